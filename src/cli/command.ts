@@ -1,0 +1,20 @@
+// What every CLI command module exports. main.ts dispatches on `name`.
+
+export interface CliIO {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Reads all of standard input (for `FILE|-` arguments). */
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+  isTTY: boolean;
+}
+
+export interface CliCommand {
+  name: string;
+  /** One line for `gpu-rent --help`. */
+  summary: string;
+  /** Full help text for `gpu-rent NAME --help`. */
+  help: () => string;
+  /** Returns the exit code. Throw UsageError for bad input (exit 2). */
+  run: (argv: string[], io: CliIO) => Promise<number>;
+}

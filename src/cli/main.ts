@@ -1,0 +1,89 @@
+// The `gpu-rent` command line: dispatches to one module per command. Bad input exits 2 with
+// one line on stderr; other failures exit 1 with a message, never a stack trace.
+import { UsageError } from './args';
+import type { CliCommand, CliIO } from './command';
+import { commands } from './commands';
+
+function topHelp(): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return [
+    'Usage: gpu-rent COMMAND [options]',
+    '',
+    'Price GPU rentals as completed jobs (CNY), check a rented box, run and sync training.',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    "Run 'gpu-rent COMMAND --help' for a command's options.",
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(topHelp());
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${process.env.GPU_RENT_VERSION ?? '0.1.0'}\n`);
+    return 0;
+  }
+  const command: CliCommand | undefined = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`gpu-rent: unknown command "${name}" (commands: ${commands.map((c) => c.name).join(', ')})\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const dashdash = rest.indexOf('--');
+    const helpAt = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));
+    if (dashdash === -1 || helpAt < dashdash) {
+      io.stdout(command.help());
+      return 0;
+    }
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr(`gpu-rent ${name}: ${err.message}\n`);
+      return 2;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr(`gpu-rent ${name}: ${message}\n`);
+    if (io.env.GPU_RENT_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
+    return 1;
+  }
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+if (require.main === module) {
+  // A closed pipe (`gpu-rent quote | head`) is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+  });
+  const io: CliIO = {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    readStdin,
+    env: process.env,
+    isTTY: Boolean(process.stdout.isTTY),
+  };
+  main(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`gpu-rent: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
