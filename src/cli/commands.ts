@@ -12,5 +12,6 @@ import { command as jobsCmd } from './commands/jobs';
 import { command as logsCmd } from './commands/logs';
 import { command as stopCmd } from './commands/stop';
 import { command as syncCmd } from './commands/sync';
+import { guardCommands } from './guard-commands';
 
-export const commands: CliCommand[] = [platformsCmd, quoteCmd, adviseCmd, smiCmd, diagnoseCmd, doctorCmd, probeCmd, runCmd, jobsCmd, logsCmd, stopCmd, syncCmd];
+export const commands: CliCommand[] = [platformsCmd, quoteCmd, adviseCmd, smiCmd, diagnoseCmd, doctorCmd, probeCmd, runCmd, jobsCmd, logsCmd, stopCmd, syncCmd, ...guardCommands];
