@@ -1,0 +1,256 @@
+// The renter's instances as the extension stores them (globalState) and exports them (a JSON
+// file without secrets). Passwords never live here: they are in the editor's secret store,
+// keyed by instance id. Parsing never throws; bad input gives a code naming the problem.
+import { z } from 'zod';
+import { BILLING_MODES, INSTANCE_STATES, currentState, repriceCurrent, switchState, type InstanceState, type Pricing, type StateInterval } from './spend';
+
+const fen = z.number().int().min(0).max(100_000_000);
+const epoch = z.number().int().min(0).max(32_503_680_000);
+const shortText = (max: number) => z.string().min(1).max(max);
+
+export const PricingSchema = z.strictObject({
+  billingMode: z.enum(BILLING_MODES as [string, ...string[]]),
+  hourlyRate: fen,
+  spotRate: fen.optional(),
+  noGpuModeRate: fen,
+  storageGbDay: fen,
+  dataDiskGb: z.number().min(0).max(1_000_000),
+});
+
+export const StateIntervalSchema = z.strictObject({
+  state: z.enum(INSTANCE_STATES as [string, ...string[]]),
+  from: epoch,
+  to: epoch.optional(),
+  computeRate: fen,
+  storageRate: fen,
+});
+
+export const LoginSchema = z.strictObject({
+  host: shortText(255).regex(/^[A-Za-z0-9._:-]+$/),
+  port: z.number().int().min(1).max(65535),
+  user: shortText(64).regex(/^[A-Za-z0-9._-]+$/),
+  /** 'password' (in the secret store), 'key' (a private key file) or 'agent'. */
+  auth: z.enum(['password', 'key', 'agent']),
+  keyPath: z.string().min(1).max(4096).optional(),
+  /** When picked from ~/.ssh/config: the Host alias it came from. */
+  sshConfigHost: z.string().min(1).max(255).optional(),
+});
+
+export const ProbeGpuSchema = z.strictObject({
+  index: z.number().int().min(0).max(1024),
+  name: z.string().max(200),
+  memoryTotalBytes: z.number().min(0).optional(),
+  memoryUsedBytes: z.number().min(0).optional(),
+  utilizationPct: z.number().min(0).max(100).optional(),
+});
+
+export const LastProbeSchema = z.strictObject({
+  at: epoch,
+  gpus: z.array(ProbeGpuSchema).max(64),
+  driverVersion: z.string().max(40).optional(),
+  driverMaxCuda: z.string().max(20).optional(),
+  /** Verdict codes from the doctor, worst first. */
+  verdict: z.enum(['ok', 'warning', 'error']).optional(),
+});
+
+export const JobRefSchema = z.strictObject({
+  id: shortText(200),
+  command: z.string().max(4000),
+  startedAt: epoch,
+  logPath: z.string().max(4096).optional(),
+});
+
+export const SyncInfoSchema = z.strictObject({
+  remoteDir: z.string().min(1).max(4096),
+  localDir: z.string().min(1).max(4096),
+  lastSyncAt: epoch.optional(),
+  /** Files present on the box but not (identically) in the local copy at the last check. */
+  unsynced: z.number().int().min(0).optional(),
+  lastError: z.string().max(500).optional(),
+});
+
+export const InstanceSchema = z.strictObject({
+  id: shortText(64).regex(/^[A-Za-z0-9_-]+$/),
+  name: shortText(120),
+  platform: shortText(64),
+  card: shortText(120),
+  gpuCount: z.number().int().min(1).max(64),
+  login: LoginSchema,
+  pricing: PricingSchema,
+  intervals: z.array(StateIntervalSchema).min(1).max(100_000),
+  createdAt: epoch,
+  lastProbe: LastProbeSchema.optional(),
+  jobs: z.array(JobRefSchema).max(500).optional(),
+  sync: SyncInfoSchema.optional(),
+});
+
+export interface ProbeGpu {
+  index: number;
+  name: string;
+  memoryTotalBytes?: number;
+  memoryUsedBytes?: number;
+  utilizationPct?: number;
+}
+
+export interface Login {
+  host: string;
+  port: number;
+  user: string;
+  auth: 'password' | 'key' | 'agent';
+  keyPath?: string;
+  sshConfigHost?: string;
+}
+
+export interface Instance {
+  id: string;
+  name: string;
+  platform: string;
+  card: string;
+  gpuCount: number;
+  login: Login;
+  pricing: Pricing;
+  intervals: StateInterval[];
+  createdAt: number;
+  lastProbe?: { at: number; gpus: ProbeGpu[]; driverVersion?: string; driverMaxCuda?: string; verdict?: 'ok' | 'warning' | 'error' };
+  jobs?: { id: string; command: string; startedAt: number; logPath?: string }[];
+  sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; unsynced?: number; lastError?: string };
+}
+
+const STORE_VERSION = 1;
+const StoreSchema = z.strictObject({ version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(1000) });
+const ExportSchema = z.strictObject({ format: z.literal('gpu-rent.instances'), version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(1000) });
+
+export type LoadProblem = { kind: 'notJson' } | { kind: 'wrongShape' } | { kind: 'badInstance'; index: number; path: string; message: string } | { kind: 'duplicateId'; id: string };
+
+/** Validates one instance, including interval order (each starts where the previous ended; only the last is open). */
+export function validateInstance(raw: unknown): { ok: true; instance: Instance } | { ok: false; path: string; message: string } {
+  const r = InstanceSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    return { ok: false, path: issue ? issue.path.join('.') : '', message: issue?.message ?? 'invalid' };
+  }
+  const inst = r.data as Instance;
+  for (let i = 0; i < inst.intervals.length; i++) {
+    const iv = inst.intervals[i]!;
+    const last = i === inst.intervals.length - 1;
+    if (!last && iv.to === undefined) return { ok: false, path: `intervals.${i}.to`, message: 'only the last interval may be open' };
+    if (iv.to !== undefined && iv.to < iv.from) return { ok: false, path: `intervals.${i}.to`, message: 'interval ends before it starts' };
+    const prev = inst.intervals[i - 1];
+    if (prev && prev.to !== undefined && iv.from < prev.to) return { ok: false, path: `intervals.${i}.from`, message: 'intervals overlap' };
+  }
+  return { ok: true, instance: inst };
+}
+
+function loadList(list: unknown[]): { ok: true; instances: Instance[] } | { ok: false; problem: LoadProblem } {
+  const out: Instance[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < list.length; i++) {
+    const v = validateInstance(list[i]);
+    if (!v.ok) return { ok: false, problem: { kind: 'badInstance', index: i, path: v.path, message: v.message } };
+    if (seen.has(v.instance.id)) return { ok: false, problem: { kind: 'duplicateId', id: v.instance.id } };
+    seen.add(v.instance.id);
+    out.push(v.instance);
+  }
+  return { ok: true, instances: out };
+}
+
+/** What globalState holds. */
+export function toStore(instances: readonly Instance[]): { version: number; instances: Instance[] } {
+  return { version: STORE_VERSION, instances: instances.map((i) => structuredClone(i)) };
+}
+
+/** Reads globalState's value; anything unreadable is reported, never thrown. Missing → empty. */
+export function fromStore(raw: unknown): { ok: true; instances: Instance[] } | { ok: false; problem: LoadProblem } {
+  if (raw === undefined || raw === null) return { ok: true, instances: [] };
+  const r = StoreSchema.safeParse(raw);
+  if (!r.success) return { ok: false, problem: { kind: 'wrongShape' } };
+  return loadList(r.data.instances);
+}
+
+/** The export file: the instance list as stored (it holds no secrets), tagged so imports can recognise it. */
+export function exportInstances(instances: readonly Instance[]): string {
+  return JSON.stringify({ format: 'gpu-rent.instances', version: STORE_VERSION, instances }, null, 2) + '\n';
+}
+
+export function parseImport(text: string): { ok: true; instances: Instance[] } | { ok: false; problem: LoadProblem } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: { kind: 'notJson' } };
+  }
+  const r = ExportSchema.safeParse(raw);
+  if (!r.success) return { ok: false, problem: { kind: 'wrongShape' } };
+  return loadList(r.data.instances);
+}
+
+/** Merges imported instances: an id already present is replaced, new ones are appended. */
+export function mergeImported(existing: readonly Instance[], imported: readonly Instance[]): { instances: Instance[]; added: number; replaced: number } {
+  const byId = new Map(imported.map((i) => [i.id, i]));
+  let replaced = 0;
+  const instances = existing.map((e) => {
+    const n = byId.get(e.id);
+    if (!n) return e;
+    replaced++;
+    byId.delete(e.id);
+    return n;
+  });
+  instances.push(...byId.values());
+  return { instances, added: byId.size, replaced };
+}
+
+// Changes: each returns a new instance, never mutates.
+
+export function createInstance(fields: Omit<Instance, 'intervals' | 'createdAt'>, initialState: InstanceState, now: number): Instance {
+  const r = switchState([], initialState, fields.pricing, now);
+  return { ...fields, intervals: r.ok ? r.intervals : [], createdAt: now };
+}
+
+export function withState(inst: Instance, state: InstanceState, now: number) {
+  const r = switchState(inst.intervals, state, inst.pricing, now);
+  return r.ok ? { ok: true as const, instance: { ...inst, intervals: r.intervals } } : r;
+}
+
+/** New prices apply from now; recorded intervals keep what they cost. */
+export function withPricing(inst: Instance, pricing: Pricing, now: number): Instance {
+  return { ...inst, pricing, intervals: repriceCurrent(inst.intervals, pricing, now) };
+}
+
+/** A power cycle gives a new port (and password): replace the login, keep everything else. */
+export function withLogin(inst: Instance, login: Login): Instance {
+  return { ...inst, login };
+}
+
+/** Whether commands that talk to the box make sense: it must exist and have power. */
+export function isReachable(inst: Instance): boolean {
+  const s = currentState(inst.intervals);
+  return s === 'running' || s === 'spot' || s === 'noGpu';
+}
+
+/**
+ * The tree item's contextValue: `instance:<activity>:<offer>[:synced]`, e.g.
+ * `instance:running:spot`, `instance:stopped:ondemand`. `when` clauses match it by regex.
+ */
+export function contextValueOf(inst: Instance): string {
+  const s = currentState(inst.intervals) ?? 'released';
+  const activity = s === 'spot' ? 'running' : s;
+  const offer = s === 'spot' ? 'spot' : 'ondemand';
+  const parts = ['instance', activity, offer];
+  if (inst.sync) parts.push('sync');
+  if (inst.jobs && inst.jobs.length > 0) parts.push('jobs');
+  return parts.join(':');
+}
+
+export function groupByPlatform(instances: readonly Instance[]): { platform: string; instances: Instance[] }[] {
+  const m = new Map<string, Instance[]>();
+  for (const i of instances) m.set(i.platform, [...(m.get(i.platform) ?? []), i]);
+  return [...m.entries()].map(([platform, list]) => ({ platform, instances: list })).sort((a, b) => a.platform.localeCompare(b.platform));
+}
+
+/** An id that is unique among `taken`, from a random source the caller provides. */
+export function newInstanceId(taken: ReadonlySet<string>, random: () => number = Math.random): string {
+  for (;;) {
+    const id = 'i' + Math.floor(random() * 36 ** 8).toString(36).padStart(8, '0');
+    if (!taken.has(id)) return id;
+  }
+}
