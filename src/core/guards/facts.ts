@@ -1,0 +1,102 @@
+// What the guards need to know about a platform. The catalog is the source of these facts;
+// `factsFor` fills gaps with what the field report says, so a platform the catalog does not
+// (yet) describe still gets safe advice.
+
+/** A platform's rule for what happens to a stopped instance's data. */
+export type ReleaseRule =
+  /** Released, data and all, after this many consecutive days shut down (AutoDL: 15). */
+  | { kind: 'releaseAfterStoppedDays'; days: number; warnFromDay: number }
+  /** Stopping keeps a free snapshot for this many hours only (矩池云: 24). */
+  | { kind: 'freeSnapshotHours'; hours: number };
+
+export interface EveningQueue {
+  /** Beijing hours, [fromHour, toHour). */
+  fromHour: number;
+  toHour: number;
+  /** Typical wait to get a card in that window, seconds [min, max]. */
+  waitSeconds: [number, number];
+}
+
+export interface GuardPlatformFacts {
+  platform: string;
+  /** AutoDL-style no-GPU mode: the box keeps running (and reachable) without a card at a low rate. */
+  noGpuMode: boolean;
+  /** Stopping ends the compute charge. False on the big clouds' pay-as-you-go instances. */
+  stopEndsComputeBilling: boolean;
+  releaseRules: ReleaseRule[];
+  eveningQueue: EveningQueue | null;
+  /** How the platform tells a spot instance it is about to be reclaimed, if it does. */
+  spotReclaimNotice: 'aliyunMetadata' | null;
+  /** Seconds between the reclaim notice and the reclaim (阿里云: about 5 minutes). */
+  spotNoticeSeconds: number | null;
+}
+
+const H = 3600;
+
+/** Facts from the field report (prices are not here: they live in the catalog and the instance). */
+const REPORT_FACTS: Record<string, Omit<GuardPlatformFacts, 'platform'>> = {
+  autodl: {
+    noGpuMode: true,
+    stopEndsComputeBilling: true,
+    releaseRules: [{ kind: 'releaseAfterStoppedDays', days: 15, warnFromDay: 12 }],
+    eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [10 * 60, 30 * 60] },
+    spotReclaimNotice: null,
+    spotNoticeSeconds: null,
+  },
+  lanrui: { noGpuMode: true, stopEndsComputeBilling: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
+  meta: {
+    noGpuMode: false,
+    stopEndsComputeBilling: true,
+    releaseRules: [],
+    eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [1 * H, 3 * H] },
+    spotReclaimNotice: null,
+    spotNoticeSeconds: null,
+  },
+  matpool: {
+    noGpuMode: false,
+    stopEndsComputeBilling: true,
+    releaseRules: [{ kind: 'freeSnapshotHours', hours: 24 }],
+    eveningQueue: null,
+    spotReclaimNotice: null,
+    spotNoticeSeconds: null,
+  },
+  aliyun: { noGpuMode: false, stopEndsComputeBilling: false, releaseRules: [], eveningQueue: null, spotReclaimNotice: 'aliyunMetadata', spotNoticeSeconds: 5 * 60 },
+  tencent: { noGpuMode: false, stopEndsComputeBilling: false, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
+};
+
+/** Platform names as users and other modules write them → the ids above. */
+const ALIASES: Record<string, string> = {
+  autodl: 'autodl',
+  lanrui: 'lanrui',
+  揽睿星舟: 'lanrui',
+  lanruixingzhou: 'lanrui',
+  meta: 'meta',
+  metaso: 'meta',
+  秘塔智算: 'meta',
+  mita: 'meta',
+  matpool: 'matpool',
+  矩池云: 'matpool',
+  aliyun: 'aliyun',
+  阿里云: 'aliyun',
+  alibaba: 'aliyun',
+  tencent: 'tencent',
+  腾讯云: 'tencent',
+  tencentcloud: 'tencent',
+};
+
+export function normalizePlatformId(platform: string): string {
+  const key = platform.trim().toLowerCase().replace(/[\s_-]+/g, '');
+  return ALIASES[key] ?? ALIASES[platform.trim()] ?? key;
+}
+
+/**
+ * The guard facts for a platform. `overrides` (from the catalog) win over the report's
+ * defaults; an unknown platform gets the cautious default: no no-GPU mode, stopping ends
+ * compute billing, no rules known.
+ */
+export function factsFor(platform: string, overrides: Partial<Omit<GuardPlatformFacts, 'platform'>> = {}): GuardPlatformFacts {
+  const id = normalizePlatformId(platform);
+  const base = REPORT_FACTS[id] ?? { noGpuMode: false, stopEndsComputeBilling: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null };
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return { platform: id, ...base, ...defined };
+}

@@ -1,0 +1,303 @@
+// Core guard rules with a fake clock: idle detection, the cheapest safe action, peak hours,
+// release rules and the secret scan.
+import { strict as assert } from 'node:assert';
+import { judgeIdle, trimSamples, checkIdleSettings, type IdleSample } from '../../src/core/guards/idle';
+import { idleAdvice, idleCostFen } from '../../src/core/guards/actions';
+import { factsFor, normalizePlatformId } from '../../src/core/guards/facts';
+import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightComparison } from '../../src/core/guards/peak';
+import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
+import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
+import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
+import type { Pricing, StateInterval } from '../../src/core/spend';
+
+const gpu = (util: number | null): SmiGpu => ({
+  index: 0,
+  name: 'NVIDIA GeForce RTX 3090',
+  nameTruncated: false,
+  uuid: null,
+  pciBusId: null,
+  memoryTotalMiB: 24576,
+  memoryUsedMiB: 0,
+  utilizationGpuPct: util,
+  temperatureC: null,
+  powerDrawW: null,
+  powerLimitW: null,
+  computeCapability: null,
+  migMode: null,
+  migDevices: [],
+  driverModel: null,
+});
+const proc = (type: string): SmiProcess => ({ gpuIndex: 0, gpuUuid: null, gpuInstanceId: null, computeInstanceId: null, pid: 4242, type, name: 'python', usedMemoryMiB: 9000 });
+const smi = (utils: (number | null)[], processes: SmiProcess[] = []): SmiResult => ({
+  ok: true,
+  report: { format: 'table', driverVersion: '535.86.05', cudaVersion: '12.2', gpus: utils.map(gpu), processes },
+});
+const T0 = Date.UTC(2026, 10, 29, 4, 0, 0) / 1000; // 12:00 Beijing
+const settings = { utilizationThresholdPct: 10, windowSeconds: 1800 };
+
+/** Probes every `step` seconds for `seconds`, each built by `make(i)`. */
+function series(seconds: number, step: number, make: (i: number) => Omit<IdleSample, 'at'>): IdleSample[] {
+  const out: IdleSample[] = [];
+  for (let i = 0, t = 0; t <= seconds; i++, t += step) out.push({ at: T0 + t, ...make(i) });
+  return out;
+}
+
+describe('guards: idle GPU', () => {
+  it('calls a box idle only after the whole window is quiet', () => {
+    const quiet = series(1800, 60, () => ({ smi: smi([0]), logSizes: { '/j/a/log': 100 } }));
+    assert.equal(judgeIdle(quiet.slice(0, 30), settings).kind, 'quiet');
+    const v = judgeIdle(quiet, settings);
+    assert.equal(v.kind, 'idle');
+    assert.equal(v.kind === 'idle' && v.quietSeconds, 1800);
+    const early = judgeIdle(quiet.slice(0, 10), settings);
+    assert.ok(early.kind === 'quiet' && early.remainingSeconds === 1800 - 540);
+  });
+
+  it('a busy GPU never fires: high utilisation, a compute process, or a growing log', () => {
+    const highUtil = series(7200, 60, () => ({ smi: smi([97]), logSizes: {} }));
+    assert.deepEqual(judgeIdle(highUtil, settings).kind, 'busy');
+    // Low utilisation (a data-loading phase) with the trainer still on the GPU.
+    const withProcess = series(7200, 60, () => ({ smi: smi([3], [proc('C')]), logSizes: {} }));
+    const v = judgeIdle(withProcess, settings);
+    assert.ok(v.kind === 'busy' && v.signals.includes('gpuProcesses'));
+    // A container hides processes; the log still grows.
+    const logGrows = series(7200, 60, (i) => ({ smi: smi([2]), logSizes: { '/j/a/log': 100 + i * 10 } }));
+    const w = judgeIdle(logGrows, settings);
+    assert.ok(w.kind === 'busy' && w.signals.includes('logGrowing'));
+  });
+
+  it('one busy probe in the window restarts the count', () => {
+    const s = series(3600, 60, (i) => ({ smi: smi([i === 40 ? 85 : 1]), logSizes: {} }));
+    const v = judgeIdle(s, settings);
+    assert.ok(v.kind === 'quiet', JSON.stringify(v));
+    assert.equal(v.kind === 'quiet' && v.quietSince, T0 + 41 * 60);
+    const later = [...s, ...series(1800, 60, () => ({ smi: smi([1]), logSizes: {} })).map((x) => ({ ...x, at: x.at + 3660 }))];
+    assert.equal(judgeIdle(later, settings).kind, 'idle');
+  });
+
+  it('catches a stalled loop: the process is gone from view, the log stops growing', () => {
+    const running = series(1200, 60, (i) => ({ smi: smi([95]), logSizes: { '/j/train/log': 1000 + i * 500 } }));
+    const stalled = series(1800, 60, () => ({ smi: smi([0]), logSizes: { '/j/train/log': 1000 + 20 * 500 } })).map((s) => ({ ...s, at: s.at + 1260 }));
+    assert.equal(judgeIdle([...running, ...stalled], settings).kind, 'idle');
+  });
+
+  it('a graphics-only client (Xorg) does not keep a box busy; an unknown process type does', () => {
+    assert.equal(judgeIdle(series(1800, 300, () => ({ smi: smi([0], [proc('G')]), logSizes: {} })), settings).kind, 'idle');
+    assert.equal(judgeIdle(series(1800, 300, () => ({ smi: smi([0], [{ ...proc('C'), type: null }]), logSizes: {} })), settings).kind, 'busy');
+  });
+
+  it('every GPU must be quiet on a multi-GPU box', () => {
+    assert.equal(judgeIdle(series(3600, 60, () => ({ smi: smi([0, 0, 0, 64]), logSizes: {} })), settings).kind, 'busy');
+    assert.equal(judgeIdle(series(3600, 60, () => ({ smi: smi([0, 0, 0, 0]), logSizes: {} })), settings).kind, 'idle');
+  });
+
+  it('blind spots are never called idle', () => {
+    const failed: SmiResult = { ok: false, error: { kind: 'nvml-mismatch', message: 'Failed to initialize NVML: Driver/library version mismatch' } };
+    assert.deepEqual(judgeIdle(series(3600, 60, () => ({ smi: failed, logSizes: {} })), settings), { kind: 'cannotTell', reason: 'probeFailed' });
+    assert.deepEqual(judgeIdle(series(3600, 60, () => ({ smi: smi([null]), logSizes: {} })), settings), { kind: 'cannotTell', reason: 'utilizationUnavailable' });
+    assert.deepEqual(judgeIdle(series(3600, 60, () => ({ smi: smi([0]), logSizes: null })), settings), { kind: 'cannotTell', reason: 'logsUnreadable' });
+    assert.deepEqual(judgeIdle([], settings), { kind: 'cannotTell', reason: 'noSamples' });
+    // An unreadable probe in the middle restarts the quiet stretch after it.
+    const s = series(3600, 60, (i) => ({ smi: i === 50 ? failed : smi([0]), logSizes: {} }));
+    const v = judgeIdle(s, settings);
+    assert.ok(v.kind === 'quiet' && v.quietSince === T0 + 51 * 60);
+  });
+
+  it('order of probes does not matter and trimming keeps the verdict', () => {
+    const s = series(7200, 60, (i) => ({ smi: smi([i < 60 ? 90 : 0]), logSizes: {} }));
+    const shuffled = [...s].reverse();
+    assert.deepEqual(judgeIdle(shuffled, settings), judgeIdle(s, settings));
+    const trimmed = trimSamples(s, T0 + 7200, settings);
+    assert.ok(trimmed.length < s.length);
+    const v = judgeIdle(trimmed, settings);
+    assert.ok(v.kind === 'idle' && v.quietSeconds >= settings.windowSeconds);
+  });
+
+  it('settings are checked with a named field', () => {
+    assert.deepEqual(checkIdleSettings({ utilizationThresholdPct: NaN }), { ok: false, error: { field: 'utilizationThresholdPct', problem: 'notANumber', min: 1, max: 100 } });
+    assert.equal(checkIdleSettings({ windowSeconds: 5 }).ok, false);
+    assert.deepEqual(checkIdleSettings({}), { ok: true, settings: { utilizationThresholdPct: 10, windowSeconds: 1800 } });
+  });
+});
+
+const autodl3090: Pricing = { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 };
+
+describe('guards: cheapest safe action', () => {
+  it('AutoDL: no-GPU mode at ¥0.1/h, saving the card rate', () => {
+    const a = idleAdvice(autodl3090, factsFor('AutoDL'));
+    assert.equal(a.recommended?.action, 'noGpuMode');
+    assert.equal(a.burnRateNow, 198 + 1200 / 24);
+    assert.equal(a.recommended?.savingPerHour, 188);
+    assert.equal(a.recommended?.boxReachable, true);
+    // One night (12 h) of a forgotten idle 3090 plus its disk is tens of yuan: "一晚上就是几十块".
+    assert.equal(idleCostFen(a, 12 * 3600), 2976);
+  });
+
+  it('elsewhere: stop (after a final sync); the big clouds: release, since a stopped instance still bills', () => {
+    const matpool = idleAdvice({ ...autodl3090, noGpuModeRate: 0, hourlyRate: 160 }, factsFor('矩池云'));
+    assert.equal(matpool.recommended?.action, 'stop');
+    assert.equal(matpool.recommended?.needsFinalSync, true);
+    assert.equal(matpool.recommended?.savingPerHour, 160);
+    const aliyun = idleAdvice({ billingMode: 'hourly', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('阿里云'));
+    assert.equal(aliyun.recommended?.action, 'release');
+    assert.equal(aliyun.recommended?.keepsData, false);
+    assert.equal(aliyun.recommended?.needsFinalSync, true);
+    assert.equal(aliyun.options.find((o) => o.action === 'stop')?.savingPerHour, 0);
+  });
+
+  it('a prepaid package saves nothing by stopping: no recommendation, with the reason', () => {
+    const weekly = idleAdvice({ ...autodl3090, billingMode: 'weekly', storageGbDay: 0 }, factsFor('autodl'));
+    assert.equal(weekly.recommended, null);
+    assert.equal(weekly.reason, 'prepaidPackage');
+  });
+
+  it('platform names in either language map to one id', () => {
+    assert.equal(normalizePlatformId('秘塔智算'), 'meta');
+    assert.equal(normalizePlatformId(' AutoDL '), 'autodl');
+    assert.equal(factsFor('unknown-cloud').noGpuMode, false);
+    assert.equal(factsFor('autodl', { noGpuMode: false }).noGpuMode, false);
+  });
+});
+
+describe('guards: peak hours (Beijing time, whatever TZ this machine has)', () => {
+  const at = (bjHour: number, bjMinute = 0) => Date.UTC(2026, 10, 29, bjHour - 8, bjMinute) / 1000;
+
+  it('19:00–23:00 Beijing is peak on platforms with evening queues', () => {
+    const meta = factsFor('秘塔智算');
+    assert.equal(peakCheck(meta, at(18, 59)).kind, 'offPeak');
+    assert.equal(peakCheck(meta, at(19, 0)).kind, 'peak');
+    assert.equal(peakCheck(meta, at(22, 59)).kind, 'peak');
+    assert.equal(peakCheck(meta, at(23, 0)).kind, 'offPeak');
+    assert.equal(peakCheck(factsFor('aliyun'), at(20)).kind, 'noEveningQueue');
+    const p = peakCheck(meta, at(20, 30));
+    assert.ok(p.kind === 'peak');
+    assert.deepEqual(p.waitSeconds, [3600, 3 * 3600]);
+    assert.equal(p.peakEnds, at(23));
+  });
+
+  it('does not depend on process.env.TZ', () => {
+    const saved = process.env.TZ;
+    try {
+      for (const tz of ['America/Los_Angeles', 'UTC', 'Asia/Kolkata']) {
+        process.env.TZ = tz;
+        assert.deepEqual(beijingClock(at(19, 30)), { hour: 19, minute: 30 });
+        assert.deepEqual(beijingDate(at(21, 5)), { year: 2026, month: 11, day: 29, hour: 21, minute: 5 });
+      }
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+    assert.equal(nextBeijingHour(at(20), 9), at(9) + 86400);
+    assert.equal(nextBeijingHour(at(8), 9), at(9));
+  });
+
+  it('compares keeping the box overnight in no-GPU mode with releasing it', () => {
+    const p = peakCheck(factsFor('autodl'), at(21), autodl3090);
+    assert.ok(p.kind === 'peak' && p.overnight);
+    // 21:00 → 09:00 is 12 hours: 12 × ¥0.10 + 12/24 × 24 GB × ¥0.50 = ¥1.20 + ¥6.00.
+    assert.equal(p.overnight.seconds, 12 * 3600);
+    assert.equal(p.overnight.noGpuModeFen, 120 + 600);
+    assert.equal(p.overnight.stopFen, 600);
+    assert.equal(p.overnight.releaseFen, 0);
+    assert.deepEqual(p.advice, ['startInDaytime', 'keepOvernightInNoGpuMode']);
+    const big = overnightComparison({ billingMode: 'hourly', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('aliyun'), at(21));
+    assert.equal(big.noGpuModeFen, null);
+    assert.equal(big.stopFen, 800 * 12);
+  });
+});
+
+describe('guards: release rules', () => {
+  const DAY = 86400;
+  const iv = (state: StateInterval['state'], from: number, to?: number): StateInterval => ({ state, from, to, computeRate: 0, storageRate: 1200 });
+
+  it('AutoDL: counts consecutive stopped days, warns from day 12 with the release date', () => {
+    const stopAt = T0;
+    const intervals = [iv('running', T0 - 3600, stopAt), iv('stopped', stopAt)];
+    const autodl = factsFor('autodl');
+    const d11 = watchRelease(intervals, autodl, stopAt + 10 * DAY + 3600);
+    assert.equal(d11.kind, 'counting');
+    assert.equal(needsWarning(d11), false);
+    const d12 = watchRelease(intervals, autodl, stopAt + 11 * DAY + 1);
+    assert.ok(d12.kind === 'releaseSoon');
+    assert.equal(d12.dayNumber, 12);
+    assert.equal(d12.releaseAt, stopAt + 15 * DAY);
+    assert.equal(d12.secondsLeft, 4 * DAY - 1);
+    assert.equal(watchRelease(intervals, autodl, stopAt + 15 * DAY).kind, 'probablyReleased');
+  });
+
+  it('a power cycle restarts the count; a price edit does not', () => {
+    const autodl = factsFor('autodl');
+    const cycled = [iv('stopped', T0, T0 + 10 * DAY), iv('noGpu', T0 + 10 * DAY, T0 + 10 * DAY + 600), iv('stopped', T0 + 10 * DAY + 600)];
+    assert.equal(stoppedSince(cycled), T0 + 10 * DAY + 600);
+    assert.equal(watchRelease(cycled, autodl, T0 + 13 * DAY).kind, 'counting');
+    const repriced = [iv('stopped', T0, T0 + 5 * DAY), iv('stopped', T0 + 5 * DAY)];
+    assert.equal(stoppedSince(repriced), T0);
+    assert.equal(watchRelease(repriced, autodl, T0 + 12 * DAY).kind, 'releaseSoon');
+    assert.equal(watchRelease([iv('running', T0)], autodl, T0 + 30 * DAY).kind, 'ok');
+  });
+
+  it('矩池云: the free snapshot lasts 24 h after a stop', () => {
+    const w = watchRelease([iv('stopped', T0)], factsFor('matpool'), T0 + 20 * 3600);
+    assert.ok(w.kind === 'snapshotExpires' && w.expiresAt === T0 + 86400 && w.secondsLeft === 4 * 3600);
+    assert.equal(watchRelease([iv('stopped', T0)], factsFor('matpool'), T0 + 86400).kind, 'snapshotExpired');
+    assert.equal(watchRelease([iv('stopped', T0)], factsFor('aliyun'), T0 + 99 * DAY).kind, 'ok');
+  });
+});
+
+describe('guards: secret scan', () => {
+  const kinds = (path: string, content?: string) => scanFile({ path, content }).map((f) => f.kind);
+
+  it('flags key files and .env by name', () => {
+    assert.deepEqual(kinds('proj/.ssh/id_rsa'), ['sshKeyFile']);
+    assert.deepEqual(kinds('proj/.ssh/id_rsa.pub'), []);
+    assert.deepEqual(kinds('certs/server.pem'), ['keyFile']);
+    assert.deepEqual(kinds('.env'), ['dotenv']);
+    assert.deepEqual(kinds('app/.env.production'), ['dotenv']);
+    assert.deepEqual(kinds('app/.env.example'), []);
+    assert.deepEqual(kinds('home/.aws/credentials'), ['credentialsFile']);
+    assert.deepEqual(kinds('kaggle.json'), ['credentialsFile']);
+    assert.deepEqual(kinds('train.py'), []);
+  });
+
+  it('flags tokens by shape, with a masked hint and the line', () => {
+    const text = [
+      'import os',
+      'HF = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"',
+      'openai.api_key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"',
+      'GH = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"',
+      'aws = "AKIAIOSFODNN7EXAMPLE"',
+    ].join('\n');
+    const found = scanFile({ path: 'train.py', content: text });
+    assert.deepEqual(
+      found.map((f) => [f.kind, f.line]),
+      [
+        ['awsAccessKeyId', 5],
+        ['huggingFaceToken', 2],
+        ['openAiKey', 3],
+        ['githubToken', 4],
+      ],
+    );
+    for (const f of found) {
+      assert.ok(f.hint.endsWith('…') && f.hint.length === 5, f.hint);
+      assert.ok(!text.split('\n').some((l) => l.includes(f.hint.slice(0, -1) + 'x')));
+    }
+    assert.equal(scanFile({ path: 'k', content: 'x\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n' })[0]?.kind, 'privateKey');
+    assert.equal(scanFile({ path: 'k', content: '-----BEGIN RSA PRIVATE KEY-----' })[0]?.line, 1);
+  });
+
+  it('KEY=value assignments count, placeholders do not', () => {
+    assert.deepEqual(kinds('.env.example', 'API_KEY=your-api-key-here\nDB_PASSWORD=changeme\nTOKEN=${TOKEN}\n'), []);
+    assert.deepEqual(kinds('config.sh', 'export WANDB_TOKEN=9f8e7d6c5b4a39281706\n'), ['genericSecretAssignment']);
+    assert.deepEqual(kinds('notes.md', 'The tokenizer returns input_ids.\nsk-learn is not a key.\n'), []);
+  });
+
+  it('never throws on garbage, binaries are skipped', () => {
+    assert.deepEqual(scanFile({ path: 'w.bin', content: 'hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567\u0000\u0001' }), []);
+    assert.deepEqual(scanFile({ path: '', content: 'x' }), []);
+    assert.deepEqual(scanFile({ path: 'a', content: undefined }), []);
+    assert.equal(scanForSecrets([{ path: '.env' }, { path: 'id_ed25519' }]).length, 2);
+    assert.equal(shouldReadContent('model.safetensors', 100), false);
+    assert.equal(shouldReadContent('.env', 100), true);
+    assert.equal(shouldReadContent('huge.txt', 10 * 1024 * 1024), false);
+  });
+});
