@@ -1,0 +1,153 @@
+// `nvidia-smi --query-gpu=… --format=csv[,noheader][,nounits]` and
+// `--query-compute-apps=…`. Columns are found by name from the header, so any field list
+// works; without a header the columns are assumed to be SMI_QUERY_FIELDS (what we run).
+import type { SmiFailure, SmiGpu, SmiProcess, SmiReport } from './types';
+import { computeCap, cudaVersion, driverVersion, int, migMode, num, text } from './values';
+
+/** The fields the remote probe asks for, in this order. */
+export const SMI_QUERY_FIELDS = [
+  'index',
+  'name',
+  'uuid',
+  'pci.bus_id',
+  'driver_version',
+  'memory.total',
+  'memory.used',
+  'utilization.gpu',
+  'temperature.gpu',
+  'power.draw',
+  'power.limit',
+  'compute_cap',
+  'mig.mode.current',
+] as const;
+
+/** Drivers older than ~510 do not know compute_cap and refuse the whole query; this list works on every driver since 418. */
+export const SMI_QUERY_FIELDS_LEGACY = SMI_QUERY_FIELDS.filter((f) => f !== 'compute_cap' && f !== 'mig.mode.current');
+
+/** The argv for one remote call: `nvidia-smi ${SMI_QUERY_ARGS.join(' ')}`. */
+export const SMI_QUERY_ARGS: readonly string[] = [`--query-gpu=${SMI_QUERY_FIELDS.join(',')}`, '--format=csv,nounits'];
+export const SMI_QUERY_ARGS_LEGACY: readonly string[] = [`--query-gpu=${SMI_QUERY_FIELDS_LEGACY.join(',')}`, '--format=csv,nounits'];
+
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*(?:\s*\[[^\]]*\])?$/;
+const KNOWN = new Set<string>([...SMI_QUERY_FIELDS, 'gpu_name', 'gpu_uuid', 'gpu_bus_id', 'pid', 'process_name', 'used_gpu_memory', 'used_memory', 'timestamp', 'count', 'serial', 'pstate', 'fan.speed', 'memory.free']);
+
+function splitRow(line: string): string[] {
+  return line.split(',').map((c) => c.trim());
+}
+
+function headerKey(cell: string): string {
+  return cell.replace(/\s*\[[^\]]*\]\s*$/, '').trim().toLowerCase();
+}
+
+export function looksLikeCsv(input: string): boolean {
+  const first = input.split(/\r?\n/).find((l) => l.trim() !== '');
+  if (!first || !first.includes(',')) return false;
+  const cols = splitRow(first);
+  return cols.every((c) => FIELD_NAME.test(c)) && cols.some((c) => KNOWN.has(headerKey(c)));
+}
+
+export function parseCsv(input: string, opts: { assumeFields?: readonly string[] } = {}): { ok: true; report: SmiReport } | { ok: false; error: SmiFailure } {
+  const lines = input
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
+  if (lines.length === 0) return { ok: false, error: { kind: 'empty', message: 'no CSV rows' } };
+  let keys: string[];
+  let rows: string[];
+  if (looksLikeCsv(lines[0]!)) {
+    keys = splitRow(lines[0]!).map(headerKey);
+    rows = lines.slice(1);
+  } else {
+    keys = [...(opts.assumeFields ?? SMI_QUERY_FIELDS)];
+    rows = lines;
+  }
+  const width = keys.length;
+  const parsed = rows.map(splitRow);
+  if (parsed.length === 0) return { ok: false, error: { kind: 'truncated', message: 'a CSV header without any rows' } };
+  const bad = parsed.findIndex((r) => r.length !== width);
+  if (bad !== -1) {
+    const last = bad === parsed.length - 1 && parsed[bad]!.length < width;
+    return { ok: false, error: { kind: last ? 'truncated' : 'unrecognized', message: `CSV row ${bad + 1} has ${parsed[bad]!.length} columns, expected ${width}` } };
+  }
+  const col = (row: string[], ...names: string[]): string | null => {
+    for (const n of names) {
+      const i = keys.indexOf(n);
+      if (i !== -1) return row[i] ?? null;
+    }
+    return null;
+  };
+
+  const isProcessQuery = keys.includes('pid') && !keys.includes('memory.total');
+  const report: SmiReport = { format: 'csv', driverVersion: null, cudaVersion: null, gpus: [], processes: [] };
+  if (isProcessQuery) {
+    const seen = new Map<string, SmiGpu>();
+    for (const r of parsed) {
+      const uuid = text(col(r, 'gpu_uuid'));
+      const p: SmiProcess = {
+        gpuIndex: null,
+        gpuUuid: uuid,
+        gpuInstanceId: null,
+        computeInstanceId: null,
+        pid: int(col(r, 'pid')),
+        type: null,
+        name: text(col(r, 'process_name')) ?? '',
+        usedMemoryMiB: num(col(r, 'used_gpu_memory', 'used_memory')),
+      };
+      report.processes.push(p);
+      const key = uuid ?? text(col(r, 'gpu_bus_id')) ?? '';
+      if (!seen.has(key)) {
+        const gpu = blankGpu();
+        gpu.name = text(col(r, 'gpu_name'));
+        gpu.uuid = uuid;
+        gpu.pciBusId = text(col(r, 'gpu_bus_id'));
+        seen.set(key, gpu);
+      }
+    }
+    report.gpus = [...seen.values()];
+    return { ok: true, report };
+  }
+  if (!keys.includes('name') && !keys.includes('uuid') && !keys.includes('index')) {
+    return { ok: false, error: { kind: 'unrecognized', message: 'CSV without name, uuid or index columns' } };
+  }
+  for (const r of parsed) {
+    const gpu = blankGpu();
+    gpu.index = int(col(r, 'index'));
+    gpu.name = text(col(r, 'name', 'gpu_name'));
+    gpu.uuid = text(col(r, 'uuid', 'gpu_uuid'));
+    gpu.pciBusId = text(col(r, 'pci.bus_id', 'gpu_bus_id'));
+    gpu.memoryTotalMiB = num(col(r, 'memory.total'));
+    gpu.memoryUsedMiB = num(col(r, 'memory.used'));
+    gpu.utilizationGpuPct = num(col(r, 'utilization.gpu'));
+    gpu.temperatureC = num(col(r, 'temperature.gpu'));
+    gpu.powerDrawW = num(col(r, 'power.draw', 'power.draw.instant', 'power.draw.average'));
+    gpu.powerLimitW = num(col(r, 'power.limit', 'enforced.power.limit'));
+    gpu.computeCapability = computeCap(col(r, 'compute_cap'));
+    gpu.migMode = migMode(col(r, 'mig.mode.current'));
+    const dm = text(col(r, 'driver_model.current'));
+    gpu.driverModel = dm && /^(WDDM|TCC|MCDM)$/.test(dm) ? dm : null;
+    report.gpus.push(gpu);
+    report.driverVersion ??= driverVersion(col(r, 'driver_version'));
+    report.cudaVersion ??= cudaVersion(col(r, 'cuda_version'));
+  }
+  return { ok: true, report };
+}
+
+function blankGpu(): SmiGpu {
+  return {
+    index: null,
+    name: null,
+    nameTruncated: false,
+    uuid: null,
+    pciBusId: null,
+    memoryTotalMiB: null,
+    memoryUsedMiB: null,
+    utilizationGpuPct: null,
+    temperatureC: null,
+    powerDrawW: null,
+    powerLimitW: null,
+    computeCapability: null,
+    migMode: null,
+    migDevices: [],
+    driverModel: null,
+  };
+}

@@ -1,0 +1,71 @@
+// parseNvidiaSmi: one entry point for whatever nvidia-smi printed. It sniffs the format
+// (XML, CSV, the default table, `-q` text, `--version`), recognises failure messages, and
+// never throws: garbage in gives { ok: false } with a kind that says what went wrong.
+import { parseCsv, looksLikeCsv, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
+import { detectFailure } from './failure';
+import { parseQueryText, looksLikeQueryText } from './qtext';
+import { parseTable, looksLikeTable } from './table';
+import type { SmiResult } from './types';
+import { cudaVersion, driverVersion } from './values';
+import { looksLikeXml, parseXml } from './xml';
+
+export type { SmiFailure, SmiFailureKind, SmiFormat, SmiGpu, SmiMigDevice, SmiProcess, SmiReport, SmiResult } from './types';
+export { SMI_QUERY_ARGS, SMI_QUERY_ARGS_LEGACY, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
+
+/** One shell line for a remote probe: the CSV query, falling back to the legacy field list on drivers that reject compute_cap. */
+export const SMI_QUERY_COMMAND = 'nvidia-smi --query-gpu=' + SMI_QUERY_FIELDS.join(',') + ' --format=csv,nounits 2>&1 || nvidia-smi --query-gpu=' + SMI_QUERY_FIELDS_LEGACY.join(',') + ' --format=csv,nounits 2>&1';
+
+export function parseNvidiaSmi(input: string): SmiResult {
+  try {
+    return sniff(typeof input === 'string' ? input : '');
+  } catch (err) {
+    // The parsers are written not to throw; this is the last guard for the promise in the header.
+    return { ok: false, error: { kind: 'unrecognized', message: `could not read the output (${err instanceof Error ? err.message : 'error'})` } };
+  }
+}
+
+function sniff(raw: string): SmiResult {
+  const input = raw.replace(/^\uFEFF/, '');
+  if (looksLikeXml(input)) return parseXml(input);
+  if (looksLikeTable(input) && /^\s*[|+]/m.test(input)) {
+    const failure = detectFailure(input);
+    if (failure && failure.kind !== 'no-devices') return { ok: false, error: failure };
+    return parseTable(input);
+  }
+  const failure = detectFailure(input);
+  if (failure) return { ok: false, error: failure };
+  const invalidField = /Field "([^"]+)" is not a valid field to query/i.exec(input);
+  if (invalidField) return { ok: false, error: { kind: 'unrecognized', message: invalidField[0] } };
+  if (looksLikeQueryText(input)) return parseQueryText(input);
+  const version = parseVersion(input);
+  if (version) return version;
+  if (looksLikeCsv(input)) return parseCsv(input);
+  const noheader = parseNoHeaderCsv(input);
+  if (noheader) return noheader;
+  if (/^\s*<\?xml|^\s*<!DOCTYPE nvidia_smi_log/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before <nvidia_smi_log>' } };
+  if (/^\s*(\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*)?\+-{10,}/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the table stops before its header' } };
+  return { ok: false, error: { kind: 'unrecognized', message: 'not nvidia-smi output (no table, CSV header or XML log)' } };
+}
+
+/** `nvidia-smi --version` (drivers ≥ 525): driver and CUDA, no GPUs. */
+function parseVersion(input: string): SmiResult | null {
+  const drv = /^\s*(?:DRIVER|KMD) version\s*:\s*(\d[\d.]*)/im.exec(input);
+  const cuda = /^\s*CUDA (?:UMD )?Version\s*:\s*(\S+)/im.exec(input);
+  if (!/^\s*NVIDIA-SMI version\s*:/im.test(input) || (!drv && !cuda)) return null;
+  return { ok: true, report: { format: 'version', driverVersion: driverVersion(drv?.[1]), cudaVersion: cudaVersion(cuda?.[1]), gpus: [], processes: [] } };
+}
+
+/** `--format=csv,noheader`: only when the rows have exactly our field list's shape. */
+function parseNoHeaderCsv(input: string): SmiResult | null {
+  const rows = input.split(/\r?\n/).filter((l) => l.trim() !== '');
+  if (rows.length === 0) return null;
+  for (const fields of [SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY] as const) {
+    const uuidAt = fields.indexOf('uuid' as never);
+    const ok = rows.every((r) => {
+      const c = r.split(',').map((x) => x.trim());
+      return c.length === fields.length && /^(GPU|MIG)-[0-9a-f-]+$/i.test(c[uuidAt] ?? '') && /^\d+$/.test(c[0] ?? '');
+    });
+    if (ok) return parseCsv(input, { assumeFields: fields });
+  }
+  return null;
+}

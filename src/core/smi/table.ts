@@ -1,0 +1,214 @@
+// The default `nvidia-smi` table, read by its structure rather than by column positions so the
+// 79-column (≤ 520), 89-column (530) and 91-column (≥ 535) layouts, the pre-450 layout without
+// "MIG M.", Windows/WSL (WDDM/TCC driver model, C+G processes, N/A memory) and driver 610's
+// "KMD Version" / "CUDA UMD Version" header all read the same way.
+import type { SmiFailure, SmiGpu, SmiMigDevice, SmiProcess, SmiReport } from './types';
+import { cudaVersion, driverVersion, int, migMode, num, text } from './values';
+
+type Section = 'gpus' | 'mig' | 'procs';
+
+const SEPARATOR = /^[+|][-=+]*-[-=+]*[+|]?\s*$/; // +-----+----+ or |-----+----|
+const DOUBLE = /^\|[=+]+\|?\s*$/; // |=====+=====|
+
+function cells(line: string): string[] {
+  const t = line.trimEnd();
+  const inner = t.endsWith('|') ? t.slice(1, -1) : t.slice(1);
+  return inner.split('|');
+}
+
+export function looksLikeTable(text: string): boolean {
+  return /NVIDIA-SMI\s+\d|(?:Driver|KMD) Version:\s*\d/.test(text) || /^\|\s+GPU\s+Name\b/m.test(text);
+}
+
+function emptyGpu(): SmiGpu {
+  return {
+    index: null,
+    name: null,
+    nameTruncated: false,
+    uuid: null,
+    pciBusId: null,
+    memoryTotalMiB: null,
+    memoryUsedMiB: null,
+    utilizationGpuPct: null,
+    temperatureC: null,
+    powerDrawW: null,
+    powerLimitW: null,
+    computeCapability: null,
+    migMode: null,
+    migDevices: [],
+    driverModel: null,
+  };
+}
+
+/** Fills one GPU from its 2 or 3 rows; false when the first two rows are not there. */
+function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {
+  const [r0, r1, r2] = rows;
+  if (!r0 || !r1) return null;
+  const gpu = emptyGpu();
+  const head = /^\s*(\d+)\s+(.*?)\s*$/.exec(r0[0] ?? '');
+  if (!head) return null;
+  gpu.index = Number(head[1]);
+  let name = head[2]!;
+  const tail = /^(.*?)\s+(On|Off|WDDM|TCC|MCDM|N\/A)$/.exec(name);
+  if (tail) {
+    name = tail[1]!;
+    if (/^(WDDM|TCC|MCDM)$/.test(tail[2]!)) gpu.driverModel = tail[2]!;
+  }
+  gpu.name = name.trim() || null;
+  gpu.nameTruncated = /\.\.\.$/.test(name.trim());
+  const bus = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/.exec(r0[1] ?? '');
+  gpu.pciBusId = bus ? bus[1]! : null;
+
+  const c0 = (r1[0] ?? '').trim();
+  const temp = /(?:^|\s)(\d+)C(?:\s|$)/.exec(c0);
+  gpu.temperatureC = temp ? Number(temp[1]) : null;
+  const power = /(\S+)\s*\/\s*(\S+)\s*$/.exec(c0);
+  if (power) {
+    gpu.powerDrawW = num(power[1]);
+    gpu.powerLimitW = num(power[2]);
+  }
+  const mem = /(\S+)\s*\/\s*(\S+)/.exec(r1[1] ?? '');
+  if (mem) {
+    gpu.memoryUsedMiB = num(mem[1]);
+    gpu.memoryTotalMiB = num(mem[2]);
+  }
+  const util = /^\s*(\S+)/.exec(r1[2] ?? '');
+  gpu.utilizationGpuPct = util ? num(util[1]) : null;
+  if (hasMigRow && r2) gpu.migMode = migMode((r2[r2.length - 1] ?? '').trim());
+  return gpu;
+}
+
+function readMigRow(r: string[]): { gpuIndex: number; device: SmiMigDevice } | null {
+  const ids = /^\s*(\d+)\s+(\d+|N\/A)\s+(\d+|N\/A)\s+(\d+|N\/A)\s*$/.exec(r[0] ?? '');
+  if (!ids) return null;
+  const mem = /(\S+)\s*\/\s*(\S+)/.exec(r[1] ?? '');
+  const sm = /^\s*(\d+)/.exec(r[2] ?? '');
+  return {
+    gpuIndex: Number(ids[1]),
+    device: {
+      index: int(ids[4]),
+      gpuInstanceId: int(ids[2]),
+      computeInstanceId: int(ids[3]),
+      memoryUsedMiB: mem ? num(mem[1]) : null,
+      memoryTotalMiB: mem ? num(mem[2]) : null,
+      multiprocessorCount: sm ? Number(sm[1]) : null,
+    },
+  };
+}
+
+function readProcessRow(line: string, hasGiCi: boolean): SmiProcess | null {
+  const body = cells(line).join(' ').trim();
+  if (body === '' || /^(No running processes found|Not Supported|N\/A)$/i.test(body)) return null;
+  const re = hasGiCi
+    ? /^(\d+|N\/A)\s+(\S+)\s+(\S+)\s+(\d+|N\/A)\s+(\S+)\s+(.*?)\s*(\d+\s*MiB|N\/A)?$/
+    : /^(\d+|N\/A)\s+(\d+|N\/A)\s+(\S+)\s+(.*?)\s*(\d+\s*MiB|N\/A)?$/;
+  const m = re.exec(body);
+  if (!m) return null;
+  if (hasGiCi) {
+    return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: int(m[2]), computeInstanceId: int(m[3]), pid: int(m[4]), type: text(m[5]), name: m[6]!.trim(), usedMemoryMiB: num(m[7]) };
+  }
+  return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: null, computeInstanceId: null, pid: int(m[2]), type: text(m[3]), name: m[4]!.trim(), usedMemoryMiB: num(m[5]) };
+}
+
+export function parseTable(input: string): { ok: true; report: SmiReport } | { ok: false; error: SmiFailure } {
+  const lines = input.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const headerIdx = lines.findIndex((l) => /(?:Driver|KMD) Version:\s*\d|NVIDIA-SMI\s+\d/.test(l));
+  if (headerIdx === -1) {
+    return { ok: false, error: { kind: looksTruncatedStart(lines) ? 'truncated' : 'unrecognized', message: 'no "NVIDIA-SMI … Driver Version" header line' } };
+  }
+  const header = lines[headerIdx]!;
+  const drv = /(?:Driver|KMD) Version:\s*(\S+)/.exec(header) ?? /NVIDIA-SMI\s+(\S+)/.exec(header);
+  const cuda = /CUDA (?:UMD )?Version:\s*(\S+)/.exec(header);
+  const report: SmiReport = { format: 'table', driverVersion: driverVersion(drv?.[1]), cudaVersion: cudaVersion(cuda?.[1]), gpus: [], processes: [] };
+
+  let section: Section | null = null;
+  let pending: string[] = []; // header rows seen since the last separator
+  let block: string[][] = [];
+  let hasMigRow = false;
+  let hasGiCi = false;
+  let sawGpuSection = false;
+  let gpuSectionClosed = false;
+  let sawProcHeader = false;
+  let procClosed = false;
+  let brokenBlock = false;
+  const migByGpu = new Map<number, SmiMigDevice[]>();
+
+  const flushBlock = (): void => {
+    if (section === 'gpus' && block.length) {
+      const gpu = readGpuBlock(block, hasMigRow);
+      if (gpu) report.gpus.push(gpu);
+      else brokenBlock = true;
+    }
+    if (section === 'mig' && block.length) {
+      const row = readMigRow(block[0]!);
+      if (row) migByGpu.set(row.gpuIndex, [...(migByGpu.get(row.gpuIndex) ?? []), row.device]);
+    }
+    block = [];
+  };
+
+  for (let i = headerIdx + 1; i < lines.length; i++) {
+    const line = lines[i]!.trimEnd();
+    if (/^\|\s*Processes:/.test(line)) sawProcHeader = true;
+    if (DOUBLE.test(line)) {
+      const h = pending.join(' ');
+      flushBlock();
+      if (/Bus-Id/.test(h)) {
+        section = 'gpus';
+        sawGpuSection = true;
+        hasMigRow = /MIG M\./.test(h);
+      } else if (/Process name|PID/.test(h)) {
+        section = 'procs';
+        hasGiCi = /\bGI\b/.test(h) && /\bCI\b/.test(h);
+      } else if (/\bGI\b/.test(h) && /\bCI\b/.test(h)) section = 'mig';
+      else section = null;
+      pending = [];
+      continue;
+    }
+    if (SEPARATOR.test(line)) {
+      flushBlock();
+      if (section === 'gpus') gpuSectionClosed = true;
+      if (section === 'procs') procClosed = true;
+      pending = [];
+      continue;
+    }
+    if (line.startsWith('|')) {
+      if (section === 'gpus') {
+        gpuSectionClosed = false;
+        const c = cells(line);
+        if (/^\s*\d+\s{2,}\S/.test(c[0] ?? '') && block.length) flushBlock();
+        block.push(c);
+      } else if (section === 'mig') {
+        const c = cells(line);
+        if (/^\s*\d+\s+\d+/.test(c[0] ?? '') && block.length) flushBlock();
+        block.push(c);
+      } else if (section === 'procs') {
+        procClosed = false;
+        const p = readProcessRow(line, hasGiCi);
+        if (p) report.processes.push(p);
+      } else pending.push(line);
+      continue;
+    }
+    // Anything else (a blank line, a prompt) ends the current section.
+    flushBlock();
+    if (section === 'gpus' || section === 'procs' || section === 'mig') {
+      section = null;
+    }
+    pending = [];
+  }
+  flushBlock();
+
+  for (const gpu of report.gpus) if (gpu.index !== null) gpu.migDevices = migByGpu.get(gpu.index) ?? [];
+
+  if (report.gpus.length === 0) {
+    if (/^\s*No devices were found/m.test(input)) return { ok: false, error: { kind: 'no-devices', message: 'No devices were found' } };
+    return { ok: false, error: { kind: 'truncated', message: sawGpuSection ? 'the GPU table has no complete GPU row' : 'the output stops before the GPU table' } };
+  }
+  if (brokenBlock || !gpuSectionClosed) return { ok: false, error: { kind: 'truncated', message: 'the GPU table stops in the middle of a GPU' } };
+  if (sawProcHeader && !procClosed) return { ok: false, error: { kind: 'truncated', message: 'the Processes table is cut off' } };
+  return { ok: true, report };
+}
+
+function looksTruncatedStart(lines: string[]): boolean {
+  const nonEmpty = lines.filter((l) => l.trim() !== '');
+  return nonEmpty.length > 0 && nonEmpty.length <= 3 && nonEmpty.every((l) => /^[+|]|^\w{3} \w{3}\s+\d+ [\d:]+ \d{4}/.test(l.trim()));
+}
