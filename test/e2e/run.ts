@@ -1,0 +1,227 @@
+// End-to-end driver: the built extension inside a real VS Code (code-server) in headless
+// Chromium, against the real loopback sshd. Two tiers in one code-server:
+//   1. in-host integration: the suites under test/vscode run in the extension host (via the
+//      smoke-test driver's extensionTestsPath) and drive the extension's commands;
+//   2. DOM checks: a fresh window with the extension loaded, read and clicked like a user.
+// Prints one closing line "N passed, N failed, N skipped"; exits 1 on any failure.
+// Everything started here is stopped here, by pid, on every path out.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { HostInfo, HostResults } from '../vscode/support';
+import { uiChecks, type UiCheck } from './ui-checks';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const OUT_DIR = path.join(ROOT, 'test-output', 'e2e');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const NVIDIA_SMI_FIXTURE = 'rtx4090_driver535.86.05_q.xml';
+const HOST_TIMEOUT_MS = Number(process.env.E2E_HOST_TIMEOUT_MS ?? 300_000);
+
+interface Tally { passed: number; failed: number; skipped: number; failures: string[] }
+const tally: Tally = { passed: 0, failed: 0, skipped: 0, failures: [] };
+const cleanups: (() => Promise<void> | void)[] = [];
+
+function say(s: string): void { process.stdout.write(s + '\n'); }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      srv.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitHttp(url: string, timeoutMs: number, child: ChildProcess): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`code-server exited with ${child.exitCode} before it listened`);
+    try { const r = await fetch(url); if (r.ok) return; } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`code-server did not answer ${url} within ${timeoutMs} ms`);
+}
+
+/** Kill a process group we started (detached), TERM then KILL. */
+async function stopGroup(child: ChildProcess, name: string): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { return; }
+  const t = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 5000);
+  await gone; clearTimeout(t);
+  say(`(stopped ${name}, pid ${child.pid})`);
+}
+
+function setupEnv(): { NODE: string; CODE_SERVER: string } {
+  const NODE = process.env.E2E_NODE, CODE_SERVER = process.env.E2E_CODE_SERVER;
+  if (!NODE || !CODE_SERVER) throw new Error('E2E_NODE and E2E_CODE_SERVER must be set (scripts/e2e.sh sets them from scripts/setup-code-server.sh)');
+  return { NODE, CODE_SERVER };
+}
+
+function workbenchUrl(port: number, folder: string, withTests: boolean): string {
+  const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload: [string, string][] = [['extensionDevelopmentPath', remote(ROOT)]];
+  if (withTests) payload.push(['extensionTestsPath', remote(path.join(ROOT, 'out', 'test', 'index.js'))]);
+  return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+async function newPage(context: BrowserContext, logFile: string): Promise<Page> {
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') fs.appendFileSync(logFile, `[browser ${m.type()}] ${m.text()}\n`); });
+  page.on('pageerror', (e) => fs.appendFileSync(logFile, `[pageerror] ${e.message}\n`));
+  return page;
+}
+
+async function runHostSuites(context: BrowserContext, port: number, info: HostInfo, ws: string, browserLog: string): Promise<void> {
+  say('\n--- in-host integration (extension host, real sshd) ---');
+  const page = await newPage(context, browserLog);
+  let exitCode: number | undefined;
+  const exited = new Promise<number>((resolve) => {
+    void page.exposeFunction('codeAutomationExit', (code: number) => { exitCode = code; resolve(code); });
+  });
+  await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => {
+    fs.appendFileSync(browserLog, `[host ${type}] ${JSON.stringify(args).slice(0, 2000)}\n`);
+  });
+  // Stream the suites' lines as they come.
+  let shown = 0;
+  const tail = setInterval(() => {
+    if (!fs.existsSync(info.logPath)) return;
+    const text = fs.readFileSync(info.logPath, 'utf8');
+    if (text.length > shown) { process.stdout.write(text.slice(shown)); shown = text.length; }
+  }, 300);
+  try {
+    await page.goto(workbenchUrl(port, ws, true));
+    const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), HOST_TIMEOUT_MS));
+    const r = await Promise.race([exited, timeout]);
+    await page.screenshot({ path: path.join(OUT_DIR, 'host-suites-end.png') }).catch(() => undefined);
+    if (r === 'timeout') {
+      tally.failed++; tally.failures.push(`in-host suites did not finish within ${HOST_TIMEOUT_MS} ms`);
+    }
+  } finally {
+    clearInterval(tail);
+    if (fs.existsSync(info.logPath)) process.stdout.write(fs.readFileSync(info.logPath, 'utf8').slice(shown));
+  }
+  if (!fs.existsSync(info.resultsPath)) {
+    tally.failed++; tally.failures.push(`in-host runner wrote no results (exit code ${exitCode ?? 'none'}); see ${browserLog}`);
+    return;
+  }
+  const res = JSON.parse(fs.readFileSync(info.resultsPath, 'utf8')) as HostResults;
+  tally.passed += res.passed; tally.failed += res.failed; tally.skipped += res.skipped;
+  for (const f of res.failures) tally.failures.push(`[host] ${f.title}: ${f.error.split('\n')[0]}`);
+  await page.close();
+}
+
+async function runUiChecks(context: BrowserContext, port: number, ws: string, browserLog: string): Promise<void> {
+  say('\n--- DOM end to end (headless Chromium) ---');
+  const page = await newPage(context, browserLog);
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto(workbenchUrl(port, ws, false));
+  const checks: UiCheck[] = uiChecks();
+  for (const c of checks) {
+    const t0 = Date.now();
+    try {
+      await c.run(page, { outDir: OUT_DIR });
+      tally.passed++; say(`    ok   ${c.title} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      tally.failed++;
+      const msg = e instanceof Error ? e.message : String(e);
+      tally.failures.push(`[ui] ${c.title}: ${msg.split('\n')[0]}`);
+      say(`    FAIL ${c.title}\n         ${msg.split('\n').slice(0, 6).join('\n         ')}`);
+      const shot = path.join(OUT_DIR, `fail-${c.title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
+      await page.screenshot({ path: shot }).catch(() => undefined);
+      if (c.stopOnFail) break;
+    }
+  }
+  await page.close();
+}
+
+async function main(): Promise<void> {
+  const only = process.env.E2E_ONLY; // 'host' | 'ui' | undefined
+  const { NODE, CODE_SERVER } = setupEnv();
+  fs.rmSync(OUT_DIR, { recursive: true, force: true });
+  fs.mkdirSync(OUT_DIR, { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-rent-e2e-'));
+  cleanups.push(() => { if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true }); });
+  const ws = path.join(tmp, 'workspace'), userDataDir = path.join(tmp, 'user-data'), extDir = path.join(tmp, 'extensions');
+  const localSyncDir = path.join(tmp, 'synced');
+  for (const d of [ws, path.join(userDataDir, 'User'), extDir, localSyncDir]) fs.mkdirSync(d, { recursive: true });
+  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'update.mode': 'none',
+    'window.commandCenter': false,
+  }, null, 2));
+  const browserLog = path.join(OUT_DIR, 'browser.log');
+
+  // The real sshd on loopback, from the shared harness.
+  const { startSshd } = await import('../support/sshd');
+  const sshd = await startSshd();
+  cleanups.push(() => sshd.stop());
+  await sshd.setNvidiaSmi(NVIDIA_SMI_FIXTURE);
+  say(`sshd on ${sshd.host}:${sshd.port} (user ${sshd.user}), nvidia-smi prints ${NVIDIA_SMI_FIXTURE}`);
+
+  const info: HostInfo = {
+    sshd: { host: sshd.host, port: sshd.port, user: sshd.user, password: sshd.password, privateKeyPath: sshd.privateKeyPath, home: sshd.home },
+    userDataDir, resultsPath: path.join(tmp, 'host-results.json'), logPath: path.join(OUT_DIR, 'host-suites.log'), localSyncDir,
+    ...(process.env.E2E_GREP ? { grep: process.env.E2E_GREP } : {}),
+  };
+  const infoPath = path.join(ws, '.e2e-info.json');
+  fs.writeFileSync(infoPath, JSON.stringify(info, null, 2));
+
+  const port = await freePort();
+  fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const csLog = fs.openSync(path.join(OUT_DIR, 'code-server.log'), 'w');
+  const cs = spawn(NODE, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+    '--disable-workspace-trust', '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--config', path.join(tmp, 'config.yaml'),
+    '--vscode-option', 'enable-smoke-test-driver', '--locale', 'en', ws], {
+    detached: true, stdio: ['ignore', csLog, csLog],
+    env: { ...process.env, GPU_RENT_E2E_INFO: infoPath, PATH: `${path.dirname(NODE)}:${process.env.PATH ?? ''}` },
+  });
+  cleanups.push(() => stopGroup(cs, 'code-server'));
+  await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000, cs);
+  say(`code-server on 127.0.0.1:${port} (pid ${cs.pid})`);
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' });
+
+  if (only !== 'ui') await runHostSuites(context, port, info, ws, browserLog);
+  if (only !== 'host') await runUiChecks(context, port, ws, browserLog);
+}
+
+async function cleanup(): Promise<void> {
+  for (const c of cleanups.reverse()) { try { await c(); } catch (e) { say(`(cleanup: ${String(e)})`); } }
+}
+
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => { interrupted = true; void cleanup().then(() => process.exit(130)); });
+}
+
+main()
+  .catch((e: unknown) => {
+    tally.failed++;
+    const msg = e instanceof Error ? e.message : String(e);
+    tally.failures.push(`harness: ${msg}`);
+    say(`harness error: ${msg}`);
+  })
+  .finally(async () => {
+    if (interrupted) return;
+    await cleanup();
+    say('');
+    for (const f of tally.failures) say(`FAILED ${f}`);
+    say(`${tally.passed} passed, ${tally.failed} failed, ${tally.skipped} skipped`);
+    process.exit(tally.failed > 0 ? 1 : 0);
+  });

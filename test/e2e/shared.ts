@@ -1,0 +1,5 @@
+// Names both tiers agree on: the in-host suites create these, the DOM checks look for them.
+export const RUNNING_INSTANCE = 'e2e-4090-running';
+/** ¥3600/h bills one fen per second, so the status bar visibly ticks within seconds. */
+export const RUNNING_HOURLY_RATE_YUAN = 3600;
+export const EXPECTED_GPU_NAME = 'NVIDIA GeForce RTX 4090';

@@ -1,0 +1,130 @@
+// DOM-level checks on the workbench, as a user sees it: the activity-bar container and its
+// tree, the ticking status bar spend, and the calculator webview's chart.
+import * as path from 'node:path';
+import type { Frame, Locator, Page } from 'playwright-core';
+import { RUNNING_INSTANCE } from './shared';
+
+export interface UiCheck {
+  title: string;
+  /** Later checks need this one (e.g. the workbench loading). */
+  stopOnFail?: boolean;
+  run(page: Page, ctx: { outDir: string }): Promise<void>;
+}
+
+const CONTAINER_LABEL = /GPU Rentals|GPU 租卡/;
+const shot = (page: Page, outDir: string, name: string) => page.screenshot({ path: path.join(outDir, name) });
+
+async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try { const v = await probe(); if (v !== undefined) return v; } catch (e) { last = e; }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (${String(last)})` : ''}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function spendItem(page: Page): Locator {
+  return page.locator('.part.statusbar .statusbar-item').filter({ hasText: '¥' }).first();
+}
+
+/** The innermost frame of a webview (VS Code nests the content in an iframe in an iframe) holding a chart. */
+async function calculatorFrame(page: Page): Promise<Frame | undefined> {
+  for (const f of page.frames()) {
+    if (f === page.mainFrame()) continue;
+    const n = await f.evaluate(() => document.querySelectorAll('svg, canvas').length).catch(() => 0);
+    const hasForm = await f.evaluate(() => document.querySelectorAll('input, select').length).catch(() => 0);
+    if (n > 0 && hasForm > 0) return f;
+  }
+  return undefined;
+}
+
+async function chartSignature(f: Frame): Promise<string> {
+  return f.evaluate(() => {
+    const charts = Array.from(document.querySelectorAll('svg, canvas')).map((el) =>
+      el instanceof HTMLCanvasElement ? el.toDataURL() : el.outerHTML);
+    return charts.join('\n');
+  });
+}
+
+export function uiChecks(): UiCheck[] {
+  return [
+    {
+      title: 'the workbench loads with the extension',
+      stopOnFail: true,
+      async run(page) {
+        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        await page.locator('.part.activitybar').waitFor({ timeout: 60_000 });
+      },
+    },
+    {
+      title: 'the activity bar has the GPU Rentals container and its tree lists the instance',
+      async run(page, { outDir }) {
+        const item = page.locator('.part.activitybar .action-item [aria-label]');
+        const container = await poll('the GPU Rentals activity-bar item', async () => {
+          const all = await item.all();
+          for (const a of all) { const l = await a.getAttribute('aria-label'); if (l && CONTAINER_LABEL.test(l)) return a; }
+          return undefined;
+        }, 60_000);
+        const sidebar = page.locator('.part.sidebar');
+        const open = await sidebar.locator('.composite.title, .title-label').filter({ hasText: CONTAINER_LABEL }).count();
+        if (!open) await container.click();
+        const row = sidebar.locator('.monaco-list-row').filter({ hasText: RUNNING_INSTANCE }).first();
+        await row.waitFor({ timeout: 30_000 });
+        // Expanded children show the probe's GPU (name and memory).
+        if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+        await page.waitForTimeout(500);
+        await shot(page, outDir, 'tree.png');
+        const text = await sidebar.innerText();
+        if (!text.includes(RUNNING_INSTANCE)) throw new Error(`the tree does not show ${RUNNING_INSTANCE}: ${text.slice(0, 500)}`);
+      },
+    },
+    {
+      title: 'the status bar shows the spend in ¥ and it ticks while an instance runs',
+      async run(page, { outDir }) {
+        const item = spendItem(page);
+        await item.waitFor({ timeout: 30_000 });
+        const first = (await item.innerText()).trim();
+        if (!/¥\s*\d/.test(first)) throw new Error(`status bar item has no ¥ amount: "${first}"`);
+        const second = await poll('the spend to change', async () => {
+          const t = (await item.innerText()).trim();
+          return t !== first ? t : undefined;
+        }, 15_000);
+        await item.scrollIntoViewIfNeeded();
+        const box = await page.locator('.part.statusbar').boundingBox();
+        await page.screenshot({ path: path.join(outDir, 'status-bar.png'), ...(box ? { clip: { x: Math.max(0, box.x + box.width - 700), y: box.y, width: Math.min(700, box.width), height: box.height } } : {}) });
+        process.stdout.write(`         status bar: "${first}" then "${second}"\n`);
+      },
+    },
+    {
+      title: 'clicking the spend opens the calculator, which renders a chart',
+      async run(page, { outDir }) {
+        await spendItem(page).click();
+        const frame = await poll('a webview with a chart and a form', () => calculatorFrame(page), 30_000);
+        const charts = await frame.evaluate(() => Array.from(document.querySelectorAll('svg, canvas')).filter((e) => {
+          const r = e.getBoundingClientRect(); return r.width > 50 && r.height > 50;
+        }).length);
+        if (charts < 1) throw new Error('the calculator shows no chart at least 50×50 px');
+        await page.waitForTimeout(500);
+        await shot(page, outDir, 'calculator.png');
+      },
+    },
+    {
+      title: 'the calculator recomputes the chart when an input changes',
+      async run(page, { outDir }) {
+        const frame = await poll('the calculator webview', () => calculatorFrame(page), 10_000);
+        const before = await chartSignature(frame);
+        const input = frame.locator('input[type=number]:visible').first();
+        await input.waitFor({ timeout: 10_000 });
+        const old = await input.inputValue();
+        const next = String(Math.max(1, Number(old) || 1) * 7 + 13);
+        await input.fill(next);
+        await input.press('Tab');
+        await poll('the chart to change after an input changed', async () => ((await chartSignature(frame)) !== before ? true : undefined), 10_000);
+        await page.waitForTimeout(300);
+        await shot(page, outDir, 'calculator-recomputed.png');
+        process.stdout.write(`         changed an input from ${old || '(empty)'} to ${next}; the chart was redrawn\n`);
+      },
+    },
+  ];
+}
