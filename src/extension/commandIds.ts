@@ -1,0 +1,33 @@
+// Every command the extension registers. The manifest test checks that this equals
+// package.json's contributes.commands, so a command cannot be declared and forgotten.
+export const Commands = {
+  addInstance: 'gpuRent.addInstance',
+  editInstance: 'gpuRent.editInstance',
+  removeInstance: 'gpuRent.removeInstance',
+  updateLogin: 'gpuRent.updateLogin',
+  importInstances: 'gpuRent.importInstances',
+  exportInstances: 'gpuRent.exportInstances',
+  switchState: 'gpuRent.switchState',
+  releaseInstance: 'gpuRent.releaseInstance',
+  checkGpu: 'gpuRent.checkGpu',
+  startTraining: 'gpuRent.startTraining',
+  showJobs: 'gpuRent.showJobs',
+  syncCheckpoints: 'gpuRent.syncCheckpoints',
+  watchCheckpoints: 'gpuRent.watchCheckpoints',
+  stopWatching: 'gpuRent.stopWatching',
+  openTerminal: 'gpuRent.openTerminal',
+  openInRemoteSsh: 'gpuRent.openInRemoteSsh',
+  openCalculator: 'gpuRent.openCalculator',
+  refresh: 'gpuRent.refresh',
+  showLog: 'gpuRent.showLog',
+  getState: 'gpuRent.getState',
+} as const;
+
+export type CommandId = (typeof Commands)[keyof typeof Commands];
+
+export const VIEW_CONTAINER_ID = 'gpuRent';
+export const INSTANCES_VIEW_ID = 'gpuRent.instances';
+export const CALCULATOR_VIEW_TYPE = 'gpuRent.calculator';
+export const STATUS_BAR_ID = 'gpuRent.spend';
+/** Context key: true when at least one instance is stored. */
+export const HAS_INSTANCES_KEY = 'gpuRent.hasInstances';

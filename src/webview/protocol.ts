@@ -1,0 +1,119 @@
+// The calculator's message protocol, both directions. Every message is a strict zod object:
+// the host safeParses what the webview posts and drops what fails, and the webview does the
+// same with what the host posts. Requests carry an id that the reply echoes.
+import { z } from 'zod';
+
+const MAX_TEXT = 200;
+const name = z.string().min(1).max(MAX_TEXT);
+const requestId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const LOCALES = ['en', 'zh-cn'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+/** Maps VS Code's `env.language` to a locale the calculator has strings for. */
+export function toLocale(language: string | undefined): Locale {
+  return typeof language === 'string' && language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en';
+}
+
+export const SORT_KEYS = ['platform', 'total', 'gpu', 'storage', 'other', 'hours'] as const;
+
+/** The quote form. Bounds are those of the form's inputs; the form validates inline before posting. */
+export const CalculatorInputsSchema = z.strictObject({
+  card: z.string().max(MAX_TEXT),
+  workMode: z.enum(['hours', 'steps']),
+  gpuHours: z.number().min(0).max(100_000),
+  steps: z.number().int().min(0).max(1_000_000_000),
+  secondsPerStep: z.number().min(0).max(100_000),
+  gpus: z.number().int().min(1).max(64),
+  storageGb: z.number().min(0).max(1_000_000),
+  days: z.number().min(0).max(3650),
+  idleHours: z.number().min(0).max(100_000),
+  downloadGb: z.number().min(0).max(1_000_000),
+  spot: z.boolean(),
+  platforms: z.array(name).max(50),
+  sort: z.strictObject({ key: z.enum(SORT_KEYS), descending: z.boolean() }),
+});
+export type CalculatorInputs = z.infer<typeof CalculatorInputsSchema>;
+
+/** What the panel serializer keeps across reloads. */
+export const CalculatorStateSchema = z.strictObject({ version: z.literal(1), inputs: CalculatorInputsSchema });
+export type CalculatorState = z.infer<typeof CalculatorStateSchema>;
+
+export const DEFAULT_INPUTS: CalculatorInputs = {
+  card: 'RTX 3090',
+  workMode: 'hours',
+  gpuHours: 15,
+  steps: 0,
+  secondsPerStep: 0,
+  gpus: 1,
+  storageGb: 24,
+  days: 1,
+  idleHours: 0,
+  downloadGb: 0,
+  spot: false,
+  platforms: [],
+  sort: { key: 'total', descending: false },
+};
+
+// Catalog overrides are user settings (JSON); keep them JSON-shaped and bounded in size.
+const MAX_OVERRIDE_CHARS = 256 * 1024;
+const jsonObject = z
+  .record(z.string().max(MAX_TEXT), z.unknown())
+  .refine((v) => {
+    try {
+      return JSON.stringify(v).length <= MAX_OVERRIDE_CHARS;
+    } catch {
+      return false;
+    }
+  }, 'catalog override too large or not JSON');
+
+/** Host → webview. */
+export const HostMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('init'),
+    /** Echoes the `ready` request's id. */
+    requestId,
+    locale: z.enum(LOCALES),
+    catalogOverride: jsonObject,
+    /** Inputs to show: the restored state, or a prefill from a command. */
+    inputs: CalculatorInputsSchema.optional(),
+    /** Epoch seconds; for price-age warnings. */
+    now: z.number().int().min(0),
+  }),
+  z.strictObject({ type: z.literal('setInputs'), inputs: CalculatorInputsSchema.partial() }),
+  z.strictObject({ type: z.literal('catalogChanged'), catalogOverride: jsonObject }),
+]);
+export type HostMessage = z.infer<typeof HostMessageSchema>;
+
+/** Webview → host. */
+export const WebviewMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready'), requestId }),
+  /** After every recompute: what the e2e test and the log see (no secrets exist here). */
+  z.strictObject({
+    type: z.literal('computed'),
+    inputs: CalculatorInputsSchema,
+    rows: z.number().int().min(0).max(1000),
+    cheapest: z.string().max(MAX_TEXT).optional(),
+    cheapestTotalFen: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({ type: z.literal('openSettings'), key: z.enum(['gpuRent.catalog.overrides']) }),
+  z.strictObject({ type: z.literal('error'), message: z.string().max(2000) }),
+]);
+export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;
+
+/** Drops anything that is not exactly a known message; never throws. */
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  const r = WebviewMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+export function parseHostMessage(raw: unknown): HostMessage | undefined {
+  const r = HostMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+/** Restored panel state, or the defaults when it is missing or from an older shape. */
+export function restoreState(raw: unknown): CalculatorState {
+  const r = CalculatorStateSchema.safeParse(raw);
+  return r.success ? r.data : { version: 1, inputs: DEFAULT_INPUTS };
+}
