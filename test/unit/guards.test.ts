@@ -8,6 +8,10 @@ import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightCompari
 import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
 import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
 import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
+import { parseNvidiaSmi } from '../../src/core/smi';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fixturesDir } from '../support/sshd';
 import type { Pricing, StateInterval } from '../../src/core/spend';
 
 const gpu = (util: number | null): SmiGpu => ({
@@ -41,6 +45,38 @@ function series(seconds: number, step: number, make: (i: number) => Omit<IdleSam
   for (let i = 0, t = 0; t <= seconds; i++, t += step) out.push({ at: T0 + t, ...make(i) });
   return out;
 }
+
+describe('guards: idle GPU on real captured nvidia-smi outputs', () => {
+  const dir = join(fixturesDir(), 'nvidia-smi');
+  const fixture = (name: string) => parseNvidiaSmi(readFileSync(join(dir, name), 'utf8'));
+  const steady = (name: string) => judgeIdle(series(4 * 3600, 60, () => ({ smi: fixture(name), logSizes: {} })), settings);
+
+  const loaded = readdirSync(dir).filter((f) => /_load/.test(f));
+  it('finds the loaded captures', () => assert.ok(loaded.length >= 4, loaded.join(', ')));
+  for (const name of loaded) {
+    it(`never calls ${name} idle, even after four quiet-log hours`, () => {
+      const v = steady(name);
+      assert.notEqual(v.kind, 'idle');
+      assert.notEqual(v.kind, 'quiet');
+    });
+  }
+  // Idle captures: 0–6 % utilisation, no compute process (graphics clients at most).
+  for (const name of ['titanv_driver515.65.01_smi.txt', 'p100_driver510.47.03_query.csv', 'rtx2080super_driver465.27_query.csv', 'v100sxm2_32gb_x8_driver520.61.05_smi.txt', 'rtx2070laptop_driver440.100_smi.txt', 'rtx2070_x2_driver590.44.01_q.xml', 'rtx3090_driver525.147.05_q.xml']) {
+    it(`calls ${name} idle once the window has passed`, () => assert.equal(steady(name).kind, 'idle'));
+  }
+  it('a T4 with a compute process at 0 % is busy; a MIG A100 without utilisation cannot tell', () => {
+    assert.equal(steady('t4_driver515.105.01_q.xml').kind, 'busy');
+    assert.deepEqual(steady('a100_sxm4_40gb_mig_driver510.47.03_q.xml'), { kind: 'cannotTell', reason: 'utilizationUnavailable' });
+    assert.deepEqual(steady('errors_nvml_driver_library_mismatch.txt'), { kind: 'cannotTell', reason: 'probeFailed' });
+  });
+  it('load then idle: fires one window after the load ends', () => {
+    const busy = series(3600, 60, () => ({ smi: fixture('h100_80gb_driver590.48.01_smi_load.txt'), logSizes: {} }));
+    const idle = series(1800, 60, () => ({ smi: fixture('titanv_driver515.65.01_smi.txt'), logSizes: {} })).map((x) => ({ ...x, at: x.at + 3660 }));
+    assert.equal(judgeIdle([...busy, ...idle.slice(0, 29)], settings).kind, 'quiet');
+    const v = judgeIdle([...busy, ...idle], settings);
+    assert.ok(v.kind === 'idle' && v.quietSince === T0 + 3660);
+  });
+});
 
 describe('guards: idle GPU', () => {
   it('calls a box idle only after the whole window is quiet', () => {
@@ -143,6 +179,11 @@ describe('guards: cheapest safe action', () => {
     assert.equal(aliyun.recommended?.keepsData, false);
     assert.equal(aliyun.recommended?.needsFinalSync, true);
     assert.equal(aliyun.options.find((o) => o.action === 'stop')?.savingPerHour, 0);
+    // 秘塔智算 clears the disk on shutdown: stopping is no safer than releasing.
+    const mita = idleAdvice({ billingMode: 'hourly', hourlyRate: 120, noGpuModeRate: 0, storageGbDay: 100, dataDiskGb: 10 }, factsFor('mita'));
+    assert.equal(mita.options.find((o) => o.action === 'stop')?.keepsData, false);
+    assert.equal(mita.recommended?.action, 'release');
+    assert.equal(mita.recommended?.needsFinalSync, true);
   });
 
   it('a prepaid package saves nothing by stopping: no recommendation, with the reason', () => {
@@ -152,7 +193,7 @@ describe('guards: cheapest safe action', () => {
   });
 
   it('platform names in either language map to one id', () => {
-    assert.equal(normalizePlatformId('秘塔智算'), 'meta');
+    assert.equal(normalizePlatformId('秘塔智算'), 'mita');
     assert.equal(normalizePlatformId(' AutoDL '), 'autodl');
     assert.equal(factsFor('unknown-cloud').noGpuMode, false);
     assert.equal(factsFor('autodl', { noGpuMode: false }).noGpuMode, false);
@@ -169,6 +210,8 @@ describe('guards: peak hours (Beijing time, whatever TZ this machine has)', () =
     assert.equal(peakCheck(meta, at(22, 59)).kind, 'peak');
     assert.equal(peakCheck(meta, at(23, 0)).kind, 'offPeak');
     assert.equal(peakCheck(factsFor('aliyun'), at(20)).kind, 'noEveningQueue');
+    const mp = peakCheck(meta, at(19, 30));
+    assert.ok(mp.kind === 'peak' && mp.advice.includes('syncBeforeStopping'));
     const p = peakCheck(meta, at(20, 30));
     assert.ok(p.kind === 'peak');
     assert.deepEqual(p.waitSeconds, [3600, 3 * 3600]);

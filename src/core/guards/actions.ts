@@ -43,7 +43,7 @@ const perHour = (pricing: Pricing, state: InstanceState, facts: GuardPlatformFac
  * Advice for an idle box in `state` ('running' or 'spot'). The recommendation follows the
  * report: no-GPU mode where the platform has it (the box stays reachable for a final sync and
  * no release countdown starts), else stop when stopping ends compute billing, else release
- * after a final sync.
+ * after a final sync (also where a stop wipes the disk anyway, as on 秘塔智算).
  */
 export function idleAdvice(pricing: Pricing, facts: GuardPlatformFacts, state: InstanceState = 'running'): IdleAdvice {
   const burnRateNow = perHour(pricing, state, facts);
@@ -55,7 +55,7 @@ export function idleAdvice(pricing: Pricing, facts: GuardPlatformFacts, state: I
       savingPerHour: Math.max(0, burnRateNow - burnRateAfter),
       needsFinalSync: action !== 'noGpuMode',
       boxReachable: action === 'noGpuMode',
-      keepsData: action !== 'release',
+      keepsData: action === 'noGpuMode' || (action === 'stop' && facts.stopKeepsData),
     };
   };
   const options: IdleActionOption[] = [];
@@ -69,7 +69,7 @@ export function idleAdvice(pricing: Pricing, facts: GuardPlatformFacts, state: I
   const saving = options.filter((o) => o.savingPerHour > 0);
   if (!saving.length) return { burnRateNow, recommended: null, options, reason: 'notBilling' };
   const pick = (kind: IdleActionKind) => saving.find((o) => o.action === kind);
-  const recommended = pick('noGpuMode') ?? (facts.stopEndsComputeBilling ? pick('stop') : undefined) ?? pick('release') ?? saving[0]!;
+  const recommended = pick('noGpuMode') ?? (facts.stopEndsComputeBilling && facts.stopKeepsData ? pick('stop') : undefined) ?? pick('release') ?? saving[0]!;
   return { burnRateNow, recommended, options };
 }
 

@@ -23,6 +23,8 @@ export interface GuardPlatformFacts {
   noGpuMode: boolean;
   /** Stopping ends the compute charge. False on the big clouds' pay-as-you-go instances. */
   stopEndsComputeBilling: boolean;
+  /** The data disk survives a stop. False on 秘塔智算, where a shutdown clears it. */
+  stopKeepsData: boolean;
   releaseRules: ReleaseRule[];
   eveningQueue: EveningQueue | null;
   /** How the platform tells a spot instance it is about to be reclaimed, if it does. */
@@ -38,15 +40,17 @@ const REPORT_FACTS: Record<string, Omit<GuardPlatformFacts, 'platform'>> = {
   autodl: {
     noGpuMode: true,
     stopEndsComputeBilling: true,
+    stopKeepsData: true,
     releaseRules: [{ kind: 'releaseAfterStoppedDays', days: 15, warnFromDay: 12 }],
     eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [10 * 60, 30 * 60] },
     spotReclaimNotice: null,
     spotNoticeSeconds: null,
   },
-  lanrui: { noGpuMode: true, stopEndsComputeBilling: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
-  meta: {
+  lanrui: { noGpuMode: true, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
+  mita: {
     noGpuMode: false,
     stopEndsComputeBilling: true,
+    stopKeepsData: false,
     releaseRules: [],
     eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [1 * H, 3 * H] },
     spotReclaimNotice: null,
@@ -55,13 +59,14 @@ const REPORT_FACTS: Record<string, Omit<GuardPlatformFacts, 'platform'>> = {
   matpool: {
     noGpuMode: false,
     stopEndsComputeBilling: true,
+    stopKeepsData: true,
     releaseRules: [{ kind: 'freeSnapshotHours', hours: 24 }],
     eveningQueue: null,
     spotReclaimNotice: null,
     spotNoticeSeconds: null,
   },
-  aliyun: { noGpuMode: false, stopEndsComputeBilling: false, releaseRules: [], eveningQueue: null, spotReclaimNotice: 'aliyunMetadata', spotNoticeSeconds: 5 * 60 },
-  tencent: { noGpuMode: false, stopEndsComputeBilling: false, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
+  aliyun: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: 'aliyunMetadata', spotNoticeSeconds: 5 * 60 },
+  tencent: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
 };
 
 /** Platform names as users and other modules write them → the ids above. */
@@ -70,10 +75,10 @@ const ALIASES: Record<string, string> = {
   lanrui: 'lanrui',
   揽睿星舟: 'lanrui',
   lanruixingzhou: 'lanrui',
-  meta: 'meta',
-  metaso: 'meta',
-  秘塔智算: 'meta',
-  mita: 'meta',
+  mita: 'mita',
+  meta: 'mita',
+  秘塔智算: 'mita',
+  秘塔: 'mita',
   matpool: 'matpool',
   矩池云: 'matpool',
   aliyun: 'aliyun',
@@ -96,7 +101,7 @@ export function normalizePlatformId(platform: string): string {
  */
 export function factsFor(platform: string, overrides: Partial<Omit<GuardPlatformFacts, 'platform'>> = {}): GuardPlatformFacts {
   const id = normalizePlatformId(platform);
-  const base = REPORT_FACTS[id] ?? { noGpuMode: false, stopEndsComputeBilling: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null };
+  const base = REPORT_FACTS[id] ?? { noGpuMode: false, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null };
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { platform: id, ...base, ...defined };
 }

@@ -43,8 +43,8 @@ export interface OvernightComparison {
   stopFen: Fen;
   /** Releasing it costs nothing overnight, but the data disk is gone and tomorrow starts with a new box. */
   releaseFen: Fen;
-  /** The cheaper of the options that keep the data. */
-  cheapestKeeping: 'noGpuMode' | 'stop';
+  /** The cheaper of the options that keep the data; null when only no-GPU mode would and the platform has none. */
+  cheapestKeeping: 'noGpuMode' | 'stop' | null;
 }
 
 export function overnightComparison(pricing: Pricing, facts: GuardPlatformFacts, now: number, resumeHour = 9): OvernightComparison {
@@ -55,7 +55,7 @@ export function overnightComparison(pricing: Pricing, facts: GuardPlatformFacts,
   const noGpuModeFen = facts.noGpuMode && pricing.noGpuModeRate > 0 ? cost(computeRateFor(pricing, 'noGpu') + storagePerHour) : null;
   const stopCompute = facts.stopEndsComputeBilling ? computeRateFor(pricing, 'stopped') : computeRateFor(pricing, 'running');
   const stopFen = cost(stopCompute + storagePerHour);
-  return { until, seconds, noGpuModeFen, stopFen, releaseFen: 0, cheapestKeeping: noGpuModeFen !== null && noGpuModeFen <= stopFen ? 'noGpuMode' : 'stop' };
+  return { until, seconds, noGpuModeFen, stopFen, releaseFen: 0, cheapestKeeping: noGpuModeFen !== null && (noGpuModeFen <= stopFen || !facts.stopKeepsData) ? 'noGpuMode' : facts.stopKeepsData ? 'stop' : null };
 }
 
 export type PeakAdviceCode =
@@ -64,7 +64,9 @@ export type PeakAdviceCode =
   /** At the end of the day, put the box in no-GPU mode instead of releasing it. */
   | 'keepOvernightInNoGpuMode'
   /** Keep it stopped rather than released: tomorrow's box would start without the data disk. */
-  | 'keepOvernightStopped';
+  | 'keepOvernightStopped'
+  /** A stop clears the disk on this platform (秘塔智算): sync checkpoints home before it. */
+  | 'syncBeforeStopping';
 
 export type PeakCheck =
   | { kind: 'noEveningQueue'; platform: string }
@@ -87,6 +89,10 @@ export function peakCheck(facts: GuardPlatformFacts, now: number, pricing?: Pric
   if (!queue) return { kind: 'noEveningQueue', platform: facts.platform };
   if (!inEveningQueue(now, queue)) return { kind: 'offPeak', platform: facts.platform, nextPeakStart: nextBeijingHour(now, queue.fromHour), queue };
   const overnight = pricing ? overnightComparison(pricing, facts, now) : null;
-  const advice: PeakAdviceCode[] = ['startInDaytime', facts.noGpuMode ? 'keepOvernightInNoGpuMode' : 'keepOvernightStopped'];
+  const advice: PeakAdviceCode[] = ['startInDaytime'];
+  if (facts.noGpuMode) advice.push('keepOvernightInNoGpuMode');
+  else if (facts.stopKeepsData) advice.push('keepOvernightStopped');
+  // Where a stop wipes the disk, the only safe overnight plan is to sync first.
+  else advice.push('syncBeforeStopping');
   return { kind: 'peak', platform: facts.platform, queue, peakEnds: nextBeijingHour(now, queue.toHour), waitSeconds: queue.waitSeconds, advice, overnight };
 }
