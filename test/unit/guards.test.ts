@@ -3,7 +3,8 @@
 import { strict as assert } from 'node:assert';
 import { judgeIdle, trimSamples, checkIdleSettings, type IdleSample } from '../../src/core/guards/idle';
 import { idleAdvice, idleCostFen } from '../../src/core/guards/actions';
-import { factsFor, normalizePlatformId } from '../../src/core/guards/facts';
+import { factsFor, factsFromCatalog, normalizePlatformId } from '../../src/core/guards/facts';
+import { builtinCatalog, findPlatform } from '../../src/core/catalog';
 import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightComparison } from '../../src/core/guards/peak';
 import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
 import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
@@ -342,5 +343,22 @@ describe('guards: secret scan', () => {
     assert.equal(shouldReadContent('model.safetensors', 100), false);
     assert.equal(shouldReadContent('.env', 100), true);
     assert.equal(shouldReadContent('huge.txt', 10 * 1024 * 1024), false);
+  });
+});
+
+describe('guards: facts from the price catalog', () => {
+  it('reads no-GPU mode, stop behaviour, release days and evening queues from the built-in catalog', () => {
+    const catalog = builtinCatalog();
+    const get = (id: string) => factsFromCatalog(findPlatform(catalog, id)!);
+    const autodl = get('autodl');
+    assert.equal(autodl.noGpuMode, true);
+    assert.deepEqual(autodl.releaseRules, [{ kind: 'releaseAfterStoppedDays', days: 15, warnFromDay: 12 }]);
+    assert.deepEqual(autodl.eveningQueue?.waitSeconds, [600, 1800]);
+    const mita = get('mita');
+    assert.equal(mita.stopKeepsData, false);
+    assert.deepEqual(mita.eveningQueue, { fromHour: 19, toHour: 23, waitSeconds: [3600, 10800] });
+    assert.deepEqual(get('matpool').releaseRules, [{ kind: 'freeSnapshotHours', hours: 24 }]);
+    assert.equal(get('aliyun').eveningQueue, null);
+    for (const p of catalog.platforms) assert.equal(factsFromCatalog(p).platform, p.id);
   });
 });

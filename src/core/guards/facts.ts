@@ -105,3 +105,47 @@ export function factsFor(platform: string, overrides: Partial<Omit<GuardPlatform
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { platform: id, ...base, ...defined };
 }
+
+/** The slice of a catalog platform (core/catalog `Platform`) the guards read. */
+export interface CatalogPlatformFacts {
+  id: string;
+  noGpuMode: { support: string };
+  stoppedBills: string;
+  queue: { level: string; peakHours?: string; waitMinutes?: { min: number; max: number } };
+  releaseAfterStoppedDays: { value: { min: number; max: number } | null } | null;
+}
+
+function parsePeakHours(text: string | undefined): { fromHour: number; toHour: number } | null {
+  const m = /^\s*(\d{1,2}):00\s*[-–~]\s*(\d{1,2}):00\s*$/.exec(text ?? '');
+  if (!m) return null;
+  const fromHour = Number(m[1]);
+  const toHour = Number(m[2]);
+  return fromHour < 24 && toHour <= 24 && fromHour !== toHour ? { fromHour, toHour: toHour % 24 } : null;
+}
+
+/** Guard facts from a catalog platform; the report's defaults fill what the catalog leaves open. */
+export function factsFromCatalog(p: CatalogPlatformFacts): GuardPlatformFacts {
+  const base = factsFor(p.id);
+  const overrides: Partial<Omit<GuardPlatformFacts, 'platform'>> = {};
+  if (p.noGpuMode.support === 'yes') overrides.noGpuMode = true;
+  else if (p.noGpuMode.support === 'no' || p.noGpuMode.support === 'notApplicable') overrides.noGpuMode = false;
+  if (p.stoppedBills === 'everything') overrides.stopEndsComputeBilling = false;
+  else if (p.stoppedBills === 'storageOnly' || p.stoppedBills === 'dataLost') overrides.stopEndsComputeBilling = true;
+  if (p.stoppedBills === 'dataLost') overrides.stopKeepsData = false;
+  else if (p.stoppedBills === 'storageOnly' || p.stoppedBills === 'everything') overrides.stopKeepsData = true;
+  const days = p.releaseAfterStoppedDays?.value?.min;
+  if (typeof days === 'number' && Number.isFinite(days) && days >= 1) {
+    const others = base.releaseRules.filter((r) => r.kind !== 'releaseAfterStoppedDays');
+    overrides.releaseRules = [...others, { kind: 'releaseAfterStoppedDays', days, warnFromDay: Math.max(1, days - 3) }];
+  }
+  if (p.queue.level === 'none') overrides.eveningQueue = null;
+  else {
+    const hours = parsePeakHours(p.queue.peakHours) ?? (base.eveningQueue ? { fromHour: base.eveningQueue.fromHour, toHour: base.eveningQueue.toHour } : null);
+    const wait = p.queue.waitMinutes;
+    if (hours && (p.queue.peakHours || base.eveningQueue)) {
+      const waitSeconds: [number, number] = wait && Number.isFinite(wait.min) && Number.isFinite(wait.max) ? [wait.min * 60, wait.max * 60] : (base.eveningQueue?.waitSeconds ?? [0, 0]);
+      overrides.eveningQueue = { ...hours, waitSeconds };
+    }
+  }
+  return { ...base, ...overrides, platform: base.platform };
+}
