@@ -1,0 +1,62 @@
+// SHA-256 on the box, through one exec per request: of a whole file, and of its first N
+// bytes (to check that a local `.part` really is a prefix before resuming it). Uses
+// sha256sum, else `shasum -a 256`; where neither exists the answer is null and callers fall
+// back to comparing sizes. Output is one tagged line per request so file names never need
+// parsing.
+
+export interface ExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Quotes one argument for POSIX sh: the only character needing care inside '…' is '. */
+export function shArg(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+const PRELUDE =
+  "if command -v sha256sum >/dev/null 2>&1; then H=sha256sum; elif command -v shasum >/dev/null 2>&1; then H='shasum -a 256'; else echo none; exit 0; fi; " +
+  'h() { r=$($H < "$1") && echo "h ${r%% *}" || echo "h x"; }; ' +
+  'p() { r=$(head -c "$2" < "$1" | $H) && echo "p ${r%% *}" || echo "p x"; }; ';
+
+export interface HashRequest {
+  path: string;
+  /** Also hash the first `prefix` bytes. */
+  prefix?: number;
+}
+
+export interface HashAnswer {
+  /** null: the box has no SHA-256 tool; undefined: the file could not be read. */
+  full: string | null | undefined;
+  prefix: string | null | undefined;
+}
+
+export function hashScript(req: HashRequest): string {
+  let body = PRELUDE;
+  if (req.prefix !== undefined) body += `p ${shArg(req.path)} ${Math.floor(req.prefix)}; `;
+  body += `h ${shArg(req.path)}`;
+  // Run under sh whatever the login shell is (fish, csh and friends read this differently).
+  return `/bin/sh -c ${shArg(body)}`;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export function parseHashOutput(stdout: string, req: HashRequest): HashAnswer {
+  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines[0] === 'none') return { full: null, prefix: req.prefix === undefined ? undefined : null };
+  const pick = (tag: 'h' | 'p'): string | undefined => {
+    const line = lines.find((l) => l.startsWith(`${tag} `));
+    const value = line?.slice(2).toLowerCase();
+    return value && HEX64.test(value) ? value : undefined;
+  };
+  return { full: pick('h'), prefix: req.prefix === undefined ? undefined : pick('p') };
+}
+
+/** The box's clock, whole seconds, for judging whether a file has settled. */
+export const REMOTE_NOW = 'date +%s';
+
+export function parseRemoteNow(stdout: string): number | undefined {
+  const n = Number(stdout.trim());
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}

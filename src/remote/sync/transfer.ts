@@ -1,0 +1,213 @@
+// Pulls one remote file into a local `.part` with our own pipelined SFTP reads (not
+// `fastGet`: after a reset it never called back and left a partial file at the final path).
+// Many small reads are kept in flight; data is hashed and appended strictly in file order,
+// so whatever is on disk after a failure is a true prefix of the remote file, which the
+// next run can verify and resume.
+import type { Hash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import type { SFTPWrapper } from 'ssh2';
+import { SFTP_EOF, sftpCode } from './sftp-util';
+
+export interface PullOptions {
+  /** Remote offset to start from (the verified size of an existing `.part`). */
+  from: number;
+  /** Bytes to read in total: the size seen when the file was listed. Never more. */
+  size: number;
+  /** Fed every byte from `from` on, in order. */
+  hash: Hash;
+  /** Reads in flight and bytes per read (TESTING.md §4: 64 × 32 KiB kept pace with scp). */
+  inFlight?: number;
+  chunkBytes?: number;
+  /** Fails the pull when no read completes for this long. */
+  stallMs?: number;
+  signal?: AbortSignal;
+  onBytes?: (n: number) => void;
+}
+
+export type PullFailure =
+  | { kind: 'remote-shrank'; at: number } // EOF before the listed size: rewritten under us
+  | { kind: 'remote-io'; message: string; code?: number } // an SFTP error status for this file
+  | { kind: 'transport'; message: string } // the connection or channel went away
+  | { kind: 'stalled'; ms: number }
+  | { kind: 'local-io'; message: string; code?: string }
+  | { kind: 'aborted' };
+
+export class PullError extends Error {
+  constructor(readonly failure: PullFailure) {
+    super(describe(failure));
+    this.name = 'PullError';
+  }
+}
+
+function describe(f: PullFailure): string {
+  switch (f.kind) {
+    case 'remote-shrank':
+      return `the remote file ended at byte ${f.at}, before its listed size`;
+    case 'remote-io':
+      return `remote read failed: ${f.message}`;
+    case 'transport':
+      return `connection lost during transfer: ${f.message}`;
+    case 'stalled':
+      return `no data for ${Math.round(f.ms / 1000)} s`;
+    case 'local-io':
+      return `local write failed: ${f.message}`;
+    case 'aborted':
+      return 'interrupted';
+  }
+}
+
+/**
+ * Reads bytes [from, size) of the open remote `handle` and appends them to `out` (a local
+ * file whose current length is `from`). Resolves with the number of bytes written; rejects
+ * with a PullError after every write already queued has landed, so the local file is a
+ * clean prefix either way.
+ */
+export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, opts: PullOptions): Promise<number> {
+  const inFlightMax = opts.inFlight ?? 64;
+  const chunk = opts.chunkBytes ?? 32 * 1024;
+  const stallMs = opts.stallMs ?? 60_000;
+  const end = opts.size;
+
+  return new Promise<number>((resolve, reject) => {
+    let nextIssue = opts.from; // next offset to request
+    let nextWrite = opts.from; // next offset to hash and write
+    let inFlight = 0;
+    const retry: Array<{ at: number; len: number }> = []; // tails of short reads
+    const ready = new Map<number, Buffer>(); // completed reads waiting for their turn
+    let writing = false;
+    let writePos = opts.from; // where the next write lands in the local file
+    let writeQueue: Buffer[] = [];
+    let queuedBytes = 0;
+    let failure: PullFailure | undefined;
+    let settled = false;
+    let lastProgress = Date.now();
+
+    const stallTimer = setInterval(() => {
+      if (Date.now() - lastProgress > stallMs) fail({ kind: 'stalled', ms: stallMs });
+    }, Math.min(1000, Math.max(50, stallMs / 4)));
+    const onAbort = () => fail({ kind: 'aborted' });
+    opts.signal?.addEventListener('abort', onAbort);
+    // The channel closing is the one signal that always comes after a reset: reject on it
+    // even if some read callback were never to fire.
+    const onClose = () => fail({ kind: 'transport', message: 'SFTP channel closed' });
+    sftp.on('close', onClose);
+
+    const finish = () => {
+      if (settled) return;
+      // Wait for reads already sent (their callbacks fire on reply or channel cleanup) and
+      // for queued writes, so the .part is closed on a clean prefix.
+      if (failure) {
+        if (writing || (inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled')) return;
+      } else if (writing || inFlight > 0 || nextWrite < end) return;
+      settled = true;
+      clearInterval(stallTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      sftp.removeListener('close', onClose);
+      if (failure) reject(new PullError(failure));
+      else resolve(nextWrite - opts.from);
+    };
+
+    function fail(f: PullFailure) {
+      if (!failure) failure = f;
+      // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
+      ready.clear();
+      finish();
+    }
+
+    const pump = () => {
+      if (failure) return finish();
+      // Backpressure: do not read further ahead than the disk is keeping up with.
+      while (inFlight < inFlightMax && queuedBytes < inFlightMax * chunk * 2) {
+        let at: number;
+        let len: number;
+        const r = retry.shift();
+        if (r) ({ at, len } = r);
+        else if (nextIssue < end) {
+          at = nextIssue;
+          len = Math.min(chunk, end - nextIssue);
+          nextIssue += len;
+        } else break;
+        issue(at, len);
+      }
+      finish();
+    };
+
+    const issue = (at: number, len: number) => {
+      inFlight++;
+      const buf = Buffer.allocUnsafe(len);
+      try {
+        sftp.read(handle, buf, 0, len, at, (err: Error | null | undefined, n: number) => {
+          inFlight--;
+          if (failure) return finish();
+          if (err) {
+            const code = sftpCode(err);
+            if (code === SFTP_EOF) return fail({ kind: 'remote-shrank', at });
+            if (code === undefined) return fail({ kind: 'transport', message: err.message });
+            return fail({ kind: 'remote-io', message: err.message, code });
+          }
+          if (n === 0) return fail({ kind: 'remote-shrank', at });
+          lastProgress = Date.now();
+          if (n < len) retry.push({ at: at + n, len: len - n });
+          ready.set(at, n < len ? buf.subarray(0, n) : buf);
+          drainReady();
+          pump();
+        });
+      } catch (e) {
+        inFlight--;
+        fail({ kind: 'transport', message: e instanceof Error ? e.message : String(e) });
+      }
+    };
+
+    const drainReady = () => {
+      let piece = ready.get(nextWrite);
+      while (piece) {
+        ready.delete(nextWrite);
+        opts.hash.update(piece);
+        writeQueue.push(piece);
+        queuedBytes += piece.length;
+        nextWrite += piece.length;
+        piece = ready.get(nextWrite);
+      }
+      if (!writing && writeQueue.length) void writeLoop();
+    };
+
+    const writeLoop = async () => {
+      writing = true;
+      try {
+        while (writeQueue.length) {
+          const batch = writeQueue.length === 1 ? writeQueue[0]! : Buffer.concat(writeQueue);
+          writeQueue = [];
+          let off = 0;
+          while (off < batch.length) {
+            const { bytesWritten } = await out.write(batch, off, batch.length - off, writePos);
+            off += bytesWritten;
+            writePos += bytesWritten;
+          }
+          queuedBytes -= batch.length;
+          opts.onBytes?.(batch.length);
+          if (!failure) pump();
+        }
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        writeQueue = [];
+        queuedBytes = 0;
+        writing = false;
+        failure ??= { kind: 'local-io', message: err.message, code: err.code };
+        ready.clear();
+      }
+      writing = false;
+      finish();
+    };
+
+    if (opts.from >= end) {
+      settled = true;
+      clearInterval(stallTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      sftp.removeListener('close', onClose);
+      resolve(0);
+      return;
+    }
+    if (opts.signal?.aborted) return fail({ kind: 'aborted' });
+    pump();
+  });
+}
