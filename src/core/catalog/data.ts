@@ -99,7 +99,7 @@ export const builtinCatalogJson: CatalogJson = {
       dataDisk: { yuanPerGbDay: 1, bundled: false, source: S2, note: 'about ¥1/GB/day' },
       systemDisk: 'unknown',
       noGpuMode: { support: 'partial', yuanPerHour: null, source: S2 },
-      stoppedBills: 'storageOnly',
+      stoppedBills: 'unknown',
       bandwidthMbps: { value: 5, source: S2 },
       rootAccess: null,
       queue: { level: 'unstable', source: `${S1} and §1 text`, note: 'card supply unstable; once waited half a day to start' },
