@@ -1,0 +1,177 @@
+// Host keys pinned per `[host]:port` in an OpenSSH-format known_hosts file of our own
+// (~/.config/gpu-rent/known_hosts), so a rented box's key is checked like ssh would, without
+// touching the user's ~/.ssh/known_hosts.
+import { createHash, createHmac } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { RemoteError } from './errors';
+import { knownHostsName } from './target';
+
+/** `SHA256:…` exactly as `ssh-keygen -lf` prints it: base64 of the SHA-256 of the key blob, unpadded. */
+export function fingerprint(keyBlob: Buffer): string {
+  return 'SHA256:' + createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '');
+}
+
+/** The key type named inside an SSH public key blob (`ssh-ed25519`, `ecdsa-sha2-nistp256`, …). */
+export function keyType(keyBlob: Buffer): string {
+  if (keyBlob.length < 4) return 'unknown';
+  const len = keyBlob.readUInt32BE(0);
+  if (len > 64 || 4 + len > keyBlob.length) return 'unknown';
+  return keyBlob.subarray(4, 4 + len).toString('latin1');
+}
+
+/** gpu-rent's config folder: $GPU_RENT_HOME, else $XDG_CONFIG_HOME/gpu-rent, else ~/.config/gpu-rent. */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GPU_RENT_HOME) return env.GPU_RENT_HOME;
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'gpu-rent');
+}
+
+export function defaultKnownHostsPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), 'known_hosts');
+}
+
+export interface KnownKey {
+  type: string;
+  blob: Buffer;
+  fingerprint: string;
+}
+
+function hostMatches(field: string, name: string): boolean {
+  // Hashed entries (|1|salt|hash), written by `ssh-keygen -H`, may be copied in from ~/.ssh.
+  if (field.startsWith('|1|')) {
+    const [, , salt, hash] = field.split('|');
+    if (!salt || !hash) return false;
+    try {
+      return createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest('base64') === hash;
+    } catch {
+      return false;
+    }
+  }
+  return field.split(',').some((h) => h.toLowerCase() === name);
+}
+
+export class KnownHosts {
+  constructor(readonly path: string) {}
+
+  /** Keys pinned for host:port (none on first contact). Unreadable lines are skipped. */
+  lookup(host: string, port: number): KnownKey[] {
+    if (!existsSync(this.path)) return [];
+    const name = knownHostsName(host, port);
+    const keys: KnownKey[] = [];
+    for (const raw of readFileSync(this.path, 'utf8').split('\n')) {
+      const line = raw.trim();
+      if (!line || line.startsWith('#') || line.startsWith('@')) continue;
+      const [hosts, type, b64] = line.split(/\s+/);
+      if (!hosts || !type || !b64 || !hostMatches(hosts, name)) continue;
+      const blob = Buffer.from(b64, 'base64');
+      if (blob.length === 0 || keyType(blob) !== type) continue;
+      keys.push({ type, blob, fingerprint: fingerprint(blob) });
+    }
+    return keys;
+  }
+
+  /** Pins a key for host:port (appends; OpenSSH's own format, so `ssh -o UserKnownHostsFile=` can read it). */
+  pin(host: string, port: number, blob: Buffer): void {
+    const type = keyType(blob);
+    if (type === 'unknown') throw new RemoteError('protocol', 'the server sent a host key in an unknown format');
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    appendFileSync(this.path, `${knownHostsName(host, port)} ${type} ${blob.toString('base64')}\n`, { mode: 0o600 });
+  }
+}
+
+/** What the verifier decided, kept for the error message after ssh2 gives up. */
+export type HostKeyOutcome =
+  | { kind: 'matched'; fingerprint: string }
+  | { kind: 'accepted-new'; fingerprint: string; keyType: string }
+  | { kind: 'changed'; fingerprint: string; keyType: string; pinned: string[] }
+  | { kind: 'unknown-refused'; fingerprint: string; keyType: string };
+
+export interface TrustQuestion {
+  host: string;
+  port: number;
+  keyType: string;
+  fingerprint: string;
+}
+
+export interface HostVerifierOptions {
+  knownHosts: KnownHosts;
+  host: string;
+  port: number;
+  /** Pin unknown keys without asking (scripts: --accept-new). */
+  acceptNew?: boolean;
+  /** Asks the user on first contact; resolve true to trust and pin. Absent: unknown keys are refused. */
+  confirmNewKey?: (q: TrustQuestion) => Promise<boolean>;
+  /** Called while the user is being asked, so the handshake deadline can pause. */
+  onPrompt?: (asking: boolean) => void;
+  onOutcome: (o: HostKeyOutcome) => void;
+}
+
+/**
+ * ssh2's `hostVerifier` (callback form). ssh2 accepts any value except a strict `false`, so
+ * this always calls `verify` with a real boolean, once.
+ */
+export function createHostVerifier(opts: HostVerifierOptions): (key: Buffer, verify: (ok: boolean) => void) => void {
+  return (key, verify) => {
+    let answered = false;
+    const answer = (ok: boolean) => {
+      if (answered) return;
+      answered = true;
+      verify(ok === true);
+    };
+    try {
+      const blob = Buffer.isBuffer(key) ? key : Buffer.from(key);
+      const fp = fingerprint(blob);
+      const type = keyType(blob);
+      const pinned = opts.knownHosts.lookup(opts.host, opts.port);
+      if (pinned.length > 0) {
+        if (pinned.some((k) => k.blob.equals(blob))) {
+          opts.onOutcome({ kind: 'matched', fingerprint: fp });
+          answer(true);
+        } else {
+          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: pinned.map((k) => k.fingerprint) });
+          answer(false);
+        }
+        return;
+      }
+      const accept = () => {
+        opts.knownHosts.pin(opts.host, opts.port, blob);
+        opts.onOutcome({ kind: 'accepted-new', fingerprint: fp, keyType: type });
+        answer(true);
+      };
+      if (opts.acceptNew) {
+        accept();
+        return;
+      }
+      if (!opts.confirmNewKey) {
+        opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+        answer(false);
+        return;
+      }
+      opts.onPrompt?.(true);
+      opts.confirmNewKey({ host: opts.host, port: opts.port, keyType: type, fingerprint: fp }).then(
+        (yes) => {
+          opts.onPrompt?.(false);
+          if (yes === true) accept();
+          else {
+            opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+            answer(false);
+          }
+        },
+        () => {
+          opts.onPrompt?.(false);
+          opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+          answer(false);
+        },
+      );
+    } catch {
+      // A file we cannot read or write must not let an unverified key through.
+      answer(false);
+    }
+  };
+}
+
+/** The pinned key types for host:port, to ask the server for the same kind of key first. */
+export function pinnedKeyTypes(knownHosts: KnownHosts, host: string, port: number): string[] {
+  return [...new Set(knownHosts.lookup(host, port).map((k) => k.type))];
+}

@@ -1,0 +1,315 @@
+// What the user points us at: `ssh://user@host:port`, the login command a platform shows
+// (`ssh -p 12345 root@connect.westb.seetacloud.com`, pasted whole, `-i KEY` and `-o` too),
+// `user@host[:port]`, or a Host alias from ~/.ssh/config.
+import { parse as parseSshConfig } from 'ssh-config';
+import { RemoteError } from './errors';
+
+export interface SshTarget {
+  host: string;
+  port: number;
+  /** Undefined: the config's User, else the local user name (as ssh does). */
+  user?: string;
+  /** Key files named by the target (-i, IdentityFile), in order, `~` not yet expanded. */
+  identityFiles: string[];
+  /** The alias the user typed, when the target came from ~/.ssh/config. */
+  alias?: string;
+  source: 'url' | 'ssh-command' | 'ssh-config' | 'address';
+  /** Things in the pasted text we understood but do not act on (e.g. `-o Compression=yes`). */
+  ignored: string[];
+}
+
+export type TargetParse = { ok: true; target: SshTarget } | { ok: false; problem: string };
+
+export interface ParseTargetOptions {
+  /** Text of ~/.ssh/config (the CLI reads it; null = no config). */
+  sshConfig?: string | null;
+}
+
+// OpenSSH client flags that take a value (from ssh(1)); the others are single letters without one.
+const FLAGS_WITH_VALUE = new Set('BbcDEeFIiJLlmOoPpQRSWw'.split(''));
+const FLAGS_WITHOUT_VALUE = new Set('46AaCfGgKkMNnqsTtVvXxYy'.split(''));
+
+/** Splits a pasted command like sh would (quotes and backslashes), without expanding anything. */
+function tokenize(text: string): { ok: true; words: string[] } | { ok: false; problem: string } {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = null;
+      else cur += c;
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '"') quote = null;
+      else if (c === '\\' && i + 1 < text.length && '"\\$`'.includes(text[i + 1]!)) cur += text[++i]!;
+      else cur += c;
+      continue;
+    }
+    if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < text.length) {
+      cur += text[++i]!;
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (quote) return { ok: false, problem: `unbalanced ${quote} quote in the login command` };
+  if (inWord) words.push(cur);
+  return { ok: true, words };
+}
+
+function parsePort(raw: string, where: string): number | string {
+  if (!/^\d{1,5}$/.test(raw)) return `${where}: the port must be a number from 1 to 65535, got "${raw}"`;
+  const n = Number(raw);
+  if (n < 1 || n > 65535) return `${where}: the port must be a number from 1 to 65535, got "${raw}"`;
+  return n;
+}
+
+const HOST_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const IPV6_RE = /^[0-9A-Fa-f:.]+(%[\w.-]+)?$/;
+
+function checkHost(host: string): string | null {
+  if (host === '') return 'the host name is empty';
+  if (host.includes(':') ? !IPV6_RE.test(host) : !HOST_RE.test(host)) return `"${host}" is not a valid host name or address`;
+  return null;
+}
+
+const USER_RE = /^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/;
+
+/** `user@host`, `user@host:port`, `host:port`, `[v6]:port`. */
+function parseAddress(text: string, where: string): { user?: string; host: string; port?: number } | string {
+  let rest = text;
+  let user: string | undefined;
+  const at = rest.lastIndexOf('@');
+  if (at !== -1) {
+    user = rest.slice(0, at);
+    rest = rest.slice(at + 1);
+    if (user.includes(':')) return 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt';
+    if (!USER_RE.test(user)) return `${where}: "${user}" is not a valid user name`;
+  }
+  let host = rest;
+  let port: number | undefined;
+  const v6 = /^\[([^\]]*)\](?::(.*))?$/.exec(rest);
+  if (v6) {
+    host = v6[1]!;
+    if (v6[2] !== undefined) {
+      const p = parsePort(v6[2], where);
+      if (typeof p === 'string') return p;
+      port = p;
+    }
+  } else if ((rest.match(/:/g) ?? []).length === 1) {
+    const [h, p] = rest.split(':') as [string, string];
+    host = h;
+    const parsed = parsePort(p, where);
+    if (typeof parsed === 'string') return parsed;
+    port = parsed;
+  }
+  const bad = checkHost(host);
+  if (bad) return `${where}: ${bad}`;
+  return { user, host, port };
+}
+
+function fromUrl(text: string): TargetParse {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, problem: `"${text}" is not a valid ssh:// address (expected ssh://user@host:port)` };
+  }
+  if (url.password) return { ok: false, problem: 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt' };
+  if ((url.pathname && url.pathname !== '/') || url.search || url.hash) return { ok: false, problem: `ssh:// address "${text}" has a path or query; expected ssh://user@host:port` };
+  let user: string | undefined;
+  try {
+    user = url.username ? decodeURIComponent(url.username) : undefined;
+  } catch {
+    return { ok: false, problem: `the user name in "${text}" is not valid percent-encoding` };
+  }
+  if (user !== undefined && !USER_RE.test(user)) return { ok: false, problem: `"${user}" is not a valid user name` };
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const bad = checkHost(host);
+  if (bad) return { ok: false, problem: bad };
+  let port = 22;
+  if (url.port) {
+    const p = parsePort(url.port, 'ssh:// address');
+    if (typeof p === 'string') return { ok: false, problem: p };
+    port = p;
+  }
+  return { ok: true, target: { host, port, user, identityFiles: [], source: 'url', ignored: [] } };
+}
+
+/** The `-o Key=Value` / `-o "Key Value"` options we act on; the rest are listed as ignored. */
+function applyOption(opt: string, acc: { port?: number; user?: string; identityFiles: string[]; ignored: string[]; hostName?: string }): string | null {
+  const m = /^\s*([A-Za-z]+)\s*(?:=|\s)\s*(.*?)\s*$/.exec(opt);
+  if (!m) return `-o "${opt}" is not an option of the form Key=Value`;
+  const key = m[1]!.toLowerCase();
+  const value = m[2]!;
+  if (key === 'port') {
+    const p = parsePort(value, '-o Port');
+    if (typeof p === 'string') return p;
+    acc.port = p;
+  } else if (key === 'user') acc.user = value;
+  else if (key === 'identityfile') acc.identityFiles.push(value);
+  else if (key === 'hostname') acc.hostName = value;
+  else acc.ignored.push(`-o ${opt}`);
+  return null;
+}
+
+function fromSshCommand(words: string[], sshConfig: string | null | undefined): TargetParse {
+  const acc: { port?: number; user?: string; identityFiles: string[]; ignored: string[]; hostName?: string } = { identityFiles: [], ignored: [] };
+  let destination: string | undefined;
+  let i = 1;
+  for (; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '--') {
+      i++;
+      if (destination === undefined && i < words.length) destination = words[i++];
+      break;
+    }
+    if (w.startsWith('-') && w.length > 1) {
+      // Bundled flags: -4Cp 12345, -p12345
+      for (let j = 1; j < w.length; j++) {
+        const f = w[j]!;
+        if (FLAGS_WITHOUT_VALUE.has(f)) {
+          if (f === 'f' || f === 'N' || f === 'G' || f === 'V') acc.ignored.push(`-${f}`);
+          continue;
+        }
+        if (!FLAGS_WITH_VALUE.has(f)) return { ok: false, problem: `unknown ssh option -${f} in the login command` };
+        let value = w.slice(j + 1);
+        if (value === '') {
+          if (i + 1 >= words.length) return { ok: false, problem: `ssh option -${f} needs a value` };
+          value = words[++i]!;
+        }
+        if (f === 'p') {
+          const p = parsePort(value, '-p');
+          if (typeof p === 'string') return { ok: false, problem: p };
+          acc.port = p;
+        } else if (f === 'l') acc.user = value;
+        else if (f === 'i') acc.identityFiles.push(value);
+        else if (f === 'o') {
+          const bad = applyOption(value, acc);
+          if (bad) return { ok: false, problem: bad };
+        } else if (f === 'J') return { ok: false, problem: 'jump hosts (-J) are not supported yet: connect to the box directly' };
+        else acc.ignored.push(`-${f} ${value}`);
+        break;
+      }
+      continue;
+    }
+    if (destination === undefined) {
+      destination = w;
+      continue;
+    }
+    // Anything after the destination that is not an option is a remote command.
+    acc.ignored.push(`remote command "${words.slice(i).join(' ')}"`);
+    break;
+  }
+  if (destination === undefined) return { ok: false, problem: 'the login command names no host (expected e.g. ssh -p 12345 root@host)' };
+
+  let base: SshTarget;
+  if (destination.startsWith('ssh://')) {
+    const r = fromUrl(destination);
+    if (!r.ok) return r;
+    base = r.target;
+    if (acc.port !== undefined && new URL(destination).port === '') base.port = acc.port;
+  } else {
+    const viaConfig = !destination.includes('@') && !destination.includes(':') ? fromConfig(destination, sshConfig) : null;
+    if (viaConfig) base = viaConfig;
+    else {
+      // ssh itself does not take host:port here; a colon means a mistake or IPv6.
+      const a = parseAddress(destination.includes(':') && !destination.includes('[') && (destination.match(/:/g) ?? []).length > 1 ? `[${destination}]` : destination, 'login command');
+      if (typeof a === 'string') return { ok: false, problem: a };
+      base = { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'ssh-command', ignored: [] };
+    }
+    if (acc.port !== undefined) base.port = acc.port;
+  }
+  if (acc.hostName) {
+    const bad = checkHost(acc.hostName);
+    if (bad) return { ok: false, problem: `-o HostName: ${bad}` };
+    base.host = acc.hostName;
+  }
+  if (base.user === undefined && acc.user !== undefined) base.user = acc.user;
+  if (base.user !== undefined && !USER_RE.test(base.user)) return { ok: false, problem: `"${base.user}" is not a valid user name` };
+  base.identityFiles = [...acc.identityFiles, ...base.identityFiles];
+  base.ignored = [...acc.ignored, ...base.ignored];
+  base.source = base.source === 'ssh-config' ? 'ssh-config' : 'ssh-command';
+  return { ok: true, target: base };
+}
+
+/** A Host alias in ~/.ssh/config, or null when the config says nothing specific about it. */
+function fromConfig(alias: string, sshConfig: string | null | undefined): SshTarget | null {
+  if (!sshConfig) return null;
+  let computed: Record<string, string | string[]>;
+  try {
+    computed = parseSshConfig(sshConfig).compute(alias) as Record<string, string | string[]>;
+  } catch {
+    return null; // an unreadable config is treated as absent, like a plain host name
+  }
+  const one = (k: string): string | undefined => {
+    const v = computed[k];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const hostName = one('HostName');
+  const portText = one('Port');
+  const user = one('User');
+  const ids = computed['IdentityFile'];
+  const identityFiles = ids === undefined ? [] : Array.isArray(ids) ? ids : [ids];
+  if (hostName === undefined && portText === undefined && user === undefined && identityFiles.length === 0) return null;
+  const host = (hostName ?? alias).replace(/%h/g, alias);
+  if (checkHost(host)) return null;
+  const port = portText !== undefined ? parsePort(portText, `~/.ssh/config Host ${alias}`) : 22;
+  if (typeof port === 'string') return null;
+  return { host, port, user, identityFiles, alias, source: 'ssh-config', ignored: [] };
+}
+
+/** Parses any accepted form; never throws. */
+export function tryParseTarget(input: string, opts: ParseTargetOptions = {}): TargetParse {
+  if (typeof input !== 'string') return { ok: false, problem: 'the target must be text' };
+  // A pasted console block may carry several lines (command, then password): use the ssh line.
+  const lines = input.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const sshLine = lines.find((l) => /^(\$\s*)?ssh\s/.test(l));
+  const text = (sshLine ?? lines[0] ?? '').replace(/^\$\s*/, '');
+  if (text === '') return { ok: false, problem: 'no target given (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)' };
+  if (/[\0\x01-\x08\x0b-\x1f\x7f]/.test(text)) return { ok: false, problem: 'the target contains control characters' };
+  if (text.startsWith('ssh://')) return fromUrl(text);
+  if (/^ssh\s/.test(text)) {
+    const t = tokenize(text);
+    if (!t.ok) return t;
+    return fromSshCommand(t.words, opts.sshConfig);
+  }
+  if (/\s/.test(text)) return { ok: false, problem: `"${text}" is not a target (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)` };
+  if (!text.includes('@') && !text.includes(':')) {
+    const c = fromConfig(text, opts.sshConfig);
+    if (c) return { ok: true, target: c };
+  }
+  const a = parseAddress(text, 'target');
+  if (typeof a === 'string') return { ok: false, problem: a };
+  return { ok: true, target: { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'address', ignored: [] } };
+}
+
+/** Parses a target or throws RemoteError('bad-target') naming the problem. */
+export function parseTarget(input: string, opts: ParseTargetOptions = {}): SshTarget {
+  const r = tryParseTarget(input, opts);
+  if (!r.ok) throw new RemoteError('bad-target', r.problem);
+  return r.target;
+}
+
+/** How OpenSSH names the host in known_hosts: `host` on port 22, else `[host]:port`. */
+export function knownHostsName(host: string, port: number): string {
+  const h = host.toLowerCase();
+  return port === 22 ? h : `[${h}]:${port}`;
+}
+
+/** A short label for messages: `root@host:port`. */
+export function describeTarget(t: SshTarget): string {
+  const host = t.host.includes(':') ? `[${t.host}]` : t.host;
+  return `${t.user ? `${t.user}@` : ''}${host}:${t.port}`;
+}
