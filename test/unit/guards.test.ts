@@ -8,6 +8,7 @@ import { builtinCatalog, findPlatform } from '../../src/core/catalog';
 import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightComparison } from '../../src/core/guards/peak';
 import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
 import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
+import { spotCheck } from '../../src/core/guards/spot';
 import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -360,5 +361,37 @@ describe('guards: facts from the price catalog', () => {
     assert.deepEqual(get('matpool').releaseRules, [{ kind: 'freeSnapshotHours', hours: 24 }]);
     assert.equal(get('aliyun').eveningQueue, null);
     for (const p of catalog.platforms) assert.equal(factsFromCatalog(p).platform, p.id);
+  });
+});
+
+describe('guards: spot confirmation', () => {
+  it('the report case: 8 h on a ¥1.58/h spot card, syncing hourly', () => {
+    const r = spotCheck({ spotRate: 158, jobSeconds: 8 * 3600, syncIntervalSeconds: 3600 });
+    assert.ok(r.ok);
+    // 0.1 reclaims/h × 8 h = 0.8 reclaims, each losing half an hour at ¥1.58/h.
+    assert.ok(Math.abs(r.check.expectedReclaims - 0.8) < 1e-9);
+    assert.equal(r.check.expectedReworkSeconds, 0.8 * 1800);
+    assert.equal(r.check.expectedReworkFen, Math.round(158 * 0.8 * 0.5));
+    assert.equal(r.check.needsConfirmation, true);
+    // √(2 × 60 s × 36000 s) ≈ 2078 s: sync about every 35 minutes.
+    assert.equal(r.check.recommendedSyncIntervalSeconds, 2078);
+    assert.ok(r.check.reworkAtRecommendedFen < r.check.expectedReworkFen);
+    assert.equal(r.check.syncTooSparse, true); // hourly is over 1.5× the recommended 35 min
+  });
+
+  it('short jobs need no confirmation; rare syncs are flagged; 阿里云 announces reclaims', () => {
+    const short = spotCheck({ spotRate: 158, jobSeconds: 3600, syncIntervalSeconds: 600 });
+    assert.ok(short.ok && !short.check.needsConfirmation);
+    const sparse = spotCheck({ spotRate: 158, jobSeconds: 6 * 3600, syncIntervalSeconds: 6 * 3600 }, factsFor('aliyun'));
+    assert.ok(sparse.ok && sparse.check.syncTooSparse && sparse.check.reclaimNotice === 'aliyunMetadata');
+    // Never more rework than the job itself per reclaim.
+    const huge = spotCheck({ spotRate: 100, jobSeconds: 1800, syncIntervalSeconds: 99999 });
+    assert.ok(huge.ok && huge.check.expectedReworkSeconds === 0.05 * 900);
+  });
+
+  it('bad input names the field', () => {
+    assert.deepEqual(spotCheck({ spotRate: 158, jobSeconds: NaN, syncIntervalSeconds: 60 }), { ok: false, error: { field: 'jobSeconds', problem: 'notANumber' } });
+    assert.deepEqual(spotCheck({ spotRate: 0, jobSeconds: 60, syncIntervalSeconds: 60 }), { ok: false, error: { field: 'spotRate', problem: 'mustBePositive' } });
+    assert.deepEqual(spotCheck({ spotRate: 1, jobSeconds: 60, syncIntervalSeconds: 60, reclaimRatePerHour: -1 }), { ok: false, error: { field: 'reclaimRatePerHour', problem: 'mustBePositive' } });
   });
 });
