@@ -1,0 +1,306 @@
+// The verdict: is this box usable for this torch, and if not, the exact fix. Inputs are
+// what we could learn (nvidia-smi, the torch probe, or versions typed by the user); the
+// output is codes and numbers only — doctor-text.ts turns them into words.
+import { cudaFitsDriver, cudaFromDriverCode, driverMaxCudaFor, minDriverFor, type DriverPlatform } from './compat/cuda-driver';
+import { computeCapabilityForName, isNotNvidia } from './compat/gpu-arch';
+import { archSupports, findRelease, pipCommand, TORCH_RELEASES, wheelArchs, type TorchRelease } from './compat/torch-wheels';
+import { compareVersions, cudaFromTag, cudaMinor, parseTorchVersion } from './compat/version';
+import type { ProbeResult, TorchProbe } from './probe';
+import type { SmiFailure, SmiReport } from './smi/types';
+
+export type Verdict =
+  | 'ok'
+  | 'driver-too-old'
+  | 'arch-not-in-wheel'
+  | 'cpu-only-torch'
+  | 'cuda-init-failed'
+  | 'nvml-mismatch'
+  | 'no-driver'
+  | 'no-gpu'
+  | 'no-torch'
+  | 'torch-broken'
+  | 'not-nvidia'
+  | 'unknown';
+
+/** Environment advice, as codes (doctor-text.ts words them). */
+export type AdviceCode =
+  | 'fresh-conda-env' // the image's base env is shared and polluted: conda create -n NAME python=X
+  | 'restart-instance' // NVML mismatch: the driver was updated under a running system
+  | 'install-driver' // no driver loaded: pick an image/instance with the NVIDIA driver
+  | 'start-with-gpu' // no GPU attached (no-GPU mode): start the instance with a GPU
+  | 'check-cuda-visible-devices'
+  | 'remove-cuda-compat' // a cuda-compat forward-compatibility package on a GPU that does not support it
+  | 'free-gpu-memory'
+  | 'reinstall-torch'
+  | 'use-vendor-image'; // not an NVIDIA accelerator: use the vendor's PyTorch (e.g. torch_npu)
+
+export type ReasonValue = string | number | boolean | null;
+export interface Reason {
+  code: string;
+  [key: string]: ReasonValue;
+}
+
+export interface Fix {
+  pip?: string;
+  minDriver?: string;
+  env?: AdviceCode[];
+}
+
+export interface Diagnosis {
+  verdict: Verdict;
+  driverVersion: string | null;
+  driverMaxCuda: string | null;
+  torchVersion: string | null;
+  torchCuda: string | null;
+  gpuName: string | null;
+  computeCapability: string | null;
+  fix: Fix;
+  reasons: Reason[];
+}
+
+export interface DiagnoseInput {
+  smi?: SmiReport | SmiFailure;
+  probe?: ProbeResult | TorchProbe;
+  driverVersion?: string;
+  driverMaxCuda?: string;
+  /** "2.1.0", "2.1.0+cu121", "1.13.1+cpu". */
+  torchVersion?: string;
+  gpuName?: string;
+  computeCapability?: string;
+  platform?: DriverPlatform;
+}
+
+const isReport = (s: SmiReport | SmiFailure): s is SmiReport => 'gpus' in s;
+
+function probeOf(p: ProbeResult | TorchProbe | undefined, reasons: Reason[]): TorchProbe | null {
+  if (!p) return null;
+  if ('ok' in p) {
+    if (p.ok) return p.probe;
+    reasons.push({ code: 'probe-failed', kind: p.error.kind, message: p.error.message });
+    return null;
+  }
+  return p;
+}
+
+interface Ctx {
+  driver: { version: string | null; maxCuda: string | null };
+  cc: string | null;
+  python: string | null;
+  platform: DriverPlatform;
+}
+
+function fitsBox(ctx: Ctx, rel: TorchRelease, cuda: string): boolean {
+  if (!ctx.driver.version && !ctx.driver.maxCuda) return false;
+  if (!cudaFitsDriver(cuda, ctx.driver, ctx.platform).fits) return false;
+  if (ctx.cc && !archSupports(wheelArchs(rel.torch, cuda), ctx.cc)) return false;
+  return true;
+}
+
+const pythonFits = (rel: TorchRelease, python: string | null): boolean => {
+  if (!python || !rel.python) return true;
+  const py = python.split('.').slice(0, 2).join('.');
+  return compareVersions(py, rel.python.min) >= 0 && compareVersions(py, rel.python.max) <= 0;
+};
+
+/** Keep the user's release when one of its builds fits the box; else the newest release that does. */
+export function suggestWheel(ctx: Ctx, keep: string | null): { release: TorchRelease; cuda: string; kept: boolean } | null {
+  const kept = keep ? findRelease(keep) : undefined;
+  if (kept) {
+    for (const cuda of [...kept.cuda].reverse()) if (fitsBox(ctx, kept, cuda)) return { release: kept, cuda, kept: true };
+  }
+  for (const rel of TORCH_RELEASES) {
+    // Suggest only rows whose torchvision/torchaudio pairing is known.
+    if (rel.torchaudio === null && compareVersions(rel.torch, '1.7.0') >= 0) continue;
+    if (!pythonFits(rel, ctx.python)) continue;
+    for (const cuda of [...rel.cuda].reverse()) if (fitsBox(ctx, rel, cuda)) return { release: rel, cuda, kept: false };
+  }
+  return null;
+}
+
+/** The lowest driver that would let some build of this release (or any release) run on this GPU. */
+function minDriverForGpu(cc: string | null, keep: string | null, platform: DriverPlatform): string | null {
+  const rels = [findRelease(keep ?? '')].filter((x): x is TorchRelease => Boolean(x));
+  for (const rel of rels.length ? rels : TORCH_RELEASES.slice(0, 1)) {
+    for (const cuda of rel.cuda) if (!cc || archSupports(wheelArchs(rel.torch, cuda), cc)) return minDriverFor(cuda, platform);
+  }
+  return null;
+}
+
+function classifyTorchError(text: string): { code: string; driverMaxCuda?: string } | null {
+  const found = /found version (\d{4,5})/.exec(text);
+  if (found) return { code: 'torch-says-driver-too-old', driverMaxCuda: cudaFromDriverCode(Number(found[1])) ?? undefined };
+  if (/CUDA driver version is insufficient/i.test(text)) return { code: 'torch-says-driver-too-old' };
+  if (/no kernel image is available|not compatible with the current PyTorch installation/i.test(text)) return { code: 'torch-says-no-kernel-image' };
+  if (/forward compatibility was attempted on non supported HW/i.test(text)) return { code: 'forward-compat-unsupported' };
+  if (/out of memory/i.test(text)) return { code: 'gpu-memory-full' };
+  if (/busy or unavailable/i.test(text)) return { code: 'gpu-busy' };
+  if (/Found no NVIDIA driver|NVIDIA driver on your system/i.test(text)) return { code: 'torch-says-no-driver' };
+  return null;
+}
+
+export function diagnose(input: DiagnoseInput): Diagnosis {
+  const reasons: Reason[] = [];
+  const probe = probeOf(input.probe, reasons);
+  const report = input.smi && isReport(input.smi) ? input.smi : null;
+  const smiFailure = input.smi && !isReport(input.smi) ? input.smi : null;
+  const gpu0 = report?.gpus[0] ?? null;
+  const platform: DriverPlatform = input.platform ?? (report?.gpus.some((g) => g.driverModel) ? 'windows' : 'linux');
+
+  const d: Diagnosis = {
+    verdict: 'unknown',
+    driverVersion: input.driverVersion ?? report?.driverVersion ?? null,
+    driverMaxCuda: input.driverMaxCuda ?? report?.cudaVersion ?? null,
+    torchVersion: probe?.torch ?? input.torchVersion ?? null,
+    torchCuda: null,
+    gpuName: input.gpuName ?? probe?.deviceName ?? gpu0?.name ?? null,
+    computeCapability: null,
+    fix: {},
+    reasons,
+  };
+  const done = (verdict: Verdict, fix: Fix = {}): Diagnosis => {
+    d.verdict = verdict;
+    d.fix = fix;
+    return d;
+  };
+  if (d.driverMaxCuda) reasons.push({ code: 'driver-max-cuda', driverMaxCuda: d.driverMaxCuda, source: input.driverMaxCuda ? 'given' : 'nvidia-smi' });
+  else if (d.driverVersion) {
+    d.driverMaxCuda = driverMaxCudaFor(d.driverVersion, platform);
+    if (d.driverMaxCuda) reasons.push({ code: 'driver-max-cuda', driverMaxCuda: d.driverMaxCuda, source: 'driver-table' });
+  }
+
+  // 1. nvidia-smi could not talk to the driver at all.
+  if (smiFailure?.kind === 'nvml-mismatch') {
+    reasons.push({ code: 'nvml-mismatch', nvmlVersion: smiFailure.nvmlVersion ?? null });
+    return done('nvml-mismatch', { env: ['restart-instance'] });
+  }
+  // 2. Not an NVIDIA accelerator.
+  const names = [input.gpuName, probe?.deviceName, gpu0?.name].filter((x): x is string => Boolean(x));
+  const foreign = names.find(isNotNvidia);
+  if (foreign || probe?.npu) {
+    reasons.push({ code: 'not-nvidia', name: foreign ?? null, torchNpu: probe?.npu ?? null });
+    return done('not-nvidia', { env: ['use-vendor-image'] });
+  }
+  if (smiFailure) reasons.push({ code: 'smi-failed', kind: smiFailure.kind });
+  const probeSeesGpu = probe?.cudaAvailable === true;
+  if (!probeSeesGpu && (smiFailure?.kind === 'no-driver' || smiFailure?.kind === 'not-found')) return done('no-driver', { env: ['install-driver'] });
+  if (!probeSeesGpu && smiFailure?.kind === 'no-devices') return done('no-gpu', { env: ['start-with-gpu'] });
+
+  // GPU architecture.
+  const gpuCc = input.computeCapability ?? probe?.deviceCapability ?? gpu0?.computeCapability ?? null;
+  d.computeCapability = gpuCc ?? (names.map(computeCapabilityForName).find((x) => x !== null) ?? null);
+  if (d.computeCapability && !gpuCc) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
+
+  const ctx: Ctx = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
+  const envAdvice = (): AdviceCode[] => (probe && (probe.conda === 'base' || (!probe.conda && !probe.venv)) ? ['fresh-conda-env'] : []);
+  const pipFix = (keep: string | null): Fix => {
+    const s = suggestWheel(ctx, keep);
+    const fix: Fix = {};
+    if (s) {
+      fix.pip = pipCommand(s.release, s.cuda);
+      reasons.push({ code: s.kept ? 'release-kept' : 'release-changed', from: keep, to: s.release.torch, cuda: s.cuda });
+    } else reasons.push({ code: 'no-wheel-fits', driverMaxCuda: d.driverMaxCuda, computeCapability: d.computeCapability });
+    const env = envAdvice();
+    if (env.length && fix.pip) fix.env = env;
+    return fix;
+  };
+
+  // 3. Which torch, built for which CUDA.
+  if (probe && probe.torch === null) {
+    if (probe.torchImportError) {
+      reasons.push({ code: 'torch-import-failed', error: probe.torchImportError });
+      return done('torch-broken', { ...pipFix(null), env: ['fresh-conda-env', 'reinstall-torch'] });
+    }
+    reasons.push({ code: 'torch-not-installed', python: probe.pythonVersion });
+    return done('no-torch', pipFix(null));
+  }
+  if (!d.torchVersion) {
+    reasons.push({ code: 'torch-unknown' });
+    return done('unknown', pipFix(null));
+  }
+  const tv = parseTorchVersion(d.torchVersion);
+  const release = tv?.release ?? null;
+  if (probe?.torchHip || tv?.local?.startsWith('rocm')) {
+    reasons.push({ code: 'rocm-build', torchVersion: d.torchVersion, torchHip: probe?.torchHip ?? null });
+    return done('cpu-only-torch', pipFix(release));
+  }
+  if (probe) d.torchCuda = probe.torchCuda ? cudaMinor(probe.torchCuda) : null;
+  else if (tv?.local === 'cpu') d.torchCuda = null;
+  else if (tv?.local) d.torchCuda = cudaFromTag(tv.local);
+  else if (release) {
+    const rel = findRelease(release);
+    d.torchCuda = rel?.pypiCuda ?? null;
+    if (rel?.pypiCuda) reasons.push({ code: 'torch-cuda-assumed', torchCuda: rel.pypiCuda, source: rel.pypiCudaVerified ? 'pypi-default' : 'pypi-default-unverified' });
+  }
+  if (d.torchCuda === null) {
+    if ((probe && !probe.torchCuda) || tv?.local === 'cpu') {
+      reasons.push({ code: 'cpu-build', torchVersion: d.torchVersion });
+      return done('cpu-only-torch', pipFix(release));
+    }
+    reasons.push({ code: 'torch-release-unknown', torchVersion: d.torchVersion });
+    return done('unknown', {});
+  }
+
+  // 4. Is the driver new enough for the wheel's CUDA?
+  let torchSaysTooOld: { code: string; driverMaxCuda?: string } | null = null;
+  const errorText = [probe?.error, ...(probe?.warnings ?? [])].filter(Boolean).join('\n');
+  if (probe && probe.cudaAvailable === false) torchSaysTooOld = classifyTorchError(errorText);
+  if (torchSaysTooOld?.code === 'torch-says-driver-too-old' && torchSaysTooOld.driverMaxCuda && !d.driverMaxCuda) {
+    d.driverMaxCuda = torchSaysTooOld.driverMaxCuda;
+    ctx.driver.maxCuda = d.driverMaxCuda;
+    reasons.push({ code: 'driver-max-cuda', driverMaxCuda: d.driverMaxCuda, source: 'torch-error' });
+  }
+  if (d.driverVersion || d.driverMaxCuda) {
+    const fit = cudaFitsDriver(d.torchCuda, ctx.driver, platform);
+    if (!fit.fits || torchSaysTooOld?.code === 'torch-says-driver-too-old') {
+      const need = fit.fits ? minDriverFor(d.torchCuda, platform) : fit.needDriver;
+      reasons.push({ code: 'wheel-needs-newer-driver', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda, driverVersion: d.driverVersion, needDriver: need });
+      const fix = pipFix(release);
+      if (need) fix.minDriver = need;
+      return done('driver-too-old', fix);
+    }
+    if (fit.via === 'minor-version-compat') {
+      reasons.push({ code: 'minor-version-compat', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda, familyMinDriver: minDriverFor(d.torchCuda, platform) });
+    }
+  } else reasons.push({ code: 'driver-unknown' });
+
+  // 5. Does the wheel carry kernels for this GPU?
+  if (d.computeCapability) {
+    const archs = probe?.archList?.length ? probe.archList : release ? wheelArchs(release, d.torchCuda) : [];
+    if (archs.length && !archSupports(archs, d.computeCapability)) {
+      reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda: d.torchCuda, archs: archs.join(' ') });
+      const fix = pipFix(release);
+      if (!fix.pip) {
+        const need = minDriverForGpu(d.computeCapability, release, platform);
+        if (need) fix.minDriver = need;
+      }
+      return done('arch-not-in-wheel', fix);
+    }
+  }
+
+  // 6. Versions fit; what did the probe see?
+  if (probe) {
+    if (probe.cudaAvailable === false || (probe.cudaAvailable && probe.op === 'failed') || probe.deviceCount === 0) {
+      const text = [errorText, probe.opError].filter(Boolean).join('\n');
+      const cls = classifyTorchError(text);
+      if (cls?.code === 'torch-says-no-kernel-image') {
+        reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda: d.torchCuda, archs: (probe.archList ?? []).join(' ') });
+        return done('arch-not-in-wheel', pipFix(release));
+      }
+      reasons.push({ code: 'versions-compatible', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda });
+      reasons.push({ code: probe.op === 'failed' ? 'cuda-op-failed' : 'cuda-unavailable', error: (probe.opError ?? probe.error ?? probe.warnings[0] ?? null)?.slice(0, 500) ?? null });
+      if (cls) reasons.push({ code: cls.code });
+      const env: AdviceCode[] = [];
+      const cvd = probe.cudaVisibleDevices;
+      if (cvd !== null && (cvd.trim() === '' || cvd.trim() === '-1' || /NoDevFiles|void/i.test(cvd))) {
+        reasons.push({ code: 'cuda-visible-devices-hides-gpus', value: cvd });
+        env.push('check-cuda-visible-devices');
+      }
+      if (cls?.code === 'forward-compat-unsupported') env.push('remove-cuda-compat');
+      if (cls?.code === 'gpu-memory-full') env.push('free-gpu-memory');
+      if (cls?.code === 'torch-says-no-driver') env.push('install-driver');
+      if (env.length === 0) env.push('restart-instance');
+      return done('cuda-init-failed', { env });
+    }
+  }
+  return done('ok', {});
+}
