@@ -1,12 +1,56 @@
-// PLACEHOLDER: replaced by the module that implements `gpu-rent diagnose`.
+// `gpu-rent diagnose --driver VER [--cuda X.Y] --torch VER[+cuXYZ|+cpu] [--gpu NAME | --compute-cap X.Y]`:
+// the verdict from versions typed by hand (e.g. read off a screenshot).
+import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { diagnose, type Diagnosis } from '../../core/doctor';
+import { describeDiagnosis, type DoctorLang } from '../../core/doctor-text';
+import { parseTorchVersion } from '../../core/compat/version';
+
+const specs = {
+  driver: { type: 'string', valueName: 'VER', description: 'NVIDIA driver version, e.g. 535.104.05 (nvidia-smi "Driver Version")' },
+  cuda: { type: 'string', valueName: 'X.Y', description: 'the "CUDA Version" nvidia-smi prints (the driver\'s maximum)' },
+  torch: { type: 'string', valueName: 'VER', description: 'torch version, e.g. 2.1.0+cu121, 1.13.1+cpu, or 2.1.0 (PyPI default build)' },
+  gpu: { type: 'string', valueName: 'NAME', description: 'GPU name, e.g. "RTX 3090" (to check the architecture)' },
+  'compute-cap': { type: 'string', valueName: 'X.Y', description: 'GPU compute capability, e.g. 8.6' },
+  json: { type: 'boolean', description: 'print the verdict as JSON' },
+  lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the text output (en, zh-cn)' },
+} as const;
+
+const USAGE = 'gpu-rent diagnose --driver VER [--cuda X.Y] --torch VER[+cuXYZ|+cpu] [--gpu NAME | --compute-cap X.Y] [--json]';
+const SUMMARY = 'Check a driver / PyTorch / GPU combination and print the exact fix. Exit 0 when compatible, 1 when not.';
+
+export function diagnosisJson(d: Diagnosis): unknown {
+  return { verdict: d.verdict, driverMaxCuda: d.driverMaxCuda, torchCuda: d.torchCuda, fix: d.fix, reasons: d.reasons };
+}
 
 export const command: CliCommand = {
   name: 'diagnose',
-  summary: '(not yet implemented)',
-  help: () => 'gpu-rent diagnose: not yet implemented\n',
-  run: async (_argv, io) => {
-    io.stderr('gpu-rent diagnose: not yet implemented\n');
-    return 1;
+  summary: 'Verdict for a driver + PyTorch (+ GPU) combination, with the pip fix',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    if (flags.driver === undefined) throw new UsageError('needs --driver VER (the "Driver Version" nvidia-smi prints)');
+    if (!/^\d{2,4}\.\d{1,3}(\.\d{1,3})?$/.test(flags.driver)) throw new UsageError(`--driver expects a driver version like 535.104.05, got "${flags.driver}"`);
+    if (flags.cuda !== undefined && !/^\d{1,2}\.\d$/.test(flags.cuda)) throw new UsageError(`--cuda expects X.Y like 12.2, got "${flags.cuda}"`);
+    if (flags.torch === undefined) throw new UsageError('needs --torch VER (e.g. 2.1.0+cu121; torch.__version__)');
+    const tv = parseTorchVersion(flags.torch);
+    if (!tv || (tv.local !== null && !/^(cpu|cu\d{2,4}|rocm[\d.]+)$/.test(tv.local))) {
+      throw new UsageError(`--torch expects a version like 2.1.0, 2.1.0+cu121 or 2.1.0+cpu, got "${flags.torch}"`);
+    }
+    if (flags.gpu !== undefined && flags['compute-cap'] !== undefined) throw new UsageError('give either --gpu or --compute-cap, not both');
+    if (flags.gpu !== undefined && flags.gpu.trim() === '') throw new UsageError('--gpu needs a GPU name, e.g. "RTX 3090"');
+    if (flags['compute-cap'] !== undefined && !/^\d{1,2}\.\d$/.test(flags['compute-cap'])) {
+      throw new UsageError(`--compute-cap expects X.Y like 8.6, got "${flags['compute-cap']}"`);
+    }
+    const d = diagnose({
+      driverVersion: flags.driver,
+      ...(flags.cuda ? { driverMaxCuda: flags.cuda } : {}),
+      torchVersion: flags.torch,
+      ...(flags.gpu ? { gpuName: flags.gpu } : {}),
+      ...(flags['compute-cap'] ? { computeCapability: flags['compute-cap'] } : {}),
+    });
+    if (flags.json) io.stdout(JSON.stringify(diagnosisJson(d), null, 2) + '\n');
+    else io.stdout(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang));
+    return d.verdict === 'ok' ? 0 : 1;
   },
 };

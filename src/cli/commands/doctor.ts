@@ -1,12 +1,60 @@
-// PLACEHOLDER: replaced by the module that implements `gpu-rent doctor`.
+// `gpu-rent doctor --local [--json]`: nvidia-smi + the torch probe on this machine, then the
+// verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
+import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { diagnose } from '../../core/doctor';
+import { describeDiagnosis, type DoctorLang } from '../../core/doctor-text';
+import { parseTorchProbe } from '../../core/probe';
+import { parseNvidiaSmi } from '../../core/smi';
+import { runLocal } from '../local-doctor';
+import { diagnosisJson } from './diagnose';
+import { smiJson, smiText } from './smi';
+
+const specs = {
+  local: { type: 'boolean', description: 'check this machine (run nvidia-smi and python here)' },
+  python: { type: 'string', valueName: 'PATH', description: 'the Python to probe (default: python3)' },
+  json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON' },
+  lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the text output (en, zh-cn)' },
+} as const;
+
+const USAGE = 'gpu-rent doctor --local [--python PATH] [--json]';
+const SUMMARY = 'Is this machine usable for its PyTorch? Runs nvidia-smi and a torch probe, prints the verdict and the fix.';
+
+const SMI_FAILURE_WORDS: Record<string, string> = {
+  'not-found': 'No NVIDIA GPU found on this machine: nvidia-smi is not installed',
+  'no-driver': 'No NVIDIA GPU usable on this machine: nvidia-smi cannot talk to the NVIDIA driver',
+  'no-devices': 'No NVIDIA GPU on this machine: nvidia-smi found no devices',
+  'nvml-mismatch': 'The NVIDIA driver and its library versions differ (driver updated without a reboot)',
+  empty: 'nvidia-smi printed nothing',
+  truncated: 'nvidia-smi output was cut off',
+  unrecognized: 'nvidia-smi printed something unexpected',
+};
 
 export const command: CliCommand = {
   name: 'doctor',
-  summary: '(not yet implemented)',
-  help: () => 'gpu-rent doctor: not yet implemented\n',
-  run: async (_argv, io) => {
-    io.stderr('gpu-rent doctor: not yet implemented\n');
-    return 1;
+  summary: 'Check this machine: nvidia-smi + torch probe → verdict and fix',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)');
+    const { smiOutput, probeOutput } = runLocal({ python: flags.python ?? 'python3', env: io.env });
+    const smi = parseNvidiaSmi(smiOutput);
+    const probe = parseTorchProbe(probeOutput);
+    const d = diagnose({ smi: smi.ok ? smi.report : smi.error, probe });
+    if (flags.json) {
+      io.stdout(
+        JSON.stringify({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, null, 2) + '\n',
+      );
+    } else {
+      if (smi.ok) io.stdout(smiText(smi.report));
+      else io.stdout(`${SMI_FAILURE_WORDS[smi.error.kind] ?? smi.error.kind} (${smi.error.message}).\n`);
+      if (probe.ok) {
+        const p = probe.probe;
+        const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : 'system Python';
+        io.stdout(`Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}\n`);
+      } else io.stdout(`Torch probe failed (${probe.error.kind}): ${probe.error.message}\n`);
+      io.stdout('\n' + describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang));
+    }
+    return d.verdict === 'ok' ? 0 : 1;
   },
 };
