@@ -96,7 +96,7 @@ export interface QuoteRow {
   notes: RowNote[];
 }
 
-export type SkipReason = 'noFigure' | 'vramShort' | 'noSpeedEstimate' | 'noPrices';
+export type SkipReason = 'noFigure' | 'vramShort' | 'noSpeedEstimate' | 'noPrices' | 'cardNotPriced';
 
 export interface Skipped {
   platform: string;
@@ -265,7 +265,7 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
     mode,
     gpus,
     wallHours: wall.hours,
-    hoursEstimated: notes.includes('hoursEstimated'),
+    hoursEstimated: wall.estimated,
     periods,
     downloadHours: dlHours,
     breakdown,
@@ -291,6 +291,10 @@ export function quoteCatalog(catalog: Catalog, input: JobInput): QuoteResult {
     const cardIds = [...new Set(platform.prices.map((p) => p.card))];
     if (cardIds.length === 0) {
       skipped.push({ platform: platform.id, card: null, mode: null, reason: 'noPrices' });
+      continue;
+    }
+    if (wanted && input.platforms?.length && !wanted.some((c) => cardIds.includes(c.id))) {
+      for (const c of wanted) skipped.push({ platform: platform.id, card: c.id, mode: null, reason: 'cardNotPriced' });
       continue;
     }
     for (const cardId of cardIds) {

@@ -52,3 +52,34 @@ export function formatBytes(bytes: number): string {
 export function formatAsOf(asOf: string | null): string {
   return asOf ? asOf.slice(0, 7) : 'date unknown';
 }
+
+/** Terminal columns a string takes: CJK and full-width characters count two. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    const wide =
+      (cp >= 0x1100 && cp <= 0x115f) ||
+      (cp >= 0x2e80 && cp <= 0xa4cf) ||
+      (cp >= 0xac00 && cp <= 0xd7a3) ||
+      (cp >= 0xf900 && cp <= 0xfaff) ||
+      (cp >= 0xfe30 && cp <= 0xfe4f) ||
+      (cp >= 0xff00 && cp <= 0xff60) ||
+      (cp >= 0xffe0 && cp <= 0xffe6) ||
+      (cp >= 0x20000 && cp <= 0x3fffd);
+    w += wide ? 2 : 1;
+  }
+  return w;
+}
+
+function pad(s: string, width: number, align: 'l' | 'r'): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(s)));
+  return align === 'r' ? fill + s : s + fill;
+}
+
+/** A plain-text table: first row is the header; columns padded by display width. */
+export function renderTable(rows: readonly (readonly string[])[], align: readonly ('l' | 'r')[] = []): string {
+  const cols = Math.max(0, ...rows.map((r) => r.length));
+  const widths = Array.from({ length: cols }, (_, c) => Math.max(0, ...rows.map((r) => displayWidth(r[c] ?? ''))));
+  return rows.map((r) => widths.map((w, c) => pad(r[c] ?? '', w, align[c] ?? 'l')).join('  ').trimEnd()).join('\n') + '\n';
+}
