@@ -173,9 +173,16 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
     }
     if (line.startsWith('|')) {
       if (section === 'gpus') {
-        gpuSectionClosed = false;
         const c = cells(line);
-        if (/^\s*\d+\s{2,}\S/.test(c[0] ?? '') && block.length) flushBlock();
+        const startsGpu = /^\s*\d+\s{2,}\S/.test(c[0] ?? '');
+        if (!startsGpu && block.length === 0 && gpuSectionClosed) {
+          // A box right after the GPU table ("| MIG devices: |" with no blank line between).
+          section = null;
+          pending = [line];
+          continue;
+        }
+        gpuSectionClosed = false;
+        if (startsGpu && block.length) flushBlock();
         block.push(c);
       } else if (section === 'mig') {
         const c = cells(line);
