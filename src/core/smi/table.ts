@@ -131,6 +131,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
   let sawProcHeader = false;
   let procClosed = false;
   let brokenBlock = false;
+  let cutLine = false;
   const migByGpu = new Map<number, SmiMigDevice[]>();
 
   const flushBlock = (): void => {
@@ -148,6 +149,8 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
 
   for (let i = headerIdx + 1; i < lines.length; i++) {
     const line = lines[i]!.trimEnd();
+    // Every table line ends in '|' or '+': one that does not was cut off.
+    if ((/^[+|][-=]/.test(line) || (section !== null && line.startsWith('|'))) && !/[|+]$/.test(line)) cutLine = true;
     if (/^\|\s*Processes:/.test(line)) sawProcHeader = true;
     if (DOUBLE.test(line)) {
       const h = pending.join(' ');
@@ -210,6 +213,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
     if (/^\s*No devices were found/m.test(input)) return { ok: false, error: { kind: 'no-devices', message: 'No devices were found' } };
     return { ok: false, error: { kind: 'truncated', message: sawGpuSection ? 'the GPU table has no complete GPU row' : 'the output stops before the GPU table' } };
   }
+  if (cutLine) return { ok: false, error: { kind: 'truncated', message: 'a table line is cut off' } };
   if (brokenBlock || !gpuSectionClosed) return { ok: false, error: { kind: 'truncated', message: 'the GPU table stops in the middle of a GPU' } };
   if (sawProcHeader && !procClosed) return { ok: false, error: { kind: 'truncated', message: 'the Processes table is cut off' } };
   return { ok: true, report };
