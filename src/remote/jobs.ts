@@ -1,0 +1,294 @@
+// Training that outlives the laptop's SSH connection. Each job is started detached (tmux when
+// the box has it, else `setsid`), logs to a file, and keeps its record on the box in
+// ~/.gpu-rent/jobs/NAME/: pid, start time, exit code, the command and where it runs. So the
+// state survives reconnects and other clients (the extension, a second laptop) see the same jobs.
+import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../core/smi';
+import type { RemoteConnection } from './connection';
+import { RemoteError } from './errors';
+import { dataDirScript } from './platform';
+import { shJoin, shQuote } from './shell';
+
+/** Where job records live on the box, relative to $HOME. */
+export const JOBS_DIR = '.gpu-rent/jobs';
+
+export type Launcher = 'torchrun' | 'deepspeed' | 'accelerate';
+export const LAUNCHERS: readonly Launcher[] = ['torchrun', 'deepspeed', 'accelerate'];
+
+export interface StartJobOptions {
+  name: string;
+  /** The command as argv (each argument quoted); a single argument is taken as a shell command line. */
+  command: string[];
+  /** Working folder on the box (default: the platform's data folder, e.g. /root/autodl-tmp, else ~). */
+  cwd?: string;
+  env?: Record<string, string>;
+  launcher?: Launcher;
+  /** GPUs for the launcher; 'auto' reads the count from nvidia-smi. */
+  gpus?: number | 'auto';
+  /** Force the detach method (tests); default tmux when present. */
+  runner?: 'tmux' | 'setsid';
+}
+
+export type JobState = 'starting' | 'running' | 'exited' | 'lost';
+
+export interface JobInfo {
+  name: string;
+  state: JobState;
+  /** Exit status once exited (128+N when killed by signal N). */
+  exitCode: number | null;
+  /** Whether `gpu-rent stop` ended it. */
+  stopped: boolean;
+  /** Unix seconds. */
+  startedAt: number | null;
+  finishedAt: number | null;
+  pid: number | null;
+  logPath: string;
+  cwd: string | null;
+  runner: 'tmux' | 'setsid' | null;
+  command: string | null;
+}
+
+export interface StartedJob extends JobInfo {
+  /** The command line that was run (after the launcher wrapped it). */
+  commandLine: string;
+  gpus: number | null;
+}
+
+const NAME_MAX = 64;
+
+/**
+ * A job name safe for a folder and a tmux session: letters, digits, `_` and `-` (others become
+ * `-`), at most 64 characters. tmux itself turns `.` and `:` into `_`, which would break exact matching.
+ */
+export function sanitizeJobName(raw: string): string {
+  const name = String(raw)
+    .normalize('NFKC')
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/^[-_]+|[-]+$/g, '')
+    .slice(0, NAME_MAX);
+  if (name === '') throw new RemoteError('bad-target', `"${raw}" is not usable as a job name: use letters, digits, - and _`);
+  return name;
+}
+
+/** Wraps argv in a distributed launcher with the given number of GPUs. */
+export function wrapWithLauncher(launcher: Launcher, gpus: number, argv: string[]): string[] {
+  if (!Number.isInteger(gpus) || gpus < 1) throw new RemoteError('bad-target', `--gpus must be a whole number ≥ 1, got ${gpus}`);
+  if (argv.length === 0) throw new RemoteError('bad-target', 'no command to launch');
+  // `python train.py …` → the launcher runs `train.py …` with its own Python.
+  const isPython = /^(?:.*\/)?python(?:3(?:\.\d+)?)?$/.test(argv[0]!);
+  const script = isPython ? argv.slice(1) : argv;
+  if (script.length === 0) throw new RemoteError('bad-target', 'the launcher needs a script after python');
+  const direct = !isPython && !script[0]!.endsWith('.py');
+  switch (launcher) {
+    case 'torchrun':
+      return ['torchrun', '--standalone', `--nproc_per_node=${gpus}`, ...(direct ? ['--no-python'] : []), ...script];
+    case 'deepspeed':
+      return ['deepspeed', `--num_gpus=${gpus}`, ...(direct ? ['--no_python'] : []), ...script];
+    case 'accelerate':
+      return ['accelerate', 'launch', `--num_processes=${gpus}`, ...(gpus > 1 ? ['--multi_gpu'] : []), ...(direct ? ['--no_python'] : []), ...script];
+  }
+}
+
+/** GPUs nvidia-smi lists on the box. */
+export async function countGpus(conn: RemoteConnection, opts: { timeoutMs?: number } = {}): Promise<number> {
+  const r = await conn.exec(SMI_QUERY_COMMAND, { timeoutMs: opts.timeoutMs ?? 30000 });
+  const smi = parseNvidiaSmi((r.stdout + (r.stdout.trim() ? '' : r.stderr)).trim());
+  if (!smi.ok) throw new RemoteError('remote-failed', `could not read the GPU count from nvidia-smi (${smi.error.kind}: ${smi.error.message}); pass --gpus N`);
+  if (smi.report.gpus.length === 0) throw new RemoteError('remote-failed', 'nvidia-smi lists no GPU on this box; pass --gpus N');
+  return smi.report.gpus.length;
+}
+
+function envName(k: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new RemoteError('bad-target', `"${k}" is not a valid environment variable name`);
+  return k;
+}
+
+/**
+ * The wrapper that runs on the box (as `bash -l run.sh`, so conda and the platform's PATH are
+ * set): records pid, start and exit code next to itself and runs the command in the job's folder.
+ */
+function runnerScript(env: Record<string, string>, commandLine: string): string {
+  return [
+    '#!/bin/bash',
+    '# Written by gpu-rent: runs one job and records its pid, start and exit on this box.',
+    'J=$(cd "$(dirname -- "$0")" && pwd) || exit 127',
+    'echo $$ > "$J/pid.tmp" && mv "$J/pid.tmp" "$J/pid"',
+    'date +%s > "$J/started"',
+    // A trap (not an ignore, which children would inherit) so the wrapper outlives the signal
+    // that `gpu-rent stop` sends to the whole process group and still records the exit.
+    'trap \'touch "$J/stopped"\' TERM INT HUP',
+    ...Object.entries(env).map(([k, v]) => `export ${envName(k)}=${shQuote(v)}`),
+    'D=$(head -n 1 "$J/cwd")',
+    'case "$D" in "~") D=$HOME ;; "~/"*) D="$HOME/${D#"~/"}" ;; /*) ;; *) D="$HOME/$D" ;; esac',
+    'if ! cd "$D" 2>/dev/null; then echo "gpu-rent: cannot enter the folder $D" >> "$J/output.log"; date +%s > "$J/finished"; echo 127 > "$J/exit"; exit 127; fi',
+    `( ${commandLine}\n) >> "$J/output.log" 2>&1 < /dev/null &`,
+    'child=$!',
+    // `wait` returns early when a trapped signal arrives: keep waiting until the command is gone.
+    'while :; do wait "$child"; code=$?; kill -0 "$child" 2>/dev/null || break; done',
+    'date +%s > "$J/finished"',
+    'echo "$code" > "$J/exit.tmp" && mv "$J/exit.tmp" "$J/exit"',
+    '',
+  ].join('\n');
+}
+
+/** Starts a detached job and returns once its pid is recorded (well under a second on a warm link). */
+export async function startJob(conn: RemoteConnection, opts: StartJobOptions): Promise<StartedJob> {
+  const name = sanitizeJobName(opts.name);
+  if (opts.command.length === 0) throw new RemoteError('bad-target', 'no command given: put it after --, e.g. gpu-rent run TARGET --name train -- python train.py');
+  let gpus: number | null = null;
+  let argv = opts.command;
+  if (opts.launcher) {
+    gpus = opts.gpus === undefined || opts.gpus === 'auto' ? await countGpus(conn) : opts.gpus;
+    argv = wrapWithLauncher(opts.launcher, gpus, argv);
+  }
+  // One argument with spaces is a shell command line (like `ssh host 'a && b'`); otherwise each argument is quoted.
+  const commandLine = argv.length === 1 && !opts.launcher ? argv[0]! : shJoin(argv);
+  const env = opts.env ?? {};
+  for (const k of Object.keys(env)) envName(k);
+
+  const script = runnerScript(env, commandLine);
+  const runner = opts.runner;
+  const launch = [
+    'set -u',
+    `J="$HOME"/${JOBS_DIR}/${name}`,
+    // One job per name: refuse while the previous one runs; keep its log as output.log.1.
+    `if [ -f "$J/pid" ] && [ ! -f "$J/exit" ] && kill -0 "$(cat "$J/pid")" 2>/dev/null; then echo "gpu-rent: a job named ${name} is already running" >&2; exit 3; fi`,
+    'if [ -d "$J" ]; then [ -s "$J/output.log" ] && mv -f "$J/output.log" "$J/output.log.1"; rm -f "$J/pid" "$J/exit" "$J/started" "$J/finished" "$J/stopped" "$J/run.sh" "$J/cwd" "$J/runner"; fi',
+    'mkdir -p "$J" || exit 4',
+    `printf '%s\\n' ${shQuote(commandLine)} > "$J/command"`,
+    opts.cwd === undefined ? `(${dataDirScript()}) | cut -f2- > "$J/cwd"` : `printf '%s\\n' ${shQuote(opts.cwd)} > "$J/cwd"`,
+    ': > "$J/output.log"',
+    // The script refers to its own folder literally, so it survives $HOME differences under sudo.
+    `cat > "$J/run.sh" <<'GPU_RENT_EOF'\n${script}GPU_RENT_EOF`,
+    runner === 'setsid'
+      ? 'R=setsid'
+      : runner === 'tmux'
+        ? 'R=tmux'
+        : 'if command -v tmux >/dev/null 2>&1; then R=tmux; else R=setsid; fi',
+    'echo "$R" > "$J/runner"',
+    `if [ "$R" = tmux ]; then tmux kill-session -t ${shQuote('=' + name)} 2>/dev/null; tmux new-session -d -s ${shQuote(name)} "exec bash -l '$J/run.sh'" || exit 5; ` +
+      `else if setsid -f true 2>/dev/null; then setsid -f bash -l "$J/run.sh" </dev/null >/dev/null 2>&1; else nohup setsid bash -l "$J/run.sh" </dev/null >/dev/null 2>&1 & fi; fi`,
+    // Wait (briefly) for the wrapper to record its pid.
+    'i=0; while [ ! -s "$J/pid" ] && [ $i -lt 40 ]; do sleep 0.025; i=$((i+1)); done',
+    'printf "%s\\t%s\\t%s\\n" "$(cat "$J/pid" 2>/dev/null)" "$R" "$J"',
+  ].join('\n');
+  const r = await conn.exec(launch, { timeoutMs: 30000 });
+  if (r.code === 3) throw new RemoteError('remote-failed', `a job named ${name} is already running: stop it first (gpu-rent stop TARGET ${name}) or pick another --name`);
+  if (r.code !== 0) throw new RemoteError('remote-failed', `could not start job ${name} (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ')}`);
+  const [pidText, runnerUsed, dir] = (r.stdout.trim().split('\n').pop() ?? '').split('\t');
+  const info = (await listJobs(conn, { name })).find((j) => j.name === name);
+  return {
+    ...(info ?? {
+      name,
+      state: 'starting',
+      exitCode: null,
+      stopped: false,
+      startedAt: null,
+      finishedAt: null,
+      pid: pidText ? Number(pidText) : null,
+      logPath: `${dir}/output.log`,
+      cwd: opts.cwd ?? null,
+      runner: runnerUsed === 'tmux' ? 'tmux' : 'setsid',
+      command: commandLine,
+    }),
+    commandLine,
+    gpus,
+  };
+}
+
+/** Lists jobs on the box (optionally one by exact name). */
+export async function listJobs(conn: RemoteConnection, opts: { name?: string; timeoutMs?: number } = {}): Promise<JobInfo[]> {
+  const only = opts.name === undefined ? '*' : shQuote(sanitizeJobName(opts.name));
+  const script = [
+    `cd "$HOME"/${JOBS_DIR} 2>/dev/null || exit 0`,
+    `for n in ${only}; do [ -d "$n" ] || continue`,
+    '  pid=$(cat "$n/pid" 2>/dev/null); code=$(cat "$n/exit" 2>/dev/null)',
+    '  alive=0; if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q "run.sh" "/proc/$pid/cmdline" 2>/dev/null; then alive=1; elif [ -n "$pid" ] && [ ! -d /proc ] && kill -0 "$pid" 2>/dev/null; then alive=1; fi',
+    '  age=$(( $(date +%s) - $(stat -c %Y "$n/command" 2>/dev/null || date +%s) ))',
+    '  stopped=0; [ -f "$n/stopped" ] && stopped=1',
+    '  printf "JOB\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n" "$n" "$pid" "$code" "$alive" "$(cat "$n/started" 2>/dev/null)" "$(cat "$n/finished" 2>/dev/null)" "$(cat "$n/runner" 2>/dev/null)" "$stopped" "$age" "$PWD/$n/output.log" "$(head -c 2000 "$n/cwd" 2>/dev/null | head -n 1)"',
+    '  printf "CMD\\t%s\\n" "$(head -c 2000 "$n/command" 2>/dev/null | head -n 1)"',
+    'done',
+  ].join('\n');
+  const r = await conn.exec(script, { timeoutMs: opts.timeoutMs ?? 30000, login: false });
+  const jobs: JobInfo[] = [];
+  let last: JobInfo | null = null;
+  for (const line of r.stdout.split('\n')) {
+    if (line.startsWith('CMD\t') && last) {
+      last.command = line.slice(4) || null;
+      continue;
+    }
+    if (!line.startsWith('JOB\t')) continue;
+    const [, name, pid, code, alive, started, finished, runner, stopped, age, log, cwd] = line.split('\t');
+    const num = (s: string | undefined) => (s && /^\d+$/.test(s.trim()) ? Number(s.trim()) : null);
+    const exitCode = num(code);
+    let state: JobState;
+    if (exitCode !== null) state = 'exited';
+    else if (alive === '1') state = 'running';
+    else if (!pid && (num(age) ?? 99) < 10) state = 'starting';
+    else state = 'lost';
+    last = {
+      name: name!,
+      state,
+      exitCode,
+      stopped: stopped === '1',
+      startedAt: num(started),
+      finishedAt: num(finished),
+      pid: num(pid),
+      logPath: log ?? '',
+      cwd: cwd || null,
+      runner: runner === 'tmux' || runner === 'setsid' ? runner : null,
+      command: null,
+    };
+    jobs.push(last);
+  }
+  return jobs.sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0) || a.name.localeCompare(b.name));
+}
+
+async function requireJob(conn: RemoteConnection, name: string): Promise<JobInfo> {
+  const clean = sanitizeJobName(name);
+  const job = (await listJobs(conn, { name: clean })).find((j) => j.name === clean);
+  if (!job) throw new RemoteError('remote-failed', `no job named ${clean} on this box (gpu-rent jobs TARGET lists them)`);
+  return job;
+}
+
+/** The last `lines` lines of a job's log (0 = all). */
+export async function readLog(conn: RemoteConnection, name: string, opts: { lines?: number; timeoutMs?: number } = {}): Promise<{ job: JobInfo; text: string }> {
+  const job = await requireJob(conn, name);
+  const lines = opts.lines ?? 200;
+  const cmd = lines > 0 ? `tail -n ${Math.floor(lines)} ${shQuote(job.logPath)}` : `cat ${shQuote(job.logPath)}`;
+  const r = await conn.exec(cmd, { timeoutMs: opts.timeoutMs ?? 60000, login: false });
+  return { job, text: r.stdout };
+}
+
+/** Streams a job's log until the job ends (or `signal` aborts). */
+export async function followLog(conn: RemoteConnection, name: string, opts: { lines?: number; onData: (chunk: Buffer) => void; signal?: AbortSignal }): Promise<JobInfo> {
+  const job = await requireJob(conn, name);
+  const lines = Math.max(0, Math.floor(opts.lines ?? 200));
+  const start = lines > 0 ? `-n ${lines}` : '-n +1';
+  const cmd =
+    job.state === 'running' && job.pid
+      ? `exec tail ${start} -s 0.2 --pid=${job.pid} -F ${shQuote(job.logPath)} 2>/dev/null`
+      : `exec tail ${start} ${shQuote(job.logPath)}`;
+  await conn.execStream(cmd, { onStdout: opts.onData, signal: opts.signal, login: false });
+  return (await listJobs(conn, { name: job.name })).find((j) => j.name === job.name) ?? job;
+}
+
+/** Stops a job: TERM to its whole process group, KILL after `graceSeconds`; returns the final record. */
+export async function stopJob(conn: RemoteConnection, name: string, opts: { graceSeconds?: number } = {}): Promise<JobInfo> {
+  const job = await requireJob(conn, name);
+  if (job.state !== 'running' || !job.pid) return job;
+  const grace = Math.max(0, Math.floor(opts.graceSeconds ?? 10));
+  const script = [
+    `J="$HOME"/${JOBS_DIR}/${job.name}; P=${job.pid}`,
+    'touch "$J/stopped"',
+    // The wrapper leads its own process group (setsid, or the tmux pane): signal the group.
+    'kill -TERM -- -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null',
+    `i=0; while kill -0 "$P" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done`,
+    'if kill -0 "$P" 2>/dev/null; then kill -KILL -- -"$P" 2>/dev/null || kill -KILL "$P"; sleep 0.2; [ -f "$J/exit" ] || { echo 137 > "$J/exit"; date +%s > "$J/finished"; }; fi',
+    `i=0; while [ ! -f "$J/exit" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done`,
+    `command -v tmux >/dev/null 2>&1 && tmux kill-session -t ${shQuote('=' + job.name)} 2>/dev/null`,
+    'exit 0',
+  ].join('\n');
+  await conn.exec(script, { timeoutMs: (grace + 15) * 1000, login: false });
+  return (await listJobs(conn, { name: job.name })).find((j) => j.name === job.name) ?? job;
+}
