@@ -1,0 +1,49 @@
+// What the guards need from a connection to the box: RemoteConnection (src/remote/connection.ts)
+// satisfies it as is; tests may hand in the same thing.
+import type { SFTPWrapper } from 'ssh2';
+import { RemoteError } from '../errors';
+import { shQuote } from '../shell';
+
+export interface BoxExecResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface BoxSession {
+  exec(command: string, opts?: { timeoutMs?: number; stdin?: string | Buffer; login?: boolean }): Promise<BoxExecResult>;
+  sftp(opts?: { timeoutMs?: number }): Promise<SFTPWrapper>;
+}
+
+/**
+ * Runs a POSIX sh script on the box. Not through the login shell: the user's shell may be zsh,
+ * which splits words differently; `login` is for scripts that need conda or ~/bin on PATH.
+ */
+export async function runSh(session: BoxSession, script: string, opts: { timeoutMs?: number; stdin?: string | Buffer; login?: boolean; what: string }): Promise<BoxExecResult> {
+  const command = opts.login ? script : `sh -c ${shQuote(script)}`;
+  const r = await session.exec(command, { timeoutMs: opts.timeoutMs, stdin: opts.stdin, login: opts.login ?? false });
+  if (r.code !== 0) {
+    const why = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
+    throw new RemoteError('remote-failed', `${opts.what} failed on the box (exit ${r.code ?? 'signal'})${why ? `: ${why}` : ''}`);
+  }
+  return r;
+}
+
+/** key=value lines (first '=' splits) into a map; later keys win. */
+export function keyValues(text: string): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0) m.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return m;
+}
+
+/** A folder on the box as a sh word: "~/x" and relative paths are under $HOME; the rest is quoted. */
+export function boxPath(path: string): string {
+  if (path.includes('\0') || path.includes('\n')) throw new RemoteError('bad-target', 'a path on the box cannot contain NUL or newline characters');
+  if (path === '~') return '"$HOME"';
+  if (path.startsWith('~/')) return `"$HOME"/${shQuote(path.slice(2))}`;
+  if (path.startsWith('/')) return shQuote(path);
+  return `"$HOME"/${shQuote(path)}`;
+}

@@ -1,0 +1,233 @@
+// The on-box watchdog: a POSIX sh script that keeps watching when the laptop sleeps. It polls
+// nvidia-smi and the job folders; when the GPU has been quiet for the whole window (every GPU
+// under the threshold, no compute process, no file in the watched folders written) it runs the
+// user's final checkpoint hook and then the chosen action. On 阿里云 spot instances it also
+// polls the instance-metadata termination time and runs the hook once when a reclaim is announced.
+//
+// Honest limits: the box cannot switch itself to a platform's no-GPU mode (there is no API);
+// on-box actions are a power-off (AutoDL documents `shutdown` inside an instance as a stop) or
+// any command the user supplies.
+
+/** Files inside the watchdog folder (~/.gpu-rent/watchdog). */
+export const WATCHDOG_FILES = {
+  script: 'watchdog.sh',
+  config: 'config',
+  pid: 'pid',
+  heartbeat: 'heartbeat',
+  events: 'events.log',
+  state: 'state',
+  stop: 'stop',
+  output: 'watchdog.out',
+  marker: 'activity.marker',
+  spotHandled: 'spot.handled',
+} as const;
+
+export const WATCHDOG_VERSION = 1;
+
+/**
+ * Reads `nvidia-smi` output (default table, --query-gpu CSV, compute-apps CSV or -q -x XML) and
+ * prints "GPUS UNKNOWN MAXUTIL PROCS": GPU count, GPUs without a utilisation figure, the highest
+ * utilisation and the number of compute processes. Prints "0 0 0 0" when nothing was understood.
+ */
+const SMI_AWK = String.raw`
+BEGIN { gpus = 0; unknown = 0; max = 0; procs = 0; inproc = 0; csvutil = 0; csvpid = 0; header = 0 }
+/<gpu_util>/ { v = $0; gsub(/.*<gpu_util>|<\/gpu_util>.*/, "", v); if (v ~ /^ *[0-9]+/) { v += 0; if (v > max) max = v } else unknown++; gpus++; next }
+/<type>/ { t = $0; gsub(/.*<type>|<\/type>.*/, "", t); if (t ~ /C|M/) procs++; next }
+/Processes:/ { inproc = 1; next }
+!header && /utilization\.gpu|(^|, *)pid(,|$)/ {
+  header = 1; n = split($0, h, ",")
+  for (i = 1; i <= n; i++) { f = h[i]; gsub(/^ +| +$/, "", f); if (f ~ /^utilization\.gpu/) csvutil = i; if (f == "pid") csvpid = i }
+  next
+}
+header && (csvutil || csvpid) {
+  n = split($0, c, ",")
+  if (csvutil) { v = c[csvutil]; gsub(/[^0-9]/, "", v); gpus++; if (v == "") unknown++; else { v += 0; if (v > max) max = v } }
+  if (csvpid) { v = c[csvpid]; gsub(/[^0-9]/, "", v); if (v != "") procs++ }
+  next
+}
+!inproc && /MiB *\/ *[0-9]+MiB/ {
+  n = split($0, c, "|")
+  for (i = 1; i < n; i++) if (c[i] ~ /MiB *\/ *[0-9]+MiB/) {
+    gpus++; u = c[i + 1]
+    if (match(u, /[0-9]+%/)) { v = substr(u, RSTART, RLENGTH - 1) + 0; if (v > max) max = v } else unknown++
+    break
+  }
+  next
+}
+inproc && /^\|/ {
+  if ($0 ~ /No running processes found|Not Supported/) next
+  n = split($0, w, " ")
+  for (i = 1; i <= n; i++) if (w[i] == "C" || w[i] == "C+G" || w[i] == "M" || w[i] == "M+C") { procs++; break }
+}
+END { print gpus, unknown, max, procs }
+`;
+
+export const WATCHDOG_SCRIPT = `#!/bin/sh
+# gpu-rent watchdog v${WATCHDOG_VERSION}: installed on request by gpu-rent; remove with
+# "gpu-rent watchdog remove TARGET" (or create the file "stop" beside this script).
+DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
+PATH="$HOME/bin:$HOME/.local/bin:$PATH:/usr/local/nvidia/bin:/usr/bin:/bin:/usr/sbin:/sbin"
+export PATH
+
+now() {
+  if [ -n "\${GR_CLOCK_FILE:-}" ] && [ -r "$GR_CLOCK_FILE" ]; then cat "$GR_CLOCK_FILE"; else date +%s; fi
+}
+event() { echo "$(now) $*" >> "$DIR/${WATCHDOG_FILES.events}"; }
+run_limited() { # seconds, command
+  if command -v timeout >/dev/null 2>&1; then timeout "$1" sh -c "$2"; else sh -c "$2"; fi
+}
+
+gpu_reading() {
+  out=$(nvidia-smi 2>&1) || { echo "fail"; return; }
+  printf '%s\\n' "$out" | awk '${SMI_AWK.replace(/'/g, `'\\''`)}'
+}
+
+activity() { # prints "yes" when a watched file was written since the last poll
+  : > "$DIR/${WATCHDOG_FILES.marker}.new"
+  found=""
+  if [ -f "$DIR/${WATCHDOG_FILES.marker}" ]; then
+    old_ifs=$IFS; IFS='
+'
+    for d in $GR_WATCH_DIRS; do
+      [ -d "$d" ] || continue
+      if [ -n "$(find "$d" -type f -newer "$DIR/${WATCHDOG_FILES.marker}" 2>/dev/null | head -n 1)" ]; then found=yes; break; fi
+    done
+    IFS=$old_ifs
+  fi
+  mv -f "$DIR/${WATCHDOG_FILES.marker}.new" "$DIR/${WATCHDOG_FILES.marker}"
+  echo "$found"
+}
+
+spot_notice() { # prints the announced termination time, or nothing
+  [ -n "\${GR_SPOT_URL:-}" ] || return 0
+  if command -v curl >/dev/null 2>&1; then t=$(curl -fsS -m 3 "$GR_SPOT_URL" 2>/dev/null) || return 0
+  elif command -v wget >/dev/null 2>&1; then t=$(wget -q -T 3 -O - "$GR_SPOT_URL" 2>/dev/null) || return 0
+  else return 0; fi
+  case "$t" in *[0-9]*) printf '%s' "$t" | head -c 64 ;; esac
+}
+
+final_hook() { # reason
+  if [ -n "\${GR_HOOK:-}" ]; then
+    event "hook-start $1"
+    run_limited "$GR_HOOK_TIMEOUT" "$GR_HOOK" >> "$DIR/${WATCHDOG_FILES.output}" 2>&1
+    rc=$?
+    event "hook-exit $rc"
+    return $rc
+  fi
+  return 0
+}
+
+# "watchdog.sh reading": print what the GPU check sees now, and exit (used by status).
+if [ "\${1:-}" = reading ]; then gpu_reading; exit 0; fi
+. "$DIR/${WATCHDOG_FILES.config}" || exit 1
+cd "$DIR" || exit 1
+echo $$ > "$DIR/${WATCHDOG_FILES.pid}"
+
+event "armed poll=$GR_POLL_SECONDS window=$GR_IDLE_WINDOW threshold=$GR_UTIL_THRESHOLD"
+quiet_since=""
+while :; do
+  t=$(now)
+  echo "$t" > "$DIR/${WATCHDOG_FILES.heartbeat}"
+  if [ -f "$DIR/${WATCHDOG_FILES.stop}" ]; then event "stopped"; rm -f "$DIR/${WATCHDOG_FILES.pid}"; exit 0; fi
+
+  if [ ! -f "$DIR/${WATCHDOG_FILES.spotHandled}" ]; then
+    notice=$(spot_notice)
+    if [ -n "$notice" ]; then
+      : > "$DIR/${WATCHDOG_FILES.spotHandled}"
+      event "spot-termination $notice"
+      final_hook spot
+    fi
+  fi
+
+  if [ "$GR_IDLE_WINDOW" -gt 0 ]; then
+    reading=$(gpu_reading)
+    act=$(activity)
+    state=quiet
+    if [ "$reading" = fail ]; then state=unknown
+    else
+      set -- $reading
+      # Busy first: a compute process counts even where utilisation is not reported (MIG).
+      if [ "\${4:-0}" -gt 0 ] || [ "\${3:-0}" -ge "$GR_UTIL_THRESHOLD" ]; then state=busy
+      elif [ "\${1:-0}" -eq 0 ] || [ "\${2:-1}" -gt 0 ]; then state=unknown
+      fi
+    fi
+    [ -n "$act" ] && state=busy
+    if [ "$state" = quiet ]; then
+      [ -n "$quiet_since" ] || quiet_since=$t
+      echo "quiet $quiet_since" > "$DIR/${WATCHDOG_FILES.state}"
+      if [ $((t - quiet_since)) -ge "$GR_IDLE_WINDOW" ]; then
+        event "idle quiet-since=$quiet_since"
+        final_hook idle
+        hook_rc=$?
+        if [ "$hook_rc" -ne 0 ] && [ "$GR_ACTION_IF_HOOK_FAILS" != yes ]; then
+          event "action-skipped hook-failed"
+        elif [ -n "\${GR_ACTION:-}" ]; then
+          event "action-start"
+          run_limited 120 "$GR_ACTION" >> "$DIR/${WATCHDOG_FILES.output}" 2>&1
+          event "action-exit $?"
+        fi
+        echo "fired $t" > "$DIR/${WATCHDOG_FILES.state}"
+        rm -f "$DIR/${WATCHDOG_FILES.pid}"
+        exit 0
+      fi
+    else
+      quiet_since=""
+      echo "$state $t" > "$DIR/${WATCHDOG_FILES.state}"
+    fi
+  fi
+  sleep "$GR_POLL_SECONDS"
+done
+`;
+
+export interface WatchdogConfig {
+  /** Seconds between polls. */
+  pollSeconds: number;
+  /** A GPU at or above this utilisation counts as working. */
+  utilizationThresholdPct: number;
+  /** Quiet seconds before acting; 0 watches only for spot reclaim notices. */
+  idleWindowSeconds: number;
+  /** Folders whose files count as job progress when written (job logs, checkpoints). */
+  watchDirs: string[];
+  /** Final checkpoint sync hook: a shell command, run before the action. */
+  hookCommand: string | null;
+  hookTimeoutSeconds: number;
+  /** Shell command for the action; null = hook only, then notify through the events log. */
+  actionCommand: string | null;
+  /** Run the action even when the hook failed. */
+  actionIfHookFails: boolean;
+  /** Full URL of the spot termination-time metadata, or null. */
+  spotUrl: string | null;
+  /** Tests: a file holding the current epoch seconds (a fake clock). */
+  clockFile?: string | null;
+}
+
+/** Builds the config file the script sources; every value single-quoted for sh. */
+export function watchdogConfigText(c: WatchdogConfig, quote: (s: string) => string): string {
+  const int = (n: number, min: number) => String(Math.max(min, Math.floor(Number.isFinite(n) ? n : min)));
+  const lines = [
+    `# gpu-rent watchdog settings (written by gpu-rent)`,
+    `GR_POLL_SECONDS=${int(c.pollSeconds, 1)}`,
+    `GR_UTIL_THRESHOLD=${int(c.utilizationThresholdPct, 1)}`,
+    `GR_IDLE_WINDOW=${int(c.idleWindowSeconds, 0)}`,
+    `GR_WATCH_DIRS=${quote(c.watchDirs.join('\n'))}`,
+    `GR_HOOK=${quote(c.hookCommand ?? '')}`,
+    `GR_HOOK_TIMEOUT=${int(c.hookTimeoutSeconds, 1)}`,
+    `GR_ACTION=${quote(c.actionCommand ?? '')}`,
+    `GR_ACTION_IF_HOOK_FAILS=${c.actionIfHookFails ? 'yes' : 'no'}`,
+    `GR_SPOT_URL=${quote(c.spotUrl ?? '')}`,
+    `GR_CLOCK_FILE=${quote(c.clockFile ?? '')}`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** The 阿里云 ECS metadata path for a spot instance's termination time (404 until a reclaim is scheduled). */
+export const ALIYUN_SPOT_TERMINATION_PATH = '/latest/meta-data/instance/spot/termination-time';
+/** The metadata service address inside 阿里云 ECS. */
+export const ALIYUN_METADATA_HOST = '100.100.100.200';
+
+/** The termination-time URL for a metadata host ("100.100.100.200", "127.0.0.1:8080", or a full http:// base). */
+export function spotTerminationUrl(metadataHost: string = ALIYUN_METADATA_HOST): string {
+  const base = /^https?:\/\//.test(metadataHost) ? metadataHost.replace(/\/+$/, '') : `http://${metadataHost}`;
+  return base + ALIYUN_SPOT_TERMINATION_PATH;
+}
