@@ -21,38 +21,83 @@ export function kindOf(attrs: Attributes): FileKind {
   return 'other';
 }
 
-export function readdir(sftp: SFTPWrapper, path: string): Promise<FileEntry[]> {
-  return new Promise((res, rej) => sftp.readdir(path, (err, list) => (err ? rej(err) : res(list))));
+/** Thrown when the SFTP channel is gone: ssh2 drops requests sent on a closed channel without ever calling back. */
+export class SftpGoneError extends Error {
+  constructor(what: string) {
+    super(`SFTP session closed (${what})`);
+    this.name = 'SftpGoneError';
+  }
 }
 
-export function realpath(sftp: SFTPWrapper, path: string): Promise<string> {
-  return new Promise((res, rej) => sftp.realpath(path, (err, abs) => (err ? rej(err) : res(abs))));
+// ssh2 internals: after a reset the channel's incoming side is marked closed and 'end' is
+// emitted, while the outgoing side may still read 'open'; look at both.
+function channelOpen(sftp: SFTPWrapper): boolean {
+  const ch = sftp as unknown as { outgoing?: { state?: string }; incoming?: { state?: string } };
+  return (ch.outgoing?.state ?? 'open') === 'open' && ch.incoming?.state !== 'closed';
 }
 
-export function stat(sftp: SFTPWrapper, path: string): Promise<Stats> {
-  return new Promise((res, rej) => sftp.stat(path, (err, st) => (err ? rej(err) : res(st))));
+/** Every request gets a deadline, and none is sent on a closed channel. */
+export let requestDeadlineMs = 30_000;
+export function setRequestDeadline(ms: number): void {
+  requestDeadlineMs = ms;
 }
 
-export function openRead(sftp: SFTPWrapper, path: string): Promise<Buffer> {
-  return new Promise((res, rej) => sftp.open(path, 'r', (err, handle) => (err ? rej(err) : res(handle))));
-}
-
-export function fstat(sftp: SFTPWrapper, handle: Buffer): Promise<Stats> {
-  return new Promise((res, rej) => sftp.fstat(handle, (err, st) => (err ? rej(err) : res(st))));
-}
-
-export function closeHandle(sftp: SFTPWrapper, handle: Buffer): Promise<void> {
-  return new Promise((res) => {
+function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
+  return new Promise<T>((res, rej) => {
+    if (!channelOpen(sftp)) return rej(new SftpGoneError(what));
+    let done = false;
+    const finish = (err: Error | null | undefined, v?: T) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      sftp.removeListener('close', onClose);
+      sftp.removeListener('end', onClose);
+      if (err) rej(err);
+      else res(v as T);
+    };
+    const onClose = () => finish(new SftpGoneError(what));
+    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${Math.round(requestDeadlineMs / 1000)} s`)), requestDeadlineMs);
+    sftp.once('close', onClose);
+    sftp.once('end', onClose);
     try {
-      sftp.close(handle, () => res());
-    } catch {
-      res(); // the channel is already gone
+      send((err, v) => finish(err, v));
+    } catch (e) {
+      finish(e instanceof Error ? e : new Error(String(e)));
     }
   });
 }
 
+export function readdir(sftp: SFTPWrapper, path: string): Promise<FileEntry[]> {
+  return call(sftp, 'readdir', (cb) => sftp.readdir(path, cb));
+}
+
+export function realpath(sftp: SFTPWrapper, path: string): Promise<string> {
+  return call(sftp, 'realpath', (cb) => sftp.realpath(path, cb));
+}
+
+export function stat(sftp: SFTPWrapper, path: string): Promise<Stats> {
+  return call(sftp, 'stat', (cb) => sftp.stat(path, cb));
+}
+
+export function openRead(sftp: SFTPWrapper, path: string): Promise<Buffer> {
+  return call(sftp, 'open', (cb) => sftp.open(path, 'r', cb));
+}
+
+export function fstat(sftp: SFTPWrapper, handle: Buffer): Promise<Stats> {
+  return call(sftp, 'fstat', (cb) => sftp.fstat(handle, cb));
+}
+
+export async function closeHandle(sftp: SFTPWrapper, handle: Buffer): Promise<void> {
+  await call(sftp, 'close', (cb) => sftp.close(handle, (err) => cb(err, undefined))).catch(() => undefined);
+}
+
+export function isChannelOpen(sftp: SFTPWrapper): boolean {
+  return channelOpen(sftp);
+}
+
 /** The SFTP status code of an error from ssh2 (undefined for transport errors). */
 export function sftpCode(err: unknown): number | undefined {
+  if (err instanceof SftpGoneError) return undefined;
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
 }

@@ -6,7 +6,7 @@
 import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
-import { SFTP_EOF, sftpCode } from './sftp-util';
+import { isChannelOpen, SFTP_EOF, sftpCode } from './sftp-util';
 
 export interface PullOptions {
   /** Remote offset to start from (the verified size of an existing `.part`). */
@@ -91,6 +91,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     // even if some read callback were never to fire.
     const onClose = () => fail({ kind: 'transport', message: 'SFTP channel closed' });
     sftp.on('close', onClose);
+    sftp.on('end', onClose);
 
     const finish = () => {
       if (settled) return;
@@ -103,6 +104,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       clearInterval(stallTimer);
       opts.signal?.removeEventListener('abort', onAbort);
       sftp.removeListener('close', onClose);
+      sftp.removeListener('end', onClose);
       if (failure) reject(new PullError(failure));
       else resolve(nextWrite - opts.from);
     };
@@ -133,6 +135,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     };
 
     const issue = (at: number, len: number) => {
+      if (!isChannelOpen(sftp)) return fail({ kind: 'transport', message: 'SFTP channel closed' });
       inFlight++;
       const buf = Buffer.allocUnsafe(len);
       try {
@@ -204,6 +207,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       clearInterval(stallTimer);
       opts.signal?.removeEventListener('abort', onAbort);
       sftp.removeListener('close', onClose);
+      sftp.removeListener('end', onClose);
       resolve(0);
       return;
     }
