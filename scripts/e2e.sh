@@ -14,7 +14,8 @@ E2E_NODE=$(sed -n 's/^NODE=//p' <<<"$setup")
 E2E_CODE_SERVER=$(sed -n 's/^CODE_SERVER=//p' <<<"$setup")
 export E2E_NODE E2E_CODE_SERVER
 
-npm run -s build || fail "npm run build failed"
+# `npm run package` builds, then makes dist/gpu-rent.vsix, which the DOM checks install.
+npm run -s package </dev/null >/dev/null || fail "npm run package failed (it builds the extension and the .vsix)"
 # The in-host runner and suites: CommonJS for the extension host; vscode and mocha come from
 # the host and the repository's node_modules, ssh2's optional native parts stay out.
 rm -rf out/test

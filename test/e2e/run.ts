@@ -5,7 +5,7 @@
 //   2. DOM checks: a fresh window with the extension loaded, read and clicked like a user.
 // Prints one closing line "N passed, N failed, N skipped"; exits 1 on any failure.
 // Everything started here is stopped here, by pid, on every path out.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -63,10 +63,11 @@ function setupEnv(): { NODE: string; CODE_SERVER: string } {
   return { NODE, CODE_SERVER };
 }
 
+/** With tests: the checkout as the extension under development plus the in-host runner; without: the installed .vsix. */
 function workbenchUrl(port: number, folder: string, withTests: boolean): string {
+  if (!withTests) return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
   const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
-  const payload: [string, string][] = [['extensionDevelopmentPath', remote(ROOT)]];
-  if (withTests) payload.push(['extensionTestsPath', remote(path.join(ROOT, 'out', 'test', 'index.js'))]);
+  const payload: [string, string][] = [['extensionDevelopmentPath', remote(ROOT)], ['extensionTestsPath', remote(path.join(ROOT, 'out', 'test', 'index.js'))]];
   return `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 }
 
@@ -117,7 +118,7 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
 }
 
 async function runUiChecks(context: BrowserContext, port: number, ws: string, browserLog: string): Promise<void> {
-  say('\n--- DOM end to end (headless Chromium) ---');
+  say('\n--- DOM end to end (headless Chromium, the installed .vsix) ---');
   const page = await newPage(context, browserLog);
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(workbenchUrl(port, ws, false));
@@ -159,6 +160,9 @@ async function main(): Promise<void> {
     'extensions.autoUpdate': false,
     'update.mode': 'none',
     'window.commandCenter': false,
+    'chat.disableAIFeatures': true,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
   }, null, 2));
   const browserLog = path.join(OUT_DIR, 'browser.log');
 
@@ -176,6 +180,14 @@ async function main(): Promise<void> {
   };
   const infoPath = path.join(ws, '.e2e-info.json');
   fs.writeFileSync(infoPath, JSON.stringify(info, null, 2));
+
+  // The DOM checks run against the packaged extension, installed as a user would.
+  const vsix = path.join(ROOT, 'dist', 'gpu-rent.vsix');
+  if (!fs.existsSync(vsix)) throw new Error(`${vsix} is missing: run "npm run package" first`);
+  const inst = spawnSync(NODE, [CODE_SERVER, '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
+  const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('gpu-rent.gpu-rent-'));
+  if (inst.status !== 0 || installed.length !== 1) throw new Error(`installing the .vsix into code-server failed (exit ${inst.status}): ${(inst.stderr || inst.stdout).slice(-500)}`);
+  say(`installed ${path.relative(ROOT, vsix)} into code-server as ${installed[0]}`);
 
   const port = await freePort();
   fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);

@@ -1,0 +1,124 @@
+// Integration in a real VS Code against the real loopback sshd: the user's path through the
+// extension's commands (driven with arguments, as tests and other extensions do), checked on
+// real files: the remote box, the local checkpoint folder and VS Code's own storage.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { EXPECTED_GPU_NAME, RUNNING_HOURLY_RATE_YUAN, RUNNING_INSTANCE } from '../../e2e/shared';
+import { filesUnder, log, readInfo, waitFor } from '../support';
+
+const C = {
+  addInstance: 'gpuRent.addInstance',
+  checkGpu: 'gpuRent.checkGpu',
+  startTraining: 'gpuRent.startTraining',
+  syncCheckpoints: 'gpuRent.syncCheckpoints',
+  switchState: 'gpuRent.switchState',
+  removeInstance: 'gpuRent.removeInstance',
+  showLog: 'gpuRent.showLog',
+  getState: 'gpuRent.getState',
+} as const;
+
+interface StateInstance {
+  id: string;
+  name: string;
+  lastProbe?: { gpus: { name: string; memoryTotalBytes?: number }[] };
+  jobs?: { id: string; command: string }[];
+  sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; lastError?: string };
+}
+
+async function instances(): Promise<StateInstance[]> {
+  const s = (await vscode.commands.executeCommand(C.getState)) as { instances?: StateInstance[] } | undefined;
+  assert.ok(s && Array.isArray(s.instances), `${C.getState} returned no instances list: ${JSON.stringify(s)?.slice(0, 300)}`);
+  return s.instances;
+}
+
+async function byName(name: string): Promise<StateInstance> {
+  const found = (await instances()).find((i) => i.name === name);
+  assert.ok(found, `no instance named ${name} in the extension's state`);
+  return found;
+}
+
+describe('an instance on the loopback sshd, driven through the commands', function () {
+  this.timeout(120_000);
+  const info = readInfo();
+  const { sshd } = info;
+  const remoteRun = path.posix.join(sshd.home, 'e2e-run');
+  const remoteCkpt = path.posix.join(remoteRun, 'ckpt');
+  const weights = `weights-${Date.now()}`;
+  let id = '';
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension('gpu-rent.gpu-rent');
+    assert.ok(ext, 'gpu-rent is not loaded');
+    await ext.activate();
+  });
+
+  it('adds an instance from a pasted login command and its password', async () => {
+    await vscode.commands.executeCommand(C.addInstance, {
+      name: RUNNING_INSTANCE,
+      login: `ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`,
+      password: sshd.password,
+      platform: 'autodl',
+      card: 'RTX 4090',
+      gpuCount: 1,
+      billingMode: 'hourly',
+      hourlyRate: RUNNING_HOURLY_RATE_YUAN,
+      dataDiskGb: 50,
+      state: 'running',
+    });
+    const inst = await byName(RUNNING_INSTANCE);
+    id = inst.id;
+    assert.ok(id, 'the new instance has no id');
+  });
+
+  it('Check GPU probes the box over SSH and records the GPU name', async () => {
+    await vscode.commands.executeCommand(C.checkGpu, id);
+    const inst = await waitFor('the probe to be recorded', async () => {
+      const i = await byName(RUNNING_INSTANCE);
+      return i.lastProbe && i.lastProbe.gpus.length > 0 ? i : undefined;
+    }, 60_000);
+    const gpu = inst.lastProbe!.gpus[0]!;
+    assert.strictEqual(gpu.name, EXPECTED_GPU_NAME);
+    assert.strictEqual(gpu.memoryTotalBytes, 24564 * 1024 * 1024, 'the RTX 4090 fixture reports 24564 MiB');
+    log(`probed: ${gpu.name}`);
+  });
+
+  it('starts a detached training job that runs on the box and writes a checkpoint', async () => {
+    const cmd = `mkdir -p ckpt && for i in 1 2 3; do echo "step $i"; sleep 0.3; done && printf '%s' "$E2E_WEIGHTS" > ckpt/epoch1.pt`;
+    fs.mkdirSync(remoteRun, { recursive: true }); // the host runs as root on the same machine
+    fs.chownSync(remoteRun, fs.statSync(sshd.home).uid, fs.statSync(sshd.home).gid);
+    await vscode.commands.executeCommand(C.startTraining, { id, command: cmd, cwd: remoteRun, env: { E2E_WEIGHTS: weights }, expectedHours: 0.1 });
+    const inst = await byName(RUNNING_INSTANCE);
+    assert.ok((inst.jobs ?? []).some((j) => j.command.includes('ckpt/epoch1.pt')), `the job is not listed: ${JSON.stringify(inst.jobs)}`);
+    const ckpt = path.join(remoteCkpt, 'epoch1.pt');
+    await waitFor(`${ckpt} on the box`, () => fs.existsSync(ckpt) && fs.readFileSync(ckpt, 'utf8') === weights, 30_000);
+  });
+
+  it('syncs the checkpoint to a local folder, byte for byte', async () => {
+    await vscode.commands.executeCommand(C.syncCheckpoints, { id, remoteDir: remoteCkpt, localDir: info.localSyncDir });
+    const local = await waitFor('the synced checkpoint', () => filesUnder(info.localSyncDir).find((f) => path.basename(f) === 'epoch1.pt'), 30_000);
+    assert.strictEqual(fs.readFileSync(local, 'utf8'), weights);
+    const inst = await byName(RUNNING_INSTANCE);
+    assert.ok(inst.sync?.lastSyncAt, `the sync is not recorded: ${JSON.stringify(inst.sync)}`);
+    assert.strictEqual(inst.sync?.lastError, undefined);
+  });
+
+  it('keeps the password out of settings, stored state and the log', async () => {
+    await vscode.commands.executeCommand(C.showLog).then(undefined, () => undefined);
+    const stateJson = JSON.stringify(await vscode.commands.executeCommand(C.getState));
+    assert.ok(stateJson.includes(RUNNING_INSTANCE), 'state read back holds the instance');
+    assert.ok(!stateJson.includes(sshd.password), 'getState leaks the password');
+    // Give VS Code time to flush globalState and the log to disk, then read every file it wrote.
+    await new Promise((r) => setTimeout(r, 3000));
+    const files = filesUnder(info.userDataDir);
+    const hits = files.filter((f) => fs.readFileSync(f).includes(sshd.password));
+    assert.deepStrictEqual(hits, [], `the password is in: ${hits.join(', ')}`);
+    const settings = path.join(info.userDataDir, 'User', 'settings.json');
+    assert.ok(fs.existsSync(settings), 'settings.json exists (the scan saw it)');
+    const logs = files.filter((f) => /gpu|GPU/.test(f) && f.endsWith('.log'));
+    const mentioned = files.filter((f) => fs.readFileSync(f).includes(`${sshd.host}:${sshd.port}`) || fs.readFileSync(f).includes(RUNNING_INSTANCE));
+    log(`scanned ${files.length} files under the user-data dir; extension log files: ${logs.map((f) => path.relative(info.userDataDir, f)).join(', ') || 'none'}; files naming the instance: ${mentioned.length}`);
+    assert.ok(mentioned.length > 0, 'no file under the user-data dir mentions the instance: the scan did not reach the stored state or the log');
+  });
+});
