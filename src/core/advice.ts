@@ -44,6 +44,7 @@ export type ReasonCode =
   | 'vramRoom'
   | 'overBudget'
   | 'budgetGap'
+  | 'authorMix'
   | 'vram16Short';
 
 export interface AdviceReason {
@@ -59,10 +60,12 @@ export interface AdvicePick {
   mode: BillingMode | null;
   /** The catalog price per GPU per period (null: free or no figure). */
   price: FenRange | null;
-  /** What one month of this pick costs, per the report or derived from the price. */
+  /** Cards per instance (4 for the ZeRO-Infinity 70B run). */
+  gpus: number;
+  /** What one month of this pick costs, per the report or from a monthly price. */
   monthly: FenRange | null;
-  /** For hourly picks: hours the budget buys per month. */
-  hoursForBudget: { min: number; max: number } | null;
+  /** Periods of `mode` (hours, days, weeks) the monthly budget buys; null for month or free picks. */
+  periodsForBudget: { min: number; max: number } | null;
   withinBudget: boolean;
   reasons: AdviceReason[];
 }
@@ -84,19 +87,26 @@ export function budgetTier(budget: Fen): BudgetTier {
 
 const r = (code: ReasonCode, ref = '§5'): AdviceReason => ({ code, ref });
 
-function pick(catalog: Catalog, budget: Fen, code: AdviceCode, platform: string | null, card: string | null, mode: BillingMode | null, reasons: AdviceReason[], monthlyYuan?: [number, number]): AdvicePick {
+interface PickOpts {
+  gpus?: number;
+  /** The report's own monthly figure for this pick, yuan. */
+  monthlyYuan?: [number, number];
+}
+
+function pick(catalog: Catalog, budget: Fen, code: AdviceCode, platform: string | null, card: string | null, mode: BillingMode | null, reasons: AdviceReason[], opts: PickOpts = {}): AdvicePick {
+  const gpus = opts.gpus ?? 1;
   const p = platform ? findPlatform(catalog, platform) : undefined;
-  const price = p && card && mode ? (unitPrice(p, card, mode)?.perPeriod ?? null) : null;
-  let monthly: FenRange | null = monthlyYuan ? { min: yuanToFen(monthlyYuan[0]), max: yuanToFen(monthlyYuan[1]) } : null;
-  let hoursForBudget: AdvicePick['hoursForBudget'] = null;
+  const unit = p && card && mode ? (unitPrice(p, card, mode)?.perPeriod ?? null) : null;
+  const price = unit ? { min: unit.min * gpus, max: unit.max * gpus } : null;
+  let monthly: FenRange | null = opts.monthlyYuan ? { min: yuanToFen(opts.monthlyYuan[0]), max: yuanToFen(opts.monthlyYuan[1]) } : null;
   if (!monthly && price && mode === 'month') monthly = price;
-  if (!monthly && price && mode === 'week') monthly = { min: Math.round(price.min * (30 / 7)), max: Math.round(price.max * (30 / 7)) };
-  if (price && (mode === 'hour' || mode === 'spot') && price.min > 0) hoursForBudget = { min: budget / price.max, max: budget / price.min };
-  if (p && card && mode === 'hour' && price && price.min === 0) monthly = { min: 0, max: 0 };
-  const withinBudget = monthly ? monthly.min <= budget : true;
+  const periodsForBudget = price && mode !== 'month' && price.min > 0 ? { min: budget / price.max, max: budget / price.min } : null;
+  // Within budget when the cheapest commitment (a month, or one period) fits.
+  const commitment = monthly ?? price;
+  const withinBudget = commitment ? commitment.min <= budget : true;
   const rs = [...reasons];
   if (!withinBudget) rs.push(r('overBudget', 'derived'));
-  return { code, platform, card, mode, price, monthly, hoursForBudget, withinBudget, reasons: rs };
+  return { code, platform, card, mode, price, gpus, monthly, periodsForBudget, withinBudget, reasons: rs };
 }
 
 /** The report's §5 advice for a monthly budget (yuan) and task. */
@@ -110,15 +120,18 @@ export function adviseByBudget(catalog: Catalog, input: { budgetYuanPerMonth: nu
   const cheapTier = () => {
     P('freeColabT4', 'colab', 't4', 'hour', [r('freeQuotaLimited')]);
     P('freeAiStudioV100', 'aistudio', 'v100-16g', 'hour', [r('freeQuotaLimited'), r('vram16Short', '§1')]);
-    P('mitaOffPeak', 'mita', 'rtx3090', 'hour', [r('offPeakOnly'), r('queueAndDataLoss', '§4')], [30, 50]);
+    P('mitaOffPeak', 'mita', 'rtx3090', 'hour', [r('offPeakOnly'), r('queueAndDataLoss', '§4')], { monthlyYuan: [30, 50] });
   };
+  // The 3090 by the week while a month does not fit the budget, by the month once it does.
+  const month3090 = () => (budget >= 70000 ? 'month' : 'week');
+  const hourlyUnder = (fen: Fen) => (budget < fen ? 'hour' : 'month');
   const midTier = () => {
-    P('autodl3090WeekMonth', 'autodl', 'rtx3090', 'month', [r('stableQueueImagesNoGpuMode')]);
+    P('autodl3090WeekMonth', 'autodl', 'rtx3090', month3090(), [r('stableQueueImagesNoGpuMode')]);
     P('autodl4090Month', 'autodl', 'rtx4090', 'month', [r('speedDoubles'), r('cheaperPerJob', '§3')]);
   };
   const bigTier = () => {
-    P('bigCloudEnterprise', 'aliyun', 'a100-80g', 'month', [r('realInterconnect'), r('pciePenalty')]);
-    P('zeroInfinityOccasional70b', 'autodl', 'rtx4090', 'hour', [r('pciePenalty')]);
+    P('bigCloudEnterprise', 'aliyun', 'a100-80g', budget >= 1500000 ? 'month' : 'hour', [r('realInterconnect'), r('pciePenalty')]);
+    P('zeroInfinityOccasional70b', 'autodl', 'rtx4090', 'hour', [r('pciePenalty')], { gpus: 4 });
   };
 
   if (task === 'aigc') {
@@ -127,23 +140,23 @@ export function adviseByBudget(catalog: Catalog, input: { budgetYuanPerMonth: nu
     if (tier === 'under100') cheapTier();
   } else if (task === 'inference') {
     if (tier === 'under100') cheapTier();
-    P('inference4090', 'autodl', 'rtx4090', tier === 'under100' || tier === '100to300' ? 'hour' : 'month', [r('tokensPerSecond', '§3')]);
+    P('inference4090', 'autodl', 'rtx4090', hourlyUnder(120000), [r('tokensPerSecond', '§3')]);
   } else if (task === 'full-finetune') {
     if (tier === '3000up') bigTier();
     else {
       P('a100For13bFull', 'lanrui', 'a100-80g', 'hour', [r('vramRoom', '§3')]);
-      P('qloraSingleCard', 'autodl', 'rtx4090', tier === 'under100' || tier === '100to300' ? 'hour' : 'month', [r('pciePenalty', '§3')]);
+      P('qloraSingleCard', 'autodl', 'rtx4090', hourlyUnder(120000), [r('pciePenalty', '§3')]);
       if (tier === '1000to3000') bigTier();
     }
   } else {
     if (tier === 'under100') cheapTier();
     else if (tier === '100to300') {
-      P('autodlHourly', 'autodl', 'rtx3090', 'hour', [r('budgetGap', 'derived from §1 prices'), r('stableQueueImagesNoGpuMode')]);
+      P('autodlHourly', 'autodl', 'rtx3090', 'hour', [r('budgetGap', 'derived'), r('stableQueueImagesNoGpuMode')]);
       P('mitaOffPeak', 'mita', 'rtx3090', 'hour', [r('offPeakOnly'), r('queueAndDataLoss', '§4')]);
     } else if (tier === '300to1000') midTier();
     else if (tier === '1000to3000') {
       midTier();
-      P('authorCombo', null, null, null, [r('budgetGap', '§5 (the author\'s own mix)')], [1500, 1500]);
+      P('authorCombo', null, null, null, [r('authorMix')], { monthlyYuan: [1500, 1500] });
     } else {
       bigTier();
       midTier();
@@ -183,5 +196,6 @@ export const ADVICE_TEXT: Record<AdviceCode | ReasonCode, { en: string; zh: stri
   vramRoom: { en: '80 GB: large batches, little gradient accumulation', zh: '80GB 显存：batch 可以开很大' },
   overBudget: { en: 'costs more than this budget', zh: '超出该预算' },
   budgetGap: { en: 'the report gives no advice for this budget; derived from its prices', zh: '报告未覆盖该预算档，按其价格推算' },
+  authorMix: { en: "the author's own setup kept the monthly bill around ¥1500", zh: '作者用这个组合把月度算力成本控制在 1500 元左右' },
   vram16Short: { en: '16 GB is not enough for 7B fine-tuning', zh: '16GB 显存不够 7B 微调' },
 };

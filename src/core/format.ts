@@ -10,7 +10,8 @@ export function formatFenRange(r: FenRange): string {
 }
 
 function trimNumber(x: number, digits: number): string {
-  return x.toFixed(digits).replace(/\.?0+$/, '');
+  const s = x.toFixed(digits);
+  return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
 
 /** Hours for people: "45 min", "6.5 h", "15 h", "3.2 d" (over 72 h). */

@@ -1,12 +1,131 @@
-// PLACEHOLDER: replaced by the module that implements `gpu-rent platforms`.
+// `gpu-rent platforms`: the catalog, one platform per row, with what each figure is and when.
+import { cardById } from '../../core/cards';
+import { WARNING_TEXT, type Catalog, type FenRange, type NumRange, type Platform } from '../../core/catalog';
+import { formatAsOf, formatFenRange, formatNumRange, renderTable } from '../../core/format';
+import { fenToYuan } from '../../core/money';
+import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
+
+const specs = {
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides and extra platforms, merged over the built-in catalog' },
+  json: { type: 'boolean', description: 'print the catalog as JSON (yuan as numbers, ranges as [min, max])' },
+} satisfies FlagSpecs;
+
+const PERIOD = { hour: '/h', spot: '/h', day: '/day', week: '/week', month: '/month' } as const;
+
+function yuanOf(r: FenRange | null): number | [number, number] | null {
+  if (!r) return null;
+  const a = fenToYuan(Math.round(r.min));
+  const b = fenToYuan(Math.round(r.max));
+  return a === b ? a : [a, b];
+}
+
+function numOf(r: NumRange | null): number | [number, number] | null {
+  if (!r) return null;
+  return r.min === r.max ? r.min : [r.min, r.max];
+}
+
+function noGpu(p: Platform): string {
+  const ng = p.noGpuMode;
+  if (ng.support === 'notApplicable') return 'n/a (bills while stopped)';
+  if (ng.support === 'no') return 'no';
+  if (ng.support === 'unknown') return '?';
+  const rate = ng.hourlyRate ? `${formatFenRange(ng.hourlyRate)}/h` : 'rate ?';
+  return ng.support === 'partial' ? `partial, ${rate}` : rate;
+}
+
+function disk(p: Platform): string {
+  if (p.dataDisk.bundled) return 'bundled';
+  return p.dataDisk.fenPerGbDay ? `${formatFenRange(p.dataDisk.fenPerGbDay)}/GB/day` : '?';
+}
+
+function queue(p: Platform): string {
+  const q = p.queue;
+  if (q.level === 'unknown') return '?';
+  const wait = q.waitMinutes ? ` ${formatNumRange(q.waitMinutes, 0)} min` : '';
+  const peak = q.peakHours ? ` at ${q.peakHours}` : '';
+  return `${q.level}${wait}${peak}`;
+}
+
+function prices(p: Platform): string {
+  const priced = p.prices.filter((x) => x.price);
+  if (!priced.length) return 'no price in the report';
+  return priced.map((x) => `${(cardById(x.card)?.name ?? x.card).replace(/ \d+GB$/, '')} ${formatFenRange(x.price!)}${PERIOD[x.mode]}`).join(', ');
+}
+
+function toJson(catalog: Catalog): unknown {
+  return {
+    currency: 'CNY',
+    asOf: catalog.asOf,
+    platforms: catalog.platforms.map((p) => ({
+      id: p.id,
+      name: p.name,
+      kind: p.kind,
+      billingModes: p.billingModes,
+      prices: p.prices.map((x) => ({ card: x.card, mode: x.mode, yuan: yuanOf(x.price), source: x.source, asOf: x.asOf, ...(x.note ? { note: x.note } : {}) })),
+      dataDisk: { yuanPerGbDay: yuanOf(p.dataDisk.fenPerGbDay), bundled: p.dataDisk.bundled, source: p.dataDisk.source, asOf: p.dataDisk.asOf, ...(p.dataDisk.note ? { note: p.dataDisk.note } : {}) },
+      systemDisk: p.systemDisk,
+      noGpuMode: { support: p.noGpuMode.support, yuanPerHour: yuanOf(p.noGpuMode.hourlyRate), source: p.noGpuMode.source, asOf: p.noGpuMode.asOf },
+      stoppedBills: p.stoppedBills,
+      bandwidthMbps: { value: numOf(p.bandwidthMbps.value), source: p.bandwidthMbps.source, asOf: p.bandwidthMbps.asOf, ...(p.bandwidthMbps.note ? { note: p.bandwidthMbps.note } : {}) },
+      rootAccess: p.rootAccess,
+      queue: { ...p.queue, waitMinutes: p.queue.waitMinutes ? numOf(p.queue.waitMinutes) : undefined },
+      access: p.access,
+      image: p.image,
+      releaseAfterStoppedDays: p.releaseAfterStoppedDays ? { ...p.releaseAfterStoppedDays, value: numOf(p.releaseAfterStoppedDays.value) } : null,
+      spot: p.spot,
+      freeQuotaHours: p.freeQuotaHours ? { ...p.freeQuotaHours, value: numOf(p.freeQuotaHours.value) } : null,
+      warnings: p.warnings.map((w) => ({ code: w, ...WARNING_TEXT[w] })),
+      source: p.source,
+      asOf: p.asOf,
+      ...(p.note ? { note: p.note } : {}),
+    })),
+  };
+}
 
 export const command: CliCommand = {
   name: 'platforms',
-  summary: '(not yet implemented)',
-  help: () => 'gpu-rent platforms: not yet implemented\n',
-  run: async (_argv, io) => {
-    io.stderr('gpu-rent platforms: not yet implemented\n');
-    return 1;
+  summary: 'list the platforms in the price catalog, with prices, disk, no-GPU mode, bandwidth, queues',
+  help: () =>
+    formatHelp(
+      'gpu-rent platforms [--catalog FILE] [--json]',
+      'Lists every platform the field report names, with its figures and their dates. "?" means the\nreport names the thing but gives no figure.',
+      specs,
+    ),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const catalog = loadCatalog(flags.catalog);
+    if (flags.json) {
+      io.stdout(JSON.stringify(toJson(catalog), null, 2) + '\n');
+      return 0;
+    }
+    const head = ['Id', 'Platform', 'Modes', 'Data disk', 'No-GPU mode', 'Mbps', 'Root', 'Queue', 'As of'];
+    const rows = catalog.platforms.map((p) => [
+      p.id,
+      p.name.zh,
+      p.billingModes.join('/') || '?',
+      disk(p),
+      noGpu(p),
+      p.bandwidthMbps.value ? formatNumRange(p.bandwidthMbps.value) : '?',
+      p.rootAccess === null ? '?' : p.rootAccess ? 'yes' : 'no',
+      queue(p),
+      formatAsOf(p.asOf),
+    ]);
+    let out = renderTable([head, ...rows]);
+    out += '\nPrices per GPU:\n';
+    for (const p of catalog.platforms) {
+      const extra: string[] = [];
+      if (p.access.enterpriseVerification) extra.push('enterprise verification required');
+      if (p.access.minRentalDays) extra.push(`minimum rental ${p.access.minRentalDays} days`);
+      if (p.spot) extra.push(`spot ~${Math.round(p.spot.discount * 100)}% cheaper, reclaimable`);
+      if (p.freeQuotaHours) extra.push(`free quota ${p.freeQuotaHours.value ? `~${formatNumRange(p.freeQuotaHours.value)} h` : 'unstable'}`);
+      if (p.stoppedBills === 'everything') extra.push('bills while stopped');
+      if (p.stoppedBills === 'dataLost') extra.push('stopping wiped the data disk');
+      out += `  ${p.name.zh} (${p.id}): ${prices(p)}${extra.length ? `; ${extra.join('; ')}` : ''}\n`;
+    }
+    out += `\n? = named in the report without a figure. Figures from the field report are as of ${formatAsOf(catalog.asOf)} (its month of measurements); --json gives each figure's source.\n`;
+    io.stdout(out);
+    return 0;
   },
 };
