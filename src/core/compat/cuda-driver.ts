@@ -65,7 +65,8 @@ export function minDriverFor(cuda: string, platform: DriverPlatform = 'linux'): 
 export function driverMaxCudaFor(driver: string, platform: DriverPlatform = 'linux'): string | null {
   if (!versionParts(driver)) return null;
   for (const row of CUDA_TOOLKIT_DRIVERS) {
-    const need = platform === 'windows' ? row.windows : row.linux;
+    // Windows drivers are no longer bundled from 13.x; their numbers track the Linux branch.
+    const need = platform === 'windows' ? (row.windows ?? row.linux) : row.linux;
     if (need && atLeast(driver, need)) return row.cuda;
   }
   return null;
