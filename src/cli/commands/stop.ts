@@ -1,12 +1,32 @@
-// PLACEHOLDER: replaced by the module that implements `gpu-rent stop`.
+// `gpu-rent stop TARGET NAME [--grace SECONDS]`: TERM to the job's process group, KILL after the grace time.
+import { stopJob } from '../../remote/jobs';
+import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
+import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+import { stateText } from './jobs';
+
+const specs = {
+  grace: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 3600, description: 'time to save a checkpoint after TERM before KILL (default 10)' },
+  json: { type: 'boolean', description: 'print the final job record as JSON' },
+  ...REMOTE_FLAGS,
+} as const;
+
+const USAGE = 'gpu-rent stop TARGET NAME [--grace SECONDS]';
+const SUMMARY = `Stop a job started with gpu-rent run: SIGTERM to its whole process group (launcher workers too), SIGKILL after the grace time. ${TARGET_HELP}`;
 
 export const command: CliCommand = {
   name: 'stop',
-  summary: '(not yet implemented)',
-  help: () => 'gpu-rent stop: not yet implemented\n',
-  run: async (_argv, io) => {
-    io.stderr('gpu-rent stop: not yet implemented\n');
-    return 1;
+  summary: 'Stop a training job on the box (TERM, then KILL after a grace time).',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET NAME' });
+    if (positionals.length < 2) throw new UsageError('expects TARGET NAME (gpu-rent jobs TARGET lists the names)');
+    return withRemote(positionals[0], flags, io, async (conn) => {
+      const before = positionals[1]!;
+      const job = await stopJob(conn, before, { graceSeconds: flags.grace });
+      if (flags.json) io.stdout(JSON.stringify(job, null, 2) + '\n');
+      else io.stdout(`${job.name}: ${stateText(job)}\n`);
+      return job.state === 'running' ? 1 : 0;
+    });
   },
 };
