@@ -9,6 +9,8 @@ import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightCompari
 import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
 import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
 import { spotCheck } from '../../src/core/guards/spot';
+import { checkRamUpload } from '../../src/core/guards/ramdisk';
+import { parseEnvSnapshot, planTorch, portableEnvironmentYml, portableRequirements, rebuildScript, safeEnvName, type EnvSnapshot } from '../../src/core/guards/environment';
 import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -393,5 +395,75 @@ describe('guards: spot confirmation', () => {
     assert.deepEqual(spotCheck({ spotRate: 158, jobSeconds: NaN, syncIntervalSeconds: 60 }), { ok: false, error: { field: 'jobSeconds', problem: 'notANumber' } });
     assert.deepEqual(spotCheck({ spotRate: 0, jobSeconds: 60, syncIntervalSeconds: 60 }), { ok: false, error: { field: 'spotRate', problem: 'mustBePositive' } });
     assert.deepEqual(spotCheck({ spotRate: 1, jobSeconds: 60, syncIntervalSeconds: 60, reclaimRatePerHour: -1 }), { ok: false, error: { field: 'reclaimRatePerHour', problem: 'mustBePositive' } });
+  });
+});
+
+describe('guards: memory-only upload checks', () => {
+  const GiB = 1024 ** 3;
+  it('only tmpfs/ramfs, with room on the mount and RAM left for the job', () => {
+    assert.deepEqual(checkRamUpload({ fsType: 'tmpfs', mountAvailableBytes: 8 * GiB, memAvailableBytes: 16 * GiB }, 2 * GiB), { ok: true });
+    assert.deepEqual(checkRamUpload({ fsType: 'ext2/ext3', mountAvailableBytes: 100 * GiB, memAvailableBytes: 16 * GiB }, 1), { ok: false, refusal: { kind: 'notRamBacked', fsType: 'ext2/ext3' } });
+    assert.deepEqual(checkRamUpload({ fsType: 'overlayfs', mountAvailableBytes: null, memAvailableBytes: 16 * GiB }, 1).ok, false);
+    // Docker's default 64 MiB /dev/shm.
+    const small = checkRamUpload({ fsType: 'tmpfs', mountAvailableBytes: 64 * 1024 ** 2, memAvailableBytes: 16 * GiB }, 100 * 1024 ** 2);
+    assert.ok(!small.ok && small.refusal.kind === 'mountTooSmall');
+    const short = checkRamUpload({ fsType: 'tmpfs', mountAvailableBytes: 32 * GiB, memAvailableBytes: 3 * GiB }, 2.5 * GiB);
+    assert.ok(!short.ok && short.refusal.kind === 'ramShort' && short.refusal.reserveBytes === GiB);
+    assert.deepEqual(checkRamUpload({ fsType: 'ramfs', mountAvailableBytes: 0, memAvailableBytes: null }, 1), { ok: false, refusal: { kind: 'memoryUnknown' } });
+  });
+});
+
+describe('guards: portable environment', () => {
+  const snap: EnvSnapshot = {
+    version: 1,
+    capturedAt: T0,
+    source: 'root@connect.example:12345',
+    pythonVersion: '3.10.13',
+    condaEnv: 'myenv',
+    torch: '2.1.2+cu121',
+    torchCuda: '12.1',
+    driverVersion: '535.86.05',
+    driverMaxCuda: '12.2',
+    gpus: ['NVIDIA GeForce RTX 4090'],
+    environmentYml: ['name: myenv', 'channels:', '  - defaults', 'dependencies:', '  - python=3.10.13', '  - pytorch=2.1.2', '  - pip:', '    - numpy==1.26.4', '    - torch==2.1.2+cu121', '    - peft==0.7.1', 'prefix: /root/miniconda3/envs/myenv', ''].join('\n'),
+    requirements: ['numpy==1.26.4', 'torch==2.1.2+cu121', 'torchvision==0.16.2+cu121', 'nvidia-cublas-cu12==12.1.3.1', 'peft==0.7.1', 'mkl-service @ file:///croot/mkl-service_1', ''].join('\n'),
+  };
+
+  it('drops the prefix, renames, and leaves torch to be reinstalled for the new driver', () => {
+    const yml = portableEnvironmentYml(snap.environmentYml!, 'moved');
+    assert.ok(yml.startsWith('name: moved\n'));
+    assert.ok(!/prefix:|pytorch=|torch==/.test(yml), yml);
+    assert.ok(/numpy==1.26.4/.test(yml) && /peft==0.7.1/.test(yml) && /- pip:/.test(yml));
+    assert.equal(portableRequirements(snap.requirements), 'numpy==1.26.4\npeft==0.7.1\n');
+  });
+
+  it('keeps the same CUDA build when the new driver runs it, else the newest one that runs', () => {
+    const same = planTorch(snap, { version: '535.86.05', maxCuda: '12.2' });
+    assert.ok(same.kind === 'install' && same.sameBuild && same.cuda === '12.1' && same.command.includes('torch==2.1.2'));
+    const older = planTorch(snap, { version: '520.61.05', maxCuda: '11.8' });
+    assert.ok(older.kind === 'install' && older.cuda === '11.8' && !older.sameBuild, JSON.stringify(older));
+    assert.equal(planTorch(snap, { version: '418.43', maxCuda: '10.1' }).kind, 'cpuOnly');
+    assert.deepEqual(planTorch({ torch: null, torchCuda: null }, { version: null, maxCuda: null }), { kind: 'none' });
+    assert.deepEqual(planTorch({ torch: '9.9.9', torchCuda: null }, { version: null, maxCuda: null }), { kind: 'unknownRelease', torch: '9.9.9' });
+  });
+
+  it('the rebuild script makes a fresh env and runs the torch command with its python', () => {
+    const s = rebuildScript(snap, 'moved', planTorch(snap, { version: '535.86.05', maxCuda: '12.2' }), true);
+    assert.ok(s.includes('conda create -y -n "$NAME" python=3.10'));
+    assert.ok(s.includes('conda env update -n "$NAME" -f "$HERE/environment.yml"'));
+    assert.ok(/"\$PY" -m pip install torch==2\.1\.2 /.test(s));
+    assert.ok(s.includes('python3 -m venv'));
+    assert.equal(safeEnvName('moved'), 'moved');
+    assert.equal(safeEnvName('a b'), null);
+    assert.equal(safeEnvName('$(rm -rf ~)'), null);
+  });
+
+  it('snapshots from disk are validated field by field', () => {
+    assert.equal(parseEnvSnapshot(JSON.parse(JSON.stringify(snap))).ok, true);
+    const bad = parseEnvSnapshot({ ...snap, version: 2, gpus: 'x', requirements: undefined });
+    assert.ok(!bad.ok);
+    assert.deepEqual(bad.ok ? [] : bad.problems.map((p) => `${p.path}:${p.problem}`), ['version:unsupportedVersion', 'requirements:missing', 'gpus:wrongType']);
+    assert.equal(parseEnvSnapshot(null).ok, false);
+    assert.equal(parseEnvSnapshot([1]).ok, false);
   });
 });
