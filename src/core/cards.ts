@@ -148,3 +148,16 @@ export function cardById(id: string): CardSpec | undefined {
 export function specSource(card: CardSpec, field: SpecField): string {
   return card.sources[field] ?? card.defaultSource;
 }
+
+/**
+ * Like findCard, but uses the card's memory (nvidia-smi memory.total, MiB) to pick the right
+ * variant when the name is ambiguous or truncated ("Tesla V100-SXM2..." in the table view).
+ */
+export function findCardWithMemory(name: string, memoryMiB: number | undefined, specs: readonly CardSpec[] = cardSpecs): CardSpec | undefined {
+  const card = findCard(name, specs) ?? findCard(name.replace(/\.{2,}$|…$/, ''), specs);
+  if (!card || memoryMiB === undefined || !Number.isFinite(memoryMiB) || memoryMiB <= 0) return card;
+  const gib = memoryMiB / 1024;
+  const family = card.id.split('-')[0]!;
+  const variants = specs.filter((c) => c.id.split('-')[0] === family);
+  return variants.reduce((best, c) => (Math.abs(c.vramGb - gib) < Math.abs(best.vramGb - gib) ? c : best), card);
+}
