@@ -56,6 +56,8 @@ function reasonLine(r: Reason, lang: DoctorLang): string | null {
       return r.from
         ? zh ? `PyTorch ${v('from')} 没有适合本机的构建，改用 ${v('to')}（CUDA ${v('cuda')}）` : `No build of PyTorch ${v('from')} fits this machine: use ${v('to')} (CUDA ${v('cuda')})`
         : zh ? `适合本机的 PyTorch：${v('to')}（CUDA ${v('cuda')}）` : `PyTorch that fits this machine: ${v('to')} (CUDA ${v('cuda')})`;
+    case 'gpu-too-old-for-any-wheel':
+      return zh ? `计算能力 ${v('computeCapability')} 的显卡没有任何官方 PyTorch 构建支持：换一张卡` : `No official PyTorch build supports compute capability ${v('computeCapability')}: rent a newer GPU`;
     case 'no-wheel-fits':
       return zh ? '没有任何官方 PyTorch 构建适合这台机器的驱动和显卡' : 'No official PyTorch build fits this driver and GPU';
     case 'cpu-build':

@@ -240,6 +240,13 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     return done('unknown', {});
   }
 
+  // A GPU no official build has kernels for (Fermi, Kepler 3.0): no driver or wheel fixes that.
+  if (d.computeCapability && !TORCH_RELEASES.some((rel) => rel.cuda.some((c) => archSupports(wheelArchs(rel.torch, c), d.computeCapability!)))) {
+    reasons.push({ code: 'gpu-too-old-for-any-wheel', computeCapability: d.computeCapability });
+    reasons.push({ code: 'no-wheel-fits', driverMaxCuda: d.driverMaxCuda, computeCapability: d.computeCapability });
+    return done('arch-not-in-wheel', {});
+  }
+
   // 4. Is the driver new enough for the wheel's CUDA?
   let torchSaysTooOld: { code: string; driverMaxCuda?: string } | null = null;
   const errorText = [probe?.error, ...(probe?.warnings ?? [])].filter(Boolean).join('\n');
