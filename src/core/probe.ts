@@ -37,6 +37,9 @@ try:
     except ImportError as e:
         torch = None
         r["torchImportError"] = _s(e, 300) if getattr(e, "name", None) != "torch" else None
+    except Exception as e:
+        torch = None
+        r["torchImportError"] = _s(e, 300)
     if torch is not None:
         r["torch"] = _s(getattr(torch, "__version__", None), 80)
         v = getattr(torch, "version", None)
