@@ -1,0 +1,74 @@
+// Arguments for driving commands without UI (`executeCommand(id, args)`): tests and other
+// extensions pass the answers the prompts would ask for. Strict zod objects: unknown keys and
+// wrong types are refused with a message naming the field. Money is in yuan here, as users
+// type it; it becomes fen at once.
+import { z } from 'zod';
+import { INSTANCE_STATES, type InstanceState } from '../core/spend';
+
+const yuan = z.number().min(0).max(1_000_000);
+const id = z.string().min(1).max(64);
+
+export const AddInstanceArgs = z.strictObject({
+  name: z.string().min(1).max(120).optional(),
+  /** The platform's login command (`ssh -p 12345 root@host`), `user@host:port`, or a ~/.ssh/config Host. */
+  login: z.string().min(1).max(2000),
+  password: z.string().max(1000).optional(),
+  keyPath: z.string().min(1).max(4096).optional(),
+  platform: z.string().min(1).max(64),
+  card: z.string().min(1).max(120),
+  gpuCount: z.number().int().min(1).max(64).default(1),
+  billingMode: z.enum(['hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
+  /** Yuan per hour for the whole instance; default from the catalog. */
+  hourlyRate: yuan.optional(),
+  spotRate: yuan.optional(),
+  noGpuModeRate: yuan.optional(),
+  storageGbDay: yuan.optional(),
+  dataDiskGb: z.number().min(0).max(1_000_000).default(0),
+  state: z.enum(INSTANCE_STATES as [InstanceState, ...InstanceState[]]).default('running'),
+});
+export type AddInstanceArgs = z.infer<typeof AddInstanceArgs>;
+
+export const EditInstanceArgs = z.strictObject({
+  id,
+  name: z.string().min(1).max(120).optional(),
+  platform: z.string().min(1).max(64).optional(),
+  card: z.string().min(1).max(120).optional(),
+  gpuCount: z.number().int().min(1).max(64).optional(),
+  billingMode: z.enum(['hourly', 'daily', 'weekly', 'monthly']).optional(),
+  hourlyRate: yuan.optional(),
+  spotRate: yuan.optional(),
+  noGpuModeRate: yuan.optional(),
+  storageGbDay: yuan.optional(),
+  dataDiskGb: z.number().min(0).max(1_000_000).optional(),
+});
+
+export const UpdateLoginArgs = z.strictObject({ id, login: z.string().min(1).max(2000), password: z.string().max(1000).optional() });
+export const SwitchStateArgs = z.strictObject({ id, state: z.enum(INSTANCE_STATES as [InstanceState, ...InstanceState[]]) });
+export const ReleaseArgs = z.strictObject({ id, /** Proceed even when checkpoints on the box are not yet synced. */ discardUnsynced: z.boolean().default(false), skipCheck: z.boolean().default(false) });
+export const PathArgs = z.strictObject({ path: z.string().min(1).max(4096) });
+export const StartTrainingArgs = z.strictObject({
+  id,
+  command: z.string().min(1).max(4000),
+  cwd: z.string().max(4096).optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(4000)).optional(),
+  /** Expected hours; used for the spot warning. */
+  expectedHours: z.number().min(0).max(10_000).optional(),
+  /** Confirms a long job on a spot instance without a dialog. */
+  acceptSpotRisk: z.boolean().default(false),
+});
+export const SyncArgs = z.strictObject({ id, remoteDir: z.string().min(1).max(4096).optional(), localDir: z.string().min(1).max(4096).optional() });
+export const JobsArgs = z.strictObject({ id, jobId: z.string().min(1).max(200).optional(), follow: z.boolean().default(false) });
+
+/** A tree node, a bare id, or `{ id }`: every instance command accepts any of these. */
+export function instanceIdOf(arg: unknown): string | undefined {
+  if (typeof arg === 'string') return arg;
+  if (arg && typeof arg === 'object' && 'id' in arg && typeof (arg as { id: unknown }).id === 'string') return (arg as { id: string }).id;
+  if (arg && typeof arg === 'object' && 'instanceId' in arg && typeof (arg as { instanceId: unknown }).instanceId === 'string') return (arg as { instanceId: string }).instanceId;
+  return undefined;
+}
+
+/** "field: problem" for the first zod issue. */
+export function describeArgsError(e: z.ZodError): string {
+  const i = e.issues[0];
+  return i ? `${i.path.join('.') || '(arguments)'}: ${i.message}` : 'invalid arguments';
+}

@@ -1,0 +1,53 @@
+// Pre-fills an instance's prices from the catalog: the renter sees the figure and its date,
+// and edits it if today's console says otherwise. Pure (no vscode) so it is unit-tested.
+import { findCard } from '../core/cards';
+import type { Catalog, CardPrice, FenRange, Platform } from '../core/catalog';
+import type { BillingMode, Pricing } from '../core/spend';
+
+const HOURS: Record<BillingMode, number> = { hourly: 1, daily: 24, weekly: 168, monthly: 720 };
+const CATALOG_MODE = { hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month' } as const;
+
+const mid = (r: FenRange | null | undefined): number | undefined => (r ? (r.min + r.max) / 2 : undefined);
+
+export interface Prefill {
+  pricing: Pricing;
+  /** The catalog figure used for the GPU price, with its provenance; absent when the catalog has none. */
+  priceSource?: { source: string; asOf: string | null; range: FenRange; perGpu: true };
+  /** Billing modes the platform offers (in this extension's words). */
+  offeredModes: BillingMode[];
+  /** What could not be pre-filled and must be typed in. */
+  missing: ('gpuPrice' | 'storagePrice' | 'noGpuModeRate')[];
+}
+
+function priceFor(platform: Platform, cardId: string, mode: string): CardPrice | undefined {
+  return platform.prices.find((p) => p.card === cardId && p.mode === mode && p.price !== null);
+}
+
+export function prefillPricing(catalog: Catalog, platformId: string, cardName: string, gpuCount: number, billingMode: BillingMode, dataDiskGb: number): Prefill {
+  const platform = catalog.platforms.find((p) => p.id === platformId);
+  const cardId = findCard(cardName, catalog.cards)?.id ?? cardName;
+  const missing: Prefill['missing'] = [];
+  const n = Math.max(1, Math.floor(gpuCount) || 1);
+  const offeredModes = (Object.keys(CATALOG_MODE) as BillingMode[]).filter((m) => platform?.billingModes.includes(CATALOG_MODE[m]));
+  const price = platform ? priceFor(platform, cardId, CATALOG_MODE[billingMode]) : undefined;
+  const perHour = price?.price ? mid(price.price)! / HOURS[billingMode] : undefined;
+  if (perHour === undefined) missing.push('gpuPrice');
+  const hourly = platform ? priceFor(platform, cardId, 'hour') : undefined;
+  const spotPrice = platform ? priceFor(platform, cardId, 'spot') : undefined;
+  const spotPerGpu = spotPrice?.price ? mid(spotPrice.price) : hourly?.price && platform?.spot ? mid(hourly.price)! * (1 - platform.spot.discount) : undefined;
+  const storage = mid(platform?.dataDisk.fenPerGbDay);
+  if (storage === undefined && !platform?.dataDisk.bundled) missing.push('storagePrice');
+  const noGpu = mid(platform?.noGpuMode.hourlyRate);
+  if (noGpu === undefined && (platform?.noGpuMode.support === 'yes' || platform?.noGpuMode.support === 'partial')) missing.push('noGpuModeRate');
+  const pricing: Pricing = {
+    billingMode,
+    hourlyRate: Math.round((perHour ?? 0) * n),
+    noGpuModeRate: Math.round(noGpu ?? 0),
+    storageGbDay: Math.round(storage ?? 0),
+    dataDiskGb: Math.max(0, Number.isFinite(dataDiskGb) ? dataDiskGb : 0),
+  };
+  if (spotPerGpu !== undefined) pricing.spotRate = Math.round(spotPerGpu * n);
+  const out: Prefill = { pricing, offeredModes, missing };
+  if (price?.price) out.priceSource = { source: price.source, asOf: price.asOf, range: price.price, perGpu: true };
+  return out;
+}

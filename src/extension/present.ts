@@ -1,0 +1,117 @@
+// Words and figures for the tree, the status bar and its tooltip. Pure: `l10n` is passed in
+// (vscode.l10n in the extension, a plain formatter in unit tests).
+import { formatCny } from '../core/money';
+import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../core/spend';
+import type { Instance } from '../core/instances';
+
+export interface L10n {
+  t(message: string, ...args: (string | number | boolean)[]): string;
+}
+
+export function formatDuration(seconds: number, l10n: L10n): string {
+  const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (d > 0) return l10n.t('{0}d {1}h', d, h);
+  if (h > 0) return l10n.t('{0}h {1}m', h, String(m).padStart(2, '0'));
+  if (m > 0) return l10n.t('{0}m', m);
+  return l10n.t('{0}s', s % 60);
+}
+
+/** ¥/h with two decimals (rates are whole fen except storage spread over hours). */
+export function formatRate(fenPerHour: number, l10n: L10n): string {
+  return l10n.t('{0}/h', formatCny(Math.round(fenPerHour)));
+}
+
+export function stateLabel(state: InstanceState | undefined, l10n: L10n): string {
+  switch (state) {
+    case 'running':
+      return l10n.t('Running');
+    case 'noGpu':
+      return l10n.t('No-GPU mode');
+    case 'stopped':
+      return l10n.t('Stopped (storage only)');
+    case 'spot':
+      return l10n.t('Running (spot)');
+    case 'released':
+    case undefined:
+      return l10n.t('Released');
+  }
+}
+
+/** Codicon ids for the tree. */
+export const STATE_ICONS: Record<InstanceState, string> = {
+  running: 'vm-running',
+  spot: 'zap',
+  noGpu: 'circle-slash',
+  stopped: 'debug-pause',
+  released: 'archive',
+};
+
+/** Theme color ids (the tree wraps them in ThemeColor). */
+export const STATE_COLORS: Record<InstanceState, string> = {
+  running: 'charts.green',
+  spot: 'charts.yellow',
+  noGpu: 'charts.blue',
+  stopped: 'charts.orange',
+  released: 'disabledForeground',
+};
+
+export function statusBarText(s: SpendSummary, l10n: L10n): string {
+  const icon = s.budget.level === 'exceeded' ? '$(error)' : s.budget.level === 'warning' ? '$(warning)' : '$(credit-card)';
+  return `${icon} ${l10n.t('Today {0} · Month {1} · {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n))}`;
+}
+
+export function statusBarAccessibility(s: SpendSummary, l10n: L10n): string {
+  return l10n.t('GPU spend: today {0}, this month {1}, now {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n));
+}
+
+const md = (s: string): string => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+
+/** The status bar tooltip: totals, budget with the projected month-end, and one row per instance. */
+export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[], l10n: L10n): string {
+  const lines: string[] = [];
+  lines.push(`**${l10n.t('GPU spend')}** — ${l10n.t('Beijing time')}`, '');
+  lines.push(`${l10n.t('Today')}: **${formatCny(s.todayFen)}** · ${l10n.t('This month')}: **${formatCny(s.monthFen)}** · ${l10n.t('Now')}: **${formatRate(s.burnRate, l10n)}**`, '');
+  lines.push(`${l10n.t('Projected month-end')}: ${formatCny(s.projectedMonthEndFen)}`);
+  if (s.budget.level !== 'none') {
+    const pct = Math.round(s.budget.ratio * 100);
+    const line = l10n.t('Budget {0}: {1}% used', formatCny(s.budget.budgetFen), pct);
+    const warn = s.budget.level === 'exceeded' ? ` — $(error) ${l10n.t('over budget')}` : s.budget.level === 'warning' ? ` — $(warning) ${l10n.t('over 80%')}` : '';
+    lines.push('', line + warn + (s.budget.projectedOver ? ` · ${l10n.t('projected to exceed it')}` : ''));
+  }
+  const byId = new Map(instances.map((i) => [i.id, i]));
+  if (s.perInstance.length > 0) {
+    lines.push('', `| ${l10n.t('Instance')} | ${l10n.t('State')} | ${l10n.t('Rate')} | ${l10n.t('Today')} | ${l10n.t('This month')} |`, '|---|---|--:|--:|--:|');
+    for (const p of s.perInstance) {
+      const inst = byId.get(p.id);
+      lines.push(`| ${md(inst?.name ?? p.id)} | ${stateLabel(p.state, l10n)} | ${formatRate(p.burnRate, l10n)} | ${formatCny(p.todayFen)} | ${formatCny(p.monthFen)} |`);
+    }
+  }
+  if (s.perPlatform.length > 1) {
+    lines.push('', s.perPlatform.map((p) => `${md(p.platform)} ${formatCny(p.monthFen)}`).join(' · '));
+  }
+  lines.push('', `[${l10n.t('Open cost calculator')}](command:gpuRent.openCalculator)`);
+  return lines.join('\n');
+}
+
+/** The tree item's description: card × count · rate · accrued · time in state. */
+export function instanceDescription(inst: Instance, spend: { totalFen: number; burnRate: number; secondsInState: number }, l10n: L10n): string {
+  return [`${inst.card} ×${inst.gpuCount}`, formatRate(spend.burnRate, l10n), formatCny(spend.totalFen), formatDuration(spend.secondsInState, l10n)].join(' · ');
+}
+
+export interface BudgetMemo {
+  month: string;
+  level: BudgetLevel;
+}
+
+/** Which budget warning to show now, at most once per level per Beijing month. */
+export function budgetNotice(memo: BudgetMemo | undefined, s: SpendSummary): { show: 'warning' | 'exceeded' | undefined; memo: BudgetMemo } {
+  const month = beijingMonthKey(s.now);
+  const prev = memo && memo.month === month ? memo.level : 'none';
+  const rank = { none: 0, ok: 0, warning: 1, exceeded: 2 } as const;
+  const level = s.budget.level;
+  if (rank[level] > rank[prev]) return { show: level === 'exceeded' ? 'exceeded' : 'warning', memo: { month, level } };
+  return { show: undefined, memo: { month, level: rank[level] >= rank[prev] ? level : prev } };
+}

@@ -1,0 +1,92 @@
+// Live spend in the status bar: today, this month, the burn rate. Ticks every second while
+// anything bills, otherwise only on change; hidden with no instances or by setting. Budget
+// warnings (80 %, 100 %) pop up once per level per Beijing month.
+import * as vscode from 'vscode';
+import { formatCny } from '../core/money';
+import { summarizeSpend, type SpendSummary } from '../core/spend';
+import { Commands, STATUS_BAR_ID } from './commandIds';
+import { budgetNotice, statusBarAccessibility, statusBarText, tooltipMarkdown, type BudgetMemo } from './present';
+import type { Settings } from './settings';
+import type { InstanceStore } from './store';
+
+const BUDGET_MEMO_KEY = 'gpuRent.budgetNotice';
+
+export class SpendStatusBar implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+  last: SpendSummary | undefined;
+
+  constructor(
+    private readonly store: InstanceStore,
+    private readonly settings: () => Settings,
+    private readonly now: () => number,
+    private readonly memento: vscode.Memento,
+  ) {
+    this.item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Right, 100);
+    this.item.name = vscode.l10n.t('GPU Spend');
+    this.item.command = Commands.openCalculator;
+    this.subs.push(store.onDidChange(() => this.update()));
+    this.update();
+  }
+
+  update(): void {
+    const instances = this.store.list();
+    const settings = this.settings();
+    const s = summarizeSpend(instances, this.now(), settings.monthlyBudgetFen);
+    this.last = s;
+    if (instances.length === 0 || !settings.statusBarEnabled) {
+      this.item.hide();
+      this.stopTicking();
+      return;
+    }
+    this.item.text = statusBarText(s, vscode.l10n);
+    this.item.accessibilityInformation = { label: statusBarAccessibility(s, vscode.l10n), role: 'button' };
+    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n), true);
+    tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
+    this.item.tooltip = tip;
+    this.item.backgroundColor = s.budget.level === 'exceeded' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.budget.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.show();
+    if (s.billing) this.startTicking();
+    else this.stopTicking();
+    this.checkBudget(s);
+  }
+
+  private checkBudget(s: SpendSummary): void {
+    const memo = this.memento.get<BudgetMemo>(BUDGET_MEMO_KEY);
+    const r = budgetNotice(memo, s);
+    if (!memo || memo.month !== r.memo.month || memo.level !== r.memo.level) void this.memento.update(BUDGET_MEMO_KEY, r.memo);
+    if (!r.show) return;
+    const msg =
+      r.show === 'exceeded'
+        ? vscode.l10n.t('GPU spend this month ({0}) has passed your budget of {1}. Projected month-end: {2}.', formatCny(s.monthFen), formatCny(s.budget.budgetFen), formatCny(s.projectedMonthEndFen))
+        : vscode.l10n.t('GPU spend this month ({0}) has reached 80% of your budget of {1}. Projected month-end: {2}.', formatCny(s.monthFen), formatCny(s.budget.budgetFen), formatCny(s.projectedMonthEndFen));
+    const show = r.show === 'exceeded' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    void show(msg, vscode.l10n.t('Show Instances')).then((pick) => {
+      if (pick) void vscode.commands.executeCommand('gpuRent.instances.focus');
+    });
+  }
+
+  private startTicking(): void {
+    if (!this.timer) this.timer = setInterval(() => this.update(), 1000);
+  }
+
+  private stopTicking(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  get text(): string | undefined {
+    return this.item.text;
+  }
+
+  get visible(): boolean {
+    return this.store.list().length > 0 && this.settings().statusBarEnabled;
+  }
+
+  dispose(): void {
+    this.stopTicking();
+    this.subs.forEach((d) => d.dispose());
+    this.item.dispose();
+  }
+}

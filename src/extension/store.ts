@@ -1,0 +1,143 @@
+// The instance list in globalState and passwords in SecretStorage. No vscode import: the
+// memento and secret store are passed in, so the unit tests use real in-memory ones.
+import {
+  createInstance,
+  fromStore,
+  mergeImported,
+  toStore,
+  withLogin,
+  withPricing,
+  withState,
+  type Instance,
+  type LoadProblem,
+  type Login,
+} from '../core/instances';
+import type { InstanceState, Pricing, TransitionError } from '../core/spend';
+
+export interface MementoLike {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+export interface SecretsLike {
+  get(key: string): PromiseLike<string | undefined>;
+  store(key: string, value: string): PromiseLike<void>;
+  delete(key: string): PromiseLike<void>;
+}
+
+export const STORE_KEY = 'gpuRent.instances';
+export const CORRUPT_KEY = 'gpuRent.instances.unreadable';
+export const secretKey = (id: string): string => `gpuRent.password.${id}`;
+
+type Listener = (changedIds: readonly string[] | undefined) => void;
+
+export class InstanceStore {
+  private instances: Instance[] = [];
+  private readonly listeners = new Set<Listener>();
+  private writes: Promise<void> = Promise.resolve();
+  /** Set when globalState held something unreadable (kept aside under CORRUPT_KEY, not lost). */
+  loadProblem: LoadProblem | undefined;
+
+  constructor(
+    private readonly memento: MementoLike,
+    private readonly secrets: SecretsLike,
+    private readonly now: () => number,
+  ) {
+    const raw = memento.get<unknown>(STORE_KEY);
+    const r = fromStore(raw);
+    if (r.ok) this.instances = r.instances;
+    else {
+      this.loadProblem = r.problem;
+      void memento.update(CORRUPT_KEY, raw);
+    }
+  }
+
+  onDidChange(listener: Listener): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  list(): readonly Instance[] {
+    return this.instances;
+  }
+
+  get(id: string): Instance | undefined {
+    return this.instances.find((i) => i.id === id);
+  }
+
+  /** Writes are serialized so two quick changes cannot overwrite each other. */
+  private commit(next: Instance[], changed: readonly string[] | undefined): Promise<void> {
+    this.instances = next;
+    const snapshot = toStore(next);
+    this.writes = this.writes.then(() => this.memento.update(STORE_KEY, snapshot));
+    for (const l of this.listeners) l(changed);
+    return this.writes;
+  }
+
+  async add(fields: Omit<Instance, 'intervals' | 'createdAt'>, state: InstanceState, password?: string): Promise<Instance> {
+    if (this.get(fields.id)) throw new Error(`duplicate instance id ${fields.id}`);
+    const inst = createInstance(fields, state, this.now());
+    if (password !== undefined) await this.secrets.store(secretKey(inst.id), password);
+    await this.commit([...this.instances, inst], undefined);
+    return inst;
+  }
+
+  private async replace(id: string, fn: (i: Instance) => Instance): Promise<Instance | undefined> {
+    const cur = this.get(id);
+    if (!cur) return undefined;
+    const next = fn(cur);
+    await this.commit(this.instances.map((i) => (i.id === id ? next : i)), [id]);
+    return next;
+  }
+
+  /** Name, platform, card and the like; prices go through setPricing so history keeps its prices. */
+  update(id: string, patch: Partial<Pick<Instance, 'name' | 'platform' | 'card' | 'gpuCount' | 'lastProbe' | 'jobs' | 'sync'>>): Promise<Instance | undefined> {
+    return this.replace(id, (i) => ({ ...i, ...patch }));
+  }
+
+  setPricing(id: string, pricing: Pricing): Promise<Instance | undefined> {
+    return this.replace(id, (i) => withPricing(i, pricing, this.now()));
+  }
+
+  /** A fresh login command after a power cycle: new host/port/user, and the new password if given. */
+  async setLogin(id: string, login: Login, password?: string): Promise<Instance | undefined> {
+    if (password !== undefined) await this.secrets.store(secretKey(id), password);
+    else if (login.auth !== 'password') await this.secrets.delete(secretKey(id));
+    return this.replace(id, (i) => withLogin(i, login));
+  }
+
+  async switchState(id: string, state: InstanceState): Promise<{ ok: true; instance: Instance } | { ok: false; error: TransitionError | { kind: 'unknownInstance' } }> {
+    const cur = this.get(id);
+    if (!cur) return { ok: false, error: { kind: 'unknownInstance' } };
+    const r = withState(cur, state, this.now());
+    if (!r.ok) return r;
+    await this.replace(id, () => r.instance);
+    return r;
+  }
+
+  /** Removes the instance and its password. */
+  async remove(id: string): Promise<boolean> {
+    if (!this.get(id)) return false;
+    await this.secrets.delete(secretKey(id));
+    await this.commit(
+      this.instances.filter((i) => i.id !== id),
+      undefined,
+    );
+    return true;
+  }
+
+  getPassword(id: string): PromiseLike<string | undefined> {
+    return this.secrets.get(secretKey(id));
+  }
+
+  async importInstances(imported: readonly Instance[]): Promise<{ added: number; replaced: number }> {
+    const r = mergeImported(this.instances, imported);
+    await this.commit(r.instances, undefined);
+    return { added: r.added, replaced: r.replaced };
+  }
+
+  /** Waits for pending writes (tests, deactivate). */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+}

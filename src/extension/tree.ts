@@ -1,0 +1,146 @@
+// The Instances view: platforms → instances → the last probe's GPUs, jobs and sync status.
+// Nodes are cached by id so one instance can be refreshed without rebuilding the tree.
+import * as vscode from 'vscode';
+import { findPlatform, type Catalog } from '../core/catalog';
+import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
+import { formatCny } from '../core/money';
+import { summarizeSpend } from '../core/spend';
+import { formatDuration, formatRate, instanceDescription, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
+import type { InstanceStore } from './store';
+
+export type Node =
+  | { kind: 'platform'; platform: string }
+  | { kind: 'instance'; id: string }
+  | { kind: 'detail'; key: string; instanceId: string; label: string; description?: string; icon: string; tooltip?: string; command?: vscode.Command };
+
+const GIB = 1024 ** 3;
+
+export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly instanceNodes = new Map<string, Node & { kind: 'instance' }>();
+  private readonly platformNodes = new Map<string, Node & { kind: 'platform' }>();
+  /** Instance ids whose checkpoint folder is being watched (set by the sync commands). */
+  readonly watching = new Set<string>();
+
+  constructor(
+    private readonly store: InstanceStore,
+    private readonly catalog: () => Catalog,
+    private readonly now: () => number,
+    private readonly language: string,
+  ) {}
+
+  /** Refresh one instance (its node and children), or everything. */
+  refresh(id?: string): void {
+    const node = id ? this.instanceNodes.get(id) : undefined;
+    this.changed.fire(node);
+  }
+
+  platformName(id: string): string {
+    const p = findPlatform(this.catalog(), id);
+    if (!p) return id;
+    return this.language.startsWith('zh') ? p.name.zh : p.name.en;
+  }
+
+  private instanceNode(id: string): Node & { kind: 'instance' } {
+    let n = this.instanceNodes.get(id);
+    if (!n) this.instanceNodes.set(id, (n = { kind: 'instance', id }));
+    return n;
+  }
+
+  private platformNode(platform: string): Node & { kind: 'platform' } {
+    let n = this.platformNodes.get(platform);
+    if (!n) this.platformNodes.set(platform, (n = { kind: 'platform', platform }));
+    return n;
+  }
+
+  getChildren(node?: Node): Node[] {
+    const instances = this.store.list();
+    if (!node) return groupByPlatform(instances).map((g) => this.platformNode(g.platform));
+    if (node.kind === 'platform') return instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id));
+    if (node.kind === 'instance') {
+      const inst = this.store.get(node.id);
+      return inst ? this.details(inst) : [];
+    }
+    return [];
+  }
+
+  getParent(node: Node): Node | undefined {
+    if (node.kind === 'instance') {
+      const inst = this.store.get(node.id);
+      return inst ? this.platformNode(inst.platform) : undefined;
+    }
+    if (node.kind === 'detail') return this.instanceNode(node.instanceId);
+    return undefined;
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'platform') {
+      const list = this.store.list().filter((i) => i.platform === node.platform);
+      const s = summarizeSpend(list, this.now());
+      const item = new vscode.TreeItem(this.platformName(node.platform), vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `platform:${node.platform}`;
+      item.contextValue = 'platform';
+      item.iconPath = new vscode.ThemeIcon('server-environment');
+      item.description = vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRate(s.burnRate, vscode.l10n));
+      return item;
+    }
+    if (node.kind === 'instance') {
+      const inst = this.store.get(node.id);
+      if (!inst) return new vscode.TreeItem(node.id);
+      const spend = summarizeSpend([inst], this.now()).perInstance[0]!;
+      const state = spend.state ?? 'released';
+      const item = new vscode.TreeItem(inst.name, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `instance:${inst.id}`;
+      item.contextValue = contextValueOf(inst) + (this.watching.has(inst.id) ? ':watching' : '');
+      item.iconPath = new vscode.ThemeIcon(STATE_ICONS[state], new vscode.ThemeColor(STATE_COLORS[state]));
+      item.description = instanceDescription(inst, spend, vscode.l10n);
+      const tip = new vscode.MarkdownString(undefined, true);
+      tip.appendMarkdown(`**${inst.name}** — ${this.platformName(inst.platform)}\n\n`);
+      tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
+      tip.appendMarkdown(`${inst.card} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
+      tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');
+      tip.appendText(`${inst.login.user}@${inst.login.host}:${inst.login.port}`);
+      item.tooltip = tip;
+      item.accessibilityInformation = { label: `${inst.name}, ${stateLabel(state, vscode.l10n)}, ${item.description}` };
+      return item;
+    }
+    const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+    item.id = `detail:${node.instanceId}:${node.key}`;
+    item.contextValue = `detail:${node.key.split(':')[0]}`;
+    item.iconPath = new vscode.ThemeIcon(node.icon);
+    if (node.description) item.description = node.description;
+    if (node.tooltip) item.tooltip = node.tooltip;
+    if (node.command) item.command = node.command;
+    return item;
+  }
+
+  private details(inst: Instance): Node[] {
+    const out: Node[] = [];
+    const base = { instanceId: inst.id };
+    const probe = inst.lastProbe;
+    if (probe && probe.gpus.length > 0) {
+      const age = formatDuration(this.now() - probe.at, vscode.l10n);
+      for (const g of probe.gpus) {
+        const mem = g.memoryTotalBytes !== undefined ? `${((g.memoryUsedBytes ?? 0) / GIB).toFixed(1)} / ${(g.memoryTotalBytes / GIB).toFixed(1)} GiB` : '';
+        const util = g.utilizationPct !== undefined ? `${Math.round(g.utilizationPct)}%` : '';
+        out.push({ ...base, kind: 'detail', key: `gpu:${g.index}`, label: `GPU ${g.index}: ${g.name}`, description: [mem, util].filter(Boolean).join(' · '), icon: 'circuit-board', tooltip: vscode.l10n.t('Probed {0} ago', age) });
+      }
+    } else {
+      out.push({ ...base, kind: 'detail', key: 'gpu:none', label: probe ? vscode.l10n.t('No GPU visible in the last probe') : vscode.l10n.t('Not checked yet'), icon: probe ? 'warning' : 'question', command: { command: 'gpuRent.checkGpu', title: vscode.l10n.t('Check GPU'), arguments: [inst.id] } });
+    }
+    for (const j of inst.jobs ?? []) {
+      out.push({ ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: j.command, icon: 'run', tooltip: j.command, command: { command: 'gpuRent.showJobs', title: vscode.l10n.t('Jobs and Logs'), arguments: [{ id: inst.id, jobId: j.id }] } });
+    }
+    if (inst.sync) {
+      const when = inst.sync.lastSyncAt ? vscode.l10n.t('synced {0} ago', formatDuration(this.now() - inst.sync.lastSyncAt, vscode.l10n)) : vscode.l10n.t('never synced');
+      const pending = inst.sync.unsynced ? vscode.l10n.t('{0} not yet copied', inst.sync.unsynced) : '';
+      out.push({ ...base, kind: 'detail', key: 'sync', label: vscode.l10n.t('Checkpoints'), description: [when, pending, this.watching.has(inst.id) ? vscode.l10n.t('watching') : ''].filter(Boolean).join(' · '), icon: inst.sync.lastError ? 'error' : 'sync', tooltip: inst.sync.lastError ?? `${inst.sync.remoteDir} → ${inst.sync.localDir}` });
+    }
+    return out;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

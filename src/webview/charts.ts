@@ -1,0 +1,135 @@
+// Hand-written SVG: a stacked bar per quote (GPU, storage, stopped time, download, spot
+// rework) and the break-even chart of billing modes. Pure functions returning markup, so they
+// run in tests; every text is escaped. Colours come from CSS classes (theme variables).
+import { formatCny } from '../core/money';
+
+export const COMPONENTS = ['gpu', 'storage', 'idle', 'download', 'spotRework'] as const;
+export type Component = (typeof COMPONENTS)[number];
+
+export interface Bar {
+  label: string;
+  /** Fen per component (midpoints). */
+  parts: Record<Component, number>;
+  highlight?: boolean;
+}
+
+export function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** 1-2-5 steps: a tick spacing giving about `count` ticks up to `max`. */
+export function niceStep(max: number, count = 5): number {
+  if (!(max > 0)) return 1;
+  const raw = max / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / mag;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+const n = (x: number): string => (Number.isFinite(x) ? (Math.round(x * 10) / 10).toString() : '0');
+
+export function stackedBars(bars: readonly Bar[], opts: { width: number; title: string; legend: Record<Component, string> }): string {
+  const labelW = Math.min(220, Math.max(120, Math.round(opts.width * 0.3)));
+  const rowH = 22;
+  const top = 28;
+  const plotW = Math.max(100, opts.width - labelW - 80);
+  const max = Math.max(1, ...bars.map((b) => COMPONENTS.reduce((a, c) => a + Math.max(0, b.parts[c]), 0)));
+  const step = niceStep(max);
+  const axisMax = Math.ceil(max / step) * step;
+  const x = (fen: number) => labelW + (fen / axisMax) * plotW;
+  const height = top + bars.length * rowH + 50;
+  const out: string[] = [];
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
+  out.push(`<title>${escapeXml(opts.title)}</title>`);
+  for (let t = 0; t <= axisMax + 1e-9; t += step) {
+    out.push(`<line class="grid" x1="${n(x(t))}" y1="${top - 4}" x2="${n(x(t))}" y2="${top + bars.length * rowH}"/>`);
+    out.push(`<text class="tick" x="${n(x(t))}" y="${top - 8}" text-anchor="middle">${escapeXml(formatCny(t).replace(/\.00$/, ''))}</text>`);
+  }
+  bars.forEach((b, i) => {
+    const y = top + i * rowH;
+    out.push(`<text class="label${b.highlight ? ' best' : ''}" x="${labelW - 6}" y="${y + 15}" text-anchor="end">${escapeXml(b.label)}</text>`);
+    let acc = 0;
+    for (const c of COMPONENTS) {
+      const v = Math.max(0, b.parts[c]);
+      if (v <= 0) continue;
+      out.push(`<rect class="seg ${c}" x="${n(x(acc))}" y="${y + 3}" width="${n(Math.max(0.5, x(acc + v) - x(acc)))}" height="${rowH - 6}"><title>${escapeXml(`${b.label}: ${opts.legend[c]} ${formatCny(v)}`)}</title></rect>`);
+      acc += v;
+    }
+    out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${escapeXml(formatCny(acc))}</text>`);
+  });
+  const ly = top + bars.length * rowH + 24;
+  let lx = labelW;
+  for (const c of COMPONENTS) {
+    out.push(`<rect class="seg ${c}" x="${lx}" y="${ly - 10}" width="12" height="12"/><text class="legend" x="${lx + 16}" y="${ly}">${escapeXml(opts.legend[c])}</text>`);
+    lx += 24 + opts.legend[c].length * 8;
+  }
+  out.push('</svg>');
+  return out.join('');
+}
+
+export interface ModeLine {
+  mode: 'hour' | 'day' | 'week' | 'month';
+  label: string;
+  /** Fen per period for the whole instance (midpoint). */
+  pricePerPeriod: number;
+}
+
+const PERIOD_HOURS = { hour: 1, day: 24, week: 168, month: 720 } as const;
+
+/** Cost of `hours` of continuous use in one mode: whole periods, as the platforms bill. */
+export function modeCost(line: Pick<ModeLine, 'mode' | 'pricePerPeriod'>, hours: number): number {
+  if (hours <= 0) return 0;
+  return line.mode === 'hour' ? line.pricePerPeriod * hours : Math.ceil(hours / PERIOD_HOURS[line.mode]) * line.pricePerPeriod;
+}
+
+/** First hour count (1 h resolution) from which `b` is no dearer than `a`, or null within the range. */
+export function crossover(a: Pick<ModeLine, 'mode' | 'pricePerPeriod'>, b: Pick<ModeLine, 'mode' | 'pricePerPeriod'>, maxHours = 720): number | null {
+  for (let h = 1; h <= maxHours; h++) if (modeCost(b, h) <= modeCost(a, h)) return h;
+  return null;
+}
+
+export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number; title: string; axis: string; maxHours?: number }): string {
+  const maxH = opts.maxHours ?? 720;
+  const left = 64;
+  const top = 16;
+  const h = 220;
+  const w = Math.max(160, opts.width - left - 20);
+  const costs = lines.map((l) => modeCost(l, maxH));
+  const max = Math.max(1, ...costs);
+  const step = niceStep(max);
+  const yMax = Math.ceil(max / step) * step;
+  const X = (hours: number) => left + (hours / maxH) * w;
+  const Y = (fen: number) => top + h - (fen / yMax) * h;
+  const out: string[] = [];
+  const height = top + h + 60;
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart breakeven" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
+  out.push(`<title>${escapeXml(opts.title)}</title>`);
+  for (let t = 0; t <= yMax + 1e-9; t += step) {
+    out.push(`<line class="grid" x1="${left}" y1="${n(Y(t))}" x2="${left + w}" y2="${n(Y(t))}"/><text class="tick" x="${left - 6}" y="${n(Y(t) + 4)}" text-anchor="end">${escapeXml(formatCny(t).replace(/\.00$/, ''))}</text>`);
+  }
+  for (const hx of [0, 168, 336, 504, 720].filter((v) => v <= maxH)) {
+    out.push(`<text class="tick" x="${n(X(hx))}" y="${top + h + 16}" text-anchor="middle">${hx}</text>`);
+  }
+  out.push(`<text class="axis" x="${left + w / 2}" y="${top + h + 34}" text-anchor="middle">${escapeXml(opts.axis)}</text>`);
+  lines.forEach((l) => {
+    const pts: string[] = [];
+    const stepH = l.mode === 'hour' ? maxH : PERIOD_HOURS[l.mode];
+    if (l.mode === 'hour') pts.push(`${n(X(0))},${n(Y(0))}`, `${n(X(maxH))},${n(Y(modeCost(l, maxH)))}`);
+    else {
+      pts.push(`${n(X(0))},${n(Y(0))}`);
+      for (let start = 0; start < maxH; start += stepH) {
+        const c = modeCost(l, start + 1e-6);
+        const end = Math.min(maxH, start + stepH);
+        pts.push(`${n(X(start))},${n(Y(c))}`, `${n(X(end))},${n(Y(c))}`);
+      }
+    }
+    out.push(`<polyline class="line ${l.mode}" fill="none" points="${pts.join(' ')}"><title>${escapeXml(`${l.label}: ${formatCny(l.pricePerPeriod)}`)}</title></polyline>`);
+  });
+  let lx = left;
+  for (const l of lines) {
+    out.push(`<line class="line ${l.mode}" x1="${lx}" y1="${top + h + 50}" x2="${lx + 18}" y2="${top + h + 50}"/><text class="legend" x="${lx + 22}" y="${top + h + 54}">${escapeXml(`${l.label} ${formatCny(l.pricePerPeriod)}`)}</text>`);
+    lx += 40 + (l.label.length + 10) * 7;
+  }
+  out.push('</svg>');
+  return out.join('');
+}
