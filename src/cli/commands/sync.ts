@@ -1,12 +1,172 @@
-// PLACEHOLDER: replaced by the module that implements `gpu-rent sync`.
-import type { CliCommand } from '../command';
+// `gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete]
+// [--json]`: pull checkpoints off the rented box, each file verified before it appears.
+import { formatBytes } from '../../core/format';
+import type { RemoteConnection } from '../../remote/connection';
+import { RemoteError } from '../../remote/errors';
+import { knownHostsName } from '../../remote/target';
+import { syncOnce, watchSync, type SkipReason, type SyncProgress, type SyncRemote, type SyncReport } from '../../remote/sync';
+import { formatHelp, parseArgs, UsageError } from '../args';
+import type { CliCommand, CliIO } from '../command';
+import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+
+const specs = {
+  remote: { type: 'string', valueName: 'DIR', description: 'folder on the box to pull from (e.g. /root/autodl-tmp/checkpoints)' },
+  local: { type: 'string', valueName: 'DIR', description: 'folder on this computer to pull into (created if missing)' },
+  'keep-last': { type: 'number', valueName: 'N', min: 1, max: 100000, integer: true, description: 'only the newest N complete top-level entries (checkpoint folders or files)' },
+  watch: { type: 'number', valueName: 'SECONDS', min: 0, exclusiveMin: true, max: 86400, description: 'repeat every SECONDS until Ctrl-C, reconnecting when the link drops' },
+  delete: { type: 'boolean', description: 'remove local files synced earlier that are gone from the box (or fell out of --keep-last)' },
+  settle: { type: 'number', valueName: 'SECONDS', min: 0, max: 3600, description: 'a file is finished once unchanged this long (default 5)' },
+  json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON (one line per pass with --watch)' },
+  ...REMOTE_FLAGS,
+} as const;
+
+const USAGE = 'gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete] [--json]';
+const SUMMARY = [
+  'Pull new and changed files (checkpoints) from a folder on the rented box. Each file is written',
+  'as NAME.part, checked against the box (size and SHA-256), and only then renamed into place;',
+  'an interrupted pull resumes from its .part. Files still being written are left for the next',
+  'pass. Local files are only deleted with --delete, and never when the folder on the box is',
+  'empty. Hostile names and links pointing out of the folder are skipped and listed.',
+  TARGET_HELP,
+].join('\n');
+
+const REASON_TEXT: Record<SkipReason, string> = {
+  'empty-name': 'empty name',
+  'dot-segment': 'name contains a "." or ".." segment',
+  'absolute-path': 'absolute path',
+  'separator-in-name': 'name contains "/"',
+  backslash: 'name contains a backslash',
+  nul: 'name contains a NUL byte',
+  'control-char': 'name contains control characters',
+  'not-utf8': 'name is not valid UTF-8',
+  'device-name': 'reserved device name (CON, NUL, AUX, COM1…)',
+  'windows-reserved-char': 'name has characters Windows cannot store (< > : " | ? *)',
+  'trailing-dot-or-space': 'name ends in a dot or space',
+  'too-long': 'name or path too long',
+  'reserved-name': "name is reserved for sync's own files",
+  'case-collision': 'differs only in case from another file',
+  'symlink-outside': 'link points outside the folder',
+  'symlink-dangling': 'link points nowhere',
+  'symlink-to-directory': 'link to a folder (not followed)',
+  'special-file': 'not a regular file',
+  unreadable: 'cannot be read on the box',
+  'still-being-written': 'still being written (changed within the settle time)',
+  'changed-during-download': 'changed during the download (kept as .part; next pass)',
+  'verify-failed': 'SHA-256 did not match the box twice',
+  'local-conflict': 'a local folder or link is in the way',
+  'local-modified': 'changed locally since it was synced: kept',
+  'remote-empty-no-delete': 'folder on the box is empty: nothing deleted locally',
+};
+
+/** Names from the box may carry terminal escapes: show those quoted. */
+function printable(name: string): string {
+  return /[\x00-\x1f\x7f-\x9f]/.test(name) ? JSON.stringify(name) : name;
+}
+
+export function reportJson(r: SyncReport): Record<string, unknown> {
+  return {
+    files: r.files,
+    bytes: r.bytes,
+    skipped: r.skipped.map((s) => ({ name: s.name, reason: s.reason })),
+    seconds: r.seconds,
+    unchanged: r.unchanged,
+    verified: r.verified,
+    deleted: r.deleted,
+    interrupted: r.interrupted,
+  };
+}
+
+function reportText(r: SyncReport): string {
+  const lines: string[] = [];
+  for (const s of r.skipped) lines.push(`skipped ${printable(s.name)}: ${REASON_TEXT[s.reason] ?? s.reason}`);
+  for (const d of r.deleted) lines.push(`deleted ${printable(d)}`);
+  const rate = r.seconds > 0 && r.bytes > 0 ? ` (${formatBytes(r.bytes / r.seconds)}/s)` : '';
+  const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.verified ? `${r.verified} already identical` : '', r.skipped.length ? `${r.skipped.length} skipped` : '', r.deleted.length ? `${r.deleted.length} deleted` : '']
+    .filter(Boolean)
+    .join(', ');
+  lines.push(`${r.interrupted ? 'interrupted: ' : ''}pulled ${r.files} file${r.files === 1 ? '' : 's'}, ${formatBytes(r.bytes)} in ${r.seconds.toFixed(1)} s${rate}${extra ? `; ${extra}` : ''}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The engine's view of a pooled connection: no login shell needed for sync's own commands. */
+function syncRemote(conn: RemoteConnection): SyncRemote {
+  return {
+    sftp: () => conn.sftp(),
+    exec: (command, opts) => conn.exec(command, { login: opts?.login ?? false, timeoutMs: opts?.timeoutMs }),
+  };
+}
+
+function progressPrinter(io: CliIO, json: boolean): (p: SyncProgress) => void {
+  return (p) => {
+    if (json) return;
+    if (p.kind === 'file-done' && !p.verifiedOnly) io.stdout(`pulled ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} read` : ''})\n`);
+    else if (p.kind === 'waiting-to-settle') io.stderr(`waiting ${p.seconds} s for ${p.files} file${p.files === 1 ? '' : 's'} still being written\n`);
+    else if (p.kind === 'part-discarded') io.stderr(`note: ${printable(p.name)}.part did not match the box; pulling it again from the start\n`);
+  };
+}
 
 export const command: CliCommand = {
   name: 'sync',
-  summary: '(not yet implemented)',
-  help: () => 'gpu-rent sync: not yet implemented\n',
-  run: async (_argv, io) => {
-    io.stderr('gpu-rent sync: not yet implemented\n');
-    return 1;
+  summary: 'Pull checkpoints off a rented box: verified, resumable, only new files; --watch keeps going.',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
+    if (!flags.remote) throw new UsageError('missing --remote DIR (the folder on the box to pull from)');
+    if (!flags.local) throw new UsageError('missing --local DIR (the folder on this computer to pull into)');
+    const json = flags.json === true;
+
+    // Ctrl-C: stop starting files, let the current reads land in their .part, then exit.
+    // A second Ctrl-C leaves at once (the .part files stay valid prefixes either way).
+    const ac = new AbortController();
+    const onSigint = () => {
+      if (ac.signal.aborted) process.exit(130);
+      io.stderr('stopping: unfinished files stay as .part and resume next time (Ctrl-C again to quit now)\n');
+      ac.abort();
+    };
+    process.on('SIGINT', onSigint);
+    process.on('SIGTERM', onSigint);
+    try {
+      return await withRemote(positionals[0], flags, io, async (conn, target) => {
+        const base = {
+          remoteDir: flags.remote!,
+          localDir: flags.local!,
+          source: `${conn.user}@${knownHostsName(target.host, target.port)}`,
+          keepLast: flags['keep-last'],
+          delete: flags.delete === true,
+          settleSeconds: flags.settle ?? 5,
+          signal: ac.signal,
+        };
+        const onProgress = progressPrinter(io, json);
+        if (flags.watch === undefined) {
+          const r = await syncOnce(syncRemote(conn), base, onProgress);
+          io.stdout(json ? JSON.stringify(reportJson(r)) + '\n' : reportText(r));
+          return r.interrupted ? 130 : 0;
+        }
+        if (!json) io.stderr(`watching ${flags.remote} every ${flags.watch} s; Ctrl-C to stop\n`);
+        await watchSync(
+          async () => {
+            await conn.connect(); // reconnects after a drop (backoff inside), fails for good on auth/host key
+            return syncRemote(conn);
+          },
+          { ...base, intervalSeconds: flags.watch, isFatal: (e) => e instanceof RemoteError && e.fatal },
+          (e) => {
+            if (e.kind === 'round') {
+              const r = e.report;
+              if (json) io.stdout(JSON.stringify({ ...reportJson(r), at: new Date().toISOString() }) + '\n');
+              else if (r.files || r.deleted.length || r.skipped.some((s) => s.reason !== 'still-being-written') || r.interrupted) io.stdout(reportText(r));
+            } else {
+              const msg = e.error.message.split('\n')[0];
+              if (json) io.stdout(JSON.stringify({ error: msg, code: (e.error as { code?: unknown }).code ?? null, retryInSeconds: Math.round(e.retryInMs / 100) / 10 }) + '\n');
+              else io.stderr(`${msg}; retrying in ${(e.retryInMs / 1000).toFixed(1)} s\n`);
+            }
+          },
+          onProgress,
+        );
+        return 0;
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+      process.off('SIGTERM', onSigint);
+    }
   },
 };

@@ -17,8 +17,8 @@ import { PullError, pullRange } from './transfer';
 export interface SyncRemote {
   /** An SFTP session. Sync does not end it: it belongs to whoever gave it. */
   sftp(): Promise<SFTPWrapper>;
-  /** Runs a command on the box (through the user's shell) and collects its output. */
-  exec(command: string): Promise<ExecResult>;
+  /** Runs a command on the box and collects its output (sync's commands need no login shell). */
+  exec(command: string, opts?: { timeoutMs?: number; login?: boolean }): Promise<ExecResult>;
 }
 
 export interface SyncOptions {
@@ -142,10 +142,12 @@ async function hashLocal(path: string, hash: Hash, limit?: number): Promise<void
   });
 }
 
-async function remoteHash(ctx: Ctx, path: string, prefix?: number): Promise<HashAnswer> {
+async function remoteHash(ctx: Ctx, path: string, size: number, prefix?: number): Promise<HashAnswer> {
   const req = prefix === undefined ? { path } : { path, prefix };
+  // Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute.
+  const timeoutMs = 60_000 + Math.ceil(size / 50_000);
   try {
-    const r = await ctx.remote.exec(hashScript(req));
+    const r = await ctx.remote.exec(hashScript(req), { timeoutMs, login: false });
     return parseHashOutput(r.stdout, req);
   } catch {
     return { full: undefined, prefix: undefined };
@@ -192,7 +194,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
     const h = createHash('sha256');
-    const [remote] = await Promise.all([remoteHash(ctx, f.abs), hashLocal(local, h)]);
+    const [remote] = await Promise.all([remoteHash(ctx, f.abs, f.size), hashLocal(local, h)]);
     const digest = h.digest('hex');
     if (typeof remote.full === 'string' && remote.full === digest) {
       const now = await fstatByPath(sftp, f.abs);
@@ -235,7 +237,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
     // A resumed .part is trusted only if its bytes hash like the box's first bytes.
     let hash = createHash('sha256');
     if (from > 0) {
-      const [remotePrefix] = await Promise.all([remoteHash(ctx, f.abs, from), hashLocal(part, hash, from)]);
+      const [remotePrefix] = await Promise.all([remoteHash(ctx, f.abs, from, from), hashLocal(part, hash, from)]);
       const localPrefix = hash.copy().digest('hex');
       if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
         ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
@@ -249,7 +251,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
     if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
 
     // The box hashes the file while we pull it; both are bracketed by the two stats.
-    const remoteFull = remoteHash(ctx, f.abs);
+    const remoteFull = remoteHash(ctx, f.abs, f.size);
     ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
     let out: fsp.FileHandle;
     try {
@@ -500,8 +502,9 @@ function toSyncError(err: unknown): unknown {
   if (err instanceof SyncError) return err;
   if (err instanceof RemoteFolderError) return new SyncError(err.code, err.message);
   if (isDiskFull(err)) return diskFull(String((err as NodeJS.ErrnoException).path ?? 'a file'));
-  // ssh2 transport errors carry no SFTP status code.
-  if (err instanceof Error && sftpCode(err) === undefined && !(err as NodeJS.ErrnoException).syscall) {
+  // ssh2 transport errors carry no code at all (SFTP statuses are numbers; RemoteError and
+  // Node's errors have string codes and pass through unchanged).
+  if (err instanceof Error && (err as { code?: unknown }).code === undefined) {
     return new SyncError('connection-lost', `connection lost: ${err.message}`);
   }
   return err;
@@ -522,7 +525,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
     const c = ctx;
     let clock: Promise<number | undefined> | undefined;
     const remoteNow = () =>
-      (clock ??= remote.exec(REMOTE_NOW).then(
+      (clock ??= remote.exec(REMOTE_NOW, { login: false, timeoutMs: 30_000 }).then(
         (r) => parseRemoteNow(r.stdout),
         () => undefined,
       ));

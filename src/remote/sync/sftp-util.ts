@@ -42,7 +42,7 @@ export function setRequestDeadline(ms: number): void {
   requestDeadlineMs = ms;
 }
 
-function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
+function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = requestDeadlineMs): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!channelOpen(sftp)) return rej(new SftpGoneError(what));
     let done = false;
@@ -56,7 +56,7 @@ function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null 
       else res(v as T);
     };
     const onClose = () => finish(new SftpGoneError(what));
-    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${Math.round(requestDeadlineMs / 1000)} s`)), requestDeadlineMs);
+    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
     sftp.once('close', onClose);
     sftp.once('end', onClose);
     try {
@@ -88,7 +88,8 @@ export function fstat(sftp: SFTPWrapper, handle: Buffer): Promise<Stats> {
 }
 
 export async function closeHandle(sftp: SFTPWrapper, handle: Buffer): Promise<void> {
-  await call(sftp, 'close', (cb) => sftp.close(handle, (err) => cb(err, undefined))).catch(() => undefined);
+  // A close that gets no answer costs the server a handle, not us a hang.
+  await call(sftp, 'close', (cb) => sftp.close(handle, (err) => cb(err, undefined)), 3000).catch(() => undefined);
 }
 
 export function isChannelOpen(sftp: SFTPWrapper): boolean {

@@ -98,7 +98,9 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       // Wait for reads already sent (their callbacks fire on reply or channel cleanup) and
       // for queued writes, so the .part is closed on a clean prefix.
       if (failure) {
-        if (writing || (inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled')) return;
+        // Replies still due would be dropped anyway; only a dead or stalled link or an
+        // interrupt is worth not waiting for, an SFTP error status still drains its peers.
+        if (writing || (inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
       } else if (writing || inFlight > 0 || nextWrite < end) return;
       settled = true;
       clearInterval(stallTimer);
