@@ -1,0 +1,217 @@
+// The cost model reproduces every worked number of the field report, and its totals behave
+// (never negative or NaN, growing with hours and GB) for any input.
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { builtinCatalog, findPlatform, type BillingMode } from '../../src/core/catalog';
+import {
+  breakEvenHours,
+  cheapestBillingMode,
+  downloadHours,
+  midpoint,
+  quoteCatalog,
+  quoteJob,
+  unitPrice,
+  type JobInput,
+  type QuoteRow,
+} from '../../src/core/cost';
+
+const cat = builtinCatalog();
+const row = (input: JobInput, platform: string, card: string, mode: BillingMode): QuoteRow => {
+  const r = quoteJob(cat, { ...input, platforms: [platform], cards: [card], refCard: input.refCard ?? card, includeSpot: true }).find((x) => x.mode === mode);
+  assert.ok(r, `${platform} ${card} ${mode}`);
+  return r;
+};
+
+describe('cost: the field report\'s worked numbers', () => {
+  it('LoRA job: 3090 15 h × ¥1.98 ≈ ¥29.7 (the report rounds to ¥30) vs 4090 5 h × ¥3.6 = ¥18, about 40% less', () => {
+    const r3090 = row({ gpuHours: 15 }, 'autodl', 'rtx3090', 'hour');
+    const r4090 = row({ gpuHours: 5 }, 'autodl', 'rtx4090', 'hour');
+    assert.deepEqual(r3090.total, { min: 2970, max: 2970 });
+    assert.deepEqual(r4090.total, { min: 1800, max: 1800 });
+    assert.equal(Math.round(r3090.total.min / 100), 30);
+    const saving = 1 - r4090.total.min / r3090.total.min;
+    assert.ok(saving > 0.39 && saving < 0.41, `saving ${saving}`);
+    // Using the report's rounded ¥30: exactly 40%.
+    assert.equal(1 - 1800 / 3000, 0.4);
+  });
+
+  it('data disk: 24 GB × ¥0.5/GB/day = ¥12/day, ¥360 for 30 days (stopped days included)', () => {
+    const day = row({ gpuHours: 1, storageGb: 24, days: 1 }, 'autodl', 'rtx3090', 'hour');
+    assert.deepEqual(day.breakdown.storage, { min: 1200, max: 1200 });
+    const month = row({ gpuHours: 1, storageGb: 24, days: 30 }, 'autodl', 'rtx3090', 'hour');
+    assert.deepEqual(month.breakdown.storage, { min: 36000, max: 36000 });
+    // 7B fp16 weights ≈ 14 GB + 10 GB data = 24 GB.
+    assert.equal(14 + 10, 24);
+  });
+
+  it('no-GPU mode: ¥0.1/h while stopped, against a whole night of a running card', () => {
+    const r = row({ gpuHours: 1, idleHours: 10 }, 'autodl', 'rtx3090', 'hour');
+    assert.deepEqual(r.breakdown.idle, { min: 100, max: 100 });
+    // "一晚上就是几十块": a 10 h night of a big-cloud T4 left existing, at ¥7–9/h.
+    const t = row({ gpuHours: 1, idleHours: 10 }, 'tencent', 't4', 'hour');
+    assert.deepEqual(t.breakdown.idle, { min: 7000, max: 9000 });
+  });
+
+  it('AutoDL 3090 monthly ¥700–900 and weekly ¥250–300, whole periods', () => {
+    const m = row({ gpuHours: 15 }, 'autodl', 'rtx3090', 'month');
+    assert.deepEqual(m.total, { min: 70000, max: 90000 });
+    assert.equal(m.periods, 1);
+    const w = row({ gpuHours: 15 }, 'autodl', 'rtx3090', 'week');
+    assert.deepEqual(w.total, { min: 25000, max: 30000 });
+    // Kept 30 days: five weeks, or one month.
+    assert.equal(row({ gpuHours: 15, days: 30 }, 'autodl', 'rtx3090', 'week').periods, 5);
+    assert.equal(row({ gpuHours: 15, days: 30 }, 'autodl', 'rtx3090', 'month').periods, 1);
+    assert.deepEqual(row({ gpuHours: 15 }, 'autodl', 'rtx4090', 'month').total, { min: 120000, max: 150000 });
+  });
+
+  it('spot is about 20% cheaper, with rework for reclaims', () => {
+    const autodl = findPlatform(cat, 'autodl')!;
+    const spot = unitPrice(autodl, 'rtx3090', 'spot')!;
+    assert.ok(spot.derived);
+    assert.ok(Math.abs(spot.perPeriod.min - 198 * 0.8) < 1e-9);
+    const r = row({ gpuHours: 1, reclaimRatePerHour: 0, checkpointIntervalHours: 1 }, 'autodl', 'rtx3090', 'spot');
+    assert.deepEqual(r.total, { min: 158, max: 158 });
+    // The report's 8 h run reclaimed at hour 2 with no checkpoint: 1 reclaim in 8 h, 2 h lost
+    // ≈ reclaim rate 1/8 per hour and a 4 h "interval" (half lost on average).
+    const eight = row({ gpuHours: 8, reclaimRatePerHour: 1 / 8, checkpointIntervalHours: 4 }, 'autodl', 'rtx3090', 'spot');
+    assert.deepEqual(eight.breakdown.spotRework, { min: Math.round(198 * 0.8 * 2), max: Math.round(198 * 0.8 * 2) });
+    assert.ok(eight.notes.includes('spotLongJob'));
+    // Spot rows appear only when asked for.
+    assert.ok(!quoteJob(cat, { gpuHours: 1 }).some((x) => x.mode === 'spot'));
+    assert.ok(quoteJob(cat, { gpuHours: 1, includeSpot: true }).some((x) => x.mode === 'spot'));
+  });
+
+  it('2×4090 is 1.6× one card: fewer hours, more GPU-hours billed', () => {
+    const one = row({ gpuHours: 16, gpus: 1 }, 'autodl', 'rtx4090', 'hour');
+    const two = row({ gpuHours: 16, gpus: 2 }, 'autodl', 'rtx4090', 'hour');
+    assert.equal(two.wallHours, 10);
+    assert.deepEqual(two.breakdown.gpu, { min: 360 * 2 * 10, max: 360 * 2 * 10 });
+    assert.ok(two.total.min > one.total.min);
+  });
+
+  it('downloads: hours at the platform\'s bandwidth, billed at the GPU rate', () => {
+    // 秘塔智算 under 2 Mbps: "an hour downloading data" is under a GB.
+    assert.ok(Math.abs(downloadHours(0.9, { min: 2, max: 2 }).max - 1) < 1e-9);
+    const a = row({ gpuHours: 1, downloadGb: 14 }, 'autodl', 'rtx3090', 'hour');
+    const hours = (14 * 8000) / 10 / 3600;
+    assert.ok(Math.abs(a.downloadHours!.max - hours) < 1e-9);
+    assert.deepEqual(a.breakdown.download, { min: Math.round(198 * hours), max: Math.round(198 * hours) });
+    const viaNoGpu = row({ gpuHours: 1, downloadGb: 14, downloadInNoGpuMode: true }, 'autodl', 'rtx3090', 'hour');
+    assert.deepEqual(viaNoGpu.breakdown.download, { min: Math.round(10 * hours), max: Math.round(10 * hours) });
+    const mita = row({ gpuHours: 1, downloadGb: 14 }, 'mita', 'rtx3090', 'hour');
+    assert.ok(mita.downloadHours!.max > 5 * a.downloadHours!.max - 1e-9, 'at 2 Mbps vs 10 Mbps');
+    // Big clouds' bandwidth has no figure: the download is reported unpriced, not guessed.
+    assert.deepEqual(row({ gpuHours: 1, downloadGb: 14 }, 'aliyun', 't4', 'hour').unpriced, ['download']);
+  });
+
+  it('prices unknowns as unknown, never as zero', () => {
+    const lanrui = row({ gpuHours: 10, storageGb: 24, idleHours: 5 }, 'lanrui', 'rtx3090', 'hour');
+    assert.deepEqual(lanrui.unpriced, ['storage', 'idle']);
+    assert.deepEqual(lanrui.total, { min: 1600, max: 2000 });
+    const aliyun = row({ gpuHours: 10, storageGb: 24 }, 'aliyun', 't4', 'hour');
+    assert.deepEqual(aliyun.unpriced, []);
+    assert.ok(aliyun.notes.includes('storageBundled'));
+    const mita = row({ gpuHours: 1, idleHours: 2 }, 'mita', 'rtx3090', 'hour');
+    assert.ok(mita.notes.includes('idleKeptRunning'));
+    assert.deepEqual(mita.breakdown.idle, { min: 240, max: 300 });
+    const { skipped } = quoteCatalog(cat, { gpuHours: 1 });
+    assert.ok(skipped.some((s) => s.platform === 'huawei' && s.reason === 'noPrices'));
+    assert.ok(skipped.some((s) => s.platform === 'lanrui' && s.mode === 'week' && s.reason === 'noFigure'));
+  });
+
+  it('estimates other cards from FP16 TFLOPS and marks them', () => {
+    const rows = quoteJob(cat, { gpuHours: 15, platforms: ['autodl'], modes: ['hour'] });
+    const r4090 = rows.find((r) => r.card === 'rtx4090')!;
+    assert.ok(r4090.hoursEstimated);
+    assert.ok(Math.abs(r4090.wallHours - (15 * 35.6) / 82.6) < 1e-9);
+    // The 4090 is still the cheaper completed job, as the report found.
+    assert.equal(rows[0]!.card, 'rtx4090');
+    assert.ok(!rows.find((r) => r.card === 'rtx3090')!.hoursEstimated);
+  });
+
+  it('skips cards without the VRAM the job needs, and flags them when asked for by name', () => {
+    const { rows, skipped } = quoteCatalog(cat, { gpuHours: 15, vramNeededGb: 22 });
+    assert.ok(!rows.some((r) => r.card === 't4' || r.card === 'v100-16g'));
+    assert.ok(skipped.some((s) => s.card === 't4' && s.reason === 'vramShort'));
+    const t4 = quoteJob(cat, { gpuHours: 1, cards: ['t4'], refCard: 't4', vramNeededGb: 22 });
+    assert.ok(t4.length > 0 && t4.every((r) => r.notes.includes('vramShort')));
+  });
+
+  it('sorts by total midpoint, cheapest first', () => {
+    const rows = quoteJob(cat, { gpuHours: 15, storageGb: 24 });
+    for (let i = 1; i < rows.length; i++) assert.ok(midpoint(rows[i - 1]!.total) <= midpoint(rows[i]!.total));
+  });
+});
+
+describe('cost: cheapest mode and break-even', () => {
+  it('hourly for a short job, monthly for a month of heavy use', () => {
+    assert.equal(cheapestBillingMode(cat, 'autodl', '3090', { gpuHours: 15 })!.mode, 'hour');
+    assert.equal(cheapestBillingMode(cat, 'autodl', '3090', { gpuHours: 600, days: 30 })!.mode, 'month');
+    assert.equal(cheapestBillingMode(cat, 'autodl', '3090', { gpuHours: 150, days: 7 })!.mode, 'week');
+    assert.equal(cheapestBillingMode(cat, 'huawei', '3090', { gpuHours: 1 }), null);
+  });
+
+  it('break-even: ¥250–300 a week is 126–152 hours at ¥1.98; ¥700–900 a month is 354–455 hours', () => {
+    const be = breakEvenHours(findPlatform(cat, 'autodl')!, 'rtx3090');
+    const week = be.find((b) => b.shorter === 'hour' && b.longer === 'week')!;
+    assert.equal(Math.round(week.units.min), 126);
+    assert.equal(Math.round(week.units.max), 152);
+    const month = be.find((b) => b.shorter === 'hour' && b.longer === 'month')!;
+    assert.equal(Math.round(month.units.min), 354);
+    assert.equal(Math.round(month.units.max), 455);
+    const wm = be.find((b) => b.shorter === 'week' && b.longer === 'month')!;
+    assert.ok(Math.abs(wm.units.min - 700 / 300) < 1e-9 && Math.abs(wm.units.max - 900 / 250) < 1e-9);
+  });
+});
+
+describe('cost: properties', () => {
+  const inputArb = fc.record({
+    gpuHours: fc.double({ min: 0.01, max: 5000, noNaN: true }),
+    gpus: fc.integer({ min: 1, max: 8 }),
+    storageGb: fc.double({ min: 0, max: 5000, noNaN: true }),
+    days: fc.double({ min: 0, max: 400, noNaN: true }),
+    idleHours: fc.double({ min: 0, max: 2000, noNaN: true }),
+    downloadGb: fc.double({ min: 0, max: 2000, noNaN: true }),
+    includeSpot: fc.constant(true),
+    reclaimRatePerHour: fc.double({ min: 0, max: 2, noNaN: true }),
+    checkpointIntervalHours: fc.double({ min: 0.01, max: 48, noNaN: true }),
+  });
+  const key = (r: QuoteRow) => `${r.platform}/${r.card}/${r.mode}`;
+
+  it('totals are whole, finite, non-negative fen with min ≤ max', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        for (const r of quoteJob(cat, input)) {
+          for (const v of [r.total, ...Object.values(r.breakdown)]) {
+            if (!Number.isInteger(v.min) || !Number.isInteger(v.max) || v.min < 0 || v.min > v.max) return false;
+          }
+          if (!Number.isFinite(r.wallHours) || r.wallHours < 0) return false;
+        }
+        return true;
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  for (const field of ['gpuHours', 'storageGb', 'days', 'idleHours', 'downloadGb'] as const) {
+    it(`totals never fall when ${field} grows`, () => {
+      fc.assert(
+        fc.property(inputArb, fc.double({ min: 0, max: 1000, noNaN: true }), (input, extra) => {
+          const a = new Map(quoteJob(cat, input).map((r) => [key(r), r.total]));
+          const more = { ...input, [field]: input[field] + extra };
+          for (const r of quoteJob(cat, more)) {
+            const before = a.get(key(r));
+            if (before && (r.total.min < before.min - 1 || r.total.max < before.max - 1)) return false;
+          }
+          return true;
+        }),
+        { numRuns: 100 },
+      );
+    });
+  }
+
+  it('garbage numbers do not produce NaN', () => {
+    const rows = quoteJob(cat, { gpuHours: Number.NaN, storageGb: -5, days: Infinity, idleHours: Number.NaN, gpus: Number.NaN, downloadGb: -1 } as JobInput);
+    for (const r of rows) assert.ok(Number.isFinite(r.total.min) && Number.isFinite(r.total.max) && r.total.min >= 0, JSON.stringify(r.total));
+  });
+});
