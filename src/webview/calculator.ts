@@ -3,6 +3,7 @@
 // kept with setState so a reload restores the form.
 import '../../media/calculator.css';
 import { builtinCatalog, mergeCatalog, WARNING_TEXT, type Catalog, type WarningCode } from '../core/catalog';
+import { findCard } from '../core/cards';
 import { breakEvenHours, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
 import { formatCny } from '../core/money';
 import { hoursFromSteps } from '../core/perf';
@@ -102,7 +103,8 @@ function cardsWithPrices(): { id: string; name: string }[] {
 
 function renderForm(): HTMLElement {
   const cards = cardsWithPrices();
-  const cardId = catalog.cards.find((c) => c.id === inputs.card || c.name === inputs.card)?.id ?? cards[0]?.id ?? '';
+  const wanted = findCard(inputs.card, catalog.cards)?.id;
+  const cardId = cards.find((c) => c.id === wanted)?.id ?? cards.find((c) => c.id === 'rtx3090')?.id ?? cards[0]?.id ?? '';
   if (cardId && inputs.card !== cardId) inputs = { ...inputs, card: cardId };
   const select = h('select', { id: 'f-card' }, ...cards.map((c) => h('option', { value: c.id, selected: c.id === cardId }, c.name)));
   select.addEventListener('change', () => {
