@@ -17,6 +17,8 @@ import { probeIdle } from '../../src/remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../src/remote/guards/watchdog';
 import { WATCHDOG_SCRIPT, spotTerminationUrl, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
 import { secureUpload, wipeRamDir, RamUploadRefused, inspectRamTarget } from '../../src/remote/guards/ramdisk';
+import { captureEnvironment, startRebuild } from '../../src/remote/guards/environment';
+import { followLog } from '../../src/remote/jobs';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -329,6 +331,37 @@ describe('guards against a real sshd', function () {
       assert.equal((await wipeRamDir(conn, '/dev/shm', { force: true })).kind, 'refused');
       assert.equal((await wipeRamDir(conn, '~', { force: true })).kind, 'refused');
       assert.equal(existsSync(sshd.home), true);
+    });
+  });
+  describe('portable environment', () => {
+    it('captures a box’s env and rebuilds it in a fresh env on a box with one command', async () => {
+      sshd.setNvidiaSmi('titanv_driver515.65.01_smi.txt');
+      sshd.runAsUser('python3 -m venv "$HOME/srcenv"');
+      appendFileSync(join(sshd.home, '.profile'), 'export PATH="$HOME/srcenv/bin:$PATH"\n');
+      const snap = await captureEnvironment(conn, 'test-box', { now: () => 1_800_000_000 });
+      assert.equal(snap.driverVersion, '515.65.01');
+      assert.equal(snap.driverMaxCuda, '11.7');
+      assert.deepEqual(snap.gpus, ['NVIDIA TITAN V']);
+      assert.equal(snap.environmentYml, null, 'no conda on the test box');
+      assert.equal(snap.torch, null);
+      assert.match(snap.pythonVersion ?? '', /^3\.\d+/);
+      assert.match(snap.requirements, /^pip==/m);
+      const started = await startRebuild(conn, snap, 'moved');
+      assert.equal(started.job.name, 'env-moved');
+      let log = '';
+      const done = await followLog(conn, 'env-moved', { onData: (c) => (log += c.toString()) });
+      assert.equal(done.exitCode, 0, log);
+      assert.match(log, /gpu-rent: environment moved ready: .*\.gpu-rent\/venvs\/moved\/bin\/python/);
+      const rebuilt = sshd.runAsUser('"$HOME/.gpu-rent/venvs/moved/bin/python" -m pip list --format=freeze');
+      const original = sshd.runAsUser('"$HOME/srcenv/bin/python" -m pip list --format=freeze');
+      assert.equal(rebuilt, original);
+      // Never over an existing env.
+      await startRebuild(conn, snap, 'moved');
+      let again = '';
+      const second = await followLog(conn, 'env-moved', { onData: (c) => (again += c.toString()) });
+      assert.equal(second.exitCode, 3, again);
+      assert.match(again, /exists already/);
+      await assert.rejects(startRebuild(conn, snap, '../x'), /not a usable env name/);
     });
   });
 });
