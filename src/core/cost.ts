@@ -112,8 +112,9 @@ export interface QuoteResult {
 
 const ZERO: FenRange = { min: 0, max: 0 };
 
+/** Non-negative finite inputs, capped at 1e9 so products stay finite; anything else takes the default. */
 function num(x: number | undefined, dflt: number): number {
-  return x !== undefined && Number.isFinite(x) && x >= 0 ? x : dflt;
+  return x !== undefined && Number.isFinite(x) && x >= 0 ? Math.min(x, 1e9) : dflt;
 }
 
 function scale(r: FenRange, k: number): FenRange {

@@ -59,10 +59,14 @@ export function hoursFromSteps(steps: number, secPerStep: number): number {
 export type Precision = 'fp32' | 'fp16' | 'bf16' | 'int8' | 'int4';
 export const BYTES_PER_PARAM: Record<Precision, number> = { fp32: 4, fp16: 2, bf16: 2, int8: 1, int4: 0.5 };
 
+/** Parameter counts outside (0, 1e6 billion] are not models: treated as 0. */
+function paramCount(paramsBillions: number): number {
+  return Number.isFinite(paramsBillions) && paramsBillions > 0 && paramsBillions <= 1e6 ? paramsBillions * 1e9 : 0;
+}
+
 /** Weights only: 7B in fp16 ≈ 14 GB. */
 export function weightsBytes(paramsBillions: number, precision: Precision): number {
-  const b = paramsBillions * 1e9 * BYTES_PER_PARAM[precision];
-  return Number.isFinite(b) && b > 0 ? b : 0;
+  return paramCount(paramsBillions) * BYTES_PER_PARAM[precision];
 }
 
 export type TrainMethod = 'inference' | 'lora' | 'qlora' | 'full';
@@ -105,11 +109,12 @@ export interface VramNeedInput {
 
 export function vramNeed(input: VramNeedInput): VramNeed {
   const precision = input.method === 'qlora' ? 'int4' : (input.precision ?? 'fp16');
-  const params = Number.isFinite(input.paramsBillions) && input.paramsBillions > 0 ? input.paramsBillions * 1e9 : 0;
+  const params = paramCount(input.paramsBillions);
   const w = params * BYTES_PER_PARAM[precision];
   const all = params * METHOD_BYTES[input.method](precision);
-  const act = Math.max(0, Number.isFinite(input.activationGb ?? 0) ? (input.activationGb ?? 0) : 0) * GB;
-  const rt = Math.max(0, Number.isFinite(input.runtimeGb ?? 1) ? (input.runtimeGb ?? 1) : 1) * GB;
+  const gb = (x: number | undefined, dflt: number) => (x !== undefined && Number.isFinite(x) && x >= 0 && x <= 1e9 ? x : dflt) * GB;
+  const act = gb(input.activationGb, 0);
+  const rt = gb(input.runtimeGb, 1);
   return { weightsBytes: w, trainingStateBytes: all - w, activationBytes: act, runtimeBytes: rt, totalBytes: all + act + rt };
 }
 
@@ -135,7 +140,8 @@ export function vramFit(card: CardSpec, needBytes: number): VramFit {
 export function tokensPerSecondCeiling(card: CardSpec, paramsBillions: number, precision: Precision = 'fp16'): number {
   const bytes = weightsBytes(paramsBillions, precision);
   if (bytes <= 0) return 0;
-  return (card.memoryBandwidthGBs * GB) / bytes;
+  const t = (card.memoryBandwidthGBs * GB) / bytes;
+  return Number.isFinite(t) ? t : 0;
 }
 
 /** Convenience for callers holding a name: resolves it with findCard. */
