@@ -1,0 +1,192 @@
+// `gpu-rent platforms | quote | advise` run as a user would: the built dist/cli.js in a new
+// process (run `npm run build` first).
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../support/cli';
+
+const tmp = mkdtempSync(join(tmpdir(), 'gpu-rent-cli-pricing-'));
+const file = (name: string, text: string) => {
+  const p = join(tmp, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+function oneLineError(args: string[], pattern: RegExp): void {
+  const r = runCli(args);
+  assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}\n${r.stdout}${r.stderr}`);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, pattern);
+  assert.doesNotMatch(r.stderr, /NaN|at .*\.js:\d+|Error:/);
+}
+
+interface QuoteJson {
+  currency: string;
+  rows: {
+    platform: string;
+    platformName: string;
+    card: string;
+    billing: string;
+    total: number;
+    totalMin?: number;
+    totalMax?: number;
+    hours: number;
+    breakdown: { gpu: number; storage: number | null; idle: number | null; download: number | null; spotRework: number };
+    price: { yuan: number; source: string; asOf: string | null };
+    cheapest: boolean;
+  }[];
+  skipped: { platform: string; reason: string }[];
+}
+
+const quoteJson = (args: string[]): QuoteJson => {
+  const r = runCli(['quote', ...args, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as QuoteJson;
+};
+
+describe('cli: gpu-rent quote', () => {
+  it('with no flags prints the report\'s LoRA job on built-in defaults, cheapest marked, with dates and warnings', () => {
+    const r = runCli(['quote']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const out = r.stdout;
+    assert.match(out, /^Job: 15 h on one RTX 3090/);
+    assert.match(out, /data disk 24 GB/);
+    assert.match(out, /Prices as of 2024-03/);
+    assert.match(out, /AutoDL +RTX 3090 +hour +15 h +¥29\.70 +¥12\.00 .* ¥41\.70/);
+    assert.match(out, /^\* +AutoDL +RTX 4090 +hour/m, 'the 4090 is the cheapest fully priced job');
+    assert.match(out, /揽睿星舟 .*¥24\.00–30\.00 \+\?/);
+    assert.match(out, /Warnings:/);
+    assert.match(out, /秘塔智算.*Evening peak 19:00–23:00/);
+    assert.match(out, /阿里云 ECS GPU.*bills while it exists/);
+    assert.match(out, /火山引擎.*enterprise verification/);
+    assert.match(out, /Not quoted:.*华为云 裸金属 GPU: no price in the report/);
+    assert.doesNotMatch(out, /NaN|undefined|\[object/);
+  });
+
+  it('--json has the documented shape, yuan as numbers, ranges with totalMin/totalMax', () => {
+    const j = quoteJson([]);
+    assert.equal(j.currency, 'CNY');
+    assert.ok(j.rows.length > 5);
+    for (const row of j.rows) {
+      for (const k of ['platform', 'platformName', 'card', 'billing', 'total', 'breakdown']) assert.ok(k in row, k);
+      assert.equal(typeof row.total, 'number');
+      assert.equal(typeof row.breakdown.gpu, 'number');
+      assert.ok(row.price.source.length > 0);
+      if (row.totalMin !== undefined) {
+        assert.ok(row.totalMin <= row.total && row.total <= row.totalMax!);
+        assert.equal(row.total, Math.round(((row.totalMin + row.totalMax!) / 2) * 100) / 100);
+      }
+    }
+    assert.equal(j.rows.filter((r) => r.cheapest).length, 1);
+    const lanrui = j.rows.find((r) => r.platform === 'lanrui' && r.card === 'rtx3090')!;
+    assert.deepEqual([lanrui.totalMin, lanrui.totalMax], [24, 30]);
+    assert.equal(lanrui.breakdown.storage, null, 'no figure: null, not 0');
+  });
+
+  it('reproduces the report: 3090 15 h ¥29.70 vs 4090 5 h ¥18.00 at AutoDL', () => {
+    const a = quoteJson(['--card', '3090', '--gpu-hours', '15', '--storage-gb', '0', '--platform', 'autodl']).rows.find((r) => r.billing === 'hour')!;
+    const b = quoteJson(['--card', 'RTX 4090', '--gpu-hours', '5', '--storage-gb', '0', '--platform', 'autodl']).rows.find((r) => r.billing === 'hour')!;
+    assert.equal(a.total, 29.7);
+    assert.equal(b.total, 18);
+    assert.equal(a.price.asOf, '2024-03-01');
+    const steps = quoteJson(['--card', 'rtx4090', '--steps', '2000', '--sec-per-step', '9', '--storage-gb', '0', '--platform', 'autodl']).rows.find((r) => r.billing === 'hour')!;
+    assert.equal(steps.hours, 5);
+    assert.equal(steps.total, 18);
+  });
+
+  it('storage, idle, downloads and spot show up in the breakdown', () => {
+    const j = quoteJson(['--card', '3090', '--gpu-hours', '1', '--storage-gb', '24', '--days', '30', '--idle-hours', '10', '--download-gb', '14', '--spot', '--platform', 'autodl']);
+    const hour = j.rows.find((r) => r.billing === 'hour')!;
+    assert.equal(hour.breakdown.storage, 360);
+    assert.equal(hour.breakdown.idle, 1);
+    assert.ok(hour.breakdown.download! > 6 && hour.breakdown.download! < 6.3);
+    const spot = j.rows.find((r) => r.billing === 'spot')!;
+    assert.ok(spot.breakdown.spotRework > 0);
+    assert.ok(spot.breakdown.gpu < hour.breakdown.gpu);
+  });
+
+  it('--platform is repeatable and --card takes aliases', () => {
+    const j = quoteJson(['--platform', 'mita', '--platform', 'matpool', '--card', 'NVIDIA GeForce RTX 3090']);
+    assert.deepEqual([...new Set(j.rows.map((r) => r.platform))].sort(), ['matpool', 'mita']);
+    assert.ok(j.rows.every((r) => r.card === 'rtx3090'));
+  });
+
+  it('--catalog merges a user file; its prices carry its date', () => {
+    const f = file('ok.json', JSON.stringify({ asOf: '2026-11-01', platforms: [{ id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 2 }] }, { id: 'mybox', name: { zh: '自建', en: 'Home box' }, billingModes: ['hour'], prices: [{ card: '4090', mode: 'hour', yuan: 1 }] }] }));
+    const j = quoteJson(['--catalog', f, '--card', '4090', '--gpu-hours', '5', '--storage-gb', '0']);
+    const autodl = j.rows.find((r) => r.platform === 'autodl' && r.billing === 'hour')!;
+    assert.equal(autodl.total, 10);
+    assert.equal(autodl.price.asOf, '2026-11-01');
+    assert.equal(j.rows[0]!.platform, 'mybox');
+    assert.equal(j.rows[0]!.price.asOf, '2026-11-01');
+    const text = runCli(['platforms', '--catalog', f]);
+    assert.equal(text.code, 0);
+    assert.match(text.stdout, /mybox +自建/);
+  });
+
+  it('bad input exits 2 with one line naming the flag and what it accepts', () => {
+    oneLineError(['quote', '--gpu-hours', '-3'], /--gpu-hours expects a number > 0, got "-3"/);
+    oneLineError(['quote', '--gpu-hours', 'abc'], /--gpu-hours expects a number > 0, got "abc"/);
+    oneLineError(['quote', '--storage-gb', 'lots'], /--storage-gb expects a number ≥ 0, got "lots"/);
+    oneLineError(['quote', '--gpus', '1.5'], /--gpus expects a whole number/);
+    oneLineError(['quote', '--card', 'h900'], /--card expects a known card .*got "h900"/);
+    oneLineError(['quote', '--platform', 'nope'], /--platform expects one of autodl, lanrui, .*got "nope"/);
+    oneLineError(['quote', '--steps', '100'], /--steps needs --sec-per-step/);
+    oneLineError(['quote', '--gpu-hours', '3', '--steps', '1', '--sec-per-step', '2'], /alternatives/);
+    oneLineError(['quote', '--bogus'], /unknown flag --bogus/);
+    oneLineError(['quote', 'extra'], /unexpected argument "extra"/);
+    oneLineError(['quote', '--catalog', join(tmp, 'missing.json')], /--catalog expects a readable JSON file: cannot read .*no such file/);
+    oneLineError(['quote', '--catalog', file('bad.json', '{"platforms": [')], /--catalog .*bad\.json: not valid JSON/);
+    oneLineError(['quote', '--catalog', file('badprice.json', JSON.stringify({ platforms: [{ id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 'cheap' }] }] }))], /--catalog .*badprice\.json: platforms\[0\]\.prices\[0\]\.yuan: expected a number ≥ 0/);
+    oneLineError(['quote', '--catalog', file('badcard.json', JSON.stringify({ platforms: [{ id: 'autodl', prices: [{ card: 'h900', mode: 'hour', yuan: 1 }] }] }))], /platforms\[0\]\.prices\[0\]\.card: unknown card "h900"/);
+    oneLineError(['quote', '--catalog', file('array.json', '[1,2]')], /--catalog .*array\.json: \(top level\)/);
+  });
+
+  it('--help on each command', () => {
+    for (const cmd of ['quote', 'platforms', 'advise']) {
+      const r = runCli([cmd, '--help']);
+      assert.equal(r.code, 0);
+      assert.match(r.stdout, new RegExp(`^Usage: gpu-rent ${cmd}`));
+    }
+    assert.match(runCli(['quote', '--help']).stdout, /--gpu-hours H/);
+  });
+});
+
+describe('cli: gpu-rent platforms', () => {
+  it('lists every platform with figures and dates; --json keeps sources', () => {
+    const r = runCli(['platforms']);
+    assert.equal(r.code, 0);
+    for (const id of ['autodl', 'lanrui', 'mita', 'matpool', 'aliyun', 'tencent', 'huawei', 'volcengine', 'qingjiao', 'zanqi', 'aistudio', 'colab', 'reseller']) {
+      assert.match(r.stdout, new RegExp(`^${id} `, 'm'));
+    }
+    assert.match(r.stdout, /AutoDL .*¥0\.50\/GB\/day +¥0\.10\/h +10 /);
+    assert.match(r.stdout, /severe 60–180 min at 19:00-23:00/);
+    const j = JSON.parse(runCli(['platforms', '--json']).stdout) as { platforms: { id: string; prices: { yuan: unknown; source: string; asOf: string }[] }[] };
+    const autodl = j.platforms.find((p) => p.id === 'autodl')!;
+    assert.deepEqual(autodl.prices.find((p) => (p.yuan as number[])[0] === 700)?.yuan, [700, 900]);
+    assert.ok(autodl.prices.every((p) => p.source && p.asOf === '2024-03-01'));
+  });
+});
+
+describe('cli: gpu-rent advise', () => {
+  it('gives the report\'s advice with reasons', () => {
+    const r = runCli(['advise', '--budget', '80', '--task', 'lora']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Colab/);
+    assert.match(r.stdout, /秘塔智算/);
+    assert.match(r.stdout, /report §5/);
+    const j = JSON.parse(runCli(['advise', '--budget', '800', '--task', 'aigc', '--json']).stdout) as { tier: string; picks: { code: string; reasons: { code: string }[] }[] };
+    assert.equal(j.tier, '300to1000');
+    assert.deepEqual(j.picks.map((p) => p.code), ['aigcPlatforms', 'aigcAutodl']);
+  });
+
+  it('bad input exits 2 with one line', () => {
+    oneLineError(['advise'], /--budget is required/);
+    oneLineError(['advise', '--budget', '-5'], /--budget expects a number ≥ 0/);
+    oneLineError(['advise', '--budget', '100', '--task', 'painting'], /--task expects one of lora, full-finetune, inference, aigc, got "painting"/);
+  });
+});
