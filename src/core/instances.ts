@@ -26,9 +26,9 @@ export const StateIntervalSchema = z.strictObject({
 });
 
 export const LoginSchema = z.strictObject({
-  host: shortText(255).regex(/^[A-Za-z0-9._:-]+$/),
+  host: shortText(255).regex(/^[A-Za-z0-9:][A-Za-z0-9._:-]*$/),
   port: z.number().int().min(1).max(65535),
-  user: shortText(64).regex(/^[A-Za-z0-9._-]+$/),
+  user: shortText(64).regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/),
   /** 'password' (in the secret store), 'key' (a private key file) or 'agent'. */
   auth: z.enum(['password', 'key', 'agent']),
   keyPath: z.string().min(1).max(4096).optional(),
