@@ -122,6 +122,9 @@ export class RemoteConnection extends EventEmitter {
   private inUse = 0;
   private readonly waiters: Waiter[] = [];
   private readonly channels = new Set<ClientChannel>();
+  /** Channels open on the server now (exec and SFTP), and the most ever open at once. */
+  private live = 0;
+  private peakLive = 0;
   /** The host key fingerprint of the current connection. */
   hostKeyFingerprint: string | undefined;
 
@@ -228,9 +231,12 @@ export class RemoteConnection extends EventEmitter {
           opts.signal,
         );
         // The session holds its slot until it closes (it counts against MaxSessions too).
+        this.live++;
+        this.peakLive = Math.max(this.peakLive, this.live);
         const onEnd = () => {
           if (!held) return;
           held = false;
+          this.live--;
           this.release();
           if (this.generation === gen && this.sftpSession === session) this.sftpSession = null;
         };
@@ -339,17 +345,22 @@ export class RemoteConnection extends EventEmitter {
       } catch (e) {
         releaseOnce();
         if (e instanceof RemoteError && e.code === 'session-limit' && attempt < 20 && Date.now() < o.deadline) {
-          // The server allows fewer sessions than our budget (or has not freed the last one yet):
-          // shrink the budget to what is open now and wait for a slot.
-          const others = this.inUse;
-          if (others > 0) this.budget = Math.max(1, others);
+          // The server allows fewer sessions than our budget, or has not yet freed one we just
+          // closed. What was open at once before is proven allowed, so never go below that.
+          const others = this.live;
+          this.budget = Math.max(1, others, this.peakLive);
           this.opts.log?.(`channel refused with ${others} others open; budget now ${this.budget}`);
-          await sleep(Math.min(50 * (attempt + 1), 500), o.signal);
+          await sleep(Math.min(25 * (attempt + 1), 300), o.signal);
           continue;
         }
         throw e;
       }
-      return this.driveChannel(channel, client, o).finally(releaseOnce);
+      this.live++;
+      this.peakLive = Math.max(this.peakLive, this.live);
+      return this.driveChannel(channel, client, o).finally(() => {
+        this.live--;
+        releaseOnce();
+      });
     }
   }
 
@@ -391,11 +402,7 @@ export class RemoteConnection extends EventEmitter {
       const stop = (why: RemoteError) => {
         if (failure || finished) return;
         failure = why;
-        try {
-          channel.signal('KILL');
-        } catch {
-          /* the server may not support signals */
-        }
+        killRemote(channel);
         channel.close();
         // A dead link never confirms the close: do not wait for it.
         setTimeout(finish, 2000).unref();
@@ -756,6 +763,21 @@ export class RemoteConnection extends EventEmitter {
     if (agent) out.push({ kind: 'agent', socket: agent });
     out.push({ kind: 'password' });
     return out;
+  }
+}
+
+/**
+ * Asks sshd to SIGKILL the command's process group (OpenSSH ≥ 7.9 honours it). ssh2's
+ * `signal()` stays silent once stdin is closed, which is always the case here, so the request
+ * goes straight to its protocol object when the public method would drop it.
+ */
+function killRemote(channel: ClientChannel): void {
+  const ch = channel as unknown as { outgoing?: { state?: string; id?: number }; _client?: { _protocol?: { signal?: (id: number, name: string) => void } } };
+  try {
+    if (ch.outgoing?.state === 'open') channel.signal('KILL');
+    else if (ch.outgoing?.state === 'eof' && typeof ch.outgoing.id === 'number') ch._client?._protocol?.signal?.(ch.outgoing.id, 'KILL');
+  } catch {
+    /* the link is gone or the server does not take signals: closing the channel is all we can do */
   }
 }
 

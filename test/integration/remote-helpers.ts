@@ -1,0 +1,44 @@
+// Shared setup for the remote integration suites: a known_hosts file per test and a
+// RemoteConnection to the test sshd (directly or through the fault proxy).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RemoteConnection, type ConnectOptions } from '../../src/remote/connection';
+import { RemoteError } from '../../src/remote/errors';
+import { parseTarget } from '../../src/remote/target';
+import type { TestSshd } from '../support/sshd';
+
+export function tempDir(prefix = 'gpu-rent-it-'): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** A connection with password auth (no local keys, no agent), fast retries for tests. */
+export function connectionTo(sshd: TestSshd, knownHostsPath: string, opts: ConnectOptions & { port?: number } = {}): RemoteConnection {
+  const { port, ...rest } = opts;
+  return new RemoteConnection(parseTarget(`ssh -p ${port ?? sshd.port} ${sshd.user}@${sshd.host}`), {
+    knownHostsPath,
+    acceptNew: true,
+    password: sshd.password,
+    useDefaultKeys: false,
+    agent: false,
+    firstConnectRetryMs: 0,
+    reconnectWindowMs: 5000,
+    backoffBaseMs: 50,
+    backoffMaxMs: 400,
+    ...rest,
+  });
+}
+
+/** Awaits a rejection and returns the RemoteError (fails the test on anything else). */
+export async function remoteFailure(p: Promise<unknown>): Promise<RemoteError> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof RemoteError) return e;
+    throw new Error(`expected a RemoteError, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  }
+  throw new Error('expected a failure, but it succeeded');
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
