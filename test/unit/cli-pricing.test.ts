@@ -109,6 +109,12 @@ describe('cli: gpu-rent quote', () => {
     assert.ok(spot.breakdown.gpu < hour.breakdown.gpu);
   });
 
+  it('with one card, prints the break-even hours between billing modes', () => {
+    const r = runCli(['quote', '--card', '3090', '--platform', 'autodl']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Break-even on AutoDL RTX 3090: week beats hour above 126–152 h per week; month beats hour above 354–455 h per month/);
+  });
+
   it('--platform is repeatable and --card takes aliases', () => {
     const j = quoteJson(['--platform', 'mita', '--platform', 'matpool', '--card', 'NVIDIA GeForce RTX 3090']);
     assert.deepEqual([...new Set(j.rows.map((r) => r.platform))].sort(), ['matpool', 'mita']);

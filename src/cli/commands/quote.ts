@@ -1,8 +1,8 @@
 // `gpu-rent quote`: the cost of a completed job on every platform × card × billing mode.
 import { cardById, findCard, type CardSpec } from '../../core/cards';
 import { findPlatform, REPORT_AS_OF, WARNING_TEXT, type BillingMode, type Catalog, type FenRange, type WarningCode } from '../../core/catalog';
-import { DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, midpoint, quoteCatalog, type JobInput, type QuoteRow, type RowNote, type Skipped } from '../../core/cost';
-import { formatAsOf, formatFenRange, formatHours, formatHoursRange, renderTable } from '../../core/format';
+import { breakEvenHours, DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, midpoint, quoteCatalog, type JobInput, type QuoteRow, type RowNote, type Skipped } from '../../core/cost';
+import { formatAsOf, formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
 import { hoursFromSteps, MULTI_GPU_EFFICIENCY, REFERENCE_CARD, relativeSpeed } from '../../core/perf';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
@@ -200,6 +200,16 @@ function footnotes(result: ReturnType<typeof quoteCatalog>, b: Built, catalog: C
   if (b.input.downloadGb) {
     const dl = [...new Map(rows.filter((r) => r.downloadHours).map((r) => [r.platform, `${platformLabel(catalog, r.platform)} ${formatHoursRange(r.downloadHours!)}`])).values()];
     if (dl.length) out.push(`Downloading ${b.input.downloadGb} GB takes: ${dl.join(', ')}${b.input.downloadInNoGpuMode ? '' : ' (billed at the GPU rate; --download-no-gpu for no-GPU mode)'}.`);
+  }
+  if (b.explicitCard) {
+    const unit: Record<string, string> = { hour: 'h', day: 'days', week: 'weeks' };
+    for (const id of [...new Set(rows.map((r) => r.platform))]) {
+      const p = findPlatform(catalog, id)!;
+      const be = breakEvenHours(p, b.explicitCard.id);
+      if (!be.length) continue;
+      const parts = be.map((x) => `${x.longer} beats ${x.shorter} above ${formatNumRange(x.units, x.shorter === 'hour' ? 0 : 1)} ${unit[x.shorter] ?? x.shorter} per ${x.longer}`);
+      out.push(`Break-even on ${p.name.zh} ${cardLabel(b.explicitCard.id)}: ${parts.join('; ')}.`);
+    }
   }
   if (result.skipped.length) out.push(`Not quoted: ${result.skipped.map((s) => skipText(catalog, s, b.input.vramNeededGb ?? 0)).join('; ')}.`);
 
