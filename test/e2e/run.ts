@@ -12,6 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HostInfo, HostResults } from '../vscode/support';
+import { dumpBrowserStorage } from './browser-storage';
+import { RUNNING_INSTANCE } from './shared';
 import { uiChecks, type UiCheck } from './ui-checks';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -114,7 +116,31 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
   const res = JSON.parse(fs.readFileSync(info.resultsPath, 'utf8')) as HostResults;
   tally.passed += res.passed; tally.failed += res.failed; tally.skipped += res.skipped;
   for (const f of res.failures) tally.failures.push(`[host] ${f.title}: ${f.error.split('\n')[0]}`);
+  await check('the browser-side state (globalState in IndexedDB, localStorage) holds the instance, never the password', async () => {
+    let entries: string[] = [];
+    const end = Date.now() + 15_000; // the workbench flushes its storage lazily
+    while (!(entries = await dumpBrowserStorage(page)).some((e) => e.includes(RUNNING_INSTANCE)) && Date.now() < end) await page.waitForTimeout(500);
+    fs.writeFileSync(path.join(OUT_DIR, 'browser-storage-keys.txt'), entries.map((e) => e.slice(0, e.indexOf(' = ') + 1 || 200)).join('\n') + '\n');
+    const holding = entries.filter((e) => e.includes(RUNNING_INSTANCE));
+    if (holding.length === 0) throw new Error(`no browser storage entry names ${RUNNING_INSTANCE} (of ${entries.length}): the scan did not reach globalState`);
+    const leaks = entries.filter((e) => e.includes(info.sshd.password)).map((e) => e.slice(0, e.indexOf(' = ') + 1 || 120));
+    if (leaks.length) throw new Error(`the password is stored in the browser: ${leaks.join('; ')}`);
+    say(`         scanned ${entries.length} IndexedDB/localStorage entries; the instance is in ${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}`);
+  });
   await page.close();
+}
+
+/** A driver-side test, counted with the others. */
+async function check(title: string, fn: () => Promise<void>): Promise<void> {
+  const t0 = Date.now();
+  try {
+    await fn();
+    tally.passed++; say(`    ok   ${title} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    tally.failed++; tally.failures.push(`[driver] ${title}: ${msg.split('\n')[0]}`);
+    say(`    FAIL ${title}\n         ${msg.split('\n').slice(0, 6).join('\n         ')}`);
+  }
 }
 
 async function runUiChecks(context: BrowserContext, port: number, ws: string, browserLog: string): Promise<void> {

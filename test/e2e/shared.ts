@@ -3,3 +3,5 @@ export const RUNNING_INSTANCE = 'e2e-4090-running';
 /** ¥3600/h bills one fen per second, so the status bar visibly ticks within seconds. */
 export const RUNNING_HOURLY_RATE_YUAN = 3600;
 export const EXPECTED_GPU_NAME = 'NVIDIA GeForce RTX 4090';
+/** A second instance on another platform, stopped: the tree groups by platform, storage still bills. */
+export const STOPPED_INSTANCE = 'e2e-3090-stopped';

@@ -2,7 +2,7 @@
 // tree, the ticking status bar spend, and the calculator webview's chart.
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
-import { EXPECTED_GPU_NAME, RUNNING_INSTANCE } from './shared';
+import { EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
 
 export interface UiCheck {
   title: string;
@@ -47,6 +47,31 @@ async function chartSignature(f: Frame): Promise<string> {
   });
 }
 
+/** Drag the sash between the sidebar and the editor so tree rows are not cut off in the pictures. */
+async function widenSidebar(page: Page, width: number): Promise<void> {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (!box || box.width >= width) return;
+  const x = box.x + box.width, y = box.y + box.height / 2;
+  await page.mouse.move(x - 1, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + width, y, { steps: 8 });
+  await page.mouse.up();
+}
+
+/** Hourly rows of the quotes table: "platform · billing" → the first figure of the GPU column. */
+async function hourlyGpuCosts(f: Frame): Promise<Map<string, number>> {
+  const rows = (await f.evaluate(`Array.from(document.querySelectorAll('table tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent.trim()))`)) as string[][];
+  const header = rows.find((r) => r.includes('GPU') && r.includes('Billing'));
+  const out = new Map<string, number>();
+  if (!header) return out;
+  const [pi, bi, gi] = [header.indexOf('Platform'), header.indexOf('Billing'), header.indexOf('GPU')];
+  for (const r of rows) {
+    const m = /¥\s*([\d,]+(?:\.\d+)?)/.exec(r[gi] ?? '');
+    if (r[bi] === 'hourly' && m) out.set(`${(r[pi] ?? '').replace(/cheapest$/, '').trim()} · hourly`, Number(m[1]!.replace(/,/g, '')));
+  }
+  return out;
+}
+
 export function uiChecks(): UiCheck[] {
   return [
     {
@@ -71,6 +96,10 @@ export function uiChecks(): UiCheck[] {
         if (!open) await container.click();
         const row = sidebar.locator('.monaco-list-row').filter({ hasText: RUNNING_INSTANCE }).first();
         await row.waitFor({ timeout: 30_000 });
+        await sidebar.locator('.monaco-list-row').filter({ hasText: STOPPED_INSTANCE }).first().waitFor({ timeout: 10_000 });
+        const platforms = await sidebar.locator('.monaco-list-row[aria-level="1"]').allInnerTexts();
+        if (platforms.length < 2) throw new Error(`the tree should group two platforms at the top level, shows: ${JSON.stringify(platforms)}`);
+        await widenSidebar(page, 560);
         // Its children show the last probe's GPU, by name.
         if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
         await sidebar.locator('.monaco-list-row').filter({ hasText: EXPECTED_GPU_NAME }).first().waitFor({ timeout: 15_000 });
@@ -114,15 +143,27 @@ export function uiChecks(): UiCheck[] {
       async run(page, { outDir }) {
         const frame = await poll('the calculator webview', () => calculatorFrame(page), 10_000);
         const before = await chartSignature(frame);
-        const input = frame.locator('input[type=number]:visible').first();
+        const costsBefore = await hourlyGpuCosts(frame);
+        const labelled = frame.getByLabel('GPU hours (on this card)');
+        const input = (await labelled.count()) === 1 ? labelled : frame.locator('input[type=number]:visible').first();
         await input.waitFor({ timeout: 10_000 });
         const old = await input.inputValue();
         const next = String(Math.max(1, Number(old) || 1) * 7 + 13);
         await input.fill(next);
         await input.press('Tab');
         await poll('the chart to change after an input changed', async () => ((await chartSignature(frame)) !== before ? true : undefined), 10_000);
+        // Recomputed, not just redrawn: hourly GPU cost scales with the hours typed.
+        const costsAfter = await hourlyGpuCosts(frame);
+        const ratio = Number(next) / Number(old);
+        const compared = [...costsBefore].filter(([k]) => costsAfter.has(k));
+        if (Number(old) > 0 && compared.length === 0) throw new Error(`no hourly rows to compare in the quotes table (before: ${[...costsBefore.keys()].join(', ')})`);
+        for (const [k, v] of compared) {
+          const got = costsAfter.get(k)!;
+          if (Math.abs(got - v * ratio) > 0.011 * Math.max(1, got)) throw new Error(`${k}: GPU cost ¥${v} at ${old} h became ¥${got} at ${next} h, expected ≈ ¥${(v * ratio).toFixed(2)}`);
+        }
         await page.waitForTimeout(300);
         await shot(page, outDir, 'calculator-recomputed.png');
+        process.stdout.write(`         ${compared.length} hourly quotes scaled ×${ratio.toFixed(2)} with the GPU hours\n`);
         process.stdout.write(`         changed an input from ${old || '(empty)'} to ${next}; the chart was redrawn\n`);
       },
     },
