@@ -353,6 +353,8 @@ export class RemoteConnection extends EventEmitter {
           await sleep(Math.min(25 * (attempt + 1), 300), o.signal);
           continue;
         }
+        // The link died before the channel opened, so the command never ran: safe to run it on a fresh connection.
+        if (e instanceof RemoteError && e.code === 'disconnected' && attempt < 2 && Date.now() < o.deadline) continue;
         throw e;
       }
       this.live++;
@@ -698,7 +700,7 @@ export class RemoteConnection extends EventEmitter {
     if (/open failure|open failed|administratively|no more sessions/i.test(e.message)) {
       return new RemoteError('session-limit', `the server refused another SSH channel (${this.inUse} open; its MaxSessions limit)`, { detail: { open: this.inUse } });
     }
-    if (/No response|not connected|closed/i.test(e.message)) return this.lostError('while opening a channel');
+    if (/No response|not connected|closed|not writable|write after end/i.test(e.message)) return this.lostError('while opening a channel');
     return new RemoteError('protocol', `SSH channel failed: ${e.message}`);
   }
 
@@ -723,7 +725,7 @@ export class RemoteConnection extends EventEmitter {
         reject(new RemoteError('aborted', 'cancelled'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      start((e, v) => {
+      const settle = (e: RemoteError | null, v?: T) => {
         if (over) {
           // Too late: a channel that opened after the deadline must not leak.
           if (!e && v && typeof (v as unknown as ClientChannel).close === 'function' && what.includes('channel')) (v as unknown as ClientChannel).close();
@@ -733,7 +735,13 @@ export class RemoteConnection extends EventEmitter {
         end();
         if (e) reject(e);
         else resolve(v as T);
-      });
+      };
+      try {
+        start(settle);
+      } catch (e) {
+        // ssh2 throws synchronously on a link that just died.
+        settle(e instanceof RemoteError ? e : this.classifyChannelError(e instanceof Error ? e : new Error(String(e))));
+      }
     });
   }
 

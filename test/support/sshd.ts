@@ -28,7 +28,8 @@ export interface TestSshd {
   /** Runs a command as the test user through a login shell on this machine (not over SSH). */
   runAsUser(command: string): string;
   stop(): Promise<void>;
-  restart(opts?: { newHostKey?: boolean }): Promise<void>;
+  /** Stops sshd (ending live sessions), optionally stays down for downMs, starts again on the same port. */
+  restart(opts?: { newHostKey?: boolean; downMs?: number }): Promise<void>;
 }
 
 export interface StartSshdOptions {
@@ -346,6 +347,7 @@ export async function startSshd(opts: StartSshdOptions = {}): Promise<TestSshd> 
     restart: async (o = {}) => {
       await halt();
       if (o.newHostKey) newHostKey();
+      if (o.downMs) await sleep(o.downMs);
       await launch();
     },
     stop: async () => {
