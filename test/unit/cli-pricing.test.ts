@@ -47,7 +47,8 @@ const quoteJson = (args: string[]): QuoteJson => {
   return JSON.parse(r.stdout) as QuoteJson;
 };
 
-describe('cli: gpu-rent quote', () => {
+describe('cli: gpu-rent quote', function () {
+  this.timeout(60000);
   it('with no flags prints the report\'s LoRA job on built-in defaults, cheapest marked, with dates and warnings', () => {
     const r = runCli(['quote']);
     assert.equal(r.code, 0, r.stderr);
@@ -162,7 +163,8 @@ describe('cli: gpu-rent quote', () => {
   });
 });
 
-describe('cli: gpu-rent platforms', () => {
+describe('cli: gpu-rent platforms', function () {
+  this.timeout(60000);
   it('lists every platform with figures and dates; --json keeps sources', () => {
     const r = runCli(['platforms']);
     assert.equal(r.code, 0);
@@ -178,7 +180,8 @@ describe('cli: gpu-rent platforms', () => {
   });
 });
 
-describe('cli: gpu-rent advise', () => {
+describe('cli: gpu-rent advise', function () {
+  this.timeout(60000);
   it('gives the report\'s advice with reasons', () => {
     const r = runCli(['advise', '--budget', '80', '--task', 'lora']);
     assert.equal(r.code, 0, r.stderr);
