@@ -17,11 +17,16 @@ const common = {
 // ssh2's optional native add-ons: keep them out so its pure-JS path is used.
 const nodeExternals = ['vscode', 'cpu-features', '*.node'];
 
+// `node esbuild.mjs cli` (or extension, webview) builds only the named bundles.
+const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+
 const builds = [
-  { ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: ['src/webview/calculator.ts'], outfile: 'dist/webview/calculator.js', platform: 'browser', format: 'iife', target: 'es2020' },
-].filter((b) => existsSync(b.entryPoints[0]));
+  { name: 'extension', ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals },
+  { name: 'cli', ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, banner: { js: '#!/usr/bin/env node' } },
+  { name: 'webview', ...common, entryPoints: ['src/webview/calculator.ts'], outfile: 'dist/webview/calculator.js', platform: 'browser', format: 'iife', target: 'es2020' },
+]
+  .filter((b) => existsSync(b.entryPoints[0]) && (only.length === 0 || only.includes(b.name)))
+  .map(({ name: _name, ...options }) => options);
 
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
