@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { checkComponent, checkRelativePath } from '../../src/remote/sync/names';
-import { hashScript, parseHashOutput, parseRemoteNow } from '../../src/remote/sync/remote-hash';
+import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, parseRemoteNow } from '../../src/remote/sync/remote-hash';
 import { readState, writeState } from '../../src/remote/sync/state';
 
 const linux = { platform: 'linux' };
@@ -100,6 +100,25 @@ describe('sync: remote hash script', () => {
     const noTools = execFileSync('/bin/sh', ['-c', hashScript(req)], { encoding: 'utf8', env: { PATH: '/nonexistent' }, stdio: ['ignore', 'pipe', 'ignore'] });
     assert.deepEqual(parseHashOutput(noTools, { path: 'x', prefix: 3 }), { full: null, prefix: null });
     assert.deepEqual(parseHashOutput('garbage\nh zzz\n', req), { full: undefined, prefix: undefined });
+  });
+
+  it('hashes a batch in order under a real sh; a missing file is unknown, a short answer proves nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sync-hash-'));
+    try {
+      writeFileSync(join(dir, 'a'), 'hello world\n');
+      writeFileSync(join(dir, "b'c"), '');
+      const paths = [join(dir, 'a'), join(dir, 'missing'), join(dir, "b'c")];
+      const out = execFileSync('sh', ['-c', batchHashScript(paths)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      assert.deepEqual(parseBatchHashOutput(out, 3), [
+        'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447',
+        undefined,
+        'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      ]);
+      assert.deepEqual(parseBatchHashOutput(out.split('\n').slice(0, 2).join('\n'), 3), [undefined, undefined, undefined]);
+      assert.deepEqual(parseBatchHashOutput('none\n', 2), [null, null]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the remote clock or says it could not', () => {

@@ -3,12 +3,12 @@
 // real name. Nothing here prints: progress and results are codes and numbers for the CLI
 // and the extension to put into words.
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, promises as fsp, type Stats } from 'node:fs';
+import { createReadStream, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { listRemote, RemoteFolderError, type RemoteFile, type RemoteListing, type Skip } from './list';
 import { PART_SUFFIX, type NameRules, type SkipReason } from './names';
-import { hashScript, parseHashOutput, parseRemoteNow, REMOTE_NOW, type ExecResult, type HashAnswer } from './remote-hash';
+import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, parseRemoteNow, REMOTE_NOW, type ExecResult, type HashAnswer } from './remote-hash';
 import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
 import { readState, writeState, type SyncState } from './state';
 import { PullError, pullRange } from './transfer';
@@ -34,7 +34,7 @@ export interface SyncOptions {
   settleSeconds?: number;
   /** Wait (once, at most the settle time) for files still being written instead of skipping them. Default true. */
   waitForSettle?: boolean;
-  /** Files pulled at once. Default 4. */
+  /** Big files (4 MiB and up) pulled at once; small files go four times as many at once. Default 4. */
   concurrency?: number;
   inFlight?: number;
   chunkBytes?: number;
@@ -102,8 +102,31 @@ interface Ctx {
   localRoot: string;
   state: SyncState;
   onProgress: (p: SyncProgress) => void;
+  hasher: HashBatcher;
+  /** Big transfers at once (small files do not count against it). */
+  bigSlots: Semaphore;
   fatal?: SyncError;
 }
+
+class Semaphore {
+  private waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+  async acquire(): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.waiting.push(r));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+}
+
+/** Files at least this big take one of the few big-transfer slots. */
+const BIG_FILE = 4 * 1024 * 1024;
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((res) => {
@@ -116,6 +139,15 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     }
     signal?.addEventListener('abort', done);
   });
+
+/** Synchronous on purpose: a thousand lstat calls are far cheaper than a thousand thread-pool round trips. */
+function lstatNow(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
   try {
@@ -151,6 +183,54 @@ async function remoteHash(ctx: Ctx, path: string, size: number, prefix?: number)
     return parseHashOutput(r.stdout, req);
   } catch {
     return { full: undefined, prefix: undefined };
+  }
+}
+
+/**
+ * Whole-file hashes on the box, batched: requests made while an exec is running join the
+ * next one, so pulling a thousand small files costs a handful of commands, not a thousand.
+ */
+class HashBatcher {
+  private queue: Array<{ path: string; size: number; resolve: (a: HashAnswer) => void }> = [];
+  private running = 0;
+  private scheduled = false;
+  constructor(
+    private readonly remote: SyncRemote,
+    private readonly maxRunning = 2,
+    private readonly maxBatch = 256,
+  ) {}
+
+  full(path: string, size: number): Promise<HashAnswer> {
+    return new Promise((resolve) => {
+      this.queue.push({ path, size, resolve });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.pump();
+        });
+      }
+    });
+  }
+
+  private pump(): void {
+    while (this.running < this.maxRunning && this.queue.length) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.running++;
+      const bytes = batch.reduce((n, r) => n + r.size, 0);
+      const timeoutMs = 60_000 + Math.ceil(bytes / 50_000);
+      this.remote
+        .exec(batchHashScript(batch.map((r) => r.path)), { timeoutMs, login: false })
+        .then(
+          (r) => parseBatchHashOutput(r.stdout, batch.length),
+          () => batch.map(() => undefined),
+        )
+        .then((answers) => {
+          batch.forEach((req, i) => req.resolve({ full: answers[i], prefix: undefined }));
+          this.running--;
+          this.pump();
+        });
+    }
   }
 }
 
@@ -194,7 +274,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
     const h = createHash('sha256');
-    const [remote] = await Promise.all([remoteHash(ctx, f.abs, f.size), hashLocal(local, h)]);
+    const [remote] = await Promise.all([ctx.hasher.full(f.abs, f.size), hashLocal(local, h)]);
     const digest = h.digest('hex');
     if (typeof remote.full === 'string' && remote.full === digest) {
       const now = await fstatByPath(sftp, f.abs);
@@ -251,7 +331,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
     if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
 
     // The box hashes the file while we pull it; both are bracketed by the two stats.
-    const remoteFull = remoteHash(ctx, f.abs, f.size);
+    const remoteFull = ctx.hasher.full(f.abs, f.size);
     ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
     let out: fsp.FileHandle;
     try {
@@ -356,17 +436,15 @@ async function plan(ctx: Ctx, listing: RemoteListing, remoteNow: () => Promise<n
   const { opts, state } = ctx;
   const settle = Math.max(0, opts.settleSeconds ?? 5);
   const unchanged = new Set<string>();
-  await Promise.all(
-    listing.files.map(async (f) => {
-      const s = state.files[f.rel];
-      const l = await lstatOrUndefined(localPathOf(ctx.localRoot, f.rel));
-      if (!l || !l.isFile() || l.size !== f.size || Math.floor(l.mtimeMs / 1000) !== f.mtime) return;
-      if (s && (s.size !== f.size || s.mtime !== f.mtime)) return;
-      unchanged.add(f.rel);
-      // Same size and mtime as the box (as rsync judges): adopt it into the state.
-      if (!s) state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: null };
-    }),
-  );
+  for (const f of listing.files) {
+    const s = state.files[f.rel];
+    const l = lstatNow(localPathOf(ctx.localRoot, f.rel));
+    if (!l || !l.isFile() || l.size !== f.size || Math.floor(l.mtimeMs / 1000) !== f.mtime) continue;
+    if (s && (s.size !== f.size || s.mtime !== f.mtime)) continue;
+    unchanged.add(f.rel);
+    // Same size and mtime as the box (as rsync judges): adopt it into the state.
+    if (!s) state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: null };
+  }
   const changed = listing.files.filter((f) => !unchanged.has(f.rel));
   const now = settle > 0 && changed.length ? await remoteNow() : undefined;
   const ageOf = (f: RemoteFile) => (now === undefined ? Infinity : now - f.mtime);
@@ -517,11 +595,22 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false };
   const localRoot = await ensureLocalRoot(opts.localDir);
   let ctx: Ctx | undefined;
+  let stateAsRead = '';
   try {
     const sftp = await remote.sftp();
     let listing = await listRemote(sftp, opts.remoteDir, rules);
     const source = `${opts.source ?? 'remote'}:${listing.root}`;
-    ctx = { remote, sftp, opts, localRoot, state: await readState(localRoot, source), onProgress };
+    ctx = {
+      remote,
+      sftp,
+      opts,
+      localRoot,
+      state: await readState(localRoot, source),
+      onProgress,
+      hasher: new HashBatcher(remote),
+      bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
+    };
+    stateAsRead = JSON.stringify(ctx.state.files);
     const c = ctx;
     let clock: Promise<number | undefined> | undefined;
     const remoteNow = () =>
@@ -553,12 +642,15 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       for (let f = queue.shift(); f; f = queue.shift()) {
         if (c.fatal || opts.signal?.aborted) return;
         let outcome: Outcome;
+        const release = f.size >= BIG_FILE ? await c.bigSlots.acquire() : () => undefined;
         try {
           outcome = await pullFile(c, f);
         } catch (err) {
           const e = toSyncError(err);
           c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
           return;
+        } finally {
+          release();
         }
         if (outcome.kind === 'pulled') {
           report.files++;
@@ -578,7 +670,10 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+    // Small files are latency-bound (a few round trips each): many at once. Big ones are
+    // bandwidth-bound: `concurrency` at once, each with its own pipeline of reads.
+    const workers = Math.max(1, opts.concurrency ?? 4) * 4;
+    await Promise.all(Array.from({ length: workers }, worker));
     if (opts.signal?.aborted && queue.length) report.interrupted = true;
     if (c.fatal) throw c.fatal;
     if (opts.delete && !report.interrupted) await deleteStale(c, listing, p, report);
@@ -588,7 +683,8 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   } catch (err) {
     throw toSyncError(err);
   } finally {
-    if (ctx) await writeState(localRoot, ctx.state).catch(() => undefined);
+    // Nothing changed, nothing written: a no-change pass leaves the disk alone.
+    if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
     report.seconds = Math.round(performance.now() - started) / 1000;
   }
 }

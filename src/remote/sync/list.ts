@@ -58,18 +58,26 @@ function isTransport(err: unknown): boolean {
 }
 
 export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules): Promise<RemoteListing> {
-  let root: string;
-  try {
-    root = await realpath(sftp, folder);
-  } catch (err) {
+  // The folder's real path and its first listing in one round trip.
+  const [rootR, firstR] = await Promise.allSettled([realpath(sftp, folder), readdir(sftp, folder)]);
+  if (rootR.status === 'rejected') {
+    const err: unknown = rootR.reason;
     if (isTransport(err)) throw err;
     throw new RemoteFolderError(sftpCode(err) === SFTP_NO_SUCH_FILE ? 'remote-missing' : 'remote-unreadable', folder, (err as Error).message);
   }
-  const rootStat = await stat(sftp, root).catch((err: unknown) => {
+  const root = rootR.value;
+  if (firstR.status === 'rejected') {
+    const err: unknown = firstR.reason;
     if (isTransport(err)) throw err;
-    throw new RemoteFolderError('remote-missing', folder);
-  });
-  if (!rootStat.isDirectory()) throw new RemoteFolderError('remote-not-directory', folder);
+    const st = await stat(sftp, root).catch((e: unknown) => {
+      if (isTransport(e)) throw e;
+      return undefined;
+    });
+    if (!st) throw new RemoteFolderError('remote-missing', folder);
+    if (!st.isDirectory()) throw new RemoteFolderError('remote-not-directory', folder);
+    throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
+  }
+  const firstListing = firstR.value;
 
   const files: RemoteFile[] = [];
   const skipped: Skip[] = [];
@@ -83,6 +91,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
     const listed = await Promise.all(
       level.map(async (dir) => {
         try {
+          if (dir.rel === '') return { dir, entries: firstListing };
           return { dir, entries: await readdir(sftp, dir.abs) };
         } catch (err) {
           if (isTransport(err)) throw err;

@@ -60,3 +60,21 @@ export function parseRemoteNow(stdout: string): number | undefined {
   const n = Number(stdout.trim());
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
+
+/** One script hashing many whole files: one `h` line per path, in order. */
+export function batchHashScript(paths: readonly string[]): string {
+  return `/bin/sh -c ${shArg(PRELUDE + paths.map((p) => `h ${shArg(p)}`).join('; '))}`;
+}
+
+/** Answers for a batch, in request order; a box without tools answers null for all. */
+export function parseBatchHashOutput(stdout: string, count: number): Array<string | null | undefined> {
+  const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines[0] === 'none') return Array.from({ length: count }, () => null);
+  const hs = lines.filter((l) => l.startsWith('h '));
+  // A short or garbled answer proves nothing about any file in it.
+  if (hs.length !== count) return Array.from({ length: count }, () => undefined);
+  return hs.map((l) => {
+    const v = l.slice(2).toLowerCase();
+    return HEX64.test(v) ? v : undefined;
+  });
+}

@@ -42,23 +42,40 @@ export function setRequestDeadline(ms: number): void {
   requestDeadlineMs = ms;
 }
 
+// One 'close'/'end' watcher per session (not one per request: listings send hundreds).
+const pendingBySession = new WeakMap<SFTPWrapper, Set<(err: Error) => void>>();
+
+function pendingOf(sftp: SFTPWrapper): Set<(err: Error) => void> {
+  let set = pendingBySession.get(sftp);
+  if (!set) {
+    const created = new Set<(err: Error) => void>();
+    set = created;
+    pendingBySession.set(sftp, created);
+    const onGone = () => {
+      for (const fail of [...created]) fail(new SftpGoneError('the channel closed'));
+    };
+    sftp.once('close', onGone);
+    sftp.once('end', onGone);
+  }
+  return set;
+}
+
 function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = requestDeadlineMs): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!channelOpen(sftp)) return rej(new SftpGoneError(what));
+    const pending = pendingOf(sftp);
     let done = false;
     const finish = (err: Error | null | undefined, v?: T) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      sftp.removeListener('close', onClose);
-      sftp.removeListener('end', onClose);
+      pending.delete(onGone);
       if (err) rej(err);
       else res(v as T);
     };
-    const onClose = () => finish(new SftpGoneError(what));
+    const onGone = (err: Error) => finish(err);
     const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
-    sftp.once('close', onClose);
-    sftp.once('end', onClose);
+    pending.add(onGone);
     try {
       send((err, v) => finish(err, v));
     } catch (e) {
