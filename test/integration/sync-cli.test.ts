@@ -98,8 +98,9 @@ describe('gpu-rent sync (CLI, real sshd)', function () {
     assert.equal(missing.stderr.trim(), `gpu-rent sync: remote folder ${remoteDir} does not exist`);
   });
 
-  it('--watch pulls new files as they appear; Ctrl-C mid-file leaves only a .part and exits 0; the next run resumes it', async () => {
+  it('--watch pulls new files as they appear, across a dropped link; Ctrl-C mid-file leaves only a .part and exits 0; the next run resumes it', async () => {
     put('first.pt', 'one');
+    const acceptedBefore = proxy.accepted;
     const proc = spawn(process.execPath, [CLI, ...args(proxy.port), '--json', '--watch', '0.3', '--settle', '0'], { env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -115,6 +116,10 @@ describe('gpu-rent sync (CLI, real sshd)', function () {
     };
     try {
       await until(() => existsSync(join(localDir, 'first.pt')), 'first.pt');
+      proxy.resetAll(); // the link drops between passes: the next pass reconnects
+      put('second.pt', 'two');
+      await until(() => existsSync(join(localDir, 'second.pt')), 'second.pt after a reconnect');
+      assert.ok(proxy.accepted - acceptedBefore >= 2, 'a new connection was made');
       const big = randomBytes(48 * 1024 * 1024);
       put('big.ckpt', big);
       const part = join(localDir, 'big.ckpt.part');

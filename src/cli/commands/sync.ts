@@ -97,8 +97,23 @@ function syncRemote(conn: RemoteConnection): SyncRemote {
 }
 
 function progressPrinter(io: CliIO, json: boolean): (p: SyncProgress) => void {
+  // A live line for big files, only on a terminal (never in pipes or logs).
+  const live = !json && Boolean(process.stderr.isTTY);
+  let lastDraw = 0;
+  let drawn = false;
+  const clear = () => {
+    if (drawn) io.stderr('\r\x1b[K');
+    drawn = false;
+  };
   return (p) => {
     if (json) return;
+    if (live && p.kind === 'bytes' && p.size > 0 && Date.now() - lastDraw > 500) {
+      lastDraw = Date.now();
+      drawn = true;
+      io.stderr(`\r\x1b[K${printable(p.name)}  ${Math.floor((p.done / p.size) * 100)}%  ${formatBytes(p.done)} of ${formatBytes(p.size)}`);
+      return;
+    }
+    if (p.kind !== 'bytes') clear();
     if (p.kind === 'file-done' && !p.verifiedOnly) io.stdout(`pulled ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} read` : ''})\n`);
     else if (p.kind === 'waiting-to-settle') io.stderr(`waiting ${p.seconds} s for ${p.files} file${p.files === 1 ? '' : 's'} still being written\n`);
     else if (p.kind === 'part-discarded') io.stderr(`note: ${printable(p.name)}.part did not match the box; pulling it again from the start\n`);
