@@ -2,13 +2,14 @@
 // command, turned into the sample core/guards/idle judges.
 import { parseNvidiaSmi } from '../../core/smi';
 import type { IdleSample } from '../../core/guards/idle';
+import { JOBS_DIR } from '../jobs';
 import { boxPath, type BoxSession } from './session';
 
 const LOGS_MARK = '@@gpu-rent-logs@@';
 const END_MARK = '@@gpu-rent-end@@';
 
 /** Folders (on the box) whose files count as job progress by default: the job launcher's folder. */
-export const DEFAULT_JOB_DIRS = ['~/.gpu-rent/jobs'];
+export const DEFAULT_JOB_DIRS = [`~/${JOBS_DIR}`];
 
 export function idleProbeScript(watchDirs: readonly string[]): string {
   const dirs = watchDirs.map(boxPath).join(' ');

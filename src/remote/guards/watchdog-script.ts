@@ -89,6 +89,7 @@ activity() { # prints "yes" when a watched file was written since the last poll
     old_ifs=$IFS; IFS='
 '
     for d in $GR_WATCH_DIRS; do
+      case "$d" in "~") d=$HOME ;; "~/"*) d="$HOME/\${d#"~/"}" ;; /*) ;; *) d="$HOME/$d" ;; esac
       [ -d "$d" ] || continue
       if [ -n "$(find "$d" -type f -newer "$DIR/${WATCHDOG_FILES.marker}" 2>/dev/null | head -n 1)" ]; then found=yes; break; fi
     done
@@ -186,7 +187,7 @@ export interface WatchdogConfig {
   utilizationThresholdPct: number;
   /** Quiet seconds before acting; 0 watches only for spot reclaim notices. */
   idleWindowSeconds: number;
-  /** Folders whose files count as job progress when written (job logs, checkpoints). */
+  /** Folders whose files count as job progress when written (job logs, checkpoints); ~/ and relative paths are under $HOME. */
   watchDirs: string[];
   /** Final checkpoint sync hook: a shell command, run before the action. */
   hookCommand: string | null;

@@ -1,0 +1,61 @@
+// `gpu-rent peak`: is it the evening queue (19:00–23:00 Beijing) on platforms that have one,
+// the report's advice, and keeping the box overnight in no-GPU mode versus releasing it.
+import { formatCny } from '../../../core/money';
+import { peakCheck, type PeakAdviceCode, type PeakCheck } from '../../../core/guards/peak';
+import { formatHelp, parseArgs } from '../../args';
+import { loadCatalog } from '../../catalog-file';
+import type { CliCommand } from '../../command';
+import { AT_FLAG, nowFromFlag } from './clock';
+import { beijingText, durationText, factsOf, platformFromFlag, pricingFromFlags, PRICING_FLAGS } from './pricing';
+
+const specs = { ...PRICING_FLAGS, ...AT_FLAG, json: { type: 'boolean', description: 'print the check as JSON' } } as const;
+
+const USAGE = 'gpu-rent peak [--platform ID [--card CARD | --rate YUAN] [--disk-gb GB]] [--at ISO-TIME]';
+const SUMMARY =
+  'Evening peak hours (19:00–23:00 Beijing time, whatever your computer’s time zone) on platforms with evening queues, the field report’s advice (start the card during the day, keep the box overnight without a card), and what keeping it overnight costs compared with releasing it.';
+
+const ADVICE: Record<PeakAdviceCode, string> = {
+  startInDaytime: 'Start cards during the day and run batches then; starting one now means queueing.',
+  keepOvernightInNoGpuMode: 'At the end of the day keep the instance in no-GPU mode with its data disk, and continue tomorrow on the card without queueing again.',
+  keepOvernightStopped: 'At the end of the day stop the instance (the disk stays) rather than release it.',
+  syncBeforeStopping: 'A shutdown clears the disk on this platform: sync checkpoints home before stopping.',
+};
+
+function describe(c: PeakCheck, name: string): string[] {
+  if (c.kind === 'noEveningQueue') return [`${name}: no evening queue reported`];
+  const hours = `${String(c.queue.fromHour).padStart(2, '0')}:00–${String(c.queue.toHour).padStart(2, '0')}:00 Beijing`;
+  if (c.kind === 'offPeak') return [`${name}: off peak; the evening queue (${hours}) starts ${beijingText(c.nextPeakStart)}`];
+  const lines = [`${name}: PEAK HOURS (${hours}) until ${beijingText(c.peakEnds)}; expect to wait ${durationText(c.waitSeconds[0])}–${durationText(c.waitSeconds[1])} for a card`];
+  for (const a of c.advice) lines.push(`  ${ADVICE[a]}`);
+  if (c.overnight) {
+    const o = c.overnight;
+    lines.push(`  Overnight until ${beijingText(o.until)} (${durationText(o.seconds)}):`);
+    if (o.noGpuModeFen !== null) lines.push(`    keep in no-GPU mode: ${formatCny(o.noGpuModeFen)} (data kept, no queue tomorrow)`);
+    lines.push(`    stop: ${formatCny(o.stopFen)}${c.advice.includes('syncBeforeStopping') ? ' (disk cleared!)' : ' (data kept)'}`);
+    lines.push(`    release: ${formatCny(o.releaseFen)}, but the data disk is deleted and tomorrow starts from a new box`);
+  }
+  return lines;
+}
+
+export const command: CliCommand = {
+  name: 'peak',
+  summary: 'Evening peak hours (Beijing time) and the overnight no-GPU-mode vs release comparison.',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const now = nowFromFlag(flags.at);
+    const catalog = loadCatalog(flags.catalog);
+    const platform = platformFromFlag(catalog, flags.platform);
+    const list = platform ? [platform] : catalog.platforms;
+    const checks = list.map((p) => ({ platform: p, check: peakCheck(factsOf(p), now, platform ? (pricingFromFlags(flags, platform, catalog) ?? undefined) : undefined) }));
+    if (flags.json) {
+      io.stdout(JSON.stringify({ now, checks: checks.map((c) => ({ ...c.check, platform: c.platform.id })) }, null, 2) + '\n');
+      return 0;
+    }
+    const shown = platform ? checks : checks.filter((c) => c.check.kind !== 'noEveningQueue');
+    const lines = [`Beijing time now: ${beijingText(now)}`];
+    for (const c of shown) lines.push(...describe(c.check, `${c.platform.name.zh} (${c.platform.id})`));
+    io.stdout(lines.join('\n') + '\n');
+    return 0;
+  },
+};

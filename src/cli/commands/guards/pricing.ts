@@ -1,0 +1,81 @@
+// Shared by the guard commands: which platform, what the instance costs (from the catalog,
+// overridable by flags), and the guard facts for that platform.
+import { findCard } from '../../../core/cards';
+import { findPlatform, type Catalog, type Platform } from '../../../core/catalog';
+import { midpoint, unitPrice } from '../../../core/cost';
+import { factsFor, factsFromCatalog, type GuardPlatformFacts } from '../../../core/guards/facts';
+import { yuanToFen } from '../../../core/money';
+import type { Pricing } from '../../../core/spend';
+import { UsageError, type FlagSpecs } from '../../args';
+
+export const PRICING_FLAGS = {
+  platform: { type: 'string', valueName: 'ID', description: 'platform id or name (autodl, mita, matpool, aliyun, 秘塔智算 …)' },
+  card: { type: 'string', valueName: 'CARD', description: 'card, to take its hourly price from the catalog (e.g. rtx3090, 4090)' },
+  gpus: { type: 'number', valueName: 'N', min: 1, max: 64, integer: true, description: 'cards in the instance (default 1)' },
+  rate: { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'what the instance costs per hour while running, yuan (overrides the catalog)' },
+  'no-gpu-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'no-GPU mode per hour, yuan (default: the catalog)' },
+  'disk-gb': { type: 'number', valueName: 'GB', min: 0, max: 1000000, description: 'billed data disk size (default 0)' },
+  'storage-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 1000, description: 'data disk yuan per GB per day (default: the catalog)' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog' },
+} as const satisfies FlagSpecs;
+
+export interface PricingFlags {
+  platform?: string;
+  card?: string;
+  gpus?: number;
+  rate?: number;
+  'no-gpu-rate'?: number;
+  'disk-gb'?: number;
+  'storage-rate'?: number;
+}
+
+export function platformFromFlag(catalog: Catalog, name: string | undefined): Platform | null {
+  if (name === undefined) return null;
+  const p = findPlatform(catalog, name) ?? findPlatform(catalog, factsFor(name).platform);
+  if (!p) throw new UsageError(`--platform: unknown platform "${name}" (known: ${catalog.platforms.map((x) => x.id).join(', ')})`);
+  return p;
+}
+
+export function factsOf(platform: Platform | null, name?: string): GuardPlatformFacts {
+  return platform ? factsFromCatalog(platform) : factsFor(name ?? 'unknown');
+}
+
+/** The instance's prices: flags first, then the catalog; null when no hourly rate can be found. */
+export function pricingFromFlags(flags: PricingFlags, platform: Platform | null, catalog: Catalog): Pricing | null {
+  const gpus = flags.gpus ?? 1;
+  let hourlyRate: number | null = flags.rate !== undefined ? yuanToFen(flags.rate) : null;
+  if (hourlyRate === null && platform && flags.card) {
+    const card = findCard(flags.card, catalog.cards);
+    if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`);
+    const price = unitPrice(platform, card.id, 'hour');
+    if (!price) throw new UsageError(`--card: the catalog has no hourly price for ${card.id} on ${platform.id}; give --rate`);
+    hourlyRate = Math.round(midpoint(price.perPeriod) * gpus);
+  }
+  if (hourlyRate === null) return null;
+  const ng = platform?.noGpuMode;
+  const noGpuModeRate = flags['no-gpu-rate'] !== undefined ? yuanToFen(flags['no-gpu-rate']) : ng && (ng.support === 'yes' || ng.support === 'partial') && ng.hourlyRate ? Math.round(midpoint(ng.hourlyRate)) : 0;
+  const disk = platform?.dataDisk.fenPerGbDay;
+  const storageGbDay = flags['storage-rate'] !== undefined ? yuanToFen(flags['storage-rate']) : disk && !platform?.dataDisk.bundled ? Math.round(midpoint(disk)) : 0;
+  return { billingMode: 'hourly', hourlyRate, noGpuModeRate, storageGbDay, dataDiskGb: flags['disk-gb'] ?? 0 };
+}
+
+/** "¥1.88/h" from fen per hour (fractional fen rounded). */
+export function perHour(fenPerHour: number): string {
+  const fen = Math.round(fenPerHour);
+  return `¥${(fen / 100).toFixed(2)}/h`;
+}
+
+/** "2026-12-01 21:05 (Beijing)" for epoch seconds. */
+export function beijingText(t: number): string {
+  const d = new Date((t + 8 * 3600) * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} (Beijing)`;
+}
+
+export function durationText(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 48 * 3600) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86400).toFixed(1)} days`;
+}

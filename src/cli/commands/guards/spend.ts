@@ -1,0 +1,105 @@
+// `gpu-rent spend FILE`: spend from the extension's exported instance list (no secrets in it):
+// today, this month, burn rate, projected month end against a budget, per platform, and the
+// release rules a stopped instance is running into (AutoDL's 15 days, 矩池云's 24 h snapshot).
+import { readFileSync } from 'node:fs';
+import { factsFor } from '../../../core/guards/facts';
+import { needsWarning, watchRelease, type ReleaseWatch } from '../../../core/guards/release';
+import { parseImport } from '../../../core/instances';
+import { formatCny, yuanToFen } from '../../../core/money';
+import { summarizeSpend } from '../../../core/spend';
+import { formatHelp, parseArgs, UsageError } from '../../args';
+import { loadCatalog } from '../../catalog-file';
+import type { CliCommand } from '../../command';
+import { AT_FLAG, nowFromFlag } from './clock';
+import { beijingText, durationText, factsOf, perHour } from './pricing';
+import { findPlatform } from '../../../core/catalog';
+
+const specs = {
+  budget: { type: 'number', valueName: 'YUAN', min: 0, exclusiveMin: true, max: 10_000_000, description: 'monthly budget: warns at 80% and 100%, and when the month-end projection passes it' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides (release rules)' },
+  json: { type: 'boolean', description: 'print the summary as JSON (fen)' },
+  ...AT_FLAG,
+} as const;
+
+const USAGE = 'gpu-rent spend FILE [--budget YUAN] [--json]';
+const SUMMARY = 'Spend across your instances from the list the VS Code extension exports (GPU Rentals: Export Instances; it holds no passwords): today, this month (Beijing time), burn rate, projected month end, per platform, budget warnings, and release deadlines for stopped instances.';
+
+export function releaseText(name: string, w: ReleaseWatch): string | null {
+  switch (w.kind) {
+    case 'releaseSoon':
+      return `${name}: shut down for ${w.dayNumber - 1}+ days; the platform releases it, data and all, on ${beijingText(w.releaseAt)} (${durationText(w.secondsLeft)} left). Start it (no-GPU mode is enough) or sync the data off.`;
+    case 'probablyReleased':
+      return `${name}: shut down past the platform's limit since ${beijingText(w.releaseAt)}: it has probably been released with its data.`;
+    case 'snapshotExpires':
+      return `${name}: the free snapshot after the stop lasts until ${beijingText(w.expiresAt)} (${durationText(w.secondsLeft)} left).`;
+    case 'snapshotExpired':
+      return `${name}: the free snapshot expired ${beijingText(w.expiresAt)}.`;
+    default:
+      return null;
+  }
+}
+
+export const command: CliCommand = {
+  name: 'spend',
+  summary: 'Spend, burn rate, month-end projection and budget from the extension’s exported instances.',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE' });
+    const file = positionals[0];
+    if (!file) throw new UsageError('expects FILE: the instance list exported by the extension');
+    let text: string;
+    try {
+      text = file === '-' ? await io.readStdin() : readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read "${file}" (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+    }
+    const parsed = parseImport(text.replace(/^\uFEFF/, ''));
+    if (!parsed.ok) {
+      const p = parsed.problem;
+      const why = p.kind === 'notJson' ? 'not JSON' : p.kind === 'wrongShape' ? 'not an exported instance list' : p.kind === 'duplicateId' ? `instance id ${p.id} appears twice` : `instance ${p.index}: ${p.path}: ${p.message}`;
+      throw new UsageError(`${file}: ${why}`);
+    }
+    const now = nowFromFlag(flags.at);
+    const catalog = loadCatalog(flags.catalog);
+    const budgetFen = flags.budget === undefined ? undefined : yuanToFen(flags.budget);
+    const s = summarizeSpend(
+      parsed.instances.map((i) => ({ id: i.id, platform: i.platform, intervals: i.intervals })),
+      now,
+      budgetFen,
+    );
+    const releases = parsed.instances
+      .map((i) => {
+        const p = findPlatform(catalog, i.platform) ?? findPlatform(catalog, factsFor(i.platform).platform);
+        return { id: i.id, name: i.name, watch: watchRelease(i.intervals, p ? factsOf(p) : factsFor(i.platform), now) };
+      })
+      .filter((r) => r.watch.kind !== 'ok');
+    if (flags.json) {
+      io.stdout(JSON.stringify({ ...s, releases }, null, 2) + '\n');
+      return s.budget.level === 'exceeded' ? 1 : 0;
+    }
+    const lines = [
+      `today ${formatCny(s.todayFen)}, this month ${formatCny(s.monthFen)} (Beijing time), burning ${perHour(s.burnRate)} now`,
+      `projected month end: ${formatCny(s.projectedMonthEndFen)}`,
+    ];
+    if (s.budget.level !== 'none') {
+      const pct = Math.round(s.budget.ratio * 100);
+      const state = s.budget.level === 'exceeded' ? 'OVER BUDGET' : s.budget.level === 'warning' ? 'past 80% of the budget' : 'within budget';
+      lines.push(`budget ${formatCny(s.budget.budgetFen)}: ${pct}% used, ${state}${s.budget.projectedOver && s.budget.level !== 'exceeded' ? '; the projection passes it before the month ends' : ''}`);
+    }
+    if (s.perPlatform.length) {
+      lines.push('per platform:');
+      for (const p of s.perPlatform) lines.push(`  ${p.platform}: ${formatCny(p.monthFen)} this month, ${perHour(p.burnRate)} now`);
+    }
+    if (s.perInstance.length) lines.push('instances:');
+    for (const inst of s.perInstance) {
+      const name = parsed.instances.find((i) => i.id === inst.id)?.name ?? inst.id;
+      lines.push(`  ${name}: ${inst.state ?? '?'} for ${durationText(inst.secondsInState)}, ${formatCny(inst.monthFen)} this month`);
+    }
+    for (const r of releases) {
+      const t = releaseText(r.name, r.watch);
+      if (t && needsWarning(r.watch)) lines.push(`WARNING ${t}`);
+    }
+    io.stdout(lines.join('\n') + '\n');
+    return s.budget.level === 'exceeded' ? 1 : 0;
+  },
+};

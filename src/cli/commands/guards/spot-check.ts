@@ -1,0 +1,73 @@
+// `gpu-rent spot-check`: before a job on a spot instance, the expected cost of redone work for
+// its length and sync interval, a better sync cadence, and a confirmation for jobs over 1 h.
+import { unitPrice, midpoint } from '../../../core/cost';
+import { findCard } from '../../../core/cards';
+import { spotCheck } from '../../../core/guards/spot';
+import { formatCny, yuanToFen } from '../../../core/money';
+import { formatHelp, parseArgs, UsageError } from '../../args';
+import { loadCatalog } from '../../catalog-file';
+import type { CliCommand } from '../../command';
+import { promptLine } from '../../remote-common';
+import { durationText, factsOf, platformFromFlag } from './pricing';
+
+const specs = {
+  hours: { type: 'number', valueName: 'H', min: 0, exclusiveMin: true, max: 10000, description: 'estimated job length in hours' },
+  'sync-minutes': { type: 'number', valueName: 'MIN', min: 0, exclusiveMin: true, max: 100000, description: 'minutes between checkpoint syncs you plan' },
+  rate: { type: 'number', valueName: 'YUAN', min: 0, exclusiveMin: true, max: 100000, description: 'spot price of the instance per hour, yuan (default: the catalog for --platform/--card)' },
+  platform: { type: 'string', valueName: 'ID', description: 'platform id or name' },
+  card: { type: 'string', valueName: 'CARD', description: 'card, for the catalog spot price' },
+  gpus: { type: 'number', valueName: 'N', min: 1, max: 64, integer: true, description: 'cards (default 1)' },
+  'checkpoint-seconds': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: 86400, description: 'seconds one checkpoint save and sync takes (default 60)' },
+  'reclaim-rate': { type: 'number', valueName: 'PER_HOUR', min: 0, exclusiveMin: true, max: 100, description: 'expected reclaims per hour (default 0.1, an assumption)' },
+  yes: { type: 'boolean', description: 'confirm a spot job over an hour without asking' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides' },
+  json: { type: 'boolean', description: 'print the check as JSON' },
+} as const;
+
+const USAGE = 'gpu-rent spot-check --hours H --sync-minutes MIN (--rate YUAN | --platform ID --card CARD) [--yes]';
+const SUMMARY =
+  'Before a job on a spot instance: expected cost of work redone after reclaims, a sync cadence that keeps it small, and an explicit confirmation for jobs over an hour (the field report lost hour 2 of an 8-hour spot run). Exit 1 when a long job is not confirmed.';
+
+export const command: CliCommand = {
+  name: 'spot-check',
+  summary: 'Expected rework cost of a spot job, the sync cadence to use, confirmation over 1 h.',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    if (flags.hours === undefined) throw new UsageError('--hours is required (estimated job length)');
+    if (flags['sync-minutes'] === undefined) throw new UsageError('--sync-minutes is required (how often checkpoints are synced)');
+    const catalog = loadCatalog(flags.catalog);
+    const platform = platformFromFlag(catalog, flags.platform);
+    let spotRate = flags.rate !== undefined ? yuanToFen(flags.rate) : null;
+    if (spotRate === null) {
+      if (!platform || !flags.card) throw new UsageError('give --rate YUAN, or --platform and --card for the catalog spot price');
+      const card = findCard(flags.card, catalog.cards);
+      if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`);
+      const price = unitPrice(platform, card.id, 'spot');
+      if (!price) throw new UsageError(`${platform.id} has no spot price for ${card.id} in the catalog; give --rate`);
+      spotRate = Math.round(midpoint(price.perPeriod) * (flags.gpus ?? 1));
+    }
+    const r = spotCheck(
+      { spotRate, jobSeconds: flags.hours * 3600, syncIntervalSeconds: flags['sync-minutes'] * 60, checkpointSeconds: flags['checkpoint-seconds'], reclaimRatePerHour: flags['reclaim-rate'] },
+      platform ? factsOf(platform) : undefined,
+    );
+    if (!r.ok) throw new UsageError(`bad ${r.error.field}: ${r.error.problem}`);
+    const c = r.check;
+    if (flags.json) io.stdout(JSON.stringify({ spotRate, ...c, confirmed: !c.needsConfirmation || flags.yes === true }, null, 2) + '\n');
+    else {
+      const lines = [
+        `Spot job of ${durationText(flags.hours * 3600)} at ${formatCny(spotRate)}/h, syncing every ${durationText(flags['sync-minutes'] * 60)}:`,
+        `  expected reclaims ${c.expectedReclaims.toFixed(2)}, work redone about ${durationText(c.expectedReworkSeconds)}, costing about ${formatCny(c.expectedReworkFen)}`,
+        `  recommended sync every ${durationText(c.recommendedSyncIntervalSeconds)} (rework then about ${formatCny(c.reworkAtRecommendedFen)})${c.syncTooSparse ? ': your interval is too sparse' : ''}`,
+      ];
+      if (c.reclaimNotice === 'aliyunMetadata') lines.push('  阿里云 announces reclaims: "gpu-rent watchdog install TARGET --spot --hook CMD --action none" syncs on the notice.');
+      if (c.needsConfirmation) lines.push('  The field report: a spot run was reclaimed at hour 2 of 8; run only short jobs (≤ 1 h) on spot.');
+      io.stdout(lines.join('\n') + '\n');
+    }
+    if (!c.needsConfirmation || flags.yes) return 0;
+    const answer = io.isTTY ? await promptLine('Run a job over an hour on spot anyway? (yes/no) ', false) : null;
+    if (answer !== null && /^y(es)?$/i.test(answer.trim())) return 0;
+    io.stderr('gpu-rent spot-check: a spot job over an hour needs confirmation (--yes)\n');
+    return 1;
+  },
+};

@@ -1,0 +1,111 @@
+// `gpu-rent watchdog install|status|remove TARGET`: the on-box watchdog that acts when the
+// laptop is asleep. Installed only on request; install verifies it is armed.
+import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
+import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
+import { ALIYUN_METADATA_HOST, spotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
+import { formatHelp, parseArgs, UsageError } from '../../args';
+import type { CliCommand } from '../../command';
+import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { durationText } from './pricing';
+
+const specs = {
+  window: { type: 'number', valueName: 'SECONDS', min: 0, max: 7 * 86400, integer: true, description: 'act after the GPU has been quiet this long (default 1800; 0 = watch only for spot reclaim notices)' },
+  threshold: { type: 'number', valueName: 'PCT', min: 1, max: 100, integer: true, description: 'a GPU at or above this utilisation is working (default 10)' },
+  poll: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, integer: true, description: 'seconds between checks on the box (default 60)' },
+  hook: { type: 'string', valueName: 'CMD', description: 'final checkpoint sync to run first, e.g. "rclone copy /root/autodl-tmp/ckpt oss:bucket/ckpt"' },
+  'hook-timeout': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'give the hook this long (default 1800)' },
+  action: { type: 'string', choices: ['none', 'shutdown', 'command'], description: 'what to do when idle: none (hook only, logged), shutdown (power off from inside the box), command (--action-command)' },
+  'action-command': { type: 'string', valueName: 'CMD', description: 'shell command for --action command' },
+  'action-if-hook-fails': { type: 'boolean', description: 'run the action even when the hook failed (default: skip it, keep the box)' },
+  spot: { type: 'boolean', description: `watch the 阿里云 spot termination notice (metadata at ${ALIYUN_METADATA_HOST}) and run the hook when a reclaim is announced` },
+  'spot-metadata': { type: 'string', valueName: 'HOST[:PORT]', description: 'metadata service address for --spot (default 100.100.100.200)' },
+  'watch-dir': { type: 'string', valueName: 'DIR', repeat: true, description: `folder on the box whose writes count as progress (default ${DEFAULT_JOB_DIRS.join(', ')}; repeatable)` },
+  json: { type: 'boolean', description: 'print the status as JSON' },
+  ...REMOTE_FLAGS,
+} as const;
+
+const USAGE = 'gpu-rent watchdog install|status|remove TARGET [--window SECONDS] [--hook CMD] [--action none|shutdown|command] [--spot]';
+const SUMMARY = [
+  'An on-box watchdog that keeps guarding while your laptop sleeps: when every GPU stays under the threshold with no compute process and no job output for the window, it runs your final checkpoint hook, then the action. With --spot it runs the hook when 阿里云 announces a spot reclaim.',
+  'What the box can do by itself: power off (AutoDL documents `shutdown` inside an instance as a stop: the GPU stops billing, the data disk keeps billing) or run your command. It cannot switch to a platform\'s no-GPU mode or release the instance: those need the console. The hook must push checkpoints somewhere (object storage, a network drive): your sleeping laptop cannot pull them.',
+  TARGET_HELP,
+].join('\n\n');
+
+const SHUTDOWN = 'shutdown -h now 2>/dev/null || poweroff 2>/dev/null || halt';
+
+export function statusText(s: WatchdogStatus): string {
+  if (!s.installed) return 'watchdog: not installed\n';
+  const lines = [
+    `watchdog: ${s.armed ? 'ARMED' : s.running ? 'running (heartbeat late)' : s.state?.kind === 'fired' ? 'fired and exited' : 'NOT running'}${s.pid ? ` (pid ${s.pid})` : ''}`,
+  ];
+  if (s.heartbeatAgeSeconds !== null) lines.push(`last heartbeat ${durationText(s.heartbeatAgeSeconds)} ago; checks every ${s.pollSeconds ?? '?'} s`);
+  if (s.idleWindowSeconds) lines.push(`acts after ${durationText(s.idleWindowSeconds)} quiet`);
+  else lines.push('idle watch off (spot notices only)');
+  if (s.state && s.now !== null) {
+    const ago = durationText(Math.max(0, s.now - s.state.at));
+    lines.push(
+      {
+        quiet: `GPU quiet since ${ago} ago`,
+        busy: `GPU busy (last seen ${ago} ago)`,
+        unknown: `no GPU reading (last tried ${ago} ago); never treated as idle`,
+        fired: `acted ${ago} ago`,
+      }[s.state.kind],
+    );
+  }
+  const recent = s.events.slice(-8);
+  if (recent.length) {
+    lines.push('recent events:');
+    for (const e of recent) lines.push(`  ${new Date(e.at * 1000).toISOString().replace('.000Z', 'Z')}  ${e.kind}${e.detail ? ` ${e.detail}` : ''}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const command: CliCommand = {
+  name: 'watchdog',
+  summary: 'Install, check or remove the on-box idle/spot watchdog (acts while the laptop sleeps).',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'install|status|remove TARGET' });
+    const verb = positionals[0];
+    if (verb !== 'install' && verb !== 'status' && verb !== 'remove') throw new UsageError(`expects install, status or remove first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`);
+    let config: WatchdogConfig | null = null;
+    if (verb === 'install') {
+      const action = flags.action;
+      if (!action) throw new UsageError('--action is required for install: none, shutdown or command');
+      if (action === 'command' && !flags['action-command']) throw new UsageError('--action command needs --action-command CMD');
+      if (action !== 'command' && flags['action-command']) throw new UsageError('--action-command goes with --action command');
+      if (flags['spot-metadata'] && !flags.spot) throw new UsageError('--spot-metadata goes with --spot');
+      const window = flags.window ?? 1800;
+      if (window === 0 && !flags.spot) throw new UsageError('--window 0 turns the idle watch off; add --spot, or the watchdog would do nothing');
+      config = {
+        pollSeconds: flags.poll ?? 60,
+        utilizationThresholdPct: flags.threshold ?? 10,
+        idleWindowSeconds: window,
+        watchDirs: flags['watch-dir'] ?? DEFAULT_JOB_DIRS,
+        hookCommand: flags.hook ?? null,
+        hookTimeoutSeconds: flags['hook-timeout'] ?? 1800,
+        actionCommand: action === 'shutdown' ? SHUTDOWN : action === 'command' ? flags['action-command']! : null,
+        actionIfHookFails: flags['action-if-hook-fails'] === true,
+        spotUrl: flags.spot ? spotTerminationUrl(flags['spot-metadata'] ?? ALIYUN_METADATA_HOST) : null,
+      };
+    } else {
+      for (const f of ['window', 'threshold', 'poll', 'hook', 'hook-timeout', 'action', 'action-command', 'action-if-hook-fails', 'spot', 'spot-metadata', 'watch-dir'] as const) {
+        if (flags[f] !== undefined) throw new UsageError(`--${f} goes with install`);
+      }
+    }
+    return withRemote(positionals[1], flags, io, async (conn) => {
+      if (verb === 'remove') {
+        const r = await removeWatchdog(conn);
+        io.stdout(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`);
+        return 0;
+      }
+      const s = verb === 'install' ? await installWatchdog(conn, config!) : await watchdogStatus(conn);
+      if (flags.json) io.stdout(JSON.stringify(s, null, 2) + '\n');
+      else {
+        io.stdout(statusText(s));
+        if (verb === 'install' && config && !config.hookCommand) io.stderr('note: no --hook: nothing syncs your checkpoints before the action\n');
+      }
+      return verb === 'status' && s.installed && !s.armed && s.state?.kind !== 'fired' ? 1 : 0;
+    });
+  },
+};
