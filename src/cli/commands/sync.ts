@@ -158,6 +158,8 @@ export const command: CliCommand = {
           return r.interrupted ? 130 : 0;
         }
         if (!json) io.stderr(`watching ${flags.remote} every ${flags.watch} s; Ctrl-C to stop\n`);
+        // Text mode repeats a pass's skipped list only when it changes (hostile names stay put).
+        let lastSkipped = '';
         await watchSync(
           async () => {
             await conn.connect(); // reconnects after a drop (backoff inside), fails for good on auth/host key
@@ -168,7 +170,11 @@ export const command: CliCommand = {
             if (e.kind === 'round') {
               const r = e.report;
               if (json) io.stdout(JSON.stringify({ ...reportJson(r), at: new Date().toISOString() }) + '\n');
-              else if (r.files || r.deleted.length || r.skipped.some((s) => s.reason !== 'still-being-written') || r.interrupted) io.stdout(reportText(r));
+              else {
+                const skipped = JSON.stringify(r.skipped.filter((s) => s.reason !== 'still-being-written'));
+                if (r.files || r.deleted.length || r.interrupted || skipped !== lastSkipped) io.stdout(reportText(r));
+                lastSkipped = skipped;
+              }
             } else {
               const msg = e.error.message.split('\n')[0];
               if (json) io.stdout(JSON.stringify({ error: msg, code: (e.error as { code?: unknown }).code ?? null, retryInSeconds: Math.round(e.retryInMs / 100) / 10 }) + '\n');

@@ -393,7 +393,14 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
       return { kind: 'skipped', reason: 'verify-failed' };
     }
     await fsp.utimes(part, f.mtime, f.mtime);
-    await fsp.rename(part, local);
+    try {
+      await fsp.rename(part, local);
+    } catch (err) {
+      // e.g. Windows refuses to replace a file another program has open. The verified .part
+      // stays; the next pass re-checks it against the box and publishes it.
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      return { kind: 'skipped', reason: 'local-conflict' };
+    }
     ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: remote.full === null ? null : digest };
     return { kind: 'pulled', bytes };
   } finally {
@@ -470,6 +477,8 @@ async function plan(ctx: Ctx, listing: RemoteListing, remoteNow: () => Promise<n
     keep.clear();
     for (const f of selected) keep.add(f.rel);
   }
+  const inProgress = new Set<string>();
+  if (opts.keepLast !== undefined) for (const f of selected) if (!settled(f)) inProgress.add(topOf(f.rel));
   const toPull: RemoteFile[] = [];
   let settleWait = 0;
   for (const f of selected) {
@@ -480,7 +489,7 @@ async function plan(ctx: Ctx, listing: RemoteListing, remoteNow: () => Promise<n
       continue;
     }
     // Inside an entry still in progress (--keep-last), wait for the whole entry.
-    if (opts.keepLast !== undefined && !selected.every((g) => topOf(g.rel) !== topOf(f.rel) || settled(g))) continue;
+    if (inProgress.has(topOf(f.rel))) continue;
     toPull.push(f);
   }
   for (const dir of listing.unlisted) keep.add(`${dir}/`);

@@ -74,6 +74,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     let inFlight = 0;
     const retry: Array<{ at: number; len: number }> = []; // tails of short reads
     const ready = new Map<number, Buffer>(); // completed reads waiting for their turn
+    let readyBytes = 0;
     let writing = false;
     let writePos = opts.from; // where the next write lands in the local file
     let writeQueue: Buffer[] = [];
@@ -115,13 +116,14 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       if (!failure) failure = f;
       // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
       ready.clear();
+      readyBytes = 0;
       finish();
     }
 
     const pump = () => {
       if (failure) return finish();
       // Backpressure: do not read further ahead than the disk is keeping up with.
-      while (inFlight < inFlightMax && queuedBytes < inFlightMax * chunk * 2) {
+      while (inFlight < inFlightMax && queuedBytes + readyBytes < inFlightMax * chunk * 2) {
         let at: number;
         let len: number;
         const r = retry.shift();
@@ -154,6 +156,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
           lastProgress = Date.now();
           if (n < len) retry.push({ at: at + n, len: len - n });
           ready.set(at, n < len ? buf.subarray(0, n) : buf);
+          readyBytes += n;
           drainReady();
           pump();
         });
@@ -167,6 +170,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       let piece = ready.get(nextWrite);
       while (piece) {
         ready.delete(nextWrite);
+        readyBytes -= piece.length;
         opts.hash.update(piece);
         writeQueue.push(piece);
         queuedBytes += piece.length;
