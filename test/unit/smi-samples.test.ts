@@ -2,6 +2,8 @@
 // docs and tests, found through the code-search index; ids given where the index names no
 // repository). They check the parsers against the formats, not against the fixture files.
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
 
 function ok(text: string): SmiReport {
@@ -304,5 +306,25 @@ describe('MIG in the default table', () => {
     const r = ok(glued);
     assert.equal(r.gpus.length, 2);
     assert.equal(r.gpus[0]!.migDevices.length, 4);
+  });
+});
+
+describe('XML details the parser must not trip on', () => {
+  const T4 = readFileSync(join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi', 't4_driver515.105.01_q.xml'), 'utf8');
+
+  it('entities, CDATA and comments inside the elements it reads', () => {
+    const xml = T4.replace('<product_name>Tesla T4</product_name>', '<product_name>Tesla &amp; T4 &#x263A;</product_name>')
+      .replace('<process_name>python</process_name>', '<process_name><![CDATA[python <train.py>]]></process_name>')
+      .replace('<uuid>', '<!-- serial masked --><uuid>');
+    const r = ok(xml);
+    assert.equal(r.gpus[0]!.name, 'Tesla & T4 ☺');
+    assert.equal(r.processes[1]!.name, 'python <train.py>');
+    assert.equal(r.gpus[0]!.uuid, 'GPU-d37e67a5-91dd-3774-a5cb-99096249601a');
+  });
+
+  it('CRLF line ends and a BOM', () => {
+    const r = ok('\uFEFF' + T4.replace(/\n/g, '\r\n'));
+    assert.equal(r.gpus[0]!.name, 'Tesla T4');
+    assert.equal(r.gpus[0]!.memoryTotalMiB, 15360);
   });
 });

@@ -32,6 +32,7 @@ function sniff(raw: string): SmiResult {
     if (failure && failure.kind !== 'no-devices') return { ok: false, error: failure };
     return parseTable(input);
   }
+  if (looksLikeCsv(input)) return parseCsv(input);
   const failure = detectFailure(input);
   if (failure) return { ok: false, error: failure };
   const invalidField = /Field "([^"]+)" is not a valid field to query/i.exec(input);
@@ -39,7 +40,6 @@ function sniff(raw: string): SmiResult {
   if (looksLikeQueryText(input)) return parseQueryText(input);
   const version = parseVersion(input);
   if (version) return version;
-  if (looksLikeCsv(input)) return parseCsv(input);
   const noheader = parseNoHeaderCsv(input);
   if (noheader) return noheader;
   if (/^\s*<\?xml|^\s*<!DOCTYPE nvidia_smi_log/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before <nvidia_smi_log>' } };
