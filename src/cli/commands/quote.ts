@@ -97,7 +97,9 @@ function buildInput(f: QuoteFlags, catalog: Catalog): Built {
     explicitCard = findCard(f.card, catalog.cards) ?? null;
     if (!explicitCard) throw new UsageError(`--card expects a known card such as 3090, rtx4090, "RTX 4090", A100-80G (known: ${catalog.cards.map((c) => c.id).join(', ')}), got "${f.card}"`);
   }
-  const refCard = explicitCard ?? cardById(REFERENCE_CARD)!;
+  // The default job is stated in 3090 hours; hours the user gives are on their --card.
+  const userHours = f['gpu-hours'] !== undefined || f.steps !== undefined || f['sec-per-step'] !== undefined;
+  const refCard = (userHours ? explicitCard : null) ?? cardById(REFERENCE_CARD)!;
   if (f['gpu-hours'] !== undefined && (f.steps !== undefined || f['sec-per-step'] !== undefined)) {
     throw new UsageError('--gpu-hours and --steps/--sec-per-step are alternatives: give one or the other');
   }
@@ -141,7 +143,7 @@ function header(b: Built, catalog: Catalog): string {
   const i = b.input;
   const job =
     b.measured === 'default'
-      ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)} (the report's ChatGLM3-6B LoRA, 3 epochs)`
+      ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)} (the report's ChatGLM3-6B LoRA, 3 epochs)${b.explicitCard && b.explicitCard.id !== b.refCard.id ? `, quoted on ${cardLabel(b.explicitCard.id)}` : ''}`
       : b.measured === 'steps'
         ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)} (measured steps × seconds per step)`
         : `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)}`;
@@ -342,7 +344,8 @@ export const command: CliCommand = {
     }
     let text = header(built, catalog);
     if (result.rows.length === 0) {
-      text += 'No platform in the catalog has a price for this selection.\n';
+      text += `No platform in the catalog has a price for this selection${built.explicitCard ? ` (the field report gives no ${cardLabel(built.explicitCard.id)} price)` : ''}; add one with --catalog FILE.\n`;
+      if (built.explicitCard && !built.explicitCard.cuda) text += `${cardLabel(built.explicitCard.id)}: ${NOTE_TEXT.noCuda}.\n`;
       text += footnotes(result, built, catalog, undefined);
       io.stdout(text);
       return 0;
