@@ -328,3 +328,32 @@ describe('XML details the parser must not trip on', () => {
     assert.equal(r.gpus[0]!.memoryTotalMiB, 15360);
   });
 });
+
+describe('driver 610 renames', () => {
+  it('`-q` text: a deprecated "Driver Version" line still gives the KMD version; Instantaneous Power Draw is read', () => {
+    const q = `==============NVSMI LOG==============
+
+Timestamp                                 : Wed Aug 12 21:54:00 2026
+Driver Version                            : 610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]
+KMD Version                               : 610.57.04
+CUDA UMD Version                          : 13.3
+
+Attached GPUs                             : 1
+GPU 00000000:0C:00.0
+    Product Name                          : NVIDIA GeForce RTX 2080 SUPER
+    GPU UUID                              : GPU-df6e7a7c-7314-46f8-abc4-b88b36dcf3aa
+    Minor Number                          : 0
+    GPU Power Readings
+        Average Power Draw                : N/A
+        Instantaneous Power Draw          : 97.12 W
+        Current Power Limit               : 250.00 W
+    Processes                             : None
+`;
+    const r = ok(q);
+    assert.equal(r.driverVersion, '610.57.04');
+    assert.equal(r.cudaVersion, '13.3');
+    assert.equal(r.gpus[0]!.powerDrawW, 97.12);
+    assert.equal(r.gpus[0]!.powerLimitW, 250);
+    assert.equal(r.processes.length, 0);
+  });
+});

@@ -55,8 +55,8 @@ export function parseQueryText(input: string): { ok: true; report: SmiReport } |
 
   const report: SmiReport = {
     format: 'text',
-    driverVersion: driverVersion(top.get('driver version') ?? top.get('kmd version')),
-    cudaVersion: cudaVersion(top.get('cuda version') ?? top.get('cuda umd version')),
+    driverVersion: driverVersion(top.get('kmd version')) ?? driverVersion(top.get('driver version')),
+    cudaVersion: cudaVersion(top.get('cuda umd version')) ?? cudaVersion(top.get('cuda version')),
     gpus: [],
     processes: [],
   };
@@ -77,7 +77,7 @@ export function parseQueryText(input: string): { ok: true; report: SmiReport } |
       memoryUsedMiB: num(v('fb memory usage/used')),
       utilizationGpuPct: num(v('utilization/gpu')),
       temperatureC: num(v('temperature/gpu current temp')),
-      powerDrawW: num(v('gpu power readings/power draw', 'gpu power readings/instant power draw', 'gpu power readings/average power draw', 'power readings/power draw')),
+      powerDrawW: num(v('gpu power readings/power draw', 'gpu power readings/instantaneous power draw', 'gpu power readings/instant power draw', 'gpu power readings/average power draw', 'power readings/power draw')),
       powerLimitW: num(v('gpu power readings/current power limit', 'power readings/power limit', 'gpu power readings/power limit', 'power readings/enforced power limit')),
       computeCapability: null,
       migMode: migMode(v('mig mode/current')),

@@ -195,8 +195,8 @@ export function parseXml(input: string): { ok: true; report: SmiReport } | { ok:
   doc.gpu = gpuNodes;
   const report: SmiReport = {
     format: 'xml',
-    driverVersion: driverVersion(str(doc.driver_version) ?? str(doc.kmd_version)),
-    cudaVersion: cudaVersion(str(doc.cuda_version) ?? str(doc.cuda_umd_version)),
+    driverVersion: driverVersion(str(doc.kmd_version)) ?? driverVersion(str(doc.driver_version)),
+    cudaVersion: cudaVersion(str(doc.cuda_umd_version)) ?? cudaVersion(str(doc.cuda_version)),
     gpus: [],
     processes: [],
   };
