@@ -357,3 +357,48 @@ GPU 00000000:0C:00.0
     assert.equal(r.processes.length, 0);
   });
 });
+
+// Driver 530.41.03 (Linux, 89 columns, no space before the '|' after "Off"), pasted in a
+// README among shell notes (index id 2747838295); text and ASCII art follow the table.
+const LINUX_530_IN_NOTES = `sudo apt install nvidia-utils-510-server  # version 510.47.03-0ubuntu3
+
+nvidia-smi
+Fri May  5 17:01:10 2023       
++---------------------------------------------------------------------------------------+
+| NVIDIA-SMI 530.41.03              Driver Version: 530.41.03    CUDA Version: 12.1     |
+|-----------------------------------------+----------------------+----------------------+
+| GPU  Name                  Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp  Perf            Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
+|                                         |                      |               MIG M. |
+|=========================================+======================+======================|
+|   0  NVIDIA GeForce RTX 3070 L...    Off| 00000000:01:00.0 Off |                  N/A |
+| N/A   44C    P0               25W /  N/A|      6MiB /  8192MiB |      0%      Default |
+|                                         |                      |                  N/A |
++-----------------------------------------+----------------------+----------------------+
+                                                                                         
++---------------------------------------------------------------------------------------+
+| Processes:                                                                            |
+|  GPU   GI   CI        PID   Type   Process name                            GPU Memory |
+|        ID   ID                                                             Usage      |
+|=======================================================================================|
+|    0   N/A  N/A      2044      G   /usr/lib/xorg/Xorg                            4MiB |
++---------------------------------------------------------------------------------------+
+
+</pre>
+
+The key's randomart image is:
++--[ED25519 256]--+
+|          .+.....|
+|         .+.*o.oo|
++----[SHA256]-----+
+`;
+
+describe('a table pasted among notes', () => {
+  it('reads the 89-column Linux layout and ignores what follows', () => {
+    const r = ok(LINUX_530_IN_NOTES);
+    assert.equal(r.driverVersion, '530.41.03');
+    assert.equal(r.cudaVersion, '12.1');
+    assert.deepEqual(r.gpus.map((g) => [g.name, g.nameTruncated, g.powerDrawW, g.powerLimitW, g.memoryUsedMiB, g.migMode]), [['NVIDIA GeForce RTX 3070 L...', true, 25, null, 6, null]]);
+    assert.deepEqual(r.processes.map((p) => [p.gpuIndex, p.pid, p.type, p.name, p.usedMemoryMiB]), [[0, 2044, 'G', '/usr/lib/xorg/Xorg', 4]]);
+  });
+});
