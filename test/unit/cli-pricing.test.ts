@@ -110,6 +110,15 @@ describe('cli: gpu-rent quote', function () {
     assert.ok(spot.breakdown.gpu < hour.breakdown.gpu);
   });
 
+  it('--card alone prices the default 3090 job on that card, as an estimate; a card without prices says so', () => {
+    const r = runCli(['quote', '--card', '4090', '--json']);
+    const j = JSON.parse(r.stdout) as { rows: { card: string; hours: number; hoursEstimated: boolean }[] };
+    assert.ok(j.rows.length > 0 && j.rows.every((x) => x.card === 'rtx4090' && x.hoursEstimated && x.hours === 6.46));
+    const h = runCli(['quote', '--card', 'NVIDIA H800']);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /the field report gives no H800 80GB price\); add one with --catalog FILE/);
+  });
+
   it('with one card, prints the break-even hours between billing modes', () => {
     const r = runCli(['quote', '--card', '3090', '--platform', 'autodl']);
     assert.equal(r.code, 0, r.stderr);
