@@ -1,7 +1,7 @@
 // Names both tiers agree on: the in-host suites create these, the DOM checks look for them.
 export const RUNNING_INSTANCE = 'e2e-4090-running';
-/** ¥3600/h bills one fen per second, so the status bar visibly ticks within seconds. */
-export const RUNNING_HOURLY_RATE_YUAN = 3600;
+/** ¥7.20/h bills one fen every 5 s: the status bar visibly ticks within the check's 15 s. */
+export const RUNNING_HOURLY_RATE_YUAN = 7.2;
 export const EXPECTED_GPU_NAME = 'NVIDIA GeForce RTX 4090';
 /** A second instance on another platform, stopped: the tree groups by platform, storage still bills. */
 export const STOPPED_INSTANCE = 'e2e-3090-stopped';

@@ -47,15 +47,21 @@ async function chartSignature(f: Frame): Promise<string> {
   });
 }
 
-/** Drag the sash between the sidebar and the editor so tree rows are not cut off in the pictures. */
-async function widenSidebar(page: Page, width: number): Promise<void> {
+/** Drag the sash between the sidebar and the editor: a wide tree for its picture, room for the calculator in its own. */
+async function setSidebarWidth(page: Page, width: number): Promise<void> {
   const box = await page.locator('.part.sidebar').boundingBox();
-  if (!box || box.width >= width) return;
-  const x = box.x + box.width, y = box.y + box.height / 2;
-  await page.mouse.move(x - 1, y);
-  await page.mouse.down();
-  await page.mouse.move(box.x + width, y, { steps: 8 });
-  await page.mouse.up();
+  if (!box || Math.abs(box.width - width) < 10) return;
+  const edge = box.x + box.width;
+  for (const sash of await page.locator('.monaco-sash.vertical').all()) {
+    const b = await sash.boundingBox();
+    if (!b || Math.abs(b.x + b.width / 2 - edge) > 6 || b.height < box.height / 2) continue;
+    const y = b.y + b.height / 2;
+    await page.mouse.move(b.x + b.width / 2, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + width, y, { steps: 10 });
+    await page.mouse.up();
+    return;
+  }
 }
 
 /** Hourly rows of the quotes table: "platform · billing" → the first figure of the GPU column. */
@@ -99,7 +105,7 @@ export function uiChecks(): UiCheck[] {
         await sidebar.locator('.monaco-list-row').filter({ hasText: STOPPED_INSTANCE }).first().waitFor({ timeout: 10_000 });
         const platforms = await sidebar.locator('.monaco-list-row[aria-level="1"]').allInnerTexts();
         if (platforms.length < 2) throw new Error(`the tree should group two platforms at the top level, shows: ${JSON.stringify(platforms)}`);
-        await widenSidebar(page, 560);
+        await setSidebarWidth(page, 560);
         // Its children show the last probe's GPU, by name.
         if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
         await sidebar.locator('.monaco-list-row').filter({ hasText: EXPECTED_GPU_NAME }).first().waitFor({ timeout: 15_000 });
@@ -122,12 +128,15 @@ export function uiChecks(): UiCheck[] {
         await item.scrollIntoViewIfNeeded();
         const box = await page.locator('.part.statusbar').boundingBox();
         await page.screenshot({ path: path.join(outDir, 'status-bar.png'), ...(box ? { clip: { x: Math.max(0, box.x + box.width - 700), y: box.y, width: Math.min(700, box.width), height: box.height } } : {}) });
+        const amount = (t: string) => Number((/¥\s*([\d,]+(?:\.\d+)?)/.exec(t)?.[1] ?? 'NaN').replace(/,/g, ''));
+        if (!(amount(second) > amount(first))) throw new Error(`the spend should grow while billing: "${first}" then "${second}"`);
         process.stdout.write(`         status bar: "${first}" then "${second}"\n`);
       },
     },
     {
       title: 'clicking the spend opens the calculator, which renders a chart',
       async run(page, { outDir }) {
+        await setSidebarWidth(page, 300);
         await spendItem(page).click();
         const frame = await poll('a webview with a chart and a form', () => calculatorFrame(page), 30_000);
         const charts = await frame.evaluate(() => Array.from(document.querySelectorAll('svg, canvas')).filter((e) => {
