@@ -134,6 +134,15 @@ describe('sync against a real sshd', function () {
     assert.ok(progress.some((p) => p.kind === 'bytes' && p.name === 'checkpoint-100/model.safetensors' && p.done === big.length));
   });
 
+  it('finds a folder given as ~/NAME or relative to the login folder', async () => {
+    put('x.pt', 'x');
+    const name = remoteDir.slice(sshd.home.length + 1);
+    const viaTilde = await syncOnce(conn.remote, opts({ remoteDir: `~/${name}` }));
+    assert.deepEqual(viaTilde.pulled, ['x.pt']);
+    const viaRelative = await syncOnce(conn.remote, opts({ remoteDir: name }));
+    assert.equal(viaRelative.unchanged, 1);
+  });
+
   it('a no-change re-sync opens no file, reads 0 bytes and runs no command', async () => {
     for (let i = 0; i < 50; i++) put(`d${i % 5}/f${i}.bin`, randomBytes(100 + i));
     const first = await syncOnce(conn.remote, opts());

@@ -597,6 +597,13 @@ function toSyncError(err: unknown): unknown {
   return err;
 }
 
+/** SFTP resolves relative paths from the login folder but knows no `~`: "~/x" means "x". */
+export function remotePathForSftp(dir: string): string {
+  if (dir === '~' || dir === '~/') return '.';
+  if (dir.startsWith('~/')) return dir.slice(2) || '.';
+  return dir;
+}
+
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */
 export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = performance.now();
@@ -607,7 +614,8 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   let stateAsRead = '';
   try {
     const sftp = await remote.sftp();
-    let listing = await listRemote(sftp, opts.remoteDir, rules);
+    const remoteDir = remotePathForSftp(opts.remoteDir);
+    let listing = await listRemote(sftp, remoteDir, rules);
     const source = `${opts.source ?? 'remote'}:${listing.root}`;
     ctx = {
       remote,
@@ -634,7 +642,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       const t0 = performance.now();
       await sleep(p.settleWait * 1000 + 1000, opts.signal);
       const waited = Math.round((performance.now() - t0) / 1000);
-      listing = await listRemote(sftp, opts.remoteDir, rules);
+      listing = await listRemote(sftp, remoteDir, rules);
       const before = await remoteNow();
       clock = Promise.resolve(before === undefined ? undefined : before + waited);
       p = await plan(c, listing, remoteNow);
