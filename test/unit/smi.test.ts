@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseNvidiaSmi, SMI_QUERY_ARGS, SMI_QUERY_FIELDS, type SmiReport } from '../../src/core/smi';
+import { parseNvidiaSmi, SMI_QUERY_ARGS, SMI_QUERY_COMMAND, SMI_QUERY_FIELDS, type SmiReport } from '../../src/core/smi';
 
 const DIR = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
 const read = (f: string): string => readFileSync(join(DIR, f), 'utf8');
@@ -229,5 +229,21 @@ describe('the remote probe query', () => {
   it('an old driver rejecting compute_cap is a failure, not a report', () => {
     const r = parseNvidiaSmi('Field "compute_cap" is not a valid field to query.\n\n');
     assert.equal(r.ok, false);
+  });
+});
+
+describe('SMI_QUERY_COMMAND', () => {
+  it('its fallback output (the rejection message, then the legacy CSV) parses', () => {
+    const out = 'Field "compute_cap" is not a valid field to query.\n\n' +
+      'index, name, uuid, pci.bus_id, driver_version, memory.total [MiB], memory.used [MiB], utilization.gpu [%], temperature.gpu, power.draw [W], power.limit [W]\n' +
+      '0, Tesla T4, GPU-d37e67a5-91dd-3774-a5cb-99096249601a, 00000000:00:1E.0, 470.82.01, 15109, 0, 0, 34, 9.52, 70.00\n';
+    const r = ok(out);
+    assert.equal(r.driverVersion, '470.82.01');
+    assert.equal(r.gpus[0]!.name, 'Tesla T4');
+    assert.equal(r.gpus[0]!.computeCapability, null);
+  });
+
+  it('is one shell line running the CSV query', () => {
+    assert.match(SMI_QUERY_COMMAND, /^nvidia-smi --query-gpu=index,name,uuid,.*compute_cap.* --format=csv,nounits 2>&1 \|\| nvidia-smi --query-gpu=/);
   });
 });

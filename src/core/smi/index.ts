@@ -12,8 +12,14 @@ import { looksLikeXml, parseXml } from './xml';
 export type { SmiFailure, SmiFailureKind, SmiFormat, SmiGpu, SmiMigDevice, SmiProcess, SmiReport, SmiResult } from './types';
 export { SMI_QUERY_ARGS, SMI_QUERY_ARGS_LEGACY, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
 
-/** One shell line for a remote probe: the CSV query, falling back to the legacy field list on drivers that reject compute_cap. */
+/**
+ * One shell line for a remote probe: the CSV query, falling back to the legacy field list on
+ * drivers that reject compute_cap. Its output (either branch, or a failure message) goes to
+ * parseNvidiaSmi as is.
+ */
 export const SMI_QUERY_COMMAND = 'nvidia-smi --query-gpu=' + SMI_QUERY_FIELDS.join(',') + ' --format=csv,nounits 2>&1 || nvidia-smi --query-gpu=' + SMI_QUERY_FIELDS_LEGACY.join(',') + ' --format=csv,nounits 2>&1';
+
+const INVALID_FIELD = /^.*is not a valid field to query.*$\r?\n?|^.*nvidia-smi --help-query-gpu.*$\r?\n?/gm;
 
 export function parseNvidiaSmi(input: string): SmiResult {
   try {
@@ -33,6 +39,9 @@ function sniff(raw: string): SmiResult {
     return parseTable(input);
   }
   if (looksLikeCsv(input)) return parseCsv(input);
+  // SMI_QUERY_COMMAND on an old driver: the rejected query's message, then the legacy CSV.
+  const withoutRejection = input.replace(INVALID_FIELD, '');
+  if (withoutRejection !== input && looksLikeCsv(withoutRejection)) return parseCsv(withoutRejection);
   const failure = detectFailure(input);
   if (failure) return { ok: false, error: failure };
   const invalidField = /Field "([^"]+)" is not a valid field to query/i.exec(input);
