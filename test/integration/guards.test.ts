@@ -15,7 +15,8 @@ import { judgeIdle } from '../../src/core/guards/idle';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { probeIdle } from '../../src/remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../src/remote/guards/watchdog';
-import { WATCHDOG_SCRIPT, spotTerminationUrl, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
+import { WATCHDOG_SCRIPT, spotTerminationUrl, watchdogConfigText, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
+import { shQuote } from '../../src/remote/shell';
 import { secureUpload, wipeRamDir, RamUploadRefused, inspectRamTarget } from '../../src/remote/guards/ramdisk';
 import { captureEnvironment, startRebuild } from '../../src/remote/guards/environment';
 import { followLog } from '../../src/remote/jobs';
@@ -58,6 +59,25 @@ describe('guards: the watchdog reads nvidia-smi the way core does', () => {
         assert.equal(shSays, v.kind, `${name}: watchdog read "${out}", core says ${JSON.stringify(v)}`);
         if (/_load/.test(name)) assert.equal(shSays === 'idle', false, name);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('guards: the watchdog config survives hostile values', () => {
+  it('sh reads back every value byte for byte', () => {
+    const hostile = `x'; touch /tmp/PWNED-${process.pid}; '\n$(id) \`id\` "q" \\ ; *`;
+    const text = watchdogConfigText(
+      { pollSeconds: 5.7, utilizationThresholdPct: NaN, idleWindowSeconds: -3, watchDirs: ['/a b', hostile], hookCommand: hostile, hookTimeoutSeconds: 9, actionCommand: hostile, actionIfHookFails: false, spotUrl: hostile, clockFile: null },
+      shQuote,
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'gpr-cfg-'));
+    try {
+      writeFileSync(join(dir, 'config'), text);
+      const out = execFileSync('sh', ['-c', '. "$1/config"; printf "%s\\0" "$GR_POLL_SECONDS" "$GR_UTIL_THRESHOLD" "$GR_IDLE_WINDOW" "$GR_WATCH_DIRS" "$GR_HOOK" "$GR_ACTION" "$GR_SPOT_URL" "$GR_ACTION_IF_HOOK_FAILS"', 'sh', dir], { encoding: 'utf8' });
+      assert.deepEqual(out.split('\0').slice(0, -1), ['5', '1', '0', `/a b\n${hostile}`, hostile, hostile, hostile, 'no']);
+      assert.equal(existsSync(`/tmp/PWNED-${process.pid}`), false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -78,7 +78,9 @@ run_limited() { # seconds, command
 }
 
 gpu_reading() {
-  out=$(nvidia-smi 2>&1) || { echo "fail"; return; }
+  # A wedged driver can hang nvidia-smi: a reading that does not come back is no reading.
+  if command -v timeout >/dev/null 2>&1; then out=$(timeout 30 nvidia-smi 2>&1) || { echo "fail"; return; }
+  else out=$(nvidia-smi 2>&1) || { echo "fail"; return; }; fi
   printf '%s\\n' "$out" | awk '${SMI_AWK.replace(/'/g, `'\\''`)}'
 }
 
