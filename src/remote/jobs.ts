@@ -56,6 +56,13 @@ export interface StartedJob extends JobInfo {
 const NAME_MAX = 64;
 
 /**
+ * `alive PID NAME`: whether job NAME's wrapper still runs. Not just `kill -0`: a finished wrapper
+ * whose parent is a container's PID 1 may stay a zombie for a while (or for good), and a pid can
+ * be reused after a reboot, so the wrapper's command line must name this job's run.sh.
+ */
+const ALIVE_FN = 'alive() { if [ -r /proc/self/cmdline ]; then tr "\\0" " " < "/proc/$1/cmdline" 2>/dev/null | grep -qF "/$2/run.sh"; else kill -0 "$1" 2>/dev/null; fi; }';
+
+/**
  * A job name safe for a folder and a tmux session: letters, digits, `_` and `-` (others become
  * `-`), at most 64 characters. tmux itself turns `.` and `:` into `_`, which would break exact matching.
  */
@@ -151,7 +158,8 @@ export async function startJob(conn: RemoteConnection, opts: StartJobOptions): P
     'set -u',
     `J="$HOME"/${JOBS_DIR}/${name}`,
     // One job per name: refuse while the previous one runs; keep its log as output.log.1.
-    `if [ -f "$J/pid" ] && [ ! -f "$J/exit" ] && kill -0 "$(cat "$J/pid")" 2>/dev/null; then echo "gpu-rent: a job named ${name} is already running" >&2; exit 3; fi`,
+    ALIVE_FN,
+    `if [ -f "$J/pid" ] && [ ! -f "$J/exit" ] && alive "$(cat "$J/pid")" ${name}; then echo "gpu-rent: a job named ${name} is already running" >&2; exit 3; fi`,
     'if [ -d "$J" ]; then [ -s "$J/output.log" ] && mv -f "$J/output.log" "$J/output.log.1"; rm -f "$J/pid" "$J/exit" "$J/started" "$J/finished" "$J/stopped" "$J/run.sh" "$J/cwd" "$J/runner"; fi',
     'mkdir -p "$J" || exit 4',
     `printf '%s\\n' ${shQuote(commandLine)} > "$J/command"`,
@@ -200,9 +208,10 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
   const only = opts.name === undefined ? '*' : shQuote(sanitizeJobName(opts.name));
   const script = [
     `cd "$HOME"/${JOBS_DIR} 2>/dev/null || exit 0`,
+    ALIVE_FN,
     `for n in ${only}; do [ -d "$n" ] || continue`,
     '  pid=$(cat "$n/pid" 2>/dev/null); code=$(cat "$n/exit" 2>/dev/null)',
-    '  alive=0; if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q "run.sh" "/proc/$pid/cmdline" 2>/dev/null; then alive=1; elif [ -n "$pid" ] && [ ! -d /proc ] && kill -0 "$pid" 2>/dev/null; then alive=1; fi',
+    '  alive=0; if [ -n "$pid" ] && alive "$pid" "$n"; then alive=1; fi',
     '  age=$(( $(date +%s) - $(stat -c %Y "$n/command" 2>/dev/null || date +%s) ))',
     '  stopped=0; [ -f "$n/stopped" ] && stopped=1',
     '  printf "JOB\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n" "$n" "$pid" "$code" "$alive" "$(cat "$n/started" 2>/dev/null)" "$(cat "$n/finished" 2>/dev/null)" "$(cat "$n/runner" 2>/dev/null)" "$stopped" "$age" "$PWD/$n/output.log" "$(head -c 2000 "$n/cwd" 2>/dev/null | head -n 1)"',
@@ -265,9 +274,11 @@ export async function followLog(conn: RemoteConnection, name: string, opts: { li
   const job = await requireJob(conn, name);
   const lines = Math.max(0, Math.floor(opts.lines ?? 200));
   const start = lines > 0 ? `-n ${lines}` : '-n +1';
+  // tail's own --pid check lags by over a second; watch the wrapper here and give tail a moment
+  // to print the last lines once it is gone.
   const cmd =
     job.state === 'running' && job.pid
-      ? `exec tail ${start} -s 0.2 --pid=${job.pid} -F ${shQuote(job.logPath)} 2>/dev/null`
+      ? `${ALIVE_FN}\nJ="$HOME"/${JOBS_DIR}/${job.name}\ntail ${start} -F ${shQuote(job.logPath)} 2>/dev/null & t=$!\nwhile [ ! -f "$J/exit" ] && alive ${job.pid} ${job.name}; do sleep 0.1; done\nsleep 0.3; kill $t 2>/dev/null; wait $t 2>/dev/null; exit 0`
       : `exec tail ${start} ${shQuote(job.logPath)}`;
   await conn.execStream(cmd, { onStdout: opts.onData, signal: opts.signal, login: false });
   return (await listJobs(conn, { name: job.name })).find((j) => j.name === job.name) ?? job;
@@ -283,8 +294,9 @@ export async function stopJob(conn: RemoteConnection, name: string, opts: { grac
     'touch "$J/stopped"',
     // The wrapper leads its own process group (setsid, or the tmux pane): signal the group.
     'kill -TERM -- -"$P" 2>/dev/null || kill -TERM "$P" 2>/dev/null',
-    `i=0; while kill -0 "$P" 2>/dev/null && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done`,
-    'if kill -0 "$P" 2>/dev/null; then kill -KILL -- -"$P" 2>/dev/null || kill -KILL "$P"; sleep 0.2; [ -f "$J/exit" ] || { echo 137 > "$J/exit"; date +%s > "$J/finished"; }; fi',
+    ALIVE_FN,
+    `i=0; while [ ! -f "$J/exit" ] && alive "$P" ${job.name} && [ $i -lt ${grace * 10} ]; do sleep 0.1; i=$((i+1)); done`,
+    `if [ ! -f "$J/exit" ] && alive "$P" ${job.name}; then kill -KILL -- -"$P" 2>/dev/null || kill -KILL "$P"; sleep 0.2; [ -f "$J/exit" ] || { echo 137 > "$J/exit"; date +%s > "$J/finished"; }; fi`,
     `i=0; while [ ! -f "$J/exit" ] && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done`,
     `command -v tmux >/dev/null 2>&1 && tmux kill-session -t ${shQuote('=' + job.name)} 2>/dev/null`,
     'exit 0',

@@ -5,7 +5,8 @@ import { RemoteError } from './errors';
 /** Single-quotes `arg` for POSIX sh (bash, dash, zsh): the shell reads back exactly these bytes. */
 export function shQuote(arg: string): string {
   if (arg.includes('\0')) throw new RemoteError('bad-target', 'a shell argument cannot contain a NUL byte');
-  if (arg !== '' && /^[A-Za-z0-9_./:@%+,-]+$/.test(arg)) return arg;
+  // Plain words stay readable; `NAME=…` is quoted so it can never become an assignment.
+  if (arg !== '' && /^[A-Za-z0-9_./:@%+,=-]+$/.test(arg) && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) return arg;
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
