@@ -56,39 +56,45 @@ function element(s: string, tag: string, from = 0): { start: number; end: number
  * One pass: each child is skipped with a single indexOf for its closing tag, so the large
  * clock and error-counter blocks cost one scan and are never parsed.
  */
-function children(s: string, from: number): Map<string, string> {
+function children(s: string, from: number, descend?: (name: string, contentStart: number) => number): { kids: Map<string, string>; end: number } {
   const out = new Map<string, string>();
   let pos = from;
   for (;;) {
     const lt = s.indexOf('<', pos);
-    if (lt === -1 || s.charCodeAt(lt + 1) === 47 /* '/' */) break;
+    if (lt === -1) return { kids: out, end: -1 };
+    if (s.charCodeAt(lt + 1) === 47 /* '/' */) return { kids: out, end: lt };
     if (s.startsWith('<!--', lt)) {
       const end = s.indexOf('-->', lt);
-      if (end === -1) break;
+      if (end === -1) return { kids: out, end: -1 };
       pos = end + 3;
       continue;
     }
     const gt = s.indexOf('>', lt);
-    if (gt === -1) break;
+    if (gt === -1) return { kids: out, end: -1 };
     let e = lt + 1;
     while (e < gt) {
       const c = s.charCodeAt(e);
       if (c === 32 || c === 47 || c === 9 || c === 10 || c === 13) break;
       e++;
     }
-    if (e === lt + 1) break;
+    if (e === lt + 1) return { kids: out, end: -1 };
     const name = s.slice(lt + 1, e);
     let end: number;
     if (s.charCodeAt(gt - 1) === 47) end = gt + 1;
-    else {
+    else if (descend) {
+      // The caller reads this child itself and says where it ends (-1: cut off).
+      end = descend(name, gt + 1);
+      if (end === -1) return { kids: out, end: -1 };
+      pos = end;
+      continue;
+    } else {
       const close = s.indexOf(`</${name}>`, gt);
-      if (close === -1) break;
+      if (close === -1) return { kids: out, end: -1 };
       end = close + name.length + 3;
     }
     if (!out.has(name)) out.set(name, s.slice(lt, end));
     pos = end;
   }
-  return out;
 }
 
 /**
@@ -155,42 +161,54 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v
 const obj = (v: unknown): Node => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Node) : {});
 const arr = (v: unknown): Node[] => (Array.isArray(v) ? v.map(obj) : []);
 
+const HEAD = ['driver_version', 'kmd_version', 'cuda_version', 'cuda_umd_version'];
+
+/** The leaves of one <gpu> the model reads, in the shape readGpu expects. */
+function readGpuNode(openTag: string, kids: Map<string, string>): Node {
+  const id = /\bid="([^"]*)"/.exec(openTag);
+  const node: Node = id ? { '@_id': decode(id[1]!) } : {};
+  for (const name of GPU_LEAVES) {
+    const k = kids.get(name);
+    if (k !== undefined) node[name] = leafText(k);
+  }
+  const pci = kids.get('pci');
+  if (pci) leaves(pci, ['pci_bus_id'], 0, node);
+  for (const [container, names] of GPU_CONTAINERS) {
+    const c = kids.get(container);
+    if (c) node[container] = leaves(c, names, container.length + 2);
+  }
+  const mig = kids.get('mig_devices');
+  if (mig) node.mig_devices = { mig_device: repeated(mig, 'mig_device', MIG_LEAVES, ['fb_memory_usage', ['total', 'used']]) };
+  const procs = kids.get('processes');
+  if (procs) node.processes = { process_info: repeated(procs, 'process_info', PROCESS_LEAVES) };
+  return node;
+}
+
 export function parseXml(input: string): { ok: true; report: SmiReport } | { ok: false; error: SmiFailure } {
   const root = input.search(/<nvidia_smi_log[\s>]/);
   if (root === -1) return { ok: false, error: { kind: 'unrecognized', message: 'no <nvidia_smi_log> element' } };
-  const rootEnd = input.indexOf('</nvidia_smi_log>', root);
-  if (rootEnd === -1) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before </nvidia_smi_log>' } };
-
-  const firstGpu = element(input, 'gpu', root);
-  const doc: Node = leaves(input.slice(root, firstGpu ? firstGpu.start : rootEnd), ['driver_version', 'kmd_version', 'cuda_version', 'cuda_umd_version']);
   const gpuNodes: Node[] = [];
-  let at = root;
-  for (;;) {
-    const g = element(input, 'gpu', at);
-    if (!g || g.start > rootEnd) break;
-    if (g.end > rootEnd + 1) return { ok: false, error: { kind: 'truncated', message: `<gpu> number ${gpuNodes.length + 1} is not closed` } };
-    const block = input.slice(g.start, g.end);
-    const openEnd = block.indexOf('>') + 1;
-    const id = /\bid="([^"]*)"/.exec(block.slice(0, openEnd));
-    const node: Node = id ? { '@_id': decode(id[1]!) } : {};
-    const kids = children(block, openEnd);
-    for (const name of GPU_LEAVES) {
-      const k = kids.get(name);
-      if (k !== undefined) node[name] = leafText(k);
+  const doc: Node = {};
+  let cut = false;
+  // One pass over the log: small children of the root are kept whole, each <gpu> is walked.
+  const top = children(input, input.indexOf('>', root) + 1, (name, contentStart) => {
+    if (name !== 'gpu') {
+      const close = input.indexOf(`</${name}>`, contentStart);
+      if (close === -1) return -1;
+      if (HEAD.includes(name) && !(name in doc)) doc[name] = leafText(input.slice(input.lastIndexOf('<', contentStart), close + name.length + 3));
+      return close + name.length + 3;
     }
-    const pci = kids.get('pci');
-    if (pci) leaves(pci, ['pci_bus_id'], 0, node);
-    for (const [container, names] of GPU_CONTAINERS) {
-      const c = kids.get(container);
-      if (c) node[container] = leaves(c, names, container.length + 2);
+    const g = children(input, contentStart);
+    if (g.end === -1 || !input.startsWith('</gpu>', g.end)) {
+      cut = true;
+      return -1;
     }
-    const mig = kids.get('mig_devices');
-    if (mig) node.mig_devices = { mig_device: repeated(mig, 'mig_device', MIG_LEAVES, ['fb_memory_usage', ['total', 'used']]) };
-    const procs = kids.get('processes');
-    if (procs) node.processes = { process_info: repeated(procs, 'process_info', PROCESS_LEAVES) };
-    gpuNodes.push(node);
-    at = g.end;
-  }
+    const openTag = input.slice(input.lastIndexOf('<gpu', contentStart), contentStart);
+    gpuNodes.push(readGpuNode(openTag, g.kids));
+    return g.end + '</gpu>'.length;
+  });
+  if (cut) return { ok: false, error: { kind: 'truncated', message: `<gpu> number ${gpuNodes.length + 1} is not closed` } };
+  if (top.end === -1 || !input.startsWith('</nvidia_smi_log>', top.end)) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before </nvidia_smi_log>' } };
   const gpuCount = gpuNodes.length;
   doc.gpu = gpuNodes;
   const report: SmiReport = {
