@@ -186,9 +186,18 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   if (!probeSeesGpu && smiFailure?.kind === 'no-devices') return done('no-gpu', { env: ['start-with-gpu'] });
 
   // GPU architecture.
-  const gpuCc = input.computeCapability ?? probe?.deviceCapability ?? gpu0?.computeCapability ?? null;
-  d.computeCapability = gpuCc ?? (names.map(computeCapabilityForName).find((x) => x !== null) ?? null);
-  if (d.computeCapability && !gpuCc) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
+  // On a box with mixed GPUs the oldest architecture is the one a wheel may lack.
+  const smiCcs = (report?.gpus ?? [])
+    .map((g) => ({ name: g.name, cc: g.computeCapability, fromName: g.computeCapability === null }))
+    .map((g) => ({ ...g, cc: g.cc ?? (g.name ? computeCapabilityForName(g.name) : null) }))
+    .filter((g): g is { name: string | null; cc: string; fromName: boolean } => g.cc !== null)
+    .sort((a, b) => compareVersions(a.cc, b.cc));
+  const given = input.computeCapability ?? probe?.deviceCapability ?? null;
+  const byName = [input.gpuName, probe?.deviceName].map((n) => (n ? computeCapabilityForName(n) : null)).find((x) => x !== null) ?? null;
+  const oldest = smiCcs[0];
+  d.computeCapability = given ?? byName ?? oldest?.cc ?? null;
+  if (!given && !byName && oldest && report && report.gpus.length > 1) d.gpuName = oldest.name;
+  if (!given && (byName || oldest?.fromName) && d.computeCapability) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
 
   const ctx: Ctx = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
   const envAdvice = (): AdviceCode[] => (probe && (probe.conda === 'base' || (!probe.conda && !probe.venv)) ? ['fresh-conda-env'] : []);

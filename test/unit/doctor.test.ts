@@ -219,3 +219,14 @@ describe('describeDiagnosis', () => {
     }
   });
 });
+
+describe('mixed GPUs', () => {
+  it('checks the oldest architecture on the box', () => {
+    const base = smiOf('rtx2070_x2_driver590.44.01_q.xml');
+    const mixed: SmiReport = { ...base, gpus: [{ ...base.gpus[0]!, name: 'NVIDIA GeForce RTX 4090' }, { ...base.gpus[1]!, name: 'Tesla P100-PCIE-16GB' }] };
+    const d = diagnose({ smi: mixed, torchVersion: '2.12.0+cu130' });
+    assert.equal(d.computeCapability, '6.0');
+    assert.equal(d.gpuName, 'Tesla P100-PCIE-16GB');
+    assert.equal(d.verdict, 'arch-not-in-wheel');
+  });
+});
