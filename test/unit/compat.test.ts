@@ -183,7 +183,7 @@ describe('versions and names', () => {
       ['Tesla P100-PCIE-16GB', '6.0'], ['NVIDIA TITAN V', '7.0'], ['Tesla V100-SXM2-32GB', '7.0'], ['NVIDIA GeForce RTX 3090', '8.6'],
       ['NVIDIA A10', '8.6'], ['NVIDIA RTX A6000', '8.6'], ['Quadro RTX 6000', '7.5'], ['NVIDIA RTX 6000 Ada Generation', '8.9'],
       ['NVIDIA GeForce RTX 5090', '12.0'], ['NVIDIA B200', '10.0'], ['NVIDIA GeForce RTX 2080 SUPER', '7.5'], ['NVIDIA GeForce GTX 1660 Ti', '7.5'],
-      ['Tesla K80', '3.7'], ['NVS 5400M', '2.1'], ['Graphics Device', null], ['NVIDIA GeForce GTX 1080 Ti', '6.1'], ['Tesla P40', '6.1'],
+      ['Tesla K80', '3.7'], ['NVS 5400M', '2.1'], ['NVIDIA GeForce GT 1030', '6.1'], ['GRID P4-8Q', '6.1'], ['Quadro P400', '6.1'], ['NVIDIA RTX 4000 Ada Generation', '8.9'], ['NVIDIA A10G', '8.6'], ['NVIDIA GeForce RTX 3060 Laptop GPU', '8.6'], ['NVIDIA H200', '9.0'], ['NVIDIA RTX PRO 6000 Blackwell Server Edition', '12.0'], ['Graphics Device', null], ['NVIDIA GeForce GTX 1080 Ti', '6.1'], ['Tesla P40', '6.1'],
     ];
     for (const [name, cc] of cases) assert.equal(computeCapabilityForName(name), cc, name);
   });

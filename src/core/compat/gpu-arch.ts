@@ -14,7 +14,7 @@ const RULES: readonly [RegExp, string][] = [
   [/\b(t4|t4g|titan rtx|quadro rtx \d+|rtx\s*20\d0|gtx\s*16\d0|t[46]00|t1000|t1200|tesla t10)\b|\b20[6-8]0\b|\b16[56]0\b/, '7.5'],
   [/\b(v100|titan v|quadro gv100)\b/, '7.0'],
   [/\bp100\b/, '6.0'],
-  [/\b(p40|p4|p6|gtx\s*10[5-8]0|titan xp?|titan x \(pascal\)|quadro p\d+|p102-100|p104-100|p106-100)\b|\b10[5-8]0\b/, '6.1'],
+  [/\b(p40|p4|p6|gtx\s*10[5-8]0|gt\s*1030|mx[1-3]50|titan xp?|titan x \(pascal\)|quadro p\d+|p102-100|p104-100|p106-100)\b|\b10[3-8]0\b/, '6.1'],
   [/\b(m40|m60|m6|gtx\s*9[5-8]0|titan x|quadro m\d+)\b/, '5.2'],
   [/\b(gtx\s*750|gtx\s*745|m10)\b/, '5.0'],
   [/\bk80\b/, '3.7'],
