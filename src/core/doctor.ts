@@ -192,7 +192,8 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     .map((g) => ({ ...g, cc: g.cc ?? (g.name ? computeCapabilityForName(g.name) : null) }))
     .filter((g): g is { name: string | null; cc: string; fromName: boolean } => g.cc !== null)
     .sort((a, b) => compareVersions(a.cc, b.cc));
-  const given = input.computeCapability ?? probe?.deviceCapability ?? null;
+  const validCc = (v: string | null | undefined): string | null => (v && /^\d{1,2}\.\d{1,2}$/.test(v) ? v : null);
+  const given = validCc(input.computeCapability) ?? validCc(probe?.deviceCapability) ?? null;
   const byName = [input.gpuName, probe?.deviceName].map((n) => (n ? computeCapabilityForName(n) : null)).find((x) => x !== null) ?? null;
   const oldest = smiCcs[0];
   d.computeCapability = given ?? byName ?? oldest?.cc ?? null;

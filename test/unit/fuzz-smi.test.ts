@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { parseNvidiaSmi, type SmiResult } from '../../src/core/smi';
 import { parseTorchProbe, PROBE_BEGIN, PROBE_END } from '../../src/core/probe';
+import { diagnose } from '../../src/core/doctor';
+import { describeDiagnosis } from '../../src/core/doctor-text';
 
 const DIR = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
 const FILES = readdirSync(DIR).filter((f) => f !== 'SOURCES.md');
@@ -100,6 +102,22 @@ describe('fuzzing the probe parser', () => {
         const r = parseTorchProbe(s);
         if (r.ok) assert.ok(r.probe.deviceCapability === null || /^\d+\.\d+$/.test(r.probe.deviceCapability));
         else assert.ok(['no-python', 'python-too-old', 'no-output', 'malformed'].includes(r.error.kind));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+});
+
+describe('fuzzing diagnose', () => {
+  it('any strings in any field: a verdict, never a throw', () => {
+    const verdicts = new Set(['ok', 'driver-too-old', 'arch-not-in-wheel', 'cpu-only-torch', 'cuda-init-failed', 'nvml-mismatch', 'no-driver', 'no-gpu', 'no-torch', 'torch-broken', 'not-nvidia', 'unknown']);
+    const v = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('535.54.03', '12.1', '2.1.0+cu121', '1.13.1', '8.6', 'RTX 3090', '470.82.01', '11.4'));
+    fc.assert(
+      fc.property(fc.record({ driverVersion: v, driverMaxCuda: v, torchVersion: v, gpuName: v, computeCapability: v }, { requiredKeys: [] }), fc.constantFrom(...TEXTS), (input, smiText) => {
+        const smi = parseNvidiaSmi(smiText);
+        const d = diagnose({ ...input, smi: smi.ok ? smi.report : smi.error });
+        assert.ok(verdicts.has(d.verdict), d.verdict);
+        assert.ok(!/NaN|undefined/.test(describeDiagnosis(d, 'en') + describeDiagnosis(d, 'zh-cn')));
       }),
       { numRuns: 1500 },
     );
