@@ -5,8 +5,9 @@ import { cudaFitsDriver, cudaFromDriverCode, driverMaxCudaFor, minDriverFor, typ
 import { computeCapabilityForName, isNotNvidia } from './compat/gpu-arch';
 import { archSupports, findRelease, pipCommand, TORCH_RELEASES, wheelArchs, type TorchRelease } from './compat/torch-wheels';
 import { compareVersions, cudaFromTag, cudaMinor, parseTorchVersion } from './compat/version';
-import type { ProbeResult, TorchProbe } from './probe';
-import type { SmiFailure, SmiReport } from './smi/types';
+import { parseTorchProbe, type ProbeResult, type TorchProbe } from './probe';
+import { parseNvidiaSmi } from './smi';
+import type { SmiFailure, SmiReport, SmiResult } from './smi/types';
 
 export type Verdict =
   | 'ok'
@@ -320,4 +321,11 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     }
   }
   return done('ok', {});
+}
+
+/** What the remote layer and `doctor --local` have: the raw outputs of nvidia-smi and the probe. */
+export function diagnoseOutputs(smiOutput: string, probeOutput: string | null): { smi: SmiResult; probe: ProbeResult | null; diagnosis: Diagnosis } {
+  const smi = parseNvidiaSmi(smiOutput);
+  const probe = probeOutput === null ? null : parseTorchProbe(probeOutput);
+  return { smi, probe, diagnosis: diagnose({ smi: smi.ok ? smi.report : smi.error, ...(probe ? { probe } : {}) }) };
 }

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { diagnose, type DiagnoseInput, type Verdict } from '../../src/core/doctor';
+import { diagnose, diagnoseOutputs, type DiagnoseInput, type Verdict } from '../../src/core/doctor';
 import { describeDiagnosis } from '../../src/core/doctor-text';
 import type { TorchProbe } from '../../src/core/probe';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
@@ -228,5 +228,23 @@ describe('mixed GPUs', () => {
     assert.equal(d.computeCapability, '6.0');
     assert.equal(d.gpuName, 'Tesla P100-PCIE-16GB');
     assert.equal(d.verdict, 'arch-not-in-wheel');
+  });
+});
+
+describe('diagnoseOutputs (raw nvidia-smi + probe output, as the remote layer has them)', () => {
+  it('a driver/library mismatch capture', () => {
+    const r = diagnoseOutputs(readFileSync(join(FIX, 'nvidia-smi', 'errors_nvml_driver_library_mismatch.txt'), 'utf8'), null);
+    assert.equal(r.smi.ok, false);
+    assert.equal(r.probe, null);
+    assert.equal(r.diagnosis.verdict, 'nvml-mismatch');
+    assert.deepEqual(r.diagnosis.fix.env, ['restart-instance']);
+  });
+
+  it('a real table and a probe line amid shell noise', () => {
+    const probeLine = `Last login: today\n@@GPU_RENT_PROBE_BEGIN@@${JSON.stringify({ python: '/usr/bin/python3', pythonVersion: '3.10.12', conda: null, venv: '/root/venv', torch: '2.1.0+cu121', torchCuda: '12.1', cudaAvailable: true, deviceCount: 1, deviceCapability: '9.0', op: 'ok', warnings: [] })}@@GPU_RENT_PROBE_END@@\n`;
+    const r = diagnoseOutputs(readFileSync(join(FIX, 'nvidia-smi', 'h100_80gb_driver590.48.01_smi_load.txt'), 'utf8'), probeLine);
+    assert.equal(r.diagnosis.verdict, 'ok');
+    assert.equal(r.diagnosis.torchCuda, '12.1');
+    assert.equal(r.diagnosis.driverMaxCuda, '13.1');
   });
 });

@@ -2,10 +2,8 @@
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
-import { diagnose } from '../../core/doctor';
+import { diagnoseOutputs } from '../../core/doctor';
 import { describeDiagnosis, type DoctorLang } from '../../core/doctor-text';
-import { parseTorchProbe } from '../../core/probe';
-import { parseNvidiaSmi } from '../../core/smi';
 import { runLocal } from '../local-doctor';
 import { diagnosisJson } from './diagnose';
 import { smiJson, smiText } from './smi';
@@ -38,9 +36,8 @@ export const command: CliCommand = {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)');
     const { smiOutput, probeOutput } = runLocal({ python: flags.python ?? 'python3', env: io.env });
-    const smi = parseNvidiaSmi(smiOutput);
-    const probe = parseTorchProbe(probeOutput);
-    const d = diagnose({ smi: smi.ok ? smi.report : smi.error, probe });
+    const { smi, probe: probeResult, diagnosis: d } = diagnoseOutputs(smiOutput, probeOutput);
+    const probe = probeResult!;
     if (flags.json) {
       io.stdout(
         JSON.stringify({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, null, 2) + '\n',
