@@ -9,5 +9,6 @@ import { command as envCmd } from './commands/guards/env';
 import { command as peakCmd } from './commands/guards/peak';
 import { command as spotCheckCmd } from './commands/guards/spot-check';
 import { command as spendCmd } from './commands/guards/spend';
+import { command as releaseCheckCmd } from './commands/guards/release-check';
 
-export const guardCommands: CliCommand[] = [idleCheckCmd, watchdogCmd, secureUploadCmd, wipeCmd, scanSecretsCmd, envCmd, peakCmd, spotCheckCmd, spendCmd];
+export const guardCommands: CliCommand[] = [idleCheckCmd, watchdogCmd, secureUploadCmd, wipeCmd, scanSecretsCmd, envCmd, peakCmd, spotCheckCmd, spendCmd, releaseCheckCmd];

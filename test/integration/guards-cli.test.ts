@@ -1,7 +1,8 @@
 // The guard commands as a user runs them: the built CLI in a new process, against the real
 // loopback sshd with real captured nvidia-smi outputs.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli';
@@ -87,6 +88,32 @@ describe('guard commands (built CLI, real sshd)', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('release-check: safe after a sync, lists what a release would lose after new checkpoints land', () => {
+    const box = join(sshd.home, 'ckpt');
+    mkdirSync(join(box, 'run1'), { recursive: true });
+    writeFileSync(join(box, 'run1', 'epoch1.pt'), Buffer.alloc(4096, 1));
+    writeFileSync(join(box, 'run1', 'epoch2.pt'), Buffer.alloc(8192, 2));
+    const old = new Date(Date.now() - 3600 * 1000);
+    for (const f of ['epoch1.pt', 'epoch2.pt']) utimesSync(join(box, 'run1', f), old, old);
+    execFileSync('chown', ['-R', `${statSync(sshd.home).uid}:${statSync(sshd.home).gid}`, box]);
+    const local = join(work, 'ckpt-local');
+    const sync = runCli(['sync', ...remote(), '--remote', '~/ckpt', '--local', local], { env });
+    assert.equal(sync.code, 0, sync.stderr + sync.stdout);
+    const safe = runCli(['release-check', ...remote(), '--remote', '~/ckpt', '--local', local], { env });
+    assert.equal(safe.code, 0, safe.stderr);
+    assert.match(safe.stdout, /^safe to release: all 2 files/);
+    writeFileSync(join(box, 'run1', 'epoch3.pt'), Buffer.alloc(16384, 3));
+    execFileSync('chown', [`${statSync(sshd.home).uid}`, join(box, 'run1', 'epoch3.pt')]);
+    const risky = runCli(['release-check', ...remote(), '--remote', '~/ckpt', '--local', local], { env });
+    assert.equal(risky.code, 1, risky.stderr);
+    assert.match(risky.stdout, /^RELEASING WOULD LOSE 1 file \(16 KB\) from .*:\n  run1\/epoch3\.pt \(16 KB, no local copy\)/);
+    const j = JSON.parse(runCli(['release-check', ...remote(), '--remote', '~/ckpt', '--local', local, '--json'], { env }).stdout);
+    assert.deepEqual(j.atRisk.map((f: { rel: string }) => f.rel), ['run1/epoch3.pt']);
+    const missing = runCli(['release-check', ...remote(), '--remote', '~/nope', '--local', local], { env });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /does not exist/);
   });
 
   it('env capture writes a folder another box can be rebuilt from', () => {

@@ -6,10 +6,11 @@ import { idleAdvice, idleCostFen } from '../../src/core/guards/actions';
 import { factsFor, factsFromCatalog, normalizePlatformId } from '../../src/core/guards/facts';
 import { builtinCatalog, findPlatform } from '../../src/core/catalog';
 import { beijingClock, beijingDate, nextBeijingHour, peakCheck, overnightComparison } from '../../src/core/guards/peak';
-import { stoppedSince, watchRelease, needsWarning } from '../../src/core/guards/release';
+import { stoppedSince, watchRelease, needsWarning, checkpointsAtRisk } from '../../src/core/guards/release';
 import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guards/secrets';
 import { spotCheck } from '../../src/core/guards/spot';
 import { checkRamUpload } from '../../src/core/guards/ramdisk';
+import { withMarkedStatus } from '../../src/remote/guards/session';
 import { parseEnvSnapshot, planTorch, portableEnvironmentYml, portableRequirements, rebuildScript, safeEnvName, type EnvSnapshot } from '../../src/core/guards/environment';
 import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
 import { parseNvidiaSmi } from '../../src/core/smi';
@@ -465,5 +466,41 @@ describe('guards: portable environment', () => {
     assert.deepEqual(bad.ok ? [] : bad.problems.map((p) => `${p.path}:${p.problem}`), ['version:unsupportedVersion', 'requirements:missing', 'gpus:wrongType']);
     assert.equal(parseEnvSnapshot(null).ok, false);
     assert.equal(parseEnvSnapshot([1]).ok, false);
+  });
+});
+
+describe('guards: release guard comparison', () => {
+  it('lists box files with no identical local copy, biggest first', () => {
+    const remote = [
+      { rel: 'ckpt/epoch1.pt', size: 100, mtime: 1000 },
+      { rel: 'ckpt/epoch2.pt', size: 300, mtime: 2000 },
+      { rel: 'ckpt/epoch3.pt', size: 200, mtime: 3000 },
+      { rel: 'log.txt', size: 5, mtime: 3001 },
+    ];
+    const local = new Map([
+      ['ckpt/epoch1.pt', { size: 100, mtime: 1000.7 }],
+      ['ckpt/epoch2.pt', { size: 299, mtime: 2000 }],
+      ['log.txt', { size: 5, mtime: 2999 }],
+    ]);
+    const r = checkpointsAtRisk(remote, local);
+    assert.deepEqual(
+      r.files.map((f) => [f.rel, f.reason]),
+      [
+        ['ckpt/epoch2.pt', 'differs'],
+        ['ckpt/epoch3.pt', 'missing'],
+        ['log.txt', 'differs'],
+      ],
+    );
+    assert.equal(r.bytes, 505);
+    assert.deepEqual(checkpointsAtRisk([], new Map()), { files: [], bytes: 0 });
+  });
+});
+
+describe('guards: remote script status', () => {
+  it('takes the printed status when the channel gave none, and strips its line', () => {
+    assert.deepEqual(withMarkedStatus({ code: null, stdout: 'installed=0\n@@gpu-rent-rc=0\n', stderr: '' }), { code: 0, stdout: 'installed=0\n', stderr: '' });
+    assert.deepEqual(withMarkedStatus({ code: null, stdout: '@@gpu-rent-rc=5\n', stderr: 'x' }), { code: 5, stdout: '', stderr: 'x' });
+    assert.deepEqual(withMarkedStatus({ code: 0, stdout: 'a\n@@gpu-rent-rc=3\n', stderr: '' }).code, 0, 'a real exit status wins');
+    assert.deepEqual(withMarkedStatus({ code: null, stdout: 'cut off', stderr: '' }), { code: null, stdout: 'cut off', stderr: '' });
   });
 });

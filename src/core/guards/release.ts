@@ -61,3 +61,29 @@ export function watchRelease(intervals: readonly StateInterval[], facts: GuardPl
 export function needsWarning(w: ReleaseWatch): boolean {
   return w.kind === 'releaseSoon' || w.kind === 'probablyReleased' || w.kind === 'snapshotExpires' || w.kind === 'snapshotExpired';
 }
+
+/** A file on the box, as listed for the release guard. */
+export interface CheckpointFile {
+  /** Path relative to the checkpoint folder, '/'-separated. */
+  rel: string;
+  size: number;
+  /** Whole seconds. */
+  mtime: number;
+}
+
+export interface AtRiskFile extends CheckpointFile {
+  /** missing: no local copy; differs: the local copy has another size or time (sync keeps the box's mtime). */
+  reason: 'missing' | 'differs';
+}
+
+/** What releasing the box would lose: box files with no identical local copy, biggest first. */
+export function checkpointsAtRisk(remote: readonly CheckpointFile[], local: ReadonlyMap<string, { size: number; mtime: number }>): { files: AtRiskFile[]; bytes: number } {
+  const files: AtRiskFile[] = [];
+  for (const f of remote) {
+    const l = local.get(f.rel);
+    if (!l) files.push({ ...f, reason: 'missing' });
+    else if (l.size !== f.size || Math.floor(l.mtime) !== Math.floor(f.mtime)) files.push({ ...f, reason: 'differs' });
+  }
+  files.sort((a, b) => b.size - a.size || a.rel.localeCompare(b.rel));
+  return { files, bytes: files.reduce((a, f) => a + f.size, 0) };
+}

@@ -20,13 +20,27 @@ export interface BoxSession {
  * which splits words differently; `login` is for scripts that need conda or ~/bin on PATH.
  */
 export async function runSh(session: BoxSession, script: string, opts: { timeoutMs?: number; stdin?: string | Buffer; login?: boolean; what: string }): Promise<BoxExecResult> {
-  const command = opts.login ? script : `sh -c ${shQuote(script)}`;
-  const r = await session.exec(command, { timeoutMs: opts.timeoutMs, stdin: opts.stdin, login: opts.login ?? false });
+  // The script runs in a subshell and its status is printed last: a channel that closes
+  // without an exit-status message (seen under load) still tells us how the script ended.
+  const wrapped = `(\n${script}\n)\necho "${RC_MARK}$?"`;
+  const command = opts.login ? wrapped : `sh -c ${shQuote(wrapped)}`;
+  const raw = await session.exec(command, { timeoutMs: opts.timeoutMs, stdin: opts.stdin, login: opts.login ?? false });
+  const r = withMarkedStatus(raw);
   if (r.code !== 0) {
     const why = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
     throw new RemoteError('remote-failed', `${opts.what} failed on the box (exit ${r.code ?? 'signal'})${why ? `: ${why}` : ''}`);
   }
   return r;
+}
+
+const RC_MARK = '@@gpu-rent-rc=';
+
+/** Takes the status the wrapper printed (and removes its line) when the channel gave none. */
+export function withMarkedStatus(r: BoxExecResult): BoxExecResult {
+  const m = new RegExp(`(?:^|\\n)${RC_MARK}(\\d+)\\n?$`).exec(r.stdout);
+  if (!m) return r;
+  const stdout = r.stdout.slice(0, m.index + (r.stdout[m.index] === '\n' ? 1 : 0));
+  return { ...r, stdout, code: r.code ?? Number(m[1]) };
 }
 
 /** key=value lines (first '=' splits) into a map; later keys win. */
