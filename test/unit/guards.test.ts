@@ -504,3 +504,15 @@ describe('guards: remote script status', () => {
     assert.deepEqual(withMarkedStatus({ code: null, stdout: 'cut off', stderr: '' }), { code: null, stdout: 'cut off', stderr: '' });
   });
 });
+
+describe('guards: secret scan on source code', () => {
+  it('quoted literals count; code expressions and labels do not', () => {
+    const kinds = (content: string) => scanFile({ path: 'app.py', content }).map((f) => f.kind);
+    assert.deepEqual(kinds('db_password = "hunter2hunter2"\n'), ['genericSecretAssignment']);
+    assert.deepEqual(kinds('config = { apiKey: "AbCdEf123456789" }\n'), ['genericSecretAssignment']);
+    assert.deepEqual(kinds('password: io.env.GPU_RENT_PASSWORD || undefined,\n'), []);
+    assert.deepEqual(kinds("genericSecretAssignment: 'secret-looking assignment',\n"), []);
+    assert.deepEqual(kinds('token = os.environ["HF_TOKEN"]\n'), []);
+    assert.deepEqual(kinds('password = "<your password>"\n'), []);
+  });
+});

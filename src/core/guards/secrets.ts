@@ -86,10 +86,15 @@ const CONTENT_RULES: ContentRule[] = [
   { kind: 'stripeKey', re: /\b(?:sk|rk)_live_[A-Za-z0-9]{20,}\b/ },
   { kind: 'aliyunAccessKeyId', re: /\bLTAI[A-Za-z0-9]{12,20}\b/ },
   { kind: 'wandbKey', re: /WANDB_API_KEY["']?\s*[:=]\s*["']?[0-9a-f]{40}\b/ },
-  // KEY=value lines whose name says secret and whose value is not a placeholder.
+  // KEY=value lines (env, shell) whose upper-case name says secret and whose value is not a placeholder or a $reference.
   {
     kind: 'genericSecretAssignment',
-    re: /^\s*(?:export\s+)?[A-Za-z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*\s*[:=]\s*["']?(?!\s*$)(?!["']?(?:\$\{|<|your|changeme|xxx|\*\*\*|none|null|false|true|example)\b)[^\s"'#]{8,}/im,
+    re: /^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)[A-Z0-9_]*[ \t]*=[ \t]*["']?(?!(?:your|changeme|xxx|none|null|false|true|example|placeholder)\b)[^\s"'#$<]{8,}/m,
+  },
+  // A quoted literal assigned to a name that says secret (code, YAML, JSON): password = "hunter2hunter2".
+  {
+    kind: 'genericSecretAssignment',
+    re: /[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_?key)[A-Za-z0-9_]*["']?[ \t]*[:=][ \t]*["'](?!(?:your|changeme|xxx|none|null|example|placeholder)\b)[^\s"'$<{]{8,}["']/i,
   },
 ];
 
