@@ -1,6 +1,7 @@
 // Words for a Diagnosis, in English and Simplified Chinese. The CLI prints this and the
 // extension shows it; the verdict itself stays codes and numbers (doctor.ts).
 import type { AdviceCode, Diagnosis, Reason, Verdict } from './doctor';
+import type { SmiFailure, SmiFailureKind } from './smi/types';
 
 export type DoctorLang = 'en' | 'zh-cn';
 
@@ -112,4 +113,19 @@ export function describeDiagnosis(d: Diagnosis, lang: DoctorLang = 'en'): string
     for (const a of d.fix.env ?? []) if (!(a === 'fresh-conda-env' && d.fix.pip)) lines.push(`  ${ADVICE[a][lang]}`);
   }
   return lines.join('\n') + '\n';
+}
+
+const SMI_FAILURE: Record<SmiFailureKind, Record<DoctorLang, string>> = {
+  'not-found': { en: 'No NVIDIA GPU found on this machine: nvidia-smi is not installed', 'zh-cn': '本机未发现 NVIDIA GPU：没有安装 nvidia-smi' },
+  'no-driver': { en: 'No NVIDIA GPU usable on this machine: nvidia-smi cannot talk to the NVIDIA driver', 'zh-cn': '本机 NVIDIA GPU 不可用：nvidia-smi 无法与 NVIDIA 驱动通信' },
+  'no-devices': { en: 'No NVIDIA GPU on this machine: nvidia-smi found no devices', 'zh-cn': '本机没有 NVIDIA GPU：nvidia-smi 未找到设备' },
+  'nvml-mismatch': { en: 'The NVIDIA driver and its library versions differ (driver updated without a reboot)', 'zh-cn': 'NVIDIA 驱动与库版本不一致（驱动更新后未重启）' },
+  empty: { en: 'nvidia-smi printed nothing', 'zh-cn': 'nvidia-smi 没有输出' },
+  truncated: { en: 'nvidia-smi output was cut off', 'zh-cn': 'nvidia-smi 输出不完整' },
+  unrecognized: { en: 'nvidia-smi printed something unexpected', 'zh-cn': 'nvidia-smi 输出无法识别' },
+};
+
+/** One line for an nvidia-smi failure, e.g. for a tree item or the CLI. */
+export function describeSmiFailure(error: SmiFailure, lang: DoctorLang = 'en'): string {
+  return `${SMI_FAILURE[error.kind][lang]} (${error.message})`;
 }

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diagnose, diagnoseOutputs, type DiagnoseInput, type Verdict } from '../../src/core/doctor';
-import { describeDiagnosis } from '../../src/core/doctor-text';
+import { describeDiagnosis, describeSmiFailure } from '../../src/core/doctor-text';
 import type { TorchProbe } from '../../src/core/probe';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
 
@@ -246,5 +246,16 @@ describe('diagnoseOutputs (raw nvidia-smi + probe output, as the remote layer ha
     assert.equal(r.diagnosis.verdict, 'ok');
     assert.equal(r.diagnosis.torchCuda, '12.1');
     assert.equal(r.diagnosis.driverMaxCuda, '13.1');
+  });
+});
+
+describe('describeSmiFailure', () => {
+  it('words every failure kind in both languages', () => {
+    for (const kind of ['no-driver', 'nvml-mismatch', 'no-devices', 'not-found', 'empty', 'truncated', 'unrecognized'] as const) {
+      const en = describeSmiFailure({ kind, message: 'm' }, 'en');
+      const zh = describeSmiFailure({ kind, message: 'm' }, 'zh-cn');
+      assert.match(en, /\(m\)$/);
+      assert.ok(/[\u4e00-\u9fff]/.test(zh), kind);
+    }
   });
 });

@@ -3,7 +3,7 @@
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
-import { describeDiagnosis, type DoctorLang } from '../../core/doctor-text';
+import { describeDiagnosis, describeSmiFailure, type DoctorLang } from '../../core/doctor-text';
 import { runLocal } from '../local-doctor';
 import { diagnosisJson } from './diagnose';
 import { smiJson, smiText } from './smi';
@@ -17,16 +17,6 @@ const specs = {
 
 const USAGE = 'gpu-rent doctor --local [--python PATH] [--json]';
 const SUMMARY = 'Is this machine usable for its PyTorch? Runs nvidia-smi and a torch probe, prints the verdict and the fix.';
-
-const SMI_FAILURE_WORDS: Record<string, string> = {
-  'not-found': 'No NVIDIA GPU found on this machine: nvidia-smi is not installed',
-  'no-driver': 'No NVIDIA GPU usable on this machine: nvidia-smi cannot talk to the NVIDIA driver',
-  'no-devices': 'No NVIDIA GPU on this machine: nvidia-smi found no devices',
-  'nvml-mismatch': 'The NVIDIA driver and its library versions differ (driver updated without a reboot)',
-  empty: 'nvidia-smi printed nothing',
-  truncated: 'nvidia-smi output was cut off',
-  unrecognized: 'nvidia-smi printed something unexpected',
-};
 
 export const command: CliCommand = {
   name: 'doctor',
@@ -44,7 +34,7 @@ export const command: CliCommand = {
       );
     } else {
       if (smi.ok) io.stdout(smiText(smi.report));
-      else io.stdout(`${SMI_FAILURE_WORDS[smi.error.kind] ?? smi.error.kind} (${smi.error.message}).\n`);
+      else io.stdout(`${describeSmiFailure(smi.error, (flags.lang ?? 'en') as DoctorLang)}.\n`);
       if (probe.ok) {
         const p = probe.probe;
         const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : 'system Python';
