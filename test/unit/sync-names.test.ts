@@ -1,7 +1,7 @@
 // Which remote names may become local files: hostile ones are refused with a reason code.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -88,6 +88,12 @@ describe('sync: remote hash script', () => {
       assert.equal(ans.full, 'a948904f2f0f479b8f8197694b30184b0d2ed1c1cd2a1ec0fb85d299a192a447');
       assert.equal(ans.prefix, '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824'); // "hello"
       assert.throws(() => execFileSync('ls', [join(dir, 'pwned')], { stdio: 'ignore' }));
+      // A box without openssl falls back to coreutils, with the same answers.
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      for (const tool of ['sha256sum', 'head']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
+      const viaCoreutils = execFileSync('/bin/sh', ['-c', hashScript(req)], { encoding: 'utf8', cwd: dir, env: { PATH: bin } });
+      assert.deepEqual(parseHashOutput(viaCoreutils, req), ans);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,10 +2,10 @@
 // folder, each one verified (size and SHA-256 against the box) before it appears under its
 // real name. Nothing here prints: progress and results are codes and numbers for the CLI
 // and the extension to put into words.
-import { createHash, type Hash } from 'node:crypto';
 import { createReadStream, lstatSync, promises as fsp, type Stats } from 'node:fs';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
+import { HashWorker } from './local-hash';
 import { listRemote, RemoteFolderError, type RemoteFile, type RemoteListing, type Skip } from './list';
 import { PART_SUFFIX, type NameRules, type SkipReason } from './names';
 import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, parseRemoteNow, REMOTE_NOW, type ExecResult, type HashAnswer } from './remote-hash';
@@ -103,6 +103,8 @@ interface Ctx {
   state: SyncState;
   onProgress: (p: SyncProgress) => void;
   hasher: HashBatcher;
+  /** SHA-256 of local bytes, off the main thread. */
+  hashes: HashWorker;
   /** Big transfers at once (small files do not count against it). */
   bigSlots: Semaphore;
   fatal?: SyncError;
@@ -164,11 +166,11 @@ function localPathOf(root: string, rel: string): string {
   return path;
 }
 
-async function hashLocal(path: string, hash: Hash, limit?: number): Promise<void> {
+async function hashLocal(path: string, hash: { update(data: Buffer): void }, limit?: number): Promise<void> {
   if (limit === 0) return;
   await new Promise<void>((res, rej) => {
     const s = createReadStream(path, limit === undefined ? {} : { start: 0, end: limit - 1 });
-    s.on('data', (d) => hash.update(d));
+    s.on('data', (d) => hash.update(d as Buffer));
     s.on('end', res);
     s.on('error', rej);
   });
@@ -273,9 +275,9 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
 
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
-    const h = createHash('sha256');
+    const h = ctx.hashes.create();
     const [remote] = await Promise.all([ctx.hasher.full(f.abs, f.size), hashLocal(local, h)]);
-    const digest = h.digest('hex');
+    const digest = await h.digest();
     if (typeof remote.full === 'string' && remote.full === digest) {
       const now = await fstatByPath(sftp, f.abs);
       if (now && now.size === f.size && now.mtime === f.mtime) {
@@ -315,14 +317,15 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
     if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
 
     // A resumed .part is trusted only if its bytes hash like the box's first bytes.
-    let hash = createHash('sha256');
+    let hash = ctx.hashes.create();
     if (from > 0) {
       const [remotePrefix] = await Promise.all([remoteHash(ctx, f.abs, from, from), hashLocal(part, hash, from)]);
-      const localPrefix = hash.copy().digest('hex');
+      const localPrefix = await hash.peek();
       if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
         ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
         from = 0;
-        hash = createHash('sha256');
+        hash.discard();
+        hash = ctx.hashes.create();
       }
     }
     if (from === 0) await fsp.rm(part, { force: true });
@@ -382,7 +385,7 @@ async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> 
     });
     if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
 
-    const digest = hash.digest('hex');
+    const digest = await hash.digest();
     const partNow = await fsp.stat(part);
     const sizeOk = partNow.size === f.size;
     const hashOk = remote.full === null ? true : remote.full === digest;
@@ -625,6 +628,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       state: await readState(localRoot, source),
       onProgress,
       hasher: new HashBatcher(remote),
+      hashes: new HashWorker(),
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
     };
     stateAsRead = JSON.stringify(ctx.state.files);
@@ -700,6 +704,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   } catch (err) {
     throw toSyncError(err);
   } finally {
+    ctx?.hashes.close();
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
     if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
     report.seconds = Math.round(performance.now() - started) / 1000;
