@@ -1,17 +1,35 @@
-// The command table. Each command lives in its own module under ./commands/.
+// The command table. Each command lives in its own module under ./commands/ and is loaded
+// only when it runs (or for the full help), so `gpu-rent quote` never pays for ssh2.
 import type { CliCommand } from './command';
-import { command as platformsCmd } from './commands/platforms';
-import { command as quoteCmd } from './commands/quote';
-import { command as adviseCmd } from './commands/advise';
-import { command as smiCmd } from './commands/smi';
-import { command as diagnoseCmd } from './commands/diagnose';
-import { command as doctorCmd } from './commands/doctor';
-import { command as probeCmd } from './commands/probe';
-import { command as runCmd } from './commands/run';
-import { command as jobsCmd } from './commands/jobs';
-import { command as logsCmd } from './commands/logs';
-import { command as stopCmd } from './commands/stop';
-import { command as syncCmd } from './commands/sync';
-import { guardCommands } from './guard-commands';
 
-export const commands: CliCommand[] = [platformsCmd, quoteCmd, adviseCmd, smiCmd, diagnoseCmd, doctorCmd, probeCmd, runCmd, jobsCmd, logsCmd, stopCmd, syncCmd, ...guardCommands];
+type Loader = () => Promise<CliCommand>;
+
+const core: Record<string, Loader> = {
+  platforms: async () => (await import('./commands/platforms')).command,
+  quote: async () => (await import('./commands/quote')).command,
+  advise: async () => (await import('./commands/advise')).command,
+  smi: async () => (await import('./commands/smi')).command,
+  diagnose: async () => (await import('./commands/diagnose')).command,
+  doctor: async () => (await import('./commands/doctor')).command,
+  probe: async () => (await import('./commands/probe')).command,
+  run: async () => (await import('./commands/run')).command,
+  jobs: async () => (await import('./commands/jobs')).command,
+  logs: async () => (await import('./commands/logs')).command,
+  stop: async () => (await import('./commands/stop')).command,
+  sync: async () => (await import('./commands/sync')).command,
+};
+
+const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;
+
+/** Every command, in help order. Loads every module: use for help only. */
+export async function allCommands(): Promise<CliCommand[]> {
+  const first = await Promise.all(Object.values(core).map((load) => load()));
+  return [...first, ...(await guards())];
+}
+
+/** The command named `name`, loading only what it needs; undefined when there is none. */
+export async function findCommand(name: string): Promise<CliCommand | undefined> {
+  const load = Object.hasOwn(core, name) ? core[name] : undefined;
+  if (load) return load();
+  return (await guards()).find((c) => c.name === name);
+}

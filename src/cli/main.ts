@@ -2,9 +2,10 @@
 // one line on stderr; other failures exit 1 with a message, never a stack trace.
 import { UsageError } from './args';
 import type { CliCommand, CliIO } from './command';
-import { commands } from './commands';
+import { allCommands, findCommand } from './commands';
 
-function topHelp(): string {
+async function topHelp(): Promise<string> {
+  const commands = await allCommands();
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
   return [
     'Usage: gpu-rent COMMAND [options]',
@@ -12,7 +13,7 @@ function topHelp(): string {
     'Price GPU rentals as completed jobs (CNY), check a rented box, run and sync training.',
     '',
     'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary.charAt(0).toUpperCase()}${c.summary.slice(1).replace(/\.$/, '')}`),
     '',
     "Run 'gpu-rent COMMAND --help' for a command's options.",
     '',
@@ -22,16 +23,17 @@ function topHelp(): string {
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(topHelp());
+    io.stdout(await topHelp());
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-V') {
     io.stdout(`${process.env.GPU_RENT_VERSION ?? '0.1.0'}\n`);
     return 0;
   }
-  const command: CliCommand | undefined = commands.find((c) => c.name === name);
+  const command: CliCommand | undefined = await findCommand(name);
   if (!command) {
-    io.stderr(`gpu-rent: unknown command "${name}" (commands: ${commands.map((c) => c.name).join(', ')})\n`);
+    const names = (await allCommands()).map((c) => c.name);
+    io.stderr(`gpu-rent: unknown command "${name}" (commands: ${names.join(', ')})\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
