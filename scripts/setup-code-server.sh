@@ -6,7 +6,12 @@
 # code-server with that Node first on PATH so its postinstall builds the native modules.
 # Prints the code-server entry point (a JS file to run with the Node 24 binary) as
 # `NODE=...` and `CODE_SERVER=...` lines on stdout; progress goes to stderr.
+# `--serve [PORT]`: then packages the extension, installs the .vsix into a scratch profile and
+# starts code-server on 127.0.0.1:PORT (default 8080) with this folder open: try the extension
+# in a browser without touching your own VS Code.
 set -euo pipefail
+SERVE=; PORT=8080
+if [ "${1:-}" = "--serve" ]; then SERVE=1; PORT=${2:-8080}; fi
 CODE_SERVER_VERSION=${CODE_SERVER_VERSION:-4.139.1}
 NODE_MAJOR=${NODE_MAJOR:-24}
 CACHE=${GPU_RENT_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-rent-e2e}
@@ -39,9 +44,23 @@ if [ ! -f "$CS_DIR/.done" ]; then
     && PATH="$NODE_BIN_DIR:$PATH" npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2)
   entry=$CS_DIR/node_modules/code-server/out/node/entry.js
   [ -f "$entry" ] || { log "code-server entry point missing: $entry"; exit 1; }
-  "$NODE_BIN" "$entry" --version >/dev/null || { log "code-server does not start"; exit 1; }
+  "$NODE_BIN" "$entry" --config "$CS_DIR/config.yaml" --version >/dev/null || { log "code-server does not start"; exit 1; }
   touch "$CS_DIR/.done"
 fi
 log "ready in $(( $(date +%s) - start )) s"
-echo "NODE=$NODE_BIN"
-echo "CODE_SERVER=$CS_DIR/node_modules/code-server/out/node/entry.js"
+ENTRY=$CS_DIR/node_modules/code-server/out/node/entry.js
+if [ -z "$SERVE" ]; then
+  echo "NODE=$NODE_BIN"
+  echo "CODE_SERVER=$ENTRY"
+  exit 0
+fi
+exec 9>&- # the install lock is not needed while serving
+cd "$(dirname "$0")/.."
+npm run -s package </dev/null >&2
+TRY=$CACHE/try
+mkdir -p "$TRY/user-data/User" "$TRY/extensions"
+[ -f "$TRY/user-data/User/settings.json" ] || echo '{ "workbench.startupEditor": "none", "telemetry.telemetryLevel": "off" }' >"$TRY/user-data/User/settings.json"
+"$NODE_BIN" "$ENTRY" --config "$TRY/config.yaml" --user-data-dir "$TRY/user-data" --extensions-dir "$TRY/extensions" --force --install-extension dist/gpu-rent.vsix >&2
+log "open http://127.0.0.1:$PORT/ in a browser (Ctrl+C stops it)"
+exec "$NODE_BIN" "$ENTRY" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
+  --config "$TRY/config.yaml" --user-data-dir "$TRY/user-data" --extensions-dir "$TRY/extensions" "$PWD"

@@ -143,7 +143,19 @@ async function check(title: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
-async function runUiChecks(context: BrowserContext, port: number, ws: string, browserLog: string): Promise<void> {
+/** The [error] lines of the extension's own log (what it told the user went wrong). */
+function extensionErrors(userDataDir: string): string[] {
+  const logs = path.join(userDataDir, 'logs');
+  if (!fs.existsSync(logs)) return [];
+  const out: string[] = [];
+  for (const f of fs.readdirSync(logs, { recursive: true, encoding: 'utf8' })) {
+    if (!f.includes(`gpu-rent.gpu-rent${path.sep}`) || !f.endsWith('.log')) continue;
+    out.push(...fs.readFileSync(path.join(logs, f), 'utf8').split('\n').filter((l) => l.includes('[error]')));
+  }
+  return out;
+}
+
+async function runUiChecks(context: BrowserContext, port: number, ws: string, userDataDir: string, browserLog: string): Promise<void> {
   say('\n--- DOM end to end (headless Chromium, the installed .vsix) ---');
   const page = await newPage(context, browserLog);
   await page.setViewportSize({ width: 1400, height: 900 });
@@ -159,6 +171,7 @@ async function runUiChecks(context: BrowserContext, port: number, ws: string, br
       const msg = e instanceof Error ? e.message : String(e);
       tally.failures.push(`[ui] ${c.title}: ${msg.split('\n')[0]}`);
       say(`    FAIL ${c.title}\n         ${msg.split('\n').slice(0, 6).join('\n         ')}`);
+      for (const l of extensionErrors(userDataDir).slice(-5)) say(`         extension log: ${l}`);
       const shot = path.join(OUT_DIR, `fail-${c.title.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
       await page.screenshot({ path: shot }).catch(() => undefined);
       if (c.stopOnFail) break;
@@ -207,16 +220,17 @@ async function main(): Promise<void> {
   const infoPath = path.join(ws, '.e2e-info.json');
   fs.writeFileSync(infoPath, JSON.stringify(info, null, 2));
 
+  // Its own config file, so nothing is written to ~/.config/code-server.
+  const port = await freePort();
+  fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   // The DOM checks run against the packaged extension, installed as a user would.
   const vsix = path.join(ROOT, 'dist', 'gpu-rent.vsix');
   if (!fs.existsSync(vsix)) throw new Error(`${vsix} is missing: run "npm run package" first`);
-  const inst = spawnSync(NODE, [CODE_SERVER, '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
+  const inst = spawnSync(NODE, [CODE_SERVER, '--config', path.join(tmp, 'config.yaml'), '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
   const installed = fs.readdirSync(extDir).filter((d) => d.startsWith('gpu-rent.gpu-rent-'));
   if (inst.status !== 0 || installed.length !== 1) throw new Error(`installing the .vsix into code-server failed (exit ${inst.status}): ${(inst.stderr || inst.stdout).slice(-500)}`);
   say(`installed ${path.relative(ROOT, vsix)} into code-server as ${installed[0]}`);
 
-  const port = await freePort();
-  fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const csLog = fs.openSync(path.join(OUT_DIR, 'code-server.log'), 'w');
   const cs = spawn(NODE, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
     '--disable-workspace-trust', '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--config', path.join(tmp, 'config.yaml'),
@@ -236,7 +250,7 @@ async function main(): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' });
 
   if (only !== 'ui') await runHostSuites(context, port, info, ws, browserLog);
-  if (only !== 'host') await runUiChecks(context, port, ws, browserLog);
+  if (only !== 'host') await runUiChecks(context, port, ws, userDataDir, browserLog);
 }
 
 async function cleanup(): Promise<void> {
