@@ -37,6 +37,11 @@ export interface JobInput {
   gpuHours: number;
   /** Card id the hours were measured or planned on. Default rtx3090. */
   refCard?: string;
+  /**
+   * Hours measured for this job on other cards (card id or alias → hours on one card).
+   * They replace the spec-based estimate for that card; more cards still scale from them.
+   */
+  measuredHours?: Record<string, number>;
   /** Cards to quote (ids or aliases); default every card with a price. */
   cards?: string[];
   /** Platform ids to quote; default all. */
@@ -74,6 +79,14 @@ export type RowNote =
   | 'idleKeptRunning'
   | 'priceDerived'
   | 'multiGpuPcie';
+
+/** Hours measured on `card` (by id or alias), when the input gives them and they are usable. */
+function measuredOn(measuredHours: JobInput['measuredHours'], card: CardSpec, catalog: Catalog): number | null {
+  for (const [name, hours] of Object.entries(measuredHours ?? {})) {
+    if (findCard(name, catalog.cards)?.id === card.id && Number.isFinite(hours) && hours > 0) return hours;
+  }
+  return null;
+}
 
 export interface QuoteRow {
   platform: string;
@@ -174,12 +187,15 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
   if (!price) return null;
   const refCard = findCard(input.refCard ?? REFERENCE_CARD, catalog.cards) ?? cardById(REFERENCE_CARD)!;
   const gpus = Math.max(1, Math.floor(num(input.gpus, 1)));
-  const wall = jobWallHours(num(input.gpuHours, 0), refCard, card, gpus, num(input.scalingEfficiency, MULTI_GPU_EFFICIENCY));
+  const measured = measuredOn(input.measuredHours, card, catalog);
+  const wall = measured
+    ? jobWallHours(measured, card, card, gpus, num(input.scalingEfficiency, MULTI_GPU_EFFICIENCY))
+    : jobWallHours(num(input.gpuHours, 0), refCard, card, gpus, num(input.scalingEfficiency, MULTI_GPU_EFFICIENCY));
   if (!wall) return null;
   const notes: RowNote[] = [];
   const unpriced: QuoteRow['unpriced'] = [];
   if (price.derived) notes.push('priceDerived');
-  if (wall.estimated && refCard.id !== card.id) notes.push('hoursEstimated');
+  if (wall.estimated && refCard.id !== card.id && !measured) notes.push('hoursEstimated');
   if (gpus > 1) notes.push('multiGpuPcie');
 
   const storageGb = num(input.storageGb, 0);

@@ -110,10 +110,12 @@ describe('cli: gpu-rent quote', function () {
     assert.ok(spot.breakdown.gpu < hour.breakdown.gpu);
   });
 
-  it('--card alone prices the default 3090 job on that card, as an estimate; a card without prices says so', () => {
+  it('--card alone prices the default job on that card: measured hours where the report measured them, else an estimate; a card without prices says so', () => {
     const r = runCli(['quote', '--card', '4090', '--json']);
     const j = JSON.parse(r.stdout) as { rows: { card: string; hours: number; hoursEstimated: boolean }[] };
-    assert.ok(j.rows.length > 0 && j.rows.every((x) => x.card === 'rtx4090' && x.hoursEstimated && x.hours === 6.46));
+    assert.ok(j.rows.length > 0 && j.rows.every((x) => x.card === 'rtx4090' && !x.hoursEstimated && x.hours === 5), r.stdout);
+    const a = JSON.parse(runCli(['quote', '--card', 'A100-80G', '--json']).stdout) as typeof j;
+    assert.ok(a.rows.length > 0 && a.rows.every((x) => x.card === 'a100-80g' && x.hoursEstimated && x.hours > 5 && x.hours < 15), JSON.stringify(a.rows));
     const h = runCli(['quote', '--card', 'NVIDIA H800']);
     assert.equal(h.code, 0);
     assert.match(h.stdout, /the field report gives no H800 80GB price\); add one with --catalog FILE/);

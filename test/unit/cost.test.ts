@@ -129,6 +129,22 @@ describe('cost: the field report\'s worked numbers', () => {
     assert.ok(!rows.find((r) => r.card === 'rtx3090')!.hoursEstimated);
   });
 
+  it('hours measured on a card replace the estimate for that card only (the report: 15 h on a 3090, 5 h on a 4090)', () => {
+    const rows = quoteJob(cat, { gpuHours: 15, measuredHours: { '4090': 5 }, platforms: ['autodl', 'lanrui'], modes: ['hour'] });
+    const r4090 = rows.find((r) => r.card === 'rtx4090')!;
+    assert.equal(r4090.wallHours, 5);
+    assert.equal(r4090.hoursEstimated, false);
+    assert.deepEqual(r4090.breakdown.gpu, { min: 1800, max: 1800 });
+    const a100 = rows.find((r) => r.card === 'a100-80g')!;
+    assert.ok(a100.hoursEstimated, 'a card without a measurement is still estimated from the 3090 hours');
+    // Two measured 4090s scale from the measured hours, and say so.
+    const two = quoteJob(cat, { gpuHours: 15, measuredHours: { rtx4090: 5 }, gpus: 2, platforms: ['autodl'], cards: ['rtx4090'], modes: ['hour'] })[0]!;
+    assert.ok(Math.abs(two.wallHours - 5 / 1.6) < 1e-9);
+    // Unusable measurements fall back to the estimate instead of pricing a free job.
+    const bad = quoteJob(cat, { gpuHours: 15, measuredHours: { rtx4090: Number.NaN }, platforms: ['autodl'], cards: ['rtx4090'], modes: ['hour'] })[0]!;
+    assert.ok(Math.abs(bad.wallHours - (15 * 35.6) / 82.6) < 1e-9);
+  });
+
   it('skips cards without the VRAM the job needs, and flags them when asked for by name', () => {
     const { rows, skipped } = quoteCatalog(cat, { gpuHours: 15, vramNeededGb: 22 });
     assert.ok(!rows.some((r) => r.card === 't4' || r.card === 'v100-16g'));

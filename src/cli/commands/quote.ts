@@ -11,6 +11,8 @@ import type { CliCommand } from '../command';
 
 /** The report's LoRA job (§3): ChatGLM3-6B, 3 epochs on a 3090 ≈ 15 h, 20–22 GB VRAM, 24 GB of files (§2). */
 export const DEFAULT_JOB = { gpuHours: 15, refCard: REFERENCE_CARD, storageGb: 24, vramGb: 22 } as const;
+/** The report measured this job on two cards: 15 h on a 3090, 5 h on a 4090 (§3). */
+export const DEFAULT_JOB_MEASURED_HOURS: Readonly<Record<string, number>> = { rtx3090: 15, rtx4090: 5 };
 
 const specs = {
   card: { type: 'string', valueName: 'CARD', description: 'card to quote (3090, rtx4090, "RTX 4090", A100-80G, T4 …); the job hours are on this card. Default: every card, hours scaled from a 3090' },
@@ -134,6 +136,7 @@ function buildInput(f: QuoteFlags, catalog: Catalog): Built {
     checkpointIntervalHours: f['checkpoint-hours'] ?? DEFAULT_CHECKPOINT_INTERVAL_HOURS,
     vramNeededGb: f['vram-gb'] ?? DEFAULT_JOB.vramGb,
   };
+  if (measured === 'default') input.measuredHours = { ...DEFAULT_JOB_MEASURED_HOURS };
   if (explicitCard) input.cards = [explicitCard.id];
   if (platforms.length) input.platforms = platforms.map((p) => findPlatform(catalog, p)!.id);
   return { input, refCard, explicitCard, measured };
@@ -143,7 +146,7 @@ function header(b: Built, catalog: Catalog): string {
   const i = b.input;
   const job =
     b.measured === 'default'
-      ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)} (the report's ChatGLM3-6B LoRA, 3 epochs)${b.explicitCard && b.explicitCard.id !== b.refCard.id ? `, quoted on ${cardLabel(b.explicitCard.id)}` : ''}`
+      ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)}, 5 h on one RTX 4090 (the report's ChatGLM3-6B LoRA, 3 epochs, both measured)${b.explicitCard && b.explicitCard.id !== b.refCard.id ? `, quoted on ${cardLabel(b.explicitCard.id)}` : ''}`
       : b.measured === 'steps'
         ? `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)} (measured steps × seconds per step)`
         : `${formatHours(i.gpuHours)} on one ${cardLabel(b.refCard.id)}`;
