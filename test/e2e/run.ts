@@ -123,9 +123,11 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
     fs.writeFileSync(path.join(OUT_DIR, 'browser-storage-keys.txt'), entries.map((e) => e.slice(0, e.indexOf(' = ') + 1 || 200)).join('\n') + '\n');
     const holding = entries.filter((e) => e.includes(RUNNING_INSTANCE));
     if (holding.length === 0) throw new Error(`no browser storage entry names ${RUNNING_INSTANCE} (of ${entries.length}): the scan did not reach globalState`);
-    const leaks = entries.filter((e) => e.includes(info.sshd.password)).map((e) => e.slice(0, e.indexOf(' = ') + 1 || 120));
+    const secretsFile = info.resultsPath + '.secrets';
+    const secrets = [info.sshd.password, ...(fs.existsSync(secretsFile) ? fs.readFileSync(secretsFile, 'utf8').split('\n').filter(Boolean) : [])];
+    const leaks = entries.filter((e) => secrets.some((pw) => e.includes(pw))).map((e) => e.slice(0, e.indexOf(' = ') + 1 || 120));
     if (leaks.length) throw new Error(`the password is stored in the browser: ${leaks.join('; ')}`);
-    say(`         scanned ${entries.length} IndexedDB/localStorage entries; the instance is in ${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}`);
+    say(`         scanned ${entries.length} IndexedDB/localStorage entries for ${secrets.length} passwords; the instance is in ${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}`);
   });
   await page.close();
 }

@@ -68,3 +68,8 @@ export function filesUnder(dir: string, maxBytes = 20 * 1024 * 1024): string[] {
   walk(dir);
   return out;
 }
+
+/** Secrets the suites used, for the driver's scan of the browser-side storage. */
+export function noteSecret(secret: string): void {
+  fs.appendFileSync(readInfo().resultsPath + '.secrets', secret + '\n');
+}

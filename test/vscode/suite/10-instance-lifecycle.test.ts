@@ -6,7 +6,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { EXPECTED_GPU_NAME, RUNNING_HOURLY_RATE_YUAN, RUNNING_INSTANCE, STOPPED_INSTANCE } from '../../e2e/shared';
-import { filesUnder, log, readInfo, waitFor } from '../support';
+import { filesUnder, log, noteSecret, readInfo, waitFor } from '../support';
 
 const C = {
   addInstance: 'gpuRent.addInstance',
@@ -47,6 +47,7 @@ describe('an instance on the loopback sshd, driven through the commands', functi
   const remoteCkpt = path.posix.join(remoteRun, 'ckpt');
   const weights = `weights-${Date.now()}`;
   let id = '';
+  const passwordsToScan = [sshd.password];
 
   before(async () => {
     const ext = vscode.extensions.getExtension('gpu-rent.gpu-rent');
@@ -120,14 +121,45 @@ describe('an instance on the loopback sshd, driven through the commands', functi
     assert.ok(mine.burnRate > 0 && mine.burnRate < 10, `a stopped instance should bill only storage: burnRate ${mine.burnRate}`);
   });
 
+  it('refuses bad arguments with a message naming the problem, and stores nothing', async () => {
+    const before = (await instances()).length;
+    const base = { login: `ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`, platform: 'autodl', card: 'RTX 4090' };
+    const refused = async (args: unknown, mention: RegExp) => {
+      const e = await vscode.commands.executeCommand(C.addInstance, args).then(() => undefined, (err: unknown) => err);
+      assert.ok(e instanceof Error, `${JSON.stringify(args)} was accepted`);
+      assert.match(e.message, mention);
+      assert.doesNotMatch(e.message, /\n\s+at /, 'the message carries a stack trace');
+    };
+    await refused({ ...base, passwrod: 'typo' }, /passwrod/);
+    await refused({ ...base, login: 'ssh -p 99999 root@' }, /login|port|host/i);
+    await refused({ ...base, hourlyRate: -1 }, /hourlyRate/);
+    assert.strictEqual((await instances()).length, before, 'a refused add stored something');
+  });
+
+  it('a wrong password fails Check GPU with a clear message, and removing the instance forgets it', async () => {
+    const wrong = `wrong-${Date.now()}-pw`;
+    const added = (await vscode.commands.executeCommand(C.addInstance, {
+      name: 'e2e-wrong-password', login: `ssh -p ${sshd.port} root@${sshd.host}`, password: wrong, platform: 'autodl', card: 'RTX 4090', state: 'running',
+    })) as string;
+    assert.strictEqual(typeof added, 'string', 'addInstance returns the new id');
+    const e = await vscode.commands.executeCommand(C.checkGpu, { id: added, acceptNewHostKey: true, quiet: true }).then(() => undefined, (err: unknown) => err);
+    assert.ok(e instanceof Error, 'Check GPU succeeded with a wrong password');
+    assert.match(e.message, /password|auth|login|denied/i);
+    assert.ok(!e.message.includes(wrong), 'the error message shows the password');
+    assert.strictEqual(await vscode.commands.executeCommand(C.removeInstance, added), true);
+    assert.ok(!(await instances()).some((i) => i.id === added), 'the removed instance is still listed');
+    passwordsToScan.push(wrong);
+    noteSecret(wrong);
+  });
+
   it('keeps the password out of settings, stored state and the log', async () => {
     const stateJson = JSON.stringify(await vscode.commands.executeCommand(C.getState));
     assert.ok(stateJson.includes(RUNNING_INSTANCE), 'state read back holds the instance');
-    assert.ok(!stateJson.includes(sshd.password), 'getState leaks the password');
+    for (const pw of passwordsToScan) assert.ok(!stateJson.includes(pw), 'getState leaks a password');
     // Give VS Code time to flush globalState and the log to disk, then read every file it wrote.
     await new Promise((r) => setTimeout(r, 3000));
     const files = filesUnder(info.userDataDir);
-    const hits = files.filter((f) => fs.readFileSync(f).includes(sshd.password));
+    const hits = files.filter((f) => passwordsToScan.some((pw) => fs.readFileSync(f).includes(pw)));
     assert.deepStrictEqual(hits, [], `the password is in: ${hits.join(', ')}`);
     const settings = path.join(info.userDataDir, 'User', 'settings.json');
     assert.ok(fs.existsSync(settings), 'settings.json exists (the scan saw it)');
