@@ -259,6 +259,12 @@ async function cleanup(): Promise<void> {
   for (const c of cleanups.reverse()) { try { await c(); } catch (e) { say(`(cleanup: ${String(e)})`); } }
 }
 
+// A throw from an event handler must not leave code-server, Chromium or sshd behind.
+process.once('uncaughtException', (e) => {
+  say(`harness error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+  void cleanup().then(() => { say(`${tally.passed} passed, ${tally.failed + 1} failed, ${tally.skipped} skipped`); process.exit(1); });
+});
+
 let interrupted = false;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => { interrupted = true; void cleanup().then(() => process.exit(130)); });
