@@ -61,10 +61,19 @@ describe('calculator HTML and CSP', () => {
     assert.notEqual(cspOf(a).get('script-src'), cspOf(b).get('script-src'));
   });
 
+  it("accepts the source list current VS Code hands over ('self' plus the CDN host)", () => {
+    const csp = cspOf(buildCalculatorHtml({ ...base, cspSource: "'self' https://*.vscode-cdn.net", nonce: makeNonce() }));
+    assert.equal(csp.get('style-src'), "'self' https://*.vscode-cdn.net");
+    assert.equal(csp.get('default-src'), "'none'");
+  });
+
   it('escapes the title and refuses a CSP source or nonce that could add directives', () => {
     const html = buildCalculatorHtml({ ...base, nonce: makeNonce(), title: '</title><script>alert(1)</script>' });
     assert.doesNotMatch(html, /<script>alert/);
     assert.throws(() => contentSecurityPolicy("https://x; script-src 'unsafe-inline'", makeNonce()), /unsafe CSP source/);
+    assert.throws(() => contentSecurityPolicy("'self' 'unsafe-inline'", makeNonce()), /unsafe CSP source/);
+    assert.throws(() => contentSecurityPolicy("'self' https://x 'unsafe-eval'", makeNonce()), /unsafe CSP source/);
+    assert.throws(() => contentSecurityPolicy('', makeNonce()), /unsafe CSP source/);
     assert.throws(() => contentSecurityPolicy(base.cspSource, "abc' 'unsafe-inline"), /nonce/);
     assert.throws(() => contentSecurityPolicy(base.cspSource, ''), /nonce/);
   });
