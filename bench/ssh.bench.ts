@@ -66,6 +66,21 @@ export async function run_(): Promise<void> {
     console.log(`  OpenSSH ControlMaster                  ${f(c)}   ${(c / a).toFixed(1)}× slower than ssh2 (target > 1×)`);
     const warm = median(await timeEach(30, () => conn.exec('true')));
     console.log(`  ssh2 exec under a login shell (bash -lc, what commands use) ${f(warm)}`);
+    // Why the socket has TCP_NODELAY: the same exec with Nagle's algorithm left on.
+    const nagle = new RemoteConnection(parseTarget(`ssh://${dest}:${sshd.port}`), {
+      knownHostsPath: join(dir, 'known_hosts'),
+      identityFiles: [sshd.privateKeyPath],
+      useDefaultKeys: false,
+      agent: false,
+      noDelay: false,
+    });
+    try {
+      await nagle.exec('true', { login: false });
+      const slow = median(await timeEach(15, () => nagle.exec('true', { login: false })));
+      console.log(`  ssh2 exec without setNoDelay (Nagle + delayed ACK) ${f(slow)}   ${(slow / a).toFixed(1)}× slower`);
+    } finally {
+      nagle.close();
+    }
   } finally {
     conn.close();
     await run('ssh', [...base, ...cm, '-O', 'exit', dest]).catch(() => undefined);

@@ -48,6 +48,8 @@ export interface ConnectOptions {
   env?: NodeJS.ProcessEnv;
   /** Diagnostics (the extension's log channel). */
   log?: (message: string) => void;
+  /** TCP_NODELAY on the socket (default true; false only to measure what Nagle costs). */
+  noDelay?: boolean;
 }
 
 export interface ExecOptions {
@@ -371,7 +373,19 @@ export class RemoteConnection extends EventEmitter {
       deadline,
       'opening an SSH channel',
       (done) => {
-        client.exec(command, (e, ch) => (e ? done(this.classifyChannelError(e)) : done(null, ch)));
+        client.exec(command, (e, ch) => {
+          if (e) return done(this.classifyChannelError(e));
+          // Record the exit status now: a quick command's status can arrive in the same packet
+          // batch as this callback, before driveChannel's listeners exist.
+          const early: EarlyExit = { seen: false, code: null };
+          earlyExits.set(ch, early);
+          ch.once('exit', (c: number | null, sig?: string) => {
+            early.seen = true;
+            if (typeof c === 'number') early.code = c;
+            else if (typeof sig === 'string') early.signal = sig;
+          });
+          done(null, ch);
+        });
       },
       signal,
     );
@@ -385,9 +399,8 @@ export class RemoteConnection extends EventEmitter {
     this.channels.add(channel);
     const gen = this.generation;
     return new Promise((resolve, reject) => {
-      let code: number | null = null;
-      let sig: string | undefined;
-      let sawExit = false;
+      const early = earlyExits.get(channel) ?? { seen: false, code: null };
+      const sawExitNow = () => early.seen;
       let failure: RemoteError | null = null;
       let finished = false;
       const finish = () => {
@@ -398,8 +411,8 @@ export class RemoteConnection extends EventEmitter {
         o.signal?.removeEventListener('abort', onAbort);
         this.off('disconnect', onDisconnect);
         if (failure) reject(failure);
-        else if (!sawExit && (this.generation !== gen || this.client !== client)) reject(this.lostError('while a remote command was running'));
-        else resolve({ code, ...(sig ? { signal: sig } : {}) });
+        else if (!sawExitNow() && (this.generation !== gen || this.client !== client)) reject(this.lostError('while a remote command was running'));
+        else resolve({ code: early.code, ...(early.signal ? { signal: early.signal } : {}) });
       };
       const stop = (why: RemoteError) => {
         if (failure || finished) return;
@@ -415,17 +428,12 @@ export class RemoteConnection extends EventEmitter {
       const onAbort = () => stop(new RemoteError('aborted', 'cancelled'));
       o.signal?.addEventListener('abort', onAbort, { once: true });
       const onDisconnect = () => {
-        if (!sawExit && !failure) failure = this.lostError('while a remote command was running');
+        if (!sawExitNow() && !failure) failure = this.lostError('while a remote command was running');
         setImmediate(finish);
       };
       this.on('disconnect', onDisconnect);
       channel.on('data', (c: Buffer) => o.onStdout?.(c));
       channel.stderr.on('data', (c: Buffer) => o.onStderr?.(c));
-      channel.on('exit', (c: number | null, s?: string) => {
-        sawExit = true;
-        if (typeof c === 'number') code = c;
-        else if (typeof s === 'string') sig = s;
-      });
       channel.on('error', () => undefined);
       channel.on('close', finish);
       if (o.stdin !== undefined) channel.end(o.stdin);
@@ -486,7 +494,7 @@ export class RemoteConnection extends EventEmitter {
       const client = new Client();
       const sock = new net.Socket();
       // Nagle plus delayed ACKs cost ~40 ms per round trip on small exec messages.
-      sock.setNoDelay(true);
+      sock.setNoDelay(this.opts.noDelay !== false);
       let settled = false;
       let ready = false;
       let lastError: (Error & { level?: string; code?: string }) | undefined;
@@ -773,6 +781,13 @@ export class RemoteConnection extends EventEmitter {
     return out;
   }
 }
+
+interface EarlyExit {
+  seen: boolean;
+  code: number | null;
+  signal?: string;
+}
+const earlyExits = new WeakMap<ClientChannel, EarlyExit>();
 
 /**
  * Asks sshd to SIGKILL the command's process group (OpenSSH ≥ 7.9 honours it). ssh2's

@@ -9,7 +9,7 @@ import { closeAll, getConnection, pooledConnections } from '../../src/remote/poo
 import { parseTarget } from '../../src/remote/target';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, remoteFailure, sleep, tempDir } from './remote-helpers';
+import { connectionTo, LIVE_SLEEPS, remoteFailure, sleep, tempDir } from './remote-helpers';
 
 const run = promisify(execFile);
 
@@ -111,7 +111,7 @@ describe('remote connection (real sshd)', function () {
     assert.ok(Date.now() - t0 < 2500);
     // The remote command was killed, not left behind.
     await sleep(200);
-    assert.equal((await conn.exec('pgrep -u "$(id -u)" -x sleep || echo none', { login: false })).stdout.trim(), 'none');
+    assert.equal((await conn.exec(LIVE_SLEEPS, { login: false })).stdout.trim(), '0');
     // A cancelled operation.
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);

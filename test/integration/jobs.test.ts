@@ -8,7 +8,7 @@ import { followLog, listJobs, readLog, startJob, stopJob, type JobInfo } from '.
 import { runCli } from '../support/cli';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, sleep, tempDir } from './remote-helpers';
+import { connectionTo, LIVE_SLEEPS, sleep, tempDir } from './remote-helpers';
 
 async function waitFor(conn: RemoteConnection, name: string, state: JobInfo['state'], ms = 10000): Promise<JobInfo> {
   const until = Date.now() + ms;
@@ -75,7 +75,7 @@ describe('detached jobs (real sshd)', function () {
     assert.equal(sshd.runAsUser("tmux has-session -t '=train_long' && echo yes").trim(), 'yes');
     // `stop` ends the whole process group, launcher workers included.
     await stopJob(conn, long.name, { graceSeconds: 5 });
-    assert.equal(sshd.runAsUser('pgrep -u "$(id -u)" -x sleep || echo none').trim(), 'none');
+    assert.equal(sshd.runAsUser(LIVE_SLEEPS).trim(), '0');
     void short;
   });
 
@@ -87,7 +87,7 @@ describe('detached jobs (real sshd)', function () {
     assert.equal(stopped.state, 'exited');
     assert.equal(stopped.stopped, true);
     assert.ok(Date.now() - t0 < 6000);
-    assert.equal(sshd.runAsUser('pgrep -u "$(id -u)" -x sleep || echo none').trim(), 'none');
+    assert.equal(sshd.runAsUser(LIVE_SLEEPS).trim(), '0');
   });
 
   it('a job whose processes were killed behind our back shows as lost', async () => {

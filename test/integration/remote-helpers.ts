@@ -42,3 +42,9 @@ export async function remoteFailure(p: Promise<unknown>): Promise<RemoteError> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How many of the test user's `sleep` processes are alive. Zombies do not count: in a container
+ * whose PID 1 reaps slowly, a killed process can linger as a zombie for seconds.
+ */
+export const LIVE_SLEEPS = `ps -u "$(id -u)" -o stat=,comm= | awk '$1 !~ /^Z/ && $2 == "sleep"' | wc -l`;
