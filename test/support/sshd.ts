@@ -58,8 +58,9 @@ function withUserLock(args: string[], input?: string): string {
     try {
       return sh('flock', ['/tmp/gpu-rent-test-users.lock', ...args], input);
     } catch (err) {
-      if (attempt >= 5) throw err;
-      execFileSync('sleep', ['0.2']);
+      // Someone outside our lock (another tool, a parallel suite's userdel) may hold /etc/passwd.
+      if (attempt >= 20) throw err;
+      execFileSync('sleep', ['0.25']);
     }
   }
 }
