@@ -109,6 +109,14 @@ export interface QuoteRow {
   notes: RowNote[];
 }
 
+/**
+ * The cheapest row whose every cost has a figure: a row with an unpriced disk or idle
+ * cost can look cheaper only because part of its bill is unknown. Rows sorted cheapest first.
+ */
+export function cheapestPricedRow(rows: readonly QuoteRow[]): QuoteRow | undefined {
+  return rows.find((r) => r.unpriced.length === 0);
+}
+
 export type SkipReason = 'noFigure' | 'vramShort' | 'noSpeedEstimate' | 'noPrices' | 'cardNotPriced';
 
 export interface Skipped {

@@ -4,7 +4,7 @@
 import '../../media/calculator.css';
 import { builtinCatalog, mergeCatalog, WARNING_TEXT, type Catalog, type WarningCode } from '../core/catalog';
 import { findCard } from '../core/cards';
-import { breakEvenHours, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
+import { breakEvenHours, cheapestPricedRow, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
 import { formatCny } from '../core/money';
 import { hoursFromSteps } from '../core/perf';
 import { breakEvenChart, crossover, stackedBars, type Bar, type ModeLine } from './charts';
@@ -198,9 +198,9 @@ function renderTable(rows: QuoteRow[], cheapest: QuoteRow | undefined): HTMLElem
       h('td', {}, modeName(r.mode) + (r.periods ? ` ×${r.periods}` : '')),
       h('td', { class: 'num', title: r.hoursEstimated ? S.estimated : undefined }, fill(S.hoursUnit, { 0: (Math.round(r.wallHours * 10) / 10).toString() }) + (r.hoursEstimated ? ' ≈' : '')),
       h('td', { class: 'num' }, money(r.breakdown.gpu)),
-      h('td', { class: 'num' }, money(r.breakdown.storage)),
+      h('td', { class: 'num', title: r.unpriced.includes('storage') ? fill(S.unpriced, { 0: S.storage }) : undefined }, r.unpriced.includes('storage') ? '?' : money(r.breakdown.storage)),
       h('td', { class: 'num', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, formatCny(other(r)) + (r.unpriced.length ? ' *' : '')),
-      h('td', { class: 'num total' }, money(r.total)),
+      h('td', { class: 'num total', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, money(r.total) + (r.unpriced.length ? ' +?' : '')),
       h('td', { class: 'date', title: r.price.source }, r.price.asOf ?? S.unknownDate),
     ),
   );
@@ -304,7 +304,7 @@ function compute(): void {
     includeSpot: inputs.spot,
   });
   const rows = res.rows;
-  const cheapest = rows[0];
+  const cheapest = cheapestPricedRow(rows);
   const width = Math.max(360, Math.min(1100, (document.getElementById('results')?.clientWidth ?? 800) - 8));
   const bars = document.getElementById('bars')!;
   const table = document.getElementById('table')!;

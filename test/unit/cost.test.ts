@@ -6,6 +6,7 @@ import { builtinCatalog, findPlatform, type BillingMode } from '../../src/core/c
 import {
   breakEvenHours,
   cheapestBillingMode,
+  cheapestPricedRow,
   downloadHours,
   midpoint,
   quoteCatalog,
@@ -143,6 +144,17 @@ describe('cost: the field report\'s worked numbers', () => {
     // Unusable measurements fall back to the estimate instead of pricing a free job.
     const bad = quoteJob(cat, { gpuHours: 15, measuredHours: { rtx4090: Number.NaN }, platforms: ['autodl'], cards: ['rtx4090'], modes: ['hour'] })[0]!;
     assert.ok(Math.abs(bad.wallHours - (15 * 35.6) / 82.6) < 1e-9);
+  });
+
+  it('the cheapest row is the cheapest fully priced one: an unknown disk price cannot win', () => {
+    const rows = quoteJob(cat, { gpuHours: 15, storageGb: 24, cards: ['rtx3090'], modes: ['hour'] });
+    const lanrui = rows.find((r) => r.platform === 'lanrui')!;
+    assert.ok(lanrui.unpriced.includes('storage'), '揽睿星舟 gives no disk price in the report');
+    assert.equal(rows[0], lanrui, 'it sorts first on its known costs alone');
+    const best = cheapestPricedRow(rows)!;
+    assert.equal(best.unpriced.length, 0);
+    assert.ok(rows.filter((r) => r.unpriced.length === 0).every((r) => midpoint(r.total) >= midpoint(best.total)));
+    assert.equal(cheapestPricedRow([]), undefined);
   });
 
   it('skips cards without the VRAM the job needs, and flags them when asked for by name', () => {

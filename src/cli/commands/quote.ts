@@ -1,7 +1,7 @@
 // `gpu-rent quote`: the cost of a completed job on every platform × card × billing mode.
 import { cardById, findCard, type CardSpec } from '../../core/cards';
 import { findPlatform, REPORT_AS_OF, WARNING_TEXT, type BillingMode, type Catalog, type FenRange, type WarningCode } from '../../core/catalog';
-import { breakEvenHours, DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, midpoint, quoteCatalog, type JobInput, type QuoteRow, type RowNote, type Skipped } from '../../core/cost';
+import { breakEvenHours, cheapestPricedRow, DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, midpoint, quoteCatalog, type JobInput, type QuoteRow, type RowNote, type Skipped } from '../../core/cost';
 import { formatAsOf, formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
 import { hoursFromSteps, MULTI_GPU_EFFICIENCY, REFERENCE_CARD, relativeSpeed } from '../../core/perf';
@@ -307,7 +307,7 @@ export const command: CliCommand = {
     const catalog = loadCatalog(flags.catalog);
     const built = buildInput(flags, catalog);
     const result = quoteCatalog(catalog, built.input);
-    const cheapest = result.rows.find((r) => r.unpriced.length === 0);
+    const cheapest = cheapestPricedRow(result.rows);
     if (flags.json) {
       const i = built.input;
       io.stdout(
