@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the integration and end-to-end tests use, when missing:
 # OpenSSH server (a real sshd on loopback), rsync and scp (benchmarks), tmux (detached jobs),
-# Chromium (VS Code in a headless browser). Needs root for apt-get; says what is missing otherwise.
+# Chromium (VS Code in a headless browser), and a C++ toolchain for code-server's native modules. Needs root for apt-get; says what is missing otherwise.
 set -euo pipefail
 need=()
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
@@ -9,6 +9,9 @@ command -v ssh >/dev/null || need+=(openssh-client)
 command -v rsync >/dev/null || need+=(rsync)
 command -v tmux >/dev/null || need+=(tmux)
 command -v python3 >/dev/null || need+=(python3)
+# code-server's native modules build on install (e2e tier)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v rg >/dev/null || need+=(ripgrep)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
