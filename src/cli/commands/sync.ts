@@ -27,7 +27,14 @@ const SUMMARY = [
   'an interrupted pull resumes from its .part. Files still being written are left for the next',
   'pass. Local files are only deleted with --delete, and never when the folder on the box is',
   'empty. Hostile names and links pointing out of the folder are skipped and listed.',
+  '--keep-last N takes the newest N complete top-level entries by modification time (an entry',
+  'still being written does not count yet); add --delete to also drop older ones locally.',
+  '',
   TARGET_HELP,
+  '',
+  'Examples:',
+  "  gpu-rent sync 'ssh -p 12345 root@connect.westb.seetacloud.com' --remote /root/autodl-tmp/output --local ./ckpt",
+  '  gpu-rent sync mybox --remote /root/autodl-tmp/output --local ./ckpt --keep-last 3 --delete --watch 300',
 ].join('\n');
 
 const REASON_TEXT: Record<SkipReason, string> = {

@@ -60,6 +60,14 @@ function pendingOf(sftp: SFTPWrapper): Set<(err: Error) => void> {
   return set;
 }
 
+/** Calls `fn` once if the session closes; returns the unsubscribe. */
+export function onSessionGone(sftp: SFTPWrapper, fn: () => void): () => void {
+  const pending = pendingOf(sftp);
+  const cb = () => fn();
+  pending.add(cb);
+  return () => pending.delete(cb);
+}
+
 function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = requestDeadlineMs): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!channelOpen(sftp)) return rej(new SftpGoneError(what));

@@ -5,7 +5,7 @@
 // next run can verify and resume.
 import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
-import { isChannelOpen, SFTP_EOF, sftpCode } from './sftp-util';
+import { isChannelOpen, onSessionGone, SFTP_EOF, sftpCode } from './sftp-util';
 
 export interface PullOptions {
   /** Remote offset to start from (the verified size of an existing `.part`). */
@@ -61,6 +61,8 @@ function describe(f: PullFailure): string {
  * with a PullError after every write already queued has landed, so the local file is a
  * clean prefix either way.
  */
+const WRITE_BLOCK = 1024 * 1024;
+
 export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, opts: PullOptions): Promise<number> {
   const inFlightMax = opts.inFlight ?? 64;
   // 32755 data bytes + 13 header bytes = one 32 KiB SSH channel packet per reply (ssh2
@@ -97,8 +99,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     // The channel closing is the one signal that always comes after a reset: reject on it
     // even if some read callback were never to fire.
     const onClose = () => fail({ kind: 'transport', message: 'SFTP channel closed' });
-    sftp.on('close', onClose);
-    sftp.on('end', onClose);
+    const unsubscribe = onSessionGone(sftp, onClose);
 
     const finish = () => {
       if (settled) return;
@@ -112,8 +113,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       settled = true;
       clearInterval(stallTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      sftp.removeListener('close', onClose);
-      sftp.removeListener('end', onClose);
+      unsubscribe();
       if (failure) reject(new PullError(failure));
       else resolve(nextWrite - opts.from);
     };
@@ -123,6 +123,8 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
       ready.clear();
       readyBytes = 0;
+      // What is already in order still lands, so the .part keeps every byte received.
+      if (!writing && writeQueue.length) void writeLoop();
       finish();
     }
 
@@ -195,7 +197,8 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
         nextWrite += piece.length;
         piece = ready.get(nextWrite);
       }
-      if (!writing && writeQueue.length) void writeLoop();
+      // Disk writes in blocks of about 1 MiB (one syscall each), not one per 32 KiB read.
+      if (!writing && writeQueue.length && (queuedBytes >= WRITE_BLOCK || nextWrite >= end || inFlight === 0)) void writeLoop();
     };
 
     const writeLoop = async () => {
@@ -239,8 +242,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       settled = true;
       clearInterval(stallTimer);
       opts.signal?.removeEventListener('abort', onAbort);
-      sftp.removeListener('close', onClose);
-      sftp.removeListener('end', onClose);
+      unsubscribe();
       resolve(0);
       return;
     }
