@@ -72,3 +72,45 @@ export function describeArgsError(e: z.ZodError): string {
   const i = e.issues[0];
   return i ? `${i.path.join('.') || '(arguments)'}: ${i.message}` : 'invalid arguments';
 }
+
+const boxDir = z
+  .string()
+  .min(2)
+  .max(4096)
+  .regex(/^\/[^\n\0]*$/, 'must be an absolute path on the box')
+  .refine((d) => !d.split('/').includes('..'), 'may not contain ".."');
+
+/** Upload to memory only: local files or folders into a RAM folder on the box. */
+export const UploadToMemoryArgs = z.strictObject({
+  id,
+  paths: z.array(z.string().min(1).max(4096)).min(1).max(1000),
+  dir: boxDir.optional(),
+  acceptNewHostKey: z.boolean().optional(),
+});
+export const WipeMemoryArgs = z.strictObject({ id, dir: boxDir.optional(), acceptNewHostKey: z.boolean().optional() });
+export const ScanSecretsArgs = z.strictObject({ path: z.string().min(1).max(4096) });
+export const CaptureEnvironmentArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });
+export const RebuildEnvironmentArgs = z.strictObject({
+  id,
+  /** A snapshot.json written by Capture Environment. */
+  snapshotPath: z.string().min(1).max(4096),
+  envName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64'),
+  acceptNewHostKey: z.boolean().optional(),
+});
+export const InstallWatchdogArgs = z.strictObject({
+  id,
+  /** none: hook only (logged); shutdown: power off from inside the box; command: actionCommand. */
+  action: z.enum(['none', 'shutdown', 'command']),
+  actionCommand: z.string().min(1).max(4000).optional(),
+  /** Final checkpoint sync on the box, run before the action. */
+  hookCommand: z.string().min(1).max(4000).optional(),
+  hookTimeoutSeconds: z.number().int().min(1).max(86_400).default(1800),
+  windowSeconds: z.number().int().min(0).max(7 * 86_400).optional(),
+  thresholdPct: z.number().int().min(1).max(100).optional(),
+  pollSeconds: z.number().int().min(1).max(3600).default(60),
+  actionIfHookFails: z.boolean().default(false),
+  /** Watch 阿里云's spot termination notice and run the hook when a reclaim is announced. */
+  spot: z.boolean().optional(),
+  acceptNewHostKey: z.boolean().optional(),
+});
+export const WatchdogArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });

@@ -21,6 +21,14 @@ export const Commands = {
   refresh: 'gpuRent.refresh',
   showLog: 'gpuRent.showLog',
   getState: 'gpuRent.getState',
+  uploadToMemory: 'gpuRent.uploadToMemory',
+  wipeMemoryUpload: 'gpuRent.wipeMemoryUpload',
+  scanSecrets: 'gpuRent.scanSecrets',
+  captureEnvironment: 'gpuRent.captureEnvironment',
+  rebuildEnvironment: 'gpuRent.rebuildEnvironment',
+  installWatchdog: 'gpuRent.installWatchdog',
+  watchdogStatus: 'gpuRent.watchdogStatus',
+  removeWatchdog: 'gpuRent.removeWatchdog',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

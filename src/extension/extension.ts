@@ -4,6 +4,7 @@ import { builtinCatalog, mergeCatalog, type Catalog } from '../core/catalog';
 import { summarizeSpend } from '../core/spend';
 import { CalculatorPanel } from './calculatorPanel';
 import { Commands, HAS_INSTANCES_KEY, INSTANCES_VIEW_ID } from './commandIds';
+import { GuardCommands } from './guardCommands';
 import { InstanceCommands, wrap } from './instanceCommands';
 import { JobCommands } from './jobCommands';
 import { Poller } from './poller';
@@ -61,13 +62,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const instances = new InstanceCommands(ctx);
   const remote = new RemoteCommands(ctx, instances, tree);
   const jobs = new JobCommands(ctx, instances, remote);
-  const poller = new Poller(view, tree, store, remote, settings);
-  subs.push(statusBar, calculator, remote, jobs, poller, ...instances.register(), ...remote.register(), ...jobs.register());
+  const guards = new GuardCommands(ctx, instances, remote, context.globalState);
+  instances.guards = { afterStart: (i) => guards.afterStart(i), removalRisk: (i) => remote.releaseRisk(i), beforeForget: (i) => guards.wipeAllFor(i) };
+  remote.beforeRelease = (i, o) => guards.wipeAllFor(i, o);
+  const poller = new Poller(view, tree, store, remote, settings, guards);
+  subs.push(statusBar, calculator, remote, jobs, guards, poller, ...instances.register(), ...remote.register(), ...jobs.register(), ...guards.register());
   subs.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('gpuRent')) {
         statusBar.update();
         poller.restart();
+        guards.checkReleases();
       }
     }),
     wrap(Commands.openCalculator, async (a) => calculator.show(a && typeof a === 'object' && 'inputs' in a ? ((a as { inputs: Partial<CalculatorInputs> }).inputs ?? undefined) : undefined), log),
@@ -84,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): void {
       statusBar: { text: statusBar.text, visible: statusBar.visible },
       calculator: { open: calculator.isOpen, lastComputed: calculator.lastComputed },
       watching: [...tree.watching],
+      guardNotices: [...guards.recent],
       catalogAsOf: catalogs.get().asOf,
     }), log),
   );

@@ -15,6 +15,8 @@ import { tryParseTarget, type SshTarget } from '../remote/target';
 import { AddInstanceArgs, describeArgsError, EditInstanceArgs, instanceIdOf, PathArgs, SwitchStateArgs, UpdateLoginArgs } from './args';
 import { Commands } from './commandIds';
 import { fenToInput, parseCount, parseGb, parseYuan, type InputProblem } from './input';
+import type { ReleaseRisk } from './guardDecisions';
+import { riskDetail } from './guardText';
 import { prefillPricing } from './prefill';
 import { formatRate, stateLabel } from './present';
 import type { Settings } from './settings';
@@ -96,10 +98,22 @@ function sshConfigHosts(text: string | null): string[] {
 const BILLING_LABEL = (m: BillingMode): string =>
   m === 'hourly' ? vscode.l10n.t('Hourly') : m === 'daily' ? vscode.l10n.t('Daily') : m === 'weekly' ? vscode.l10n.t('Weekly package') : vscode.l10n.t('Monthly package');
 
+/** What the guards do around these commands (set by activate(); absent in tests that do not need them). */
+export interface InstanceGuards {
+  /** An instance was added or switched to running/spot: the evening-peak notice. */
+  afterStart(inst: Instance): void;
+  /** What removing a powered instance would lose (its unsynced checkpoints). */
+  removalRisk(inst: Instance): Promise<ReleaseRisk>;
+  /** Before an instance is forgotten: wipe its memory-only uploads. */
+  beforeForget(inst: Instance): Promise<void>;
+}
+
 export class InstanceCommands {
+  guards: InstanceGuards | undefined;
+
   constructor(private readonly ctx: InstanceCommandContext) {}
 
-  private platformLabel(id: string): string {
+  platformLabel(id: string): string {
     const p = findPlatform(this.ctx.catalog(), id);
     return p ? (this.ctx.language.startsWith('zh') ? p.name.zh : p.name.en) : id;
   }
@@ -154,8 +168,9 @@ export class InstanceCommands {
     const fields = { id, name: a.name ?? `${this.platformLabel(a.platform)} ${card}`, platform: a.platform, card, gpuCount: a.gpuCount, login: loginFromTarget(t.target, a.password, a.keyPath), pricing };
     const check = validateInstance({ ...fields, intervals: [{ state: a.state, from: this.ctx.now(), computeRate: 0, storageRate: 0 }], createdAt: this.ctx.now() });
     if (!check.ok) throw new CommandInputError(vscode.l10n.t('Invalid instance at "{0}": {1}', check.path, check.message));
-    await this.ctx.store.add(fields, a.state, a.password);
+    const added = await this.ctx.store.add(fields, a.state, a.password);
     this.ctx.log.info(`added instance ${id} (${a.platform}, ${card} ×${a.gpuCount}) at ${fields.login.host}:${fields.login.port}`);
+    this.guards?.afterStart(added);
     return id;
   }
 
@@ -325,8 +340,20 @@ export class InstanceCommands {
         ? vscode.l10n.t('Remove {0}? It is still {1} on the platform: removing it here does not stop billing there. Its saved password is deleted.', inst.name, stateLabel(state, vscode.l10n))
         : vscode.l10n.t('Remove {0} and its saved password?', inst.name);
       const ok = vscode.l10n.t('Remove');
-      if ((await vscode.window.showWarningMessage(msg, { modal: true }, ok)) !== ok) return false;
+      let detail: string | undefined;
+      if ((state === 'running' || state === 'spot' || state === 'noGpu') && vscode.workspace.isTrusted && this.guards) {
+        const guards = this.guards;
+        const risk = await vscode.window
+          .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name) }, () => guards.removalRisk(inst))
+          .then(undefined, (e: unknown) => {
+            this.ctx.log.warn(`[${inst.id}] removal check failed: ${e instanceof Error ? e.message : String(e)}`);
+            return undefined;
+          });
+        detail = riskDetail(risk, vscode.l10n);
+      }
+      if ((await vscode.window.showWarningMessage(msg, { modal: true, ...(detail ? { detail } : {}) }, ok)) !== ok) return false;
     }
+    await this.guards?.beforeForget(inst);
     await this.ctx.store.remove(inst.id);
     this.ctx.log.info(`removed instance ${inst.id}`);
     return true;
@@ -401,6 +428,7 @@ export class InstanceCommands {
       );
     }
     this.ctx.log.info(`instance ${id}: state → ${state}`);
+    if (state === 'running' || state === 'spot') this.guards?.afterStart(r.instance);
     return state;
   }
 

@@ -2,13 +2,14 @@
 // src/remote/jobs. A long run on a spot instance needs an explicit yes, with the expected
 // cost of rework and a sync cadence (core/guards/spot).
 import * as vscode from 'vscode';
-import { spotCheck } from '../core/guards/spot';
-import { formatCny } from '../core/money';
+import type { Instance } from '../core/instances';
 import { currentState } from '../core/spend';
 import { describeArgsError, JobsArgs, StartTrainingArgs } from './args';
 import { Commands } from './commandIds';
 import { CommandInputError, wrap, type InstanceCommandContext, type InstanceCommands } from './instanceCommands';
-import { formatDuration, stateLabel } from './present';
+import { guardFacts, spotDecision } from './guardDecisions';
+import { spotDetail, spotInputErrorText } from './guardText';
+import { stateLabel } from './present';
 import type { RemoteCommands } from './remoteCommands';
 
 const MAX_JOBS_KEPT = 50;
@@ -61,7 +62,7 @@ export class JobCommands implements vscode.Disposable {
     if (!inst) throw new CommandInputError(vscode.l10n.t('No instance with id {0}.', a.id));
     const state = currentState(inst.intervals);
     if (state !== 'running' && state !== 'spot') throw new CommandInputError(vscode.l10n.t('{0} is {1}: start it in the platform’s console and switch its state here first.', inst.name, stateLabel(state, vscode.l10n)));
-    if (state === 'spot' && !(await this.spotOk(inst.name, inst.pricing.spotRate ?? inst.pricing.hourlyRate, a.expectedHours, a.acceptSpotRisk, !!scripted))) return undefined;
+    if (state === 'spot' && !(await this.spotOk(inst, a.expectedHours, a.acceptSpotRisk, !!scripted))) return undefined;
     const conn = await this.remote.connect(inst, arg && typeof arg === 'object' && (arg as { acceptNewHostKey?: unknown }).acceptNewHostKey === true ? { acceptNewHostKey: true } : {});
     const { startJob } = await import('../remote/jobs');
     const stamp = new Date(this.ctx.now() * 1000).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
@@ -78,16 +79,23 @@ export class JobCommands implements vscode.Disposable {
     return job.name;
   }
 
-  private async spotOk(name: string, spotRate: number, expectedHours: number | undefined, accepted: boolean, scripted: boolean): Promise<boolean> {
-    const warnHours = this.ctx.settings().spotWarnHours;
-    const hours = expectedHours ?? Infinity;
-    const check = Number.isFinite(hours) ? spotCheck({ spotRate, jobSeconds: hours * 3600, syncIntervalSeconds: this.ctx.settings().syncWatchIntervalSeconds }) : undefined;
-    const needs = !Number.isFinite(hours) || hours > warnHours || (check?.ok === true && check.check.needsConfirmation);
-    if (!needs || accepted) return true;
-    const detail = check?.ok
-      ? vscode.l10n.t('Expected rework if reclaimed: {0}. Sync checkpoints every {1} to keep it near {2}.', formatCny(check.check.expectedReworkFen), formatDuration(check.check.recommendedSyncIntervalSeconds, vscode.l10n), formatCny(check.check.reworkAtRecommendedFen))
-      : vscode.l10n.t('The run length is unknown.');
-    const msg = vscode.l10n.t('{0} is a spot instance: it can be reclaimed at any time and a long run may be lost. The report’s advice: only short (≤1 h) or exploratory runs on spot.', name);
+  /** Spot: core's spotCheck sizes the rework; a long job (or one of unknown length) needs an explicit yes. */
+  private async spotOk(inst: Instance, expectedHours: number | undefined, accepted: boolean, scripted: boolean): Promise<boolean> {
+    const settings = this.ctx.settings();
+    const d = spotDecision(
+      { spotRate: inst.pricing.spotRate ?? inst.pricing.hourlyRate, expectedHours, syncIntervalSeconds: settings.syncWatchIntervalSeconds, warnHours: settings.spotWarnHours, accepted },
+      guardFacts(this.ctx.catalog(), inst.platform),
+    );
+    if (d.kind === 'badInput') throw new CommandInputError(spotInputErrorText(d.error, vscode.l10n));
+    const detail = d.check ? spotDetail(d.check, vscode.l10n) : vscode.l10n.t('The run length is unknown.');
+    if (d.kind === 'go') {
+      if (d.check) {
+        this.ctx.log.info(`[${inst.id}] spot job: expected rework ${d.check.expectedReworkFen} fen, sync every ${d.check.recommendedSyncIntervalSeconds} s recommended`);
+        if (!scripted) void vscode.window.showInformationMessage(`${inst.name}: ${detail}`);
+      }
+      return true;
+    }
+    const msg = vscode.l10n.t('{0} is a spot instance: it can be reclaimed at any time and a long run may be lost. The report’s advice: only short (≤1 h) or exploratory runs on spot.', inst.name);
     if (scripted) throw new CommandInputError(`${msg} ${detail}`);
     const go = vscode.l10n.t('Start Anyway');
     return (await vscode.window.showWarningMessage(msg, { modal: true, detail }, go)) === go;

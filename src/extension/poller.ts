@@ -1,8 +1,10 @@
 // Polls only while the Instances view is visible: the tree's figures every few seconds, and
-// a quiet GPU probe of each powered instance every `refresh.intervalSeconds`.
+// a quiet GPU probe of each powered instance every `refresh.intervalSeconds`, followed by the
+// idle-GPU check (guardCommands) on instances billing for a GPU.
 import * as vscode from 'vscode';
 import { isReachable } from '../core/instances';
 import type { Node, InstancesTree } from './tree';
+import type { GuardCommands } from './guardCommands';
 import type { RemoteCommands } from './remoteCommands';
 import type { Settings } from './settings';
 import type { InstanceStore } from './store';
@@ -21,6 +23,7 @@ export class Poller implements vscode.Disposable {
     private readonly store: InstanceStore,
     private readonly remote: RemoteCommands,
     private readonly settings: () => Settings,
+    private readonly guards: GuardCommands,
   ) {
     this.sub = view.onDidChangeVisibility(() => this.restart());
     this.restart();
@@ -38,7 +41,16 @@ export class Poller implements vscode.Disposable {
     if (this.probing || !vscode.workspace.isTrusted) return;
     this.probing = true;
     try {
-      await Promise.all(this.store.list().filter((i) => isReachable(i) && i.lastProbe).map((i) => this.remote.probeQuietly(i)));
+      // The idle check follows the GPU probe on the same pooled connection.
+      await Promise.all(
+        this.store
+          .list()
+          .filter((i) => isReachable(i) && i.lastProbe)
+          .map(async (i) => {
+            await this.remote.probeQuietly(i);
+            await this.guards.idleTick(i);
+          }),
+      );
     } finally {
       this.probing = false;
     }

@@ -1,7 +1,8 @@
 // Commands that talk to the box, through src/remote. ssh2 is loaded on first use
 // (`await import`), never at activation. Refused in Restricted Mode.
 import * as vscode from 'vscode';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Diagnosis } from '../core/doctor';
 import type { Instance, ProbeGpu } from '../core/instances';
@@ -12,6 +13,8 @@ import type { SshTarget } from '../remote/target';
 import { instanceIdOf, ReleaseArgs, SyncArgs } from './args';
 import { Commands } from './commandIds';
 import { CommandInputError, wrap, type InstanceCommandContext, type InstanceCommands } from './instanceCommands';
+import { isSyncScratch, type ReleaseRisk } from './guardDecisions';
+import { riskDetail } from './guardText';
 import { stateLabel } from './present';
 import type { InstancesTree } from './tree';
 
@@ -281,27 +284,29 @@ export class RemoteCommands implements vscode.Disposable {
     return ids.length > 0;
   }
 
-  /** Files in the box's checkpoint folder that the local copy lacks or holds at another size. */
-  async unsyncedFiles(inst: Instance, opts: RemoteOpts): Promise<string[]> {
+  /** What releasing the box would lose: its checkpoint folder against the local copy (remote release guard). */
+  async releaseRisk(inst: Instance, opts: RemoteOpts = {}): Promise<ReleaseRisk> {
     const remoteDir = inst.sync?.remoteDir ?? this.ctx.settings().syncRemoteDir;
-    const localDir = inst.sync?.localDir ?? (vscode.workspace.workspaceFolders?.[0] ? this.localDirFor(undefined) : undefined);
+    const localDir = inst.sync?.localDir ?? (vscode.workspace.workspaceFolders?.[0]?.uri.scheme === 'file' ? this.localDirFor(undefined) : undefined);
     const conn = await this.connect(inst, opts);
-    const { listRemote, RemoteFolderError } = await import('../remote/sync/list');
-    let files;
+    const { releaseGuard } = await import('../remote/guards/release-guard');
+    const { RemoteFolderError } = await import('../remote/sync/list');
+    // Without a local copy every file is at risk: compare against an empty folder.
+    const empty = localDir ? undefined : await mkdtemp(join(tmpdir(), 'gpu-rent-nolocal-'));
     try {
-      files = (await listRemote(await conn.sftp(), remoteDir, { platform: process.platform })).files;
+      const r = await releaseGuard(conn, remoteDir, localDir ?? empty!);
+      const files = r.atRisk.filter((f) => !isSyncScratch(f.rel)).map((f) => ({ rel: f.rel, size: f.size, reason: f.reason }));
+      return { remoteDir, files, bytes: files.reduce((a, f) => a + f.size, 0), unlisted: r.unlisted.length };
     } catch (e) {
-      if (e instanceof RemoteFolderError && e.code === 'remote-missing') return [];
+      if (e instanceof RemoteFolderError && e.code === 'remote-missing') return { remoteDir, files: [], bytes: 0, unlisted: 0 };
       throw e;
+    } finally {
+      if (empty) await rm(empty, { recursive: true, force: true });
     }
-    const out: string[] = [];
-    for (const f of files) {
-      if (f.rel.endsWith('.part') || f.rel.endsWith('.gpu-rent-sync.json')) continue;
-      const local = localDir ? await stat(join(localDir, ...f.rel.split('/'))).catch(() => undefined) : undefined;
-      if (!local || local.size !== f.size) out.push(f.rel);
-    }
-    return out;
   }
+
+  /** Set by activate(): wipes the instance's memory-only uploads before it is released. */
+  beforeRelease: ((inst: Instance, opts: RemoteOpts) => Promise<void>) | undefined;
 
   async release(arg: unknown): Promise<boolean> {
     const inst = await this.instances.resolve(arg, (i) => currentState(i.intervals) !== 'released');
@@ -309,26 +314,22 @@ export class RemoteCommands implements vscode.Disposable {
     const scripted = arg && typeof arg === 'object' && !('kind' in arg) ? ReleaseArgs.safeParse(arg) : undefined;
     if (scripted && !scripted.success) throw new CommandInputError(vscode.l10n.t('Invalid arguments: {0}', scripted.error.issues[0]?.message ?? ''));
     const reachable = ['running', 'spot', 'noGpu'].includes(currentState(inst.intervals) ?? '');
-    let unsynced: string[] | undefined;
+    let risk: ReleaseRisk | undefined;
     if (reachable && vscode.workspace.isTrusted && !scripted?.data.skipCheck) {
       try {
-        unsynced = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name), cancellable: false }, () => this.unsyncedFiles(inst, remoteOptsOf(arg)));
+        risk = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name), cancellable: false }, () => this.releaseRisk(inst, remoteOptsOf(arg)));
       } catch (e) {
         this.ctx.log.warn(`[${inst.id}] release check failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    const lost = risk?.files.map((f) => f.rel) ?? [];
     if (scripted?.success) {
-      if (unsynced && unsynced.length > 0 && !scripted.data.discardUnsynced) throw new CommandInputError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', unsynced.length, inst.name, unsynced.slice(0, 10).join(', ')));
+      if (lost.length > 0 && !scripted.data.discardUnsynced) throw new CommandInputError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
     } else {
       const release = vscode.l10n.t('Release');
       const syncFirst = vscode.l10n.t('Sync First');
-      const detail =
-        unsynced === undefined
-          ? vscode.l10n.t('Could not check the checkpoint folder on the box. Everything on its disks is deleted when it is released.')
-          : unsynced.length === 0
-            ? vscode.l10n.t('Every checkpoint on the box is in the local copy.')
-            : vscode.l10n.t('These files on the box are not in the local copy and will be lost:\n{0}', unsynced.slice(0, 20).join('\n') + (unsynced.length > 20 ? `\n… (+${unsynced.length - 20})` : ''));
-      const buttons = unsynced && unsynced.length > 0 ? [syncFirst, release] : [release];
+      const buttons = lost.length > 0 ? [syncFirst, release] : [release];
+      const detail = reachable && vscode.workspace.isTrusted ? riskDetail(risk, vscode.l10n) : vscode.l10n.t('Could not check the checkpoint folder on the box. Everything on its disks is deleted when it is released.');
       const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', inst.name), { modal: true, detail }, ...buttons);
       if (pick === syncFirst) {
         await this.syncCheckpoints(inst.id);
@@ -336,7 +337,9 @@ export class RemoteCommands implements vscode.Disposable {
       }
       if (pick !== release) return false;
     }
+    if (lost.length) this.ctx.log.warn(`[${inst.id}] released with ${lost.length} unsynced checkpoint files`);
     this.stopWatching(inst.id);
+    await this.beforeRelease?.(inst, remoteOptsOf(arg));
     await this.instances.switchState({ id: inst.id, state: 'released' });
     return true;
   }

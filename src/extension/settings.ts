@@ -1,6 +1,7 @@
 // One typed accessor for every setting. Values are clamped to the manifest's bounds here too,
 // because settings.json can hold anything.
 import { yuanToFen, type Fen } from '../core/money';
+import { IDLE_PREFERENCES, type IdlePreference } from './guardDecisions';
 
 export interface Settings {
   /** 0 = no budget. */
@@ -15,6 +16,14 @@ export interface Settings {
   keepaliveSeconds: number;
   readyTimeoutSeconds: number;
   sshConfigPath: string;
+  idleEnabled: boolean;
+  idleUtilizationThresholdPct: number;
+  idleWindowMinutes: number;
+  idleAction: IdlePreference;
+  ramDir: string;
+  watchdogHookCommand: string;
+  releaseWarnings: boolean;
+  peakHoursNotice: boolean;
 }
 
 export const SETTINGS_SECTION = 'gpuRent';
@@ -45,5 +54,21 @@ export function readSettings(get: (key: string) => unknown): Settings {
     keepaliveSeconds: num(get('connection.keepaliveSeconds'), 15, 0, 600, true),
     readyTimeoutSeconds: num(get('connection.readyTimeoutSeconds'), 20, 1, 300, true),
     sshConfigPath: str(get('connection.sshConfigPath'), ''),
+    idleEnabled: get('idle.enabled') !== false,
+    idleUtilizationThresholdPct: num(get('idle.utilizationThresholdPct'), 10, 1, 100, true),
+    idleWindowMinutes: num(get('idle.windowMinutes'), 30, 1, 10_080, true),
+    idleAction: (IDLE_PREFERENCES as readonly unknown[]).includes(get('idle.action')) ? (get('idle.action') as IdlePreference) : 'recommended',
+    ramDir: ramDir(get('guards.ramDir')),
+    watchdogHookCommand: str(get('watchdog.hookCommand'), '', 4000),
+    releaseWarnings: get('guards.releaseWarnings') !== false,
+    peakHoursNotice: get('guards.peakHoursNotice') !== false,
   };
+}
+
+const DEFAULT_RAM_DIR = '/dev/shm/gpu-rent';
+
+/** An absolute folder on the box without '..' (the upload refuses anything else). */
+function ramDir(v: unknown): string {
+  const d = str(v, DEFAULT_RAM_DIR);
+  return d.startsWith('/') && !d.split('/').includes('..') && !/[\0\n]/.test(d) ? d.replace(/\/+$/, '') || DEFAULT_RAM_DIR : DEFAULT_RAM_DIR;
 }

@@ -131,7 +131,7 @@ describe('manifest', () => {
   });
 
   it('remote commands in menus require a trusted workspace; the calculator does not', () => {
-    const remote = new Set(['checkGpu', 'startTraining', 'showJobs', 'syncCheckpoints', 'watchCheckpoints', 'openTerminal', 'openInRemoteSsh'].map((n) => `gpuRent.${n}`));
+    const remote = new Set(['checkGpu', 'startTraining', 'showJobs', 'syncCheckpoints', 'watchCheckpoints', 'openTerminal', 'openInRemoteSsh', 'uploadToMemory', 'wipeMemoryUpload', 'captureEnvironment', 'rebuildEnvironment', 'installWatchdog', 'watchdogStatus', 'removeWatchdog'].map((n) => `gpuRent.${n}`));
     for (const items of Object.values(pkg.contributes.menus as Record<string, { command: string; when?: string }[]>)) {
       for (const it of items) {
         if (remote.has(it.command)) assert.match(it.when ?? '', /isWorkspaceTrusted/, it.command);
