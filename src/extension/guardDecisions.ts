@@ -57,10 +57,12 @@ export class IdleWatch {
     this.samples.set(inst.id, kept);
     const verdict = judgeIdle(kept, settings);
     if (verdict.kind !== 'idle') {
+      // Busy or unreadable ends the stretch; quiet can only follow one of them.
       if (verdict.kind !== 'quiet') this.notified.delete(inst.id);
       return { verdict };
     }
-    if (this.notified.get(inst.id) === verdict.quietSince) return { verdict };
+    // The kept samples slide with the window, so quietSince moves: one notice until the stretch ends.
+    if (this.notified.has(inst.id)) return { verdict };
     this.notified.set(inst.id, verdict.quietSince);
     const advice = idleAdvice(inst.pricing, facts, state);
     return { verdict, notice: { instanceId: inst.id, verdict, advice, offered: offeredActions(advice, preference) } };
