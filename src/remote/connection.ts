@@ -637,6 +637,10 @@ export class RemoteConnection extends EventEmitter {
           client.destroy();
           return;
         }
+        if (this.closed) {
+          fail(new RemoteError('aborted', 'the connection was closed'));
+          return;
+        }
         settled = true;
         ready = true;
         if (timer) clearTimeout(timer);

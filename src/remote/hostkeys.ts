@@ -152,8 +152,15 @@ export function createHostVerifier(opts: HostVerifierOptions): (key: Buffer, ver
       opts.confirmNewKey({ host: opts.host, port: opts.port, keyType: type, fingerprint: fp }).then(
         (yes) => {
           opts.onPrompt?.(false);
-          if (yes === true) accept();
-          else {
+          if (yes === true) {
+            try {
+              accept();
+            } catch {
+              // Could not pin (unwritable file): trust must not outlive this answer silently.
+              opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+              answer(false);
+            }
+          } else {
             opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
             answer(false);
           }
