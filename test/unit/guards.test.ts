@@ -12,30 +12,14 @@ import { spotCheck } from '../../src/core/guards/spot';
 import { checkRamUpload } from '../../src/core/guards/ramdisk';
 import { withMarkedStatus } from '../../src/remote/guards/session';
 import { parseEnvSnapshot, planTorch, portableEnvironmentYml, portableRequirements, rebuildScript, safeEnvName, type EnvSnapshot } from '../../src/core/guards/environment';
-import type { SmiResult, SmiGpu, SmiProcess } from '../../src/core/smi/types';
+import { emptyGpu, type SmiResult, type SmiGpu, type SmiProcess } from '../../src/core/smi/types';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixturesDir } from '../support/sshd';
 import type { Pricing, StateInterval } from '../../src/core/spend';
 
-const gpu = (util: number | null): SmiGpu => ({
-  index: 0,
-  name: 'NVIDIA GeForce RTX 3090',
-  nameTruncated: false,
-  uuid: null,
-  pciBusId: null,
-  memoryTotalMiB: 24576,
-  memoryUsedMiB: 0,
-  utilizationGpuPct: util,
-  temperatureC: null,
-  powerDrawW: null,
-  powerLimitW: null,
-  computeCapability: null,
-  migMode: null,
-  migDevices: [],
-  driverModel: null,
-});
+const gpu = (util: number | null): SmiGpu => ({ ...emptyGpu(), index: 0, name: 'NVIDIA GeForce RTX 3090', memoryTotalMiB: 24576, memoryUsedMiB: 0, utilizationGpuPct: util });
 const proc = (type: string): SmiProcess => ({ gpuIndex: 0, gpuUuid: null, gpuInstanceId: null, computeInstanceId: null, pid: 4242, type, name: 'python', usedMemoryMiB: 9000 });
 const smi = (utils: (number | null)[], processes: SmiProcess[] = []): SmiResult => ({
   ok: true,

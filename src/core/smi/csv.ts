@@ -1,7 +1,7 @@
 // `nvidia-smi --query-gpu=… --format=csv[,noheader][,nounits]` and
 // `--query-compute-apps=…`. Columns are found by name from the header, so any field list
 // works; without a header the columns are assumed to be SMI_QUERY_FIELDS (what we run).
-import type { SmiFailure, SmiGpu, SmiProcess, SmiReport } from './types';
+import { emptyGpu, type SmiFailure, type SmiGpu, type SmiProcess, type SmiReport } from './types';
 import { computeCap, cudaVersion, driverVersion, int, migMode, num, text } from './values';
 
 /** The fields the remote probe asks for, in this order. */
@@ -96,7 +96,7 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
       report.processes.push(p);
       const key = uuid ?? text(col(r, 'gpu_bus_id')) ?? '';
       if (!seen.has(key)) {
-        const gpu = blankGpu();
+        const gpu = emptyGpu();
         gpu.name = text(col(r, 'gpu_name'));
         gpu.uuid = uuid;
         gpu.pciBusId = text(col(r, 'gpu_bus_id'));
@@ -110,7 +110,7 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
     return { ok: false, error: { kind: 'unrecognized', message: 'CSV without name, uuid or index columns' } };
   }
   for (const r of parsed) {
-    const gpu = blankGpu();
+    const gpu = emptyGpu();
     gpu.index = int(col(r, 'index'));
     gpu.name = text(col(r, 'name', 'gpu_name'));
     gpu.uuid = text(col(r, 'uuid', 'gpu_uuid'));
@@ -132,22 +132,3 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
   return { ok: true, report };
 }
 
-function blankGpu(): SmiGpu {
-  return {
-    index: null,
-    name: null,
-    nameTruncated: false,
-    uuid: null,
-    pciBusId: null,
-    memoryTotalMiB: null,
-    memoryUsedMiB: null,
-    utilizationGpuPct: null,
-    temperatureC: null,
-    powerDrawW: null,
-    powerLimitW: null,
-    computeCapability: null,
-    migMode: null,
-    migDevices: [],
-    driverModel: null,
-  };
-}

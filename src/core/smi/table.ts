@@ -2,7 +2,7 @@
 // 79-column (≤ 520), 89-column (530) and 91-column (≥ 535) layouts, the pre-450 layout without
 // "MIG M.", Windows/WSL (WDDM/TCC driver model, C+G processes, N/A memory) and driver 610's
 // "KMD Version" / "CUDA UMD Version" header all read the same way.
-import type { SmiFailure, SmiGpu, SmiMigDevice, SmiProcess, SmiReport } from './types';
+import { emptyGpu, type SmiFailure, type SmiGpu, type SmiMigDevice, type SmiProcess, type SmiReport } from './types';
 import { cudaVersion, driverVersion, int, migMode, num, text } from './values';
 
 type Section = 'gpus' | 'mig' | 'procs';
@@ -20,25 +20,6 @@ export function looksLikeTable(text: string): boolean {
   return /NVIDIA-SMI\s+\d|(?:Driver|KMD) Version:\s*\d/.test(text) || /^\|\s+GPU\s+Name\b/m.test(text);
 }
 
-function emptyGpu(): SmiGpu {
-  return {
-    index: null,
-    name: null,
-    nameTruncated: false,
-    uuid: null,
-    pciBusId: null,
-    memoryTotalMiB: null,
-    memoryUsedMiB: null,
-    utilizationGpuPct: null,
-    temperatureC: null,
-    powerDrawW: null,
-    powerLimitW: null,
-    computeCapability: null,
-    migMode: null,
-    migDevices: [],
-    driverModel: null,
-  };
-}
 
 /** Fills one GPU from its 2 or 3 rows; false when the first two rows are not there. */
 function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {

@@ -35,6 +35,27 @@ export interface SmiGpu {
   driverModel: string | null;
 }
 
+/** A GPU with nothing known yet: parsers fill in what their format prints. */
+export function emptyGpu(): SmiGpu {
+  return {
+    index: null,
+    name: null,
+    nameTruncated: false,
+    uuid: null,
+    pciBusId: null,
+    memoryTotalMiB: null,
+    memoryUsedMiB: null,
+    utilizationGpuPct: null,
+    temperatureC: null,
+    powerDrawW: null,
+    powerLimitW: null,
+    computeCapability: null,
+    migMode: null,
+    migDevices: [],
+    driverModel: null,
+  };
+}
+
 export interface SmiProcess {
   gpuIndex: number | null;
   gpuUuid: string | null;
