@@ -458,17 +458,24 @@ export class GuardCommands implements vscode.Disposable {
     return { armed: status.armed, pid: status.pid };
   }
 
-  async watchdogStatus(arg: unknown): Promise<import('../remote/guards/watchdog').WatchdogStatus | undefined> {
+  /** The instance a watchdog status/remove command is about, connected; undefined when the user cancelled. */
+  private async watchdogTarget(arg: unknown) {
     this.requireTrust();
     let a: { id: string; acceptNewHostKey?: boolean | undefined };
     if (isArgsObject(arg)) a = this.parse(WatchdogArgs, arg);
     else {
-      const inst = await this.instances.resolve(arg, isReachable);
-      if (!inst) return undefined;
-      a = { id: inst.id };
+      const picked = await this.instances.resolve(arg, isReachable);
+      if (!picked) return undefined;
+      a = { id: picked.id };
     }
     const inst = this.powered(a.id);
-    const conn = await this.remote.connect(inst, this.opts(a));
+    return { inst, conn: await this.remote.connect(inst, this.opts(a)) };
+  }
+
+  async watchdogStatus(arg: unknown): Promise<import('../remote/guards/watchdog').WatchdogStatus | undefined> {
+    const target = await this.watchdogTarget(arg);
+    if (!target) return undefined;
+    const { inst, conn } = target;
     const { watchdogStatus } = await import('../remote/guards/watchdog');
     const s = await watchdogStatus(conn);
     const last = s.events[s.events.length - 1];
@@ -485,16 +492,9 @@ export class GuardCommands implements vscode.Disposable {
   }
 
   async removeWatchdog(arg: unknown): Promise<{ wasInstalled: boolean; wasRunning: boolean } | undefined> {
-    this.requireTrust();
-    let a: { id: string; acceptNewHostKey?: boolean | undefined };
-    if (isArgsObject(arg)) a = this.parse(WatchdogArgs, arg);
-    else {
-      const inst = await this.instances.resolve(arg, isReachable);
-      if (!inst) return undefined;
-      a = { id: inst.id };
-    }
-    const inst = this.powered(a.id);
-    const conn = await this.remote.connect(inst, this.opts(a));
+    const target = await this.watchdogTarget(arg);
+    if (!target) return undefined;
+    const { inst, conn } = target;
     const { removeWatchdog } = await import('../remote/guards/watchdog');
     const r = await removeWatchdog(conn);
     void vscode.window.showInformationMessage(r.wasInstalled ? vscode.l10n.t('Removed the watchdog from {0}.', inst.name) : vscode.l10n.t('No watchdog on {0}.', inst.name));
