@@ -109,9 +109,11 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
   if (!keys.includes('name') && !keys.includes('uuid') && !keys.includes('index')) {
     return { ok: false, error: { kind: 'unrecognized', message: 'CSV without name, uuid or index columns' } };
   }
-  for (const r of parsed) {
+  const hasIndex = keys.includes('index');
+  parsed.forEach((r, position) => {
     const gpu = emptyGpu();
-    gpu.index = int(col(r, 'index'));
+    // nvidia-smi prints one row per GPU in index order: without an index column the row says it.
+    gpu.index = hasIndex ? int(col(r, 'index')) : position;
     gpu.name = text(col(r, 'name', 'gpu_name'));
     gpu.uuid = text(col(r, 'uuid', 'gpu_uuid'));
     gpu.pciBusId = text(col(r, 'pci.bus_id', 'gpu_bus_id'));
@@ -128,7 +130,7 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
     report.gpus.push(gpu);
     report.driverVersion ??= driverVersion(col(r, 'driver_version'));
     report.cudaVersion ??= cudaVersion(col(r, 'cuda_version'));
-  }
+  });
   return { ok: true, report };
 }
 

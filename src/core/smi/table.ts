@@ -7,7 +7,8 @@ import { cudaVersion, driverVersion, int, migMode, num, text } from './values';
 
 type Section = 'gpus' | 'mig' | 'procs';
 
-const SEPARATOR = /^[+|][-=+]*-[-=+]*[+|]?\s*$/; // +-----+----+ or |-----+----|
+// +-----+----+, |-----+----|, and old drivers' +-----|-----|-----+ (396.x)
+const SEPARATOR = /^[+|][-=+|]*-[-=+|]*[+|]?\s*$/;
 const DOUBLE = /^\|[=+]+\|?\s*$/; // |=====+=====|
 
 function cells(line: string): string[] {

@@ -30,7 +30,8 @@ export function int(raw: string | null | undefined): number | null {
 
 /** "Enabled" / "Disabled" (any case) → code; N/A and others → null. */
 export function migMode(raw: string | null | undefined): 'enabled' | 'disabled' | null {
-  const v = text(raw)?.toLowerCase();
+  // "Disabled*": the current mode, with a change pending until the next GPU reset.
+  const v = text(raw)?.replace(/\*$/, '').toLowerCase();
   if (v === 'enabled') return 'enabled';
   if (v === 'disabled') return 'disabled';
   return null;
