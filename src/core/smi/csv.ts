@@ -131,6 +131,67 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
     report.driverVersion ??= driverVersion(col(r, 'driver_version'));
     report.cudaVersion ??= cudaVersion(col(r, 'cuda_version'));
   });
+  report.gpus = latestPerGpu(report.gpus);
   return { ok: true, report };
 }
 
+
+/**
+ * `-l N` / `--loop` logs repeat every GPU once per sample: one GPU is one uuid (or bus id, or
+ * index), and its newest row is what it is doing now.
+ */
+function latestPerGpu(gpus: SmiGpu[]): SmiGpu[] {
+  const byKey = new Map<string, SmiGpu>();
+  gpus.forEach((g, i) => {
+    const key = g.uuid ?? g.pciBusId ?? (g.index !== null ? `#${g.index}` : `row${i}`);
+    byKey.delete(key); // re-inserted below so the map keeps the order of each GPU's latest row
+    byKey.set(key, g);
+  });
+  if (byKey.size === gpus.length) return gpus;
+  return [...byKey.values()].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+}
+
+const UUID = /^(?:GPU|MIG)-[0-9a-f]{8}(?:-[0-9a-f]{4,12})+$/i;
+const BUS_ID = /^[0-9A-F]{4,8}:[0-9A-F]{2}:[0-9A-F]{2}\.[0-9A-F]$/i;
+const GPU_NAME = /^(?:NVIDIA |Tesla |GeForce |Quadro |TITAN |Graphics Device$|(?:A|H|L|B|T|V|P)\d{1,3}\b|RTX )/i;
+const DRIVER = /^\d{3}\.\d{1,3}\.\d{1,3}$/;
+const PATH = /^(?:\/|[A-Za-z]:\\|\.\.\.)/;
+
+/**
+ * `--format=csv,noheader` of a field list we did not choose: the columns that say what they
+ * are by their shape (GPU uuid, PCI bus id, a GPU name, a three-part driver version, a leading
+ * index, a single "%" column) are read; numbers whose meaning the shape does not give are left
+ * null rather than guessed. Rows listing processes (a path column) are not GPUs: null.
+ */
+export function parseUnlabeledCsv(input: string): { ok: true; report: SmiReport } | null {
+  const rows = input
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '')
+    .map(splitRow);
+  if (rows.length === 0 || rows.length > 1024) return null;
+  const width = rows[0]!.length;
+  if (width < 2 || rows.some((r) => r.length !== width)) return null;
+  const all = (i: number, re: RegExp): boolean => rows.every((r) => re.test(r[i] ?? ''));
+  const cols = [...Array(width).keys()];
+  if (cols.some((i) => rows.some((r) => PATH.test(r[i] ?? '')))) return null;
+  const uuidAt = cols.find((i) => all(i, UUID));
+  const nameAt = cols.find((i) => all(i, GPU_NAME));
+  if (uuidAt === undefined && nameAt === undefined) return null;
+  const busAt = cols.find((i) => all(i, BUS_ID));
+  const driverAt = cols.find((i) => all(i, DRIVER));
+  const indexAt = all(0, /^\d{1,3}$/) ? 0 : undefined;
+  const pctCols = cols.filter((i) => all(i, /^\d+(?:\.\d+)?\s*%$/));
+  const report: SmiReport = { format: 'csv', driverVersion: null, cudaVersion: null, gpus: [], processes: [] };
+  rows.forEach((r, position) => {
+    const gpu = emptyGpu();
+    gpu.index = indexAt !== undefined ? int(r[indexAt]) : position;
+    gpu.uuid = uuidAt !== undefined ? text(r[uuidAt]) : null;
+    gpu.name = nameAt !== undefined ? text(r[nameAt]) : null;
+    gpu.pciBusId = busAt !== undefined ? text(r[busAt]) : null;
+    if (pctCols.length === 1) gpu.utilizationGpuPct = num(r[pctCols[0]!]);
+    report.gpus.push(gpu);
+    if (driverAt !== undefined) report.driverVersion ??= driverVersion(r[driverAt]);
+  });
+  report.gpus = latestPerGpu(report.gpus);
+  return { ok: true, report };
+}

@@ -1,7 +1,7 @@
 // parseNvidiaSmi: one entry point for whatever nvidia-smi printed. It sniffs the format
 // (XML, CSV, the default table, `-q` text, `--version`), recognises failure messages, and
 // never throws: garbage in gives { ok: false } with a kind that says what went wrong.
-import { parseCsv, looksLikeCsv, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
+import { parseCsv, parseUnlabeledCsv, looksLikeCsv, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
 import { detectFailure } from './failure';
 import { parseQueryText, looksLikeQueryText } from './qtext';
 import { parseTable, looksLikeTable } from './table';
@@ -30,8 +30,25 @@ export function parseNvidiaSmi(input: string): SmiResult {
   }
 }
 
+/**
+ * Output quoted in a Markdown code block or a log arrives indented as a whole; nvidia-smi
+ * itself starts its top-level lines (table borders, "GPU 0000…", <nvidia_smi_log>) at column 0.
+ */
+function dedent(text: string): string {
+  const lines = text.split('\n');
+  let min = Infinity;
+  for (const l of lines) {
+    if (l.trim() === '') continue;
+    const n = /^[ \t]*/.exec(l)![0].length;
+    if (n < min) min = n;
+    if (min === 0) return text;
+  }
+  if (!Number.isFinite(min)) return text;
+  return lines.map((l) => l.slice(Math.min(min, /^[ \t]*/.exec(l)![0].length))).join('\n');
+}
+
 function sniff(raw: string): SmiResult {
-  const input = raw.replace(/^\uFEFF/, '');
+  const input = dedent(raw.replace(/^\uFEFF/, ''));
   if (looksLikeXml(input)) return parseXml(input);
   if (looksLikeTable(input) && /^\s*[|+]/m.test(input)) {
     const failure = detectFailure(input);
@@ -49,7 +66,7 @@ function sniff(raw: string): SmiResult {
   if (looksLikeQueryText(input)) return parseQueryText(input);
   const version = parseVersion(input);
   if (version) return version;
-  const noheader = parseNoHeaderCsv(input);
+  const noheader = parseNoHeaderCsv(input) ?? parseUnlabeledCsv(input);
   if (noheader) return noheader;
   if (/^\s*<\?xml|^\s*<!DOCTYPE nvidia_smi_log/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before <nvidia_smi_log>' } };
   if (/^\s*(\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*)?\+-{10,}/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the table stops before its header' } };
