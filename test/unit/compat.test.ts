@@ -107,7 +107,10 @@ describe('PyTorch wheel matrix (torch-cuda-matrix.md §B)', () => {
   // Deliberate differences from the table, each with its reason.
   const EXCEPTIONS: Record<string, Partial<{ torchvision: string }>> = {
     '1.7.0': { torchvision: '0.8.1' }, // the table's own note: "0.8.1 per COLAB #1676", the build Colab shipped (mismatch case 5)
+    '2.13.0': { torchvision: '0.28.0' }, // the table says "0.28.x"; torchvision's first release of each line is .0
   };
+  // Releases newer than §B, transcribed from §A (REL) instead.
+  const FROM_SECTION_A = new Set(['2.14.0']);
   const seen = new Set<string>();
   for (const [torchCell, variants, vision, audio] of rows) {
     torchCell!.split('/').forEach((cell, k) => {
@@ -129,7 +132,13 @@ describe('PyTorch wheel matrix (torch-cuda-matrix.md §B)', () => {
   it('transcribes every release from 1.2.0 up to 2.12.1 except the 1.8.2 LTS', () => {
     const want = rows.flatMap((r) => r[0]!.split('/').map((t) => t.trim())).filter((t) => /^\d+\.\d+\.\d+$/.test(t) && compareVersions(t, '1.2.0') >= 0 && compareVersions(t, '2.13.0') < 0 && t !== '1.8.2');
     assert.deepEqual(want.filter((t) => !seen.has(t)), []);
-    assert.equal(TORCH_RELEASES.length, seen.size);
+    assert.equal(TORCH_RELEASES.filter((r) => !FROM_SECTION_A.has(r.torch)).length, seen.size);
+  });
+
+  it('2.14.0 (not in §B yet) carries the stable CUDA builds §A lists for 2.14', () => {
+    const a = tableRows(md('torch-cuda-matrix.md'), '| PyTorch | Python').find((r) => r[0]!.startsWith('2.14'));
+    const stable = [...a![2]!.matchAll(/(\d+\.\d+)/g)].map((m) => m[1]);
+    assert.deepEqual([...findRelease('2.14.0')!.cuda], stable);
   });
 
   it('the PyPI default CUDA where §C confirms it', () => {

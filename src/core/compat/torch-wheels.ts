@@ -30,6 +30,11 @@ const r = (torch: string, torchvision: string, torchaudio: string | null, cuda: 
 
 /** Newest first. 1.8.2 (LTS, separate index) and releases before 1.2 are left out of suggestions. */
 export const TORCH_RELEASES: readonly TorchRelease[] = [
+  // 2.14.0: CUDA builds from the matrix's §A (REL: 12.6, 13.0, 13.2); torchvision 0.29.0 as a real
+  // pip log pairs it ("torch-2.14.0+cpu and torchvision-0.29.0"); torchaudio unknown.
+  r('2.14.0', '0.29.0', null, ['12.6', '13.0', '13.2'], '13.0', false, ['3.10', '3.15']),
+  // 2.13.0: §B lists cu126, cu130 (cu132 experimental, unconfirmed) and torchvision "0.28.x".
+  r('2.13.0', '0.28.0', null, ['12.6', '13.0'], '13.0', false, ['3.10', '3.15']),
   r('2.12.1', '0.27.1', null, ['12.6', '13.0'], '13.0', true, ['3.10', '3.14']),
   r('2.12.0', '0.27.0', null, ['12.6', '13.0'], '13.0', true, ['3.10', '3.14']),
   r('2.11.0', '0.26.0', '2.11.0', ['12.6', '12.8', '13.0'], '12.8', true, ['3.10', '3.14']),

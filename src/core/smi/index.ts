@@ -56,6 +56,8 @@ function sniff(raw: string): SmiResult {
     return parseTable(input);
   }
   if (looksLikeCsv(input)) return parseCsv(input);
+  const afterCommand = csvAfterCommandLine(input);
+  if (afterCommand !== null) return parseCsv(afterCommand);
   // SMI_QUERY_COMMAND on an old driver: the rejected query's message, then the legacy CSV.
   const withoutRejection = input.replace(INVALID_FIELD, '');
   if (withoutRejection !== input && looksLikeCsv(withoutRejection)) return parseCsv(withoutRejection);
@@ -92,6 +94,20 @@ function parseNoHeaderCsv(input: string): SmiResult | null {
       return c.length === fields.length && /^(GPU|MIG)-[0-9a-f-]+$/i.test(c[uuidAt] ?? '') && /^\d+$/.test(c[0] ?? '');
     });
     if (ok) return parseCsv(input, { assumeFields: fields });
+  }
+  return null;
+}
+
+/** A CSV pasted with the command that printed it ("$ nvidia-smi --query-gpu=… --format=csv" first). */
+function csvAfterCommandLine(input: string): string | null {
+  const lines = input.split(/\r?\n/);
+  let seenCommand = false;
+  for (let i = 0; i < lines.length && i < 6; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    if (looksLikeCsv(line)) return seenCommand ? lines.slice(i).join('\n') : null;
+    if (!/nvidia-smi\b.*--format[= ]csv/.test(line)) return null;
+    seenCommand = true;
   }
   return null;
 }
