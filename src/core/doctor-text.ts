@@ -86,6 +86,8 @@ function reasonLine(r: Reason, lang: DoctorLang): string | null {
       return zh ? '驱动版本未知，无法判断' : 'Driver version unknown: the pairing was not checked';
     case 'probe-failed':
       return zh ? `探测脚本失败：${v('message')}` : `The torch probe failed: ${v('message')}`;
+    case 'nvml-init-error':
+      return zh ? `NVML 初始化失败（容器可能失去了 GPU 设备）：${v('message')}` : `NVML could not start (the container may have lost its GPU devices): ${v('message')}`;
     case 'smi-failed':
       return zh ? `nvidia-smi 失败：${v('kind')}` : `nvidia-smi failed: ${v('kind')}`;
     default:

@@ -183,6 +183,12 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   }
   if (smiFailure) reasons.push({ code: 'smi-failed', kind: smiFailure.kind });
   const probeSeesGpu = probe?.cudaAvailable === true;
+  // "Failed to initialize NVML: Unknown Error" (a container that lost its GPU devices, e.g. after
+  // a systemd daemon-reload on the host): the driver is there, a restart gives the GPU back.
+  if (!probeSeesGpu && smiFailure?.kind === 'no-driver' && /Failed to initialize NVML:\s*(?:Unknown Error|GPU access blocked)/i.test(smiFailure.message)) {
+    reasons.push({ code: 'nvml-init-error', message: smiFailure.message });
+    return done('no-driver', { env: ['restart-instance'] });
+  }
   if (!probeSeesGpu && (smiFailure?.kind === 'no-driver' || smiFailure?.kind === 'not-found')) return done('no-driver', { env: ['install-driver'] });
   if (!probeSeesGpu && smiFailure?.kind === 'no-devices') return done('no-gpu', { env: ['start-with-gpu'] });
 
@@ -320,6 +326,8 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       return done('cuda-init-failed', { env });
     }
   }
+  // Nothing contradicts the pairing, but nothing confirms it either: no driver seen, no CUDA op run.
+  if (!d.driverVersion && !d.driverMaxCuda && !(probe?.cudaAvailable === true && probe.op === 'ok')) return done('unknown', {});
   return done('ok', {});
 }
 
