@@ -26,10 +26,49 @@ export function niceStep(max: number, count = 5): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
+/** Rough rendered width of 11 px text: CJK and full-width characters are about square, Latin about 0.6 em. */
+export function textWidth(s: string, fontPx = 11): number {
+  let w = 0;
+  for (const ch of s) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? fontPx : /[\s.,:;·'|il]/.test(ch) ? fontPx * 0.35 : fontPx * 0.62;
+  return w;
+}
+
+/** `s`, cut with an ellipsis to fit `maxPx`. */
+export function fitText(s: string, maxPx: number, fontPx = 11): string {
+  if (textWidth(s, fontPx) <= maxPx) return s;
+  const chars = [...s];
+  while (chars.length > 1 && textWidth(chars.join('') + '…', fontPx) > maxPx) chars.pop();
+  return chars.join('').trimEnd() + '…';
+}
+
+/** A text element that never spills: cut to `maxPx` with an ellipsis, the full text in its tooltip. */
+function label(cls: string, x: number, y: number, s: string, maxPx: number, anchor?: 'end' | 'middle'): string {
+  const shown = fitText(s, maxPx);
+  const tip = shown === s ? '' : `<title>${escapeXml(s)}</title>`;
+  return `<text class="${cls}" x="${n(x)}" y="${n(y)}"${anchor ? ` text-anchor="${anchor}"` : ''}>${tip}${escapeXml(shown)}</text>`;
+}
+
+/** Legend entries laid out in rows that wrap at `width`: [x, row] per entry. */
+function legendLayout(widths: readonly number[], x0: number, width: number): { at: [number, number][]; rows: number } {
+  const at: [number, number][] = [];
+  let x = x0;
+  let row = 0;
+  for (const w of widths) {
+    if (x > x0 && x + w > width - 4) {
+      row++;
+      x = x0;
+    }
+    at.push([x, row]);
+    x += w + 16;
+  }
+  return { at, rows: row + 1 };
+}
+
 const n = (x: number): string => (Number.isFinite(x) ? (Math.round(x * 10) / 10).toString() : '0');
 
 export function stackedBars(bars: readonly Bar[], opts: { width: number; title: string; legend: Record<Component, string> }): string {
-  const labelW = Math.min(220, Math.max(120, Math.round(opts.width * 0.3)));
+  const longest = Math.max(0, ...bars.map((b) => textWidth(b.label)));
+  const labelW = Math.round(Math.min(Math.max(120, opts.width * 0.45), Math.max(80, longest + 12)));
   const rowH = 22;
   const top = 28;
   const plotW = Math.max(100, opts.width - labelW - 80);
@@ -37,7 +76,11 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
   const step = niceStep(max);
   const axisMax = Math.ceil(max / step) * step;
   const x = (fen: number) => labelW + (fen / axisMax) * plotW;
-  const height = top + bars.length * rowH + 50;
+  const legendItems = COMPONENTS.map((c) => ({ c, text: fitText(opts.legend[c], opts.width - 24) }));
+  const legendWidths = legendItems.map((l) => 16 + textWidth(l.text));
+  const oneRow = legendWidths.reduce((a, w) => a + w + 16, 0);
+  const legend = legendLayout(legendWidths, labelW + oneRow <= opts.width ? labelW : 8, opts.width);
+  const height = top + bars.length * rowH + 30 + legend.rows * 18;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
   out.push(`<title>${escapeXml(opts.title)}</title>`);
@@ -47,7 +90,7 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
   }
   bars.forEach((b, i) => {
     const y = top + i * rowH;
-    out.push(`<text class="label${b.highlight ? ' best' : ''}" x="${labelW - 6}" y="${y + 15}" text-anchor="end">${escapeXml(b.label)}</text>`);
+    out.push(label(`label${b.highlight ? ' best' : ''}`, labelW - 6, y + 15, b.label, labelW - 10, 'end'));
     let acc = 0;
     for (const c of COMPONENTS) {
       const v = Math.max(0, b.parts[c]);
@@ -58,11 +101,11 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
     out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${escapeXml(formatCny(acc))}</text>`);
   });
   const ly = top + bars.length * rowH + 24;
-  let lx = labelW;
-  for (const c of COMPONENTS) {
-    out.push(`<rect class="seg ${c}" x="${lx}" y="${ly - 10}" width="12" height="12"/><text class="legend" x="${lx + 16}" y="${ly}">${escapeXml(opts.legend[c])}</text>`);
-    lx += 24 + opts.legend[c].length * 8;
-  }
+  legendItems.forEach(({ c, text }, i) => {
+    const [lx, row] = legend.at[i]!;
+    const y = ly + row * 18;
+    out.push(`<g class="legend-item"><rect class="seg ${c}" x="${n(lx)}" y="${y - 10}" width="12" height="12"/><text class="legend" x="${n(lx + 16)}" y="${y}">${text === opts.legend[c] ? '' : `<title>${escapeXml(opts.legend[c])}</title>`}${escapeXml(text)}</text></g>`);
+  });
   out.push('</svg>');
   return out.join('');
 }
@@ -101,7 +144,9 @@ export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number
   const X = (hours: number) => left + (hours / maxH) * w;
   const Y = (fen: number) => top + h - (fen / yMax) * h;
   const out: string[] = [];
-  const height = top + h + 60;
+  const legendItems = lines.map((l) => fitText(`${l.label} ${formatCny(l.pricePerPeriod)}`, opts.width - 40));
+  const legend = legendLayout(legendItems.map((t) => 22 + textWidth(t)), left, opts.width);
+  const height = top + h + 42 + legend.rows * 18;
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart breakeven" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
   out.push(`<title>${escapeXml(opts.title)}</title>`);
   for (let t = 0; t <= yMax + 1e-9; t += step) {
@@ -110,7 +155,7 @@ export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number
   for (const hx of [0, 168, 336, 504, 720].filter((v) => v <= maxH)) {
     out.push(`<text class="tick" x="${n(X(hx))}" y="${top + h + 16}" text-anchor="middle">${hx}</text>`);
   }
-  out.push(`<text class="axis" x="${left + w / 2}" y="${top + h + 34}" text-anchor="middle">${escapeXml(opts.axis)}</text>`);
+  out.push(label('axis', left + w / 2, top + h + 34, opts.axis, w, 'middle'));
   lines.forEach((l) => {
     const pts: string[] = [];
     const stepH = l.mode === 'hour' ? maxH : PERIOD_HOURS[l.mode];
@@ -125,11 +170,11 @@ export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number
     }
     out.push(`<polyline class="line ${l.mode}" fill="none" points="${pts.join(' ')}"><title>${escapeXml(`${l.label}: ${formatCny(l.pricePerPeriod)}`)}</title></polyline>`);
   });
-  let lx = left;
-  for (const l of lines) {
-    out.push(`<line class="line ${l.mode}" x1="${lx}" y1="${top + h + 50}" x2="${lx + 18}" y2="${top + h + 50}"/><text class="legend" x="${lx + 22}" y="${top + h + 54}">${escapeXml(`${l.label} ${formatCny(l.pricePerPeriod)}`)}</text>`);
-    lx += 40 + (l.label.length + 10) * 7;
-  }
+  lines.forEach((l, i) => {
+    const [lx, row] = legend.at[i]!;
+    const y = top + h + 50 + row * 18;
+    out.push(`<g class="legend-item"><line class="line ${l.mode}" x1="${n(lx)}" y1="${y}" x2="${n(lx + 18)}" y2="${y}"/><text class="legend" x="${n(lx + 22)}" y="${y + 4}">${escapeXml(legendItems[i]!)}</text></g>`);
+  });
   out.push('</svg>');
   return out.join('');
 }
