@@ -12,6 +12,7 @@ const HEADLINE: Record<Verdict, Record<DoctorLang, string>> = {
   'cpu-only-torch': { en: 'The installed PyTorch is a CPU-only (or non-CUDA) build.', 'zh-cn': '安装的是 CPU 版（非 CUDA 版）PyTorch。' },
   'cuda-init-failed': { en: 'Versions are compatible, but CUDA failed to initialise: the cause is elsewhere, not the torch/driver pairing.', 'zh-cn': '版本是兼容的，但 CUDA 初始化失败：问题不在 PyTorch 与驱动的版本搭配，而在别处。' },
   'nvml-mismatch': { en: 'NVIDIA driver/library version mismatch: the driver was updated under the running system.', 'zh-cn': 'NVIDIA 驱动与库版本不一致（Driver/library version mismatch）：驱动在系统运行中被更新过。' },
+  'gpu-lost': { en: 'A GPU has dropped off this machine ("GPU is lost"): the driver sees it but cannot use it until a reboot.', 'zh-cn': '有显卡掉卡了（"GPU is lost"）：驱动能看到它，但重启前无法使用。' },
   'no-driver': { en: 'No working NVIDIA driver on this machine (nvidia-smi cannot reach it, or is missing).', 'zh-cn': '本机没有可用的 NVIDIA 驱动（nvidia-smi 无法连接驱动或不存在）。' },
   'no-gpu': { en: 'No GPU is attached to this instance (nvidia-smi: "No devices were found").', 'zh-cn': '该实例没有挂载 GPU（nvidia-smi 显示 "No devices were found"），可能处于无卡模式。' },
   'no-torch': { en: 'PyTorch is not installed in this Python.', 'zh-cn': '当前 Python 环境没有安装 PyTorch。' },
@@ -26,6 +27,7 @@ const ADVICE: Record<AdviceCode, Record<DoctorLang, string>> = {
     'zh-cn': '不要装进镜像自带的 base 环境，先新建隔离环境：conda create -n work python=3.10 -y && conda activate work',
   },
   'restart-instance': { en: 'Restart (reboot) the instance so the loaded driver matches its libraries.', 'zh-cn': '重启实例，让已加载的驱动与库版本一致。' },
+  'restart-lost-gpu': { en: 'Restart the instance (or container) to get the GPU back; if it happens again, report the machine to the platform or move to another one.', 'zh-cn': '重启实例（或容器）以恢复显卡；若反复出现，请向平台报修或换一台机器。' },
   'install-driver': { en: 'Choose an image/instance with the NVIDIA driver, or ask the platform to fix the driver.', 'zh-cn': '换用带 NVIDIA 驱动的镜像/实例，或联系平台修复驱动。' },
   'start-with-gpu': { en: 'Start the instance with a GPU (not in no-GPU mode).', 'zh-cn': '以有卡模式开机（不要用无卡模式）。' },
   'check-cuda-visible-devices': { en: 'CUDA_VISIBLE_DEVICES hides the GPUs: unset it or set it to 0.', 'zh-cn': 'CUDA_VISIBLE_DEVICES 屏蔽了显卡：unset 它或设为 0。' },
@@ -86,6 +88,8 @@ function reasonLine(r: Reason, lang: DoctorLang): string | null {
       return zh ? '驱动版本未知，无法判断' : 'Driver version unknown: the pairing was not checked';
     case 'probe-failed':
       return zh ? `探测脚本失败：${v('message')}` : `The torch probe failed: ${v('message')}`;
+    case 'gpu-lost':
+      return zh ? `nvidia-smi：${v('message')}` : `nvidia-smi: ${v('message')}`;
     case 'nvml-init-error':
       return zh ? `NVML 初始化失败（容器可能失去了 GPU 设备）：${v('message')}` : `NVML could not start (the container may have lost its GPU devices): ${v('message')}`;
     case 'smi-failed':
@@ -121,6 +125,7 @@ const SMI_FAILURE: Record<SmiFailureKind, Record<DoctorLang, string>> = {
   'not-found': { en: 'No NVIDIA GPU found on this machine: nvidia-smi is not installed', 'zh-cn': '本机未发现 NVIDIA GPU：没有安装 nvidia-smi' },
   'no-driver': { en: 'No NVIDIA GPU usable on this machine: nvidia-smi cannot talk to the NVIDIA driver', 'zh-cn': '本机 NVIDIA GPU 不可用：nvidia-smi 无法与 NVIDIA 驱动通信' },
   'no-devices': { en: 'No NVIDIA GPU on this machine: nvidia-smi found no devices', 'zh-cn': '本机没有 NVIDIA GPU：nvidia-smi 未找到设备' },
+  'gpu-lost': { en: 'A GPU has dropped off the bus (reboot to recover it)', 'zh-cn': '显卡掉卡（需重启恢复）' },
   'nvml-mismatch': { en: 'The NVIDIA driver and its library versions differ (driver updated without a reboot)', 'zh-cn': 'NVIDIA 驱动与库版本不一致（驱动更新后未重启）' },
   empty: { en: 'nvidia-smi printed nothing', 'zh-cn': 'nvidia-smi 没有输出' },
   truncated: { en: 'nvidia-smi output was cut off', 'zh-cn': 'nvidia-smi 输出不完整' },

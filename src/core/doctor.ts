@@ -16,6 +16,7 @@ export type Verdict =
   | 'cpu-only-torch'
   | 'cuda-init-failed'
   | 'nvml-mismatch'
+  | 'gpu-lost'
   | 'no-driver'
   | 'no-gpu'
   | 'no-torch'
@@ -27,6 +28,7 @@ export type Verdict =
 export type AdviceCode =
   | 'fresh-conda-env' // the image's base env is shared and polluted: conda create -n NAME python=X
   | 'restart-instance' // NVML mismatch: the driver was updated under a running system
+  | 'restart-lost-gpu' // a GPU fell off / a container lost its GPU devices: restart, report if it recurs
   | 'install-driver' // no driver loaded: pick an image/instance with the NVIDIA driver
   | 'start-with-gpu' // no GPU attached (no-GPU mode): start the instance with a GPU
   | 'check-cuda-visible-devices'
@@ -187,7 +189,11 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   // a systemd daemon-reload on the host): the driver is there, a restart gives the GPU back.
   if (!probeSeesGpu && smiFailure?.kind === 'no-driver' && /Failed to initialize NVML:\s*(?:Unknown Error|GPU access blocked)/i.test(smiFailure.message)) {
     reasons.push({ code: 'nvml-init-error', message: smiFailure.message });
-    return done('no-driver', { env: ['restart-instance'] });
+    return done('no-driver', { env: ['restart-lost-gpu'] });
+  }
+  if (!probeSeesGpu && smiFailure?.kind === 'gpu-lost') {
+    reasons.push({ code: 'gpu-lost', message: smiFailure.message });
+    return done('gpu-lost', { env: ['restart-lost-gpu'] });
   }
   if (!probeSeesGpu && (smiFailure?.kind === 'no-driver' || smiFailure?.kind === 'not-found')) return done('no-driver', { env: ['install-driver'] });
   if (!probeSeesGpu && smiFailure?.kind === 'no-devices') return done('no-gpu', { env: ['start-with-gpu'] });

@@ -53,6 +53,7 @@ const CASES: Record<string, Case> = {
   // -q text and -q -x XML.
   'a100pcie_x2_driver555.42.02_q-d-ECC_indented.txt': { format: 'text', driver: '555.42.02', cuda: '12.5', names: [null, null], gpu: { at: 1, pciBusId: '00000000:8A:00.0', memoryTotalMiB: null } },
   'rtx4070laptop_driver575.51.02_q_user-elided.xml': { format: 'xml', driver: '575.51.02', cuda: '12.9', names: ['NVIDIA GeForce RTX 4070 Laptop GPU'], gpu: { uuid: 'GPU-529b3263-c96d-b557-bc75-697f04917eda', memoryUsedMiB: 2026, memoryTotalMiB: 8188, utilizationGpuPct: 30, temperatureC: 41, powerDrawW: 11.26, powerLimitW: 95, migMode: null }, processes: 8, mig: [0] },
+  'gtx1070_driver418.56_q_dtd-v10_ids-masked.xml': { format: 'xml', driver: '418.56', cuda: '10.1', names: ['GeForce GTX 1070'], gpu: { uuid: 'GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeffffff', memoryUsedMiB: 561, memoryTotalMiB: 8119, utilizationGpuPct: 40, temperatureC: 49, powerDrawW: 11.41, powerLimitW: 151, migMode: null }, processes: 2 },
   // --query-gpu CSV in the shapes people paste.
   'a100pcie_x2_query_indented.csv': { format: 'csv', driver: null, cuda: null, names: rep(2, 'NVIDIA A100-PCIE-40GB'), gpu: { at: 1, index: 1, pciBusId: '00000000:8A:00.0', temperatureC: 37, memoryUsedMiB: 1, memoryTotalMiB: 40960 } },
   'a800_x8_driver535.104.12_query_noheader_custom-fields.csv': { format: 'csv', driver: '535.104.12', cuda: null, names: rep(8, 'NVIDIA A800-SXM4-80GB'), gpu: { at: 6, index: 6, uuid: 'GPU-105ee81f-dddd-aaf0-2e30-ca1593fdbf18', utilizationGpuPct: 100, memoryTotalMiB: null } },
@@ -67,6 +68,9 @@ const CASES: Record<string, Case> = {
   'err_no-driver_wsl_driver-not-loaded.txt': { failure: 'no-driver' },
   'err_nvml-unknown-error_container.txt': { failure: 'no-driver' },
   'err_wsl_segfault_after-header_driver555.85.txt': { failure: 'truncated' },
+  'err_no-nvml-library_optimus-without-optirun.txt': { failure: 'no-driver' },
+  'err_gpu-lost_server.txt': { failure: 'gpu-lost' },
+  'err_gpu-lost_one-of-two_windows_query-noheader.txt': { failure: 'gpu-lost' },
 };
 
 describe('real nvidia-smi outputs beyond the fixture folder', () => {
@@ -212,7 +216,10 @@ describe('the verdict on real boxes and real torch printouts', () => {
     assert.deepEqual([v('err_no-devices_slurm-without-gres.txt').verdict, v('err_no-devices_slurm-without-gres.txt').fix.env], ['no-gpu', ['start-with-gpu']]);
     assert.deepEqual([v('err_no-driver_after-reboot.txt').verdict, v('err_no-driver_after-reboot.txt').fix.env], ['no-driver', ['install-driver']]);
     // A container that lost its devices: the driver is fine, a restart brings the GPU back.
-    assert.deepEqual([v('err_nvml-unknown-error_container.txt').verdict, v('err_nvml-unknown-error_container.txt').fix.env], ['no-driver', ['restart-instance']]);
+    assert.deepEqual([v('err_nvml-unknown-error_container.txt').verdict, v('err_nvml-unknown-error_container.txt').fix.env], ['no-driver', ['restart-lost-gpu']]);
+    assert.deepEqual([v('err_no-nvml-library_optimus-without-optirun.txt').verdict, v('err_no-nvml-library_optimus-without-optirun.txt').fix.env], ['no-driver', ['install-driver']]);
+    // A GPU that fell off the bus: not a driver to install, a reboot (and a word to the platform).
+    for (const f of ['err_gpu-lost_server.txt', 'err_gpu-lost_one-of-two_windows_query-noheader.txt']) assert.deepEqual([v(f).verdict, v(f).fix.env], ['gpu-lost', ['restart-lost-gpu']]);
     // nvidia-smi died after its header: nothing is known about the driver, so no "ok".
     assert.equal(v('err_wsl_segfault_after-header_driver555.85.txt').verdict, 'unknown');
   });

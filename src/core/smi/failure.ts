@@ -15,7 +15,10 @@ export function detectFailure(text: string): SmiFailure | null {
     const nvml = /NVML library version:\s*([\d.]+)/i.exec(text);
     return { kind: 'nvml-mismatch', message: lineWith(text, mismatch), ...(nvml ? { nvmlVersion: nvml[1]! } : {}) };
   }
-  const noDriver = /couldn't communicate with the NVIDIA driver|could not communicate with the NVIDIA driver|Failed to initialize NVML:\s*(?:Unknown Error|GPU access blocked|Insufficient Permissions)|NVIDIA driver is not loaded|Unable to determine the device handle|NVML_ERROR_DRIVER_NOT_LOADED/i;
+  // A GPU the driver knows but cannot reach (fallen off the bus, Xid 79): only a reboot brings it back.
+  const lost = /Unable to determine the device handle for GPU|GPU is lost|fallen off the bus/i;
+  if (lost.test(text)) return { kind: 'gpu-lost', message: lineWith(text, lost) };
+  const noDriver = /couldn't communicate with the NVIDIA driver|could not communicate with the NVIDIA driver|Failed to initialize NVML:\s*(?:Unknown Error|GPU access blocked|Insufficient Permissions)|NVIDIA driver is not loaded|couldn't find libnvidia-ml\.so|NVML_ERROR_DRIVER_NOT_LOADED/i;
   if (noDriver.test(text)) return { kind: 'no-driver', message: lineWith(text, noDriver) };
   const notFound = /nvidia-smi: (?:command )?not found|nvidia-smi: No such file or directory|command not found: nvidia-smi|'nvidia-smi' is not recognized|nvidia-smi: not found|exec: "nvidia-smi": executable file not found/i;
   if (notFound.test(text)) return { kind: 'not-found', message: lineWith(text, notFound) };

@@ -80,6 +80,7 @@ export interface SmiReport {
 export type SmiFailureKind =
   | 'no-driver' // "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
   | 'nvml-mismatch' // "Failed to initialize NVML: Driver/library version mismatch"
+  | 'gpu-lost' // "Unable to determine the device handle for GPU …: GPU is lost. Reboot the system to recover this GPU"
   | 'no-devices' // "No devices were found" (e.g. a no-GPU-mode instance, a container without --gpus)
   | 'not-found' // the shell could not find nvidia-smi
   | 'empty'
