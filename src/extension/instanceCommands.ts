@@ -240,7 +240,7 @@ export class InstanceCommands {
     const modePick = await vscode.window.showQuickPick((offered.length ? offered : (['hourly'] as BillingMode[])).map((m) => ({ label: BILLING_LABEL(m), m })), { title: vscode.l10n.t('Add GPU Instance (4/4): billing'), ignoreFocusOut: true });
     if (!modePick) return undefined;
     const pre = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, modePick.m, 0);
-    const dated = pre.priceSource ? vscode.l10n.t('Catalog price, as of {0}; edit it if the console shows another.', pre.priceSource.asOf ?? vscode.l10n.t('unknown date')) : vscode.l10n.t('The catalog has no price for this card here; enter the console’s price.');
+    const dated = pre.priceSource ? vscode.l10n.t('Catalog price as of {0} (source: {1}); edit it if the console shows another.', pre.priceSource.asOf ?? vscode.l10n.t('unknown date'), pre.priceSource.source) : vscode.l10n.t('The catalog has no price for this card here; enter the console’s price.');
     const rateText = await vscode.window.showInputBox({ title: vscode.l10n.t('Price per hour for the whole instance (yuan)'), prompt: dated, value: pre.priceSource ? fenToInput(pre.pricing.hourlyRate) : '', ignoreFocusOut: true, validateInput: (v) => { const r = parseYuan(v); return r.ok ? undefined : problemText(r.problem); } });
     if (rateText === undefined) return undefined;
     const diskText = await vscode.window.showInputBox({ title: vscode.l10n.t('Billed data disk size (GB)'), prompt: vscode.l10n.t('Storage is billed per GB per day, also while the instance is stopped ({0}/GB/day here).', formatCny(pre.pricing.storageGbDay)), value: '0', ignoreFocusOut: true, validateInput: (v) => { const r = parseGb(v); return r.ok ? undefined : problemText(r.problem); } });

@@ -3,6 +3,8 @@
 import { formatCny } from '../core/money';
 import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../core/spend';
 import type { Instance } from '../core/instances';
+import type { Catalog } from '../core/catalog';
+import { prefillPricing } from './prefill';
 
 export interface L10n {
   t(message: string, ...args: (string | number | boolean)[]): string;
@@ -114,4 +116,18 @@ export function budgetNotice(memo: BudgetMemo | undefined, s: SpendSummary): { s
   const level = s.budget.level;
   if (rank[level] > rank[prev]) return { show: level === 'exceeded' ? 'exceeded' : 'warning', memo: { month, level } };
   return { show: undefined, memo: { month, level: rank[level] >= rank[prev] ? level : prev } };
+}
+
+/**
+ * Where an instance's GPU price comes from, for its tooltip: the catalog's figure with its
+ * source and date when the instance uses it, otherwise the renter's own figure beside the
+ * catalog's (so a stale or edited price is never shown without provenance).
+ */
+export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n): string {
+  const pre = prefillPricing(catalog, inst.platform, inst.card, inst.gpuCount, inst.pricing.billingMode, inst.pricing.dataDiskGb);
+  const src = pre.priceSource;
+  if (!src) return l10n.t('Price: entered by you (the catalog has no price for this card here)');
+  const asOf = src.asOf ?? l10n.t('unknown date');
+  if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', asOf, src.source);
+  return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), asOf, src.source);
 }

@@ -5,7 +5,7 @@ import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
 import { summarizeSpend } from '../core/spend';
-import { formatDuration, formatRate, instanceDescription, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
+import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
 
 export type Node =
@@ -99,6 +99,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       tip.appendMarkdown(`**${inst.name}** — ${this.platformName(inst.platform)}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
       tip.appendMarkdown(`${inst.card} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
+      tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));
+      tip.appendMarkdown('\n\n');
       tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');
       tip.appendText(`${inst.login.user}@${inst.login.host}:${inst.login.port}`);
       item.tooltip = tip;

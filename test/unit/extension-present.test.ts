@@ -2,7 +2,8 @@
 import { strict as assert } from 'node:assert';
 import { createInstance } from '../../src/core/instances';
 import { summarizeSpend } from '../../src/core/spend';
-import { budgetNotice, formatDuration, instanceDescription, statusBarAccessibility, statusBarText, tooltipMarkdown, type L10n } from '../../src/extension/present';
+import { builtinCatalog } from '../../src/core/catalog';
+import { budgetNotice, formatDuration, instanceDescription, priceProvenance, statusBarAccessibility, statusBarText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
@@ -49,6 +50,18 @@ describe('presentation', () => {
     const i = inst('a', 'A', 360);
     const p = summarizeSpend([i], T0 + 5400).perInstance[0]!;
     assert.equal(instanceDescription(i, p, l10n), 'RTX 4090 24GB ×1 · ¥4.10/h · ¥6.15 · 1h 30m');
+  });
+
+  it('the tree tooltip says where the price comes from and how old it is', () => {
+    const catalog = builtinCatalog();
+    const p = catalog.platforms.find((x) => x.id === 'autodl')!.prices.find((x) => x.card === 'rtx4090' && x.mode === 'hour')!;
+    const fromCatalog = priceProvenance(inst('a', 'A', Math.round((p.price!.min + p.price!.max) / 2)), catalog, l10n);
+    assert.equal(fromCatalog, `Price: catalog, as of ${p.asOf ?? 'unknown date'} (source: ${p.source})`);
+    const edited = priceProvenance(inst('b', 'B', 410), catalog, l10n);
+    assert.match(edited, /^Price: entered by you; the catalog says ¥\d+\.\d\d\/h as of /);
+    assert.ok(edited.includes(p.source), edited);
+    const unpriced = createInstance({ id: 'c', name: 'C', platform: 'autodl', card: 'Made-up 9000', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hourly', hourlyRate: 100, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 } }, 'running', T0);
+    assert.match(priceProvenance(unpriced, catalog, l10n), /entered by you \(the catalog has no price/);
   });
 
   it('each budget warning shows once per level per Beijing month', () => {
