@@ -36,7 +36,7 @@ function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {
     name = tail[1]!;
     if (/^(WDDM|TCC|MCDM)$/.test(tail[2]!)) gpu.driverModel = tail[2]!;
   }
-  gpu.name = name.trim() || null;
+  gpu.name = text(name); // "ERR!" on a GPU the driver lost touch with
   gpu.nameTruncated = /\.\.\.$/.test(name.trim());
   const bus = /([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])/.exec(r0[1] ?? '');
   gpu.pciBusId = bus ? bus[1]! : null;
