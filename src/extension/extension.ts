@@ -56,7 +56,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   updateBadge();
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState);
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id));
   const calculator = new CalculatorPanel(context.extensionUri, settings, log);
   const ctx = { store, catalog: () => catalogs.get(), settings, log, now, language: vscode.env.language };
   const instances = new InstanceCommands(ctx);

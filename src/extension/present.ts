@@ -72,7 +72,7 @@ export function statusBarAccessibility(s: SpendSummary, l10n: L10n): string {
 const md = (s: string): string => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
 
 /** The status bar tooltip: totals, budget with the projected month-end, and one row per instance. */
-export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[], l10n: L10n): string {
+export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[], l10n: L10n, platformName: (id: string) => string = (id) => id): string {
   const lines: string[] = [];
   lines.push(`**${l10n.t('GPU spend')}** — ${l10n.t('Beijing time')}`, '');
   lines.push(`${l10n.t('Today')}: **${formatCny(s.todayFen)}** · ${l10n.t('This month')}: **${formatCny(s.monthFen)}** · ${l10n.t('Now')}: **${formatRate(s.burnRate, l10n)}**`, '');
@@ -92,7 +92,7 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
     }
   }
   if (s.perPlatform.length > 1) {
-    lines.push('', s.perPlatform.map((p) => `${md(p.platform)} ${formatCny(p.monthFen)}`).join(' · '));
+    lines.push('', s.perPlatform.map((p) => `${md(platformName(p.platform))} ${formatCny(p.monthFen)}`).join(' · '));
   }
   lines.push('', `[${l10n.t('Open cost calculator')}](command:gpuRent.openCalculator)`);
   return lines.join('\n');

@@ -22,6 +22,7 @@ export class SpendStatusBar implements vscode.Disposable {
     private readonly settings: () => Settings,
     private readonly now: () => number,
     private readonly memento: vscode.Memento,
+    private readonly platformName: (id: string) => string = (id) => id,
   ) {
     this.item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Right, 100);
     this.item.name = vscode.l10n.t('GPU Spend');
@@ -42,7 +43,7 @@ export class SpendStatusBar implements vscode.Disposable {
     }
     this.item.text = statusBarText(s, vscode.l10n);
     this.item.accessibilityInformation = { label: statusBarAccessibility(s, vscode.l10n), role: 'button' };
-    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n), true);
+    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n, this.platformName), true);
     tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
     this.item.tooltip = tip;
     this.item.backgroundColor = s.budget.level === 'exceeded' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.budget.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
