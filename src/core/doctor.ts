@@ -282,7 +282,10 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   if (d.driverVersion || d.driverMaxCuda) {
     const fit = cudaFitsDriver(d.torchCuda, ctx.driver, platform);
     if (!fit.fits || torchSaysTooOld?.code === 'torch-says-driver-too-old') {
-      const need = fit.fits ? minDriverFor(d.torchCuda, platform) : fit.needDriver;
+      let need = fit.fits ? minDriverFor(d.torchCuda, platform) : fit.needDriver;
+      // A newer driver only helps if this wheel has kernels for the GPU; else name the driver for a build that does.
+      const archs = release ? wheelArchs(release, d.torchCuda) : [];
+      if (d.computeCapability && archs.length && !archSupports(archs, d.computeCapability)) need = minDriverForGpu(d.computeCapability, release, platform) ?? need;
       reasons.push({ code: 'wheel-needs-newer-driver', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda, driverVersion: d.driverVersion, needDriver: need });
       const fix = pipFix(release);
       if (need) fix.minDriver = need;

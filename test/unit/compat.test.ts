@@ -193,6 +193,10 @@ describe('versions and names', () => {
       ['NVIDIA A10', '8.6'], ['NVIDIA RTX A6000', '8.6'], ['Quadro RTX 6000', '7.5'], ['NVIDIA RTX 6000 Ada Generation', '8.9'],
       ['NVIDIA GeForce RTX 5090', '12.0'], ['NVIDIA B200', '10.0'], ['NVIDIA GeForce RTX 2080 SUPER', '7.5'], ['NVIDIA GeForce GTX 1660 Ti', '7.5'],
       ['Tesla K80', '3.7'], ['NVS 5400M', '2.1'], ['NVIDIA GeForce GT 1030', '6.1'], ['GRID P4-8Q', '6.1'], ['Quadro P400', '6.1'], ['NVIDIA RTX 4000 Ada Generation', '8.9'], ['NVIDIA A10G', '8.6'], ['NVIDIA GeForce RTX 3060 Laptop GPU', '8.6'], ['NVIDIA H200', '9.0'], ['NVIDIA RTX PRO 6000 Blackwell Server Edition', '12.0'], ['Graphics Device', null], ['NVIDIA GeForce GTX 1080 Ti', '6.1'], ['Tesla P40', '6.1'],
+      // Names from the real outputs in test/fixtures/nvidia-smi-real: workstation "RTX N000" cards are not GeForce RTX 50xx,
+      // and the table cuts names ("NVIDIA RTX 5000 Ada Gene...").
+      ['NVIDIA RTX 5000 Ada Gene...', '8.9'], ['Quadro RTX 5000', '7.5'], ['Quadro RTX 4000', '7.5'], ['NVIDIA GeForce RTX 5070 Ti', '12.0'], ['NVIDIA GeForce RTX 5060 Ti', '12.0'],
+      ['NVIDIA RTX PRO 6000 Blac...', '12.0'], ['Tesla K40m', '3.5'], ['Tesla K20Xm', '3.5'], ['GeForce 210', '1.2'], ['NVIDIA GeForce ...', null], ['Tesla P4', '6.1'], ['NVIDIA A30', '8.0'],
     ];
     for (const [name, cc] of cases) assert.equal(computeCapabilityForName(name), cc, name);
   });

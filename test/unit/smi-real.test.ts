@@ -208,6 +208,22 @@ describe('the verdict on real boxes and real torch printouts', () => {
     assert.equal(d.fix.pip, 'pip install torch==2.7.1 torchvision==0.22.1 torchaudio==2.7.1 --index-url https://download.pytorch.org/whl/cu128');
   });
 
+  it('Kepler K40m on driver 375.66 (no CUDA printed) with torch 1.4.0: the driver to ask for is one whose wheel still has sm_35 (cu92, ≥ 396.26)', () => {
+    const d = diagnose({ smi: report('k40m_x2_driver375.66_smi_no-cuda-version.txt'), torchVersion: '1.4.0' });
+    assert.equal(d.verdict, 'driver-too-old');
+    assert.equal(d.driverMaxCuda, '8.0');
+    assert.equal(d.computeCapability, '3.5');
+    assert.equal(d.fix.minDriver, '396.26');
+    assert.equal(d.fix.pip, undefined);
+  });
+
+  it('a GeForce 210 (compute capability 1.2) has no PyTorch build at all: arch-not-in-wheel with no pip command', () => {
+    const d = diagnose({ smi: report('geforce210_driver340.98_smi_narrow-header.txt'), torchVersion: '1.4.0' });
+    assert.equal(d.verdict, 'arch-not-in-wheel');
+    assert.ok(d.reasons.some((r) => r.code === 'gpu-too-old-for-any-wheel'));
+    assert.deepEqual(d.fix, {});
+  });
+
   it('failures give their own verdicts and advice', () => {
     const v = (file: string) => {
       const r = parseNvidiaSmi(read(file));
