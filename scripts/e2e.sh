@@ -2,7 +2,8 @@
 # `npm run test:e2e`: the built extension inside a real VS Code (code-server) in headless
 # Chromium, against the real loopback sshd (in-host integration suites, then DOM checks).
 # Ends with one line "N passed, N failed, N skipped"; exits non-zero on any failure.
-# Env: E2E_ONLY=host|ui runs one tier; E2E_GREP=regex filters the in-host suites;
+# Env: E2E_ONLY=host|ui runs one tier (ui-en: both tiers, but the DOM checks in English only;
+# by default they run again with the display language zh-cn); E2E_GREP=regex filters the in-host suites;
 # E2E_KEEP_TMP=1 keeps the temp user-data dir; GPU_RENT_E2E_CACHE moves the code-server cache.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -157,16 +157,16 @@ function extensionErrors(userDataDir: string): string[] {
   return out;
 }
 
-async function runUiChecks(context: BrowserContext, port: number, ws: string, userDataDir: string, browserLog: string): Promise<void> {
-  say('\n--- DOM end to end (headless Chromium, the installed .vsix) ---');
+async function runUiChecks(context: BrowserContext, port: number, ws: string, userDataDir: string, browserLog: string, lang: 'en' | 'zh-cn'): Promise<void> {
+  say(`\n--- DOM end to end (headless Chromium, the installed .vsix, display language ${lang}) ---`);
   const page = await newPage(context, browserLog);
   await page.setViewportSize({ width: 1400, height: 900 });
   await page.goto(workbenchUrl(port, ws, false));
-  const checks: UiCheck[] = uiChecks();
+  const checks: UiCheck[] = uiChecks(lang);
   for (const c of checks) {
     const t0 = Date.now();
     try {
-      await c.run(page, { outDir: OUT_DIR });
+      await c.run(page, { outDir: OUT_DIR, root: ROOT });
       tally.passed++; say(`    ok   ${c.title} (${Date.now() - t0} ms)`);
     } catch (e) {
       tally.failed++;
@@ -183,7 +183,7 @@ async function runUiChecks(context: BrowserContext, port: number, ws: string, us
 }
 
 async function main(): Promise<void> {
-  const only = process.env.E2E_ONLY; // 'host' | 'ui' | undefined
+  const only = process.env.E2E_ONLY; // 'host' | 'ui' | 'ui-en' | undefined
   const { NODE, CODE_SERVER } = setupEnv();
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
   fs.mkdirSync(OUT_DIR, { recursive: true });
@@ -233,16 +233,23 @@ async function main(): Promise<void> {
   if (inst.status !== 0 || installed.length !== 1) throw new Error(`installing the .vsix into code-server failed (exit ${inst.status}): ${(inst.stderr || inst.stdout).slice(-500)}`);
   say(`installed ${path.relative(ROOT, vsix)} into code-server as ${installed[0]}`);
 
-  const csLog = fs.openSync(path.join(OUT_DIR, 'code-server.log'), 'w');
-  const cs = spawn(NODE, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--config', path.join(tmp, 'config.yaml'),
-    '--vscode-option', 'enable-smoke-test-driver', '--locale', 'en', ws], {
-    detached: true, stdio: ['ignore', csLog, csLog],
-    env: { ...process.env, GPU_RENT_E2E_INFO: infoPath, PATH: `${path.dirname(NODE)}:${process.env.PATH ?? ''}` },
-  });
-  cleanups.push(() => stopGroup(cs, 'code-server'));
-  await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000, cs);
-  say(`code-server on 127.0.0.1:${port} (pid ${cs.pid})`);
+  // code-server is started twice on one port (one browser origin, so the instances in the
+  // browser-side globalState carry over): English first, then Simplified Chinese.
+  let cs: ChildProcess | undefined;
+  const startCodeServer = async (locale: 'en' | 'zh-cn'): Promise<void> => {
+    const csLog = fs.openSync(path.join(OUT_DIR, `code-server-${locale}.log`), 'w');
+    const child = spawn(NODE, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check',
+      '--disable-workspace-trust', '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--config', path.join(tmp, 'config.yaml'),
+      '--vscode-option', 'enable-smoke-test-driver', '--locale', locale, ws], {
+      detached: true, stdio: ['ignore', csLog, csLog],
+      env: { ...process.env, GPU_RENT_E2E_INFO: infoPath, PATH: `${path.dirname(NODE)}:${process.env.PATH ?? ''}` },
+    });
+    cs = child;
+    await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000, child);
+    say(`code-server on 127.0.0.1:${port} (pid ${child.pid}, display language ${locale})`);
+  };
+  cleanups.push(() => (cs ? stopGroup(cs, 'code-server') : undefined));
+  await startCodeServer('en');
 
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM, headless: true,
@@ -252,7 +259,26 @@ async function main(): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' });
 
   if (only !== 'ui') await runHostSuites(context, port, info, ws, browserLog);
-  if (only !== 'host') await runUiChecks(context, port, ws, userDataDir, browserLog);
+  if (only !== 'host') await runUiChecks(context, port, ws, userDataDir, browserLog, 'en');
+  if (only !== 'host' && only !== 'ui-en') {
+    // No language pack can be downloaded here: a stub one (no translations of VS Code's own
+    // strings) makes code-server resolve the display language to zh-cn, so the extension
+    // gets vscode.env.language = 'zh-cn' and its package.nls.zh-cn.json and l10n bundle.
+    installStubLanguagePack(userDataDir, tmp);
+    if (cs) await stopGroup(cs, 'code-server');
+    await startCodeServer('zh-cn');
+    await runUiChecks(context, port, ws, userDataDir, browserLog, 'zh-cn');
+  }
+}
+
+/** What code-server reads to find installed language packs (languagepacks.json in the user-data dir), for zh-cn, with empty translations. */
+function installStubLanguagePack(userDataDir: string, tmp: string): void {
+  const translations = path.join(tmp, 'zh-cn-stub', 'main.i18n.json');
+  fs.mkdirSync(path.dirname(translations), { recursive: true });
+  fs.writeFileSync(translations, JSON.stringify({ version: '1.0.0', contents: {} }));
+  fs.writeFileSync(path.join(userDataDir, 'languagepacks.json'), JSON.stringify({
+    'zh-cn': { hash: 'e2e-stub', label: '中文(简体)', extensions: [{ extensionIdentifier: { id: 'gpu-rent-e2e.zh-cn-stub' }, version: '1.0.0' }], translations: { vscode: translations } },
+  }));
 }
 
 async function cleanup(): Promise<void> {

@@ -8,10 +8,17 @@ export interface UiCheck {
   title: string;
   /** Later checks need this one (e.g. the workbench loading). */
   stopOnFail?: boolean;
-  run(page: Page, ctx: { outDir: string }): Promise<void>;
+  run(page: Page, ctx: { outDir: string; root: string }): Promise<void>;
 }
 
-const CONTAINER_LABEL = /GPU Rentals|GPU 租卡/;
+export type UiLang = 'en' | 'zh-cn';
+
+/** What a user reads in each display language (from package.nls*.json, the l10n bundle and src/webview/strings.ts). */
+const WORDS = {
+  en: { container: /^GPU Rentals/, viewTitle: 'GPU Rentals', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of' },
+  'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期' },
+} as const;
+const CONTAINER_LABEL = WORDS.en.container;
 const shot = (page: Page, outDir: string, name: string) => page.screenshot({ path: path.join(outDir, name) });
 
 async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
@@ -65,20 +72,130 @@ async function setSidebarWidth(page: Page, width: number): Promise<void> {
 }
 
 /** Hourly rows of the quotes table: "platform · billing" → the first figure of the GPU column. */
-async function hourlyGpuCosts(f: Frame): Promise<Map<string, number>> {
+async function hourlyGpuCosts(f: Frame, lang: UiLang = 'en'): Promise<Map<string, number>> {
+  const W = WORDS[lang];
   const rows = (await f.evaluate(`Array.from(document.querySelectorAll('table tr')).map((tr) => Array.from(tr.children).map((c) => c.textContent.trim()))`)) as string[][];
-  const header = rows.find((r) => r.includes('GPU') && r.includes('Billing'));
+  const header = rows.find((r) => r.includes('GPU') && r.includes(W.billing));
   const out = new Map<string, number>();
   if (!header) return out;
-  const [pi, bi, gi] = [header.indexOf('Platform'), header.indexOf('Billing'), header.indexOf('GPU')];
+  const [pi, bi, gi] = [header.indexOf(W.platform), header.indexOf(W.billing), header.indexOf('GPU')];
   for (const r of rows) {
     const m = /¥\s*([\d,]+(?:\.\d+)?)/.exec(r[gi] ?? '');
-    if (r[bi] === 'hourly' && m) out.set(`${(r[pi] ?? '').replace(/cheapest$/, '').trim()} · hourly`, Number(m[1]!.replace(/,/g, '')));
+    if (r[bi] === W.hourly && m) out.set(`${(r[pi] ?? '').replace(/cheapest$/, '').trim()} · hourly`, Number(m[1]!.replace(/,/g, '')));
   }
   return out;
 }
 
-export function uiChecks(): UiCheck[] {
+/** Chart text that spills out of its SVG, or an SVG wider than its box; and the legend entries drawn. */
+async function chartLayout(f: Frame): Promise<{ spills: string[]; legend: string[]; widths: number[] }> {
+  return (await f.evaluate(`(() => {
+    const spills = [], legend = [], widths = [];
+    for (const svg of document.querySelectorAll('svg.chart')) {
+      const box = svg.getBoundingClientRect();
+      const holder = svg.parentElement.getBoundingClientRect();
+      widths.push(Math.round(box.width));
+      if (box.width > holder.width + 1) spills.push('svg ' + Math.round(box.width) + ' px in a ' + Math.round(holder.width) + ' px box');
+      for (const t of svg.querySelectorAll('text')) {
+        const r = t.getBoundingClientRect();
+        if (r.width === 0) continue;
+        if (r.left < box.left - 1 || r.right > box.right + 1 || r.bottom > box.bottom + 1) spills.push(JSON.stringify(t.textContent) + ' at ' + Math.round(r.left - box.left) + '..' + Math.round(r.right - box.left) + ' of ' + Math.round(box.width));
+      }
+      if (svg.classList.contains('bars')) for (const t of svg.querySelectorAll('text.legend')) legend.push((t.querySelector('title') || t).textContent);
+    }
+    return { spills, legend, widths };
+  })()`)) as { spills: string[]; legend: string[]; widths: number[] };
+}
+
+async function openCalculator(page: Page): Promise<Frame> {
+  const existing = await calculatorFrame(page);
+  if (existing) return existing;
+  await setSidebarWidth(page, 300);
+  await spendItem(page).click();
+  return poll('a webview with a chart and a form', () => calculatorFrame(page), 30_000);
+}
+
+export function uiChecks(lang: UiLang = 'en'): UiCheck[] {
+  return lang === 'en' ? englishChecks() : chineseChecks();
+}
+
+function chineseChecks(): UiCheck[] {
+  const W = WORDS['zh-cn'];
+  return [
+    {
+      title: 'zh-cn: the workbench loads with the extension',
+      stopOnFail: true,
+      async run(page) {
+        await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+        await page.locator('.part.activitybar').waitFor({ timeout: 60_000 });
+      },
+    },
+    {
+      title: 'zh-cn: the activity bar and the view title say “GPU 租卡”; the tree lists the instances',
+      async run(page, { outDir }) {
+        const item = page.locator('.part.activitybar .action-item [aria-label]');
+        const container = await poll('the “GPU 租卡” activity-bar item', async () => {
+          for (const a of await item.all()) { const l = await a.getAttribute('aria-label'); if (l && W.container.test(l)) return a; }
+          return undefined;
+        }, 60_000);
+        const sidebar = page.locator('.part.sidebar');
+        if (!(await sidebar.locator('.composite.title, .title-label').filter({ hasText: W.viewTitle }).count())) await container.click();
+        const title = (await sidebar.locator('.composite.title, .title-label').first().innerText()).trim();
+        if (!title.includes(W.viewTitle)) throw new Error(`the view title should read “${W.viewTitle}…”, reads "${title}"`);
+        await sidebar.locator('.monaco-list-row').filter({ hasText: RUNNING_INSTANCE }).first().waitFor({ timeout: 30_000 });
+        await setSidebarWidth(page, 560);
+        const row = sidebar.locator('.monaco-list-row').filter({ hasText: RUNNING_INSTANCE }).first();
+        if ((await row.getAttribute('aria-expanded')) === 'false') await row.click();
+        await page.mouse.move(700, 450);
+        await page.waitForTimeout(500);
+        await shot(page, outDir, 'tree-zh.png');
+        process.stdout.write(`         view title: "${title}"\n`);
+      },
+    },
+    {
+      title: 'zh-cn: the status bar spend and its tooltip are in Chinese',
+      async run(page, { outDir }) {
+        const item = spendItem(page);
+        await item.waitFor({ timeout: 30_000 });
+        const text = (await item.innerText()).trim();
+        if (!text.includes('今日') || !text.includes('本月')) throw new Error(`the status bar should read “今日 ¥… · 本月 ¥…”, reads "${text}"`);
+        const hover = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: W.tooltip[0] });
+        const seen = await poll('the Chinese tooltip on hover', async () => {
+          await item.hover();
+          await page.waitForTimeout(400);
+          return (await hover.count()) > 0 && (await hover.first().isVisible()) ? hover.first().innerText() : undefined;
+        }, 20_000);
+        const missing = W.tooltip.filter((w) => !seen.includes(w));
+        if (missing.length) throw new Error(`the tooltip lacks ${missing.join(', ')}: "${seen.slice(0, 200)}"`);
+        await shot(page, outDir, 'status-bar-tooltip-zh.png');
+        await page.mouse.move(700, 450);
+        process.stdout.write(`         status bar: "${text}"\n`);
+      },
+    },
+    {
+      title: 'zh-cn: the calculator speaks Chinese (title, fields, table, legend) and shows price dates',
+      async run(page, { outDir }) {
+        await page.mouse.move(700, 450);
+        const frame = await openCalculator(page);
+        const h1 = await frame.locator('h1').first().innerText();
+        if (h1.trim() !== W.calcTitle) throw new Error(`calculator title "${h1}", expected "${W.calcTitle}"`);
+        await frame.getByLabel(W.gpuHours).waitFor({ timeout: 10_000 });
+        const costs = await hourlyGpuCosts(frame, 'zh-cn');
+        if (costs.size === 0) throw new Error(`no ${W.hourly} rows under the Chinese headers ${W.platform}/${W.billing}`);
+        const headers = await frame.locator('table.quotes th').allInnerTexts();
+        if (!headers.some((h) => h.includes(W.priceAsOf))) throw new Error(`no “${W.priceAsOf}” column: ${headers.join(' | ')}`);
+        const layout = await chartLayout(frame);
+        const missing = W.legend.filter((l) => !layout.legend.includes(l));
+        if (missing.length) throw new Error(`legend lacks ${missing.join(', ')} (has ${layout.legend.join(', ')})`);
+        if (layout.spills.length) throw new Error(`chart text spills out: ${layout.spills.slice(0, 4).join('; ')}`);
+        await page.waitForTimeout(300);
+        await shot(page, outDir, 'calculator-zh.png');
+        process.stdout.write(`         ${costs.size} 按时 rows: ${[...costs.keys()].join(', ')}\n`);
+      },
+    },
+  ];
+}
+
+function englishChecks(): UiCheck[] {
   return [
     {
       title: 'the workbench loads with the extension',
@@ -136,9 +253,7 @@ export function uiChecks(): UiCheck[] {
     {
       title: 'clicking the spend opens the calculator, which renders a chart',
       async run(page, { outDir }) {
-        await setSidebarWidth(page, 300);
-        await spendItem(page).click();
-        const frame = await poll('a webview with a chart and a form', () => calculatorFrame(page), 30_000);
+        const frame = await openCalculator(page);
         const charts = await frame.evaluate(() => Array.from(document.querySelectorAll('svg, canvas')).filter((e) => {
           const r = e.getBoundingClientRect(); return r.width > 50 && r.height > 50;
         }).length);
@@ -174,6 +289,41 @@ export function uiChecks(): UiCheck[] {
         await shot(page, outDir, 'calculator-recomputed.png');
         process.stdout.write(`         ${compared.length} hourly quotes scaled ×${ratio.toFixed(2)} with the GPU hours\n`);
         process.stdout.write(`         changed an input from ${old || '(empty)'} to ${next}; the chart was redrawn\n`);
+      },
+    },
+    {
+      title: 'the calculator charts fit a 500 px and a 1200 px panel: no label cut off, every legend entry drawn',
+      async run(page, { outDir }) {
+        const frame = await openCalculator(page);
+        const sidebar = await page.locator('.part.sidebar').boundingBox();
+        const activity = await page.locator('.part.activitybar').boundingBox();
+        const chrome = (sidebar?.width ?? 300) + (activity?.width ?? 48) + 8;
+        try {
+          for (const panel of [500, 1200]) {
+            await page.setViewportSize({ width: Math.round(chrome + panel), height: 900 });
+            const editor = await poll(`the editor to be about ${panel} px`, async () => {
+              const b = await page.locator('.part.editor').boundingBox();
+              return b && Math.abs(b.width - panel) < 40 ? b.width : undefined;
+            }, 10_000);
+            let last = '';
+            const layout = await poll(`the charts to be redrawn for ${panel} px`, async () => {
+              const l = await chartLayout(frame);
+              const inner = (await frame.evaluate('window.innerWidth')) as number;
+              last = `charts ${l.widths.join('/')} px in a ${inner} px page, editor ${Math.round(editor)} px`;
+              // redrawn for this width: inside the page, and using at least half of it (two columns when wide)
+              return l.widths.length >= 1 && l.widths.every((w) => w <= inner && w >= Math.min(1100, inner * 0.55) - 8) ? l : undefined;
+            }, 10_000).catch((e: unknown) => { throw new Error(`${String(e)}; last seen: ${last}`); });
+            if (layout.spills.length) throw new Error(`at ${panel} px: ${layout.spills.slice(0, 4).join('; ')}`);
+            const want = WORDS.en.legend.filter((l) => !layout.legend.includes(l));
+            if (want.length) throw new Error(`at ${panel} px the legend lacks ${want.join(', ')}`);
+            await frame.locator('#bars').scrollIntoViewIfNeeded();
+            await page.waitForTimeout(300);
+            await shot(page, outDir, `calculator-${panel}px.png`);
+            process.stdout.write(`         ${panel} px panel: charts ${layout.widths.join(' and ')} px wide, legend ${layout.legend.join(', ')}\n`);
+          }
+        } finally {
+          await page.setViewportSize({ width: 1400, height: 900 });
+        }
       },
     },
   ];
