@@ -40,8 +40,12 @@ NODE_BIN_DIR=$(dirname "$NODE_BIN")
 if [ ! -f "$CS_DIR/.done" ]; then
   log "installing code-server@$CODE_SERVER_VERSION into $CS_DIR with $("$NODE_BIN" --version) (builds native modules: minutes)"
   rm -rf "$CS_DIR"; mkdir -p "$CS_DIR"
-  (cd "$CS_DIR" && PATH="$NODE_BIN_DIR:$PATH" npm init -y >/dev/null \
-    && PATH="$NODE_BIN_DIR:$PATH" npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2)
+  # Run from `npm test`, the outer npm's settings (npm_config_user_agent says node/v20) would
+  # reach the inner install as config, and code-server's postinstall reads its Node version
+  # from there: start the inner npm with none of them.
+  (cd "$CS_DIR" && clean_env=$(env | sed -n 's/^\(npm_[A-Za-z0-9_]*\)=.*/-u \1/p' | tr '\n' ' ') \
+    && env $clean_env PATH="$NODE_BIN_DIR:$PATH" npm init -y >/dev/null \
+    && env $clean_env PATH="$NODE_BIN_DIR:$PATH" npm install --no-audit --no-fund --loglevel=error "code-server@$CODE_SERVER_VERSION" >&2)
   entry=$CS_DIR/node_modules/code-server/out/node/entry.js
   [ -f "$entry" ] || { log "code-server entry point missing: $entry"; exit 1; }
   "$NODE_BIN" "$entry" --config "$CS_DIR/config.yaml" --version >/dev/null || { log "code-server does not start"; exit 1; }
