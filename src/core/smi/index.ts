@@ -35,6 +35,9 @@ export function parseNvidiaSmi(input: string): SmiResult {
  * itself starts its top-level lines (table borders, "GPU 0000…", <nvidia_smi_log>) at column 0.
  */
 function dedent(text: string): string {
+  // The common case (the first non-blank line starts at column 0) costs one short regex scan.
+  const first = /^[ \t]*(?=\S)/m.exec(text);
+  if (!first || first[0].length === 0) return text;
   const lines = text.split('\n');
   let min = Infinity;
   for (const l of lines) {
