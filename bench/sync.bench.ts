@@ -6,11 +6,17 @@
 //  2. re-sync of 1000 unchanged small files: rsync vs the CLI (target: faster) and vs
 //     syncOnce on a warm pooled connection, the extension's case (target: under a fifth).
 // Several rounds each, medians, ratios. Disk use is bounded (one local copy at a time).
+// Every tool runs with its defaults; the ciphers each side negotiates are printed first
+// (OpenSSH picks chacha20-poly1305, ssh2 aes128-gcm; the CLI uses ssh2's native crypto
+// binding when ssh2's install step built it, pure JS otherwise — which one is printed too).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Client } from 'ssh2';
 import { startSshd, type TestSshd } from '../test/support/sshd';
 import { CLI } from '../test/support/cli';
 import { getConnection, closeAll } from '../src/remote/pool';
@@ -57,6 +63,31 @@ function writeRandomFile(path: string, mib: number): void {
   }
 }
 
+/** Which cipher ssh2 and OpenSSH's client each negotiate with this sshd, and whether ssh2 runs native crypto. */
+async function cipherLine(sshd: TestSshd, sshCmd: string, login: string): Promise<string> {
+  let native = 'no (pure JS)';
+  try {
+    createRequire(__filename)('ssh2/lib/protocol/crypto/build/Release/sshcrypto.node');
+    native = 'yes';
+  } catch {
+    /* not built at install time */
+  }
+  const ours = await new Promise<string>((res) => {
+    const c = new Client();
+    let cipher = '?';
+    c.on('handshake', (n: { cs?: { cipher?: string } }) => {
+      cipher = n.cs?.cipher ?? '?';
+    });
+    c.on('ready', () => c.end());
+    c.on('error', () => res(cipher));
+    c.on('close', () => res(cipher));
+    c.connect({ host: '127.0.0.1', port: sshd.port, username: sshd.user, privateKey: readFileSync(sshd.privateKeyPath) });
+  });
+  const v = spawnSync('sh', ['-c', `${sshCmd} -v ${login} true`], { encoding: 'utf8' });
+  const theirs = /server->client cipher: (\S+)/.exec(v.stderr)?.[1] ?? '?';
+  return `ciphers: gpu-rent/ssh2 ${ours} (native crypto binding: ${native}); scp, rsync and ssh (OpenSSH defaults) ${theirs}`;
+}
+
 export async function run_(): Promise<void> {
   for (const tool of ['scp', 'rsync', 'ssh']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) {
@@ -84,6 +115,8 @@ export async function run_(): Promise<void> {
       { acceptNew: true, identityFiles: [sshd.privateKeyPath], knownHostsPath: join(home, 'known_hosts'), env: { ...process.env, ...env }, useDefaultKeys: false, agent: false },
     );
     const warmRemote = { sftp: () => conn.sftp(), exec: (c: string, o?: { timeoutMs?: number; login?: boolean }) => conn.exec(c, { login: o?.login ?? false, timeoutMs: o?.timeoutMs }) };
+
+    console.log(await cipherLine(sshd, sshCmd, login));
 
     // ---- 1. first pull of 1 GiB --------------------------------------------------------
     const big = join(sshd.home, 'big');
