@@ -12,7 +12,7 @@ import { describeDiagnosis } from '../../src/core/doctor-text';
 const DIR = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
 const FILES = readdirSync(DIR).filter((f) => f !== 'SOURCES.md');
 const TEXTS = FILES.map((f) => readFileSync(join(DIR, f), 'utf8'));
-const KINDS = new Set(['no-driver', 'nvml-mismatch', 'no-devices', 'not-found', 'empty', 'truncated', 'unrecognized']);
+const KINDS = new Set(['no-driver', 'nvml-mismatch', 'gpu-lost', 'no-devices', 'not-found', 'empty', 'truncated', 'unrecognized']);
 
 function wellFormed(r: SmiResult): void {
   if (!r.ok) {
@@ -110,7 +110,7 @@ describe('fuzzing the probe parser', () => {
 
 describe('fuzzing diagnose', () => {
   it('any strings in any field: a verdict, never a throw', () => {
-    const verdicts = new Set(['ok', 'driver-too-old', 'arch-not-in-wheel', 'cpu-only-torch', 'cuda-init-failed', 'nvml-mismatch', 'no-driver', 'no-gpu', 'no-torch', 'torch-broken', 'not-nvidia', 'unknown']);
+    const verdicts = new Set(['ok', 'driver-too-old', 'arch-not-in-wheel', 'cpu-only-torch', 'cuda-init-failed', 'nvml-mismatch', 'no-driver', 'no-gpu', 'no-torch', 'torch-broken', 'not-nvidia', 'gpu-lost', 'unknown']);
     const v = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('535.54.03', '12.1', '2.1.0+cu121', '1.13.1', '8.6', 'RTX 3090', '470.82.01', '11.4'));
     fc.assert(
       fc.property(fc.record({ driverVersion: v, driverMaxCuda: v, torchVersion: v, gpuName: v, computeCapability: v }, { requiredKeys: [] }), fc.constantFrom(...TEXTS), (input, smiText) => {

@@ -6,6 +6,7 @@ import { detectFailure } from './failure';
 import { parseQueryText, looksLikeQueryText } from './qtext';
 import { parseTable, looksLikeTable } from './table';
 import type { SmiResult } from './types';
+import { parseGpuList } from './list';
 import { cudaVersion, driverVersion } from './values';
 import { looksLikeXml, parseXml } from './xml';
 
@@ -69,6 +70,8 @@ function sniff(raw: string): SmiResult {
   const invalidField = /Field "([^"]+)" is not a valid field to query/i.exec(input);
   if (invalidField) return { ok: false, error: { kind: 'unrecognized', message: invalidField[0] } };
   if (looksLikeQueryText(input)) return parseQueryText(input);
+  const list = parseGpuList(input);
+  if (list) return list;
   const version = parseVersion(input);
   if (version) return version;
   const noheader = parseNoHeaderCsv(input) ?? parseUnlabeledCsv(input);

@@ -2,7 +2,7 @@
 // field names say (MiB, %, °C, W); anything nvidia-smi prints as N/A, [N/A], [Not Supported],
 // [Insufficient Permissions] and the like is null.
 
-export type SmiFormat = 'table' | 'csv' | 'xml' | 'text' | 'version';
+export type SmiFormat = 'table' | 'csv' | 'xml' | 'text' | 'version' | 'list';
 
 export interface SmiMigDevice {
   index: number | null;
