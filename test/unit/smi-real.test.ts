@@ -61,6 +61,8 @@ const CASES: Record<string, Case> = {
   'a800_x8_driver535.104.12_query_noheader_custom-fields.csv': { format: 'csv', driver: '535.104.12', cuda: null, names: rep(8, 'NVIDIA A800-SXM4-80GB'), gpu: { at: 6, index: 6, uuid: 'GPU-105ee81f-dddd-aaf0-2e30-ca1593fdbf18', utilizationGpuPct: 100, memoryTotalMiB: null } },
   'h100_query_loop_l2_timestamped.csv': { format: 'csv', driver: null, cuda: null, names: [null], gpu: { index: 0, memoryTotalMiB: 81920, memoryUsedMiB: 1, utilizationGpuPct: 0 } },
   'rtx5070ti_driver595.84_query_compute-cap_after-prompt.csv': { format: 'csv', driver: '595.84', cuda: null, names: ['NVIDIA GeForce RTX 5070 Ti'], gpu: { computeCapability: '12.0', memoryTotalMiB: 16303, powerLimitW: null } },
+  'rtx4090-48gb_query_util-first.csv': { format: 'csv', driver: null, cuda: null, names: ['NVIDIA GeForce RTX 4090'], gpu: { utilizationGpuPct: 0, memoryUsedMiB: 678, memoryTotalMiB: 49140 } },
+  'gpu-and-compute-apps_queries_joined.csv': { format: 'csv', driver: null, cuda: null, names: [null], gpu: { utilizationGpuPct: 95, memoryUsedMiB: 745, memoryTotalMiB: 6144 }, processes: 2 },
   // nvidia-smi -L: names and UUIDs only.
   'a100sxm4_x8_mig_list-L.txt': { format: 'list', driver: null, cuda: null, names: rep(8, 'NVIDIA A100-SXM4-40GB'), gpu: { at: 7, uuid: 'GPU-e38bb82d-2bd3-41b0-1c6e-db7d90e6ae19', migMode: null }, mig: [4, 0, 0, 0, 0, 0, 0, 0] },
   'graphics-device_mig_r450_list-L.txt': { format: 'list', driver: null, cuda: null, names: ['Graphics Device'], gpu: { migMode: 'enabled' }, mig: [3] },
@@ -140,6 +142,9 @@ describe('real nvidia-smi outputs beyond the fixture folder', () => {
     assert.ok(xml.ok);
     assert.deepEqual(xml.report.processes.map((p) => p.pid), [1802, 1890, 19044, 19047, 26307, 30593, 32801, 40230]);
     assert.equal(xml.report.processes[4]!.type, 'C+G');
+    const joined = parseNvidiaSmi(read('gpu-and-compute-apps_queries_joined.csv'));
+    assert.ok(joined.ok);
+    assert.deepEqual(joined.report.processes.map((p) => [p.gpuIndex, p.pid, p.name, p.usedMemoryMiB]), [[0, 1580, '/app/llama-server', 340], [0, 1597, '/app/llama-server', 394]]);
     const r450 = parseNvidiaSmi(read('graphics-device_mig_r450_list-L.txt'));
     assert.ok(r450.ok);
     assert.deepEqual(r450.report.gpus[0]!.migDevices.map((m) => [m.index, m.gpuInstanceId, m.computeInstanceId]), [[0, 1, 0], [1, 1, 1], [2, 11, 0]]);

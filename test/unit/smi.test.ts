@@ -247,3 +247,19 @@ describe('SMI_QUERY_COMMAND', () => {
     assert.match(SMI_QUERY_COMMAND, /^nvidia-smi --query-gpu=index,name,uuid,.*compute_cap.* --format=csv,nounits 2>&1 \|\| nvidia-smi --query-gpu=/);
   });
 });
+
+describe('several CSV queries in one output', () => {
+  it('a second GPU query fills in the first by position; a process query adds processes', () => {
+    const r = parseNvidiaSmi('index, uuid\n0, GPU-1\nindex, memory.used [MiB]\n0, 5 MiB\npid, gpu_uuid, process_name, used_gpu_memory [MiB]\n77, GPU-1, python, 3 MiB\n');
+    assert.ok(r.ok);
+    assert.deepEqual(r.report.gpus.map((g) => [g.index, g.uuid, g.memoryUsedMiB]), [[0, 'GPU-1', 5]]);
+    assert.deepEqual(r.report.processes.map((p) => [p.gpuIndex, p.pid, p.name]), [[0, 77, 'python']]);
+  });
+
+  it('a stray line inside a CSV is still not a report', () => {
+    for (const t of ['index, name, memory.total [MiB]\n0, A100, 40960 MiB\nhello world\n1, A100, 40960 MiB\n', 'index, name\n0, A\n---\nrandom\n']) {
+      const r = parseNvidiaSmi(t);
+      assert.equal(r.ok, false, t);
+    }
+  });
+});

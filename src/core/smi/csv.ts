@@ -39,14 +39,68 @@ function headerKey(cell: string): string {
   return cell.replace(/\s*\[[^\]]*\]\s*$/, '').trim().toLowerCase();
 }
 
+/** Query fields that describe a GPU (any driver's field list), by name or family prefix. */
+const GPU_FIELD = /^(?:index|name|gpu_name|uuid|gpu_uuid|serial|pci\.|gpu_bus_id|driver_version|vbios_version|count|pstate|compute_cap|compute_mode|display_|persistence_mode|memory\.|utilization\.|temperature\.|power\.|enforced\.power|clocks|fan\.|pcie\.|ecc\.|retired_pages|encoder\.|mig\.|driver_model\.|accounting\.|inforom\.)/;
+const isGpuField = (key: string): boolean => KNOWN.has(key) || GPU_FIELD.test(key);
+
 export function looksLikeCsv(input: string): boolean {
   const first = input.split(/\r?\n/).find((l) => l.trim() !== '');
-  if (!first || !first.includes(',')) return false;
+  if (!first) return false;
   const cols = splitRow(first);
-  return cols.every((c) => FIELD_NAME.test(c)) && cols.some((c) => KNOWN.has(headerKey(c)));
+  // One column is a CSV only when its header is plainly a query field ("utilization.gpu [%]").
+  if (cols.length === 1) return /\[[^\]]*\]\s*$/.test(cols[0]!) && FIELD_NAME.test(cols[0]!) && isGpuField(headerKey(cols[0]!));
+  return cols.every((c) => FIELD_NAME.test(c)) && cols.some((c) => isGpuField(headerKey(c)) || KNOWN.has(headerKey(c)));
 }
 
-export function parseCsv(input: string, opts: { assumeFields?: readonly string[] } = {}): { ok: true; report: SmiReport } | { ok: false; error: SmiFailure } {
+type CsvResult = { ok: true; report: SmiReport } | { ok: false; error: SmiFailure };
+
+/**
+ * One or more query outputs in a row — a --query-gpu and a --query-compute-apps run back to
+ * back, with or without a separator line ("---") between them — read as one report: the GPU
+ * blocks give the GPUs (later blocks fill in fields by position), the process blocks the processes.
+ */
+export function parseCsv(input: string, opts: { assumeFields?: readonly string[] } = {}): CsvResult {
+  const lines = input.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const blocks: string[][] = [[]];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const current = blocks[blocks.length - 1]!;
+    const nonEmpty = current.filter((l) => l.trim() !== '').length;
+    const nextHeader = lines.slice(i + 1).find((l) => l.trim() !== '');
+    if (nonEmpty > 1 && /^\s*[-=_*#]{3,}\s*$/.test(line) && nextHeader !== undefined && looksLikeCsv(nextHeader)) continue;
+    if (nonEmpty > 1 && looksLikeCsv(line) && splitRow(line).join(',') !== splitRow(current.find((l) => l.trim() !== '')!).join(',')) blocks.push([line]);
+    else current.push(line);
+  }
+  if (blocks.length === 1) return parseCsvBlock(input, opts);
+  const results = blocks.map((b) => parseCsvBlock(b.join('\n'), opts));
+  const failed = results.find((r) => !r.ok);
+  if (failed) return failed;
+  const reports = results.map((r) => (r as { ok: true; report: SmiReport }).report);
+  const gpuReports = reports.filter((r) => r.processes.length === 0 || r.gpus.some((g) => g.memoryTotalMiB !== null || g.utilizationGpuPct !== null || g.index !== null));
+  const base = gpuReports[0] ?? reports[0]!;
+  const merged: SmiReport = { format: 'csv', driverVersion: null, cudaVersion: null, gpus: base.gpus.map((g) => ({ ...g })), processes: [] };
+  for (const r of reports) {
+    merged.driverVersion ??= r.driverVersion;
+    merged.cudaVersion ??= r.cudaVersion;
+    if (gpuReports.includes(r) && r !== base) {
+      r.gpus.forEach((g, i) => {
+        const into = merged.gpus[i];
+        if (!into) return;
+        for (const [k, v] of Object.entries(g) as [keyof SmiGpu, unknown][]) if ((into[k] === null || (Array.isArray(into[k]) && !(into[k] as unknown[]).length)) && v !== null) (into as unknown as Record<string, unknown>)[k] = v;
+      });
+    }
+    merged.processes.push(...r.processes);
+  }
+  for (const p of merged.processes) {
+    const gpu = p.gpuUuid === null ? undefined : merged.gpus.find((g) => g.uuid === p.gpuUuid);
+    if (gpu && p.gpuIndex === null) p.gpuIndex = gpu.index;
+  }
+  // Process rows without a GPU uuid on a one-GPU box belong to that GPU.
+  if (merged.gpus.length === 1) for (const p of merged.processes) p.gpuIndex ??= merged.gpus[0]!.index;
+  return { ok: true, report: merged };
+}
+
+function parseCsvBlock(input: string, opts: { assumeFields?: readonly string[] } = {}): CsvResult {
   const lines = input
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
@@ -106,8 +160,8 @@ export function parseCsv(input: string, opts: { assumeFields?: readonly string[]
     report.gpus = [...seen.values()];
     return { ok: true, report };
   }
-  if (!keys.includes('name') && !keys.includes('uuid') && !keys.includes('index')) {
-    return { ok: false, error: { kind: 'unrecognized', message: 'CSV without name, uuid or index columns' } };
+  if (!keys.some(isGpuField)) {
+    return { ok: false, error: { kind: 'unrecognized', message: 'CSV without any GPU query field' } };
   }
   const hasIndex = keys.includes('index');
   parsed.forEach((r, position) => {
