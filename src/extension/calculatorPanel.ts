@@ -57,6 +57,8 @@ export class CalculatorPanel implements vscode.Disposable {
 
   private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
+    // A panel restored after a reload keeps its old title, possibly in another display language.
+    panel.title = vscode.l10n.t('GPU Cost Calculator');
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'activity.svg');
     panel.webview.options = { enableScripts: true, localResourceRoots: [this.webviewRoot] };
     const webview = panel.webview;

@@ -15,8 +15,8 @@ export type UiLang = 'en' | 'zh-cn';
 
 /** What a user reads in each display language (from package.nls*.json, the l10n bundle and src/webview/strings.ts). */
 const WORDS = {
-  en: { container: /^GPU Rentals/, viewTitle: 'GPU Rentals', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of' },
-  'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期' },
+  en: { container: /^GPU Rentals/, viewTitle: 'GPU Rentals', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of', priceLine: 'Price: ' },
+  'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期', priceLine: '价格：' },
 } as const;
 const CONTAINER_LABEL = WORDS.en.container;
 const shot = (page: Page, outDir: string, name: string) => page.screenshot({ path: path.join(outDir, name) });
@@ -148,6 +148,17 @@ function chineseChecks(): UiCheck[] {
         await page.mouse.move(700, 450);
         await page.waitForTimeout(500);
         await shot(page, outDir, 'tree-zh.png');
+        // The instance's tooltip says where its price comes from and its date.
+        const tip = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: W.priceLine });
+        const seen = await poll('the instance tooltip with the price source', async () => {
+          await row.locator('.label-name').first().hover();
+          await page.waitForTimeout(500);
+          return (await tip.count()) > 0 && (await tip.first().isVisible()) ? tip.first().innerText() : undefined;
+        }, 20_000);
+        if (!/\d{4}-\d{2}-\d{2}|日期未知/.test(seen)) throw new Error(`the price line has no date: "${seen.slice(0, 300)}"`);
+        await shot(page, outDir, 'tree-tooltip-zh.png');
+        await page.mouse.move(700, 450);
+        process.stdout.write(`         tooltip: "${(seen.split('\n').find((l) => l.includes(W.priceLine)) ?? '').trim()}"\n`);
         process.stdout.write(`         view title: "${title}"\n`);
       },
     },
@@ -314,9 +325,16 @@ function englishChecks(): UiCheck[] {
               return l.widths.length >= 1 && l.widths.every((w) => w <= inner && w >= Math.min(1100, inner * 0.55) - 8) ? l : undefined;
             }, 10_000).catch((e: unknown) => { throw new Error(`${String(e)}; last seen: ${last}`); });
             if (layout.spills.length) throw new Error(`at ${panel} px: ${layout.spills.slice(0, 4).join('; ')}`);
+            // Scrolled to the chart, the form must not lie over it (a sticky form in one column did).
+            await frame.locator('#bars').scrollIntoViewIfNeeded();
+            const overlap = (await frame.evaluate(`(() => {
+              const a = document.getElementById('form').getBoundingClientRect(), b = document.getElementById('bars').getBoundingClientRect();
+              const w = Math.min(a.right, b.right) - Math.max(a.left, b.left), h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+              return w > 2 && h > 2 ? Math.round(w) + '×' + Math.round(h) : '';
+            })()`)) as string;
+            if (overlap) throw new Error(`at ${panel} px the form covers ${overlap} px of the chart`);
             const want = WORDS.en.legend.filter((l) => !layout.legend.includes(l));
             if (want.length) throw new Error(`at ${panel} px the legend lacks ${want.join(', ')}`);
-            await frame.locator('#bars').scrollIntoViewIfNeeded();
             await page.waitForTimeout(300);
             await shot(page, outDir, `calculator-${panel}px.png`);
             process.stdout.write(`         ${panel} px panel: charts ${layout.widths.join(' and ')} px wide, legend ${layout.legend.join(', ')}\n`);
