@@ -16,7 +16,7 @@ export type UiLang = 'en' | 'zh-cn';
 /** What a user reads in each display language (from package.nls*.json, the l10n bundle and src/webview/strings.ts). */
 const WORDS = {
   en: { container: /^GPU Rentals/, viewTitle: 'GPU Rentals', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of', priceLine: 'Price: ' },
-  'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期', priceLine: '价格：' },
+  'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按小时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期', priceLine: '价格：' },
 } as const;
 const CONTAINER_LABEL = WORDS.en.container;
 const shot = (page: Page, outDir: string, name: string) => page.screenshot({ path: path.join(outDir, name) });
@@ -200,7 +200,7 @@ function chineseChecks(): UiCheck[] {
         if (layout.spills.length) throw new Error(`chart text spills out: ${layout.spills.slice(0, 4).join('; ')}`);
         await page.waitForTimeout(300);
         await shot(page, outDir, 'calculator-zh.png');
-        process.stdout.write(`         ${costs.size} 按时 rows: ${[...costs.keys()].join(', ')}\n`);
+        process.stdout.write(`         ${costs.size} 按小时 rows: ${[...costs.keys()].join(', ')}\n`);
       },
     },
   ];
