@@ -114,6 +114,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
   let procClosed = false;
   let brokenBlock = false;
   let cutLine = false;
+  let sectionWidth = 0;
   const migByGpu = new Map<number, SmiMigDevice[]>();
 
   const flushBlock = (): void => {
@@ -133,10 +134,13 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
     const line = lines[i]!.trimEnd();
     // Every table line ends in '|' or '+': one that does not was cut off.
     if ((/^[+|][-=]/.test(line) || (section !== null && line.startsWith('|'))) && !/[|+]$/.test(line)) cutLine = true;
+    // Inside a box every row is as wide as its ==== line: a shorter one ("|", "|  ") was cut.
+    if (section !== null && line.startsWith('|') && line.length < sectionWidth) cutLine = true;
     if (/^\|\s*Processes:/.test(line)) sawProcHeader = true;
     if (DOUBLE.test(line)) {
       const h = pending.join(' ');
       flushBlock();
+      sectionWidth = line.length;
       if (/Bus-Id/.test(h)) {
         section = 'gpus';
         sawGpuSection = true;
@@ -150,6 +154,8 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
       continue;
     }
     if (SEPARATOR.test(line)) {
+      // Every border of a box is as wide as its ==== line; a shorter one is where the output was cut.
+      if (section !== null && line.length < sectionWidth) cutLine = true;
       flushBlock();
       if (section === 'gpus') gpuSectionClosed = true;
       if (section === 'procs') procClosed = true;
