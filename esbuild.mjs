@@ -2,7 +2,7 @@
 // webview (browser, iife) and the CLI (Node). Type-checking is `npm run typecheck`.
 import * as esbuild from 'esbuild';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import { Script } from 'node:vm';
 
@@ -46,11 +46,14 @@ const builds = [
   .filter((b) => existsSync(b.entryPoints[0]) && (only.length === 0 || only.includes(b.name)))
   .map(({ name: _name, ...options }) => options);
 
+const buildsCli = builds.some((b) => b.outfile === 'dist/cli-main.js');
 if (watch) {
+  // No code cache while watching: the launcher compiles each rebuilt bundle as usual.
+  if (buildsCli) writeCliLauncher({ cache: false });
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
-  if (builds.some((b) => b.outfile === 'dist/cli-main.js')) writeCliLauncher();
+  if (buildsCli) writeCliLauncher({ cache: true });
 }
 
 /**
@@ -60,14 +63,18 @@ if (watch) {
  * itself checks only the length) and by a V8 that accepts it; otherwise the bundle is
  * compiled as usual. `require.main === module` still holds inside the bundle.
  */
-function writeCliLauncher() {
-  const source = readFileSync('dist/cli-main.js', 'utf8');
-  const digest = createHash('sha256').update(source).digest();
-  try {
-    const data = new Script(Module.wrap(source), { filename: 'cli-main.js' }).createCachedData();
-    writeFileSync('dist/cli-main.cache', Buffer.concat([digest, data]));
-  } catch {
-    rmSync('dist/cli-main.cache', { force: true });
+function writeCliLauncher({ cache }) {
+  mkdirSync('dist', { recursive: true });
+  rmSync('dist/cli-main.cache', { force: true });
+  if (cache) {
+    try {
+      const source = readFileSync('dist/cli-main.js', 'utf8');
+      const digest = createHash('sha256').update(source).digest();
+      const data = new Script(Module.wrap(source), { filename: 'cli-main.js' }).createCachedData();
+      writeFileSync('dist/cli-main.cache', Buffer.concat([digest, data]));
+    } catch {
+      // No cache: the launcher compiles the bundle as usual.
+    }
   }
   const launcher = `#!/usr/bin/env node
 'use strict';
