@@ -148,18 +148,31 @@ function chineseChecks(): UiCheck[] {
         await page.mouse.move(700, 450);
         await page.waitForTimeout(500);
         await shot(page, outDir, 'tree-zh.png');
-        // The instance's tooltip says where its price comes from and its date.
+        process.stdout.write(`         view title: "${title}"\n`);
+      },
+    },
+    {
+      title: 'zh-cn: an instance’s tooltip says where its price comes from and its date',
+      async run(page, { outDir }) {
+        const row = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: RUNNING_INSTANCE }).first();
+        await row.waitFor({ timeout: 10_000 });
         const tip = page.locator('.monaco-hover, .workbench-hover').filter({ hasText: W.priceLine });
         const seen = await poll('the instance tooltip with the price source', async () => {
-          await row.locator('.label-name').first().hover();
-          await page.waitForTimeout(500);
-          return (await tip.count()) > 0 && (await tip.first().isVisible()) ? tip.first().innerText() : undefined;
-        }, 20_000);
+          await page.mouse.move(700, 450);
+          await page.waitForTimeout(300);
+          const b = await row.boundingBox();
+          if (!b) return undefined;
+          await page.mouse.move(b.x + 80, b.y + b.height / 2, { steps: 4 });
+          for (let i = 0; i < 8; i++) {
+            await page.waitForTimeout(300);
+            if ((await tip.count()) > 0 && (await tip.first().isVisible())) return tip.first().innerText();
+          }
+          return undefined;
+        }, 30_000);
         if (!/\d{4}-\d{2}-\d{2}|日期未知/.test(seen)) throw new Error(`the price line has no date: "${seen.slice(0, 300)}"`);
         await shot(page, outDir, 'tree-tooltip-zh.png');
         await page.mouse.move(700, 450);
         process.stdout.write(`         tooltip: "${(seen.split('\n').find((l) => l.includes(W.priceLine)) ?? '').trim()}"\n`);
-        process.stdout.write(`         view title: "${title}"\n`);
       },
     },
     {
