@@ -102,7 +102,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));
       tip.appendMarkdown('\n\n');
       tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');
-      tip.appendText(`${inst.login.user}@${inst.login.host}:${inst.login.port}`);
+      // As code, so user@host is not turned into a mail link; backticks cannot occur in a login but are dropped anyway.
+      tip.appendMarkdown('`' + `ssh -p ${inst.login.port} ${inst.login.user}@${inst.login.host}`.replace(/`/g, '') + '`');
       item.tooltip = tip;
       item.accessibilityInformation = { label: `${inst.name}, ${stateLabel(state, vscode.l10n)}, ${item.description}` };
       return item;
