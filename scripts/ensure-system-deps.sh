@@ -14,6 +14,8 @@ command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v rg >/dev/null || need+=(ripgrep)
+# a CJK font, so zh-CN screenshots show Chinese instead of empty boxes
+{ command -v fc-list >/dev/null && fc-list :lang=zh | grep -q .; } || need+=(fonts-wqy-microhei)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need+=(libkrb5-dev)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
