@@ -23,7 +23,7 @@ import { followLog } from '../../src/remote/jobs';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15000): Promise<T> {
+async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30000): Promise<T> {
   const deadline = Date.now() + ms;
   let v = await fn();
   while (!ok(v)) {
