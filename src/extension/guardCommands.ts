@@ -307,16 +307,10 @@ export class GuardCommands implements vscode.Disposable {
 
   async captureEnvironment(arg: unknown): Promise<{ dir: string; python: string | null; torch: string | null; packages: number; conda: boolean } | undefined> {
     this.requireTrust();
-    let a: { id: string; acceptNewHostKey?: boolean | undefined };
-    if (isArgsObject(arg)) a = this.parse(CaptureEnvironmentArgs, arg);
-    else {
-      const inst = await this.instances.resolve(arg, isReachable);
-      if (!inst) return undefined;
-      a = { id: inst.id };
-    }
-    const inst = this.powered(a.id);
     const root = this.workspaceRoot();
-    const conn = await this.remote.connect(inst, this.opts(a));
+    const target = await this.connectedInstance(arg, CaptureEnvironmentArgs);
+    if (!target) return undefined;
+    const { inst, conn } = target;
     const { captureEnvironment } = await import('../remote/guards/environment');
     const snap = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Capturing the environment of {0}…', inst.name) }, () =>
       captureEnvironment(conn, `${inst.name} (${inst.platform}, ${inst.card})`, { now: this.ctx.now }),
@@ -458,11 +452,14 @@ export class GuardCommands implements vscode.Disposable {
     return { armed: status.armed, pid: status.pid };
   }
 
-  /** The instance a watchdog status/remove command is about, connected; undefined when the user cancelled. */
-  private async watchdogTarget(arg: unknown) {
+  /**
+   * The instance a command that needs only its id is about (args `{ id, acceptNewHostKey? }`,
+   * or picked by the user), connected; undefined when the user cancelled.
+   */
+  private async connectedInstance(arg: unknown, schema: typeof WatchdogArgs | typeof CaptureEnvironmentArgs) {
     this.requireTrust();
     let a: { id: string; acceptNewHostKey?: boolean | undefined };
-    if (isArgsObject(arg)) a = this.parse(WatchdogArgs, arg);
+    if (isArgsObject(arg)) a = this.parse(schema, arg);
     else {
       const picked = await this.instances.resolve(arg, isReachable);
       if (!picked) return undefined;
@@ -473,7 +470,7 @@ export class GuardCommands implements vscode.Disposable {
   }
 
   async watchdogStatus(arg: unknown): Promise<import('../remote/guards/watchdog').WatchdogStatus | undefined> {
-    const target = await this.watchdogTarget(arg);
+    const target = await this.connectedInstance(arg, WatchdogArgs);
     if (!target) return undefined;
     const { inst, conn } = target;
     const { watchdogStatus } = await import('../remote/guards/watchdog');
@@ -492,7 +489,7 @@ export class GuardCommands implements vscode.Disposable {
   }
 
   async removeWatchdog(arg: unknown): Promise<{ wasInstalled: boolean; wasRunning: boolean } | undefined> {
-    const target = await this.watchdogTarget(arg);
+    const target = await this.connectedInstance(arg, WatchdogArgs);
     if (!target) return undefined;
     const { inst, conn } = target;
     const { removeWatchdog } = await import('../remote/guards/watchdog');
