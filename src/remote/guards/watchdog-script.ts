@@ -19,6 +19,7 @@ export const WATCHDOG_FILES = {
   stop: 'stop',
   output: 'watchdog.out',
   marker: 'activity.marker',
+  previousMarker: 'activity.marker.prev',
   spotHandled: 'spot.handled',
 } as const;
 
@@ -84,19 +85,25 @@ gpu_reading() {
   printf '%s\\n' "$out" | awk '${SMI_AWK.replace(/'/g, `'\\''`)}'
 }
 
-activity() { # prints "yes" when a watched file was written since the last poll
+activity() { # prints "yes" when a watched file was written since the poll before last
+  # -newer is strict and file times are coarse: a write in the same tick as the last poll's
+  # marker would never count. Comparing with the marker from two polls back closes that gap;
+  # a write then counts for two polls, which only delays an idle verdict by one poll.
   : > "$DIR/${WATCHDOG_FILES.marker}.new"
   found=""
-  if [ -f "$DIR/${WATCHDOG_FILES.marker}" ]; then
+  ref="$DIR/${WATCHDOG_FILES.previousMarker}"
+  [ -f "$ref" ] || ref="$DIR/${WATCHDOG_FILES.marker}"
+  if [ -f "$ref" ]; then
     old_ifs=$IFS; IFS='
 '
     for d in $GR_WATCH_DIRS; do
       case "$d" in "~") d=$HOME ;; "~/"*) d="$HOME/\${d#"~/"}" ;; /*) ;; *) d="$HOME/$d" ;; esac
       [ -d "$d" ] || continue
-      if [ -n "$(find "$d" -type f -newer "$DIR/${WATCHDOG_FILES.marker}" 2>/dev/null | head -n 1)" ]; then found=yes; break; fi
+      if [ -n "$(find "$d" -type f -newer "$ref" 2>/dev/null | head -n 1)" ]; then found=yes; break; fi
     done
     IFS=$old_ifs
   fi
+  [ -f "$DIR/${WATCHDOG_FILES.marker}" ] && mv -f "$DIR/${WATCHDOG_FILES.marker}" "$DIR/${WATCHDOG_FILES.previousMarker}"
   mv -f "$DIR/${WATCHDOG_FILES.marker}.new" "$DIR/${WATCHDOG_FILES.marker}"
   echo "$found"
 }
