@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { parseNvidiaSmi } from '../src/core/smi';
+import { NVIDIA_SMI_DIR } from '../test/support/fixtures';
 
-const DIR = join(__dirname, '..', '..', 'shared', 'fixtures', 'nvidia-smi');
+const DIR = NVIDIA_SMI_DIR;
 const read = (f: string): string => readFileSync(join(DIR, f), 'utf8');
 
 function eightGpuXml(): string {

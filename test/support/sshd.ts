@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { fixturesDir as inRepoFixturesDir } from './fixtures';
 
 export interface TestSshd {
   host: string;
@@ -39,13 +40,9 @@ export interface StartSshdOptions {
   nvidiaSmi?: string | null;
 }
 
-const REPO_ROOT = resolve(__dirname, '..', '..');
-
-/** Where the real captured nvidia-smi outputs live (shared/ beside the checkout, or inside it). */
+/** Where the real captured nvidia-smi outputs live: test/fixtures/shared in the checkout. */
 export function fixturesDir(): string {
-  const candidates = [process.env.GPU_RENT_FIXTURES, resolve(REPO_ROOT, '..', 'shared', 'fixtures'), resolve(REPO_ROOT, 'shared', 'fixtures')];
-  for (const c of candidates) if (c && existsSync(join(c, 'nvidia-smi'))) return c;
-  throw new Error(`nvidia-smi fixtures not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+  return inRepoFixturesDir();
 }
 
 function sh(cmd: string, args: string[], input?: string): string {

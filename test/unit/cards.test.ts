@@ -4,8 +4,9 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cardSpecs, findCard, findCardWithMemory, specSource } from '../../src/core/cards';
+import { NVIDIA_SMI_DIR } from '../support/fixtures';
 
-const SMI = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
+const SMI = NVIDIA_SMI_DIR;
 
 describe('cards', () => {
   it('has the report\'s 3090 and 4090 figures, with the report as their source', () => {

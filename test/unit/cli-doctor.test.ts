@@ -6,8 +6,9 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli';
+import { NVIDIA_SMI_DIR } from '../support/fixtures';
 
-const SMI = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
+const SMI = NVIDIA_SMI_DIR;
 const tmp = mkdtempSync(join(tmpdir(), 'gpu-rent-cli-doctor-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 // The compatibility data in src/core/compat is transcribed by hand (core reads no files);
-// these tests read shared/fixtures/compat/*.md and check the transcription against it.
+// these tests read test/fixtures/shared/compat/*.md and check the transcription against it.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,8 +7,9 @@ import { CUDA_TOOLKIT_DRIVERS, MINOR_VERSION_COMPAT, cudaFitsDriver, cudaFromDri
 import { computeCapabilityForName, isNotNvidia } from '../../src/core/compat/gpu-arch';
 import { TORCH_RELEASES, archSupports, findRelease, pipCommand, wheelArchs } from '../../src/core/compat/torch-wheels';
 import { compareVersions, cudaFromTag, parseTorchVersion } from '../../src/core/compat/version';
+import { COMPAT_DIR } from '../support/fixtures';
 
-const COMPAT = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'compat');
+const COMPAT = COMPAT_DIR;
 const md = (f: string): string => readFileSync(join(COMPAT, f), 'utf8');
 
 function tableRows(text: string, headerStart: string): string[][] {

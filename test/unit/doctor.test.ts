@@ -1,4 +1,4 @@
-// The verdict on the real cases of shared/fixtures/compat/mismatch-cases.md, the field
+// The verdict on the real cases of test/fixtures/shared/compat/mismatch-cases.md, the field
 // report's own case, and the probe-driven verdicts (with real nvidia-smi fixtures).
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
@@ -7,8 +7,9 @@ import { diagnose, diagnoseOutputs, type DiagnoseInput, type Verdict } from '../
 import { describeDiagnosis, describeSmiFailure } from '../../src/core/doctor-text';
 import type { TorchProbe } from '../../src/core/probe';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
+import { fixturesDir } from '../support/fixtures';
 
-const FIX = join(__dirname, '..', '..', '..', 'shared', 'fixtures');
+const FIX = fixturesDir();
 const smiOf = (f: string): SmiReport => {
   const r = parseNvidiaSmi(readFileSync(join(FIX, 'nvidia-smi', f), 'utf8'));
   if (!r.ok) throw new Error(r.error.message);

@@ -8,8 +8,9 @@ import { parseNvidiaSmi, type SmiResult } from '../../src/core/smi';
 import { parseTorchProbe, PROBE_BEGIN, PROBE_END } from '../../src/core/probe';
 import { diagnose } from '../../src/core/doctor';
 import { describeDiagnosis } from '../../src/core/doctor-text';
+import { NVIDIA_SMI_DIR } from '../support/fixtures';
 
-const DIR = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
+const DIR = NVIDIA_SMI_DIR;
 const FILES = readdirSync(DIR).filter((f) => f !== 'SOURCES.md');
 const TEXTS = FILES.map((f) => readFileSync(join(DIR, f), 'utf8'));
 const KINDS = new Set(['no-driver', 'nvml-mismatch', 'gpu-lost', 'no-devices', 'not-found', 'empty', 'truncated', 'unrecognized']);

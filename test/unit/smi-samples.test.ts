@@ -1,10 +1,11 @@
-// Real nvidia-smi outputs that are NOT in shared/fixtures (quoted in public repositories'
+// Real nvidia-smi outputs that are NOT in test/fixtures/shared (quoted in public repositories'
 // docs and tests, found through the code-search index; ids given where the index names no
 // repository). They check the parsers against the formats, not against the fixture files.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
+import { NVIDIA_SMI_DIR } from '../support/fixtures';
 
 function ok(text: string): SmiReport {
   const r = parseNvidiaSmi(text);
@@ -310,7 +311,7 @@ describe('MIG in the default table', () => {
 });
 
 describe('XML details the parser must not trip on', () => {
-  const T4 = readFileSync(join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi', 't4_driver515.105.01_q.xml'), 'utf8');
+  const T4 = readFileSync(join(NVIDIA_SMI_DIR, 't4_driver515.105.01_q.xml'), 'utf8');
 
   it('entities, CDATA and comments inside the elements it reads', () => {
     const xml = T4.replace('<product_name>Tesla T4</product_name>', '<product_name>Tesla &amp; T4 &#x263A;</product_name>')

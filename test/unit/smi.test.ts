@@ -1,12 +1,13 @@
-// Every real output in shared/fixtures/nvidia-smi parses to what its SOURCES.md says
+// Every real output in test/fixtures/shared/nvidia-smi parses to what its SOURCES.md says
 // (format, driver, the CUDA the driver reports, GPU count and names), plus spot checks of
 // the per-GPU numbers and the failure outputs.
 import { strict as assert } from 'node:assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseNvidiaSmi, SMI_QUERY_ARGS, SMI_QUERY_COMMAND, SMI_QUERY_FIELDS, type SmiReport } from '../../src/core/smi';
+import { NVIDIA_SMI_DIR } from '../support/fixtures';
 
-const DIR = join(__dirname, '..', '..', '..', 'shared', 'fixtures', 'nvidia-smi');
+const DIR = NVIDIA_SMI_DIR;
 const read = (f: string): string => readFileSync(join(DIR, f), 'utf8');
 
 function ok(text: string): SmiReport {
