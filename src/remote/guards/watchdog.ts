@@ -5,6 +5,7 @@ import { RemoteError } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
 import { WATCHDOG_FILES, WATCHDOG_SCRIPT, watchdogConfigText, type WatchdogConfig } from './watchdog-script';
+import { sleep } from '../util/sleep';
 
 export const DEFAULT_WATCHDOG_DIR = '~/.gpu-rent/watchdog';
 
@@ -155,7 +156,7 @@ echo started`,
   const deadline = Date.now() + (opts.armTimeoutMs ?? 15000);
   let status = await watchdogStatus(session, { dir, timeoutMs: opts.timeoutMs });
   while (!(status.running && status.heartbeat !== null) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
     status = await watchdogStatus(session, { dir, timeoutMs: opts.timeoutMs });
   }
   if (!(status.running && status.heartbeat !== null)) {

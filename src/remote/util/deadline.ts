@@ -1,0 +1,107 @@
+// Deadlines as AbortSignals. An operation gets one signal: its deadline
+// (AbortSignal.timeout) and its caller's cancel, joined with AbortSignal.any. Every stage it
+// goes through (waiting for a channel, connecting, opening, running) listens to that one
+// signal and tells a deadline from a cancel by the signal's reason, never by a label.
+
+/** The reason of a signal that aborted because time ran out (AbortSignal.timeout's, or ours). */
+export function isDeadlineReason(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}
+
+function timeoutReason(message: string): Error {
+  return typeof DOMException === 'function' ? new DOMException(message, 'TimeoutError') : Object.assign(new Error(message), { name: 'TimeoutError' });
+}
+
+/**
+ * One signal for an operation: aborts when `timeoutMs` passes (no deadline when it is
+ * Infinity or absent) or when `signal` aborts. Undefined when there is neither.
+ */
+export function operationSignal(timeoutMs: number | undefined, signal?: AbortSignal): AbortSignal | undefined {
+  const parts: AbortSignal[] = [];
+  if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) parts.push(AbortSignal.timeout(Math.max(0, Math.ceil(timeoutMs))));
+  if (signal) parts.push(signal);
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0];
+  return AbortSignal.any(parts);
+}
+
+/**
+ * Waits for a callback-style operation under `signal`. `onAbort` turns the signal's reason
+ * into the error to reject with; `late` receives a value that arrives after the signal won
+ * (a channel that opened too late must be closed, not leaked).
+ */
+export function underSignal<T>(
+  signal: AbortSignal | undefined,
+  onAbort: (reason: unknown) => Error,
+  start: (done: (e: Error | null, v?: T) => void) => void,
+  late?: (v: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let over = false;
+    const abort = () => {
+      if (over) return;
+      over = true;
+      reject(onAbort(signal!.reason));
+    };
+    const done = (e: Error | null, v?: T) => {
+      if (over) {
+        if (!e && v !== undefined) late?.(v);
+        return;
+      }
+      over = true;
+      signal?.removeEventListener('abort', abort);
+      if (e) reject(e);
+      else resolve(v as T);
+    };
+    if (signal?.aborted) return abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    start(done);
+  });
+}
+
+/**
+ * A deadline that can stop its clock (the SSH handshake's, while a person is asked to trust
+ * a key or type a password). Its signal aborts with a TimeoutError reason.
+ */
+export class PausableDeadline {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private remaining: number;
+  private since = 0;
+  private paused = true;
+  private done = false;
+
+  constructor(ms: number) {
+    this.remaining = Math.max(0, ms);
+    this.resume();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  pause(): void {
+    if (this.paused || this.done) return;
+    this.paused = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.remaining = Math.max(0, this.remaining - (Date.now() - this.since));
+  }
+
+  resume(): void {
+    if (!this.paused || this.done) return;
+    this.paused = false;
+    this.since = Date.now();
+    this.timer = setTimeout(() => {
+      this.done = true;
+      this.controller.abort(timeoutReason('deadline passed'));
+    }, this.remaining);
+  }
+
+  /** Stops the clock for good (the operation finished). */
+  clear(): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
