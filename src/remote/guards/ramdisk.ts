@@ -4,7 +4,7 @@
 // minus a reserve for the job), created private (0700, files 0600) and marked as ours so a
 // later wipe removes only what we put there.
 import { createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, relative, sep } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { checkRamUpload, DEFAULT_RAM_RESERVE_BYTES, isRamFs, type RamTargetFacts, type RamUploadRefusal } from '../../core/guards/ramdisk';
 import { RemoteError } from '../errors';
@@ -218,10 +218,4 @@ echo result=wiped`,
     default:
       return { kind: 'refused', resolved };
   }
-}
-
-/** For messages: the relative path shown for a local file. */
-export function displayPath(p: string, cwd: string): string {
-  const rel = relative(cwd, p);
-  return rel && !rel.startsWith('..') ? rel.split(sep).join('/') : p;
 }

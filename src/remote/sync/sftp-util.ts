@@ -1,5 +1,6 @@
 // Promise forms of the few SFTP calls sync uses, with errors that keep the server's code.
 import type { Attributes, FileEntry, SFTPWrapper, Stats } from 'ssh2';
+import { sftpChannelOpen } from '../ssh2-internals';
 
 export const S_IFMT = 0o170000;
 export const S_IFREG = 0o100000;
@@ -9,7 +10,6 @@ export const S_IFLNK = 0o120000;
 /** SFTP status codes (draft-ietf-secsh-filexfer-02). */
 export const SFTP_EOF = 1;
 export const SFTP_NO_SUCH_FILE = 2;
-export const SFTP_PERMISSION_DENIED = 3;
 
 export type FileKind = 'file' | 'dir' | 'link' | 'other';
 
@@ -29,18 +29,10 @@ export class SftpGoneError extends Error {
   }
 }
 
-// ssh2 internals: after a reset the channel's incoming side is marked closed and 'end' is
-// emitted, while the outgoing side may still read 'open'; look at both.
-function channelOpen(sftp: SFTPWrapper): boolean {
-  const ch = sftp as unknown as { outgoing?: { state?: string }; incoming?: { state?: string } };
-  return (ch.outgoing?.state ?? 'open') === 'open' && ch.incoming?.state !== 'closed';
-}
+const channelOpen = sftpChannelOpen;
 
 /** Every request gets a deadline, and none is sent on a closed channel. */
-export let requestDeadlineMs = 30_000;
-export function setRequestDeadline(ms: number): void {
-  requestDeadlineMs = ms;
-}
+const REQUEST_DEADLINE_MS = 30_000;
 
 // One 'close'/'end' watcher per session (not one per request: listings send hundreds).
 const pendingBySession = new WeakMap<SFTPWrapper, Set<(err: Error) => void>>();
@@ -68,7 +60,7 @@ export function onSessionGone(sftp: SFTPWrapper, fn: () => void): () => void {
   return () => pending.delete(cb);
 }
 
-function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = requestDeadlineMs): Promise<T> {
+function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = REQUEST_DEADLINE_MS): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!channelOpen(sftp)) return rej(new SftpGoneError(what));
     const pending = pendingOf(sftp);

@@ -6,6 +6,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { isChannelOpen, onSessionGone, SFTP_EOF, sftpCode } from './sftp-util';
+import { corkableSocketOf } from '../ssh2-internals';
 
 export interface PullOptions {
   /** Remote offset to start from (the verified size of an existing `.part`). */
@@ -71,7 +72,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
   // Refill in bursts and send each burst as one socket write (ssh2 writes every request
   // separately otherwise): fewer syscalls per byte on a link that is CPU-bound in JS.
   const refillAt = Math.max(1, inFlightMax - Math.max(1, Math.floor(inFlightMax / 8)));
-  const sock = (sftp as unknown as { _client?: { _sock?: { cork?: () => void; uncork?: () => void } } })._client?._sock;
+  const sock = corkableSocketOf(sftp);
   const spare: Buffer[] = []; // written buffers, reused for the next reads
   const stallMs = opts.stallMs ?? 60_000;
   const end = opts.size;
@@ -131,12 +132,11 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     const pump = () => {
       if (failure) return finish();
       if (inFlight > 0 && inFlight > refillAt && retry.length === 0) return finish();
-      const corked = typeof sock?.cork === 'function' && typeof sock.uncork === 'function';
-      if (corked) sock!.cork!();
+      sock?.cork();
       try {
         fill();
       } finally {
-        if (corked) sock!.uncork!();
+        sock?.uncork();
       }
       finish();
     };
