@@ -5,7 +5,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { RemoteError } from './errors';
+import { RemoteError, type Endpoint } from './errors';
 import { knownHostsName } from './target';
 
 /** `SHA256:…` exactly as `ssh-keygen -lf` prints it: base64 of the SHA-256 of the key blob, unpadded. */
@@ -35,6 +35,8 @@ export interface KnownKey {
   type: string;
   blob: Buffer;
   fingerprint: string;
+  /** 1-based line of the entry in the known_hosts file (so the UI can open it there). */
+  line: number;
 }
 
 function hostMatches(field: string, name: string): boolean {
@@ -59,14 +61,15 @@ export class KnownHosts {
     if (!existsSync(this.path)) return [];
     const name = knownHostsName(host, port);
     const keys: KnownKey[] = [];
-    for (const raw of readFileSync(this.path, 'utf8').split('\n')) {
-      const line = raw.trim();
+    const lines = readFileSync(this.path, 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.trim();
       if (!line || line.startsWith('#') || line.startsWith('@')) continue;
       const [hosts, type, b64] = line.split(/\s+/);
       if (!hosts || !type || !b64 || !hostMatches(hosts, name)) continue;
       const blob = Buffer.from(b64, 'base64');
       if (blob.length === 0 || keyType(blob) !== type) continue;
-      keys.push({ type, blob, fingerprint: fingerprint(blob) });
+      keys.push({ type, blob, fingerprint: fingerprint(blob), line: i + 1 });
     }
     return keys;
   }
@@ -82,9 +85,15 @@ export class KnownHosts {
 
 /** What the verifier decided, kept for the error message after ssh2 gives up. */
 export type HostKeyOutcome =
-  | { kind: 'matched'; fingerprint: string }
+  | { kind: 'matched'; fingerprint: string; keyType: string }
   | { kind: 'accepted-new'; fingerprint: string; keyType: string }
-  | { kind: 'changed'; fingerprint: string; keyType: string; pinned: string[] }
+  /** No pin for this endpoint, but the same key is pinned for an earlier endpoint of this instance: accepted and pinned here. */
+  | { kind: 'same-key-new-port'; fingerprint: string; keyType: string; previous: Endpoint }
+  /**
+   * Refused: the key differs from the one pinned for this endpoint, or (no pin here) from
+   * the one pinned for an earlier endpoint of the same instance (`previous` says which).
+   */
+  | { kind: 'changed'; fingerprint: string; keyType: string; pinned: string[]; pinnedKeys: Array<KnownKey & Endpoint>; previous?: Endpoint }
   | { kind: 'unknown-refused'; fingerprint: string; keyType: string };
 
 export interface TrustQuestion {
@@ -98,6 +107,12 @@ export interface HostVerifierOptions {
   knownHosts: KnownHosts;
   host: string;
   port: number;
+  /**
+   * Earlier endpoints of the same instance (AutoDL gives a new port after a power cycle, with
+   * the same host key). With no pin for host:port, a key pinned for one of these decides:
+   * the same key is accepted and pinned here, a different one is refused.
+   */
+  sameMachineAs?: Endpoint[];
   /** Pin unknown keys without asking (scripts: --accept-new). */
   acceptNew?: boolean;
   /** Asks the user on first contact; resolve true to trust and pin. Absent: unknown keys are refused. */
@@ -105,6 +120,19 @@ export interface HostVerifierOptions {
   /** Called while the user is being asked, so the handshake deadline can pause. */
   onPrompt?: (asking: boolean) => void;
   onOutcome: (o: HostKeyOutcome) => void;
+}
+
+/** Keys pinned for the earlier endpoints (not this one), each tagged with its endpoint. */
+function previousPins(opts: HostVerifierOptions): Array<KnownKey & Endpoint> {
+  const seen = new Set<string>([knownHostsName(opts.host, opts.port)]);
+  const out: Array<KnownKey & Endpoint> = [];
+  for (const e of opts.sameMachineAs ?? []) {
+    const name = knownHostsName(e.host, e.port);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const k of opts.knownHosts.lookup(e.host, e.port)) out.push({ ...k, host: e.host, port: e.port });
+  }
+  return out;
 }
 
 /**
@@ -126,10 +154,28 @@ export function createHostVerifier(opts: HostVerifierOptions): (key: Buffer, ver
       const pinned = opts.knownHosts.lookup(opts.host, opts.port);
       if (pinned.length > 0) {
         if (pinned.some((k) => k.blob.equals(blob))) {
-          opts.onOutcome({ kind: 'matched', fingerprint: fp });
+          opts.onOutcome({ kind: 'matched', fingerprint: fp, keyType: type });
           answer(true);
         } else {
-          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: pinned.map((k) => k.fingerprint) });
+          const here = pinned.map((k) => ({ ...k, host: opts.host, port: opts.port }));
+          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: pinned.map((k) => k.fingerprint), pinnedKeys: here });
+          answer(false);
+        }
+        return;
+      }
+      // No pin for this endpoint: an earlier endpoint of the same instance decides, if any.
+      const earlier = previousPins(opts);
+      if (earlier.length > 0) {
+        const same = earlier.find((k) => k.blob.equals(blob));
+        if (same) {
+          opts.knownHosts.pin(opts.host, opts.port, blob);
+          opts.onOutcome({ kind: 'same-key-new-port', fingerprint: fp, keyType: type, previous: { host: same.host, port: same.port } });
+          answer(true);
+        } else {
+          const first = earlier[0]!;
+          const previous = { host: first.host, port: first.port };
+          const ofPrevious = earlier.filter((k) => k.host === first.host && k.port === first.port);
+          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: ofPrevious.map((k) => k.fingerprint), pinnedKeys: ofPrevious, previous });
           answer(false);
         }
         return;
