@@ -11,7 +11,8 @@ import { scanFile, scanForSecrets, shouldReadContent } from '../../src/core/guar
 import { spotCheck } from '../../src/core/guards/spot';
 import { checkRamUpload } from '../../src/core/guards/ramdisk';
 import { withMarkedStatus } from '../../src/remote/guards/session';
-import { parseEnvSnapshot, planTorch, portableEnvironmentYml, portableRequirements, rebuildScript, safeEnvName, type EnvSnapshot } from '../../src/core/guards/environment';
+import { parseEnvSnapshot, planTorch, portableEnvironmentYml, portableRequirements, safeEnvName, type EnvSnapshot } from '../../src/core/guards/environment';
+import { rebuildScript } from '../../src/remote/guards/environment';
 import { emptyGpu, type SmiResult, type SmiGpu, type SmiProcess } from '../../src/core/smi/types';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -433,10 +434,11 @@ describe('guards: portable environment', () => {
   });
 
   it('the rebuild script makes a fresh env and runs the torch command with its python', () => {
-    const s = rebuildScript(snap, 'moved', planTorch(snap, { version: '535.86.05', maxCuda: '12.2' }), true);
-    assert.ok(s.includes('conda create -y -n "$NAME" python=3.10'));
+    // Every value is shell-quoted now (issue 9): the python spec and the torch words included.
+    const s = rebuildScript({ envName: 'moved', pythonMinor: '3.10' }, planTorch(snap, { version: '535.86.05', maxCuda: '12.2' }), true, snap.source);
+    assert.ok(s.includes(`PYTHON_SPEC='python=3.10'`) && s.includes('conda create -y -n "$NAME" "$PYTHON_SPEC"'), s);
     assert.ok(s.includes('conda env update -n "$NAME" -f "$HERE/environment.yml"'));
-    assert.ok(/"\$PY" -m pip install torch==2\.1\.2 /.test(s));
+    assert.ok(/"\$PY" -m pip install 'torch==2\.1\.2' /.test(s), s);
     assert.ok(s.includes('python3 -m venv'));
     assert.equal(safeEnvName('moved'), 'moved');
     assert.equal(safeEnvName('a b'), null);

@@ -115,34 +115,214 @@ export function safeEnvName(raw: string): string | null {
   return /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name) ? name : null;
 }
 
+// ── The capture folder's JSON (format 2) and what a rebuild accepts from the files beside it ──
+
+/** What a capture holds, whatever file it was read from. */
+export type EnvCapture = Omit<EnvSnapshot, 'version'>;
+
+/** `gpu-rent-env.json` format 2: the facts only; requirements.txt and environment.yml beside it are the packages. */
+export const ENV_CAPTURE_VERSION = 2;
+export const ENV_CAPTURE_FORMAT = 'gpu-rent-env';
+
+export interface EnvCaptureMeta {
+  format: typeof ENV_CAPTURE_FORMAT;
+  version: typeof ENV_CAPTURE_VERSION;
+  capturedAt: number;
+  source: string;
+  pythonVersion: string | null;
+  condaEnv: string | null;
+  torch: string | null;
+  torchCuda: string | null;
+  driverVersion: string | null;
+  driverMaxCuda: string | null;
+  gpus: string[];
+}
+
+export function captureMeta(c: EnvCapture): EnvCaptureMeta {
+  const { capturedAt, source, pythonVersion, condaEnv, torch, torchCuda, driverVersion, driverMaxCuda, gpus } = c;
+  return { format: ENV_CAPTURE_FORMAT, version: ENV_CAPTURE_VERSION, capturedAt, source, pythonVersion, condaEnv, torch, torchCuda, driverVersion, driverMaxCuda, gpus: [...gpus] };
+}
+
+export type ParsedCaptureFile =
+  | { ok: true; version: 2; meta: EnvCaptureMeta }
+  | { ok: true; version: 1; snapshot: EnvSnapshot }
+  | { ok: false; problems: SnapshotProblem[] };
+
+/** Reads either format from parsed JSON: 2 (facts only) or 1 (facts plus the package lists inline). Never throws. */
+export function parseEnvCaptureFile(json: unknown): ParsedCaptureFile {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return { ok: false, problems: [{ path: '', problem: 'wrongType' }] };
+  const o = json as Record<string, unknown>;
+  if (o.version !== ENV_CAPTURE_VERSION) {
+    const r = parseEnvSnapshot(json);
+    return r.ok ? { ok: true, version: 1, snapshot: r.snapshot } : r;
+  }
+  const problems: SnapshotProblem[] = [];
+  if (o.format !== ENV_CAPTURE_FORMAT) problems.push({ path: 'format', problem: o.format === undefined ? 'missing' : 'wrongType' });
+  // Format 2 has no inline lists: check it as a format-1 snapshot with empty ones.
+  const r = parseEnvSnapshot({ ...o, version: ENV_SNAPSHOT_VERSION, requirements: '', environmentYml: null });
+  if (!r.ok) problems.push(...r.problems);
+  if (problems.length) return { ok: false, problems };
+  return { ok: true, version: 2, meta: captureMeta(r.ok ? r.snapshot : (o as unknown as EnvCapture)) };
+}
+
 /**
- * The bash script that rebuilds the environment on the new box from the files next to it
- * (environment.yml, requirements.txt). conda when present (fresh env), else a venv. Exits
- * non-zero on the first failure; prints "gpu-rent: environment NAME ready: PYTHON" at the end.
+ * "3.10" from a probed Python version, or null when it is not a plain version (a hostile or
+ * garbled box answer never reaches the rebuild script).
  */
-export function rebuildScript(snapshot: EnvSnapshot, envName: string, torch: TorchPlan, hasYml: boolean): string {
-  const py = snapshot.pythonVersion?.split('.').slice(0, 2).join('.') ?? '';
-  const torchLine = torch.kind === 'install' || torch.kind === 'cpuOnly' ? torch.command.replace(/^pip install /, '"$PY" -m pip install ') : '';
-  return `#!/usr/bin/env bash
-# Written by gpu-rent: rebuilds the environment captured from ${snapshot.source.replace(/[^\x20-\x7e]/g, '?')} in a fresh env.
-set -euo pipefail
-HERE=$(cd "$(dirname "$0")" && pwd)
-NAME=${envName}
-if command -v conda >/dev/null 2>&1; then
-  if conda env list | awk '{print $1}' | grep -qx "$NAME"; then echo "gpu-rent: a conda env named $NAME exists already; pick another name" >&2; exit 3; fi
-  conda create -y -n "$NAME" ${py ? `python=${py}` : 'python'}
-  PY="$(conda info --base)/envs/$NAME/bin/python"
-  ${hasYml ? 'conda env update -n "$NAME" -f "$HERE/environment.yml"' : ':'}
-else
-  echo "gpu-rent: conda not found; using a venv with $(python3 -V 2>&1)"
-  VENV="$HOME/.gpu-rent/venvs/$NAME"
-  if [ -e "$VENV" ]; then echo "gpu-rent: $VENV exists already; pick another name" >&2; exit 3; fi
-  python3 -m venv "$VENV"
-  PY="$VENV/bin/python"
-fi
-if [ -s "$HERE/requirements.txt" ]; then "$PY" -m pip install -r "$HERE/requirements.txt"; fi
-${torchLine}
-"$PY" -c 'import sys; print("python", sys.version.split()[0])'
-echo "gpu-rent: environment $NAME ready: $PY"
-`;
+export function pythonMinorOf(version: string): string | null {
+  const m = /^([23])\.(\d{1,2})(?:\.\d{1,3})?(?:(?:a|b|rc)\d{1,2})?\+?$/.exec(version);
+  return m ? `${m[1]}.${m[2]}` : null;
+}
+
+export type RequirementProblemKind = 'pipOption' | 'credentialUrl' | 'notARequirement' | 'tooLarge';
+
+export interface RequirementProblem {
+  file: 'requirements.txt' | 'environment.yml';
+  /** 1-based. */
+  line: number;
+  /** The line, printable and at most 200 characters (a credential is masked). */
+  text: string;
+  kind: RequirementProblemKind;
+}
+
+export interface DroppedRequirement {
+  file: 'requirements.txt' | 'environment.yml';
+  line: number;
+  text: string;
+  /** torchFamily: reinstalled for the new driver; localPath: a file on the old box. */
+  reason: 'torchFamily' | 'localPath';
+}
+
+const MAX_REQUIREMENTS_CHARS = 2 * 1024 * 1024;
+const REQ_NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?';
+const REQ_SPEC = '(?:===|==|!=|<=|>=|~=|<|>)\\s*[A-Za-z0-9.*+!_-]+';
+const REQ_SPECS = `${REQ_SPEC}(?:\\s*,\\s*${REQ_SPEC})*`;
+// name[extras] (specs | (specs) | @ url) ; markers — PEP 508 as pip freeze and people write it.
+const PLAIN_REQUIREMENT = new RegExp(
+  `^${REQ_NAME}\\s*(?:\\[\\s*(?:${REQ_NAME}(?:\\s*,\\s*${REQ_NAME})*)?\\s*\\])?\\s*(?:${REQ_SPECS}|\\(\\s*${REQ_SPECS}\\s*\\)|@\\s*[a-z][a-z0-9+.-]*://[^\\s;]+)?\\s*(?:;[^#]*)?$`,
+);
+
+/** A URL whose user part is a credential: any user part over http(s), or user:password anywhere. */
+function hasUrlCredential(text: string): boolean {
+  for (const m of text.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/@]*)@/gi)) {
+    const scheme = m[1]!.toLowerCase();
+    if (m[2]!.includes(':') || /(^|\+)https?$/.test(scheme)) return true;
+  }
+  return false;
+}
+
+function shownLine(text: string): string {
+  const masked = text.replace(/(:\/\/)[^\s/@]*@/g, '$1***@');
+  return masked.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+}
+
+/** How one requirement line is treated: kept, dropped (with why) or a problem. */
+function classifyRequirement(line: string): { kind: 'keep' } | { kind: 'drop'; reason: DroppedRequirement['reason'] } | { kind: 'problem'; problem: RequirementProblemKind } {
+  const code = line.replace(/(^|\s)#.*$/, '').trim();
+  if (hasUrlCredential(line)) return { kind: 'problem', problem: 'credentialUrl' };
+  if (code.startsWith('-')) {
+    // An editable install of a folder on the old box cannot be reproduced: left out, as before.
+    if (/^(-e|--editable)[\s=]/.test(code) && !code.includes('://')) return { kind: 'drop', reason: 'localPath' };
+    return { kind: 'problem', problem: 'pipOption' };
+  }
+  if (/ @ file:/.test(code) || /^\S+\s*@\s*file:/.test(code)) return { kind: 'drop', reason: 'localPath' };
+  // pip reads " -x" anywhere on a line as an option, "\" as a continuation and ${VAR} from the environment.
+  if (/\s-/.test(code)) return { kind: 'problem', problem: 'pipOption' };
+  if (code.includes('\\') || code.includes('${') || !PLAIN_REQUIREMENT.test(code)) return { kind: 'problem', problem: 'notARequirement' };
+  if (TORCH_FAMILY.test(packageName(code))) return { kind: 'drop', reason: 'torchFamily' };
+  return { kind: 'keep' };
+}
+
+export interface RequirementsCheck {
+  /** What the rebuild installs: the plain lines (and, when allowed, the rest) without torch. */
+  text: string;
+  kept: number;
+  dropped: DroppedRequirement[];
+  problems: RequirementProblem[];
+}
+
+/**
+ * Checks requirements.txt as the user left it. Only plain requirement lines pass: pip options
+ * (--extra-index-url, -r, -e of a URL, -f, --index-url …), URLs with credentials and anything
+ * pip would read as more than a package are problems, unless `allowPipOptions` (the user said
+ * yes to those lines), in which case they are kept as written.
+ */
+export function checkRequirements(raw: string, opts: { allowPipOptions?: boolean } = {}): RequirementsCheck {
+  const file = 'requirements.txt' as const;
+  if (raw.length > MAX_REQUIREMENTS_CHARS) return { text: '\n', kept: 0, dropped: [], problems: [{ file, line: 0, text: `${raw.length} characters`, kind: 'tooLarge' }] };
+  const out: string[] = [];
+  const dropped: DroppedRequirement[] = [];
+  const problems: RequirementProblem[] = [];
+  raw.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.replace(/\r$/, '').trim();
+    if (!line || line.startsWith('#')) return;
+    const c = classifyRequirement(line);
+    if (c.kind === 'drop') dropped.push({ file, line: i + 1, text: shownLine(line), reason: c.reason });
+    else if (c.kind === 'problem' && !opts.allowPipOptions) problems.push({ file, line: i + 1, text: shownLine(line), kind: c.problem });
+    else out.push(line);
+  });
+  return { text: out.join('\n') + '\n', kept: out.length, dropped, problems };
+}
+
+/**
+ * Checks environment.yml the same way: its `pip:` items are requirement lines, and no line may
+ * carry a URL credential (a private channel's token).
+ */
+export function checkEnvironmentYml(raw: string, opts: { allowPipOptions?: boolean } = {}): RequirementProblem[] {
+  const file = 'environment.yml' as const;
+  if (raw.length > MAX_REQUIREMENTS_CHARS) return [{ file, line: 0, text: `${raw.length} characters`, kind: 'tooLarge' }];
+  if (opts.allowPipOptions) return [];
+  const problems: RequirementProblem[] = [];
+  let pipIndent = -1;
+  raw.split('\n').forEach((rawLine, i) => {
+    const line = rawLine.replace(/\r$/, '');
+    const indent = line.length - line.trimStart().length;
+    const pipStart = /^(\s*)-\s+pip:\s*$/.exec(line);
+    if (pipStart) {
+      pipIndent = pipStart[1]!.length;
+      return;
+    }
+    if (line.trim() && indent <= pipIndent) pipIndent = -1;
+    const item = /^\s+-\s+(.+)$/.exec(line);
+    if (pipIndent >= 0 && item) {
+      const req = item[1]!.trim().replace(/^(["'])(.*)\1$/, '$2');
+      const c = classifyRequirement(req);
+      if (c.kind === 'problem') problems.push({ file, line: i + 1, text: shownLine(req), kind: c.problem });
+    } else if (hasUrlCredential(line)) problems.push({ file, line: i + 1, text: shownLine(line.trim()), kind: 'credentialUrl' });
+  });
+  return problems;
+}
+
+export type RebuildProblem =
+  | RequirementProblem
+  | { kind: 'badEnvName'; value: string }
+  | { kind: 'badValue'; field: 'pythonVersion'; value: string };
+
+export interface RebuildInputs {
+  envName: string;
+  /** "3.10", or null to take the default python. */
+  pythonMinor: string | null;
+  requirements: RequirementsCheck;
+  /** The conda file, renamed and without the machine's prefix and torch; null without one. */
+  environmentYml: string | null;
+  problems: RebuildProblem[];
+}
+
+/** Everything a rebuild takes from a capture, checked; `problems` empty means it may go ahead. Pure. */
+export function checkRebuildInputs(capture: EnvCapture, opts: { envName: string; allowPipOptions?: boolean }): RebuildInputs {
+  const problems: RebuildProblem[] = [];
+  if (safeEnvName(opts.envName) !== opts.envName) problems.push({ kind: 'badEnvName', value: shownLine(opts.envName) });
+  let pythonMinor: string | null = null;
+  if (capture.pythonVersion !== null) {
+    pythonMinor = typeof capture.pythonVersion === 'string' ? pythonMinorOf(capture.pythonVersion) : null;
+    if (pythonMinor === null) problems.push({ kind: 'badValue', field: 'pythonVersion', value: shownLine(String(capture.pythonVersion)) });
+  }
+  const requirements = checkRequirements(capture.requirements, opts);
+  problems.push(...requirements.problems);
+  let environmentYml: string | null = null;
+  if (capture.environmentYml) {
+    problems.push(...checkEnvironmentYml(capture.environmentYml, opts));
+    environmentYml = portableEnvironmentYml(capture.environmentYml, safeEnvName(opts.envName) ?? 'env');
+  }
+  return { envName: opts.envName, pythonMinor, requirements, environmentYml, problems };
 }

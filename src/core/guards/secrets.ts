@@ -159,3 +159,34 @@ export function shouldReadContent(path: string, sizeBytes: number): boolean {
   if (/\.(safetensors|bin|pt|pth|ckpt|onnx|gguf|npz|npy|parquet|arrow|zip|tar|gz|tgz|xz|zst|7z|jpg|jpeg|png|gif|webp|mp4|wav|flac|h5|pkl)$/i.test(base)) return false;
   return true;
 }
+
+// ── What the walker reads (one set of rules for the CLI and the extension) ──
+
+/** Generated folders: their files are checked by name only (a key file there still counts). */
+export const NAME_ONLY_DIRS: ReadonlySet<string> = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.tox', '.mypy_cache', '.pytest_cache', '.ruff_cache']);
+
+/**
+ * Inside .git: the object stores and bookkeeping are skipped (packed history, not where a
+ * token sits in plain text); config (remote URLs can carry tokens), modules/<name>/config,
+ * FETCH_HEAD and hooks are read.
+ */
+export const GIT_SKIP_DIRS: ReadonlySet<string> = new Set(['objects', 'lfs', 'logs', 'refs', 'rr-cache']);
+const GIT_SKIP_FILES: ReadonlySet<string> = new Set(['index', 'packed-refs', 'ORIG_HEAD', 'HEAD', 'shallow']);
+
+export type ScanDirRule = 'walk' | 'nameOnly' | 'skip';
+
+/** How the walker treats a folder named `name`, given whether it is already inside .git. */
+export function scanDirRule(name: string, insideGit: boolean): ScanDirRule {
+  if (insideGit) return GIT_SKIP_DIRS.has(name) ? 'skip' : 'walk';
+  return NAME_ONLY_DIRS.has(name) ? 'nameOnly' : 'walk';
+}
+
+/** Files inside .git the walker leaves out (binary bookkeeping). */
+export function skipGitFile(name: string): boolean {
+  // *.sample hooks are git's own templates.
+  return GIT_SKIP_FILES.has(name) || name.endsWith('.sample');
+}
+
+/** Default caps of one scan: files looked at, and bytes of content read. */
+export const SCAN_MAX_FILES = 200_000;
+export const SCAN_MAX_BYTES = 512 * 1024 * 1024;

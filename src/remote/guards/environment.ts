@@ -1,14 +1,29 @@
 // Environment capture and rebuild over SSH. Capture runs the doctor's probe (driver, CUDA,
 // torch, conda env) plus `conda env export` and `pip list --format=freeze` through the login
-// shell; rebuild copies the files to ~/.gpu-rent/env/NAME on the new box and runs the rebuild
-// script as a detached job, so a dropped connection does not kill a long pip install.
+// shell; rebuild checks what it was given (core), uploads the files to ~/.gpu-rent/env/NAME on
+// the new box (base64 on stdin: no in-band terminator a file could contain) and runs the
+// rebuild script as a detached job, so a dropped connection does not kill a long pip install.
+// Front ends call src/app/environment.ts, which adds the capture folder on the local disk.
 import { randomBytes } from 'node:crypto';
-import { planTorch, portableEnvironmentYml, portableRequirements, rebuildScript, safeEnvName, ENV_SNAPSHOT_VERSION, type EnvSnapshot, type TorchPlan } from '../../core/guards/environment';
+import {
+  captureMeta,
+  checkRebuildInputs,
+  planTorch,
+  safeEnvName,
+  ENV_SNAPSHOT_VERSION,
+  type DroppedRequirement,
+  type EnvCapture,
+  type EnvSnapshot,
+  type RebuildInputs,
+  type RebuildProblem,
+  type TorchPlan,
+} from '../../core/guards/environment';
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../../core/smi';
 import type { RemoteConnection } from '../connection';
 import { RemoteError } from '../errors';
 import { startJob, type StartedJob } from '../jobs';
 import { probeBox } from '../probe';
+import { shQuote } from '../shell';
 import { runSh } from './session';
 
 export const ENV_DIR = '.gpu-rent/env';
@@ -56,31 +71,142 @@ export async function captureEnvironment(conn: RemoteConnection, source: string,
   };
 }
 
+/** The new box's driver, for picking the torch build; nulls when nvidia-smi is missing or unreadable. */
+export async function readTargetDriver(conn: RemoteConnection, opts: { timeoutMs?: number } = {}): Promise<{ version: string | null; maxCuda: string | null }> {
+  const smiOut = await conn.exec(`if command -v nvidia-smi >/dev/null 2>&1; then ${SMI_QUERY_COMMAND}; else echo 'nvidia-smi: command not found'; fi`, { timeoutMs: opts.timeoutMs ?? 30000 });
+  const smi = parseNvidiaSmi(smiOut.stdout.trim());
+  return smi.ok ? { version: smi.report.driverVersion, maxCuda: smi.report.cudaVersion } : { version: null, maxCuda: null };
+}
+
+/** `pip install A B --index-url U` from the wheel table as quoted words for "$PY" -m pip install. */
+function torchInstallWords(torch: TorchPlan): string | null {
+  if (torch.kind !== 'install' && torch.kind !== 'cpuOnly') return null;
+  const words = torch.command.trim().split(/\s+/);
+  if (words[0] !== 'pip' || words[1] !== 'install' || words.length < 3) throw new RemoteError('remote-failed', `unexpected torch install command: ${torch.command}`);
+  return words.slice(2).map((w) => {
+    if (!/^[A-Za-z0-9_.=+:/-]+$/.test(w)) throw new RemoteError('remote-failed', `unexpected word in the torch install command: ${w}`);
+    return shQuote(w);
+  }).join(' ');
+}
+
+/**
+ * The bash script that rebuilds the environment on the new box from the files next to it
+ * (environment.yml, requirements.txt). conda when present (fresh env), else a venv. Every value
+ * in it is checked first (core's checkRebuildInputs) and then shell-quoted. Exits non-zero on
+ * the first failure; prints "gpu-rent: environment NAME ready: PYTHON" at the end.
+ */
+export function rebuildScript(inputs: Pick<RebuildInputs, 'envName' | 'pythonMinor'>, torch: TorchPlan, hasYml: boolean, source: string): string {
+  if (safeEnvName(inputs.envName) !== inputs.envName) throw new RemoteError('bad-target', `"${inputs.envName}" is not a usable env name`);
+  if (inputs.pythonMinor !== null && !/^[23]\.\d{1,2}$/.test(inputs.pythonMinor)) throw new RemoteError('bad-target', 'not a Python version');
+  const torchWords = torchInstallWords(torch);
+  const from = source.replace(/[^A-Za-z0-9 ._@:()/,+-]/g, '?').slice(0, 200);
+  return `#!/usr/bin/env bash
+# Written by gpu-rent: rebuilds the environment captured from ${from} in a fresh env.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+NAME=${shQuote(inputs.envName)}
+PYTHON_SPEC=${shQuote(inputs.pythonMinor ? `python=${inputs.pythonMinor}` : 'python')}
+if command -v conda >/dev/null 2>&1; then
+  if conda env list | awk '{print $1}' | grep -qx -- "$NAME"; then echo "gpu-rent: a conda env named $NAME exists already; pick another name" >&2; exit 3; fi
+  conda create -y -n "$NAME" "$PYTHON_SPEC"
+  PY="$(conda info --base)/envs/$NAME/bin/python"
+  ${hasYml ? 'conda env update -n "$NAME" -f "$HERE/environment.yml"' : ':'}
+else
+  echo "gpu-rent: conda not found; using a venv with $(python3 -V 2>&1)"
+  VENV="$HOME/.gpu-rent/venvs/$NAME"
+  if [ -e "$VENV" ]; then echo "gpu-rent: $VENV exists already; pick another name" >&2; exit 3; fi
+  python3 -m venv "$VENV"
+  PY="$VENV/bin/python"
+fi
+if [ -s "$HERE/requirements.txt" ]; then "$PY" -m pip install -r "$HERE/requirements.txt"; fi
+${torchWords ? `"$PY" -m pip install ${torchWords}` : ''}
+"$PY" -c 'import sys; print("python", sys.version.split()[0])'
+echo "gpu-rent: environment $NAME ready: $PY"
+`;
+}
+
+/** A rebuild the checks refused; `problems` say which lines or values, for the front end to show. */
+export class RebuildRefused extends Error {
+  constructor(readonly problems: RebuildProblem[]) {
+    super(`the rebuild was refused: ${problems.slice(0, 5).map(describeRebuildProblem).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}`);
+    this.name = 'RebuildRefused';
+  }
+}
+
+/** One problem in English (the CLI's words; the extension localizes from the fields). */
+export function describeRebuildProblem(p: RebuildProblem): string {
+  switch (p.kind) {
+    case 'badEnvName':
+      return `"${p.value}" is not a usable env name`;
+    case 'badValue':
+      return `the captured ${p.field} "${p.value}" is not a version`;
+    case 'pipOption':
+      return `${p.file} line ${p.line} is a pip option (${p.text})`;
+    case 'credentialUrl':
+      return `${p.file} line ${p.line} has a URL with a password or token (${p.text})`;
+    case 'notARequirement':
+      return `${p.file} line ${p.line} is not a plain requirement (${p.text})`;
+    case 'tooLarge':
+      return `${p.file} is too large (${p.text})`;
+  }
+}
+
+export interface RebuildFile {
+  name: 'requirements.txt' | 'environment.yml' | 'rebuild.sh' | 'gpu-rent-env.json';
+  text: string;
+  mode: '600' | '700';
+}
+
+export type RebuildPlan =
+  | { ok: true; inputs: RebuildInputs; torch: TorchPlan; files: RebuildFile[] }
+  | { ok: false; problems: RebuildProblem[] };
+
+/** What a rebuild would upload to a box with this driver. Pure apart from quoting. */
+export function planRebuild(capture: EnvCapture, opts: { envName: string; allowPipOptions?: boolean; targetDriver: { version: string | null; maxCuda: string | null } }): RebuildPlan {
+  const inputs = checkRebuildInputs(capture, opts);
+  if (inputs.problems.length) return { ok: false, problems: inputs.problems };
+  const torch = planTorch(capture, opts.targetDriver);
+  const files: RebuildFile[] = [
+    { name: 'requirements.txt', text: inputs.requirements.text, mode: '600' },
+    { name: 'rebuild.sh', text: rebuildScript(inputs, torch, inputs.environmentYml !== null, capture.source), mode: '700' },
+    { name: 'gpu-rent-env.json', text: JSON.stringify(captureMeta(capture), null, 2) + '\n', mode: '600' },
+  ];
+  if (inputs.environmentYml !== null) files.push({ name: 'environment.yml', text: inputs.environmentYml, mode: '600' });
+  return { ok: true, inputs, torch, files };
+}
+
 export interface RebuildStarted {
   job: StartedJob;
   torch: TorchPlan;
   /** Folder on the box holding the files and the script. */
   dir: string;
   targetDriver: { version: string | null; maxCuda: string | null };
+  /** How many requirement lines go to pip, and which were left out (torch family, local paths). */
+  requirements: { kept: number; dropped: DroppedRequirement[] };
+  /** The script as uploaded. */
+  script: string;
 }
 
-/** Copies the snapshot to the new box and starts the rebuild as job `env-NAME`. */
-export async function startRebuild(conn: RemoteConnection, snapshot: EnvSnapshot, envName: string, opts: { timeoutMs?: number } = {}): Promise<RebuildStarted> {
+/**
+ * Checks the capture, uploads it to the new box and starts the rebuild as job `env-NAME`.
+ * Throws RebuildRefused (before touching the box's files) when a check fails.
+ */
+export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, envName: string, opts: { timeoutMs?: number; allowPipOptions?: boolean } = {}): Promise<RebuildStarted> {
   if (safeEnvName(envName) !== envName) throw new RemoteError('bad-target', `"${envName}" is not a usable env name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64`);
-  const smiOut = await conn.exec(`if command -v nvidia-smi >/dev/null 2>&1; then ${SMI_QUERY_COMMAND}; else echo 'nvidia-smi: command not found'; fi`, { timeoutMs: opts.timeoutMs ?? 30000 });
-  const smi = parseNvidiaSmi(smiOut.stdout.trim());
-  const targetDriver = smi.ok ? { version: smi.report.driverVersion, maxCuda: smi.report.cudaVersion } : { version: null, maxCuda: null };
-  const torch = planTorch(snapshot, targetDriver);
-  const yml = snapshot.environmentYml ? portableEnvironmentYml(snapshot.environmentYml, envName) : null;
-  const files: [string, string, string][] = [
-    ['requirements.txt', portableRequirements(snapshot.requirements), '600'],
-    ['rebuild.sh', rebuildScript(snapshot, envName, torch, yml !== null), '700'],
-    ['snapshot.json', JSON.stringify(snapshot, null, 2) + '\n', '600'],
-  ];
-  if (yml) files.push(['environment.yml', yml, '600']);
-  for (const [name, text, mode] of files) {
-    await runSh(conn, `D="$HOME"/${ENV_DIR}/${envName}\nmkdir -p "$D" && cat > "$D/${name}" && chmod ${mode} "$D/${name}"`, { what: `copying ${name}`, stdin: text, timeoutMs: opts.timeoutMs });
+  const early = checkRebuildInputs(capture, { envName, allowPipOptions: opts.allowPipOptions });
+  if (early.problems.length) throw new RebuildRefused(early.problems);
+  const targetDriver = await readTargetDriver(conn, opts);
+  const plan = planRebuild(capture, { envName, allowPipOptions: opts.allowPipOptions, targetDriver });
+  if (!plan.ok) throw new RebuildRefused(plan.problems);
+  for (const f of plan.files) {
+    const tmp = `"$D"/${shQuote(`.${f.name}.tmp`)}`;
+    await runSh(conn, `D="$HOME"/${ENV_DIR}/${shQuote(envName)}\nmkdir -p "$D" && chmod 700 "$D" && base64 -d > ${tmp} && chmod ${f.mode} ${tmp} && mv -f ${tmp} "$D"/${shQuote(f.name)}`, {
+      what: `copying ${f.name}`,
+      stdin: Buffer.from(f.text, 'utf8').toString('base64') + '\n',
+      timeoutMs: opts.timeoutMs,
+    });
   }
-  const job = await startJob(conn, { name: `env-${envName}`, command: [`bash "$HOME"/${ENV_DIR}/${envName}/rebuild.sh`], cwd: '~' });
-  return { job, torch, dir: `~/${ENV_DIR}/${envName}`, targetDriver };
+  const job = await startJob(conn, { name: `env-${envName}`, command: [`bash "$HOME"/${ENV_DIR}/${shQuote(envName)}/rebuild.sh`], cwd: '~' });
+  const script = plan.files.find((f) => f.name === 'rebuild.sh')!.text;
+  return { job, torch: plan.torch, dir: `~/${ENV_DIR}/${envName}`, targetDriver, requirements: { kept: plan.inputs.requirements.kept, dropped: plan.inputs.requirements.dropped }, script };
 }

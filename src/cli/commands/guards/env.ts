@@ -1,9 +1,8 @@
 // `gpu-rent env capture TARGET [--out DIR]` and `gpu-rent env rebuild TARGET --from DIR --name NAME`:
-// a portable environment, so a platform's image does not lock you in.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseEnvSnapshot, portableRequirements, safeEnvName, type EnvSnapshot } from '../../../core/guards/environment';
-import { captureEnvironment, startRebuild } from '../../../remote/guards/environment';
+// a portable environment, so a platform's image does not lock you in. The folder format, the
+// checks and the rebuild are src/app/environment.ts, the same the extension uses.
+import { capture, CaptureReadError, checkRebuild, describeRebuildProblem, readCapture, rebuild, writeCapture, type EnvCapture } from '../../../app/environment';
+import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
 import { formatHelp, parseArgs, UsageError } from '../../args';
@@ -12,46 +11,38 @@ import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
 
 const specs = {
   out: { type: 'string', valueName: 'DIR', description: 'capture: local folder to write (default ./gpu-rent-env)' },
-  from: { type: 'string', valueName: 'DIR', description: 'rebuild: a folder written by env capture' },
+  from: { type: 'string', valueName: 'DIR', description: 'rebuild: a folder written by env capture (or by the extension’s Capture Environment)' },
   name: { type: 'string', valueName: 'NAME', description: 'rebuild: name of the fresh conda env (or venv) to create' },
+  'allow-pip-options': { type: 'boolean', description: 'rebuild: also pass on requirements.txt lines that are pip options (--extra-index-url, -r, -e …) or URLs with credentials; refused without it' },
   'no-follow': { type: 'boolean', description: 'rebuild: start it and return (follow with gpu-rent logs TARGET env-NAME)' },
   json: { type: 'boolean', description: 'print the result as JSON' },
   ...REMOTE_FLAGS,
 } as const;
 
 const USAGE = 'gpu-rent env capture TARGET [--out DIR] | gpu-rent env rebuild TARGET --from DIR --name NAME';
-const SUMMARY = `Capture a box's environment (conda env export, pip packages, Python, driver, CUDA, torch) into a local folder, and rebuild it in a fresh env on another box with one command. torch is reinstalled with the CUDA build the new box's driver runs. ${TARGET_HELP}`;
+const SUMMARY = `Capture a box's environment (conda env export, pip packages, Python, driver, CUDA, torch) into a local folder, and rebuild it in a fresh env on another box with one command. Edit requirements.txt (or environment.yml) in the folder to change what is installed. torch is reinstalled with the CUDA build the new box's driver runs. ${TARGET_HELP}`;
 
 export const SNAPSHOT_FILE = 'gpu-rent-env.json';
 
-function writeCapture(dir: string, s: EnvSnapshot): string[] {
-  mkdirSync(dir, { recursive: true });
-  const written = [SNAPSHOT_FILE, 'requirements.txt'];
-  writeFileSync(join(dir, SNAPSHOT_FILE), JSON.stringify(s, null, 2) + '\n');
-  writeFileSync(join(dir, 'requirements.txt'), s.requirements);
-  if (s.environmentYml) {
-    writeFileSync(join(dir, 'environment.yml'), s.environmentYml);
-    written.push('environment.yml');
+async function readFrom(dir: string) {
+  try {
+    return await readCapture(dir);
+  } catch (e) {
+    if (e instanceof CaptureReadError) throw new UsageError(`--from: ${e.message}${e.code === 'noCapture' ? ` (make one with gpu-rent env capture TARGET --out ${dir})` : ''}`);
+    throw e;
   }
-  return written;
 }
 
-function readCapture(dir: string): EnvSnapshot {
-  const file = join(dir, SNAPSHOT_FILE);
-  if (!existsSync(file)) throw new UsageError(`--from: ${dir} has no ${SNAPSHOT_FILE} (make one with gpu-rent env capture TARGET --out ${dir})`);
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new UsageError(`--from: ${file} is not valid JSON (${(e as Error).message})`);
-  }
-  const r = parseEnvSnapshot(json);
-  if (!r.ok) throw new UsageError(`--from: ${file}: ${r.problems.map((p) => `${p.path || 'file'} ${p.problem}`).join(', ')}`);
-  // Edits the user made to the files beside it win over the copy inside the snapshot.
-  const snap = { ...r.snapshot };
-  if (existsSync(join(dir, 'requirements.txt'))) snap.requirements = readFileSync(join(dir, 'requirements.txt'), 'utf8');
-  if (existsSync(join(dir, 'environment.yml'))) snap.environmentYml = readFileSync(join(dir, 'environment.yml'), 'utf8');
-  return snap;
+function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: number): string {
+  return (
+    [
+      `captured into ${out}/: ${files.join(', ')}`,
+      `  python ${snap.pythonVersion ?? '?'}${snap.condaEnv ? `, conda env ${snap.condaEnv}` : ', no conda'}; torch ${snap.torch ?? 'not installed'}${snap.torchCuda ? ` (CUDA ${snap.torchCuda})` : ''}`,
+      `  driver ${snap.driverVersion ?? '?'} (CUDA ≤ ${snap.driverMaxCuda ?? '?'}), ${snap.gpus.length ? snap.gpus.join(', ') : 'no GPU seen'}; ${pkgs} pip packages besides torch`,
+      `edit ${out}/requirements.txt to change what a rebuild installs`,
+      `rebuild elsewhere: gpu-rent env rebuild NEW_TARGET --from ${out} --name NAME`,
+    ].join('\n') + '\n'
+  );
 }
 
 export const command: CliCommand = {
@@ -62,23 +53,16 @@ export const command: CliCommand = {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'capture|rebuild TARGET' });
     const verb = positionals[0];
     if (verb === 'capture') {
-      if (flags.from || flags.name || flags['no-follow']) throw new UsageError('--from, --name and --no-follow go with rebuild');
+      if (flags.from || flags.name || flags['no-follow'] || flags['allow-pip-options']) throw new UsageError('--from, --name, --allow-pip-options and --no-follow go with rebuild');
       const out = flags.out ?? 'gpu-rent-env';
       return withRemote(positionals[1], flags, io, async (conn, target) => {
-        const snap = await captureEnvironment(conn, describeTarget({ ...target, user: conn.user }));
-        const files = writeCapture(out, snap);
+        const snap = await capture(conn, { source: describeTarget({ ...target, user: conn.user }) });
+        const { files } = await writeCapture(out, snap);
+        // Counted the way a rebuild reads it (torch and local paths left out).
+        const pkgs = checkRequirements(snap.requirements, { allowPipOptions: true }).kept;
         if (flags.json) io.stdout(JSON.stringify({ dir: out, files, snapshot: snap }, null, 2) + '\n');
-        else {
-          const pkgs = portableRequirements(snap.requirements).split('\n').filter(Boolean).length;
-          io.stdout(
-            [
-              `captured into ${out}/: ${files.join(', ')}`,
-              `  python ${snap.pythonVersion ?? '?'}${snap.condaEnv ? `, conda env ${snap.condaEnv}` : ', no conda'}; torch ${snap.torch ?? 'not installed'}${snap.torchCuda ? ` (CUDA ${snap.torchCuda})` : ''}`,
-              `  driver ${snap.driverVersion ?? '?'} (CUDA ≤ ${snap.driverMaxCuda ?? '?'}), ${snap.gpus.length ? snap.gpus.join(', ') : 'no GPU seen'}; ${pkgs} pip packages besides torch`,
-              `rebuild elsewhere: gpu-rent env rebuild NEW_TARGET --from ${out} --name NAME`,
-            ].join('\n') + '\n',
-          );
-        }
+        else io.stdout(captureLines(out, files, snap, pkgs));
+        for (const p of checkRequirements(snap.requirements).problems) io.stderr(`note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`);
         return 0;
       });
     }
@@ -87,9 +71,19 @@ export const command: CliCommand = {
       if (!flags.from) throw new UsageError('rebuild needs --from DIR (a folder written by env capture)');
       if (!flags.name) throw new UsageError('rebuild needs --name NAME for the fresh env');
       if (safeEnvName(flags.name) !== flags.name) throw new UsageError(`--name expects letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 64), got "${flags.name}"`);
-      const snap = readCapture(flags.from);
+      const read = await readFrom(flags.from);
+      const snap = read.capture;
+      // Checked before connecting: a refused line needs no box.
+      const check = checkRebuild(snap, { envName: flags.name, allowPipOptions: flags['allow-pip-options'] === true });
+      if (check.problems.length) {
+        const optionLines = check.problems.some((p) => p.kind === 'pipOption' || p.kind === 'credentialUrl' || p.kind === 'notARequirement');
+        throw new UsageError(
+          `--from ${flags.from}: not rebuilt:\n${check.problems.map((p) => `  ${describeRebuildProblem(p)}`).join('\n')}` +
+            (optionLines ? '\nedit the file to leave plain requirements (name==version), or pass --allow-pip-options if you trust those lines' : ''),
+        );
+      }
       return withRemote(positionals[1], flags, io, async (conn) => {
-        const r = await startRebuild(conn, snap, flags.name!);
+        const r = await rebuild(conn, read, { envName: flags.name!, allowPipOptions: flags['allow-pip-options'] === true });
         const torchNote =
           r.torch.kind === 'install'
             ? `torch ${snap.torch} for CUDA ${r.torch.cuda}${r.torch.sameBuild ? ' (same build)' : ` (the new driver ${r.targetDriver.version ?? '?'} cannot run CUDA ${snap.torchCuda}; using ${r.torch.cuda})`}`
@@ -98,7 +92,9 @@ export const command: CliCommand = {
               : r.torch.kind === 'unknownRelease'
                 ? `torch ${r.torch.torch} is not in the wheel table: install it yourself`
                 : 'no torch in the capture';
-        io.stderr(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${torchNote}\n`);
+        const left = r.requirements.dropped.filter((d) => d.reason === 'localPath');
+        io.stderr(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`);
+        for (const d of left) io.stderr(`note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`);
         if (flags['no-follow']) {
           io.stdout(`started; follow with: gpu-rent logs TARGET ${r.job.name} --follow\n`);
           return 0;

@@ -1,79 +1,20 @@
 // `gpu-rent scan-secrets DIR...`: warns before a folder goes onto a box's unencrypted disk when
-// it holds likely secrets (keys, .env files, tokens). Exit 1 when anything is found.
-import { closeSync, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { scanForSecrets, shouldReadContent, MAX_SCAN_CHARS, type ScanInput, type SecretFinding } from '../../../core/guards/secrets';
+// it holds likely secrets (keys, .env files, tokens). Exit 1 when anything is found. The walk
+// and the rules are src/app/secretScan.ts, the same the extension uses.
+import { lstatSync } from 'node:fs';
+import { scanSecrets, type SecretFinding } from '../../../app/secretScan';
 import { formatHelp, parseArgs, UsageError } from '../../args';
 import type { CliCommand } from '../../command';
 
 const specs = {
   json: { type: 'boolean', description: 'print the findings as JSON' },
   'max-files': { type: 'number', valueName: 'N', min: 1, max: 10_000_000, integer: true, description: 'stop after this many files (default 200000)' },
+  'max-mb': { type: 'number', valueName: 'MB', min: 1, max: 1_000_000, integer: true, description: 'stop before reading more than this many MiB of file content (default 512)' },
 } as const;
 
 const USAGE = 'gpu-rent scan-secrets DIR|FILE... [--json]';
 const SUMMARY =
-  'Looks for likely secrets before you upload a folder to a rented box (its data disk is not encrypted): private keys, id_rsa, *.pem, .env files, cloud and API tokens (AWS, Hugging Face hf_, OpenAI sk-, GitHub ghp_ …). Prints where, never the secret. Exit 1 when something is found. For sensitive data use secure-upload (RAM only).';
-
-// Big generated folders: scanned by name only.
-const NAME_ONLY_DIRS = new Set(['node_modules', '__pycache__', '.venv', 'venv', 'site-packages', '.tox', '.mypy_cache']);
-
-function readHead(path: string, size: number): string | undefined {
-  const n = Math.min(size, MAX_SCAN_CHARS);
-  const buf = Buffer.alloc(n);
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const got = readSync(fd, buf, 0, n, 0);
-    return buf.subarray(0, got).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-export function collectScanInputs(roots: readonly string[], maxFiles: number): { inputs: ScanInput[]; truncated: boolean; unreadable: string[] } {
-  const inputs: ScanInput[] = [];
-  const unreadable: string[] = [];
-  let truncated = false;
-  const walk = (abs: string, shown: string, nameOnly: boolean) => {
-    if (inputs.length >= maxFiles) {
-      truncated = true;
-      return;
-    }
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch {
-      unreadable.push(shown);
-      return;
-    }
-    if (st.isSymbolicLink()) return;
-    if (st.isDirectory()) {
-      let names: string[];
-      try {
-        names = readdirSync(abs).sort();
-      } catch {
-        unreadable.push(shown);
-        return;
-      }
-      const base = abs.split(/[\\/]/).pop() ?? '';
-      // .git: only its config (remote URLs can carry tokens).
-      if (base === '.git') {
-        if (names.includes('config')) walk(join(abs, 'config'), `${shown}/config`, false);
-        return;
-      }
-      for (const n of names) walk(join(abs, n), shown === '.' ? n : `${shown}/${n}`, nameOnly || NAME_ONLY_DIRS.has(base));
-      return;
-    }
-    if (!st.isFile()) return;
-    const content = !nameOnly && shouldReadContent(abs, st.size) ? readHead(abs, st.size) : undefined;
-    inputs.push({ path: shown, content });
-  };
-  for (const r of roots) walk(r, relative(process.cwd(), r) || '.', false);
-  return { inputs, truncated, unreadable };
-}
+  'Looks for likely secrets before you upload a folder to a rented box (its data disk is not encrypted): private keys, id_rsa, *.pem, .env files, cloud and API tokens (AWS, Hugging Face hf_, OpenAI sk-, GitHub ghp_ …), tokens in git remote URLs (.git/config). Prints where, never the secret. Exit 1 when something is found. For sensitive data use secure-upload (RAM only).';
 
 const KIND_TEXT: Record<SecretFinding['kind'], string> = {
   privateKey: 'private key',
@@ -110,19 +51,25 @@ export const command: CliCommand = {
         throw new UsageError(`cannot read "${p}" (no such file or folder)`);
       }
     }
-    const { inputs, truncated, unreadable } = collectScanInputs(positionals, flags['max-files'] ?? 200_000);
-    const findings = scanForSecrets(inputs);
+    const r = await scanSecrets(positionals, {
+      relativeTo: process.cwd(),
+      ...(flags['max-files'] !== undefined ? { maxFiles: flags['max-files'] } : {}),
+      ...(flags['max-mb'] !== undefined ? { maxBytes: flags['max-mb'] * 1024 * 1024 } : {}),
+    });
+    const { findings } = r;
     if (flags.json) {
-      io.stdout(JSON.stringify({ files: inputs.length, truncated, unreadable, findings }, null, 2) + '\n');
+      io.stdout(JSON.stringify({ files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings }, null, 2) + '\n');
     } else {
       for (const f of findings) io.stdout(`${f.path}${f.line ? `:${f.line}` : ''}: ${KIND_TEXT[f.kind]} (${f.hint})\n`);
       io.stdout(
         findings.length
-          ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.path)).size} file(s) of ${inputs.length} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
-          : `no likely secrets in ${inputs.length} file${inputs.length === 1 ? '' : 's'}\n`,
+          ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.path)).size} file(s) of ${r.files} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
+          : `no likely secrets in ${r.files} file${r.files === 1 ? '' : 's'}\n`,
       );
-      if (truncated) io.stderr(`note: stopped after ${inputs.length} files (--max-files)\n`);
-      for (const u of unreadable) io.stderr(`note: could not read ${u}\n`);
+      if (r.truncated?.reason === 'maxFiles') io.stderr(`note: stopped after ${r.truncated.filesSeen} files (--max-files ${r.truncated.limit}): the rest was not checked\n`);
+      if (r.truncated?.reason === 'maxBytes') io.stderr(`note: stopped after ${r.truncated.filesSeen} files, at ${Math.round(r.truncated.limit / 1024 / 1024)} MiB of content read (--max-mb): the rest was not checked\n`);
+      for (const u of r.unreadable) io.stderr(`note: could not read ${u}\n`);
+      if (r.unreadableCount > r.unreadable.length) io.stderr(`note: and ${r.unreadableCount - r.unreadable.length} more unreadable\n`);
     }
     return findings.length ? 1 : 0;
   },

@@ -1,0 +1,155 @@
+// The secret scan for both front ends: one walker over core's rules (src/core/guards/secrets.ts).
+// Reads .git/config and the other small text files in .git (a remote URL can carry a token) but
+// not its object stores; generated folders (node_modules, venvs) by name only; never follows a
+// link; stops at a file cap and a byte cap and says so in the result. Async, cancellable.
+import { constants } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
+import {
+  MAX_SCAN_CHARS,
+  SCAN_MAX_BYTES,
+  SCAN_MAX_FILES,
+  scanDirRule,
+  scanFile,
+  shouldReadContent,
+  skipGitFile,
+  type SecretFinding,
+} from '../core/guards/secrets';
+
+export type { SecretFinding, SecretKind } from '../core/guards/secrets';
+
+export interface ScanProgress {
+  /** Files looked at so far (by name or content). */
+  filesSeen: number;
+  bytesRead: number;
+  /** The path (as shown in findings) being looked at. */
+  path: string;
+}
+
+export interface SecretScanOptions {
+  /** Stop after this many files (default 200 000). */
+  maxFiles?: number;
+  /** Stop before reading more than this many bytes of content (default 512 MiB). */
+  maxBytes?: number;
+  /** Abort: the scan rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called every few hundred files and once at the end. */
+  onProgress?: (p: ScanProgress) => void;
+  /**
+   * Paths in findings are relative to this folder (the CLI passes the working folder). Without
+   * it they are relative to the root scanned (a file root is shown by its name).
+   */
+  relativeTo?: string;
+}
+
+export interface SecretScanResult {
+  findings: SecretFinding[];
+  /** Files looked at. */
+  files: number;
+  /** Of those, files whose content was read. */
+  contentFiles: number;
+  bytesRead: number;
+  /** Why the scan stopped early, and after how many files; null when it saw everything. */
+  truncated: { reason: 'maxFiles' | 'maxBytes'; filesSeen: number; limit: number } | null;
+  /** Paths that could not be read (at most 100 listed). */
+  unreadable: string[];
+  unreadableCount: number;
+  /** Links met and not followed. */
+  skippedLinks: number;
+}
+
+class Stop extends Error {}
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const PROGRESS_EVERY = 250;
+
+const toPosix = (p: string) => (sep === '/' ? p : p.split(sep).join('/'));
+
+/** Scans files and folders for likely secrets. */
+export async function scanSecrets(roots: string | readonly string[], opts: SecretScanOptions = {}): Promise<SecretScanResult> {
+  const maxFiles = opts.maxFiles ?? SCAN_MAX_FILES;
+  const maxBytes = opts.maxBytes ?? SCAN_MAX_BYTES;
+  const r: SecretScanResult = { findings: [], files: 0, contentFiles: 0, bytesRead: 0, truncated: null, unreadable: [], unreadableCount: 0, skippedLinks: 0 };
+  const unreadable = (shown: string) => {
+    r.unreadableCount++;
+    if (r.unreadable.length < 100) r.unreadable.push(shown);
+  };
+  const progress = (path: string) => opts.onProgress?.({ filesSeen: r.files, bytesRead: r.bytesRead, path });
+  const child = (shown: string, name: string) => (shown === '.' || shown === '' ? name : `${shown}/${name}`);
+
+  const readHead = async (abs: string, shown: string): Promise<string | undefined> => {
+    const fh = await open(abs, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
+    if (!fh) {
+      unreadable(shown);
+      return undefined;
+    }
+    try {
+      const st = await fh.stat();
+      if (!st.isFile() || !shouldReadContent(shown, st.size)) return undefined;
+      const want = Math.min(st.size, MAX_SCAN_CHARS);
+      if (r.bytesRead + want > maxBytes) {
+        r.truncated = { reason: 'maxBytes', filesSeen: r.files, limit: maxBytes };
+        throw new Stop();
+      }
+      const buf = Buffer.alloc(want);
+      const { bytesRead } = await fh.read(buf, 0, want, 0);
+      r.bytesRead += bytesRead;
+      r.contentFiles++;
+      return buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  };
+
+  const file = async (abs: string, shown: string, nameOnly: boolean): Promise<void> => {
+    if (r.files >= maxFiles) {
+      r.truncated = { reason: 'maxFiles', filesSeen: r.files, limit: maxFiles };
+      throw new Stop();
+    }
+    r.files++;
+    if (r.files % PROGRESS_EVERY === 0) progress(shown);
+    const content = nameOnly ? undefined : await readHead(abs, shown);
+    r.findings.push(...scanFile(content === undefined ? { path: shown } : { path: shown, content }));
+  };
+
+  const dir = async (abs: string, shown: string, nameOnly: boolean, insideGit: boolean): Promise<void> => {
+    opts.signal?.throwIfAborted();
+    const entries = await readdir(abs, { withFileTypes: true }).catch(() => undefined);
+    if (!entries) return unreadable(shown);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      opts.signal?.throwIfAborted();
+      const p = join(abs, e.name);
+      const s = child(shown, e.name);
+      let kind: 'link' | 'dir' | 'file' | 'other' = e.isSymbolicLink() ? 'link' : e.isDirectory() ? 'dir' : e.isFile() ? 'file' : 'other';
+      if (kind === 'other' && !e.isFIFO() && !e.isSocket() && !e.isBlockDevice() && !e.isCharacterDevice()) {
+        // The file system gave no type: ask.
+        const st = await lstat(p).catch(() => undefined);
+        kind = !st ? 'other' : st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
+      }
+      if (kind === 'link') r.skippedLinks++;
+      else if (kind === 'dir') {
+        const gitHere = insideGit || e.name === '.git';
+        const rule = scanDirRule(e.name, insideGit);
+        if (rule !== 'skip') await dir(p, s, nameOnly || rule === 'nameOnly', gitHere);
+      } else if (kind === 'file' && !(insideGit && skipGitFile(e.name))) await file(p, s, nameOnly);
+    }
+  };
+
+  try {
+    for (const root of typeof roots === 'string' ? [roots] : roots) {
+      opts.signal?.throwIfAborted();
+      const st = await lstat(root).catch(() => undefined);
+      const shown = opts.relativeTo !== undefined ? toPosix(relative(opts.relativeTo, root)) || '.' : st?.isDirectory() ? '.' : basename(root);
+      if (!st) unreadable(shown);
+      else if (st.isSymbolicLink()) r.skippedLinks++;
+      else if (st.isDirectory()) await dir(root, shown, false, basename(root) === '.git');
+      else if (st.isFile()) await file(root, shown, false);
+    }
+  } catch (e) {
+    if (!(e instanceof Stop)) throw e;
+  }
+  progress('');
+  return r;
+}
