@@ -8,18 +8,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { HostInfo, HostResults } from '../vscode/support';
 import { dumpBrowserStorage } from './browser-storage';
+import { followLog, prepareHostEnv, ROOT } from './host-env';
 import { RUNNING_INSTANCE } from './shared';
 import { uiChecks, type UiCheck } from './ui-checks';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const OUT_DIR = path.join(ROOT, 'test-output', 'e2e');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const NVIDIA_SMI_FIXTURE = 'rtx4090_driver535.86.05_q.xml';
 const HOST_TIMEOUT_MS = Number(process.env.E2E_HOST_TIMEOUT_MS ?? 300_000);
 
 interface Tally { passed: number; failed: number; skipped: number; failures: string[] }
@@ -91,12 +89,7 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
     fs.appendFileSync(browserLog, `[host ${type}] ${JSON.stringify(args).slice(0, 2000)}\n`);
   });
   // Stream the suites' lines as they come.
-  let shown = 0;
-  const tail = setInterval(() => {
-    if (!fs.existsSync(info.logPath)) return;
-    const text = fs.readFileSync(info.logPath, 'utf8');
-    if (text.length > shown) { process.stdout.write(text.slice(shown)); shown = text.length; }
-  }, 300);
+  const stopTail = followLog(info.logPath);
   try {
     await page.goto(workbenchUrl(port, ws, true));
     const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), HOST_TIMEOUT_MS));
@@ -106,8 +99,7 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
       tally.failed++; tally.failures.push(`in-host suites did not finish within ${HOST_TIMEOUT_MS} ms`);
     }
   } finally {
-    clearInterval(tail);
-    if (fs.existsSync(info.logPath)) process.stdout.write(fs.readFileSync(info.logPath, 'utf8').slice(shown));
+    stopTail();
   }
   if (!fs.existsSync(info.resultsPath)) {
     tally.failed++; tally.failures.push(`in-host runner wrote no results (exit code ${exitCode ?? 'none'}); see ${browserLog}`);
@@ -187,40 +179,13 @@ async function main(): Promise<void> {
   const { NODE, CODE_SERVER } = setupEnv();
   fs.rmSync(OUT_DIR, { recursive: true, force: true });
   fs.mkdirSync(OUT_DIR, { recursive: true });
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gpu-rent-e2e-'));
-  cleanups.push(() => { if (!process.env.E2E_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true }); });
-  const ws = path.join(tmp, 'workspace'), userDataDir = path.join(tmp, 'user-data'), extDir = path.join(tmp, 'extensions');
-  const localSyncDir = path.join(tmp, 'synced');
-  for (const d of [ws, path.join(userDataDir, 'User'), extDir, localSyncDir]) fs.mkdirSync(d, { recursive: true });
-  fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({
-    'security.workspace.trust.enabled': false,
-    'workbench.startupEditor': 'none',
-    'workbench.tips.enabled': false,
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'update.mode': 'none',
-    'window.commandCenter': false,
-    'chat.disableAIFeatures': true,
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'workbench.welcomePage.walkthroughs.openOnInstall': false,
-  }, null, 2));
+  // The temp workspace and user data, the real sshd on loopback and the suites' info file
+  // (shared with test/vscode/run-electron.ts).
+  const { tmp, ws, userDataDir, extDir, info, infoPath } = await prepareHostEnv({
+    tmpPrefix: 'gpu-rent-e2e-', logPath: path.join(OUT_DIR, 'host-suites.log'), cleanups, say,
+    keepTmp: Boolean(process.env.E2E_KEEP_TMP), ...(process.env.E2E_GREP ? { grep: process.env.E2E_GREP } : {}),
+  });
   const browserLog = path.join(OUT_DIR, 'browser.log');
-
-  // The real sshd on loopback, from the shared harness.
-  const { startSshd } = await import('../support/sshd');
-  const sshd = await startSshd();
-  cleanups.push(() => sshd.stop());
-  await sshd.setNvidiaSmi(NVIDIA_SMI_FIXTURE);
-  say(`sshd on ${sshd.host}:${sshd.port} (user ${sshd.user}), nvidia-smi prints ${NVIDIA_SMI_FIXTURE}`);
-
-  const info: HostInfo = {
-    sshd: { host: sshd.host, port: sshd.port, user: sshd.user, password: sshd.password, privateKeyPath: sshd.privateKeyPath, home: sshd.home },
-    userDataDir, resultsPath: path.join(tmp, 'host-results.json'), logPath: path.join(OUT_DIR, 'host-suites.log'), localSyncDir,
-    ...(process.env.E2E_GREP ? { grep: process.env.E2E_GREP } : {}),
-  };
-  const infoPath = path.join(ws, '.e2e-info.json');
-  fs.writeFileSync(infoPath, JSON.stringify(info, null, 2));
 
   // Its own config file, so nothing is written to ~/.config/code-server.
   const port = await freePort();
