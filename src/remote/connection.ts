@@ -9,128 +9,23 @@ import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { authMethods } from './auth';
 import { ChannelBudget } from './channel-budget';
 import { channelErrorKind } from './classify';
-import { RemoteError, type Endpoint } from './errors';
-import { handshake, type HostKeyEvent } from './handshake';
-import { KnownHosts, defaultKnownHostsPath, type TrustQuestion } from './hostkeys';
-import { killRemote } from './ssh2-internals';
+import type { ConnectOptions, ExecOptions, ExecResult, StreamOptions } from './connect-options';
+import { RemoteError } from './errors';
+import { handshake } from './handshake';
+import { KnownHosts, defaultKnownHostsPath } from './hostkeys';
+import { abortedDuring, driveChannel, openExec, type ChannelRun } from './exec-channel';
 import { loginShell } from './shell';
 import { describeTarget, type SshTarget } from './target';
 import { backoffDelay } from './util/backoff';
-import { isDeadlineReason, operationSignal, underSignal } from './util/deadline';
+import { operationSignal, underSignal } from './util/deadline';
 import { sleep } from './util/sleep';
 
 export { backoffDelay } from './util/backoff';
 export type { HostKeyEvent } from './handshake';
 
-export interface ConnectOptions {
-  /** Our known_hosts file (default ~/.config/gpu-rent/known_hosts, or $GPU_RENT_HOME/known_hosts). */
-  knownHostsPath?: string;
-  /** Pin a first-contact host key without asking (scripts). */
-  acceptNew?: boolean;
-  /** Ask the user to trust a first-contact key. Without it (and without acceptNew) unknown keys are refused. */
-  confirmNewKey?: (q: TrustQuestion) => Promise<boolean>;
-  /**
-   * Earlier endpoints of this same instance (AutoDL gives a new port after a power cycle and
-   * keeps the host key). With no key pinned for the target's [host]:port, the key pinned for
-   * one of these decides: the same key is accepted without asking and pinned for the new
-   * endpoint ('same-key-new-port'); a different key is refused before any authentication
-   * ('host-key-changed', detail.previousEndpoint says which). Absent: unchanged behaviour.
-   */
-  sameMachineAs?: Endpoint[];
-  /** What the host-key check decided, once per successful handshake. */
-  onHostKey?: (e: HostKeyEvent) => void;
-  /** The password (the CLI takes it from GPU_RENT_PASSWORD; never a flag). */
-  password?: string;
-  /** Asked only when the server wants a password and none was given; null skips. */
-  askPassword?: (q: { user: string; host: string; port: number }) => Promise<string | null>;
-  /** Key files to try before the target's and the defaults (~/.ssh/id_ed25519, id_ecdsa, id_rsa). */
-  identityFiles?: string[];
-  /** Try ~/.ssh/id_* too (default true). */
-  useDefaultKeys?: boolean;
-  /** SSH agent socket (default $SSH_AUTH_SOCK); false = no agent. */
-  agent?: string | false;
-  /** Keepalive: a probe every keepaliveIntervalMs, the link is dead after keepaliveCountMax unanswered (15 s × 4). */
-  keepaliveIntervalMs?: number;
-  keepaliveCountMax?: number;
-  /** TCP connect plus SSH handshake deadline; the clock stops while the user is asked something. */
-  connectTimeoutMs?: number;
-  /** Default deadline of every operation (exec, channel wait, SFTP open). */
-  opTimeoutMs?: number;
-  /** Channels open at once; keep it below the server's MaxSessions (OpenSSH default 10). */
-  maxChannels?: number;
-  /** How long the first connect keeps retrying a refused or reset link (sshd not up yet). */
-  firstConnectRetryMs?: number;
-  /** How long a reconnect after a drop keeps trying. */
-  reconnectWindowMs?: number;
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** HOME, USER and SSH_AUTH_SOCK come from here (default process.env). */
-  env?: NodeJS.ProcessEnv;
-  /** Diagnostics (the extension's log channel). */
-  log?: (message: string) => void;
-  /** TCP_NODELAY on the socket (default true; false only to measure what Nagle costs). */
-  noDelay?: boolean;
-}
-
-export interface ExecOptions {
-  /** Deadline for the whole command (default opTimeoutMs). */
-  timeoutMs?: number;
-  stdin?: string | Buffer;
-  signal?: AbortSignal;
-  /** Run under `bash -lc` so conda and the platform's PATH are set (default true). */
-  login?: boolean;
-}
-
-export interface ExecResult {
-  code: number | null;
-  signal?: string;
-  stdout: string;
-  stderr: string;
-}
-
-export interface StreamOptions {
-  onStdout?: (chunk: Buffer) => void;
-  onStderr?: (chunk: Buffer) => void;
-  signal?: AbortSignal;
-  /** No deadline unless given: streams (logs --follow) run until stopped. */
-  timeoutMs?: number;
-  login?: boolean;
-}
-
-type Stage = 'connect' | 'channel-open' | 'sftp-open' | 'command';
-
-const STAGE_TEXT: Record<Stage, string> = {
-  connect: 'connecting',
-  'channel-open': 'opening an SSH channel',
-  'sftp-open': 'opening SFTP',
-  command: 'the remote command',
-};
-
-/** The error for an operation signal that fired during `stage`: its deadline, or a cancel. */
-function abortedDuring(stage: Stage, reason: unknown, timeoutMs?: number): RemoteError {
-  if (reason instanceof RemoteError) return reason;
-  if (!isDeadlineReason(reason)) return new RemoteError('aborted', 'cancelled');
-  if (stage === 'command' && timeoutMs !== undefined)
-    return new RemoteError('timeout', `the remote command did not finish within ${Math.round(timeoutMs / 100) / 10} s`, { detail: { stage, timeoutMs } });
-  return new RemoteError('timeout', `${STAGE_TEXT[stage]} took longer than the deadline`, { detail: { stage, ...(timeoutMs === undefined ? {} : { timeoutMs }) } });
-}
-
-interface EarlyExit {
-  seen: boolean;
-  code: number | null;
-  signal?: string;
-}
-const earlyExits = new WeakMap<ClientChannel, EarlyExit>();
+export type { ConnectOptions, ExecOptions, ExecResult, StreamOptions } from './connect-options';
 
 type Defaults = Required<Pick<ConnectOptions, 'keepaliveIntervalMs' | 'keepaliveCountMax' | 'connectTimeoutMs' | 'opTimeoutMs' | 'maxChannels' | 'firstConnectRetryMs' | 'reconnectWindowMs' | 'backoffBaseMs' | 'backoffMaxMs'>>;
-
-interface ChannelRun {
-  signal?: AbortSignal;
-  timeoutMs?: number;
-  stdin?: string | Buffer;
-  onStdout?: (c: Buffer) => void;
-  onStderr?: (c: Buffer) => void;
-}
 
 export class RemoteConnection extends EventEmitter {
   readonly target: SshTarget;
@@ -308,7 +203,7 @@ export class RemoteConnection extends EventEmitter {
       let channel: ClientChannel;
       try {
         client = await this.ensureClient(o.signal);
-        channel = await this.openExec(client, command, o.signal);
+        channel = await openExec(client, command, o.signal, (e) => this.classifyChannelError(e));
       } catch (e) {
         release();
         const more = !o.signal?.aborted;
@@ -333,74 +228,19 @@ export class RemoteConnection extends EventEmitter {
     }
   }
 
-  private openExec(client: Client, command: string, signal?: AbortSignal): Promise<ClientChannel> {
-    return underSignal<ClientChannel>(
-      signal,
-      (reason) => abortedDuring('channel-open', reason),
-      (done) => {
-        try {
-          client.exec(command, (e, ch) => {
-            if (e) return done(this.classifyChannelError(e));
-            // Record the exit status now: a quick command's status can arrive in the same packet
-            // batch as this callback, before driveChannel's listeners exist.
-            const early: EarlyExit = { seen: false, code: null };
-            earlyExits.set(ch, early);
-            ch.once('exit', (c: number | null, sig?: string) => {
-              early.seen = true;
-              if (typeof c === 'number') early.code = c;
-              else if (typeof sig === 'string') early.signal = sig;
-            });
-            done(null, ch);
-          });
-        } catch (e) {
-          // ssh2 throws synchronously on a link that just died.
-          done(this.classifyChannelError(e instanceof Error ? e : new Error(String(e))));
-        }
-      },
-      (late) => late.close(), // opened after the deadline: must not leak
-    );
-  }
-
   private driveChannel(channel: ClientChannel, client: Client, o: ChannelRun): Promise<{ code: number | null; signal?: string }> {
-    this.channels.add(channel);
     const gen = this.generation;
-    return new Promise((resolve, reject) => {
-      const early = earlyExits.get(channel) ?? { seen: false, code: null };
-      const sawExitNow = () => early.seen;
-      let failure: RemoteError | null = null;
-      let finished = false;
-      const finish = () => {
-        if (finished) return;
-        finished = true;
-        this.channels.delete(channel);
-        o.signal?.removeEventListener('abort', onAbort);
-        this.off('disconnect', onDisconnect);
-        if (failure) reject(failure);
-        else if (!sawExitNow() && (this.generation !== gen || this.client !== client)) reject(this.lostError('while a remote command was running'));
-        else resolve({ code: early.code, ...(early.signal ? { signal: early.signal } : {}) });
-      };
-      const stop = (why: RemoteError) => {
-        if (failure || finished) return;
-        failure = why;
-        killRemote(channel);
-        channel.close();
-        // A dead link never confirms the close: do not wait for it.
-        setTimeout(finish, 2000).unref();
-      };
-      const onAbort = () => stop(abortedDuring('command', o.signal?.reason, o.timeoutMs));
-      if (o.signal?.aborted) onAbort();
-      else o.signal?.addEventListener('abort', onAbort, { once: true });
-      const onDisconnect = () => {
-        if (!sawExitNow() && !failure) failure = this.lostError('while a remote command was running');
-        setImmediate(finish);
-      };
-      this.on('disconnect', onDisconnect);
-      channel.on('data', (c: Buffer) => o.onStdout?.(c));
-      channel.stderr.on('data', (c: Buffer) => o.onStderr?.(c));
-      channel.on('error', () => undefined);
-      channel.on('close', finish);
-      if (o.stdin !== undefined) channel.end(o.stdin);
-      else channel.end();
+    return driveChannel(channel, o, {
+      track: (ch) => {
+        this.channels.add(ch);
+        return () => this.channels.delete(ch);
+      },
+      stillCurrent: () => this.generation === gen && this.client === client,
+      onDisconnect: (fn) => {
+        this.on('disconnect', fn);
+        return () => this.off('disconnect', fn);
+      },
+      lostError: (when) => this.lostError(when),
     });
   }
 
