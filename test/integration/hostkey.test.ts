@@ -3,7 +3,7 @@
 // retried, and the same host on another port is a new identity.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fingerprint } from '../../src/remote/hostkeys';
@@ -92,11 +92,14 @@ describe('host keys (real sshd)', function () {
 
   it('refuses a changed key before any credential, shows both fingerprints, never retries', async () => {
     const kh = join(dir.path, 'known_hosts');
+    // A comment first, so the pinned entry is on line 2.
+    writeFileSync(kh, '# pinned by gpu-rent\n');
     // Pin through the proxy's port so the proxy counts every later attempt.
     const pinned = connectionTo(sshd, kh, { port: proxy.port });
     await pinned.connect();
     pinned.close();
-    const oldFp = fingerprint(hostKeyBlob(sshd));
+    const oldBlob = hostKeyBlob(sshd);
+    const oldFp = fingerprint(oldBlob);
     await sshd.restart({ newHostKey: true });
     const newFp = fingerprint(hostKeyBlob(sshd));
     assert.notEqual(oldFp, newFp);
@@ -118,6 +121,22 @@ describe('host keys (real sshd)', function () {
     assert.equal(err.code, 'host-key-changed');
     assert.ok(err.message.includes(oldFp) && err.message.includes(newFp), err.message);
     assert.equal(err.fatal, true);
+    // What the UI shows: which host and port, both fingerprints, and where the pin is.
+    assert.ok(err.detail.code === 'host-key-changed');
+    if (err.detail.code === 'host-key-changed') {
+      assert.equal(err.detail.host, '127.0.0.1');
+      assert.equal(err.detail.port, proxy.port);
+      assert.deepEqual(err.detail.presented, { fingerprint: newFp, keyType: 'ssh-ed25519' });
+      assert.equal(err.detail.pinned.length, 1);
+      const pin = err.detail.pinned[0]!;
+      assert.equal(pin.fingerprint, oldFp);
+      assert.equal(pin.knownHostsPath, kh);
+      assert.equal(err.detail.knownHostsPath, kh);
+      assert.equal(pin.line, 2);
+      // The line it points at is the pinned entry itself.
+      assert.equal(readFileSync(kh, 'utf8').split('\n')[pin.line - 1], `[127.0.0.1]:${proxy.port} ssh-ed25519 ${oldBlob.toString('base64')}`);
+      assert.equal(err.detail.previousEndpoint, undefined);
+    }
     assert.equal(askedPassword, false);
     // A second operation on the same connection fails the same way without dialling again.
     assert.equal((await remoteFailure(conn.exec('true'))).code, 'host-key-changed');
