@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { Client } from 'ssh2';
 import { startSshd, type TestSshd } from '../test/support/sshd';
 import { CLI } from '../test/support/cli';
-import { getConnection, closeAll } from '../src/remote/pool';
+import { SshPool } from '../src/app/pool';
 import { parseTarget } from '../src/remote/target';
 import { syncOnce } from '../src/remote/sync';
 
@@ -108,6 +108,7 @@ export async function run_(): Promise<void> {
     }
   }
   let sshd: TestSshd | undefined;
+  const pool = new SshPool();
   const work = mkdtempSync(join(tmpdir(), 'sync-bench-'));
   try {
     sshd = await startSshd();
@@ -122,7 +123,8 @@ export async function run_(): Promise<void> {
       run(process.execPath, [CLI, 'sync', target, '--identity', sshd!.privateKeyPath, '--accept-new', '--remote', remote, '--local', local, '--settle', '0', '--json'], env);
     const old = Math.floor(Date.now() / 1000) - 3600;
 
-    const conn = await getConnection(
+    const conn = await pool.get(
+      'bench',
       parseTarget(target),
       { acceptNew: true, identityFiles: [sshd.privateKeyPath], knownHostsPath: join(home, 'known_hosts'), env: { ...process.env, ...env }, useDefaultKeys: false, agent: false },
     );
@@ -201,7 +203,7 @@ export async function run_(): Promise<void> {
       warmTimes.push(performance.now() - t0);
       warmBytes += r.bytes + r.files;
     }
-    closeAll();
+    pool.dispose();
     if (warmBytes !== 0) throw new Error('a no-change re-sync transferred data');
     const rs = median(rsyncTimes);
     const cl = median(cliTimes);
@@ -211,7 +213,7 @@ export async function run_(): Promise<void> {
     console.log(`  ${pad('gpu-rent sync (CLI, new process)', 34)} ${pad(secs(cl), 10)} ${(cl / rs).toFixed(2)}×  target < 1: ${cl < rs ? 'met' : 'NOT met'}`);
     console.log(`  ${pad('syncOnce on a warm connection', 34)} ${pad(secs(wm), 10)} ${(wm / rs).toFixed(2)}×  target < 0.2: ${wm < rs / 5 ? 'met' : 'NOT met'}`);
   } finally {
-    closeAll();
+    pool.dispose();
     await sshd?.stop();
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,16 +1,14 @@
 // What every command that talks to a rented box shares: the TARGET argument, the connection
 // flags, the password and trust prompts (a terminal only; never a password flag), and turning
 // RemoteErrors into one clear message.
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { UsageError, type FlagSpecs } from './args';
 import type { CliIO } from './command';
 import type { ConnectOptions, RemoteConnection } from '../remote/connection';
 import { describeRemoteError, RemoteError } from '../remote/errors';
 import type { TrustQuestion } from '../remote/hostkeys';
-import { closeAll, getConnection } from '../remote/pool';
-import { tryParseTarget, type SshTarget } from '../remote/target';
+import { SshPool } from '../app/pool';
+import { readSshConfigSync } from '../app/sshConfig';
+import { knownHostsName, tryParseTarget, type SshTarget } from '../remote/target';
 
 export const TARGET_HELP =
   'TARGET is ssh://user@host:port, the login command the platform shows pasted whole in quotes ' +
@@ -29,20 +27,10 @@ export interface RemoteFlags {
   'connect-timeout'?: number;
 }
 
-/** Reads ~/.ssh/config when there is one (for Host aliases). */
-function readSshConfig(env: NodeJS.ProcessEnv): string | null {
-  const path = join(env.HOME || homedir(), '.ssh', 'config');
-  try {
-    return existsSync(path) ? readFileSync(path, 'utf8') : null;
-  } catch {
-    return null;
-  }
-}
-
 /** Parses TARGET or throws a UsageError that names what is wrong with it. */
 export function targetFromArg(text: string | undefined, io: CliIO): SshTarget {
   if (text === undefined || text.trim() === '') throw new UsageError(`missing TARGET. ${TARGET_HELP}`);
-  const r = tryParseTarget(text, { sshConfig: readSshConfig(io.env) });
+  const r = tryParseTarget(text, { sshConfig: readSshConfigSync({ env: io.env }) });
   if (!r.ok) throw new UsageError(`bad TARGET: ${r.problem}`);
   return r.target;
 }
@@ -110,26 +98,26 @@ export function connectOptions(flags: RemoteFlags, io: CliIO): ConnectOptions {
 export function asCliError(e: unknown): unknown {
   if (e instanceof RemoteError) {
     if (e.code === 'bad-target') return new UsageError(e.message);
-    const err = new Error(describeRemoteError(e));
-    (err as Error & { remoteCode?: string }).remoteCode = e.code;
-    return err;
+    return new Error(describeRemoteError(e), { cause: e });
   }
   return e;
 }
 
 /**
- * Connects to TARGET, runs `fn`, and always closes the pool so the process can exit.
- * RemoteErrors come out as one readable message (with the platform hint).
+ * Connects to TARGET through a pool owned by this command, runs `fn`, and always closes the
+ * pool so the process can exit. RemoteErrors come out as one readable message (with the
+ * platform hint).
  */
 export async function withRemote<T>(targetText: string | undefined, flags: RemoteFlags, io: CliIO, fn: (conn: RemoteConnection, target: SshTarget) => Promise<T>): Promise<T> {
   const target = targetFromArg(targetText, io);
   for (const note of target.ignored) io.stderr(`note: ignoring ${note} from the target\n`);
+  const pool = new SshPool();
   try {
-    const conn = await getConnection(target, connectOptions(flags, io));
+    const conn = await pool.get(`${target.user ?? ''}@${knownHostsName(target.host, target.port)}`, target, connectOptions(flags, io));
     return await fn(conn, target);
   } catch (e) {
     throw asCliError(e);
   } finally {
-    closeAll();
+    pool.dispose();
   }
 }

@@ -4,6 +4,9 @@
 import { z } from 'zod';
 import { BILLING_MODES, INSTANCE_STATES, currentState, repriceCurrent, switchState, type InstanceState, type Pricing, type StateInterval } from './spend';
 
+/** How many earlier host:port pairs of one instance are remembered. */
+export const MAX_PREVIOUS_ENDPOINTS = 8;
+
 const fen = z.number().int().min(0).max(100_000_000);
 const epoch = z.number().int().min(0).max(32_503_680_000);
 const shortText = (max: number) => z.string().min(1).max(max);
@@ -34,6 +37,8 @@ export const LoginSchema = z.strictObject({
   keyPath: z.string().min(1).max(4096).optional(),
   /** When picked from ~/.ssh/config: the Host alias it came from. */
   sshConfigHost: z.string().min(1).max(255).optional(),
+  /** Where this same instance answered before (AutoDL gives a new port after a power cycle): its host key is recognised there. */
+  previousEndpoints: z.array(z.strictObject({ host: shortText(255).regex(/^[A-Za-z0-9:][A-Za-z0-9._:-]*$/), port: z.number().int().min(1).max(65535) })).max(MAX_PREVIOUS_ENDPOINTS).optional(),
 });
 
 export const ProbeGpuSchema = z.strictObject({
@@ -58,6 +63,10 @@ export const JobRefSchema = z.strictObject({
   command: z.string().max(4000),
   startedAt: epoch,
   logPath: z.string().max(4096).optional(),
+  /** Last seen by a poll or the Jobs view: still running, or exited (with its code when known). */
+  state: z.enum(['running', 'exited']).optional(),
+  exitCode: z.number().int().min(-1).max(1_000_000).nullable().optional(),
+  endedAt: epoch.optional(),
 });
 
 export const SyncInfoSchema = z.strictObject({
@@ -99,6 +108,17 @@ export interface Login {
   auth: 'password' | 'key' | 'agent';
   keyPath?: string;
   sshConfigHost?: string;
+  previousEndpoints?: { host: string; port: number }[];
+}
+
+export interface JobRef {
+  id: string;
+  command: string;
+  startedAt: number;
+  logPath?: string;
+  state?: 'running' | 'exited';
+  exitCode?: number | null;
+  endedAt?: number;
 }
 
 export interface Instance {
@@ -112,7 +132,7 @@ export interface Instance {
   intervals: StateInterval[];
   createdAt: number;
   lastProbe?: { at: number; gpus: ProbeGpu[]; driverVersion?: string; driverMaxCuda?: string; verdict?: 'ok' | 'warning' | 'error' };
-  jobs?: { id: string; command: string; startedAt: number; logPath?: string }[];
+  jobs?: JobRef[];
   sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; unsynced?: number; lastError?: string };
 }
 
@@ -217,8 +237,21 @@ export function withPricing(inst: Instance, pricing: Pricing, now: number): Inst
 }
 
 /** A power cycle gives a new port (and password): replace the login, keep everything else. */
+/**
+ * A new login for the same instance. The endpoint it replaces is remembered (newest first, a
+ * few at most) so the host key pinned there is recognised at the new port.
+ */
 export function withLogin(inst: Instance, login: Login): Instance {
-  return { ...inst, login };
+  const old = inst.login;
+  const moved = old.host !== login.host || old.port !== login.port;
+  const seen = [...(moved ? [{ host: old.host, port: old.port }] : []), ...(old.previousEndpoints ?? []), ...(login.previousEndpoints ?? [])];
+  const previous: { host: string; port: number }[] = [];
+  for (const p of seen) {
+    if ((p.host === login.host && p.port === login.port) || previous.some((q) => q.host === p.host && q.port === p.port)) continue;
+    previous.push({ host: p.host, port: p.port });
+  }
+  const { previousEndpoints: _drop, ...rest } = login;
+  return { ...inst, login: previous.length ? { ...rest, previousEndpoints: previous.slice(0, MAX_PREVIOUS_ENDPOINTS) } : rest };
 }
 
 /** Whether commands that talk to the box make sense: it must exist and have power. */

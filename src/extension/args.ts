@@ -40,11 +40,15 @@ export const EditInstanceArgs = z.strictObject({
   noGpuModeRate: yuan.optional(),
   storageGbDay: yuan.optional(),
   dataDiskGb: z.number().min(0).max(1_000_000).optional(),
+  /** The checkpoint folder on the box and the local folder it syncs into (relative to the workspace, or absolute). */
+  syncRemoteDir: z.string().min(2).max(4096).regex(/^\/[^\n\0]*$/, 'must be an absolute path on the box').refine((d) => !d.split('/').includes('..'), 'may not contain ".."').optional(),
+  syncLocalDir: z.string().min(1).max(4096).regex(/^[^\n\0]*$/, 'must be one line').optional(),
 });
 
 export const UpdateLoginArgs = z.strictObject({ id, login: z.string().min(1).max(2000), password: z.string().max(1000).optional() });
 export const SwitchStateArgs = z.strictObject({ id, state: z.enum(INSTANCE_STATES as [InstanceState, ...InstanceState[]]) });
-export const ReleaseArgs = z.strictObject({ id, /** Proceed even when checkpoints on the box are not yet synced. */ discardUnsynced: z.boolean().default(false), skipCheck: z.boolean().default(false) });
+export const ReleaseArgs = z.strictObject({ id, /** Proceed even when checkpoints on the box are not yet synced. */ discardUnsynced: z.boolean().default(false), skipCheck: z.boolean().default(false), acceptNewHostKey: z.boolean().optional() });
+export const RemoveArgs = z.strictObject({ id, confirm: z.literal(true) });
 export const PathArgs = z.strictObject({ path: z.string().min(1).max(4096) });
 export const StartTrainingArgs = z.strictObject({
   id,
@@ -55,9 +59,21 @@ export const StartTrainingArgs = z.strictObject({
   expectedHours: z.number().min(0).max(10_000).optional(),
   /** Confirms a long job on a spot instance without a dialog. */
   acceptSpotRisk: z.boolean().default(false),
+  acceptNewHostKey: z.boolean().optional(),
 });
-export const SyncArgs = z.strictObject({ id, remoteDir: z.string().min(1).max(4096).optional(), localDir: z.string().min(1).max(4096).optional() });
-export const JobsArgs = z.strictObject({ id, jobId: z.string().min(1).max(200).optional(), follow: z.boolean().default(false) });
+export const SyncArgs = z.strictObject({
+  id,
+  remoteDir: z.string().min(2).max(4096).regex(/^\/[^\n\0]*$/, 'must be an absolute path on the box').refine((d) => !d.split('/').includes('..'), 'may not contain ".."').optional(),
+  localDir: z.string().min(1).max(4096).regex(/^[^\n\0]*$/, 'must be one line').optional(),
+  /** Add the local folder to the work tree's .gitignore when it is inside one (scripts say it; the UI asks). */
+  addToGitignore: z.boolean().optional(),
+  acceptNewHostKey: z.boolean().optional(),
+});
+export const WatchArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });
+export const JobsArgs = z.strictObject({ id, jobId: z.string().min(1).max(200).optional(), follow: z.boolean().default(false), acceptNewHostKey: z.boolean().optional() });
+export const InstanceArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });
+export const RemoteSshArgs = z.strictObject({ id, /** Write the Host block without asking (scripts). */ confirm: z.literal(true), open: z.boolean().default(true), acceptNewHostKey: z.boolean().optional() });
+export const CheckGpuArgs = z.strictObject({ id, quiet: z.boolean().optional(), acceptNewHostKey: z.boolean().optional() });
 
 /** A tree node, a bare id, or `{ id }`: every instance command accepts any of these. */
 export function instanceIdOf(arg: unknown): string | undefined {
@@ -92,8 +108,11 @@ export const ScanSecretsArgs = z.strictObject({ path: z.string().min(1).max(4096
 export const CaptureEnvironmentArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });
 export const RebuildEnvironmentArgs = z.strictObject({
   id,
-  /** A snapshot.json written by Capture Environment. */
-  snapshotPath: z.string().min(1).max(4096),
+  /** A capture folder (gpu-rent-env.json, from either front end), or its JSON file; `snapshotPath` is the older name. */
+  capturePath: z.string().min(1).max(4096).optional(),
+  snapshotPath: z.string().min(1).max(4096).optional(),
+  /** The user agreed to pip option lines (e.g. --extra-index-url) in the requirements. */
+  allowPipOptions: z.boolean().optional(),
   envName: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 64'),
   acceptNewHostKey: z.boolean().optional(),
 });

@@ -15,6 +15,7 @@ export const Commands = {
   syncCheckpoints: 'gpuRent.syncCheckpoints',
   watchCheckpoints: 'gpuRent.watchCheckpoints',
   stopWatching: 'gpuRent.stopWatching',
+  editSyncFolders: 'gpuRent.editSyncFolders',
   openTerminal: 'gpuRent.openTerminal',
   openInRemoteSsh: 'gpuRent.openInRemoteSsh',
   openCalculator: 'gpuRent.openCalculator',
@@ -33,7 +34,6 @@ export const Commands = {
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];
 
-export const VIEW_CONTAINER_ID = 'gpuRent';
 export const INSTANCES_VIEW_ID = 'gpuRent.instances';
 export const CALCULATOR_VIEW_TYPE = 'gpuRent.calculator';
 export const STATUS_BAR_ID = 'gpuRent.spend';

@@ -1,19 +1,45 @@
-// Composition root: builds the objects and wires them together; nothing else happens here.
+// Composition root: builds the objects, wires them together and registers the commands;
+// nothing else happens here. Everything it makes is disposed with the extension.
 import * as vscode from 'vscode';
 import { builtinCatalog, mergeCatalog, type Catalog } from '../core/catalog';
 import { summarizeSpend } from '../core/spend';
+import { SshPool } from '../app/pool';
+import { ReleaseEvents } from '../app/release';
+import { InstanceSessions } from '../app/session';
 import { CalculatorPanel } from './calculatorPanel';
 import { Commands, HAS_INSTANCES_KEY, INSTANCES_VIEW_ID } from './commandIds';
-import { GuardCommands } from './guardCommands';
-import { InstanceCommands, wrap } from './instanceCommands';
-import { JobCommands } from './jobCommands';
-import { Poller } from './poller';
-import { RemoteCommands } from './remoteCommands';
+import type { CommandContext } from './commands/context';
+import { registerCommand } from './commands/registry';
+import { addInstance } from './commands/instances/add';
+import { editInstance } from './commands/instances/edit';
+import { exportInstancesTo, importInstances } from './commands/instances/importExport';
+import { removeInstance } from './commands/instances/remove';
+import { switchState } from './commands/instances/switchState';
+import { updateLogin } from './commands/instances/updateLogin';
+import { checkGpu } from './commands/remote/checkGpu';
+import { DoctorView } from './commands/remote/doctorView';
+import { releaseInstance } from './commands/remote/release';
+import { openInRemoteSsh } from './commands/remote/remoteSsh';
+import { openTerminal } from './commands/remote/terminal';
+import { syncCheckpoints } from './commands/sync/syncNow';
+import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync/watch';
+import { showJobs } from './commands/jobs/showJobs';
+import { startTraining } from './commands/jobs/startTraining';
+import { captureEnvironment, rebuildEnvironment } from './commands/guards/environment';
+import { uploadToMemory, wipeBeforeRelease, wipeMemoryUpload } from './commands/guards/memory';
+import { scanSecrets } from './commands/guards/secrets';
+import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guards/watchdog';
+import { getState, openCalculator, refresh, showLog } from './commands/view/view';
+import { hostKeyPrompts } from './hostKeyPrompts';
+import { IdleMonitor } from './monitors/idle';
+import { GuardNotices } from './monitors/notices';
+import { Poller } from './monitors/poller';
+import { ReleaseWarnings } from './monitors/releaseWarnings';
+import { SyncWatches } from './monitors/syncWatches';
 import { readSettings, SETTINGS_SECTION, type Settings } from './settings';
 import { SpendStatusBar } from './statusBar';
 import { InstanceStore } from './store';
 import { InstancesTree } from './tree';
-import type { CalculatorInputs } from '../webview/protocol';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -22,82 +48,135 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('GPU Rent', { log: true });
   subs.push(log);
 
-  const settings = (): Settings => {
-    const cfg = vscode.workspace.getConfiguration(SETTINGS_SECTION);
-    return readSettings((k) => cfg.get(k));
-  };
+  const settings = (): Settings => readSettings((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k));
   const catalogs = new CatalogSource(settings, log);
-  subs.push(vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.catalog.overrides') && catalogs.reset()));
 
   const store = new InstanceStore(context.globalState, context.secrets, now);
   if (store.loadProblem) {
     log.error(`saved instances could not be read (${store.loadProblem.kind}); kept aside under gpuRent.instances.unreadable`);
     void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rent could not read its saved instances; they were kept aside and the list starts empty.'));
   }
-  const setHasInstances = () => void vscode.commands.executeCommand('setContext', HAS_INSTANCES_KEY, store.list().length > 0);
-  setHasInstances();
 
-  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language);
+  const pool = new SshPool();
+  subs.push({ dispose: () => pool.dispose() });
+  const sessions = new InstanceSessions({
+    pool,
+    instance: (id) => store.get(id),
+    credentials: { getPassword: (id) => store.getPassword(id), savePassword: (id, pw) => store.setPassword(id, pw) },
+    prompts: hostKeyPrompts(),
+    settings: () => settings(),
+    log: (m) => log.debug(m),
+    onHostKey: (inst, e) => {
+      if (e.kind === 'same-key-new-port' && e.previous) {
+        log.info(`[${inst.id}] same host key as at ${e.previous.host}:${e.previous.port}, now at ${e.host}:${e.port}: pinned there too`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('{0} answered at its new port {1} with the same host key as before ({2}): the same machine, so no need to trust it again.', inst.name, String(e.port), e.fingerprint));
+      }
+    },
+  });
+  const releases = new ReleaseEvents((m) => log.warn(m));
+  subs.push(releases);
+
+  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id));
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  const notices = new GuardNotices(log, now);
+  const watches = new SyncWatches(store, sessions, tree, log, now);
+  const doctor = new DoctorView();
+  let jobOutput: vscode.OutputChannel | undefined;
+  subs.push(tree, view, watches, doctor, { dispose: () => jobOutput?.dispose() });
+
+  const ctx: CommandContext = {
+    store,
+    pool,
+    sessions,
+    releases,
+    catalog: () => catalogs.get(),
+    settings,
+    log,
+    now,
+    language: vscode.env.language,
+    memento: context.globalState,
+    tree,
+    notices,
+    watches,
+    doctor,
+    jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
+  };
+  subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
+
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id));
+  const calculator = new CalculatorPanel(context.extensionUri, settings, log);
+  const idle = new IdleMonitor(ctx);
+  const poller = new Poller(view, ctx, idle);
+  const releaseWarnings = new ReleaseWarnings(ctx);
+  subs.push(statusBar, calculator, poller, releaseWarnings);
+
+  const setHasInstances = () => void vscode.commands.executeCommand('setContext', HAS_INSTANCES_KEY, store.list().length > 0);
   const updateBadge = () => {
     const s = summarizeSpend(store.list(), now());
     const billing = s.perInstance.filter((p) => p.burnRate > 0).length;
     view.badge = billing ? { value: billing, tooltip: vscode.l10n.t('{0} instances billing', billing) } : undefined;
   };
+  setHasInstances();
+  updateBadge();
   subs.push(
-    tree,
-    view,
     store.onDidChange((ids) => {
       setHasInstances();
       updateBadge();
       if (ids && ids.length === 1) tree.refresh(ids[0]);
       else tree.refresh();
     }),
-  );
-  updateBadge();
-
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id));
-  const calculator = new CalculatorPanel(context.extensionUri, settings, log);
-  const ctx = { store, catalog: () => catalogs.get(), settings, log, now, language: vscode.env.language };
-  const instances = new InstanceCommands(ctx);
-  const remote = new RemoteCommands(ctx, instances, tree);
-  const jobs = new JobCommands(ctx, instances, remote);
-  const guards = new GuardCommands(ctx, instances, remote, context.globalState);
-  instances.guards = { afterStart: (i) => guards.afterStart(i), removalRisk: (i) => remote.releaseRisk(i), beforeForget: (i) => guards.wipeAllFor(i) };
-  remote.beforeRelease = (i, o) => guards.wipeAllFor(i, o);
-  const poller = new Poller(view, tree, store, remote, settings, guards);
-  subs.push(statusBar, calculator, remote, jobs, guards, poller, ...instances.register(), ...remote.register(), ...jobs.register(), ...guards.register());
-  subs.push(
+    pool.onDidChangeState((e) => {
+      log.debug(`[${e.key}] connection ${e.state}${e.reason ? `: ${e.reason}` : ''}`);
+      tree.refresh(e.key);
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('gpuRent.catalog.overrides')) catalogs.reset();
+      // New keepalive or timeouts apply to the next connection; a different ssh config to the next login.
+      if (e.affectsConfiguration('gpuRent.connection')) pool.invalidateAll();
       if (e.affectsConfiguration('gpuRent')) {
         statusBar.update();
         poller.restart();
-        guards.checkReleases();
+        releaseWarnings.check();
       }
     }),
-    wrap(Commands.openCalculator, async (a) => calculator.show(a && typeof a === 'object' && 'inputs' in a ? ((a as { inputs: Partial<CalculatorInputs> }).inputs ?? undefined) : undefined), log),
-    wrap(Commands.refresh, async () => {
-      tree.refresh();
-      statusBar.update();
-      await poller.probeNow();
-    }, log),
-    wrap(Commands.showLog, async () => log.show(), log),
-    // For tests and other extensions: what the user sees, as data. No secrets exist in it.
-    wrap(Commands.getState, async () => ({
-      instances: store.list(),
-      spend: summarizeSpend(store.list(), now(), settings().monthlyBudgetFen),
-      statusBar: { text: statusBar.text, visible: statusBar.visible },
-      calculator: { open: calculator.isOpen, lastComputed: calculator.lastComputed },
-      watching: [...tree.watching],
-      guardNotices: [...guards.recent],
-      catalogAsOf: catalogs.get().asOf,
-    }), log),
   );
+
+  const reg = { log };
+  const command = (id: (typeof Commands)[keyof typeof Commands], handler: (arg: unknown) => unknown) => subs.push(registerCommand(id, handler, reg));
+  command(Commands.addInstance, (a) => addInstance(ctx, a));
+  command(Commands.editInstance, (a) => editInstance(ctx, a));
+  command(Commands.removeInstance, (a) => removeInstance(ctx, a));
+  command(Commands.updateLogin, (a) => updateLogin(ctx, a));
+  command(Commands.importInstances, (a) => importInstances(ctx, a));
+  command(Commands.exportInstances, (a) => exportInstancesTo(ctx, a));
+  command(Commands.switchState, (a) => switchState(ctx, a));
+  command(Commands.releaseInstance, (a) => releaseInstance(ctx, a));
+  command(Commands.checkGpu, (a) => checkGpu(ctx, a));
+  command(Commands.startTraining, (a) => startTraining(ctx, a));
+  command(Commands.showJobs, (a) => showJobs(ctx, a));
+  command(Commands.syncCheckpoints, (a) => syncCheckpoints(ctx, a));
+  command(Commands.watchCheckpoints, (a) => watchCheckpoints(ctx, a));
+  command(Commands.stopWatching, (a) => stopWatching(ctx, a).length > 0);
+  command(Commands.editSyncFolders, (a) => editSyncFolders(ctx, a));
+  command(Commands.openTerminal, (a) => openTerminal(ctx, a));
+  command(Commands.openInRemoteSsh, (a) => openInRemoteSsh(ctx, a));
+  command(Commands.openCalculator, (a) => openCalculator(ctx, calculator, a));
+  command(Commands.refresh, () => refresh(ctx, statusBar, poller));
+  command(Commands.showLog, () => showLog(ctx));
+  command(Commands.getState, () => getState(ctx, statusBar, calculator));
+  command(Commands.uploadToMemory, (a) => uploadToMemory(ctx, a));
+  command(Commands.wipeMemoryUpload, (a) => wipeMemoryUpload(ctx, a));
+  command(Commands.scanSecrets, (a) => scanSecrets(ctx, a));
+  command(Commands.captureEnvironment, (a) => captureEnvironment(ctx, a));
+  command(Commands.rebuildEnvironment, (a) => rebuildEnvironment(ctx, a));
+  command(Commands.installWatchdog, (a) => installWatchdog(ctx, a));
+  command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
+  command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
   log.info(`activated; ${store.list().length} instances`);
 }
 
 export function deactivate(): void {
-  // Pooled SSH connections close with the extension host; nothing is kept open on purpose.
+  // Everything (the SSH pool included) is disposed through context.subscriptions.
 }
 
 /** The built-in catalog with the user's overrides merged in; an invalid override is reported once and ignored. */

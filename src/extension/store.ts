@@ -126,6 +126,14 @@ export class InstanceStore {
     return true;
   }
 
+  /** A password typed at a login prompt: kept, and the login marked as password-based. */
+  async setPassword(id: string, password: string): Promise<void> {
+    const cur = this.get(id);
+    if (!cur) return;
+    await this.secrets.store(secretKey(id), password);
+    if (cur.login.auth !== 'password') await this.replace(id, (i) => ({ ...i, login: { ...i.login, auth: 'password' } }));
+  }
+
   getPassword(id: string): PromiseLike<string | undefined> {
     return this.secrets.get(secretKey(id));
   }

@@ -5,6 +5,8 @@ import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
 import { summarizeSpend } from '../core/spend';
+import type { ConnectionState } from '../app/pool';
+import { Commands } from './commandIds';
 import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
 
@@ -28,6 +30,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     private readonly catalog: () => Catalog,
     private readonly now: () => number,
     private readonly language: string,
+    private readonly connection: (id: string) => ConnectionState | undefined = () => undefined,
   ) {}
 
   /** Refresh one instance (its node and children), or everything. */
@@ -94,11 +97,14 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       item.id = `instance:${inst.id}`;
       item.contextValue = contextValueOf(inst) + (this.watching.has(inst.id) ? ':watching' : '');
       item.iconPath = new vscode.ThemeIcon(STATE_ICONS[state], new vscode.ThemeColor(STATE_COLORS[state]));
-      item.description = instanceDescription(inst, spend, vscode.l10n);
+      const conn = this.connection(inst.id);
+      const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
+      item.description = [instanceDescription(inst, spend, vscode.l10n), link].filter(Boolean).join(' · ');
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${inst.name}** — ${this.platformName(inst.platform)}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
       tip.appendMarkdown(`${inst.card} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
+      if (link) tip.appendMarkdown(`${link}\n\n`);
       tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));
       tip.appendMarkdown('\n\n');
       tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');
@@ -110,7 +116,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     }
     const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
     item.id = `detail:${node.instanceId}:${node.key}`;
-    item.contextValue = `detail:${node.key.split(':')[0]}`;
+    item.contextValue = `detail:${node.key.split(':')[0]}${node.key === 'sync' && this.watching.has(node.instanceId) ? ':watching' : ''}`;
     item.iconPath = new vscode.ThemeIcon(node.icon);
     if (node.description) item.description = node.description;
     if (node.tooltip) item.tooltip = node.tooltip;
@@ -130,15 +136,21 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
         out.push({ ...base, kind: 'detail', key: `gpu:${g.index}`, label: `GPU ${g.index}: ${g.name}`, description: [mem, util].filter(Boolean).join(' · '), icon: 'circuit-board', tooltip: vscode.l10n.t('Probed {0} ago', age) });
       }
     } else {
-      out.push({ ...base, kind: 'detail', key: 'gpu:none', label: probe ? vscode.l10n.t('No GPU visible in the last probe') : vscode.l10n.t('Not checked yet'), icon: probe ? 'warning' : 'question', command: { command: 'gpuRent.checkGpu', title: vscode.l10n.t('Check GPU'), arguments: [inst.id] } });
+      out.push({ ...base, kind: 'detail', key: 'gpu:none', label: probe ? vscode.l10n.t('No GPU visible in the last probe') : vscode.l10n.t('Not checked yet'), icon: probe ? 'warning' : 'question', command: { command: Commands.checkGpu, title: vscode.l10n.t('Check GPU'), arguments: [{ kind: 'instance', id: inst.id }] } });
     }
     for (const j of inst.jobs ?? []) {
-      out.push({ ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: j.command, icon: 'run', tooltip: j.command, command: { command: 'gpuRent.showJobs', title: vscode.l10n.t('Jobs and Logs'), arguments: [{ id: inst.id, jobId: j.id }] } });
+      const exited = j.state === 'exited';
+      const status = exited ? (j.exitCode === 0 ? vscode.l10n.t('finished') : vscode.l10n.t('exited with {0}', String(j.exitCode ?? '?'))) : j.state === 'running' ? vscode.l10n.t('running') : '';
+      const icon = exited ? (j.exitCode === 0 ? 'pass' : 'error') : 'run';
+      const when = exited && j.endedAt ? vscode.l10n.t('ended {0} ago', formatDuration(Math.max(0, this.now() - j.endedAt), vscode.l10n)) : vscode.l10n.t('started {0} ago', formatDuration(Math.max(0, this.now() - j.startedAt), vscode.l10n));
+      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [status, j.command].filter(Boolean).join(' · '), icon, tooltip: `${j.command}\n${when}` };
+      node.command = { command: Commands.showJobs, title: vscode.l10n.t('Jobs and Logs'), arguments: [node] };
+      out.push(node);
     }
     if (inst.sync) {
       const when = inst.sync.lastSyncAt ? vscode.l10n.t('synced {0} ago', formatDuration(this.now() - inst.sync.lastSyncAt, vscode.l10n)) : vscode.l10n.t('never synced');
       const pending = inst.sync.unsynced ? vscode.l10n.t('{0} not yet copied', inst.sync.unsynced) : '';
-      out.push({ ...base, kind: 'detail', key: 'sync', label: vscode.l10n.t('Checkpoints'), description: [when, pending, this.watching.has(inst.id) ? vscode.l10n.t('watching') : ''].filter(Boolean).join(' · '), icon: inst.sync.lastError ? 'error' : 'sync', tooltip: inst.sync.lastError ?? `${inst.sync.remoteDir} → ${inst.sync.localDir}` });
+      out.push({ ...base, kind: 'detail', key: 'sync', label: vscode.l10n.t('Checkpoints'), description: [when, pending, this.watching.has(inst.id) ? vscode.l10n.t('watching') : ''].filter(Boolean).join(' · '), icon: inst.sync.lastError ? 'error' : 'sync', tooltip: [`${inst.sync.remoteDir} → ${inst.sync.localDir}`, inst.sync.lastError].filter(Boolean).join('\n') });
     }
     return out;
   }

@@ -15,7 +15,7 @@ export type UiLang = 'en' | 'zh-cn';
 
 /** What a user reads in each display language (from package.nls*.json, the l10n bundle and src/webview/strings.ts). */
 const WORDS = {
-  en: { container: /^GPU Rentals/, viewTitle: 'GPU Rentals', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of', priceLine: 'Price: ' },
+  en: { container: /^GPU Rent/, viewTitle: 'GPU Rent', tooltip: ['GPU spend', 'Today', 'This month'], calcTitle: 'GPU cost calculator', gpuHours: 'GPU hours (on this card)', billing: 'Billing', platform: 'Platform', hourly: 'hourly', legend: ['GPU', 'Storage', 'Stopped', 'Download', 'Spot rework'], priceAsOf: 'Price as of', priceLine: 'Price: ' },
   'zh-cn': { container: /^GPU 租卡/, viewTitle: 'GPU 租卡', tooltip: ['GPU 花费', '今日', '本月'], calcTitle: 'GPU 费用计算器', gpuHours: 'GPU 小时（此卡上）', billing: '计费', platform: '平台', hourly: '按小时', legend: ['GPU', '存储', '停机', '下载', '竞价返工'], priceAsOf: '价格日期', priceLine: '价格：' },
 } as const;
 const CONTAINER_LABEL = WORDS.en.container;
@@ -230,10 +230,10 @@ function englishChecks(): UiCheck[] {
       },
     },
     {
-      title: 'the activity bar has the GPU Rentals container; its tree lists the instance and its probed GPU',
+      title: 'the activity bar has the GPU Rent container; its tree lists the instance and its probed GPU',
       async run(page, { outDir }) {
         const item = page.locator('.part.activitybar .action-item [aria-label]');
-        const container = await poll('the GPU Rentals activity-bar item', async () => {
+        const container = await poll('the GPU Rent activity-bar item', async () => {
           const all = await item.all();
           for (const a of all) { const l = await a.getAttribute('aria-label'); if (l && CONTAINER_LABEL.test(l)) return a; }
           return undefined;

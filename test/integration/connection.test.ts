@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { closeAll, getConnection, pooledConnections } from '../../src/remote/pool';
 import { parseTarget } from '../../src/remote/target';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -28,7 +27,6 @@ describe('remote connection (real sshd)', function () {
     kh = join(dir.path, 'known_hosts');
   });
   after(async () => {
-    closeAll();
     await proxy?.close();
     await Promise.all([sshd?.stop(), tight?.stop()]);
     dir?.remove();
@@ -177,14 +175,4 @@ describe('remote connection (real sshd)', function () {
     conn.close();
   });
 
-  it('the pool gives every command in a process the same connection', async () => {
-    const target = parseTarget(`ssh://${sshd.user}@127.0.0.1:${sshd.port}`);
-    const opts = { knownHostsPath: kh, acceptNew: true, password: sshd.password, useDefaultKeys: false, agent: false as const };
-    const a = await getConnection(target, opts);
-    const b = await getConnection(target, opts);
-    assert.equal(a, b);
-    assert.equal(pooledConnections(), 1);
-    closeAll();
-    assert.equal(pooledConnections(), 0);
-  });
 });

@@ -6,7 +6,8 @@ import { AddInstanceArgs, instanceIdOf, StartTrainingArgs } from '../../src/exte
 import { parseCount, parseGb, parseYuan } from '../../src/extension/input';
 import { prefillPricing } from '../../src/extension/prefill';
 import { readSettings } from '../../src/extension/settings';
-import { hostAlias, upsertHostEntry } from '../../src/extension/sshConfigEntry';
+import { upsertHostBlock } from '../../src/app/sshConfig';
+import { hostAlias, hostBlockOf } from '../../src/extension/sshConfigEntry';
 
 describe('typed input', () => {
   it('reads yuan as people write them', () => {
@@ -103,16 +104,17 @@ describe('settings', () => {
 
 describe('Remote-SSH host entry', () => {
   const login = { host: 'connect.example.com', port: 41234, user: 'root', auth: 'password' as const };
-  it('appends once and replaces in place after a login change, keeping the rest byte for byte', () => {
+  it('appends once and replaces its own block after a login change, keeping the rest byte for byte', () => {
     const alias = hostAlias({ id: 'i0000abcd', platform: 'autodl' });
     const before = 'Host work\n  HostName w.example.com\n';
-    const once = upsertHostEntry(before, alias, login);
+    const inst = { id: 'i0000abcd', platform: 'autodl', login };
+    const once = upsertHostBlock(before, hostBlockOf(inst));
     assert.ok(once.startsWith(before));
     assert.match(once, new RegExp(`Host ${alias}\\n  HostName connect.example.com\\n  Port 41234\\n  User root`));
-    const twice = upsertHostEntry(once + 'Host after\n  Port 1\n', alias, { ...login, port: 52000 });
+    const twice = upsertHostBlock(once + 'Host after\n  Port 1\n', hostBlockOf({ ...inst, login: { ...login, port: 52000 } }));
     assert.equal((twice.match(new RegExp(`Host ${alias}\\n`, 'g')) ?? []).length, 1);
     assert.match(twice, /Port 52000/);
     assert.doesNotMatch(twice, /Port 41234/);
-    assert.ok(twice.endsWith('Host after\n  Port 1\n'));
+    assert.ok(twice.includes(before + '\nHost after\n  Port 1\n'), JSON.stringify(twice));
   });
 });

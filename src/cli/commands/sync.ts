@@ -1,10 +1,10 @@
 // `gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete]
 // [--json]`: pull checkpoints off the rented box, each file verified before it appears.
 import { formatBytes } from '../../core/format';
-import type { RemoteConnection } from '../../remote/connection';
+import { syncRemote } from '../../app/sync';
 import { RemoteError } from '../../remote/errors';
 import { knownHostsName } from '../../remote/target';
-import { syncOnce, watchSync, type SkipReason, type SyncProgress, type SyncRemote, type SyncReport } from '../../remote/sync';
+import { syncOnce, watchSync, type SkipReason, type SyncProgress, type SyncReport } from '../../remote/sync';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
@@ -93,14 +93,6 @@ function reportText(r: SyncReport): string {
     .join(', ');
   lines.push(`${r.interrupted ? 'interrupted: ' : ''}pulled ${r.files} file${r.files === 1 ? '' : 's'}, ${formatBytes(r.bytes)} in ${r.seconds.toFixed(1)} s${rate}${extra ? `; ${extra}` : ''}`);
   return lines.join('\n') + '\n';
-}
-
-/** The engine's view of a pooled connection: no login shell needed for sync's own commands. */
-function syncRemote(conn: RemoteConnection): SyncRemote {
-  return {
-    sftp: () => conn.sftp(),
-    exec: (command, opts) => conn.exec(command, { login: opts?.login ?? false, timeoutMs: opts?.timeoutMs }),
-  };
 }
 
 function progressPrinter(io: CliIO, json: boolean): (p: SyncProgress) => void {

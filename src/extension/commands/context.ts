@@ -1,0 +1,37 @@
+// What every command handler gets: the composition root builds one of these in activate().
+import type * as vscode from 'vscode';
+import type { Catalog } from '../../core/catalog';
+import type { SshPool } from '../../app/pool';
+import type { ReleaseEvents } from '../../app/release';
+import type { InstanceSessions } from '../../app/session';
+import type { Settings } from '../settings';
+import type { InstanceStore } from '../store';
+import type { InstancesTree } from '../tree';
+import type { GuardNotices } from '../monitors/notices';
+import type { SyncWatches } from '../monitors/syncWatches';
+import type { DoctorView } from './remote/doctorView';
+
+export interface CommandContext {
+  store: InstanceStore;
+  pool: SshPool;
+  sessions: InstanceSessions;
+  releases: ReleaseEvents;
+  catalog(): Catalog;
+  settings(): Settings;
+  log: vscode.LogOutputChannel;
+  now(): number;
+  language: string;
+  memento: vscode.Memento;
+  tree: InstancesTree;
+  notices: GuardNotices;
+  watches: SyncWatches;
+  doctor: DoctorView;
+  /** The job-log output channel, made on first use. */
+  jobOutput(): vscode.OutputChannel;
+}
+
+/** Platform name in the display language. */
+export function platformLabel(ctx: Pick<CommandContext, 'catalog' | 'language'>, id: string): string {
+  const p = ctx.catalog().platforms.find((x) => x.id === id);
+  return p ? (ctx.language.startsWith('zh') ? p.name.zh : p.name.en) : id;
+}

@@ -1,0 +1,127 @@
+// Every failure a command can meet, in the user's words, with the button that helps. The
+// command registry is the only place that shows them.
+import * as vscode from 'vscode';
+import { isAppError, type AppError } from '../../app/session';
+import { isRemoteError, type RemoteError } from '../../remote/errors';
+import { stateLabel } from '../present';
+import { Commands } from '../commandIds';
+
+/** A problem the user can fix (bad input, nothing to act on): shown as is. */
+export class UserError extends Error {}
+
+/** Remote commands in Restricted Mode: shown with a "Manage Workspace Trust" button. */
+export class RestrictedModeError extends UserError {
+  constructor() {
+    super(vscode.l10n.t('Connecting to instances is disabled in Restricted Mode, so that a folder you opened cannot make the editor log in to your boxes. Trust this workspace to use it.'));
+  }
+}
+
+export function requireTrust(): void {
+  if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
+}
+
+/** A button under an error notification and what it runs. */
+export interface ErrorAction {
+  title: string;
+  run: () => Thenable<unknown> | void;
+}
+
+export interface ShownError {
+  message: string;
+  actions: ErrorAction[];
+  /** Modal detail (fingerprints), when the message needs more than a line. */
+  detail?: string;
+}
+
+export function remoteErrorText(e: RemoteError, where: string): string {
+  switch (e.code) {
+    case 'bad-target':
+      return vscode.l10n.t('The login cannot be used: {0}', e.message);
+    case 'host-key-changed':
+      return vscode.l10n.t('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', where);
+    case 'host-key-unknown':
+      return vscode.l10n.t('The host key of {0} was not trusted, so nothing was sent.', where);
+    case 'auth-failed':
+      return vscode.l10n.t('{0} refused the login. After a restart the platform may show a new password: paste the new login command.', where);
+    case 'no-credentials':
+      return vscode.l10n.t('No password or key to log in to {0} with.', where);
+    case 'connect-refused':
+      return vscode.l10n.t('Nothing answers at {0}. The instance may be stopped, or its SSH port changed after a restart: paste the new login command.', where);
+    case 'host-not-found':
+      return vscode.l10n.t('The host name of {0} cannot be resolved.', where);
+    case 'timeout':
+      return vscode.l10n.t('{0} did not answer in time.', where);
+    case 'session-limit':
+      return vscode.l10n.t('{0} refused another session (too many open at once).', where);
+    case 'disconnected':
+      return vscode.l10n.t('The connection to {0} dropped.', where);
+    case 'aborted':
+      return vscode.l10n.t('Cancelled.');
+    case 'protocol':
+    case 'remote-failed':
+      return vscode.l10n.t('SSH to {0} failed: {1}', where, e.message);
+  }
+}
+
+/** Fingerprints and the pinned entry of a changed host key, for the modal detail. */
+function hostKeyDetail(e: RemoteError): string | undefined {
+  if (!e.is('host-key-changed')) return undefined;
+  const d = e.detail;
+  const lines = [
+    ...d.pinned.map((p) => vscode.l10n.t('Pinned for {0}: {1} {2} ({3}, line {4})', `${p.host}:${p.port}`, p.keyType, p.fingerprint, p.knownHostsPath, p.line)),
+    vscode.l10n.t('Offered now by {0}: {1} {2}', `${d.host}:${d.port}`, d.presented.keyType, d.presented.fingerprint),
+  ];
+  if (d.previousEndpoint) lines.push(vscode.l10n.t('The instance answered at {0} before; a power cycle keeps its key, so a different key means a different machine.', `${d.previousEndpoint.host}:${d.previousEndpoint.port}`));
+  return lines.join('\n');
+}
+
+function knownHostsLocation(e: RemoteError): { path: string; line?: number } | undefined {
+  if (!e.is('host-key-changed')) return undefined;
+  const first = e.detail.pinned[0];
+  return { path: first?.knownHostsPath ?? e.detail.knownHostsPath, ...(first ? { line: first.line } : {}) };
+}
+
+function appErrorShown(e: AppError): ShownError {
+  const info = e.info;
+  switch (info.kind) {
+    case 'no-instance':
+      return { message: vscode.l10n.t('No instance with id {0}.', info.id), actions: [] };
+    case 'not-powered':
+      return {
+        message: vscode.l10n.t('{0} is {1}: start it in the platform’s console, then switch its state here.', info.name, stateLabel(info.state, vscode.l10n)),
+        actions: [{ title: vscode.l10n.t('Switch State'), run: () => vscode.commands.executeCommand(Commands.switchState, { kind: 'instance', id: info.id }) }],
+      };
+    case 'remote': {
+      const where = `${info.host}:${info.port}`;
+      const message = `${info.name}: ${remoteErrorText(info.remote, where)}`;
+      const actions: ErrorAction[] = [];
+      if (info.action === 'update-login') actions.push({ title: vscode.l10n.t('Update Login'), run: () => vscode.commands.executeCommand(Commands.updateLogin, { kind: 'instance', id: info.id }) });
+      if (info.action === 'review-host-key') {
+        const loc = knownHostsLocation(info.remote);
+        if (loc)
+          actions.push({
+            title: vscode.l10n.t('Review Pinned Key'),
+            run: async () => {
+              const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(loc.path));
+              const line = Math.max(0, (loc.line ?? 1) - 1);
+              await vscode.window.showTextDocument(doc, { selection: new vscode.Range(line, 0, line, 0), preview: true });
+            },
+          });
+      }
+      if (info.action === 'retry') actions.push({ title: vscode.l10n.t('Show Log'), run: () => vscode.commands.executeCommand(Commands.showLog) });
+      const detail = info.remote.code === 'host-key-changed' ? hostKeyDetail(info.remote) : undefined;
+      return { message, actions, ...(detail ? { detail } : {}) };
+    }
+  }
+}
+
+/** The words and buttons for any error a command throws. */
+export function shownError(e: unknown): ShownError {
+  if (e instanceof RestrictedModeError) return { message: e.message, actions: [{ title: vscode.l10n.t('Manage Workspace Trust'), run: () => vscode.commands.executeCommand('workbench.trust.manage') }] };
+  if (isAppError(e)) return appErrorShown(e);
+  if (isRemoteError(e)) {
+    const d = e.detail as { host?: string; port?: number };
+    return { message: remoteErrorText(e, d.host ? `${d.host}${d.port ? `:${d.port}` : ''}` : vscode.l10n.t('the instance')), actions: [] };
+  }
+  return { message: e instanceof Error ? e.message : String(e), actions: [] };
+}

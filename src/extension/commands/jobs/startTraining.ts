@@ -1,0 +1,92 @@
+// Start Training: detached on the box (tmux, else setsid), so it outlives the laptop's
+// connection. A long run on a spot instance needs an explicit yes, with the expected rework
+// and a sync cadence (core/guards/spot).
+import * as vscode from 'vscode';
+import type { Instance } from '../../../core/instances';
+import { currentState } from '../../../core/spend';
+import { StartTrainingArgs } from '../../args';
+import { Commands } from '../../commandIds';
+import { guardFacts, spotDecision } from '../../guardDecisions';
+import { spotDetail, spotInputErrorText } from '../../guardText';
+import type { CommandContext } from '../context';
+import { requireTrust, UserError } from '../errors';
+import { billingGpu, parseArgs, pickInstance } from '../pick';
+import { isScripted } from '../registry';
+
+const MAX_JOBS_KEPT = 50;
+
+type Args = ReturnType<typeof StartTrainingArgs.parse>;
+
+export async function startTraining(ctx: CommandContext, arg: unknown): Promise<string | undefined> {
+  requireTrust();
+  const scripted = isScripted(arg) && 'command' in arg;
+  let a: Args;
+  if (scripted) a = parseArgs(StartTrainingArgs, arg);
+  else {
+    const inst = await pickInstance(ctx, arg, billingGpu);
+    if (!inst) return undefined;
+    const asked = await ask(inst);
+    if (!asked) return undefined;
+    a = asked;
+  }
+  const inst = ctx.sessions.get(a.id);
+  const state = currentState(inst.intervals);
+  ctx.sessions.powered(a.id);
+  if (state !== 'running' && state !== 'spot') throw new UserError(vscode.l10n.t('{0} is in no-GPU mode or not running: training needs a GPU. Start it with a GPU in the console and switch its state here.', inst.name));
+  if (state === 'spot' && !(await spotOk(ctx, inst, a.expectedHours, a.acceptSpotRisk, scripted))) return undefined;
+  const { conn } = await ctx.sessions.open(inst.id, a.acceptNewHostKey ? { acceptNewHostKey: true } : {});
+  const { startJob } = await import('../../../remote/jobs');
+  const stamp = new Date(ctx.now() * 1000).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  const job = await startJob(conn, { name: `train-${stamp}`, command: [a.command], ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.env ? { env: a.env } : {}) });
+  const cur = ctx.store.get(inst.id) ?? inst;
+  const jobs = [...(cur.jobs ?? []), { id: job.name, command: a.command.slice(0, 4000), startedAt: job.startedAt ?? ctx.now(), logPath: job.logPath.slice(0, 4096), state: 'running' as const }].slice(-MAX_JOBS_KEPT);
+  await ctx.store.update(inst.id, { jobs });
+  ctx.log.info(`[${inst.id}] started job ${job.name}`);
+  if (!scripted) {
+    const show = vscode.l10n.t('Follow Log');
+    void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}. It keeps running if you disconnect.', job.name, inst.name), show).then((p) => {
+      if (p) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.name, follow: true });
+    });
+  }
+  return job.name;
+}
+
+async function ask(inst: Instance): Promise<Args | undefined> {
+  const command = await vscode.window.showInputBox({ title: vscode.l10n.t('Start training on {0}', inst.name), prompt: vscode.l10n.t('Command to run on the instance (detached; it keeps running if you disconnect)'), placeHolder: 'python train.py --config configs/lora.yaml', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Enter a value.')) });
+  if (!command) return undefined;
+  const cwd = await vscode.window.showInputBox({ title: vscode.l10n.t('Working folder on the instance'), value: inst.sync?.remoteDir ? inst.sync.remoteDir.replace(/\/[^/]*$/, '') || '/' : '', placeHolder: '/root/autodl-tmp/project', prompt: vscode.l10n.t('Empty: the home folder'), ignoreFocusOut: true });
+  if (cwd === undefined) return undefined;
+  const envText = await vscode.window.showInputBox({ title: vscode.l10n.t('Environment variables (optional)'), placeHolder: 'CUDA_VISIBLE_DEVICES=0 HF_ENDPOINT=…', ignoreFocusOut: true, validateInput: (v) => (v.trim() === '' || v.trim().split(/\s+/).every((p) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(p)) ? undefined : vscode.l10n.t('Use NAME=value pairs separated by spaces.')) });
+  if (envText === undefined) return undefined;
+  const env = Object.fromEntries(envText.trim() ? envText.trim().split(/\s+/).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]) : []);
+  let expectedHours: number | undefined;
+  if (currentState(inst.intervals) === 'spot') {
+    const h = await vscode.window.showInputBox({ title: vscode.l10n.t('About how many hours will it run?'), prompt: vscode.l10n.t('Spot instances can be reclaimed at any time; the estimate sizes the risk.'), value: '1', ignoreFocusOut: true, validateInput: (v) => (Number.isFinite(Number(v)) && Number(v) >= 0 ? undefined : vscode.l10n.t('Enter a number, for example 1.98.')) });
+    if (h === undefined) return undefined;
+    expectedHours = Number(h);
+  }
+  return { id: inst.id, command, ...(cwd ? { cwd } : {}), env, ...(expectedHours !== undefined ? { expectedHours } : {}), acceptSpotRisk: false };
+}
+
+/** Spot: core's spotCheck sizes the rework; a long job (or one of unknown length) needs an explicit yes. */
+async function spotOk(ctx: CommandContext, inst: Instance, expectedHours: number | undefined, accepted: boolean, scripted: boolean): Promise<boolean> {
+  const settings = ctx.settings();
+  const d = spotDecision(
+    { spotRate: inst.pricing.spotRate ?? inst.pricing.hourlyRate, expectedHours, syncIntervalSeconds: settings.syncWatchIntervalSeconds, warnHours: settings.spotWarnHours, accepted },
+    guardFacts(ctx.catalog(), inst.platform),
+  );
+  if (d.kind === 'badInput') throw new UserError(spotInputErrorText(d.error, vscode.l10n));
+  const detail = d.check ? spotDetail(d.check, vscode.l10n) : vscode.l10n.t('The run length is unknown.');
+  if (d.kind === 'go') {
+    if (d.check) {
+      ctx.log.info(`[${inst.id}] spot job: expected rework ${d.check.expectedReworkFen} fen, sync every ${d.check.recommendedSyncIntervalSeconds} s recommended`);
+      if (!scripted) void vscode.window.showInformationMessage(`${inst.name}: ${detail}`);
+    }
+    return true;
+  }
+  const msg = vscode.l10n.t('{0} is a spot instance: it can be reclaimed at any time and a long run may be lost. The report’s advice: only short (≤1 h) or exploratory runs on spot.', inst.name);
+  ctx.notices.note('spot', inst.id, `asked: ${expectedHours ?? '?'} h`);
+  if (scripted) throw new UserError(`${msg} ${detail}`);
+  const go = vscode.l10n.t('Start Anyway');
+  return (await vscode.window.showWarningMessage(msg, { modal: true, detail }, go)) === go;
+}

@@ -1,0 +1,45 @@
+// The GPU check's report: a read-only Markdown document titled after the instance, opened in
+// the current editor group, with the fix (fresh env first where advised) to copy or run.
+import * as vscode from 'vscode';
+import type { Diagnosis } from '../../../core/doctor';
+import { fixScript } from '../../../core/doctor-fix';
+import type { Instance } from '../../../core/instances';
+
+export const DOCTOR_SCHEME = 'gpu-rent-doctor';
+
+/** A file name from the instance's name: no path separators or control characters. */
+function titleOf(inst: Instance): string {
+   
+  const name = inst.name.replace(/[\x00-\x1f\x7f/\\:*?"<>|#%]+/g, ' ').trim().slice(0, 80) || inst.id;
+  return vscode.l10n.t('GPU check — {0}', name);
+}
+
+export class DoctorView implements vscode.Disposable {
+  private readonly docs = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private readonly registration: vscode.Disposable;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(DOCTOR_SCHEME, { onDidChange: this.changed.event, provideTextDocumentContent: (uri) => this.docs.get(uri.toString()) ?? '' });
+  }
+
+  /** Shows the report; returns the fix script's lines (null when there is none). */
+  async show(inst: Instance, d: Diagnosis, pythonVersion: string | null): Promise<string[] | null> {
+    const { describeDiagnosis } = await import('../../../core/doctor-text');
+    const lang = vscode.env.language.startsWith('zh') ? 'zh-cn' : 'en';
+    const script = fixScript(d, pythonVersion);
+    const fence = (s: string) => s.replace(/```/g, '` ` `');
+    const md = [`# ${titleOf(inst)}`, '', '```text', fence(describeDiagnosis(d, lang)), '```', ...(script ? ['', `## ${vscode.l10n.t('Fix')}`, '', '```sh', ...script.map(fence), '```'] : [])].join('\n');
+    const uri = vscode.Uri.from({ scheme: DOCTOR_SCHEME, path: `/${inst.id}/${titleOf(inst)}.md` });
+    this.docs.set(uri.toString(), md);
+    this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: false });
+    return script;
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,21 @@
+// The two questions a first connection may ask: trust this host key? what is the password?
+import * as vscode from 'vscode';
+import type { SessionPrompts } from '../app/session';
+
+export function hostKeyPrompts(): SessionPrompts {
+  return {
+    confirmNewKey: async (inst, q) => {
+      const trust = vscode.l10n.t('Trust and Connect');
+      const pick = await vscode.window.showWarningMessage(
+        vscode.l10n.t('First connection to {0} at {1}:{2}. Its {3} host key fingerprint is {4}. Trust it?', inst.name, q.host, q.port, q.keyType, q.fingerprint),
+        { modal: true, detail: vscode.l10n.t('Compare it with the fingerprint the platform shows, if it shows one. It is remembered; a later change is refused. After a restart on a new port, the same key is recognised without asking.') },
+        trust,
+      );
+      return pick === trust;
+    },
+    askPassword: async (inst, q) => {
+      const pw = await vscode.window.showInputBox({ title: vscode.l10n.t('Password for {0} ({1}@{2}:{3})', inst.name, q.user, q.host, q.port), password: true, ignoreFocusOut: true });
+      return pw || null;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+// Polls only while the Instances view is visible: the tree's figures every few seconds, and a
+// quiet probe of each powered instance every `refresh.intervalSeconds` (GPUs, jobs' states,
+// then the idle check), never the first contact: that is always the user's own Check GPU.
+import * as vscode from 'vscode';
+import { isPowered } from '../../app/session';
+import type { CommandContext } from '../commands/context';
+import { recordProbe, refreshJobs } from '../commands/remote/probe';
+import type { Node } from '../tree';
+import type { IdleMonitor } from './idle';
+
+const FIGURES_EVERY_MS = 5000;
+
+export class Poller implements vscode.Disposable {
+  private figures: ReturnType<typeof setInterval> | undefined;
+  private probes: ReturnType<typeof setInterval> | undefined;
+  private probing = false;
+  private readonly subs: vscode.Disposable[];
+
+  constructor(
+    private readonly view: vscode.TreeView<Node>,
+    private readonly ctx: CommandContext,
+    private readonly idle: IdleMonitor,
+  ) {
+    this.subs = [view.onDidChangeVisibility(() => this.restart()), vscode.workspace.onDidGrantWorkspaceTrust(() => this.restart())];
+    this.restart();
+  }
+
+  restart(): void {
+    this.stop();
+    if (!this.view.visible) return;
+    this.figures = setInterval(() => this.ctx.tree.refresh(), FIGURES_EVERY_MS);
+    if (vscode.workspace.isTrusted) this.probes = setInterval(() => void this.probeNow(), this.ctx.settings().refreshIntervalSeconds * 1000);
+  }
+
+  /** Probes every powered instance probed before; failures are only logged. */
+  async probeNow(): Promise<void> {
+    if (this.probing || !vscode.workspace.isTrusted) return;
+    this.probing = true;
+    try {
+      await Promise.all(
+        this.ctx.store
+          .list()
+          .filter((i) => isPowered(i) && i.lastProbe)
+          .map(async (i) => {
+            try {
+              const conn = await this.ctx.sessions.connect(i);
+              await recordProbe(this.ctx, i, conn);
+              await refreshJobs(this.ctx, i, conn);
+              await this.idle.tick(this.ctx.store.get(i.id) ?? i, conn);
+            } catch (e) {
+              this.ctx.log.debug(`[${i.id}] background probe failed: ${e instanceof Error ? e.message : String(e)}`);
+            }
+          }),
+      );
+    } finally {
+      this.probing = false;
+    }
+  }
+
+  private stop(): void {
+    if (this.figures) clearInterval(this.figures);
+    if (this.probes) clearInterval(this.probes);
+    this.figures = this.probes = undefined;
+  }
+
+  dispose(): void {
+    this.stop();
+    this.subs.forEach((d) => d.dispose());
+  }
+}

@@ -1,0 +1,44 @@
+// Stopped instances the platform is about to release (AutoDL after 15 days shut down, 矩池云's
+// 24 h snapshot): a warning a day, remembered across reloads. Checked every ten minutes and
+// whenever the instance list changes.
+import * as vscode from 'vscode';
+import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
+import { releaseWatchMessage } from '../guardText';
+import type { CommandContext } from '../commands/context';
+
+const MEMO_KEY = 'gpuRent.releaseWarnings';
+const EVERY_MS = 10 * 60 * 1000;
+
+export class ReleaseWarnings implements vscode.Disposable {
+  private readonly timer: ReturnType<typeof setInterval>;
+  private readonly sub: { dispose(): void };
+
+  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'now' | 'memento' | 'notices'>) {
+    this.timer = setInterval(() => this.check(), EVERY_MS);
+    this.sub = ctx.store.onDidChange(() => this.check());
+    this.check();
+  }
+
+  check(): void {
+    if (!this.ctx.settings().releaseWarnings) return;
+    const memo = this.ctx.memento.get<ReleaseMemo>(MEMO_KEY) ?? {};
+    const catalog = this.ctx.catalog();
+    const r = releaseNotices(this.ctx.store.list(), (p) => guardFacts(catalog, p), this.ctx.now(), typeof memo === 'object' && memo ? memo : {});
+    if (JSON.stringify(r.memo) !== JSON.stringify(memo)) void this.ctx.memento.update(MEMO_KEY, r.memo);
+    for (const n of r.notices) {
+      const inst = this.ctx.store.get(n.instanceId);
+      const msg = inst && releaseWatchMessage(inst.name, n.watch, vscode.l10n);
+      if (!inst || !msg) continue;
+      this.ctx.notices.note('release', inst.id, n.watch.kind);
+      const show = vscode.l10n.t('Show Instances');
+      void vscode.window.showWarningMessage(msg, show).then((p) => {
+        if (p) void vscode.commands.executeCommand('gpuRent.instances.focus');
+      });
+    }
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.sub.dispose();
+  }
+}
