@@ -1,0 +1,237 @@
+// Pulling one settled remote file: compare by hash when the local copy has the same size,
+// resume a trusted .part, pull the rest while the box hashes the file, verify size and
+// SHA-256, and only then rename it into place. Never leaves anything but a .part unverified.
+import { createReadStream, promises as fsp, type Stats } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { SFTPWrapper } from 'ssh2';
+import { diskFull, isDiskFull, SyncError } from './errors';
+import { remoteHash, type HashBatcher } from './hash-batch';
+import type { RemoteFile } from './list';
+import type { HashWorker } from './local-hash';
+import { PART_SUFFIX, type SkipReason } from './names';
+import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
+import type { SyncState } from './state';
+import { PullError, pullRange } from './transfer';
+import type { SyncOptions, SyncProgress, SyncRemote } from './types';
+import type { Semaphore } from '../util/semaphore';
+
+export type Outcome = { kind: 'pulled'; bytes: number } | { kind: 'verified' } | { kind: 'skipped'; reason: SkipReason } | { kind: 'interrupted' };
+
+/** One pass's shared state. */
+export interface Ctx {
+  remote: SyncRemote;
+  sftp: SFTPWrapper;
+  opts: SyncOptions;
+  localRoot: string;
+  state: SyncState;
+  onProgress: (p: SyncProgress) => void;
+  hasher: HashBatcher;
+  /** SHA-256 of local bytes, off the main thread. */
+  hashes: HashWorker;
+  /** Big transfers at once (small files do not count against it). */
+  bigSlots: Semaphore;
+  fatal?: SyncError;
+}
+
+export async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await fsp.lstat(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export function localPathOf(root: string, rel: string): string {
+  const path = join(root, ...rel.split('/'));
+  // Names were checked already; this is the last guard that nothing lands outside the folder.
+  if (!resolve(path).startsWith(resolve(root) + sep)) throw new SyncError('local-io', `refusing to write outside ${root}: ${rel}`);
+  return path;
+}
+
+async function hashLocal(path: string, hash: { update(data: Buffer): void }, limit?: number): Promise<void> {
+  if (limit === 0) return;
+  await new Promise<void>((res, rej) => {
+    const s = createReadStream(path, limit === undefined ? {} : { start: 0, end: limit - 1 });
+    s.on('data', (d) => hash.update(d as Buffer));
+    s.on('end', res);
+    s.on('error', rej);
+  });
+}
+
+async function freeBytes(dir: string): Promise<number | undefined> {
+  try {
+    const s = await fsp.statfs(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+async function fstatByPath(sftp: SFTPWrapper, path: string): Promise<{ size: number; mtime: number } | undefined> {
+  try {
+    const h = await openRead(sftp, path);
+    try {
+      return await fstat(sftp, h);
+    } finally {
+      await closeHandle(sftp, h);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+const lost = (err: unknown, name?: string) => new SyncError('connection-lost', `connection lost${name ? ` while pulling ${name}` : ''}: ${(err as Error).message}`, name ? { name } : {});
+
+/** An fstat whose SFTP failure means "unreadable" and whose transport failure is fatal. */
+function fstatOrSkip(sftp: SFTPWrapper, handle: Buffer) {
+  return fstat(sftp, handle).catch((err: unknown) => {
+    if (sftpCode(err) === undefined) throw lost(err);
+    return undefined;
+  });
+}
+
+/** Pulls one settled remote file; never leaves anything but a `.part` unless verified. */
+export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> {
+  const { sftp, opts } = ctx;
+  const local = localPathOf(ctx.localRoot, f.rel);
+  const part = local + PART_SUFFIX;
+  try {
+    await fsp.mkdir(dirname(local), { recursive: true });
+  } catch (err) {
+    if (isDiskFull(err)) throw diskFull(f.rel);
+    return { kind: 'skipped', reason: 'local-conflict' };
+  }
+  const localSt = await lstatOrUndefined(local);
+  if (localSt && !localSt.isFile()) return { kind: 'skipped', reason: 'local-conflict' };
+
+  // Same size locally but not known to match: compare hashes before moving any bytes.
+  if (localSt && localSt.size === f.size && attempt === 1) {
+    const h = ctx.hashes.create();
+    const [remote] = await Promise.all([ctx.hasher.full(f.abs, f.size), hashLocal(local, h)]);
+    const digest = await h.digest();
+    if (typeof remote.full === 'string' && remote.full === digest) {
+      const now = await fstatByPath(sftp, f.abs);
+      if (now && now.size === f.size && now.mtime === f.mtime) {
+        await fsp.utimes(local, f.mtime, f.mtime);
+        ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: digest };
+        return { kind: 'verified' };
+      }
+      return { kind: 'skipped', reason: 'still-being-written' };
+    }
+  }
+
+  let partSt = await lstatOrUndefined(part);
+  if (partSt && !partSt.isFile()) {
+    if (partSt.isDirectory()) return { kind: 'skipped', reason: 'local-conflict' };
+    await fsp.rm(part, { force: true });
+    partSt = undefined;
+  }
+  let from = partSt?.size ?? 0;
+  if (from > f.size) {
+    ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: 'too-long' });
+    from = 0;
+  }
+
+  let handle: Buffer;
+  try {
+    handle = await openRead(sftp, f.abs);
+  } catch (err) {
+    if (sftpCode(err) === undefined) throw lost(err);
+    return { kind: 'skipped', reason: 'unreadable' };
+  }
+  try {
+    const st0 = await fstatOrSkip(sftp, handle);
+    if (!st0) return { kind: 'skipped', reason: 'unreadable' };
+    if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
+
+    // A resumed .part is trusted only if its bytes hash like the box's first bytes.
+    let hash = ctx.hashes.create();
+    if (from > 0) {
+      const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocal(part, hash, from)]);
+      const localPrefix = await hash.peek();
+      if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
+        ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
+        from = 0;
+        hash.discard();
+        hash = ctx.hashes.create();
+      }
+    }
+    if (from === 0) await fsp.rm(part, { force: true });
+
+    const free = await freeBytes(dirname(local));
+    if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
+
+    // The box hashes the file while we pull it; both are bracketed by the two stats.
+    const remoteFull = ctx.hasher.full(f.abs, f.size);
+    ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
+    let out: fsp.FileHandle;
+    try {
+      out = await fsp.open(part, from === 0 ? 'w' : 'r+');
+    } catch (err) {
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      throw new SyncError('local-io', `cannot write ${part}: ${(err as Error).message}`, { name: f.rel });
+    }
+    let bytes = 0;
+    let done = from;
+    try {
+      bytes = await pullRange(sftp, handle, out, {
+        from,
+        size: f.size,
+        hash,
+        inFlight: opts.inFlight,
+        chunkBytes: opts.chunkBytes,
+        stallMs: opts.stallMs,
+        signal: opts.signal,
+        onBytes: (n) => {
+          done += n;
+          ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+        },
+      });
+      await out.sync();
+    } catch (err) {
+      await out.close().catch(() => undefined);
+      if (err instanceof PullError) {
+        const fl = err.failure;
+        if (fl.kind === 'aborted') return { kind: 'interrupted' };
+        if (fl.kind === 'remote-shrank') return { kind: 'skipped', reason: 'changed-during-download' };
+        if (fl.kind === 'remote-io') return { kind: 'skipped', reason: 'unreadable' };
+        if (fl.kind === 'local-io') {
+          if (fl.code === 'ENOSPC' || fl.code === 'EDQUOT') throw diskFull(f.rel, f.size - from, await freeBytes(dirname(local)));
+          throw new SyncError('local-io', `cannot write ${part}: ${fl.message}`, { name: f.rel });
+        }
+        throw lost(err, f.rel);
+      }
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      throw err;
+    }
+    await out.close();
+
+    const remote = await remoteFull;
+    const st1 = await fstatOrSkip(sftp, handle);
+    if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+
+    const digest = await hash.digest();
+    const partNow = await fsp.stat(part);
+    const sizeOk = partNow.size === f.size;
+    const hashOk = remote.full === null ? true : remote.full === digest;
+    if (remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
+    if (!sizeOk || !hashOk) {
+      await fsp.rm(part, { force: true });
+      if (attempt === 1) return pullFile(ctx, f, 2);
+      return { kind: 'skipped', reason: 'verify-failed' };
+    }
+    await fsp.utimes(part, f.mtime, f.mtime);
+    try {
+      await fsp.rename(part, local);
+    } catch (err) {
+      // e.g. Windows refuses to replace a file another program has open. The verified .part
+      // stays; the next pass re-checks it against the box and publishes it.
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      return { kind: 'skipped', reason: 'local-conflict' };
+    }
+    ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: remote.full === null ? null : digest };
+    return { kind: 'pulled', bytes };
+  } finally {
+    await closeHandle(sftp, handle);
+  }
+}

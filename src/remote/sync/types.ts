@@ -1,0 +1,62 @@
+// What sync takes and gives: the connection it needs, its options, its report and its
+// progress events. engine.ts (and index.ts) re-export all of it.
+import type { SFTPWrapper } from 'ssh2';
+import type { Skip } from './list';
+import type { SkipReason } from './names';
+import type { ExecResult } from './remote-hash';
+
+/** What sync needs from a connection; a warm pooled connection satisfies it as is. */
+export interface SyncRemote {
+  /** An SFTP session. Sync does not end it: it belongs to whoever gave it. */
+  sftp(): Promise<SFTPWrapper>;
+  /** Runs a command on the box and collects its output (sync's commands need no login shell). */
+  exec(command: string, opts?: { timeoutMs?: number; login?: boolean }): Promise<ExecResult>;
+}
+
+export interface SyncOptions {
+  remoteDir: string;
+  localDir: string;
+  /** Identity of the remote folder for the state file (user@host:port); the folder's real path is appended. */
+  source?: string;
+  /** Only the newest N complete top-level entries (files or folders) of the remote folder. */
+  keepLast?: number;
+  /** Remove local files this tool synced earlier that are gone from the box (or fell out of --keep-last). */
+  delete?: boolean;
+  /** A file counts as finished once unchanged for this long (seconds, by the box's clock). Default 5. */
+  settleSeconds?: number;
+  /** Wait (once, at most the settle time) for files still being written instead of skipping them. Default true. */
+  waitForSettle?: boolean;
+  /** Big files (4 MiB and up) pulled at once; small files go four times as many at once. Default 4. */
+  concurrency?: number;
+  inFlight?: number;
+  chunkBytes?: number;
+  stallMs?: number;
+  signal?: AbortSignal;
+  /** Local platform for name rules (default: this process's). */
+  platform?: string;
+}
+
+export interface SyncReport {
+  /** Files written (new or changed) and their bytes read from the box. */
+  files: number;
+  bytes: number;
+  skipped: Skip[];
+  seconds: number;
+  /** Local files found identical by hash and kept (no transfer). */
+  verified: number;
+  unchanged: number;
+  deleted: string[];
+  pulled: string[];
+  /** Stopped by the signal: unfinished files are left as `.part` only. */
+  interrupted: boolean;
+}
+
+export type SyncProgress =
+  | { kind: 'listed'; files: number; toPull: number }
+  | { kind: 'waiting-to-settle'; seconds: number; files: number }
+  | { kind: 'file-start'; name: string; size: number; from: number }
+  | { kind: 'bytes'; name: string; done: number; size: number }
+  | { kind: 'file-done'; name: string; size: number; bytes: number; verifiedOnly: boolean }
+  | { kind: 'part-discarded'; name: string; size: number; why: 'prefix-mismatch' | 'no-remote-hash' | 'too-long' }
+  | { kind: 'skipped'; name: string; reason: SkipReason }
+  | { kind: 'deleted'; name: string };
