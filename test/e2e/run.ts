@@ -207,7 +207,8 @@ async function main(): Promise<void> {
       '--disable-workspace-trust', '--user-data-dir', userDataDir, '--extensions-dir', extDir, '--config', path.join(tmp, 'config.yaml'),
       '--vscode-option', 'enable-smoke-test-driver', '--locale', locale, ws], {
       detached: true, stdio: ['ignore', csLog, csLog],
-      env: { ...process.env, GPU_RENT_E2E_INFO: infoPath, PATH: `${path.dirname(NODE)}:${process.env.PATH ?? ''}` },
+      // The extension's known_hosts and config live in the run's temp folder, not the user's.
+      env: { ...process.env, GPU_RENT_E2E_INFO: infoPath, GPU_RENT_HOME: path.join(tmp, 'gpu-rent-home'), PATH: `${path.dirname(NODE)}:${process.env.PATH ?? ''}` },
     });
     cs = child;
     await waitHttp(`http://127.0.0.1:${port}/healthz`, 60_000, child);

@@ -1,4 +1,4 @@
-// Temporary (not committed): the guard commands in a real VS Code against the loopback sshd.
+// The guard commands in a real VS Code against the loopback sshd.
 import * as assert from 'assert';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -55,14 +55,16 @@ describe('guard commands on the loopback sshd', function () {
   it('captures the environment into the workspace', async () => {
     const r = await exec<{ dir: string; python: string | null; packages: number }>('gpuRent.captureEnvironment', { id });
     log(`capture: ${JSON.stringify(r)}`);
-    const snap = JSON.parse(fs.readFileSync(path.join(r.dir, 'snapshot.json'), 'utf8'));
-    assert.equal(snap.version, 1);
+    // One folder format with the CLI (gpu-rent env capture): gpu-rent-env.json, version 2.
+    const snap = JSON.parse(fs.readFileSync(path.join(r.dir, 'gpu-rent-env.json'), 'utf8'));
+    assert.equal(snap.version, 2);
+    assert.ok(fs.existsSync(path.join(r.dir, 'requirements.txt')));
     assert.ok(r.dir.startsWith(vscode.workspace.workspaceFolders![0]!.uri.fsPath));
     const bad = path.join(r.dir, 'bad.json');
     fs.writeFileSync(bad, '{"version":1}');
     const msg = await fails('gpuRent.rebuildEnvironment', { id, snapshotPath: bad, envName: 'x1' });
     log(`rebuild refused: ${msg}`);
-    assert.match(msg, /not an environment snapshot/);
+    assert.match(msg, /not an environment capture/);
     assert.match(await fails('gpuRent.rebuildEnvironment', { id, snapshotPath: bad, envName: '../x' }), /envName/);
   });
 

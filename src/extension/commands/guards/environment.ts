@@ -5,11 +5,12 @@
 import * as vscode from 'vscode';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { safeEnvName } from '../../../core/guards/environment';
+import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
 import {
   CAPTURE_FILE,
   capture,
   CaptureReadError,
+  checkRebuild,
   describeRebuildProblem,
   LEGACY_SNAPSHOT_FILE,
   listCaptures,
@@ -45,7 +46,7 @@ export async function captureEnvironment(ctx: CommandContext, arg: unknown): Pro
   const c = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Capturing the environment of {0}…', inst.name) }, () => capture(conn, { source: `${inst.name} (${inst.platform}, ${inst.card})`, now: ctx.now }));
   const dir = join(root, ...ENV_FOLDER.split('/'), envFolderName(inst));
   await writeCapture(dir, c);
-  const packages = c.requirements.split('\n').filter((l) => l.trim() && !l.startsWith('#')).length;
+  const packages = checkRequirements(c.requirements, { allowPipOptions: true }).kept;
   ctx.log.info(`[${inst.id}] captured environment into ${dir}: python ${c.pythonVersion ?? '?'}, torch ${c.torch ?? 'none'}, ${packages} pip packages`);
   const rebuildHere = vscode.l10n.t('Rebuild on Another Instance');
   if (!a)
@@ -99,20 +100,24 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
     a = { id: inst.id, path: pick.dir, envName };
   }
   const cap = await readCaptureAt(a.path);
-  const { inst, conn } = await ctx.sessions.open(a.id, openOptions(a));
-  let r;
-  try {
-    r = await rebuild(conn, cap, { envName: a.envName, allowPipOptions: a.allowPipOptions === true });
-  } catch (e) {
-    if (!(e instanceof RebuildRefused)) throw e;
-    const onlyPip = e.problems.every((p) => p.kind === 'pipOption');
-    const lines = e.problems.slice(0, 10).map(describeRebuildProblem).join('\n');
-    if (isScripted(arg) || !onlyPip) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', lines));
+  // Checked before connecting: pip options (another package index), URLs with credentials and
+  // lines pip would read as more than a package need the user's yes; a bad probed value never passes.
+  let allowPipOptions = a.allowPipOptions === true;
+  const check = checkRebuild(cap.capture, { envName: a.envName, allowPipOptions });
+  if (check.problems.length) {
+    const lines = check.problems.slice(0, 10).map(describeRebuildProblem).join('\n');
+    const askable = check.problems.every((p) => p.kind === 'pipOption' || p.kind === 'credentialUrl' || p.kind === 'notARequirement');
+    if (isScripted(arg) || !askable) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', lines));
     const go = vscode.l10n.t('Use Them');
     const ok = await vscode.window.showWarningMessage(vscode.l10n.t('The requirements of this capture pass options to pip. They can point pip at another package index: use them only if you wrote them.'), { modal: true, detail: lines }, go);
     if (ok !== go) return undefined;
-    r = await rebuild(conn, cap, { envName: a.envName, allowPipOptions: true });
+    allowPipOptions = true;
   }
+  const { inst, conn } = await ctx.sessions.open(a.id, openOptions(a));
+  const r = await rebuild(conn, cap, { envName: a.envName, allowPipOptions }).catch((e: unknown) => {
+    if (e instanceof RebuildRefused) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', e.problems.slice(0, 10).map(describeRebuildProblem).join('\n')));
+    throw e;
+  });
   const cur = ctx.store.get(inst.id) ?? inst;
   const jobs = [...(cur.jobs ?? []), { id: r.job.name, command: `rebuild environment ${a.envName}`, startedAt: r.job.startedAt ?? ctx.now(), logPath: r.job.logPath.slice(0, 4096), state: 'running' as const }].slice(-50);
   await ctx.store.update(inst.id, { jobs });
