@@ -11,7 +11,17 @@ export class UsageError extends Error {
 export type FlagSpec =
   | { type: 'boolean'; description: string }
   | { type: 'string'; description: string; valueName?: string; repeat?: boolean; choices?: readonly string[] }
-  | { type: 'number'; description: string; valueName?: string; min?: number; max?: number; integer?: boolean; exclusiveMin?: boolean };
+  | {
+      type: 'number';
+      description: string;
+      valueName?: string;
+      min?: number;
+      max?: number;
+      integer?: boolean;
+      exclusiveMin?: boolean;
+      /** Words after the minimum in messages, e.g. "(one GPU-second)". */
+      minHint?: string;
+    };
 
 export type FlagSpecs = Record<string, FlagSpec>;
 
@@ -36,8 +46,9 @@ function describeAccepts(spec: FlagSpec): string {
   if (spec.type === 'number') {
     const kind = spec.integer ? 'a whole number' : 'a number';
     const bounds: string[] = [];
-    if (spec.min !== undefined) bounds.push(spec.exclusiveMin ? `> ${spec.min}` : `≥ ${spec.min}`);
-    if (spec.max !== undefined) bounds.push(`≤ ${spec.max}`);
+    const show = (v: number) => (Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(3))));
+    if (spec.min !== undefined) bounds.push(`${spec.exclusiveMin ? '>' : '≥'} ${show(spec.min)}${spec.minHint ? ` ${spec.minHint}` : ''}`);
+    if (spec.max !== undefined) bounds.push(`≤ ${show(spec.max)}`);
     return bounds.length ? `${kind} ${bounds.join(' and ')}` : kind;
   }
   if (spec.type === 'string' && spec.choices) return `one of ${spec.choices.join(', ')}`;
@@ -92,6 +103,8 @@ export function parseArgs<S extends FlagSpecs>(argv: readonly string[], specs: S
         i++;
       }
       if (spec.type === 'number') {
+        // A repeated number would silently keep the last; refuse it as text flags are refused.
+        if (name in flags) throw new UsageError(`--${name} was given twice`);
         flags[name] = parseNumber(name, value, spec);
       } else {
         if (spec.choices && !spec.choices.includes(value)) {

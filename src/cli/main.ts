@@ -22,9 +22,14 @@ async function topHelp(): Promise<string> {
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined) {
+    // No command is a usage error: the help goes to stderr with exit 2, so `gpu-rent | x` sees nothing.
+    io.stderr(await topHelp());
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     io.stdout(await topHelp());
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   if (name === '--version' || name === '-V') {
     io.stdout(`${process.env.GPU_RENT_VERSION ?? '0.1.0'}\n`);

@@ -11,26 +11,40 @@
 //   job, idle time and downloads take), charged in whole periods (ceil; month = 30 days).
 //   Idle and download hours cost nothing extra then.
 // - storage: GB × storage days × ¥/GB/day, storage days = max(days, ceil(busy hours / 24)).
-//   Bundled storage (big clouds) is in the instance price: 0.
+//   Bundled storage (big clouds: "you pay CPU, RAM, system disk, data disk and bandwidth with
+//   the GPU") is a cost of its own: `?` unless the catalog gives its ¥/GB/day.
+// - bandwidth bought separately (big clouds): its ¥/month pro rata for the storage days, in
+//   the download column; `?` unless the catalog gives it.
 // - idle hours (instance kept but stopped): at the no-GPU-mode rate where known; at the full
 //   instance rate where a stopped instance bills everything (big clouds) or stopping loses
 //   the data (秘塔: kept running instead); nothing extra where stopping bills storage only;
 //   "unpriced" where the report gives no figure.
 // - downloads: GB × 8000 / Mbps / 3600 hours, billed at the GPU rate (or the no-GPU rate
 //   when the user downloads in no-GPU mode and the platform has one).
-// - spot rework: reclaims = reclaim rate per hour × wall hours, each losing on average half
-//   a checkpoint interval, billed at the spot rate. Defaults: 0.1 reclaims per hour and a
-//   1 h checkpoint interval (assumptions; the report saw one reclaim 2 h into an 8 h job).
+// - spot rework: reclaims = rate λ × wall hours T, each losing the work since the last
+//   checkpoint, which is never more than the work done so far. A reclaim equally likely at
+//   any moment of the job loses on average (k·c² + r²) / (2T), where c is the checkpoint
+//   interval, k = ⌊T / c⌋ and r = T − k·c: half an interval for a long job, half the job when
+//   the interval is longer than the job. Rework = λ·(k·c² + r²)/2 hours at the spot rate.
+//   Defaults: 0.1 reclaims per hour and a 1 h interval (assumptions; the report's one
+//   reclaim came at hour 2 of an 8 h run with no checkpoint and lost those 2 h).
+// - multi-GPU: the report's 2 cards = 1.6×; more cards are an estimate (perf.ts).
+// - the star ("cheapest completed job") goes only to a row a careful renter would run the
+//   job on: every cost priced, and not spot for a job over the report's 1 h spot limit.
 // Components without a figure in the catalog are listed in `unpriced` and left out of the
 // total, never guessed.
+import { BOUNDS, MAX_TOTAL_FEN, type Bound } from './bounds';
 import { cardById, findCard, type CardSpec } from './cards';
-import type { BillingMode, Catalog, CardPrice, FenRange, NumRange, Platform, Provenance, WarningCode } from './catalog';
+import { PERIOD_HOURS, type BillingMode, type Catalog, type FenRange, type NumRange, type Platform, type Provenance, type WarningCode } from './catalog';
 import { roundFen, type Fen } from './money';
-import { jobWallHours, MULTI_GPU_EFFICIENCY, REFERENCE_CARD } from './perf';
+import { beyondMeasuredGpus, jobWallHours, REFERENCE_CARD } from './perf';
 
-export const PERIOD_HOURS: Record<BillingMode, number> = { hour: 1, spot: 1, day: 24, week: 168, month: 720 };
-export const DEFAULT_RECLAIM_RATE_PER_HOUR = 0.1;
-export const DEFAULT_CHECKPOINT_INTERVAL_HOURS = 1;
+import { unitPrice } from './billing-modes';
+import { DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, expectedLossPerReclaim, SPOT_LIMIT_HOURS } from './spot-model';
+
+export { PERIOD_HOURS } from './catalog';
+export { breakEvenHours, unitPrice, type BreakEven } from './billing-modes';
+export { DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, expectedLossPerReclaim, reworkHoursIfReclaimedAt, SPOT_LIMIT_HOURS } from './spot-model';
 
 export interface JobInput {
   /** Hours the job takes on one `refCard`. */
@@ -47,7 +61,10 @@ export interface JobInput {
   /** Platform ids to quote; default all. */
   platforms?: string[];
   gpus?: number;
-  /** Speed each extra card adds (default 0.6: the report's 2×4090 = 1.6×). */
+  /**
+   * Speed each extra card adds, when the renter measured it. Default: the report's 2 cards =
+   * 1.6×, and a declining estimate beyond (perf.ts multiGpuSpeedup).
+   */
   scalingEfficiency?: number;
   storageGb?: number;
   /** Calendar days the instance and data are kept (at least the busy hours). */
@@ -78,7 +95,20 @@ export type RowNote =
   | 'storageBundled'
   | 'idleKeptRunning'
   | 'priceDerived'
-  | 'multiGpuPcie';
+  | 'multiGpuPcie'
+  | 'multiGpuEstimate'
+  | 'storageBundledUnpriced'
+  | 'bandwidthBundledUnpriced';
+
+/**
+ * How a row's idle (stopped but kept) hours were billed, shown in the row:
+ * noGpuMode: the no-GPU-mode rate, on top of the data disk per day (AutoDL's ¥0.1/h);
+ * fullRate: the whole instance bills while it exists (big clouds);
+ * keptRunning: stopping wipes the disk here (秘塔), so the instance stays running;
+ * storageOnly: stopped costs only the data disk per day;
+ * inPlan: a day/week/month plan already holds the card; unpriced: no figure; none: no idle hours.
+ */
+export type IdleBasis = 'noGpuMode' | 'fullRate' | 'keptRunning' | 'storageOnly' | 'inPlan' | 'unpriced' | 'none';
 
 /** Hours measured on `card` (by id or alias), when the input gives them and they are usable. */
 function measuredOn(measuredHours: JobInput['measuredHours'], card: CardSpec, catalog: Catalog): number | null {
@@ -104,20 +134,33 @@ export interface QuoteRow {
   total: FenRange;
   /** Components with no figure in the catalog (left out of the total). */
   unpriced: Exclude<CostComponent, 'gpu'>[];
+  idleBasis: IdleBasis;
+  /** Expected reclaims and hours redone (spot rows only). */
+  spot: { reclaims: number; reworkHours: number } | null;
   /** The unit price used (per GPU per period) with its source and date. */
   price: Provenance & { perPeriod: FenRange; derived: boolean };
   notes: RowNote[];
 }
 
-/**
- * The cheapest row whose every cost has a figure: a row with an unpriced disk or idle
- * cost can look cheaper only because part of its bill is unknown. Rows sorted cheapest first.
- */
-export function cheapestPricedRow(rows: readonly QuoteRow[]): QuoteRow | undefined {
-  return rows.find((r) => r.unpriced.length === 0);
+/** Why a row may not carry the star, or null when it may. */
+export function starExclusion(r: QuoteRow): 'unpriced' | 'spotOverLimit' | null {
+  if (r.unpriced.length > 0) return 'unpriced';
+  if (r.mode === 'spot' && r.wallHours > SPOT_LIMIT_HOURS) return 'spotOverLimit';
+  return null;
 }
 
-export type SkipReason = 'noFigure' | 'vramShort' | 'noSpeedEstimate' | 'noPrices' | 'cardNotPriced';
+/**
+ * The cheapest row a careful renter would run the job on: every cost has a figure (a row with
+ * an unpriced disk, bandwidth or idle cost can look cheaper only because part of its bill is
+ * unknown), and not spot for a job over the report's 1 h spot limit (its one long spot run
+ * was reclaimed and lost). Rows sorted cheapest first.
+ */
+export function cheapestPricedRow(rows: readonly QuoteRow[]): QuoteRow | undefined {
+  return rows.find((r) => starExclusion(r) === null);
+}
+export { cheapestPricedRow as cheapestCompletedRow };
+
+export type SkipReason = 'noFigure' | 'vramShort' | 'noSpeedEstimate' | 'noPrices' | 'cardNotPriced' | 'beyondBounds';
 
 export interface Skipped {
   platform: string;
@@ -133,9 +176,13 @@ export interface QuoteResult {
 
 const ZERO: FenRange = { min: 0, max: 0 };
 
-/** Non-negative finite inputs, capped at 1e9 so products stay finite; anything else takes the default. */
-function num(x: number | undefined, dflt: number): number {
-  return x !== undefined && Number.isFinite(x) && x >= 0 ? Math.min(x, 1e9) : dflt;
+/**
+ * A non-negative finite input within its bound (core/bounds.ts); anything else takes the
+ * default. The front ends refuse out-of-bound values with the flag's name, so the clamp here
+ * only keeps direct callers' products finite.
+ */
+function num(x: number | undefined, dflt: number, b: Bound = BOUNDS.hours): number {
+  return x !== undefined && Number.isFinite(x) && x >= 0 ? Math.min(x, b.max) : dflt;
 }
 
 function scale(r: FenRange, k: number): FenRange {
@@ -155,24 +202,6 @@ export function midpoint(r: FenRange): Fen {
   return Math.round((r.min + r.max) / 2);
 }
 
-/** The per-GPU price of `mode` for `card`, deriving spot from hourly where only a discount is known. */
-export function unitPrice(platform: Platform, cardId: string, mode: BillingMode): (Provenance & { perPeriod: FenRange; derived: boolean }) | null {
-  const direct = platform.prices.find((p) => p.card === cardId && p.mode === mode);
-  if (direct) return direct.price ? { source: direct.source, asOf: direct.asOf, ...(direct.note ? { note: direct.note } : {}), perPeriod: direct.price, derived: false } : null;
-  if (mode === 'spot' && platform.spot && platform.billingModes.includes('spot')) {
-    const hourly = platform.prices.find((p) => p.card === cardId && p.mode === 'hour');
-    if (!hourly?.price) return null;
-    const k = 1 - platform.spot.discount;
-    return {
-      source: `${hourly.source}; spot = hourly × ${k.toFixed(2)} (${platform.spot.source})`,
-      asOf: hourly.asOf,
-      perPeriod: { min: hourly.price.min * k, max: hourly.price.max * k },
-      derived: true,
-    };
-  }
-  return null;
-}
-
 function resolveCards(catalog: Catalog, names: string[] | undefined): CardSpec[] | null {
   if (!names || names.length === 0) return null;
   const out: CardSpec[] = [];
@@ -189,26 +218,33 @@ export function downloadHours(gb: number, mbps: NumRange): NumRange {
   return { min: h(mbps.max), max: h(mbps.min) };
 }
 
-/** Quotes one platform × card × mode; null when there is no price figure. */
+/** Quotes one platform × card × mode; null when there is no price figure (or no speed estimate, or a total beyond bounds). */
 export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, input: JobInput, catalog: Catalog): QuoteRow | null {
+  const r = quoteRowOrSkip(platform, card, mode, input, catalog);
+  return typeof r === 'string' ? null : r;
+}
+
+function quoteRowOrSkip(platform: Platform, card: CardSpec, mode: BillingMode, input: JobInput, catalog: Catalog): QuoteRow | SkipReason {
   const price = unitPrice(platform, card.id, mode);
-  if (!price) return null;
+  if (!price) return 'noFigure';
   const refCard = findCard(input.refCard ?? REFERENCE_CARD, catalog.cards) ?? cardById(REFERENCE_CARD)!;
-  const gpus = Math.max(1, Math.floor(num(input.gpus, 1)));
+  const gpus = Math.max(1, Math.floor(num(input.gpus, 1, BOUNDS.gpus)));
   const measured = measuredOn(input.measuredHours, card, catalog);
+  const eff = input.scalingEfficiency !== undefined && Number.isFinite(input.scalingEfficiency) ? Math.min(1, Math.max(0, input.scalingEfficiency)) : undefined;
   const wall = measured
-    ? jobWallHours(measured, card, card, gpus, num(input.scalingEfficiency, MULTI_GPU_EFFICIENCY))
-    : jobWallHours(num(input.gpuHours, 0), refCard, card, gpus, num(input.scalingEfficiency, MULTI_GPU_EFFICIENCY));
-  if (!wall) return null;
+    ? jobWallHours(Math.min(measured, BOUNDS.jobHours.max), card, card, gpus, eff)
+    : jobWallHours(num(input.gpuHours, 0, BOUNDS.jobHours), refCard, card, gpus, eff);
+  if (!wall) return 'noSpeedEstimate';
   const notes: RowNote[] = [];
   const unpriced: QuoteRow['unpriced'] = [];
   if (price.derived) notes.push('priceDerived');
   if (wall.estimated && refCard.id !== card.id && !measured) notes.push('hoursEstimated');
   if (gpus > 1) notes.push('multiGpuPcie');
+  if (beyondMeasuredGpus(gpus) && eff === undefined) notes.push('multiGpuEstimate');
 
-  const storageGb = num(input.storageGb, 0);
-  const idleHours = num(input.idleHours, 0);
-  const dlGb = num(input.downloadGb, 0);
+  const storageGb = num(input.storageGb, 0, BOUNDS.gb);
+  const idleHours = num(input.idleHours, 0, BOUNDS.hours);
+  const dlGb = num(input.downloadGb, 0, BOUNDS.gb);
   const subscription = mode === 'day' || mode === 'week' || mode === 'month';
 
   // Download time.
@@ -221,7 +257,9 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
 
   const busyMax = wall.hours + idleHours + (dlHours?.max ?? 0);
   const busyMin = wall.hours + idleHours + (dlHours?.min ?? 0);
-  const days = num(input.days, 0);
+  const days = num(input.days, 0, BOUNDS.days);
+  const storageDays = Math.max(days, Math.ceil(busyMax / 24 - 1e-9));
+  const storageDaysMin = Math.max(days, Math.ceil(busyMin / 24 - 1e-9));
 
   // GPU time.
   let gpu: FenRange;
@@ -234,46 +272,64 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
     gpu = scale(price.perPeriod, gpus * wall.hours);
   }
 
-  // Storage.
+  // Storage: bundled disks are a cost of their own (the report: paid with the GPU), `?` without a figure.
   let storage = ZERO;
   if (storageGb > 0) {
-    if (platform.dataDisk.bundled) notes.push('storageBundled');
-    else if (platform.dataDisk.fenPerGbDay) {
-      const storageDays = Math.max(days, Math.ceil(busyMax / 24 - 1e-9));
-      const storageDaysMin = Math.max(days, Math.ceil(busyMin / 24 - 1e-9));
-      storage = scaleByRange(platform.dataDisk.fenPerGbDay, { min: storageGb * storageDaysMin, max: storageGb * storageDays });
-    } else unpriced.push('storage');
+    const rate = platform.dataDisk.fenPerGbDay;
+    if (rate) storage = scaleByRange(rate, { min: storageGb * storageDaysMin, max: storageGb * storageDays });
+    else {
+      unpriced.push('storage');
+      if (platform.dataDisk.bundled) notes.push('storageBundledUnpriced');
+    }
   }
 
   // Idle (stopped but kept) hours.
   let idle = ZERO;
+  let idleBasis: IdleBasis = idleHours > 0 ? 'unpriced' : 'none';
   const hourlyInstance: FenRange = subscription ? ZERO : { min: price.perPeriod.min * gpus, max: price.perPeriod.max * gpus };
-  if (idleHours > 0 && !subscription) {
+  if (idleHours > 0 && subscription) idleBasis = 'inPlan';
+  else if (idleHours > 0) {
     const ng = platform.noGpuMode;
-    if ((ng.support === 'yes' || ng.support === 'partial') && ng.hourlyRate) idle = scale(ng.hourlyRate, idleHours);
-    else if (platform.stoppedBills === 'everything') idle = scale(hourlyInstance, idleHours);
-    else if (platform.stoppedBills === 'dataLost') {
+    if ((ng.support === 'yes' || ng.support === 'partial') && ng.hourlyRate) {
+      idle = scale(ng.hourlyRate, idleHours);
+      idleBasis = 'noGpuMode';
+    } else if (platform.stoppedBills === 'everything') {
       idle = scale(hourlyInstance, idleHours);
+      idleBasis = 'fullRate';
+    } else if (platform.stoppedBills === 'dataLost') {
+      idle = scale(hourlyInstance, idleHours);
+      idleBasis = 'keptRunning';
       notes.push('idleKeptRunning');
-    } else if (platform.stoppedBills === 'storageOnly' && ng.support !== 'yes' && ng.support !== 'partial') idle = ZERO;
+    } else if (platform.stoppedBills === 'storageOnly' && ng.support !== 'yes' && ng.support !== 'partial') idleBasis = 'storageOnly';
     else unpriced.push('idle');
   }
 
-  // Download hours.
+  // Download hours, and bandwidth bought separately (big clouds) pro rata for the days kept.
   let download = ZERO;
   if (dlHours && dlGb > 0 && !subscription) {
     const ngRate = platform.noGpuMode.hourlyRate;
     const rate = input.downloadInNoGpuMode && ngRate ? ngRate : hourlyInstance;
     download = scaleByRange(rate, dlHours);
   }
+  if (platform.warnings.includes('bandwidthExtra')) {
+    const bwMonth = platform.bandwidthMbps.fenPerMonth;
+    if (bwMonth) download = addRanges(download, scaleByRange(bwMonth, { min: storageDaysMin / 30, max: storageDays / 30 }));
+    else {
+      if (!unpriced.includes('download')) unpriced.push('download');
+      notes.push('bandwidthBundledUnpriced');
+    }
+  }
 
-  // Spot rework.
+  // Spot rework: each reclaim loses the work since the last checkpoint, at most the work so far.
   let spotRework = ZERO;
+  let spot: QuoteRow['spot'] = null;
   if (mode === 'spot') {
-    const reclaims = num(input.reclaimRatePerHour, DEFAULT_RECLAIM_RATE_PER_HOUR) * wall.hours;
-    const lostHours = reclaims * (num(input.checkpointIntervalHours, DEFAULT_CHECKPOINT_INTERVAL_HOURS) / 2);
+    const reclaims = num(input.reclaimRatePerHour, DEFAULT_RECLAIM_RATE_PER_HOUR, BOUNDS.reclaimRatePerHour) * wall.hours;
+    const interval = num(input.checkpointIntervalHours, DEFAULT_CHECKPOINT_INTERVAL_HOURS, BOUNDS.checkpointHours) || DEFAULT_CHECKPOINT_INTERVAL_HOURS;
+    const lostHours = reclaims * expectedLossPerReclaim(wall.hours, interval);
     spotRework = scale(price.perPeriod, gpus * lostHours);
-    if (wall.hours > 1) notes.push('spotLongJob');
+    spot = { reclaims, reworkHours: lostHours };
+    if (wall.hours > SPOT_LIMIT_HOURS) notes.push('spotLongJob');
   }
 
   if (!card.cuda) notes.push('noCuda');
@@ -283,6 +339,8 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
   for (const w of platform.warnings) notes.push(w);
 
   const breakdown = { gpu, storage, idle, download, spotRework };
+  const total = addRanges(gpu, storage, idle, download, spotRework);
+  if (!(total.max <= MAX_TOTAL_FEN)) return 'beyondBounds';
   return {
     platform: platform.id,
     platformName: platform.name,
@@ -294,8 +352,10 @@ export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, 
     periods,
     downloadHours: dlHours,
     breakdown,
-    total: addRanges(gpu, storage, idle, download, spotRework),
+    total,
     unpriced,
+    idleBasis,
+    spot,
     price,
     notes,
   };
@@ -332,11 +392,11 @@ export function quoteCatalog(catalog: Catalog, input: JobInput): QuoteResult {
       for (const mode of platform.billingModes) {
         if (mode === 'spot' && !input.includeSpot) continue;
         if (input.modes && !input.modes.includes(mode)) continue;
-        const row = quoteRow(platform, card, mode, input, catalog);
-        if (row) rows.push(row);
-        else if (!unitPrice(platform, card.id, mode)) {
+        const row = quoteRowOrSkip(platform, card, mode, input, catalog);
+        if (typeof row !== 'string') rows.push(row);
+        else if (row === 'noFigure') {
           if (platform.prices.some((p) => p.card === card.id && p.mode === mode)) skipped.push({ platform: platform.id, card: card.id, mode, reason: 'noFigure' });
-        } else skipped.push({ platform: platform.id, card: card.id, mode, reason: 'noSpeedEstimate' });
+        } else skipped.push({ platform: platform.id, card: card.id, mode, reason: row });
       }
     }
   }
@@ -356,34 +416,4 @@ export function cheapestBillingMode(catalog: Catalog, platformId: string, card: 
   const rows = quoteCatalog(catalog, { ...usage, platforms: [platformId], cards: [c.id], refCard: usage.refCard ?? c.id }).rows;
   const best = rows[0];
   return best ? { mode: best.mode, row: best, all: rows } : null;
-}
-
-export interface BreakEven {
-  /** The shorter mode (e.g. hour). */
-  shorter: BillingMode;
-  /** The longer mode (e.g. month). */
-  longer: BillingMode;
-  /**
-   * Units of `shorter` (hours, days or weeks) within one period of `longer` above which
-   * `longer` is cheaper: price(longer) / price(shorter), as a range when prices are ranges.
-   */
-  units: NumRange;
-}
-
-/** Break-even points between every pair of priced modes for one card (spot excluded). */
-export function breakEvenHours(platform: Platform, card: string): BreakEven[] {
-  const id = findCard(card)?.id ?? card;
-  const order: BillingMode[] = ['hour', 'day', 'week', 'month'];
-  const priced = order
-    .map((mode) => ({ mode, p: platform.prices.find((q: CardPrice) => q.card === id && q.mode === mode)?.price }))
-    .filter((x): x is { mode: BillingMode; p: FenRange } => Boolean(x.p && x.p.min > 0));
-  const out: BreakEven[] = [];
-  for (let i = 0; i < priced.length; i++) {
-    for (let j = i + 1; j < priced.length; j++) {
-      const a = priced[i]!;
-      const b = priced[j]!;
-      out.push({ shorter: a.mode, longer: b.mode, units: { min: b.p.min / a.p.max, max: b.p.max / a.p.min } });
-    }
-  }
-  return out;
 }

@@ -14,10 +14,12 @@ function trimNumber(x: number, digits: number): string {
   return s.includes('.') ? s.replace(/\.?0+$/, '') : s;
 }
 
-/** Hours for people: "45 min", "6.5 h", "15 h", "3.2 d" (over 72 h). */
+/** Hours for people: "36 s", "45 min", "6.5 h", "15 h", "3.2 d" (over 72 h). */
 export function formatHours(h: number): string {
   if (!Number.isFinite(h) || h < 0) return '?';
   if (h === 0) return '0 h';
+  // Below a minute, seconds: a 1-second job is not "1 min".
+  if (h * 60 < 0.995) return `${Math.max(1, Math.round(h * 3600))} s`;
   if (h < 1) return `${Math.max(1, Math.round(h * 60))} min`;
   if (h > 72) return `${trimNumber(h / 24, 1)} d`;
   return `${trimNumber(h, h < 10 ? 1 : 0)} h`;
@@ -52,6 +54,33 @@ export function formatBytes(bytes: number): string {
 /** "2024-03" from an ISO date; "date unknown" for null. */
 export function formatAsOf(asOf: string | null): string {
   return asOf ? asOf.slice(0, 7) : 'date unknown';
+}
+
+/** What is known about when a figure was true (see core/catalog `dating`). */
+export type Dating =
+  | { kind: 'readAt'; at: string }
+  | { kind: 'asOf'; date: string }
+  | { kind: 'reportTestWeek' }
+  | { kind: 'unknown' };
+
+/** The field report's figures: "the week of my tests", no year or month given. */
+export const REPORT_UNDATED = 'undated (field report test week)';
+
+/**
+ * A figure's date as known, never invented: "read 2026-05-01 14:03 UTC" (a platform's API),
+ * "as of 2026-11-01" (a user's file), "undated (field report test week)", "date unknown".
+ */
+export function formatDating(d: Dating): string {
+  switch (d.kind) {
+    case 'readAt':
+      return `read ${d.at.slice(0, 16).replace('T', ' ')}${d.at.endsWith('Z') ? ' UTC' : ''}`;
+    case 'asOf':
+      return `as of ${d.date}`;
+    case 'reportTestWeek':
+      return REPORT_UNDATED;
+    case 'unknown':
+      return 'date unknown';
+  }
 }
 
 /** Terminal columns a string takes: CJK and full-width characters count two. */

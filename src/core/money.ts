@@ -26,9 +26,22 @@ function groupThousands(intPart: string): string {
   return intPart.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Yuan digits without the currency sign: 2970 → "29.70", 123450 → "1,234.50". */
+/** Thrown when an amount cannot be shown as money: NaN, ±Infinity, or beyond exact integers. */
+export class MoneyRangeError extends RangeError {
+  constructor(readonly value: number) {
+    super(`not an amount of money: ${String(value)} fen`);
+    this.name = 'MoneyRangeError';
+  }
+}
+
+/**
+ * Yuan digits without the currency sign: 2970 → "29.70", 123450 → "1,234.50". Refuses what
+ * is not a finite amount within exact integers (2⁵³ fen): printing NaN as ¥0.00 or 1e19 as
+ * "¥1.5,000,…e+26" would hide a bug behind a plausible figure.
+ */
 export function formatYuanDigits(fen: Fen): string {
-  const f = Math.round(Number.isFinite(fen) ? fen : 0);
+  if (!Number.isFinite(fen) || Math.abs(fen) > Number.MAX_SAFE_INTEGER) throw new MoneyRangeError(fen);
+  const f = Math.round(fen);
   const neg = f < 0;
   const abs = Math.abs(f);
   const yuan = Math.floor(abs / 100);

@@ -7,10 +7,23 @@ import { findCard, type CardSpec } from './cards';
 export const REFERENCE_CARD = 'rtx3090';
 
 /**
- * Extra speed each additional card adds. The report measured 2×4090 with DeepSpeed ZeRO-2
- * over PCIe at about 1.6× one card (§3), i.e. 0.6 of a card per extra card.
+ * The report's one multi-GPU measurement: 2×4090 with DeepSpeed ZeRO-2 over PCIe ran about
+ * 1.6× one card (§3). As a linear rule that is 0.6 of a card per extra card; kept for callers
+ * that pass their own per-card efficiency.
  */
 export const MULTI_GPU_EFFICIENCY = 0.6;
+/** The measured speed-up of two cards over one (§3). */
+export const MEASURED_TWO_GPU_SPEEDUP = 1.6;
+/** Card counts up to this are the report's measurement; beyond it the speed-up is an estimate. */
+export const MEASURED_MAX_GPUS = 2;
+/**
+ * Beyond two cards: each doubling of cards multiplies speed by the measured 1.6 (speed-up =
+ * n^log2(1.6) = n^0.678): 4 cards 2.56×, 8 cards 4.1×. Over PCIe the all-reduce traffic per
+ * step stays the same while each card's compute share shrinks, so every doubling pays the same
+ * communication toll again; the report's 4-card PCIe instances "lose badly" (性能损失严重, §5).
+ * The efficiency per extra card falls: 0.6 (2), 0.52 (4), 0.44 (8).
+ */
+export const MULTI_GPU_EXPONENT = Math.log2(MEASURED_TWO_GPU_SPEEDUP);
 
 export const GB = 1e9;
 export const GIB = 1024 ** 3;
@@ -28,11 +41,21 @@ export function relativeSpeed(from: CardSpec, to: CardSpec): number | null {
   return to.fp16Tflops / from.fp16Tflops;
 }
 
-/** Speed of `gpus` cards relative to one: 1 + (gpus − 1) × efficiency. */
-export function multiGpuSpeedup(gpus: number, efficiency: number = MULTI_GPU_EFFICIENCY): number {
+/**
+ * Speed of `gpus` cards relative to one. Without `efficiency`: the report's 1.6× for two
+ * cards, n^log2(1.6) beyond (see MULTI_GPU_EXPONENT). With an explicit per-card
+ * `efficiency`: 1 + (gpus − 1) × efficiency (the renter's own measurement).
+ */
+export function multiGpuSpeedup(gpus: number, efficiency?: number): number {
   const n = Math.max(1, Math.floor(Number.isFinite(gpus) ? gpus : 1));
+  if (efficiency === undefined) return n === 2 ? MEASURED_TWO_GPU_SPEEDUP : n ** MULTI_GPU_EXPONENT;
   const e = Number.isFinite(efficiency) ? Math.min(1, Math.max(0, efficiency)) : MULTI_GPU_EFFICIENCY;
   return 1 + (n - 1) * e;
+}
+
+/** Whether `gpus` cards go beyond what the report measured (the speed-up is then an estimate). */
+export function beyondMeasuredGpus(gpus: number): boolean {
+  return gpus > MEASURED_MAX_GPUS;
 }
 
 export interface WallTime {
@@ -43,7 +66,7 @@ export interface WallTime {
 }
 
 /** Wall-clock hours for a job that takes `refHours` on one `refCard`, run on `gpus` × `card`. */
-export function jobWallHours(refHours: number, refCard: CardSpec, card: CardSpec, gpus = 1, efficiency = MULTI_GPU_EFFICIENCY): WallTime | null {
+export function jobWallHours(refHours: number, refCard: CardSpec, card: CardSpec, gpus = 1, efficiency?: number): WallTime | null {
   const speed = relativeSpeed(refCard, card);
   if (speed === null || speed <= 0) return null;
   const hours = refHours / speed / multiGpuSpeedup(gpus, efficiency);

@@ -1,7 +1,7 @@
 // Pre-fills an instance's prices from the catalog: the renter sees the figure and its date,
 // and edits it if today's console says otherwise. Pure (no vscode) so it is unit-tested.
 import { findCard } from '../core/cards';
-import type { Catalog, CardPrice, FenRange, Platform } from '../core/catalog';
+import { dating, formatDating, type Catalog, type CardPrice, type FenRange, type Platform } from '../core/catalog';
 import type { BillingMode, Pricing } from '../core/spend';
 
 const HOURS: Record<BillingMode, number> = { hourly: 1, daily: 24, weekly: 168, monthly: 720 };
@@ -12,7 +12,7 @@ const mid = (r: FenRange | null | undefined): number | undefined => (r ? (r.min 
 export interface Prefill {
   pricing: Pricing;
   /** The catalog figure used for the GPU price, with its provenance; absent when the catalog has none. */
-  priceSource?: { source: string; asOf: string | null; range: FenRange; perGpu: true };
+  priceSource?: { source: string; asOf: string | null; /** When the figure was true, as known: "undated (field report test week)", "as of …", "read …". */ dated: string; range: FenRange; perGpu: true };
   /** Billing modes the platform offers (in this extension's words). */
   offeredModes: BillingMode[];
   /** What could not be pre-filled and must be typed in. */
@@ -48,6 +48,6 @@ export function prefillPricing(catalog: Catalog, platformId: string, cardName: s
   };
   if (spotPerGpu !== undefined) pricing.spotRate = Math.round(spotPerGpu * n);
   const out: Prefill = { pricing, offeredModes, missing };
-  if (price?.price) out.priceSource = { source: price.source, asOf: price.asOf, range: price.price, perGpu: true };
+  if (price?.price) out.priceSource = { source: price.source, asOf: price.asOf, dated: formatDating(dating(price)), range: price.price, perGpu: true };
   return out;
 }

@@ -127,7 +127,11 @@ export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n): s
   const pre = prefillPricing(catalog, inst.platform, inst.card, inst.gpuCount, inst.pricing.billingMode, inst.pricing.dataDiskGb);
   const src = pre.priceSource;
   if (!src) return l10n.t('Price: entered by you (the catalog has no price for this card here)');
-  const asOf = src.asOf ?? l10n.t('unknown date');
-  if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', asOf, src.source);
-  return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), asOf, src.source);
+  // Undated figures (the field report's test week) say so instead of "as of".
+  if (!src.asOf) {
+    if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, {0} (source: {1})', src.dated, src.source);
+    return l10n.t('Price: entered by you; the catalog says {0}, {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.dated, src.source);
+  }
+  if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', src.asOf, src.source);
+  return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.asOf, src.source);
 }

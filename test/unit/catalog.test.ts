@@ -1,7 +1,7 @@
 // The built-in catalog against the field report, and user overrides with their errors.
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { builtinCatalog, findPlatform, mergeCatalog, parseCatalog, REPORT_AS_OF, WARNING_CODES, WARNING_TEXT, type Platform } from '../../src/core/catalog';
+import { builtinCatalog, dating, findPlatform, formatDating, mergeCatalog, parseCatalog, WARNING_CODES, WARNING_TEXT, type Platform } from '../../src/core/catalog';
 import { builtinCatalogJson } from '../../src/core/catalog/data';
 
 const cat = builtinCatalog();
@@ -27,15 +27,18 @@ describe('catalog: built-in data', () => {
     assert.equal(findPlatform(cat, '秘塔智算')?.id, 'mita');
   });
 
-  it('gives every figure a source and the report\'s as-of date', () => {
-    assert.equal(REPORT_AS_OF, '2024-03-01');
+  // Changed deliberately (issue 10): the report gives no date ("价格采集时间是我实测那一周"), so no
+  // figure carries the invented 2024-03 any more; each shows "undated (field report test week)".
+  it('gives every figure a source and no invented date: undated (field report test week)', () => {
+    assert.equal(cat.asOf, null);
     for (const p of cat.platforms) {
       const figures = [p, ...p.prices, p.dataDisk, p.noGpuMode, p.bandwidthMbps, p.queue, p.access, p.image, ...(p.spot ? [p.spot] : []), ...(p.releaseAfterStoppedDays ? [p.releaseAfterStoppedDays] : []), ...(p.freeQuotaHours ? [p.freeQuotaHours] : [])];
       for (const f of figures) {
         assert.ok(f.source.length > 0, `${p.id}: source`);
-        assert.match(f.asOf ?? '', /^\d{4}-\d{2}-\d{2}$/, `${p.id}: asOf`);
+        assert.equal(f.asOf, null, `${p.id}: asOf`);
       }
     }
+    for (const pr of P('autodl').prices) assert.equal(formatDating(dating(pr)), 'undated (field report test week)');
     assert.match(P('autodl').prices.find((x) => x.card === 'rtx3090' && x.mode === 'hour')!.source, /§1/);
   });
 
@@ -132,7 +135,8 @@ describe('catalog: user overrides', () => {
     assert.equal(p4090.asOf, '2026-11-01');
     assert.equal(p4090.source, 'my notes');
     assert.equal(autodl.prices.length, 5);
-    assert.equal(autodl.prices.find((x) => x.card === 'rtx3090' && x.mode === 'hour')!.asOf, REPORT_AS_OF);
+    assert.equal(formatDating(dating(autodl.prices.find((x) => x.card === 'rtx3090' && x.mode === 'hour')!)), 'undated (field report test week)');
+    assert.equal(formatDating(dating(p4090)), 'as of 2026-11-01');
     assert.deepEqual(autodl.dataDisk.fenPerGbDay, { min: 50, max: 50 });
     // The base is untouched.
     assert.deepEqual(price('autodl', 'rtx4090', 'hour'), { min: 360, max: 360 });

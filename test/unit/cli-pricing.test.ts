@@ -56,7 +56,9 @@ describe('cli: gpu-rent quote', function () {
     const out = r.stdout;
     assert.match(out, /^Job: 15 h on one RTX 3090/);
     assert.match(out, /data disk 24 GB/);
-    assert.match(out, /Prices as of 2024-03/);
+    // Changed deliberately (issue 10): the report gives no date; the invented 2024-03 is gone.
+    assert.match(out, /Prices: undated \(field report test week\)\./);
+    assert.doesNotMatch(out, /2024/);
     assert.match(out, /AutoDL +RTX 3090 +hour +15 h +¥29\.70 +¥12\.00 .* ¥41\.70/);
     assert.match(out, /^\* +AutoDL +RTX 4090 +hour/m, 'the 4090 is the cheapest fully priced job');
     assert.match(out, /揽睿星舟 .*¥24\.00–30\.00 \+\?/);
@@ -93,7 +95,8 @@ describe('cli: gpu-rent quote', function () {
     const b = quoteJson(['--card', 'RTX 4090', '--gpu-hours', '5', '--storage-gb', '0', '--platform', 'autodl']).rows.find((r) => r.billing === 'hour')!;
     assert.equal(a.total, 29.7);
     assert.equal(b.total, 18);
-    assert.equal(a.price.asOf, '2024-03-01');
+    assert.equal(a.price.asOf, null);
+    assert.equal((a.price as { dated?: string }).dated, 'undated (field report test week)');
     const steps = quoteJson(['--card', 'rtx4090', '--steps', '2000', '--sec-per-step', '9', '--storage-gb', '0', '--platform', 'autodl']).rows.find((r) => r.billing === 'hour')!;
     assert.equal(steps.hours, 5);
     assert.equal(steps.total, 18);
@@ -147,9 +150,9 @@ describe('cli: gpu-rent quote', function () {
   });
 
   it('bad input exits 2 with one line naming the flag and what it accepts', () => {
-    oneLineError(['quote', '--gpu-hours', '-3'], /--gpu-hours expects a number > 0, got "-3"/);
-    oneLineError(['quote', '--gpu-hours', 'abc'], /--gpu-hours expects a number > 0, got "abc"/);
-    oneLineError(['quote', '--storage-gb', 'lots'], /--storage-gb expects a number ≥ 0, got "lots"/);
+    oneLineError(['quote', '--gpu-hours', '-3'], /--gpu-hours expects a number ≥ 0.000278 \(one GPU-second\) and ≤ 100000, got "-3"/);
+    oneLineError(['quote', '--gpu-hours', 'abc'], /--gpu-hours expects a number ≥ 0.000278 .*got "abc"/);
+    oneLineError(['quote', '--storage-gb', 'lots'], /--storage-gb expects a number ≥ 0 and ≤ 1000000, got "lots"/);
     oneLineError(['quote', '--gpus', '1.5'], /--gpus expects a whole number/);
     oneLineError(['quote', '--card', 'h900'], /--card expects a known card .*got "h900"/);
     oneLineError(['quote', '--platform', 'nope'], /--platform expects one of autodl, lanrui, .*got "nope"/);
@@ -187,7 +190,8 @@ describe('cli: gpu-rent platforms', function () {
     const j = JSON.parse(runCli(['platforms', '--json']).stdout) as { platforms: { id: string; prices: { yuan: unknown; source: string; asOf: string }[] }[] };
     const autodl = j.platforms.find((p) => p.id === 'autodl')!;
     assert.deepEqual(autodl.prices.find((p) => (p.yuan as number[])[0] === 700)?.yuan, [700, 900]);
-    assert.ok(autodl.prices.every((p) => p.source && p.asOf === '2024-03-01'));
+    assert.ok(autodl.prices.every((p) => p.source && p.asOf === null && (p as { dated?: string }).dated === 'undated (field report test week)'));
+    assert.match(r.stdout, /undated: it says only that prices were collected in the week of its tests/);
   });
 });
 

@@ -109,9 +109,10 @@ describe('cost: the field report\'s worked numbers', () => {
     const lanrui = row({ gpuHours: 10, storageGb: 24, idleHours: 5 }, 'lanrui', 'rtx3090', 'hour');
     assert.deepEqual(lanrui.unpriced, ['storage', 'idle']);
     assert.deepEqual(lanrui.total, { min: 1600, max: 2000 });
+    // Changed deliberately (issue 10): bundled disk and bandwidth are paid with the GPU, not free.
     const aliyun = row({ gpuHours: 10, storageGb: 24 }, 'aliyun', 't4', 'hour');
-    assert.deepEqual(aliyun.unpriced, []);
-    assert.ok(aliyun.notes.includes('storageBundled'));
+    assert.deepEqual(aliyun.unpriced, ['storage', 'download']);
+    assert.ok(aliyun.notes.includes('storageBundledUnpriced') && aliyun.notes.includes('bandwidthBundledUnpriced'));
     const mita = row({ gpuHours: 1, idleHours: 2 }, 'mita', 'rtx3090', 'hour');
     assert.ok(mita.notes.includes('idleKeptRunning'));
     assert.deepEqual(mita.breakdown.idle, { min: 240, max: 300 });

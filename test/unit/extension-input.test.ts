@@ -48,7 +48,8 @@ describe('catalog pre-fill', () => {
     assert.equal(p.pricing.noGpuModeRate, 10);
     assert.equal(p.pricing.storageGbDay, 50);
     assert.equal(p.pricing.dataDiskGb, 24);
-    assert.ok(p.priceSource?.asOf);
+    // Changed deliberately (issue 10): no invented date; the figure says it is undated.
+    assert.equal(p.priceSource?.dated, 'undated (field report test week)');
     assert.deepEqual(p.missing, []);
     assert.ok(p.offeredModes.includes('weekly'));
   });

@@ -56,9 +56,10 @@ describe('presentation', () => {
     const catalog = builtinCatalog();
     const p = catalog.platforms.find((x) => x.id === 'autodl')!.prices.find((x) => x.card === 'rtx4090' && x.mode === 'hour')!;
     const fromCatalog = priceProvenance(inst('a', 'A', Math.round((p.price!.min + p.price!.max) / 2)), catalog, l10n);
-    assert.equal(fromCatalog, `Price: catalog, as of ${p.asOf ?? 'unknown date'} (source: ${p.source})`);
+    // Changed deliberately (issue 10): the report's figures are undated, not "as of 2024-03".
+    assert.equal(fromCatalog, `Price: catalog, undated (field report test week) (source: ${p.source})`);
     const edited = priceProvenance(inst('b', 'B', 410), catalog, l10n);
-    assert.match(edited, /^Price: entered by you; the catalog says ¥\d+\.\d\d\/h as of /);
+    assert.match(edited, /^Price: entered by you; the catalog says ¥\d+\.\d\d\/h, undated \(field report test week\) /);
     assert.ok(edited.includes(p.source), edited);
     const unpriced = createInstance({ id: 'c', name: 'C', platform: 'autodl', card: 'Made-up 9000', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hourly', hourlyRate: 100, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 } }, 'running', T0);
     assert.match(priceProvenance(unpriced, catalog, l10n), /entered by you \(the catalog has no price/);

@@ -1,7 +1,7 @@
 // Money is integer fen; yuan appear only at the edges.
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { fenToYuan, formatCny, formatCnyRange, roundFen, yuanToFen } from '../../src/core/money';
+import { fenToYuan, formatCny, formatCnyRange, MoneyRangeError, roundFen, yuanToFen } from '../../src/core/money';
 
 describe('money', () => {
   it('converts the report\'s yuan figures to whole fen', () => {
@@ -18,7 +18,16 @@ describe('money', () => {
     assert.equal(yuanToFen(Number.NaN), 0);
     assert.equal(yuanToFen(Infinity), 0);
     assert.equal(roundFen(Number.NaN), 0);
-    assert.equal(formatCny(Number.NaN), '¥0.00');
+  });
+
+  // Changed deliberately (issue 10): NaN used to print as ¥0.00, hiding the bug behind a price.
+  it('refuses to format what is not an amount of money', () => {
+    for (const bad of [Number.NaN, Infinity, -Infinity, 1e19, -1e19, Number.MAX_SAFE_INTEGER + 2]) {
+      assert.throws(() => formatCny(bad), MoneyRangeError, String(bad));
+      assert.throws(() => formatCnyRange(0, bad), MoneyRangeError, String(bad));
+    }
+    assert.equal(formatCny(Number.MAX_SAFE_INTEGER - 1), '¥90,071,992,547,409.90');
+    fc.assert(fc.property(fc.integer({ min: -1e15, max: 1e15 }), (f) => /^-?¥\d{1,3}(,\d{3})*\.\d\d$/.test(formatCny(f))));
   });
 
   it('formats fen as yuan with grouping', () => {

@@ -2,7 +2,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { cardSpecs, findCard } from '../../src/core/cards';
-import { GB, GIB, hoursFromSteps, jobWallHours, multiGpuSpeedup, relativeSpeed, tokensPerSecondCeiling, vramFit, vramNeed, weightsBytes } from '../../src/core/perf';
+import { beyondMeasuredGpus, GB, GIB, hoursFromSteps, jobWallHours, multiGpuSpeedup, relativeSpeed, tokensPerSecondCeiling, vramFit, vramNeed, weightsBytes } from '../../src/core/perf';
 
 const c = (n: string) => findCard(n)!;
 
@@ -27,10 +27,19 @@ describe('perf', () => {
     assert.equal(hoursFromSteps(Number.NaN, 20), 0);
   });
 
-  it('2×4090 over PCIe: 1.6× (report §3)', () => {
+  it('2×4090 over PCIe: 1.6× (report §3); beyond 2 cards a declining estimate, not a straight line', () => {
     assert.equal(multiGpuSpeedup(1), 1);
     assert.equal(multiGpuSpeedup(2), 1.6);
-    assert.ok(Math.abs(multiGpuSpeedup(4) - 2.8) < 1e-12);
+    // Changed deliberately (issue 10): the linear 0.6/card gave 2.8× for 4 and 38.8× for 64.
+    assert.ok(Math.abs(multiGpuSpeedup(4) - 2.56) < 1e-9);
+    assert.ok(Math.abs(multiGpuSpeedup(8) - 4.096) < 1e-9);
+    assert.ok(multiGpuSpeedup(64) < 17);
+    // Efficiency per extra card falls as cards are added.
+    const eff = (n: number) => (multiGpuSpeedup(n) - 1) / (n - 1);
+    for (let n = 3; n <= 8; n++) assert.ok(eff(n) < eff(n - 1), String(n));
+    assert.ok(beyondMeasuredGpus(3) && !beyondMeasuredGpus(2));
+    // An explicit per-card efficiency (the renter's own measurement) stays linear.
+    assert.ok(Math.abs(multiGpuSpeedup(4, 0.6) - 2.8) < 1e-12);
     assert.equal(multiGpuSpeedup(Number.NaN), 1);
     assert.equal(jobWallHours(16, c('4090'), c('4090'), 2)!.hours, 10);
   });

@@ -1,32 +1,110 @@
-// `gpu-rent advise`: the field report's §5 advice for a monthly budget and a task.
-import { ADVICE_TASKS, ADVICE_TEXT, adviseByBudget, type AdviceTask, type BudgetTier } from '../../core/advice';
+// `gpu-rent advise`: the field report's §5 advice for a monthly budget and a task, each pick
+// priced as a month of the task's usage by the same cost model as `gpu-rent quote`.
+import { ADVICE_TASKS, ADVICE_TEXT, adviseByBudget, TASK_PROFILES, type AdvicePick, type AdviceTask, type BudgetTier, type Month } from '../../core/advice';
+import { BOUNDS } from '../../core/bounds';
 import { cardById } from '../../core/cards';
-import { findPlatform } from '../../core/catalog';
-import { formatCny, formatFenRange } from '../../core/format';
+import { findPlatform, type FenRange } from '../../core/catalog';
+import { midpoint } from '../../core/cost';
+import { formatCny, formatFenRange, formatHours } from '../../core/format';
 import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
 
 const specs = {
-  budget: { type: 'number', valueName: 'YUAN', min: 0, max: 10_000_000, description: 'monthly budget in yuan (required)' },
+  budget: { type: 'number', valueName: 'YUAN', min: 0, max: BOUNDS.budgetYuanPerMonth.max, description: 'monthly budget in yuan (required)' },
   task: { type: 'string', valueName: 'TASK', choices: ADVICE_TASKS, description: `what you run: ${ADVICE_TASKS.join('|')} (default lora)` },
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides, merged over the built-in catalog' },
   json: { type: 'boolean', description: 'print JSON (yuan as numbers)' },
 } satisfies FlagSpecs;
 
 const TIER_TEXT: Record<BudgetTier, string> = {
-  under100: 'under ¥100/month: free quotas and off-peak hours (report §5)',
-  '100to300': '¥100–300/month: between the report\'s tiers; hourly rental (derived from its prices)',
+  under100: 'up to ¥100/month ("100 元内"): free quotas and off-peak hours (report §5)',
+  '100to300': "¥100–300/month: between the report's tiers; derived from its prices",
   '300to1000': '¥300–1000/month: daily LoRA and demos (report §5)',
-  '1000to3000': '¥1000–3000/month: a 4090 monthly or the author\'s mix (report §5)',
-  '3000up': '¥3000+/month: bigger models on big clouds (report §5)',
+  '1000to3000': "¥1000–3000/month: between the report's tiers; a 4090 monthly or the author's ~¥1500 mix (report §5)",
+  '3000up': '¥3000+/month ("3000 元以上"): 13B–70B models on big clouds (report §5)',
 };
+
+const yuanOf = (r: FenRange): number | [number, number] => (r.min === r.max ? fenToYuan(r.min) : [fenToYuan(r.min), fenToYuan(r.max)]);
+
+function monthJson(m: Month): Record<string, unknown> {
+  const range = m.total.min !== m.total.max;
+  const part = (k: 'gpu' | 'storage' | 'idle' | 'download') => ((m.unpriced as string[]).includes(k) ? null : fenToYuan(midpoint(m.breakdown[k])));
+  return {
+    total: fenToYuan(midpoint(m.total)),
+    ...(range ? { totalMin: fenToYuan(m.total.min), totalMax: fenToYuan(m.total.max) } : {}),
+    billing: m.mode,
+    breakdown: { gpu: part('gpu'), storage: part('storage'), idle: part('idle'), download: part('download') },
+    unpriced: m.unpriced,
+    usage: {
+      pattern: m.usage.pattern,
+      gpuHours: Math.round(m.usage.gpuHours * 100) / 100,
+      noGpuHours: Math.round(m.usage.noGpuHours * 100) / 100,
+      dataDiskGb: m.usage.dataDiskGb,
+      days: m.usage.days,
+      downloadGb: m.usage.downloadGb,
+      gpus: m.usage.gpus,
+      ...(m.usage.pattern === 'hourlyRuns' ? { runs: m.usage.count } : m.usage.pattern === 'plan' ? { periods: m.usage.count } : {}),
+    },
+    withinBudget: m.withinBudget,
+  };
+}
+
+function usageText(m: Month): string {
+  const u = m.usage;
+  const disk = u.dataDiskGb > 0 ? `, data disk ${u.dataDiskGb} GB × ${u.days} day${u.days === 1 ? '' : 's'}` : '';
+  switch (u.pattern) {
+    case 'free':
+      return u.gpuHours > 0 ? `about ${formatHours(u.gpuHours)} of free quota` : 'a free quota of unstated size (unstable)';
+    case 'plan':
+      return `${u.count} ${m.mode}${u.count === 1 ? '' : 's'} (${formatHours(u.gpuHours)} of the card)${disk}`;
+    case 'hourlyKept':
+      return `${formatHours(u.gpuHours)} GPU + ${formatHours(u.noGpuHours)} no-GPU mode${disk}`;
+    case 'hourlyRuns':
+      return `${u.count} run${u.count === 1 ? '' : 's'} of ${formatHours(u.gpuHours / Math.max(1, u.count))} (${formatHours(u.gpuHours)} GPU)${disk}, released between runs`;
+  }
+}
+
+function moneyText(m: Month): string {
+  const part = (k: 'gpu' | 'storage' | 'idle' | 'download', label: string) => ((m.unpriced as string[]).includes(k) ? `${label} ?` : m.breakdown[k].max > 0 ? `${label} ${formatFenRange(m.breakdown[k])}` : '');
+  const parts = [part('gpu', 'GPU'), part('storage', 'disk'), part('idle', 'no-GPU'), part('download', 'download')].filter(Boolean);
+  return `${formatFenRange(m.total)}${m.unpriced.length ? ' +?' : ''} (${parts.join(' + ') || 'free'})`;
+}
+
+function pickJson(p: AdvicePick, catalog: ReturnType<typeof loadCatalog>): Record<string, unknown> {
+  return {
+    code: p.code,
+    text: ADVICE_TEXT[p.code],
+    platform: p.platform,
+    platformName: p.platform ? (findPlatform(catalog, p.platform)?.name.zh ?? p.platform) : null,
+    card: p.card,
+    billing: p.mode,
+    gpus: p.gpus,
+    price: p.price ? yuanOf(p.price) : null,
+    reportMonthly: p.reportMonthly ? yuanOf(p.reportMonthly) : null,
+    month: p.month ? monthJson(p.month) : null,
+    compareMonthlyPlan: p.compare ? monthJson(p.compare) : null,
+    withinBudget: p.withinBudget,
+    cites: p.cites.map((c) => ({ section: c.section, text: c.text })),
+    reasons: p.reasons.map((r) => ({ code: r.code, ref: r.ref, ...ADVICE_TEXT[r.code] })),
+  };
+}
 
 export const command: CliCommand = {
   name: 'advise',
-  summary: 'which platform and card for a monthly budget and task (the field report\'s advice)',
-  help: () => formatHelp('gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]', 'Recommends platforms, cards and billing modes for a monthly budget, each with its reasons from\nthe field report (§5).', specs),
+  summary: "which platform and card for a monthly budget and task (the field report's advice)",
+  help: () =>
+    formatHelp(
+      'gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]',
+      [
+        'Recommends platforms, cards and billing modes for a monthly budget, following the field',
+        "report's §5 and citing its sentences. Each pick is priced as a month of the task's usage",
+        '(GPU hours, no-GPU hours, data disk for the days kept) by the same model as gpu-rent quote,',
+        'and is "within budget" only when that month\'s highest total fits.',
+      ].join('\n'),
+      specs,
+    ),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     if (flags.budget === undefined) throw new UsageError('--budget is required: a monthly budget in yuan, a number ≥ 0 (e.g. --budget 500)');
@@ -34,48 +112,21 @@ export const command: CliCommand = {
     const catalog = loadCatalog(flags.catalog);
     const advice = adviseByBudget(catalog, { budgetYuanPerMonth: flags.budget, task });
     if (flags.json) {
-      io.stdout(
-        JSON.stringify(
-          {
-            currency: 'CNY',
-            budget: fenToYuan(advice.budget),
-            task: advice.task,
-            tier: advice.tier,
-            picks: advice.picks.map((p) => ({
-              code: p.code,
-              text: ADVICE_TEXT[p.code],
-              platform: p.platform,
-              platformName: p.platform ? (findPlatform(catalog, p.platform)?.name.zh ?? p.platform) : null,
-              card: p.card,
-              billing: p.mode,
-              price: p.price ? (p.price.min === p.price.max ? fenToYuan(p.price.min) : [fenToYuan(p.price.min), fenToYuan(p.price.max)]) : null,
-              monthly: p.monthly ? (p.monthly.min === p.monthly.max ? fenToYuan(p.monthly.min) : [fenToYuan(p.monthly.min), fenToYuan(p.monthly.max)]) : null,
-              gpus: p.gpus,
-              periodsForBudget: p.periodsForBudget ? [Math.floor(p.periodsForBudget.min), Math.floor(p.periodsForBudget.max)] : null,
-              withinBudget: p.withinBudget,
-              reasons: p.reasons.map((r) => ({ code: r.code, ref: r.ref, ...ADVICE_TEXT[r.code] })),
-            })),
-          },
-          null,
-          2,
-        ) + '\n',
-      );
+      const out = { currency: 'CNY', budget: fenToYuan(advice.budget), task: advice.task, tier: advice.tier, dataDiskGb: TASK_PROFILES[task].dataDiskGb, picks: advice.picks.map((p) => pickJson(p, catalog)) };
+      io.stdout(JSON.stringify(out, null, 2) + '\n');
       return 0;
     }
-    let out = `Budget ${formatCny(advice.budget)}/month, task ${task}: ${TIER_TEXT[advice.tier]}.\n\n`;
+    let out = `Budget ${formatCny(advice.budget)}/month, task ${task} (data disk ${TASK_PROFILES[task].dataDiskGb} GB): ${TIER_TEXT[advice.tier]}.\n\n`;
     advice.picks.forEach((p, i) => {
-      const facts: string[] = [];
-      if (p.price && p.mode) facts.push(p.price.max === 0 ? 'free' : `${formatFenRange(p.price)}${p.mode === 'hour' ? '/h' : `/${p.mode}`}`);
-      if (p.monthly && p.mode !== 'month' && p.monthly.max > 0) facts.push(`~${formatFenRange(p.monthly)}/month`);
-      if (p.periodsForBudget && p.mode) {
-        const a = Math.floor(p.periodsForBudget.min);
-        const b = Math.floor(p.periodsForBudget.max);
-        const unit = p.mode === 'hour' ? 'h' : `${p.mode}${b === 1 ? '' : 's'}`;
-        facts.push(`the budget buys ${a === b ? a : `${a}–${b}`} ${unit}/month`);
-      }
-      if (!p.withinBudget) facts.push('over this budget');
       const where = p.platform ? ` [${findPlatform(catalog, p.platform)?.name.zh ?? p.platform}${p.card ? ` ${p.gpus > 1 ? `${p.gpus}×` : ''}${cardById(p.card)?.name ?? p.card}` : ''}]` : '';
-      out += `${i + 1}. ${ADVICE_TEXT[p.code].en}${where}${facts.length ? `: ${facts.join(', ')}` : ''}\n`;
+      out += `${i + 1}. ${ADVICE_TEXT[p.code].en}${where}\n`;
+      if (p.month) {
+        const verdict = p.withinBudget ? 'within budget' : p.month.unpriced.length ? 'within budget unknown (a cost has no figure)' : 'over this budget';
+        out += `   month: ${usageText(p.month)}: ${moneyText(p.month)}, ${verdict}\n`;
+      } else out += '   month: no price for this in the catalog\n';
+      if (p.compare) out += `   vs the monthly plan: ${moneyText(p.compare)}${p.compare.withinBudget ? '' : ', over this budget'}\n`;
+      if (p.reportMonthly) out += `   the report's own figure: ~${formatFenRange(p.reportMonthly)}/month\n`;
+      for (const c of p.cites) out += `   report ${c.section}: 「${c.text}」\n`;
       for (const r of p.reasons) out += `   - ${ADVICE_TEXT[r.code].en} (${r.ref.startsWith('§') ? `report ${r.ref}` : r.ref})\n`;
     });
     io.stdout(out);

@@ -1,7 +1,7 @@
 // `gpu-rent platforms`: the catalog, one platform per row, with what each figure is and when.
 import { cardById } from '../../core/cards';
-import { WARNING_TEXT, type Catalog, type FenRange, type NumRange, type Platform } from '../../core/catalog';
-import { formatAsOf, formatFenRange, formatNumRange, renderTable } from '../../core/format';
+import { dating, formatDating, WARNING_TEXT, type Catalog, type FenRange, type NumRange, type Platform } from '../../core/catalog';
+import { formatFenRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
@@ -36,7 +36,7 @@ function noGpu(p: Platform): string {
 }
 
 function disk(p: Platform): string {
-  if (p.dataDisk.bundled) return 'bundled';
+  if (p.dataDisk.bundled) return p.dataDisk.fenPerGbDay ? `bundled, ${formatFenRange(p.dataDisk.fenPerGbDay)}/GB/day` : 'bundled, ?';
   return p.dataDisk.fenPerGbDay ? `${formatFenRange(p.dataDisk.fenPerGbDay)}/GB/day` : '?';
 }
 
@@ -63,12 +63,12 @@ function toJson(catalog: Catalog): unknown {
       name: p.name,
       kind: p.kind,
       billingModes: p.billingModes,
-      prices: p.prices.map((x) => ({ card: x.card, mode: x.mode, yuan: yuanOf(x.price), source: x.source, asOf: x.asOf, ...(x.note ? { note: x.note } : {}) })),
+      prices: p.prices.map((x) => ({ card: x.card, mode: x.mode, yuan: yuanOf(x.price), source: x.source, asOf: x.asOf, ...(x.readAt ? { readAt: x.readAt } : {}), dated: formatDating(dating(x)), ...(x.note ? { note: x.note } : {}) })),
       dataDisk: { yuanPerGbDay: yuanOf(p.dataDisk.fenPerGbDay), bundled: p.dataDisk.bundled, source: p.dataDisk.source, asOf: p.dataDisk.asOf, ...(p.dataDisk.note ? { note: p.dataDisk.note } : {}) },
       systemDisk: p.systemDisk,
       noGpuMode: { support: p.noGpuMode.support, yuanPerHour: yuanOf(p.noGpuMode.hourlyRate), source: p.noGpuMode.source, asOf: p.noGpuMode.asOf },
       stoppedBills: p.stoppedBills,
-      bandwidthMbps: { value: numOf(p.bandwidthMbps.value), source: p.bandwidthMbps.source, asOf: p.bandwidthMbps.asOf, ...(p.bandwidthMbps.note ? { note: p.bandwidthMbps.note } : {}) },
+      bandwidthMbps: { value: numOf(p.bandwidthMbps.value), yuanPerMonth: yuanOf(p.bandwidthMbps.fenPerMonth), source: p.bandwidthMbps.source, asOf: p.bandwidthMbps.asOf, ...(p.bandwidthMbps.note ? { note: p.bandwidthMbps.note } : {}) },
       rootAccess: p.rootAccess,
       queue: { ...p.queue, waitMinutes: p.queue.waitMinutes ? numOf(p.queue.waitMinutes) : undefined },
       access: p.access,
@@ -79,6 +79,8 @@ function toJson(catalog: Catalog): unknown {
       warnings: p.warnings.map((w) => ({ code: w, ...WARNING_TEXT[w] })),
       source: p.source,
       asOf: p.asOf,
+      ...(p.readAt ? { readAt: p.readAt } : {}),
+      dated: formatDating(dating(p)),
       ...(p.note ? { note: p.note } : {}),
     })),
   };
@@ -100,7 +102,7 @@ export const command: CliCommand = {
       io.stdout(JSON.stringify(toJson(catalog), null, 2) + '\n');
       return 0;
     }
-    const head = ['Id', 'Platform', 'Modes', 'Data disk', 'No-GPU mode', 'Mbps', 'Root', 'Queue', 'As of'];
+    const head = ['Id', 'Platform', 'Modes', 'Data disk', 'No-GPU mode', 'Mbps', 'Root', 'Queue', 'Dated'];
     const rows = catalog.platforms.map((p) => [
       p.id,
       p.name.zh,
@@ -110,7 +112,7 @@ export const command: CliCommand = {
       p.bandwidthMbps.value ? formatNumRange(p.bandwidthMbps.value) : '?',
       p.rootAccess === null ? '?' : p.rootAccess ? 'yes' : 'no',
       queue(p),
-      formatAsOf(p.asOf),
+      formatDating(dating(p)),
     ]);
     let out = renderTable([head, ...rows]);
     out += '\nPrices per GPU:\n';
@@ -124,7 +126,7 @@ export const command: CliCommand = {
       if (p.stoppedBills === 'dataLost') extra.push('stopping wiped the data disk');
       out += `  ${p.name.zh} (${p.id}): ${prices(p)}${extra.length ? `; ${extra.join('; ')}` : ''}\n`;
     }
-    out += `\n? = named in the report without a figure. Figures from the field report are as of ${formatAsOf(catalog.asOf)} (its month of measurements); --json gives each figure's source.\n`;
+    out += `\n? = named in the report without a figure. The field report's figures are undated: it says only that prices were collected in the week of its tests (价格采集时间是我实测那一周), so none is shown as fresher than that. --json gives each figure's source and date.\n`;
     io.stdout(out);
     return 0;
   },

@@ -1,10 +1,25 @@
 // `gpu-rent quote`: the cost of a completed job on every platform × card × billing mode.
 import { cardById, findCard, type CardSpec } from '../../core/cards';
-import { findPlatform, REPORT_AS_OF, WARNING_TEXT, type BillingMode, type Catalog, type FenRange, type WarningCode } from '../../core/catalog';
-import { breakEvenHours, cheapestPricedRow, DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, midpoint, quoteCatalog, type JobInput, type QuoteRow, type RowNote, type Skipped } from '../../core/cost';
-import { formatAsOf, formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
+import { BOUNDS, formatBoundNumber } from '../../core/bounds';
+import { dating, findPlatform, formatDating, WARNING_TEXT, type BillingMode, type Catalog, type FenRange, type WarningCode } from '../../core/catalog';
+import {
+  breakEvenHours,
+  cheapestPricedRow,
+  DEFAULT_CHECKPOINT_INTERVAL_HOURS,
+  DEFAULT_RECLAIM_RATE_PER_HOUR,
+  midpoint,
+  quoteCatalog,
+  SPOT_LIMIT_HOURS,
+  starExclusion,
+  type IdleBasis,
+  type JobInput,
+  type QuoteRow,
+  type RowNote,
+  type Skipped,
+} from '../../core/cost';
+import { formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
-import { hoursFromSteps, MULTI_GPU_EFFICIENCY, REFERENCE_CARD, relativeSpeed } from '../../core/perf';
+import { beyondMeasuredGpus, hoursFromSteps, MEASURED_TWO_GPU_SPEEDUP, multiGpuSpeedup, REFERENCE_CARD, relativeSpeed } from '../../core/perf';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
@@ -14,21 +29,22 @@ export const DEFAULT_JOB = { gpuHours: 15, refCard: REFERENCE_CARD, storageGb: 2
 /** The report measured this job on two cards: 15 h on a 3090, 5 h on a 4090 (§3). */
 export const DEFAULT_JOB_MEASURED_HOURS: Readonly<Record<string, number>> = { rtx3090: 15, rtx4090: 5 };
 
+const B = BOUNDS;
 const specs = {
   card: { type: 'string', valueName: 'CARD', description: 'card to quote (3090, rtx4090, "RTX 4090", A100-80G, T4 …); the job hours are on this card. Default: every card, hours scaled from a 3090' },
-  'gpu-hours': { type: 'number', valueName: 'H', min: 0, exclusiveMin: true, description: `hours the job takes on one card (default ${DEFAULT_JOB.gpuHours}: the report's LoRA job on a 3090)` },
-  steps: { type: 'number', valueName: 'N', min: 0, exclusiveMin: true, integer: true, description: 'training steps (with --sec-per-step, instead of --gpu-hours)' },
-  'sec-per-step': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, description: 'measured seconds per step on --card (or a 3090)' },
-  gpus: { type: 'number', valueName: 'N', min: 1, max: 64, integer: true, description: `cards per instance (default 1; each extra card adds ${MULTI_GPU_EFFICIENCY} of a card: the report's 2×4090 = 1.6×)` },
-  'storage-gb': { type: 'number', valueName: 'G', min: 0, description: `data disk in GB (default ${DEFAULT_JOB.storageGb}: 14 GB fp16 7B weights + 10 GB data)` },
-  days: { type: 'number', valueName: 'D', min: 0, max: 3650, description: 'days the instance and data are kept, stopped days included (default: as long as the job runs)' },
-  'idle-hours': { type: 'number', valueName: 'H', min: 0, description: 'hours the instance sits stopped but kept (no-GPU mode where there is one; default 0)' },
-  'download-gb': { type: 'number', valueName: 'X', min: 0, description: "GB to download onto the box at the platform's bandwidth (default 0)" },
+  'gpu-hours': { type: 'number', valueName: 'H', min: B.jobHours.min, minHint: '(one GPU-second)', max: B.jobHours.max, description: `hours the job takes on one card (default ${DEFAULT_JOB.gpuHours}: the report's LoRA job on a 3090)` },
+  steps: { type: 'number', valueName: 'N', min: B.steps.min, max: B.steps.max, integer: true, description: 'training steps (with --sec-per-step, instead of --gpu-hours)' },
+  'sec-per-step': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: B.secPerStep.max, description: 'measured seconds per step on --card (or a 3090)' },
+  gpus: { type: 'number', valueName: 'N', min: 1, max: B.gpus.max, integer: true, description: `cards per instance (default 1; the report measured 2 cards at ${MEASURED_TWO_GPU_SPEEDUP}×; more is an estimate, 4 ≈ ${multiGpuSpeedup(4).toFixed(2)}×)` },
+  'storage-gb': { type: 'number', valueName: 'G', min: 0, max: B.gb.max, description: `data disk in GB (default ${DEFAULT_JOB.storageGb}: 14 GB fp16 7B weights + 10 GB data)` },
+  days: { type: 'number', valueName: 'D', min: 0, max: B.days.max, description: 'days the instance and data are kept, stopped days included (default: as long as the job runs)' },
+  'idle-hours': { type: 'number', valueName: 'H', min: 0, max: B.hours.max, description: 'hours the instance sits stopped but kept (no-GPU mode where there is one; default 0)' },
+  'download-gb': { type: 'number', valueName: 'X', min: 0, max: B.gb.max, description: "GB to download onto the box at the platform's bandwidth (default 0)" },
   'download-no-gpu': { type: 'boolean', description: 'download in no-GPU mode where the platform has one (billed at that rate)' },
-  spot: { type: 'boolean', description: 'also quote spot instances, with expected rework after reclaims' },
-  'reclaim-rate': { type: 'number', valueName: 'R', min: 0, max: 10, description: `spot reclaims per hour (default ${DEFAULT_RECLAIM_RATE_PER_HOUR}; an assumption)` },
-  'checkpoint-hours': { type: 'number', valueName: 'H', min: 0, exclusiveMin: true, description: `hours between checkpoints (default ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}); a reclaim loses half of one` },
-  'vram-gb': { type: 'number', valueName: 'G', min: 0, description: `VRAM the job needs per card (default ${DEFAULT_JOB.vramGb}: the report's LoRA job peaked at 22 GB)` },
+  spot: { type: 'boolean', description: `also quote spot instances, with expected rework after reclaims (never starred for a job over ${SPOT_LIMIT_HOURS} h)` },
+  'reclaim-rate': { type: 'number', valueName: 'R', min: 0, max: B.reclaimRatePerHour.max, description: `spot reclaims per hour (default ${DEFAULT_RECLAIM_RATE_PER_HOUR}; an assumption)` },
+  'checkpoint-hours': { type: 'number', valueName: 'H', min: B.checkpointHours.min, minHint: '(one minute)', max: B.checkpointHours.max, description: `hours between checkpoints (default ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}); a reclaim loses the work since the last one` },
+  'vram-gb': { type: 'number', valueName: 'G', min: 0, max: B.vramGb.max, description: `VRAM the job needs per card (default ${DEFAULT_JOB.vramGb}: the report's LoRA job peaked at 22 GB)` },
   platform: { type: 'string', valueName: 'P', repeat: true, description: 'only this platform id (repeatable; see gpu-rent platforms)' },
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides and extra platforms, merged over the built-in catalog' },
   json: { type: 'boolean', description: 'print JSON (yuan as numbers) instead of a table' },
@@ -40,12 +56,39 @@ const NOTE_TEXT: Partial<Record<RowNote, string>> = {
   vramShort: 'has less VRAM than the job needs (--vram-gb)',
   noCuda: 'cannot run CUDA code: PyTorch needs an Ascend-adapted container and custom CUDA ops fail (report §3)',
   exceedsFreeQuota: 'the job runs longer than the free quota',
-  spotLongJob: 'runs over 1 h on spot: the report only uses spot for jobs of 1 h or less (one 8 h run was reclaimed at hour 2)',
+  spotLongJob: 'runs over 1 h on spot, never starred: the report only uses spot for jobs of 1 h or less ("正式训练绝不用"); its one 8 h spot run was reclaimed at hour 2 and lost everything',
   idleKeptRunning: 'idle hours billed at the full rate: stopping wipes the data disk here, so the instance stays running',
-  storageBundled: 'storage is bundled in the instance price',
+  storageBundledUnpriced: 'data disk bundled with the instance (the report: CPU, RAM, system disk, data disk and bandwidth are paid with the GPU) and the catalog has no figure: ?, never starred',
+  bandwidthBundledUnpriced: 'bandwidth is bought separately by the month (the report: even 1 Mbps costs tens of yuan) and the catalog has no figure: ?, never starred',
   multiGpuPcie: 'multi-GPU over PCIe: the report measured 2×4090 at 1.6× one card',
+  multiGpuEstimate: "more cards than the report measured: the speed-up is an estimate beyond the report's measurement (each doubling ×1.6; its 4-card PCIe instances lose badly)",
   priceDerived: 'spot price derived as hourly minus the ~20% spot discount',
 };
+
+const IDLE_TAG: Record<IdleBasis, string> = {
+  noGpuMode: 'no-GPU',
+  fullRate: 'full rate',
+  keptRunning: 'kept running',
+  storageOnly: 'disk only',
+  inPlan: 'in plan',
+  unpriced: '?',
+  none: '',
+};
+
+function idleCell(r: QuoteRow): string {
+  switch (r.idleBasis) {
+    case 'none':
+      return '-';
+    case 'unpriced':
+      return '?';
+    case 'inPlan':
+      return 'in plan';
+    case 'storageOnly':
+      return '¥0 disk only';
+    default:
+      return `${formatFenRange(r.breakdown.idle)} ${IDLE_TAG[r.idleBasis]}`;
+  }
+}
 
 function cardLabel(id: string): string {
   const name = cardById(id)?.name ?? id;
@@ -81,6 +124,8 @@ function skipText(catalog: Catalog, s: Skipped, vramGb: number): string {
       return `${name}: no${card} price in the catalog`;
     case 'noSpeedEstimate':
       return `${name}${card}: no FP16 figure to estimate its speed`;
+    case 'beyondBounds':
+      return `${name}${card} ${s.mode}: the total would pass ¥10,000,000,000 (check the inputs)`;
   }
 }
 
@@ -117,7 +162,9 @@ function buildInput(f: QuoteFlags, catalog: Catalog): Built {
     gpuHours = hoursFromSteps(f.steps, f['sec-per-step']);
     measured = 'steps';
   }
-  if (!(gpuHours > 0) || gpuHours > 1e6) throw new UsageError('--gpu-hours expects a number > 0 and ≤ 1000000 (or --steps × --sec-per-step within that)');
+  if (!(gpuHours >= B.jobHours.min) || gpuHours > B.jobHours.max) {
+    throw new UsageError(`--steps × --sec-per-step is ${formatHours(gpuHours)} of GPU time: expected one GPU-second to ${formatBoundNumber(B.jobHours.max)} h`);
+  }
   const platforms = f.platform ?? [];
   for (const p of platforms) {
     if (!findPlatform(catalog, p)) throw new UsageError(`--platform expects one of ${catalog.platforms.map((x) => x.id).join(', ')}, got "${p}"`);
@@ -159,18 +206,18 @@ function header(b: Built, catalog: Catalog): string {
     `needs ${i.vramNeededGb} GB VRAM`,
   ];
   if (i.includeSpot) parts.push(`spot: ${i.reclaimRatePerHour} reclaims/h, checkpoint every ${formatHours(i.checkpointIntervalHours ?? 1)}`);
-  const asOfs = [...new Set(catalog.platforms.flatMap((p) => p.prices.map((x) => formatAsOf(x.asOf))))].sort();
-  const reportMonth = formatAsOf(REPORT_AS_OF);
-  const dates = asOfs.map((d) => (d === reportMonth ? `${d} (the field report's month of measurements; it gives no exact date)` : d));
-  return `${parts.join(', ')}.\nPrices as of ${dates.join(', ')}. Change any of this with flags; see --help.\n\n`;
+  const gpus = i.gpus ?? 1;
+  if (gpus > 1) parts[1] += beyondMeasuredGpus(gpus) ? ` (~${multiGpuSpeedup(gpus).toFixed(2)}× one card: estimate beyond the report's measurement of 2 cards = 1.6×)` : ` (${MEASURED_TWO_GPU_SPEEDUP}× one card, as the report measured)`;
+  const dates = [...new Set(catalog.platforms.flatMap((p) => p.prices.map((x) => formatDating(dating(x)))))].sort();
+  return `${parts.join(', ')}.\nPrices: ${dates.join('; ')}. Change any of this with flags; see --help.\n\n`;
 }
 
 function table(rows: QuoteRow[], catalog: Catalog, showRework: boolean, cheapest: QuoteRow | undefined): string {
-  const head = ['', 'Platform', 'Card', 'Billing', 'Hours', 'GPU', 'Disk', 'Idle', 'Download', ...(showRework ? ['Rework'] : []), 'Total', 'Price (as of)'];
+  const head = ['', 'Platform', 'Card', 'Billing', 'Hours', 'GPU', 'Disk', 'Idle', 'Download', ...(showRework ? ['Rework'] : []), 'Total', 'Price (dated)'];
   const body = rows.map((r) => {
     const billing = r.periods !== null ? `${r.mode} ×${r.periods}` : r.mode;
     const hours = `${r.hoursEstimated ? '~' : ''}${formatHours(r.wallHours)}`;
-    const price = `${formatFenRange(r.price.perPeriod)}${PERIOD[r.mode]} (${formatAsOf(r.price.asOf)})`;
+    const price = `${formatFenRange(r.price.perPeriod)}${PERIOD[r.mode]} (${formatDating(dating(r.price))})`;
     return [
       r === cheapest ? '*' : '',
       platformLabel(catalog, r.platform),
@@ -179,7 +226,7 @@ function table(rows: QuoteRow[], catalog: Catalog, showRework: boolean, cheapest
       hours,
       cell(r.breakdown.gpu, false),
       cell(r.breakdown.storage, r.unpriced.includes('storage')),
-      cell(r.breakdown.idle, r.unpriced.includes('idle')),
+      idleCell(r),
       cell(r.breakdown.download, r.unpriced.includes('download')),
       ...(showRework ? [cell(r.breakdown.spotRework, false)] : []),
       `${formatFenRange(r.total)}${r.unpriced.length ? ' +?' : ''}`,
@@ -194,13 +241,33 @@ function footnotes(result: ReturnType<typeof quoteCatalog>, b: Built, catalog: C
   const out: string[] = [];
   const rows = result.rows;
   if (cheapest) out.push(`* cheapest completed job: ${platformLabel(catalog, cheapest.platform)} ${cardLabel(cheapest.card)} ${cheapest.mode}, ${formatFenRange(cheapest.total)}.`);
+  const passedOver = rows.filter((r) => (cheapest ? midpoint(r.total) < midpoint(cheapest.total) : true) && starExclusion(r) !== null);
+  if (passedOver.length) {
+    const why = (r: QuoteRow) => (starExclusion(r) === 'spotOverLimit' ? `spot for a ${formatHours(r.wallHours)} job (the report: spot only for ≤ ${SPOT_LIMIT_HOURS} h)` : `a cost without a figure (${r.unpriced.join(', ')})`);
+    out.push(`  Not starred although cheaper: ${passedOver.map((r) => `${platformLabel(catalog, r.platform)} ${cardLabel(r.card)} ${r.mode} (${why(r)})`).join('; ')}.`);
+  }
   if (rows.some((r) => r.hoursEstimated)) {
     const to4090 = relativeSpeed(cardById('rtx3090')!, cardById('rtx4090')!)!;
     out.push(
-      `~ hours estimated: other cards from FP16 TFLOPS relative to the ${cardLabel(b.refCard.id)} (4090 vs 3090: ${to4090.toFixed(2)}×; the report measured 2.2× per step, 3× wall-clock); extra GPUs add ${MULTI_GPU_EFFICIENCY} of a card each. Give --card with --gpu-hours or --sec-per-step for a measured time.`,
+      `~ hours estimated: other cards from FP16 TFLOPS relative to the ${cardLabel(b.refCard.id)} (4090 vs 3090: ${to4090.toFixed(2)}×; the report measured 2.2× per step, 3× wall-clock); 2 cards = 1.6× one (measured), more cards ×1.6 per doubling (estimate). Give --card with --gpu-hours or --sec-per-step for a measured time.`,
     );
   }
-  if (rows.some((r) => r.unpriced.length)) out.push('? the report gives no figure for that cost: it is left out of the total (+?).');
+  const bases = new Set(rows.map((r) => r.idleBasis));
+  if ([...bases].some((x) => x !== 'none')) {
+    const idleText: Partial<Record<IdleBasis, string>> = {
+      noGpuMode: 'no-GPU = the no-GPU-mode rate, billed on top of the data disk per day',
+      fullRate: 'full rate = the whole instance bills while it exists, stopped or not',
+      keptRunning: 'kept running = stopping wipes the data disk there, so the instance runs at the GPU rate',
+      storageOnly: 'disk only = a stopped instance bills only its data disk',
+      inPlan: 'in plan = the day/week/month plan already holds the card',
+      unpriced: '? = the platform has a stopped mode but no figure',
+    };
+    out.push(`Idle hours: ${[...bases].flatMap((x) => (idleText[x] ? [idleText[x]] : [])).join('; ')}.`);
+  }
+  if (rows.some((r) => r.unpriced.length)) out.push('? the report gives no figure for that cost: it is left out of the total (+?), and the row is never starred.');
+  if (rows.some((r) => r.mode === 'spot')) {
+    out.push('Spot rework: each reclaim loses the work since the last checkpoint, never more than the work done so far (on average half an interval, or half the job when the interval is longer); the report lost hour 2 of an 8 h run with no checkpoint.');
+  }
   if (rows.some((r) => r.total.min !== r.total.max)) out.push('Ranges are the report\'s price ranges; rows sort by the midpoint.');
   if (b.input.downloadGb) {
     const dl = [...new Map(rows.filter((r) => r.downloadHours).map((r) => [r.platform, `${platformLabel(catalog, r.platform)} ${formatHoursRange(r.downloadHours!)}`])).values()];
@@ -223,7 +290,7 @@ function footnotes(result: ReturnType<typeof quoteCatalog>, b: Built, catalog: C
     for (const n of r.notes) {
       const text = NOTE_TEXT[n];
       if (!text) continue;
-      const line = `  ${platformLabel(catalog, r.platform)} ${cardLabel(r.card)}${n === 'spotLongJob' || n === 'priceDerived' ? ' spot' : ''}: ${text}`;
+      const line = `  ${platformLabel(catalog, r.platform)}${n === 'storageBundledUnpriced' || n === 'bandwidthBundledUnpriced' ? '' : ` ${cardLabel(r.card)}`}${n === 'spotLongJob' || n === 'priceDerived' ? ' spot' : ''}: ${text}`;
       if (!notes.includes(line)) notes.push(line);
     }
   }
@@ -250,6 +317,7 @@ function rowJson(r: QuoteRow, cheapest: QuoteRow | undefined): Record<string, un
     download: r.unpriced.includes('download') ? null : yuan(r.breakdown.download),
     spotRework: yuan(r.breakdown.spotRework),
   };
+  const dated = dating(r.price);
   const out: Record<string, unknown> = {
     platform: r.platform,
     platformName: r.platformName.zh,
@@ -280,10 +348,16 @@ function rowJson(r: QuoteRow, cheapest: QuoteRow | undefined): Record<string, un
     per: r.mode === 'spot' ? 'hour' : r.mode,
     source: r.price.source,
     asOf: r.price.asOf,
+    ...(r.price.readAt ? { readAt: r.price.readAt } : {}),
+    dated: formatDating(dated),
     derived: r.price.derived,
   };
+  out.idleBasis = r.idleBasis;
+  if (r.spot) out.spot = { reclaims: Math.round(r.spot.reclaims * 1000) / 1000, reworkHours: Math.round(r.spot.reworkHours * 1000) / 1000 };
   out.notes = r.notes;
   out.cheapest = r === cheapest;
+  const excluded = starExclusion(r);
+  if (excluded) out.neverCheapest = excluded;
   return out;
 }
 

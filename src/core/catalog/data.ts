@@ -2,13 +2,13 @@
 // gives them (yuan; ranges as ranges). Where the report gives no number the value is null and
 // the quote says so instead of guessing.
 //
-// As-of date: the report gives no calendar date ("价格采集时间是我实测那一周"). Its content
-// (ChatGLM3-6B, PyTorch 2.1 with CUDA 12.1 images, the RTX 4090 already banned from sale)
-// places the month of measurements in early 2024, so every figure here carries
-// REPORT_AS_OF = 2024-03-01 unless it says otherwise.
+// As-of date: the report gives no calendar date, only "价格采集时间是我实测那一周" (the week of
+// my tests), so no figure here carries one: asOf is null and they show as "undated (field
+// report test week)". A guess from the report's content would be a freshness nobody measured.
+// Dated figures come from a user's file (its asOf) or a platform's API (readAt).
 import type { CatalogJson } from './schema';
 
-export const REPORT_AS_OF = '2024-03-01';
+/** Sources starting with this are the field report's figures (see `dating` in index.ts). */
 export const REPORT = 'field report';
 
 const S1 = `${REPORT} §1 price table (3090 per hour)`;
@@ -20,7 +20,6 @@ const S5 = `${REPORT} §5`;
 const BIG_CLOUD_A100 = `${REPORT} §5 (big-cloud A100-80G figure, not specific to one cloud)`;
 
 export const builtinCatalogJson: CatalogJson = {
-  asOf: REPORT_AS_OF,
   source: REPORT,
   platforms: [
     {

@@ -3,8 +3,9 @@
 // merged in by mergeCatalog).
 import type { z } from 'zod';
 import { findCard, cardSpecs, type CardSpec } from '../cards';
+import { type Dating } from '../format';
 import { yuanToFen, type Fen } from '../money';
-import { builtinCatalogJson } from './data';
+import { builtinCatalogJson, REPORT } from './data';
 import {
   catalogJson,
   overrideJson,
@@ -18,13 +19,24 @@ import {
 
 export * from './schema';
 export { WARNING_TEXT, type WarningText } from './warnings';
-export { REPORT_AS_OF } from './data';
+export { REPORT } from './data';
+export { REPORT_UNDATED, formatDating, type Dating } from '../format';
 
 export interface Provenance {
   source: string;
-  /** ISO date; null when the figure's date is unknown. */
+  /** ISO date; null when the figure's date is unknown (the field report gives none). */
   asOf: string | null;
+  /** ISO date-time a platform's API gave this figure. */
+  readAt?: string;
   note?: string;
+}
+
+/** What is known about a figure's date: read from an API, dated by a user, the report's undated test week, or nothing. */
+export function dating(p: Pick<Provenance, 'source' | 'asOf' | 'readAt'>): Dating {
+  if (p.readAt) return { kind: 'readAt', at: p.readAt };
+  if (p.asOf) return { kind: 'asOf', date: p.asOf };
+  if (p.source.startsWith(REPORT)) return { kind: 'reportTestWeek' };
+  return { kind: 'unknown' };
 }
 
 /** A money figure in fen; min === max for a single value. May carry fractional fen when derived. */
@@ -60,7 +72,7 @@ export interface Platform {
   systemDisk: Parsed['systemDisk'];
   noGpuMode: Provenance & { support: Parsed['noGpuMode']['support']; hourlyRate: FenRange | null };
   stoppedBills: Parsed['stoppedBills'];
-  bandwidthMbps: Provenance & { value: NumRange | null };
+  bandwidthMbps: Provenance & { value: NumRange | null; fenPerMonth: FenRange | null };
   rootAccess: boolean | null;
   queue: Provenance & { level: Parsed['queue']['level']; peakHours?: string; waitMinutes?: NumRange; worstMinutes?: number };
   access: Provenance & { enterpriseVerification: boolean; minRentalDays: number | null };
@@ -71,6 +83,7 @@ export interface Platform {
   warnings: WarningCode[];
   source: string;
   asOf: string | null;
+  readAt?: string;
   note?: string;
 }
 
@@ -100,44 +113,60 @@ function toFenRange(a: AmountJson | null | undefined): FenRange | null {
   return { min: yuanToFen(r.min), max: yuanToFen(r.max) };
 }
 
-function prov(p: { source?: string | undefined; asOf?: string | null | undefined; note?: string | undefined }, fallback: Provenance): Provenance {
+function prov(p: { source?: string | undefined; asOf?: string | null | undefined; readAt?: string | undefined; note?: string | undefined }, fallback: Provenance): Provenance {
   const out: Provenance = { source: p.source ?? fallback.source, asOf: p.asOf === undefined ? fallback.asOf : p.asOf };
+  const readAt = p.readAt ?? (p.source === undefined && p.asOf === undefined ? fallback.readAt : undefined);
+  if (readAt !== undefined) out.readAt = readAt;
   if (p.note !== undefined) out.note = p.note;
   return out;
 }
 
-function resolvePlatform(p: Parsed, catalogProv: Provenance): Platform {
+type ProvIn = { source?: string | undefined; asOf?: string | null | undefined; readAt?: string | undefined; note?: string | undefined };
+
+/** Adds provenance to a fresh object in place (no spreads: a merge resolves 10⁵ platforms). */
+function withProv<T extends object>(p: ProvIn, fallback: Provenance, fields: T): Provenance & T {
+  const out = fields as Provenance & T;
+  out.source = p.source ?? fallback.source;
+  out.asOf = p.asOf === undefined ? fallback.asOf : p.asOf;
+  const readAt = p.readAt ?? (p.source === undefined && p.asOf === undefined ? fallback.readAt : undefined);
+  if (readAt !== undefined) out.readAt = readAt;
+  if (p.note !== undefined) out.note = p.note;
+  return out;
+}
+
+function resolvePlatform(p: Parsed, catalogProv: Provenance, cardId: (name: string) => string = (n) => findCard(n)?.id ?? n): Platform {
   const base = prov(p, catalogProv);
-  const opt = <T extends { value: AmountJson | null; source?: string; asOf?: string | null; note?: string }>(s: T | undefined) =>
-    s === undefined ? null : { ...prov(s, base), value: s.value === null ? null : toNumRange(s.value) };
+  const opt = (s: (ProvIn & { value: AmountJson | null }) | undefined) => (s === undefined ? null : withProv(s, base, { value: s.value === null ? null : toNumRange(s.value) }));
+  const q = p.queue;
+  const queue: Platform['queue'] = withProv(q, base, { level: q.level });
+  if (q.peakHours !== undefined) queue.peakHours = q.peakHours;
+  if (q.waitMinutes !== undefined) queue.waitMinutes = toNumRange(q.waitMinutes);
+  if (q.worstMinutes !== undefined) queue.worstMinutes = q.worstMinutes;
+  const prices: CardPrice[] = [];
+  for (const pr of p.prices) prices.push(withProv(pr, base, { card: cardId(pr.card), mode: pr.mode, price: toFenRange(pr.yuan) }));
   const platform: Platform = {
     id: p.id,
     name: p.name,
     kind: p.kind,
-    billingModes: [...p.billingModes],
-    prices: p.prices.map((pr) => ({ ...prov(pr, base), card: findCard(pr.card)?.id ?? pr.card, mode: pr.mode, price: toFenRange(pr.yuan) })),
-    dataDisk: { ...prov(p.dataDisk, base), fenPerGbDay: toFenRange(p.dataDisk.yuanPerGbDay), bundled: p.dataDisk.bundled },
+    billingModes: p.billingModes.slice(),
+    prices,
+    dataDisk: withProv(p.dataDisk, base, { fenPerGbDay: toFenRange(p.dataDisk.yuanPerGbDay), bundled: p.dataDisk.bundled }),
     systemDisk: p.systemDisk,
-    noGpuMode: { ...prov(p.noGpuMode, base), support: p.noGpuMode.support, hourlyRate: toFenRange(p.noGpuMode.yuanPerHour) },
+    noGpuMode: withProv(p.noGpuMode, base, { support: p.noGpuMode.support, hourlyRate: toFenRange(p.noGpuMode.yuanPerHour) }),
     stoppedBills: p.stoppedBills,
-    bandwidthMbps: { ...prov(p.bandwidthMbps, base), value: p.bandwidthMbps.value === null ? null : toNumRange(p.bandwidthMbps.value) },
+    bandwidthMbps: withProv(p.bandwidthMbps, base, { value: p.bandwidthMbps.value === null ? null : toNumRange(p.bandwidthMbps.value), fenPerMonth: toFenRange(p.bandwidthMbps.yuanPerMonth) }),
     rootAccess: p.rootAccess,
-    queue: {
-      ...prov(p.queue, base),
-      level: p.queue.level,
-      ...(p.queue.peakHours !== undefined ? { peakHours: p.queue.peakHours } : {}),
-      ...(p.queue.waitMinutes !== undefined ? { waitMinutes: toNumRange(p.queue.waitMinutes) } : {}),
-      ...(p.queue.worstMinutes !== undefined ? { worstMinutes: p.queue.worstMinutes } : {}),
-    },
-    access: { ...prov(p.access, base), enterpriseVerification: p.access.enterpriseVerification, minRentalDays: p.access.minRentalDays },
-    image: { ...prov(p.image, base), quality: p.image.quality, customImageSave: p.image.customImageSave },
+    queue,
+    access: withProv(p.access, base, { enterpriseVerification: p.access.enterpriseVerification, minRentalDays: p.access.minRentalDays }),
+    image: withProv(p.image, base, { quality: p.image.quality, customImageSave: p.image.customImageSave }),
     releaseAfterStoppedDays: opt(p.releaseAfterStoppedDays),
-    spot: p.spot === null ? null : { ...prov(p.spot, base), discount: p.spot.discount, reclaimable: p.spot.reclaimable },
+    spot: p.spot === null ? null : withProv(p.spot, base, { discount: p.spot.discount, reclaimable: p.spot.reclaimable }),
     freeQuotaHours: opt(p.freeQuotaHours),
-    warnings: [...p.warnings],
+    warnings: p.warnings.slice(),
     source: base.source,
     asOf: base.asOf,
   };
+  if (base.readAt !== undefined) platform.readAt = base.readAt;
   if (p.note !== undefined) platform.note = p.note;
   return platform;
 }
@@ -155,16 +184,39 @@ function zodErrors(error: z.ZodError, prefix: readonly PropertyKey[] = []): Cata
   return error.issues.map((i) => ({ path: formatPath([...prefix, ...i.path]), message: i.message }));
 }
 
-/** Checks what zod cannot: cards exist, price modes are offered, ids are unique. */
-function crossCheck(platforms: readonly Parsed[], cards: readonly CardSpec[], pathOf: (i: number) => PropertyKey[]): CatalogError[] {
+type CardMemo = Map<string, CardSpec | null>;
+
+/** The card a price names (aliases resolved), memoized: a merge looks one up per price. */
+function cardOf(name: string, cards: readonly CardSpec[], memo: CardMemo): CardSpec | null {
+  let c = memo.get(name);
+  if (c === undefined) {
+    c = findCard(name, cards) ?? null;
+    memo.set(name, c);
+  }
+  return c;
+}
+
+function cardKey(name: string, cards: readonly CardSpec[], memo: CardMemo): string {
+  return cardOf(name, cards, memo)?.id ?? name;
+}
+
+/** Checks what zod cannot: cards exist, price modes are offered, ids and card × mode prices are unique. */
+function crossCheck(platforms: readonly Parsed[], cards: readonly CardSpec[], pathOf: (i: number) => PropertyKey[], memo: CardMemo = new Map()): CatalogError[] {
   const errors: CatalogError[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   platforms.forEach((p, i) => {
     const at = pathOf(i);
-    if (seen.has(p.id)) errors.push({ path: formatPath([...at, 'id']), message: `duplicate platform id "${p.id}"` });
-    seen.add(p.id);
+    const first = seen.get(p.id);
+    if (first !== undefined) errors.push({ path: formatPath([...at, 'id']), message: `duplicate platform id "${p.id}" (also at ${formatPath([...pathOf(first), 'id'])})` });
+    else seen.set(p.id, i);
+    const priceAt = new Map<string, number>();
     p.prices.forEach((pr, j) => {
-      if (!findCard(pr.card, cards)) {
+      const key = `${cardKey(pr.card, cards, memo)}\u0000${pr.mode}`;
+      const firstPrice = priceAt.get(key);
+      if (firstPrice !== undefined) {
+        errors.push({ path: formatPath([...at, 'prices', j]), message: `duplicate ${pr.mode} price for card "${pr.card}" (also at ${formatPath([...at, 'prices', firstPrice])})` });
+      } else priceAt.set(key, j);
+      if (!cardOf(pr.card, cards, memo)) {
         errors.push({ path: formatPath([...at, 'prices', j, 'card']), message: `unknown card "${pr.card}" (known: ${cards.map((c) => c.id).join(', ')})` });
       }
       if (!p.billingModes.includes(pr.mode)) {
@@ -175,16 +227,22 @@ function crossCheck(platforms: readonly Parsed[], cards: readonly CardSpec[], pa
   return errors;
 }
 
+/** The parsed platforms each catalog was built from, so a merge parses only what the user wrote. */
+const parsedOf = new WeakMap<Catalog, Parsed[]>();
+
+function finish(json: CatalogJson, platforms: Parsed[], cards: readonly CardSpec[], catalogProv: Provenance): CatalogResult {
+  const memo: CardMemo = new Map();
+  const errors = crossCheck(platforms, cards, (i) => ['platforms', i], memo);
+  if (errors.length) return { ok: false, errors };
+  const catalog: Catalog = { asOf: catalogProv.asOf, platforms: platforms.map((p) => resolvePlatform(p, catalogProv, (n) => cardKey(n, cards, memo))), cards, json };
+  parsedOf.set(catalog, platforms);
+  return { ok: true, catalog };
+}
+
 function build(json: CatalogJson, cards: readonly CardSpec[]): CatalogResult {
   const parsed = catalogJson.safeParse(json);
   if (!parsed.success) return { ok: false, errors: zodErrors(parsed.error) };
-  const errors = crossCheck(parsed.data.platforms, cards, (i) => ['platforms', i]);
-  if (errors.length) return { ok: false, errors };
-  const catalogProv: Provenance = { source: parsed.data.source ?? 'catalog', asOf: parsed.data.asOf ?? null };
-  return {
-    ok: true,
-    catalog: { asOf: catalogProv.asOf, platforms: parsed.data.platforms.map((p) => resolvePlatform(p, catalogProv)), cards, json },
-  };
+  return finish(json, parsed.data.platforms, cards, { source: parsed.data.source ?? 'catalog', asOf: parsed.data.asOf ?? null });
 }
 
 let builtin: Catalog | undefined;
@@ -221,7 +279,9 @@ function stamp(raw: Obj, source: string, asOf: string | null): Obj {
 /**
  * Merges a user's override (parsed JSON of unknown shape) into `base`. Platforms with an
  * existing id are patched field by field (prices by card and mode); new ids are added and must
- * be complete. Errors carry the JSON path inside the override.
+ * be complete. The same id twice in the file is refused, naming both places. Errors carry the
+ * JSON path inside the override. Linear in the size of both: platforms are found by id through
+ * a map and prices by card × mode (80,000 platforms merge in well under a second).
  */
 export function mergeCatalog(base: Catalog, override: unknown): CatalogResult {
   const top = overrideJson.safeParse(override);
@@ -229,26 +289,51 @@ export function mergeCatalog(base: Catalog, override: unknown): CatalogResult {
   const rawTop = override as Obj;
   const rawPlatforms = (Array.isArray(rawTop.platforms) ? rawTop.platforms : []) as Obj[];
   const merged: CatalogJson = { ...base.json, platforms: [...base.json.platforms] };
+  let baseParsed = parsedOf.get(base);
+  if (!baseParsed) {
+    const again = catalogJson.safeParse(base.json);
+    if (!again.success) return { ok: false, errors: zodErrors(again.error) };
+    baseParsed = again.data.platforms;
+  }
+  const parsed: (Parsed | undefined)[] = [...baseParsed];
   const errors: CatalogError[] = [];
   const touched: { index: number; from: number }[] = [];
+  const indexOf = new Map<string, number>();
+  merged.platforms.forEach((p, k) => indexOf.set(p.id, k));
+  const fromFile = new Map<string, number>();
+  const memo: CardMemo = new Map();
+  const key = (card: string, mode: unknown) => `${cardKey(card, base.cards, memo)}\u0000${String(mode)}`;
 
   rawPlatforms.forEach((rawP, i) => {
-    const patch = platformPatchJson.safeParse(rawP);
-    if (!patch.success) {
+    const rawId = isObj(rawP) && typeof rawP.id === 'string' ? rawP.id : undefined;
+    // A new platform is parsed once, as a whole; a patch first on its own (for its paths), then merged.
+    const isNew = rawId !== undefined && !indexOf.has(rawId);
+    const patch = isNew ? null : platformPatchJson.safeParse(rawP);
+    if (patch && !patch.success) {
       errors.push(...zodErrors(patch.error, ['platforms', i]));
       return;
     }
+    const id = patch ? patch.data!.id : rawId!;
+    const first = fromFile.get(id);
+    if (first !== undefined) {
+      errors.push({ path: formatPath(['platforms', i, 'id']), message: `duplicate platform id "${id}" (also at ${formatPath(['platforms', first, 'id'])}); give each platform once` });
+      return;
+    }
+    fromFile.set(id, i);
     const source = (typeof rawP.source === 'string' ? rawP.source : undefined) ?? top.data.source ?? 'user catalog';
     const asOf = (typeof rawP.asOf === 'string' ? rawP.asOf : undefined) ?? top.data.asOf ?? null;
     const stamped = stamp(rawP, source, asOf);
-    const at = merged.platforms.findIndex((p) => p.id === patch.data.id);
-    if (at === -1) {
-      const full = platformJson.safeParse({ source, asOf, ...stamped });
+    const at = indexOf.get(id);
+    if (at === undefined) {
+      const whole = { source, asOf, ...stamped };
+      const full = platformJson.safeParse(whole);
       if (!full.success) {
         errors.push(...zodErrors(full.error, ['platforms', i]));
         return;
       }
-      merged.platforms.push({ source, asOf, ...stamped } as CatalogJson['platforms'][number]);
+      merged.platforms.push(whole as CatalogJson['platforms'][number]);
+      parsed.push(full.data);
+      indexOf.set(id, merged.platforms.length - 1);
       touched.push({ index: merged.platforms.length - 1, from: i });
       return;
     }
@@ -256,34 +341,51 @@ export function mergeCatalog(base: Catalog, override: unknown): CatalogResult {
     const next: Obj = { ...old, ...stamped };
     delete next.source;
     delete next.asOf;
+    delete next.readAt;
     if (old.source !== undefined) next.source = old.source;
     if (old.asOf !== undefined) next.asOf = old.asOf;
+    if (old.readAt !== undefined) next.readAt = old.readAt;
     if (Array.isArray(stamped.prices)) {
       const prices = [...old.prices];
+      const byKey = new Map<string, number>();
+      prices.forEach((q, k) => byKey.set(key(q.card, q.mode), k));
       for (const pr of stamped.prices as Obj[]) {
-        const cardId = findCard(String(pr.card), base.cards)?.id ?? String(pr.card);
-        const k = prices.findIndex((q) => (findCard(q.card, base.cards)?.id ?? q.card) === cardId && q.mode === pr.mode);
-        if (k === -1) prices.push(pr as (typeof prices)[number]);
-        else prices[k] = pr as (typeof prices)[number];
+        const k = byKey.get(key(String(pr.card), pr.mode));
+        if (k === undefined) {
+          byKey.set(key(String(pr.card), pr.mode), prices.length);
+          prices.push(pr as (typeof prices)[number]);
+        } else prices[k] = pr as (typeof prices)[number];
       }
       next.prices = prices;
     }
     merged.platforms[at] = next as CatalogJson['platforms'][number];
+    parsed[at] = undefined;
     touched.push({ index: at, from: i });
   });
   if (errors.length) return { ok: false, errors };
 
   // Validate what changed, reporting paths in the user's file.
   for (const t of touched) {
-    const p = platformJson.safeParse(merged.platforms[t.index]);
-    if (!p.success) {
-      errors.push(...zodErrors(p.error, ['platforms', t.from]));
-      continue;
+    let data = parsed[t.index];
+    if (!data) {
+      const p = platformJson.safeParse(merged.platforms[t.index]);
+      if (!p.success) {
+        errors.push(...zodErrors(p.error, ['platforms', t.from]));
+        continue;
+      }
+      data = p.data;
+      parsed[t.index] = data;
     }
+    const p = { data };
     const userPrices = (Array.isArray(rawPlatforms[t.from]!.prices) ? rawPlatforms[t.from]!.prices : []) as Obj[];
+    const seenPrice = new Map<string, number>();
     userPrices.forEach((pr, j) => {
       const at = ['platforms', t.from, 'prices', j];
-      if (!findCard(String(pr.card), base.cards)) {
+      const k = key(String(pr.card), pr.mode);
+      const firstPrice = seenPrice.get(k);
+      if (firstPrice !== undefined) errors.push({ path: formatPath(at), message: `duplicate ${String(pr.mode)} price for card "${String(pr.card)}" (also at ${formatPath(['platforms', t.from, 'prices', firstPrice])})` });
+      else seenPrice.set(k, j);
+      if (!cardOf(String(pr.card), base.cards, memo)) {
         errors.push({ path: formatPath([...at, 'card']), message: `unknown card "${String(pr.card)}" (known: ${base.cards.map((c) => c.id).join(', ')})` });
       }
       if (!p.data.billingModes.includes(pr.mode as BillingMode)) {
@@ -291,13 +393,12 @@ export function mergeCatalog(base: Catalog, override: unknown): CatalogResult {
       }
     });
     if (!errors.length) {
-      const rest = crossCheck([p.data], base.cards, () => ['platforms', t.from]);
+      const rest = crossCheck([p.data], base.cards, () => ['platforms', t.from], memo);
       for (const e of rest) errors.push({ path: formatPath(['platforms', t.from, 'billingModes']), message: `a built-in price no longer fits: ${e.message}` });
     }
   }
   if (errors.length) return { ok: false, errors };
-  const r = build(merged, base.cards);
-  return r;
+  return finish(merged, parsed as Parsed[], base.cards, { source: base.json.source ?? 'catalog', asOf: base.json.asOf ?? null });
 }
 
 export function findPlatform(catalog: Catalog, idOrName: string): Platform | undefined {

@@ -1,6 +1,7 @@
 // The catalog's JSON shape (what the built-in data and a user's `--catalog FILE` are written
 // in: yuan, as people quote them) and its zod schemas. index.ts turns it into fen.
 import { z } from 'zod';
+import { BOUNDS, formatBoundNumber, maxYuanPerPeriod, type Bound } from '../bounds';
 
 export const BILLING_MODES = ['hour', 'day', 'week', 'month', 'spot'] as const;
 export type BillingMode = (typeof BILLING_MODES)[number];
@@ -42,30 +43,60 @@ export const WARNING_CODES = [
 export type WarningCode = (typeof WARNING_CODES)[number];
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected an ISO date YYYY-MM-DD');
-const nonNeg = z.number().finite().nonnegative();
-/** A price or figure: one value, or the report's [min, max] range. */
-export const amountJson = z.union(
-  [nonNeg, z.tuple([nonNeg, nonNeg]).refine(([a, b]) => a <= b, 'range must be [min, max] with min ≤ max')],
-  { error: 'expected a number ≥ 0 (yuan) or a [min, max] pair' },
-);
-export type AmountJson = z.infer<typeof amountJson>;
+/** When a platform's API gave the figure: an ISO date-time with a zone. */
+const isoDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, 'expected an ISO date-time like 2026-05-01T14:03:00Z');
+
+/** Hours in one period of each billing mode (a month is 30 days). */
+export const PERIOD_HOURS: Record<BillingMode, number> = { hour: 1, spot: 1, day: 24, week: 168, month: 720 };
+
+const AMOUNT_ERROR = 'expected a number ≥ 0 (yuan) or a [min, max] pair';
+const finite = z.number().finite();
+
+/**
+ * A figure: one value, or the report's [min, max] range, within `b` (core/bounds.ts). Beyond
+ * the bound it is refused with the bound in the message: a price of 1e308 is a typo, and
+ * would otherwise print as ¥0.00 and win.
+ */
+function amount(b: Bound, label = b.unit) {
+  return z.union([finite, z.tuple([finite, finite])], { error: AMOUNT_ERROR }).superRefine((v, ctx) => {
+    const [lo, hi] = typeof v === 'number' ? [v, v] : v;
+    if (lo < 0 || hi < 0) ctx.addIssue({ code: 'custom', message: AMOUNT_ERROR });
+    else if (lo > hi) ctx.addIssue({ code: 'custom', message: 'range must be [min, max] with min ≤ max' });
+    else if (hi > b.max || !Number.isFinite(hi)) ctx.addIssue({ code: 'custom', message: `expected at most ${formatBoundNumber(b.max)} ${label}, got ${String(hi)}` });
+    else if (lo < b.min || (b.exclusiveMin && lo <= b.min)) ctx.addIssue({ code: 'custom', message: `expected at least ${formatBoundNumber(b.min)} ${label}, got ${String(lo)}` });
+  });
+}
+/** Any price amount; its per-mode bound (¥100,000/h × the period's hours) is checked on the price object. */
+export const amountJson = amount({ min: 0, max: Number.POSITIVE_INFINITY, unit: 'yuan', why: 'per mode' });
+export type AmountJson = number | [number, number];
 
 const provenance = {
   source: z.string().min(1).optional(),
-  /** null: the figure's date is not known (a user entry without a date). */
+  /** null: the figure's date is not known (the field report gives none). */
   asOf: isoDate.nullable().optional(),
+  /** Read from a platform's API at this time (connectors). */
+  readAt: isoDateTime.optional(),
   note: z.string().optional(),
 };
 
-export const priceJson = z.strictObject({
-  card: z.string().min(1),
-  mode: z.enum(BILLING_MODES),
-  /** Yuan per GPU for one period of `mode`; null = the report names the option but gives no number. */
-  yuan: amountJson.nullable(),
-  ...provenance,
-});
+export const priceJson = z
+  .strictObject({
+    card: z.string().min(1),
+    mode: z.enum(BILLING_MODES),
+    /** Yuan per GPU for one period of `mode`; null = the report names the option but gives no number. */
+    yuan: amountJson.nullable(),
+    ...provenance,
+  })
+  .superRefine((p, ctx) => {
+    if (p.yuan === null) return;
+    const hi = typeof p.yuan === 'number' ? p.yuan : p.yuan[1];
+    const max = maxYuanPerPeriod(PERIOD_HOURS[p.mode]);
+    if (hi > max) ctx.addIssue({ code: 'custom', path: ['yuan'], message: `expected at most ${formatBoundNumber(max)} yuan per ${p.mode === 'spot' ? 'hour' : p.mode} (¥${formatBoundNumber(BOUNDS.yuanPerHour.max)}/h), got ${String(hi)}` });
+  });
 
-const sourcedAmount = z.strictObject({ value: amountJson.nullable(), ...provenance });
+const sourced = (b: Bound) => z.strictObject({ value: amount(b).nullable(), ...provenance });
+const sourcedHours = sourced(BOUNDS.hours);
+const sourcedDays = sourced(BOUNDS.days);
 
 export const platformJson = z.strictObject({
   id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase ascii id like "autodl"'),
@@ -74,31 +105,34 @@ export const platformJson = z.strictObject({
   billingModes: z.array(z.enum(BILLING_MODES)),
   prices: z.array(priceJson),
   dataDisk: z
-    .strictObject({ yuanPerGbDay: amountJson.nullable(), bundled: z.boolean().default(false), ...provenance })
+    .strictObject({ yuanPerGbDay: amount(BOUNDS.yuanPerGbDay).nullable(), bundled: z.boolean().default(false), ...provenance })
     .default({ yuanPerGbDay: null, bundled: false }),
   systemDisk: z.enum(SYSTEM_DISK).default('unknown'),
   noGpuMode: z
-    .strictObject({ support: z.enum(NO_GPU_SUPPORT), yuanPerHour: amountJson.nullable().default(null), ...provenance })
+    .strictObject({ support: z.enum(NO_GPU_SUPPORT), yuanPerHour: amount(BOUNDS.noGpuYuanPerHour).nullable().default(null), ...provenance })
     .default({ support: 'unknown', yuanPerHour: null }),
   stoppedBills: z.enum(STOPPED_BILLS).default('unknown'),
-  bandwidthMbps: sourcedAmount.default({ value: null }),
+  /** `yuanPerMonth`: what that bandwidth costs where it is bought separately (big clouds). */
+  bandwidthMbps: z
+    .strictObject({ value: amount(BOUNDS.mbps).nullable(), yuanPerMonth: amount(BOUNDS.bandwidthYuanPerMonth).optional(), ...provenance })
+    .default({ value: null }),
   rootAccess: z.boolean().nullable().default(null),
   queue: z
     .strictObject({
       level: z.enum(QUEUE_LEVELS),
       peakHours: z.string().optional(),
-      waitMinutes: amountJson.optional(),
-      worstMinutes: nonNeg.optional(),
+      waitMinutes: amount(BOUNDS.minutes).optional(),
+      worstMinutes: z.number().finite().min(0).max(BOUNDS.minutes.max).optional(),
       ...provenance,
     })
     .default({ level: 'unknown' }),
   access: z
-    .strictObject({ enterpriseVerification: z.boolean().default(false), minRentalDays: nonNeg.nullable().default(null), ...provenance })
+    .strictObject({ enterpriseVerification: z.boolean().default(false), minRentalDays: z.number().finite().min(0).max(BOUNDS.days.max).nullable().default(null), ...provenance })
     .default({ enterpriseVerification: false, minRentalDays: null }),
   image: z.strictObject({ quality: z.enum(IMAGE_QUALITY), customImageSave: z.boolean().nullable().default(null), ...provenance }).default({ quality: 'unknown', customImageSave: null }),
-  releaseAfterStoppedDays: sourcedAmount.optional(),
+  releaseAfterStoppedDays: sourcedDays.optional(),
   spot: z.strictObject({ discount: z.number().finite().min(0).max(0.95), reclaimable: z.boolean().default(true), ...provenance }).nullable().default(null),
-  freeQuotaHours: sourcedAmount.optional(),
+  freeQuotaHours: sourcedHours.optional(),
   warnings: z.array(z.enum(WARNING_CODES)).default([]),
   ...provenance,
 });
