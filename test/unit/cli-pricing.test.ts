@@ -214,3 +214,83 @@ describe('cli: gpu-rent advise', function () {
     oneLineError(['advise', '--budget', '100', '--task', 'painting'], /--task expects one of lora, full-finetune, inference, aigc, got "painting"/);
   });
 });
+
+describe('cli: bounds, repeated flags, catalog files, provenance (issue 10)', function () {
+  this.timeout(60000);
+  it('every number flag has a maximum and is refused beyond it, naming the flag', () => {
+    oneLineError(['quote', '--storage-gb', '1e308'], /--storage-gb expects a number ≥ 0 and ≤ 1000000, got "1e308"/);
+    oneLineError(['quote', '--gpu-hours', '1e-300'], /--gpu-hours expects a number ≥ 0.000278 \(one GPU-second\)/);
+    oneLineError(['quote', '--gpu-hours', '1e6'], /--gpu-hours expects .*≤ 100000, got "1e6"/);
+    oneLineError(['quote', '--gpus', '9'], /--gpus expects a whole number ≥ 1 and ≤ 8/);
+    oneLineError(['quote', '--idle-hours', '1e9'], /--idle-hours expects a number ≥ 0 and ≤ 100000/);
+    oneLineError(['quote', '--download-gb', '2e6'], /--download-gb/);
+    oneLineError(['quote', '--steps', '1', '--sec-per-step', '0.001'], /--steps × --sec-per-step is .* of GPU time: expected one GPU-second/);
+    oneLineError(['advise', '--budget', '1e12'], /--budget expects a number ≥ 0 and ≤ 10000000/);
+  });
+
+  it('a repeated number flag is refused like a repeated text flag', () => {
+    oneLineError(['quote', '--gpu-hours', '1', '--gpu-hours', '2'], /--gpu-hours was given twice/);
+    oneLineError(['advise', '--budget', '100', '--budget=200'], /--budget was given twice/);
+  });
+
+  it('catalog files: over the 5 MiB cap or endless (/dev/zero) are refused; duplicate ids name both paths; huge prices are refused', () => {
+    const big = file('big.json', `{"platforms":[${' '.repeat(5 * 1024 * 1024)}]}`);
+    oneLineError(['quote', '--catalog', big], /--catalog .*big\.json: larger than 5 MiB/);
+    oneLineError(['quote', '--catalog', '/dev/zero'], /--catalog \/dev\/zero: larger than 5 MiB/);
+    const dup = file('dup.json', JSON.stringify({ platforms: [{ id: 'autodl', prices: [] }, { id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 9 }] }] }));
+    oneLineError(['quote', '--catalog', dup], /platforms\[1\]\.id: duplicate platform id "autodl" \(also at platforms\[0\]\.id\)/);
+    const huge = file('huge.json', JSON.stringify({ platforms: [{ id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 1e308 }] }] }));
+    oneLineError(['quote', '--catalog', huge], /platforms\[0\]\.prices\[0\]\.yuan: expected at most 100,000 yuan per hour/);
+  });
+
+  it('a spot job over 1 h is never starred; a bundled cost is ? and never starred', () => {
+    const j = quoteJson(['--spot']);
+    const star = j.rows.find((r) => r.cheapest)!;
+    assert.notEqual(star.billing, 'spot');
+    assert.ok(j.rows.some((r) => r.billing === 'spot' && r.total < star.total), 'a cheaper spot row is listed');
+    const a100 = quoteJson(['--card', 'a100', '--gpu-hours', '10']);
+    const aliyun = a100.rows.find((r) => r.platform === 'aliyun' && r.billing === 'hour')!;
+    assert.equal(aliyun.breakdown.storage, null);
+    assert.equal(aliyun.cheapest, false);
+    const text = runCli(['quote', '--card', 'a100', '--gpu-hours', '10']).stdout;
+    assert.doesNotMatch(text, /^\*/m);
+    assert.match(text, /阿里云 ECS GPU: data disk bundled with the instance/);
+  });
+
+  it('idle hours say in the row how they were billed', () => {
+    const r = runCli(['quote', '--card', '3090', '--gpu-hours', '5', '--idle-hours', '10', '--platform', 'autodl', '--platform', 'mita']);
+    assert.match(r.stdout, /AutoDL .*¥1\.00 no-GPU/);
+    assert.match(r.stdout, /秘塔智算 .*kept running/);
+    assert.match(r.stdout, /Idle hours: .*no-GPU = the no-GPU-mode rate, billed on top of the data disk per day/);
+  });
+
+  it('gpu-rent with no arguments: usage on stderr, nothing on stdout, exit 2', () => {
+    const r = runCli([]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^Usage: gpu-rent COMMAND/);
+    const h = runCli(['--help']);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /^Usage: gpu-rent COMMAND/);
+  });
+
+  it('advise --json: each pick has a month; quote with the same usage gives the same total and verdict', () => {
+    type Pick = { code: string; platform: string; card: string; billing: string; withinBudget: boolean; month: { total: number; totalMin?: number; totalMax?: number; breakdown: Record<string, number | null>; usage: { gpuHours: number; noGpuHours: number; dataDiskGb: number; days: number; gpus: number } } | null };
+    for (const budget of ['100', '1000']) {
+      const r = runCli(['advise', '--budget', budget, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      const j = JSON.parse(r.stdout) as { budget: number; picks: Pick[] };
+      for (const p of j.picks) {
+        assert.ok(p.month, p.code);
+        for (const k of ['gpu', 'storage', 'idle', 'download']) assert.ok(k in p.month.breakdown, k);
+        const u = p.month.usage;
+        if (u.gpus !== 1 || p.billing !== 'hour' || p.code.startsWith('free')) continue;
+        const q = quoteJson(['--card', p.card, '--gpu-hours', String(u.gpuHours), '--idle-hours', String(u.noGpuHours), '--storage-gb', String(u.dataDiskGb), '--days', String(u.days), '--platform', p.platform]);
+        const row = q.rows.find((x) => x.billing === 'hour')!;
+        assert.equal(row.total, p.month.total, `${budget} ${p.code}`);
+        const max = row.totalMax ?? row.total;
+        assert.equal(p.withinBudget, max <= j.budget && row.breakdown.storage !== null, `${budget} ${p.code}`);
+      }
+    }
+  });
+});
