@@ -24,6 +24,10 @@ export default tseslint.config(
   },
   {
     files: ['src/remote/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/remote is Node only: never vscode.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/remote is Node only: never vscode.' }], patterns: [{ group: ['../app/*', '../../app/*', '../extension/*', '../../extension/*', '../cli/*', '../../cli/*'], message: 'src/remote is below src/app and the front ends.' }] }] },
+  },
+  {
+    files: ['src/app/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/app serves both front ends: never vscode.' }], patterns: [{ group: ['../extension/*', '../cli/*', '../webview/*'], message: 'src/app must not import a front end.' }] }] },
   },
 );

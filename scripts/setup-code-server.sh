@@ -65,6 +65,9 @@ TRY=$CACHE/try
 mkdir -p "$TRY/user-data/User" "$TRY/extensions"
 [ -f "$TRY/user-data/User/settings.json" ] || echo '{ "workbench.startupEditor": "none", "telemetry.telemetryLevel": "off" }' >"$TRY/user-data/User/settings.json"
 "$NODE_BIN" "$ENTRY" --config "$TRY/config.yaml" --user-data-dir "$TRY/user-data" --extensions-dir "$TRY/extensions" --force --install-extension dist/gpu-rent.vsix >&2
-log "open http://127.0.0.1:$PORT/ in a browser (Ctrl+C stops it)"
-exec "$NODE_BIN" "$ENTRY" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check \
-  --config "$TRY/config.yaml" --user-data-dir "$TRY/user-data" --extensions-dir "$TRY/extensions" "$PWD"
+# A scratch workspace, trusted (it is yours): synced checkpoints and captured environments land
+# there, not in this checkout, and the remote commands work without a trust prompt.
+mkdir -p "$TRY/workspace"
+log "open http://127.0.0.1:$PORT/ in a browser (Ctrl+C stops it); the workspace is $TRY/workspace"
+exec "$NODE_BIN" "$ENTRY" --auth none --bind-addr "127.0.0.1:$PORT" --disable-telemetry --disable-update-check --disable-workspace-trust \
+  --config "$TRY/config.yaml" --user-data-dir "$TRY/user-data" --extensions-dir "$TRY/extensions" "$TRY/workspace"

@@ -44,6 +44,7 @@ export function connectionFingerprint(target: SshTarget, opts: ConnectOptions): 
     maxChannels: opts.maxChannels ?? null,
     knownHostsPath: opts.knownHostsPath ?? null,
     acceptNew: opts.acceptNew ?? false,
+    sameMachineAs: opts.sameMachineAs ?? null,
     password: opts.password === undefined ? null : createHash('sha256').update(opts.password).digest('hex'),
   };
   h.update(JSON.stringify(parts));

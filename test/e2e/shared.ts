@@ -5,3 +5,5 @@ export const RUNNING_HOURLY_RATE_YUAN = 7.2;
 export const EXPECTED_GPU_NAME = 'NVIDIA GeForce RTX 4090';
 /** A second instance on another platform, stopped: the tree groups by platform, storage still bills. */
 export const STOPPED_INSTANCE = 'e2e-3090-stopped';
+/** Running, with a password the box refuses: the DOM checks run a failing command on it from the palette. */
+export const BROKEN_INSTANCE = 'e2e-login-refused';

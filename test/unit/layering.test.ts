@@ -49,4 +49,33 @@ describe('layering', () => {
       assert.deepEqual(offenders, []);
     });
   }
+
+  // The features both front ends offer: core and remote below, never vscode or a front end.
+  it('src/app imports no vscode and no front end (extension, cli)', () => {
+    const offenders: string[] = [];
+    for (const file of tsFiles('src/app')) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (spec === 'vscode' || (spec.startsWith('.') && /(^|\/)(extension|cli|webview)(\/|$)/.test(spec))) offenders.push(`${file}: ${spec}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+
+  it('src/remote imports no vscode and nothing above it (app, extension, cli)', () => {
+    const offenders: string[] = [];
+    for (const file of tsFiles('src/remote')) {
+      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
+        if (spec === 'vscode' || (spec.startsWith('.') && /(^|\/)(app|extension|cli|webview)(\/|$)/.test(spec))) offenders.push(`${file}: ${spec}`);
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+
+  it('the CLI never imports the extension, and the extension never the CLI', () => {
+    const offenders: string[] = [];
+    for (const [dir, other] of [['src/cli', 'extension'], ['src/extension', 'cli']] as const) {
+      for (const file of tsFiles(dir)) for (const spec of importsOf(readFileSync(file, 'utf8'))) if (spec.startsWith('.') && new RegExp(`(^|/)${other}(/|$)`).test(spec)) offenders.push(`${file}: ${spec}`);
+    }
+    assert.deepEqual(offenders, []);
+  });
 });

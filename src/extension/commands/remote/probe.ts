@@ -2,11 +2,13 @@
 // GPUs in the tree, and a warning (once per change) when the box is not the card you rent.
 import * as vscode from 'vscode';
 import { probeInstance, type InstanceProbe } from '../../../app/probe';
-import type { Instance, JobRef } from '../../../core/instances';
+import type { Instance } from '../../../core/instances';
+import { mergeJobStates } from '../../../app/jobs';
 import type { RentedCardCheck } from '../../../core/rentedCard';
 import { currentState } from '../../../core/spend';
 import type { RemoteConnection } from '../../../remote/connection';
 import type { JobInfo } from '../../../remote/jobs';
+import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
 
 export function rentedCardText(inst: Instance, c: RentedCardCheck): string | undefined {
@@ -40,23 +42,6 @@ export async function recordProbe(ctx: CommandContext, inst: Instance, conn: Rem
   return r;
 }
 
-/** Job refs updated from the box's list: finished jobs are marked exited with their code. Returns the ones that just ended. */
-export function mergeJobStates(refs: readonly JobRef[], jobs: readonly JobInfo[], now: number): { refs: JobRef[]; ended: JobRef[] } {
-  const byName = new Map(jobs.map((j) => [j.name, j]));
-  const ended: JobRef[] = [];
-  const next = refs.map((r) => {
-    const j = byName.get(r.id);
-    if (!j || r.state === 'exited') return r;
-    if (j.state === 'exited' || j.state === 'lost') {
-      const done: JobRef = { ...r, state: 'exited', exitCode: j.exitCode, endedAt: j.finishedAt ?? now };
-      ended.push(done);
-      return done;
-    }
-    return r.state === 'running' ? r : { ...r, state: 'running' as const };
-  });
-  return { refs: next, ended };
-}
-
 /** Reads the jobs on the box and records their states; tells the user once when one ended. */
 export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: RemoteConnection, jobs?: readonly JobInfo[]): Promise<void> {
   if (!inst.jobs?.length) return;
@@ -73,7 +58,7 @@ export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: Rem
     const msg = ok ? vscode.l10n.t('{0} on {1} finished.', j.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', j.id, inst.name, String(j.exitCode ?? '?'));
     const logs = vscode.l10n.t('Show Log');
     void (ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage)(msg, logs).then((p) => {
-      if (p) void vscode.commands.executeCommand('gpuRent.showJobs', { id: inst.id, jobId: j.id });
+      if (p) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: j.id });
     });
   }
 }

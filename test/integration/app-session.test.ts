@@ -1,0 +1,152 @@
+// The owned pool and instance sessions against a real sshd: a new password on the same
+// host:port is what the next connection sends (the old pool kept the first caller's), a new
+// setting makes a new connection, connection states are reported, failures are classified
+// with host and port, and the same host key on a new port is recognised without asking.
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { SshPool, type ConnectionStateEvent } from '../../src/app/pool';
+import { AppError, InstanceSessions } from '../../src/app/session';
+import { createInstance, withLogin, type Instance } from '../../src/core/instances';
+import type { ConnectOptions } from '../../src/remote/connection';
+import { parseTarget } from '../../src/remote/target';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { startSshd, type TestSshd } from '../support/sshd';
+import { remoteFailure, tempDir } from './remote-helpers';
+
+describe('app: the owned SSH pool and instance sessions (real sshd)', function () {
+  this.timeout(60_000);
+  let sshd: TestSshd;
+  let proxy: FaultProxy;
+  let dir: ReturnType<typeof tempDir>;
+  let kh = '';
+
+  before(async () => {
+    sshd = await startSshd();
+    proxy = await startFaultProxy(sshd.port);
+    dir = tempDir('gpu-rent-app-');
+    kh = join(dir.path, 'known_hosts');
+  });
+  after(async () => {
+    await proxy?.close();
+    await sshd?.stop();
+    dir?.remove();
+  });
+
+  const base = (): ConnectOptions => ({ knownHostsPath: kh, acceptNew: true, useDefaultKeys: false, agent: false, firstConnectRetryMs: 0 });
+
+  it('one connection per key and parameters; a new password on the same host:port makes a new connection that sends it', async () => {
+    const pool = new SshPool();
+    const target = parseTarget(`ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`);
+    try {
+      const a = await pool.get('box', target, { ...base(), password: sshd.password });
+      assert.equal(await pool.get('box', target, { ...base(), password: sshd.password }), a);
+      // The platform changed the password (a power cycle): the next connection must try the new one.
+      const e = await remoteFailure(pool.get('box', target, { ...base(), password: `changed-${Date.now()}` }));
+      assert.equal(e.code, 'auth-failed', 'the old connection was reused instead of logging in with the new password');
+      assert.equal(a.connected, false, 'the stale connection is closed');
+      assert.equal(pool.size, 0, 'a connection that never came up is not kept');
+      const b = await pool.get('box', target, { ...base(), password: sshd.password });
+      assert.notEqual(b, a);
+      assert.equal((await b.exec('echo ok')).stdout, 'ok\n');
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('a changed setting makes a new connection; invalidate and dispose close them; states are reported', async () => {
+    const pool = new SshPool();
+    const events: ConnectionStateEvent[] = [];
+    pool.onDidChangeState((e) => events.push(e));
+    const target = parseTarget(`ssh -p ${proxy.port} ${sshd.user}@${sshd.host}`);
+    try {
+      const a = await pool.get('box', target, { ...base(), password: sshd.password, keepaliveIntervalMs: 15_000 });
+      const b = await pool.get('box', target, { ...base(), password: sshd.password, keepaliveIntervalMs: 5_000 });
+      assert.notEqual(a, b);
+      assert.equal(a.connected, false);
+      // The link drops: the pool says so, and the next use reconnects.
+      proxy.resetAll();
+      await waitUntil(() => pool.state('box') === 'lost');
+      await pool.get('box', target, { ...base(), password: sshd.password, keepaliveIntervalMs: 5_000 });
+      assert.equal(pool.state('box'), 'connected');
+      pool.invalidate('box');
+      assert.equal(pool.state('box'), undefined);
+      const states = events.map((e) => e.state);
+      assert.deepEqual(states.slice(0, 2), ['connecting', 'connected']);
+      assert.ok(states.includes('lost') && states.includes('reconnecting') && states[states.length - 1] === 'closed', JSON.stringify(states));
+    } finally {
+      pool.dispose();
+    }
+    await assert.rejects(pool.get('box', target, base()), /closed/);
+  });
+
+  it('a session refuses an instance that is not powered, and names host and port when the box does not answer', async () => {
+    const pool = new SshPool();
+    const stopped = instance('stopped', sshd.port, 'stopped');
+    const gone = instance('gone', 1, 'running');
+    const sessions = sessionsFor(pool, [stopped, gone], sshd.password);
+    try {
+      assert.throws(() => sessions.powered('stopped'), (e: unknown) => e instanceof AppError && e.info.kind === 'not-powered');
+      assert.throws(() => sessions.get('nope'), (e: unknown) => e instanceof AppError && e.info.kind === 'no-instance');
+      const e = await sessions.open('gone').then(() => undefined, (err: unknown) => err);
+      assert.ok(e instanceof AppError && e.info.kind === 'remote', String(e));
+      assert.equal(e.info.kind === 'remote' && e.info.code, 'connect-refused');
+      assert.equal(e.info.kind === 'remote' && e.info.action, 'update-login');
+      assert.match(e.message, new RegExp(`^${sshd.host.replace(/\./g, '\\.')}:1: `));
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('after a port change the same host key is recognised (no question asked); a typed password is kept', async () => {
+    const pool = new SshPool();
+    let asked = 0;
+    const saved: string[] = [];
+    const seen: string[] = [];
+    let inst = instance('moving', sshd.port, 'running');
+    const sessions = new InstanceSessions({
+      pool,
+      instance: () => inst,
+      credentials: { getPassword: async () => undefined, savePassword: async (_id, pw) => void saved.push(pw) },
+      prompts: { confirmNewKey: async () => (asked++, true), askPassword: async () => sshd.password },
+      settings: () => ({ keepaliveSeconds: 15, readyTimeoutSeconds: 20, knownHostsPath: join(dir.path, 'kh-moving') }),
+      log: () => undefined,
+      onHostKey: (_i, e) => void seen.push(e.kind),
+    });
+    try {
+      await sessions.open('moving');
+      assert.equal(asked, 1, 'first contact asks');
+      assert.deepEqual(saved, [sshd.password]);
+      inst = withLogin(inst, { ...inst.login, port: proxy.port });
+      sessions.invalidate('moving');
+      const { conn } = await sessions.open('moving');
+      assert.equal((await conn.exec('echo moved')).stdout, 'moved\n');
+      assert.equal(asked, 1, 'the same key on the new port was asked about again');
+      assert.ok(seen.includes('same-key-new-port'), JSON.stringify(seen));
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  function instance(id: string, port: number, state: 'running' | 'stopped'): Instance {
+    return createInstance({ id, name: id, platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: sshd.host, port, user: sshd.user, auth: 'password' }, pricing: { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, state, Math.floor(Date.now() / 1000) - 60);
+  }
+
+  function sessionsFor(pool: SshPool, list: Instance[], password: string): InstanceSessions {
+    return new InstanceSessions({
+      pool,
+      instance: (id) => list.find((i) => i.id === id),
+      credentials: { getPassword: async () => password, savePassword: async () => undefined },
+      prompts: { confirmNewKey: async () => true, askPassword: async () => null },
+      settings: () => ({ keepaliveSeconds: 15, readyTimeoutSeconds: 5, knownHostsPath: kh }),
+      log: () => undefined,
+    });
+  }
+});
+
+async function waitUntil(ok: () => boolean, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
