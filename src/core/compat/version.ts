@@ -27,13 +27,6 @@ export function cudaFromTag(tag: string): string | null {
   return `${Number(d.slice(0, -1))}.${d.slice(-1)}`;
 }
 
-/** "12.1" / "12.1.105" → "cu121"; "9.2" → "cu92". */
-export function tagFromCuda(cuda: string): string | null {
-  const p = versionParts(cuda);
-  if (!p || p.length < 2) return null;
-  return `cu${p[0]}${p[1]}`;
-}
-
 /** "12.1.105" → "12.1". */
 export function cudaMinor(cuda: string): string | null {
   const p = versionParts(cuda);
