@@ -2,7 +2,7 @@
 // the catalog override and the inputs. Every message in is validated (protocol.ts); state is
 // kept with setState so a reload restores the form.
 import '../../media/calculator.css';
-import { builtinCatalog, mergeCatalog, WARNING_TEXT, type Catalog, type WarningCode } from '../core/catalog';
+import { builtinCatalog, dating, mergeCatalog, WARNING_TEXT, type Catalog, type WarningCode } from '../core/catalog';
 import { findCard } from '../core/cards';
 import { breakEvenHours, cheapestPricedRow, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
 import { formatCny } from '../core/money';
@@ -19,7 +19,7 @@ const FIELDS: { key: NumKey; min: number; max: number; integer?: boolean; step: 
   { key: 'gpuHours', min: 0, max: 100_000, step: '0.5' },
   { key: 'steps', min: 0, max: 1_000_000_000, integer: true, step: '100' },
   { key: 'secondsPerStep', min: 0, max: 100_000, step: '0.1' },
-  { key: 'gpus', min: 1, max: 64, integer: true, step: '1' },
+  { key: 'gpus', min: 1, max: 8, integer: true, step: '1' },
   { key: 'storageGb', min: 0, max: 1_000_000, step: '1' },
   { key: 'days', min: 0, max: 3650, step: '1' },
   { key: 'idleHours', min: 0, max: 100_000, step: '1' },
@@ -179,6 +179,22 @@ function money(r: { min: number; max: number }): string {
   return r.min === r.max ? formatCny(r.min) : `${formatCny(r.min)}–${formatCny(r.max).replace('¥', '')}`;
 }
 
+/** A money cell that may wrap after the range's dash (never inside a number), so the table fits a narrow panel. */
+function moneyNodes(r: { min: number; max: number }, unknown = false): (Node | string)[] {
+  const text = money(r);
+  const dash = text.indexOf('–');
+  const out: (Node | string)[] = dash === -1 ? [text] : [text.slice(0, dash + 1), document.createElement('wbr'), text.slice(dash + 1)];
+  if (unknown) out.push(' ', h('span', { class: 'unknown' }, '+?'));
+  return out;
+}
+
+function dateCell(r: QuoteRow): HTMLElement {
+  const d = dating(r.price);
+  if (d.kind === 'reportTestWeek') return h('td', { class: 'date', title: fill(S.undatedTitle, { 0: r.price.source }) }, S.undated);
+  const text = d.kind === 'readAt' ? fill(S.readAt, { 0: d.at.slice(0, 16).replace('T', ' ') }) : d.kind === 'asOf' ? d.date : S.unknownDate;
+  return h('td', { class: 'date', title: r.price.source }, text);
+}
+
 function renderTable(rows: QuoteRow[], cheapest: QuoteRow | undefined): HTMLElement {
   const head = (key: (typeof SORT_KEYS)[number] | undefined, label: string) => {
     if (!key) return h('th', { scope: 'col' }, label);
@@ -197,11 +213,11 @@ function renderTable(rows: QuoteRow[], cheapest: QuoteRow | undefined): HTMLElem
       h('td', {}, platformName(r.platform, r), r === cheapest ? h('span', { class: 'badge' }, S.cheapest) : undefined),
       h('td', {}, modeName(r.mode) + (r.periods ? ` ×${r.periods}` : '')),
       h('td', { class: 'num', title: r.hoursEstimated ? S.estimated : undefined }, fill(S.hoursUnit, { 0: (Math.round(r.wallHours * 10) / 10).toString() }) + (r.hoursEstimated ? ' ≈' : '')),
-      h('td', { class: 'num' }, money(r.breakdown.gpu)),
-      h('td', { class: 'num', title: r.unpriced.includes('storage') ? fill(S.unpriced, { 0: S.storage }) : undefined }, r.unpriced.includes('storage') ? '?' : money(r.breakdown.storage)),
-      h('td', { class: 'num', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, formatCny(other(r)) + (r.unpriced.length ? ' *' : '')),
-      h('td', { class: 'num total', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, money(r.total) + (r.unpriced.length ? ' +?' : '')),
-      h('td', { class: 'date', title: r.price.source }, r.price.asOf ?? S.unknownDate),
+      h('td', { class: 'num' }, ...moneyNodes(r.breakdown.gpu)),
+      h('td', { class: 'num', title: r.unpriced.includes('storage') ? fill(S.unpriced, { 0: S.storage }) : undefined }, ...(r.unpriced.includes('storage') ? ['?'] : moneyNodes(r.breakdown.storage))),
+      h('td', { class: 'num', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, formatCny(other(r)), ...(r.unpriced.some((u) => u !== 'storage') ? [' ', h('span', { class: 'unknown' }, '+?')] : [])),
+      h('td', { class: 'num total', title: r.unpriced.length ? fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) : undefined }, ...moneyNodes(r.total, r.unpriced.length > 0)),
+      dateCell(r),
     ),
   );
   return h(
@@ -210,6 +226,7 @@ function renderTable(rows: QuoteRow[], cheapest: QuoteRow | undefined): HTMLElem
     h('caption', {}, S.table),
     h('thead', {}, h('tr', {}, head('platform', S.platform), head(undefined, S.mode), head('hours', S.hours), head('gpu', S.gpu), head('storage', S.storage), head('other', S.other), head('total', S.total), head(undefined, S.priceAsOf))),
     h('tbody', {}, ...body),
+    h('tfoot', {}, h('tr', {}, h('td', { colspan: '8', class: 'muted note' }, S.datedNote))),
   );
 }
 
@@ -218,6 +235,7 @@ function renderBars(rows: QuoteRow[], cheapest: QuoteRow | undefined, width: num
     label: `${platformName(r.platform, r)} · ${modeName(r.mode)}`,
     parts: { gpu: midpoint(r.breakdown.gpu), storage: midpoint(r.breakdown.storage), idle: midpoint(r.breakdown.idle), download: midpoint(r.breakdown.download), spotRework: midpoint(r.breakdown.spotRework) },
     highlight: r === cheapest,
+    ...(r.unpriced.length ? { unknown: fill(S.unpriced, { 0: r.unpriced.map((u) => S[u]).join(', ') }) } : {}),
   }));
   return stackedBars(bars, { width, title: S.chartTitle, legend: { gpu: S.gpu, storage: S.storage, idle: S.idle, download: S.download, spotRework: S.spotRework } });
 }
@@ -250,7 +268,10 @@ function renderBreakEven(width: number): HTMLElement {
     const at = a && c ? crossover(a, c) : null;
     return at === null ? undefined : h('li', {}, fill(S.breakEvenLine, { longer: modeName(b.longer), shorter: modeName(b.shorter), units: fill(S.hoursUnit, { 0: at }) }));
   });
-  const dates = [...new Set(platform.prices.filter((q) => q.card === card).map((q) => q.asOf ?? S.unknownDate))].join(', ');
+  const dates = [...new Set(platform.prices.filter((q) => q.card === card).map((q) => {
+    const d = dating(q);
+    return d.kind === 'reportTestWeek' ? S.undated : d.kind === 'readAt' ? fill(S.readAt, { 0: d.at.slice(0, 16).replace('T', ' ') }) : d.kind === 'asOf' ? d.date : S.unknownDate;
+  }))].join(', ');
   wrap.append(h('div', { class: 'row' }, h('label', { for: 'be-platform' }, S.breakEvenPlatform), select, h('span', { class: 'muted' }, `${S.priceAsOf}: ${dates}`)), svg, h('ul', { class: 'be-lines' }, ...notes));
   return wrap;
 }

@@ -11,6 +11,8 @@ export interface Bar {
   /** Fen per component (midpoints). */
   parts: Record<Component, number>;
   highlight?: boolean;
+  /** Some cost has no figure: the bar is only part of the bill ("+?"), as in the table. */
+  unknown?: string;
 }
 
 export function escapeXml(s: string): string {
@@ -90,7 +92,8 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
   }
   bars.forEach((b, i) => {
     const y = top + i * rowH;
-    out.push(label(`label${b.highlight ? ' best' : ''}`, labelW - 6, y + 15, b.label, labelW - 10, 'end'));
+    const known = b.highlight && !b.unknown;
+    out.push(label(`label${known ? ' best' : ''}${b.unknown ? ' unknown' : ''}`, labelW - 6, y + 15, b.label, labelW - 10, 'end'));
     let acc = 0;
     for (const c of COMPONENTS) {
       const v = Math.max(0, b.parts[c]);
@@ -98,7 +101,11 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
       out.push(`<rect class="seg ${c}" x="${n(x(acc))}" y="${y + 3}" width="${n(Math.max(0.5, x(acc + v) - x(acc)))}" height="${rowH - 6}"><title>${escapeXml(`${b.label}: ${opts.legend[c]} ${formatCny(v)}`)}</title></rect>`);
       acc += v;
     }
-    out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${escapeXml(formatCny(acc))}</text>`);
+    if (b.unknown) {
+      // An open end: the bar stops where the known costs stop; "+?" says the rest has no figure.
+      out.push(`<line class="open-end" x1="${n(x(acc) + 1)}" y1="${y + 3}" x2="${n(x(acc) + 1)}" y2="${y + rowH - 3}"/>`);
+      out.push(`<text class="value unknown" x="${n(x(acc) + 4)}" y="${y + 15}"><title>${escapeXml(b.unknown)}</title>${escapeXml(formatCny(acc))} +?</text>`);
+    } else out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${escapeXml(formatCny(acc))}</text>`);
   });
   const ly = top + bars.length * rowH + 24;
   legendItems.forEach(({ c, text }, i) => {

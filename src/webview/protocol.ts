@@ -24,7 +24,7 @@ export const CalculatorInputsSchema = z.strictObject({
   gpuHours: z.number().min(0).max(100_000),
   steps: z.number().int().min(0).max(1_000_000_000),
   secondsPerStep: z.number().min(0).max(100_000),
-  gpus: z.number().int().min(1).max(64),
+  gpus: z.number().int().min(1).max(8),
   storageGb: z.number().min(0).max(1_000_000),
   days: z.number().min(0).max(3650),
   idleHours: z.number().min(0).max(100_000),

@@ -13,6 +13,12 @@ describe('webview message protocol', () => {
     assert.ok(parseHostMessage({ type: 'setInputs', inputs: { gpus: 2 } }));
   });
 
+  it('cards per instance are bounded like the CLI (8: the largest single rented machine)', () => {
+    assert.ok(parseHostMessage({ type: 'setInputs', inputs: { gpus: 8 } }));
+    assert.equal(parseHostMessage({ type: 'setInputs', inputs: { gpus: 9 } }), undefined);
+    assert.equal(parseHostMessage({ type: 'setInputs', inputs: { gpus: 64 } }), undefined);
+  });
+
   it('drops unknown types, wrong types, and non-objects', () => {
     for (const m of [undefined, null, 0, 'ready', [], [{ type: 'ready' }], { type: 'eval', code: '1' }, { type: 'ready' }, { type: 'ready', requestId: '1' }, { type: 'ready', requestId: -1 }, { type: 'ready', requestId: 1.5 }, { type: 'ready', requestId: Infinity }, { type: 'openSettings', key: 'terminal.integrated.shell.linux' }, { ...computed, rows: NaN }, { ...computed, inputs: { ...DEFAULT_INPUTS, gpus: '1' } }, { ...computed, inputs: { ...DEFAULT_INPUTS, gpus: 0 } }]) {
       assert.equal(parseWebviewMessage(m), undefined, JSON.stringify(m));

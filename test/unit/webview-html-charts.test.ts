@@ -116,3 +116,19 @@ describe('calculator charts', () => {
     });
   });
 });
+
+describe('calculator charts: unknown costs (issue 10)', () => {
+  it('a bar with a cost without a figure ends open with "+?", like the table, and never looks cheapest', () => {
+    const svg = stackedBars(
+      [
+        { label: '揽睿星舟 · hourly', parts: { gpu: 2400, storage: 0, idle: 0, download: 0, spotRework: 0 }, highlight: true, unknown: 'not priced: Storage' },
+        { label: 'AutoDL · hourly', parts: { gpu: 2970, storage: 1200, idle: 0, download: 0, spotRework: 0 } },
+      ],
+      { width: 800, title: 't', legend },
+    );
+    assert.match(svg, /<text class="value unknown"[^>]*><title>not priced: Storage<\/title>¥24\.00 \+\?<\/text>/);
+    assert.match(svg, /class="open-end"/);
+    assert.doesNotMatch(svg, /class="label best/, 'an unknown bar is never drawn as the cheapest');
+    assert.match(svg, /<text class="value" [^>]*>¥41\.70<\/text>/);
+  });
+});
