@@ -227,6 +227,23 @@ describe('every instance command, on the loopback sshd', function () {
     log(`cli rebuild of the extension's capture: ${reb.stdout.slice(0, 300)}`);
   });
 
+  it('Scan Folder for Secrets finds what `gpu-rent scan-secrets` finds, a token in .git/config included', async () => {
+    const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'gr-scan-'));
+    fs.mkdirSync(path.join(tree, '.git', 'objects'), { recursive: true });
+    fs.writeFileSync(path.join(tree, '.git', 'config'), '[remote "origin"]\n\turl = https://me:ghp_abcdefghijklmnopqrstuvwxyz0123456789AB@github.com/me/repo.git\n');
+    fs.writeFileSync(path.join(tree, 'train.py'), 'HF = "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"\n');
+    fs.writeFileSync(path.join(tree, '.env'), 'OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789\n');
+    const ext = await exec<{ findings: { path: string; kind: string }[]; truncated: boolean }>('gpuRent.scanSecrets', { path: tree });
+    const cli = spawnSync(process.execPath, [CLI, 'scan-secrets', tree, '--json'], { encoding: 'utf8', cwd: tree, timeout: 60_000 });
+    assert.equal(cli.status, 1, cli.stderr);
+    const cliFindings = (JSON.parse(cli.stdout) as { findings: { path: string; kind: string }[] }).findings;
+    const key = (f: { path: string; kind: string }) => `${f.path.replace(/^\.\//, '')} ${f.kind}`;
+    log(`scan: extension ${JSON.stringify(ext.findings.map(key))}, cli ${JSON.stringify(cliFindings.map(key))}`);
+    assert.ok(ext.findings.some((f) => f.path === '.git/config'), 'the token in the git remote URL is missed');
+    assert.deepEqual(ext.findings.map(key).sort(), cliFindings.map(key).sort());
+    assert.equal(ext.truncated, false);
+  });
+
   after(async () => {
     if (id) await exec('gpuRent.removeInstance', id);
   });
