@@ -2,7 +2,7 @@
 // tree, the ticking status bar spend, and the calculator webview's chart.
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
-import { EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
+import { BROKEN_INSTANCE, EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
 
 export interface UiCheck {
   title: string;
@@ -355,6 +355,35 @@ function englishChecks(): UiCheck[] {
         } finally {
           await page.setViewportSize({ width: 1400, height: 900 });
         }
+      },
+    },
+    {
+      title: 'a command that fails from the tree shows one notification with the button that helps, and no "Error running command" toast',
+      async run(page, { outDir }) {
+        // As a user would: hover the instance's row in the tree and click its inline Check GPU.
+        const row = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: BROKEN_INSTANCE }).first();
+        await row.waitFor({ timeout: 15_000 });
+        await row.hover();
+        await row.locator('.action-label[aria-label="Check GPU"]').first().click();
+        // Toasts may hide in a headless window: the notification center lists every notification.
+        const center = page.locator('.notifications-center');
+        const items = center.locator('.notification-list-item');
+        const refused = items.filter({ hasText: 'refused the login' });
+        await poll('the error notification', async () => {
+          if (!(await center.isVisible().catch(() => false))) await page.locator('[id="status.notifications"]').first().click();
+          return (await refused.count()) > 0 ? true : undefined;
+        }, 30_000);
+        await page.waitForTimeout(1500); // a second notification would have come by now
+        const texts = (await items.allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+        await shot(page, outDir, 'error-notification.png');
+        process.stdout.write(`         notifications: ${JSON.stringify(texts.map((t) => t.slice(0, 160)))}\n`);
+        if ((await refused.count()) !== 1) throw new Error(`expected one notification, saw ${await refused.count()}: ${JSON.stringify(texts)}`);
+        if (texts.some((t) => /Error running command|This is likely caused by the extension/.test(t))) throw new Error(`VS Code added its own error notification: ${JSON.stringify(texts)}`);
+        if (!(await refused.first().locator('.monaco-button').filter({ hasText: 'Update Login' }).count())) throw new Error(`the notification has no Update Login button: ${JSON.stringify(texts)}`);
+        if (!/127\.0\.0\.1:\d+/.test(texts.join(' '))) throw new Error(`the notification does not name host and port: ${JSON.stringify(texts)}`);
+        // Leave the workbench as it was: clear the notifications and close the center.
+        await center.locator('.codicon-notifications-clear-all, .codicon-clear-all').first().click().catch(() => undefined);
+        await page.keyboard.press('Escape');
       },
     },
   ];
