@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parseTarget } from '../../src/remote/target';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, LIVE_SLEEPS, remoteFailure, sleep, tempDir } from './remote-helpers';
