@@ -2,7 +2,7 @@
 // file without secrets). Passwords never live here: they are in the editor's secret store,
 // keyed by instance id. Parsing never throws; bad input gives a code naming the problem.
 import { z } from 'zod';
-import { BILLING_MODES, INSTANCE_STATES, currentState, repriceCurrent, switchState, type InstanceState, type Pricing, type StateInterval } from './spend';
+import { BILLING_MODES, INSTANCE_STATES, currentState, normalizeBillingMode, repriceCurrent, switchState, type InstanceState, type Pricing, type StateInterval } from './spend';
 
 /** How many earlier host:port pairs of one instance are remembered. */
 export const MAX_PREVIOUS_ENDPOINTS = 8;
@@ -12,7 +12,7 @@ const epoch = z.number().int().min(0).max(32_503_680_000);
 const shortText = (max: number) => z.string().min(1).max(max);
 
 export const PricingSchema = z.strictObject({
-  billingMode: z.enum(BILLING_MODES as [string, ...string[]]),
+  billingMode: z.preprocess(normalizeBillingMode, z.enum(BILLING_MODES as [string, ...string[]])),
   hourlyRate: fen,
   spotRate: fen.optional(),
   noGpuModeRate: fen,

@@ -1,15 +1,27 @@
 // Spend accounting over recorded state intervals. Each interval carries the prices that were
 // in force when it opened, so a later price change never rewrites history. Money is integer
 // fen; time is epoch seconds; calendar boundaries are Beijing time (UTC+8, no DST since 1991).
+import type { BillingMode as CatalogMode } from './catalog/schema';
 import type { Fen } from './money';
 
 /** What the instance is doing, as the renter switches it on the platform's console. */
 export type InstanceState = 'running' | 'noGpu' | 'stopped' | 'spot' | 'released';
 export const INSTANCE_STATES: readonly InstanceState[] = ['running', 'noGpu', 'stopped', 'spot', 'released'];
 
-/** How the GPU is paid for: by the hour, or a package (week/month) that bills whatever the state. */
-export type BillingMode = 'hourly' | 'daily' | 'weekly' | 'monthly';
-export const BILLING_MODES: readonly BillingMode[] = ['hourly', 'daily', 'weekly', 'monthly'];
+/**
+ * How the GPU is paid for: by the hour, or a package (day/week/month) that bills whatever the
+ * state. The catalog's words (its `spot` is a price, not a plan: spot is an instance state).
+ */
+export type BillingMode = Exclude<CatalogMode, 'spot'>;
+export const BILLING_MODES: readonly BillingMode[] = ['hour', 'day', 'week', 'month'];
+/** Hours a plan covers. */
+export const PLAN_HOURS: Record<BillingMode, number> = { hour: 1, day: 24, week: 168, month: 720 };
+
+/** The words stored before one vocabulary ('hourly' …) still read. */
+const LEGACY_MODES: Record<string, BillingMode> = { hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month' };
+export function normalizeBillingMode(v: unknown): unknown {
+  return typeof v === 'string' && v in LEGACY_MODES ? LEGACY_MODES[v] : v;
+}
 
 /** The prices the renter agreed to, as entered (pre-filled from the catalog). */
 export interface Pricing {
@@ -43,7 +55,7 @@ export const SECONDS_PER_HOUR = 3600;
 export const SECONDS_PER_DAY = 86400;
 const BEIJING_OFFSET = 8 * SECONDS_PER_HOUR;
 
-const prepaid = (mode: BillingMode): boolean => mode !== 'hourly';
+const prepaid = (mode: BillingMode): boolean => mode !== 'hour';
 const safe = (n: number): number => (Number.isFinite(n) && n > 0 ? n : 0);
 
 /** Fen per hour charged for compute in `state`. A prepaid package bills until released. */

@@ -3,7 +3,7 @@
 // wrong types are refused with a message naming the field. Money is in yuan here, as users
 // type it; it becomes fen at once.
 import { z } from 'zod';
-import { INSTANCE_STATES, type InstanceState } from '../core/spend';
+import { BILLING_MODES, INSTANCE_STATES, normalizeBillingMode, type BillingMode, type InstanceState } from '../core/spend';
 
 const yuan = z.number().min(0).max(1_000_000);
 const id = z.string().min(1).max(64);
@@ -17,7 +17,8 @@ export const AddInstanceArgs = z.strictObject({
   platform: z.string().min(1).max(64),
   card: z.string().min(1).max(120),
   gpuCount: z.number().int().min(1).max(64).default(1),
-  billingMode: z.enum(['hourly', 'daily', 'weekly', 'monthly']).default('hourly'),
+  /** hour | day | week | month (the older hourly | daily | weekly | monthly still read). */
+  billingMode: z.preprocess(normalizeBillingMode, z.enum(BILLING_MODES as [BillingMode, ...BillingMode[]])).default('hour'),
   /** Yuan per hour for the whole instance; default from the catalog. */
   hourlyRate: yuan.optional(),
   spotRate: yuan.optional(),
@@ -34,7 +35,7 @@ export const EditInstanceArgs = z.strictObject({
   platform: z.string().min(1).max(64).optional(),
   card: z.string().min(1).max(120).optional(),
   gpuCount: z.number().int().min(1).max(64).optional(),
-  billingMode: z.enum(['hourly', 'daily', 'weekly', 'monthly']).optional(),
+  billingMode: z.preprocess(normalizeBillingMode, z.enum(BILLING_MODES as [BillingMode, ...BillingMode[]])).optional(),
   hourlyRate: yuan.optional(),
   spotRate: yuan.optional(),
   noGpuModeRate: yuan.optional(),

@@ -2,10 +2,7 @@
 // and edits it if today's console says otherwise. Pure (no vscode) so it is unit-tested.
 import { findCard } from '../core/cards';
 import { dating, formatDating, type Catalog, type CardPrice, type FenRange, type Platform } from '../core/catalog';
-import type { BillingMode, Pricing } from '../core/spend';
-
-const HOURS: Record<BillingMode, number> = { hourly: 1, daily: 24, weekly: 168, monthly: 720 };
-const CATALOG_MODE = { hourly: 'hour', daily: 'day', weekly: 'week', monthly: 'month' } as const;
+import { BILLING_MODES, PLAN_HOURS, type BillingMode, type Pricing } from '../core/spend';
 
 const mid = (r: FenRange | null | undefined): number | undefined => (r ? (r.min + r.max) / 2 : undefined);
 
@@ -13,7 +10,7 @@ export interface Prefill {
   pricing: Pricing;
   /** The catalog figure used for the GPU price, with its provenance; absent when the catalog has none. */
   priceSource?: { source: string; asOf: string | null; /** When the figure was true, as known: "undated (field report test week)", "as of …", "read …". */ dated: string; range: FenRange; perGpu: true };
-  /** Billing modes the platform offers (in this extension's words). */
+  /** Billing plans the platform offers. */
   offeredModes: BillingMode[];
   /** What could not be pre-filled and must be typed in. */
   missing: ('gpuPrice' | 'storagePrice' | 'noGpuModeRate')[];
@@ -28,9 +25,9 @@ export function prefillPricing(catalog: Catalog, platformId: string, cardName: s
   const cardId = findCard(cardName, catalog.cards)?.id ?? cardName;
   const missing: Prefill['missing'] = [];
   const n = Math.max(1, Math.floor(gpuCount) || 1);
-  const offeredModes = (Object.keys(CATALOG_MODE) as BillingMode[]).filter((m) => platform?.billingModes.includes(CATALOG_MODE[m]));
-  const price = platform ? priceFor(platform, cardId, CATALOG_MODE[billingMode]) : undefined;
-  const perHour = price?.price ? mid(price.price)! / HOURS[billingMode] : undefined;
+  const offeredModes = BILLING_MODES.filter((m) => platform?.billingModes.includes(m));
+  const price = platform ? priceFor(platform, cardId, billingMode) : undefined;
+  const perHour = price?.price ? mid(price.price)! / PLAN_HOURS[billingMode] : undefined;
   if (perHour === undefined) missing.push('gpuPrice');
   const hourly = platform ? priceFor(platform, cardId, 'hour') : undefined;
   const spotPrice = platform ? priceFor(platform, cardId, 'spot') : undefined;

@@ -128,7 +128,7 @@ describe('app: the owned SSH pool and instance sessions (real sshd)', function (
   });
 
   function instance(id: string, port: number, state: 'running' | 'stopped'): Instance {
-    return createInstance({ id, name: id, platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: sshd.host, port, user: sshd.user, auth: 'password' }, pricing: { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, state, Math.floor(Date.now() / 1000) - 60);
+    return createInstance({ id, name: id, platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: sshd.host, port, user: sshd.user, auth: 'password' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, state, Math.floor(Date.now() / 1000) - 60);
   }
 
   function sessionsFor(pool: SshPool, list: Instance[], password: string): InstanceSessions {

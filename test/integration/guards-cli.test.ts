@@ -194,7 +194,7 @@ describe('guard commands without a box', () => {
       card: 'rtx3090',
       gpuCount: 1,
       login: { host: '127.0.0.1', port: 22, user: 'root', auth: 'password' },
-      pricing: { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 20 },
+      pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 20 },
       intervals,
       createdAt: now - 20 * day,
     });

@@ -126,7 +126,7 @@ describe('core: the fix as a script', () => {
 
 describe('core: a new login remembers where the same instance answered before', () => {
   const base = (): Instance =>
-    createInstance({ id: 'i1', name: 'x', platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: 'connect.example.com', port: 41234, user: 'root', auth: 'password' }, pricing: { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, 'running', 1000);
+    createInstance({ id: 'i1', name: 'x', platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: 'connect.example.com', port: 41234, user: 'root', auth: 'password' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, 'running', 1000);
   it('newest first, without the current one or repeats, bounded', () => {
     let i = withLogin(base(), { host: 'connect.example.com', port: 50000, user: 'root', auth: 'password' });
     assert.deepEqual(i.login.previousEndpoints, [{ host: 'connect.example.com', port: 41234 }]);

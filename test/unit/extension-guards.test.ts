@@ -37,7 +37,7 @@ const NOON = Date.UTC(2026, 10, 29, 4) / 1000;
 const catalog = builtinCatalog();
 const facts = (platform: string) => guardFacts(catalog, platform);
 
-const PRICING: Pricing = { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 20 };
+const PRICING: Pricing = { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 20 };
 function inst(platform: string, state: InstanceState, at: number, pricing: Pricing = PRICING, id = 'i1'): Instance {
   return createInstance({ id, name: `box-${platform}`, platform, card: 'RTX 3090', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing }, state, at);
 }
@@ -131,7 +131,7 @@ describe('extension guards: idle GPU notices', () => {
   });
 
   it('a prepaid package is told, with nothing to click (idling it costs nothing extra)', () => {
-    const box = inst('autodl', 'running', NOON - H, { ...PRICING, billingMode: 'weekly' });
+    const box = inst('autodl', 'running', NOON - H, { ...PRICING, billingMode: 'week' });
     const n = poll(new IdleWatch(), box, NOON, H, idleSmi)[0]!.notice;
     assert.deepEqual(n.offered, []);
     assert.match(idleMessage(box.name, n, 10, l10n), /prepaid package/);

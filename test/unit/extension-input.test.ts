@@ -43,7 +43,7 @@ describe('catalog pre-fill', () => {
   const catalog = builtinCatalog();
 
   it("pre-fills AutoDL's 3090 with the report's figures, scaled by the GPU count", () => {
-    const p = prefillPricing(catalog, 'autodl', 'RTX 3090', 2, 'hourly', 24);
+    const p = prefillPricing(catalog, 'autodl', 'RTX 3090', 2, 'hour', 24);
     assert.equal(p.pricing.hourlyRate, 2 * 198);
     assert.equal(p.pricing.noGpuModeRate, 10);
     assert.equal(p.pricing.storageGbDay, 50);
@@ -51,14 +51,14 @@ describe('catalog pre-fill', () => {
     // Changed deliberately (issue 10): no invented date; the figure says it is undated.
     assert.equal(p.priceSource?.dated, 'undated (field report test week)');
     assert.deepEqual(p.missing, []);
-    assert.ok(p.offeredModes.includes('weekly'));
+    assert.ok(p.offeredModes.includes('week'));
   });
 
   it('spreads a package price over its hours and says what is missing elsewhere', () => {
-    const weekly = prefillPricing(catalog, 'autodl', 'rtx3090', 1, 'weekly', 0);
+    const weekly = prefillPricing(catalog, 'autodl', 'rtx3090', 1, 'week', 0);
     const week = catalog.platforms.find((x) => x.id === 'autodl')!.prices.find((x) => x.card === findCard('rtx3090')!.id && x.mode === 'week')!.price!;
     assert.equal(weekly.pricing.hourlyRate, Math.round((week.min + week.max) / 2 / 168));
-    const unknown = prefillPricing(catalog, 'nowhere', 'rtx3090', 1, 'hourly', 0);
+    const unknown = prefillPricing(catalog, 'nowhere', 'rtx3090', 1, 'hour', 0);
     assert.ok(unknown.missing.includes('gpuPrice'));
     assert.equal(unknown.pricing.hourlyRate, 0);
   });
@@ -69,7 +69,7 @@ describe('command arguments', () => {
     const r = AddInstanceArgs.parse({ login: 'ssh -p 41234 root@connect.example.com', platform: 'autodl', card: 'RTX 4090' });
     assert.equal(r.gpuCount, 1);
     assert.equal(r.state, 'running');
-    assert.equal(r.billingMode, 'hourly');
+    assert.equal(r.billingMode, 'hour');
   });
 
   it('refuses unknown keys, wrong types and hostile env names', () => {

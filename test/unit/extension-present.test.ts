@@ -8,7 +8,7 @@ import { budgetNotice, formatDuration, instanceDescription, priceProvenance, sta
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
 const inst = (id: string, name: string, rate: number, state: 'running' | 'stopped' = 'running') =>
-  createInstance({ id, name, platform: 'autodl', card: 'RTX 4090 24GB', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hourly', hourlyRate: rate, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 } }, state, T0);
+  createInstance({ id, name, platform: 'autodl', card: 'RTX 4090 24GB', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hour', hourlyRate: rate, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 } }, state, T0);
 
 describe('presentation', () => {
   it('durations read naturally at every scale', () => {
@@ -61,7 +61,7 @@ describe('presentation', () => {
     const edited = priceProvenance(inst('b', 'B', 410), catalog, l10n);
     assert.match(edited, /^Price: entered by you; the catalog says ¥\d+\.\d\d\/h, undated \(field report test week\) /);
     assert.ok(edited.includes(p.source), edited);
-    const unpriced = createInstance({ id: 'c', name: 'C', platform: 'autodl', card: 'Made-up 9000', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hourly', hourlyRate: 100, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 } }, 'running', T0);
+    const unpriced = createInstance({ id: 'c', name: 'C', platform: 'autodl', card: 'Made-up 9000', gpuCount: 1, login: { host: 'h', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hour', hourlyRate: 100, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 } }, 'running', T0);
     assert.match(priceProvenance(unpriced, catalog, l10n), /entered by you \(the catalog has no price/);
   });
 

@@ -40,7 +40,7 @@ const fields = (id: string): Omit<Instance, 'intervals' | 'createdAt'> => ({
   card: 'RTX 4090 24GB',
   gpuCount: 1,
   login: { host: 'connect.example.com', port: 41234, user: 'root', auth: 'password' },
-  pricing: { billingMode: 'hourly', hourlyRate: 360, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 },
+  pricing: { billingMode: 'hour', hourlyRate: 360, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 },
 });
 
 describe('instance store', () => {

@@ -146,7 +146,7 @@ describe('guards: idle GPU', () => {
   });
 });
 
-const autodl3090: Pricing = { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 };
+const autodl3090: Pricing = { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 };
 
 describe('guards: cheapest safe action', () => {
   it('AutoDL: no-GPU mode at ¥0.1/h, saving the card rate', () => {
@@ -164,20 +164,20 @@ describe('guards: cheapest safe action', () => {
     assert.equal(matpool.recommended?.action, 'stop');
     assert.equal(matpool.recommended?.needsFinalSync, true);
     assert.equal(matpool.recommended?.savingPerHour, 160);
-    const aliyun = idleAdvice({ billingMode: 'hourly', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('阿里云'));
+    const aliyun = idleAdvice({ billingMode: 'hour', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('阿里云'));
     assert.equal(aliyun.recommended?.action, 'release');
     assert.equal(aliyun.recommended?.keepsData, false);
     assert.equal(aliyun.recommended?.needsFinalSync, true);
     assert.equal(aliyun.options.find((o) => o.action === 'stop')?.savingPerHour, 0);
     // 秘塔智算 clears the disk on shutdown: stopping is no safer than releasing.
-    const mita = idleAdvice({ billingMode: 'hourly', hourlyRate: 120, noGpuModeRate: 0, storageGbDay: 100, dataDiskGb: 10 }, factsFor('mita'));
+    const mita = idleAdvice({ billingMode: 'hour', hourlyRate: 120, noGpuModeRate: 0, storageGbDay: 100, dataDiskGb: 10 }, factsFor('mita'));
     assert.equal(mita.options.find((o) => o.action === 'stop')?.keepsData, false);
     assert.equal(mita.recommended?.action, 'release');
     assert.equal(mita.recommended?.needsFinalSync, true);
   });
 
   it('a prepaid package saves nothing by stopping: no recommendation, with the reason', () => {
-    const weekly = idleAdvice({ ...autodl3090, billingMode: 'weekly', storageGbDay: 0 }, factsFor('autodl'));
+    const weekly = idleAdvice({ ...autodl3090, billingMode: 'week', storageGbDay: 0 }, factsFor('autodl'));
     assert.equal(weekly.recommended, null);
     assert.equal(weekly.reason, 'prepaidPackage');
   });
@@ -233,7 +233,7 @@ describe('guards: peak hours (Beijing time, whatever TZ this machine has)', () =
     assert.equal(p.overnight.stopFen, 600);
     assert.equal(p.overnight.releaseFen, 0);
     assert.deepEqual(p.advice, ['startInDaytime', 'keepOvernightInNoGpuMode']);
-    const big = overnightComparison({ billingMode: 'hourly', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('aliyun'), at(21));
+    const big = overnightComparison({ billingMode: 'hour', hourlyRate: 800, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 }, factsFor('aliyun'), at(21));
     assert.equal(big.noGpuModeFen, null);
     assert.equal(big.stopFen, 800 * 12);
   });

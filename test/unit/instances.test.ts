@@ -4,7 +4,7 @@ import { contextValueOf, createInstance, exportInstances, groupByPlatform, merge
 const T0 = 1_795_000_000;
 const make = (id: string, platform = 'autodl', state: 'running' | 'spot' | 'stopped' = 'running'): Instance =>
   createInstance(
-    { id, name: `n-${id}`, platform, card: 'RTX 3090 24GB', gpuCount: 1, login: { host: 'h.example.com', port: 2222, user: 'root', auth: 'password' }, pricing: { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 } },
+    { id, name: `n-${id}`, platform, card: 'RTX 3090 24GB', gpuCount: 1, login: { host: 'h.example.com', port: 2222, user: 'root', auth: 'password' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24 } },
     state,
     T0,
   );
@@ -17,6 +17,17 @@ describe('instance model', () => {
     const r = parseImport(text);
     assert.ok(r.ok);
     assert.deepEqual(r.instances, list);
+  });
+
+  it('one billing vocabulary with the catalog: lists saved with the older words (hourly, weekly …) still read, as hour, week …', () => {
+    const inst = make('i0000old1', 'autodl');
+    const old = JSON.parse(exportInstances([inst])) as { instances: { pricing: { billingMode: string } }[] };
+    old.instances[0]!.pricing.billingMode = 'weekly';
+    const r = parseImport(JSON.stringify(old));
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.instances[0]!.pricing.billingMode, 'week');
+    old.instances[0]!.pricing.billingMode = 'fortnightly';
+    assert.equal(parseImport(JSON.stringify(old)).ok, false);
   });
 
   it('import refuses garbage with a specific problem, never a throw', () => {

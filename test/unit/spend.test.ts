@@ -15,7 +15,7 @@ import {
 } from '../../src/core/spend';
 
 // Prices from the field report: AutoDL 3090 ¥1.98/h, 4090 ¥3.6/h, no-GPU mode ¥0.1/h, data disk ¥0.5/GB/day.
-const autodl3090: Pricing = { billingMode: 'hourly', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24, spotRate: 158 };
+const autodl3090: Pricing = { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 24, spotRate: 158 };
 const noDisk: Pricing = { ...autodl3090, dataDiskGb: 0 };
 const H = 3600;
 const D = 86400;
@@ -72,7 +72,7 @@ describe('spend accounting', () => {
   it('spot bills the spot rate; a package bills whatever the state until released', () => {
     const spot = step([], 'spot', noDisk, T0);
     assert.equal(accruedFen(spot, T0 + 10 * H), 1580);
-    const weekly: Pricing = { ...noDisk, billingMode: 'weekly', hourlyRate: Math.round(27000 / 168) };
+    const weekly: Pricing = { ...noDisk, billingMode: 'week', hourlyRate: Math.round(27000 / 168) };
     let ivs = step([], 'running', weekly, T0);
     ivs = step(ivs, 'stopped', weekly, T0 + 24 * H);
     assert.equal(accruedFen(ivs, T0 + 48 * H), 48 * 161);

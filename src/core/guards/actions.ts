@@ -65,7 +65,7 @@ export function idleAdvice(pricing: Pricing, facts: GuardPlatformFacts, state: I
   options.sort((a, b) => a.burnRateAfter - b.burnRateAfter);
   if (!(burnRateNow > 0)) return { burnRateNow, recommended: null, options, reason: 'notBilling' };
   // A week or month already paid for is spent whatever the box does: the advice is to use it.
-  if (pricing.billingMode !== 'hourly') return { burnRateNow, recommended: null, options, reason: 'prepaidPackage' };
+  if (pricing.billingMode !== 'hour') return { burnRateNow, recommended: null, options, reason: 'prepaidPackage' };
   const saving = options.filter((o) => o.savingPerHour > 0);
   if (!saving.length) return { burnRateNow, recommended: null, options, reason: 'notBilling' };
   const pick = (kind: IdleActionKind) => saving.find((o) => o.action === kind);

@@ -56,7 +56,7 @@ export function pricingFromFlags(flags: PricingFlags, platform: Platform | null,
   const noGpuModeRate = flags['no-gpu-rate'] !== undefined ? yuanToFen(flags['no-gpu-rate']) : ng && (ng.support === 'yes' || ng.support === 'partial') && ng.hourlyRate ? Math.round(midpoint(ng.hourlyRate)) : 0;
   const disk = platform?.dataDisk.fenPerGbDay;
   const storageGbDay = flags['storage-rate'] !== undefined ? yuanToFen(flags['storage-rate']) : disk && !platform?.dataDisk.bundled ? Math.round(midpoint(disk)) : 0;
-  return { billingMode: 'hourly', hourlyRate, noGpuModeRate, storageGbDay, dataDiskGb: flags['disk-gb'] ?? 0 };
+  return { billingMode: 'hour', hourlyRate, noGpuModeRate, storageGbDay, dataDiskGb: flags['disk-gb'] ?? 0 };
 }
 
 /** "¥1.88/h" from fen per hour (fractional fen rounded). */

@@ -127,8 +127,8 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
   const countText = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('number of GPUs')), value: '1', ignoreFocusOut: true, validateInput: (v) => { const r = parseCount(v, 1, 64); return r.ok ? undefined : problemText(r.problem); } });
   if (countText === undefined) return undefined;
   const gpuCount = Number(countText.trim());
-  const offered = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, 'hourly', 0).offeredModes;
-  const modePick = await vscode.window.showQuickPick((offered.length ? offered : (['hourly'] as BillingMode[])).map((m) => ({ label: billingLabel(m), m })), { title: steps.next(vscode.l10n.t('billing')), ignoreFocusOut: true });
+  const offered = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, 'hour', 0).offeredModes;
+  const modePick = await vscode.window.showQuickPick((offered.length ? offered : (['hour'] as BillingMode[])).map((m) => ({ label: billingLabel(m), m })), { title: steps.next(vscode.l10n.t('billing')), ignoreFocusOut: true });
   if (!modePick) return undefined;
   const pre = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, modePick.m, 0);
   const dated = pre.priceSource ? vscode.l10n.t('Catalog price as of {0} (source: {1}); edit it if the console shows another.', pre.priceSource.asOf ?? vscode.l10n.t('unknown date'), pre.priceSource.source) : vscode.l10n.t('The catalog has no price for this card here; enter the console’s price.');

@@ -45,7 +45,7 @@ export function loginFromTarget(t: SshTarget, password: string | undefined, keyP
 }
 
 export const billingLabel = (m: BillingMode): string =>
-  m === 'hourly' ? vscode.l10n.t('Hourly') : m === 'daily' ? vscode.l10n.t('Daily') : m === 'weekly' ? vscode.l10n.t('Weekly package') : vscode.l10n.t('Monthly package');
+  m === 'hour' ? vscode.l10n.t('Hourly') : m === 'day' ? vscode.l10n.t('Daily') : m === 'week' ? vscode.l10n.t('Weekly package') : vscode.l10n.t('Monthly package');
 
 /** The user's SSH config text (the setting's path, else ~/.ssh/config), or null. */
 export async function sshConfigText(settings: Settings): Promise<string | null> {
