@@ -61,6 +61,11 @@ export interface ExecOptions {
   signal?: AbortSignal;
   /** Run under `bash -lc` so conda and the platform's PATH are set (default true). */
   login?: boolean;
+  /**
+   * Bytes kept of each of stdout and stderr (default DEFAULT_EXEC_OUTPUT_BYTES, 16 MiB). The
+   * rest is counted, not kept; a command that goes on printing far past it is stopped.
+   */
+  maxOutputBytes?: number;
 }
 
 export interface ExecResult {
@@ -68,6 +73,10 @@ export interface ExecResult {
   signal?: string;
   stdout: string;
   stderr: string;
+  /** Bytes of each stream not kept (beyond maxOutputBytes); 0 when all of it is in stdout/stderr. */
+  truncated: { stdout: number; stderr: number };
+  /** The command printed so far past the cap that it was stopped (its code is then null). */
+  outputLimited?: boolean;
 }
 
 export interface StreamOptions {

@@ -13,7 +13,7 @@ import type { ConnectOptions, ExecOptions, ExecResult, StreamOptions } from './c
 import { RemoteError } from './errors';
 import { handshake } from './handshake';
 import { KnownHosts, defaultKnownHostsPath } from './hostkeys';
-import { abortedDuring, driveChannel, openExec, type ChannelRun } from './exec-channel';
+import { abortedDuring, driveChannel, ExecOutput, openExec, type ChannelRun } from './exec-channel';
 import { loginShell } from './shell';
 import { describeTarget, type SshTarget } from './target';
 import { backoffDelay } from './util/backoff';
@@ -90,16 +90,17 @@ export class RemoteConnection extends EventEmitter {
   /** Runs one command and collects its output (under `bash -lc` unless login: false). */
   async exec(command: string, opts: ExecOptions = {}): Promise<ExecResult> {
     const timeoutMs = opts.timeoutMs ?? this.opts.opTimeoutMs;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    // Kept under a cap per stream: a box printing gigabytes must not take the process down.
+    const out = new ExecOutput(opts.maxOutputBytes);
     const r = await this.runChannel(opts.login === false ? command : loginShell(command), {
       signal: operationSignal(timeoutMs, opts.signal),
       timeoutMs,
       stdin: opts.stdin,
-      onStdout: (c) => out.push(c),
-      onStderr: (c) => err.push(c),
+      onStdout: out.stdout.push,
+      onStderr: out.stderr.push,
+      overLimit: out.overLimit,
     });
-    return { code: r.code, ...(r.signal ? { signal: r.signal } : {}), stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+    return { code: r.code, ...(r.signal ? { signal: r.signal } : {}), ...out.result(), ...(r.outputLimited ? { outputLimited: true } : {}) };
   }
 
   /** Runs a command and hands its output over as it arrives (logs --follow). */
@@ -195,7 +196,7 @@ export class RemoteConnection extends EventEmitter {
     return this.budget.acquire(signal);
   }
 
-  private async runChannel(command: string, o: ChannelRun): Promise<{ code: number | null; signal?: string }> {
+  private async runChannel(command: string, o: ChannelRun): Promise<{ code: number | null; signal?: string; outputLimited?: boolean }> {
     if (o.signal?.aborted) throw abortedDuring('command', o.signal.reason, o.timeoutMs);
     for (let attempt = 0; ; attempt++) {
       const release = await this.acquire(o.signal);
@@ -228,7 +229,7 @@ export class RemoteConnection extends EventEmitter {
     }
   }
 
-  private driveChannel(channel: ClientChannel, client: Client, o: ChannelRun): Promise<{ code: number | null; signal?: string }> {
+  private driveChannel(channel: ClientChannel, client: Client, o: ChannelRun): Promise<{ code: number | null; signal?: string; outputLimited?: boolean }> {
     const gen = this.generation;
     return driveChannel(channel, o, {
       track: (ch) => {

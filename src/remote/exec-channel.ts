@@ -32,6 +32,59 @@ export interface ChannelRun {
   stdin?: string | Buffer;
   onStdout?: (c: Buffer) => void;
   onStderr?: (c: Buffer) => void;
+  /** Checked after each chunk: true stops the remote command and ends the run normally (outputLimited). */
+  overLimit?: () => boolean;
+}
+
+/** Bytes of stdout and of stderr one exec keeps by default: what a real reply needs, with room. */
+export const DEFAULT_EXEC_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+/**
+ * One stream's output kept up to `cap` bytes; the rest only counted. Decoding once at the end
+ * keeps multi-byte characters whole; a character cut at the cap becomes U+FFFD.
+ */
+export class CappedStream {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+  constructor(private readonly cap: number) {}
+  readonly push = (c: Buffer): void => {
+    const room = this.cap - this.kept;
+    if (room >= c.length) {
+      this.chunks.push(c);
+      this.kept += c.length;
+      return;
+    }
+    if (room > 0) {
+      this.chunks.push(Buffer.from(c.subarray(0, room)));
+      this.kept += room;
+    }
+    this.dropped += c.length - Math.max(0, room);
+  };
+  text(): string {
+    return Buffer.concat(this.chunks, this.kept).toString('utf8');
+  }
+}
+
+/**
+ * stdout and stderr of one exec under a cap each. Past the cap the bytes are counted until
+ * `drainBytes` more have gone by (a command printing endlessly is then stopped), so memory
+ * stays at about 2 × cap whatever the box sends.
+ */
+export class ExecOutput {
+  readonly stdout: CappedStream;
+  readonly stderr: CappedStream;
+  private readonly drainBytes: number;
+  constructor(cap = DEFAULT_EXEC_OUTPUT_BYTES) {
+    const c = Math.max(0, Math.floor(cap));
+    this.stdout = new CappedStream(c);
+    this.stderr = new CappedStream(c);
+    this.drainBytes = Math.max(16 * 1024 * 1024, 4 * c);
+  }
+  readonly overLimit = (): boolean => this.stdout.dropped + this.stderr.dropped > this.drainBytes;
+  result(): { stdout: string; stderr: string; truncated: { stdout: number; stderr: number } } {
+    return { stdout: this.stdout.text(), stderr: this.stderr.text(), truncated: { stdout: this.stdout.dropped, stderr: this.stderr.dropped } };
+  }
 }
 
 /** What the connection tells a running channel about its link. */
@@ -79,13 +132,14 @@ export function openExec(client: Client, command: string, signal: AbortSignal | 
   );
 }
 
-export function driveChannel(channel: ClientChannel, o: ChannelRun, link: ChannelLink): Promise<{ code: number | null; signal?: string }> {
+export function driveChannel(channel: ClientChannel, o: ChannelRun, link: ChannelLink): Promise<{ code: number | null; signal?: string; outputLimited?: boolean }> {
   const untrack = link.track(channel);
   return new Promise((resolve, reject) => {
     const early = earlyExits.get(channel) ?? { seen: false, code: null };
     const sawExitNow = () => early.seen;
     let failure: RemoteError | null = null;
     let finished = false;
+    let limited = false;
     const finish = () => {
       if (finished) return;
       finished = true;
@@ -93,6 +147,7 @@ export function driveChannel(channel: ClientChannel, o: ChannelRun, link: Channe
       o.signal?.removeEventListener('abort', onAbort);
       offDisconnect();
       if (failure) reject(failure);
+      else if (limited) resolve({ code: early.code, ...(early.signal ? { signal: early.signal } : {}), outputLimited: true });
       else if (!sawExitNow() && !link.stillCurrent()) reject(link.lostError('while a remote command was running'));
       else resolve({ code: early.code, ...(early.signal ? { signal: early.signal } : {}) });
     };
@@ -111,8 +166,24 @@ export function driveChannel(channel: ClientChannel, o: ChannelRun, link: Channe
     });
     if (o.signal?.aborted) onAbort();
     else o.signal?.addEventListener('abort', onAbort, { once: true });
-    channel.on('data', (c: Buffer) => o.onStdout?.(c));
-    channel.stderr.on('data', (c: Buffer) => o.onStderr?.(c));
+    // Past the output limit: stop the command, keep what was kept, drop whatever still arrives.
+    const checkLimit = () => {
+      if (limited || failure || finished || !o.overLimit?.()) return;
+      limited = true;
+      killRemote(channel);
+      channel.close();
+      setTimeout(finish, 2000).unref();
+    };
+    channel.on('data', (c: Buffer) => {
+      if (limited) return;
+      o.onStdout?.(c);
+      checkLimit();
+    });
+    channel.stderr.on('data', (c: Buffer) => {
+      if (limited) return;
+      o.onStderr?.(c);
+      checkLimit();
+    });
     channel.on('error', () => undefined);
     channel.on('close', finish);
     if (o.stdin !== undefined) channel.end(o.stdin);

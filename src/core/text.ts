@@ -1,0 +1,78 @@
+// Text that came from a rented box (GPU names, conda env names, stderr, job names, file names,
+// log lines) is data, never markup or terminal control. These are the one set of functions
+// every front end renders it through: for a terminal every control character is shown as an
+// escape (so ESC [ 2 J, OSC 52 clipboard writes and the one-byte CSI U+009B stay inert text),
+// for Markdown and HTML the markup characters are escaped.
+
+const HEX = (n: number, w: number) => n.toString(16).padStart(w, '0');
+
+// C0 (but the ones `keep` allows), DEL, C1, the line/paragraph separators, the bidi embeddings,
+// overrides and isolates (they reorder what is shown), and the BOM / zero-width no-break space.
+const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/g;
+
+const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x1b': '\\x1b' };
+
+function visible(ch: string): string {
+  const named = NAMED[ch];
+  if (named) return named;
+  const c = ch.charCodeAt(0);
+  return c <= 0xff ? `\\x${HEX(c, 2)}` : `\\u${HEX(c, 4)}`;
+}
+
+export interface TerminalTextOptions {
+  /** Control characters to pass through unchanged, e.g. '\n' for multi-line text, '\n\t\r' for a program's log. */
+  keep?: string;
+}
+
+/**
+ * Box text for a terminal: every control character (C0, DEL, C1, bidi controls; newline and
+ * tab too unless kept) written as a visible escape (`\x1b`, `\x9b`, `\n`, `\u202e`). Nothing the
+ * terminal would act on survives; the printable text is unchanged. Works chunk by chunk.
+ */
+export function forTerminal(s: string, opts: TerminalTextOptions = {}): string {
+  const text = typeof s === 'string' ? s : String(s);
+  const keep = opts.keep ?? '';
+  return text.replace(CONTROL, (ch) => (keep.includes(ch) ? ch : visible(ch)));
+}
+
+/** forTerminal for text that may span lines (stderr excerpts, doctor text): newlines and tabs kept. */
+export function forTerminalLines(s: string): string {
+  return forTerminal(s, { keep: '\n\t' });
+}
+
+/** True when `s` holds a character forTerminal would rewrite. */
+export function hasControl(s: string, keep = ''): boolean {
+  CONTROL.lastIndex = 0;
+  for (const m of s.matchAll(CONTROL)) if (!keep.includes(m[0])) return true;
+  return false;
+}
+
+/**
+ * Box text inside Markdown (VS Code tooltips, the doctor report document): every character
+ * Markdown gives a meaning to is backslash-escaped, `<`/`>`/`&` become entities (so no HTML
+ * and no autolinks), and control characters are shown as in forTerminal. Newlines are kept as
+ * spaces so a value cannot start a new block (a heading, a list, a fenced code block).
+ */
+export function forMarkdown(s: string): string {
+  const text = forTerminal(typeof s === 'string' ? s : String(s), { keep: '\n\t' }).replace(/[\r\n\t]+/g, ' ');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_{}[\]()#+\-.!|~"'$:]/g, (c) => `\\${c}`);
+}
+
+/** Box text inside a Markdown code span or fenced block: only the fence can be escaped, so backticks are replaced. */
+export function forMarkdownCode(s: string): string {
+  return forTerminal(typeof s === 'string' ? s : String(s), { keep: '\n\t' }).replace(/`/g, 'ˋ');
+}
+
+/** Box text inside HTML (text or a quoted attribute value). */
+export function forHtml(s: string): string {
+  return forTerminal(typeof s === 'string' ? s : String(s), { keep: '\n\t' })
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
