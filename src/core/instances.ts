@@ -91,6 +91,8 @@ export const InstanceSchema = z.strictObject({
   lastProbe: LastProbeSchema.optional(),
   jobs: z.array(JobRefSchema).max(500).optional(),
   sync: SyncInfoSchema.optional(),
+  /** The platform account and the platform's own id, when a connector reports this instance. */
+  platformRef: z.strictObject({ account: shortText(64).regex(/^[A-Za-z0-9_-]+$/), ref: shortText(64).regex(/^[A-Za-z0-9_-]+$/) }).optional(),
 });
 
 export interface ProbeGpu {
@@ -134,6 +136,7 @@ export interface Instance {
   lastProbe?: { at: number; gpus: ProbeGpu[]; driverVersion?: string; driverMaxCuda?: string; verdict?: 'ok' | 'warning' | 'error' };
   jobs?: JobRef[];
   sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; unsynced?: number; lastError?: string };
+  platformRef?: { account: string; ref: string };
 }
 
 const STORE_VERSION = 1;

@@ -1,0 +1,62 @@
+// 阿里云 ECS / BSS JSON (the documented PascalCase shapes) → instance facts. Prices and the
+// balance are yuan (numbers or "1,234.56" strings).
+import { yuanTextToFen } from './money';
+import { boundText, type PlatformInstance, type PlatformState } from './types';
+
+const STATE: Record<string, PlatformState> = {
+  Pending: 'starting',
+  Starting: 'starting',
+  Running: 'running',
+  Stopping: 'stopping',
+  Stopped: 'stopped',
+};
+
+export function aliyunState(status: unknown): PlatformState {
+  return STATE[typeof status === 'string' ? status : ''] ?? 'unknown';
+}
+
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const firstIp = (v: unknown): string | undefined => {
+  const list = obj(v).IpAddress;
+  const ip = Array.isArray(list) ? list[0] : typeof list === 'string' ? list : undefined;
+  return typeof ip === 'string' && /^[0-9a-fA-F.:]{2,45}$/.test(ip) ? ip : undefined;
+};
+
+export function aliyunInstance(raw: unknown): PlatformInstance | undefined {
+  const o = obj(raw);
+  const ref = boundText(o.InstanceId, 64);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ref)) return undefined;
+  const out: PlatformInstance = { ref, name: boundText(o.InstanceName, 120) || ref, state: aliyunState(o.Status), rawState: boundText(o.Status, 40) };
+  if (o.StoppedMode === 'StopCharging') {
+    out.stopCharging = true;
+    out.rawState += ' (StopCharging)';
+  }
+  const card = boundText(o.GPUSpec, 120) || boundText(o.InstanceType, 120);
+  if (card) out.card = card;
+  if (typeof o.GPUAmount === 'number' && Number.isInteger(o.GPUAmount) && o.GPUAmount >= 1 && o.GPUAmount <= 64) out.gpuCount = o.GPUAmount;
+  const region = boundText(o.RegionId, 40);
+  if (region) out.region = region;
+  const ip = firstIp(o.EipAddress) ?? firstIp(o.PublicIpAddress);
+  if (ip) out.ssh = { host: ip, port: 22, user: 'root' };
+  return out;
+}
+
+export function aliyunPage(body: unknown): { instances: PlatformInstance[]; total: number } {
+  const b = obj(body);
+  const list = obj(b.Instances).Instance;
+  const rows = Array.isArray(list) ? list.slice(0, 1000) : [];
+  const total = typeof b.TotalCount === 'number' && b.TotalCount >= 0 ? Math.min(b.TotalCount, 100_000) : rows.length;
+  return { instances: rows.map(aliyunInstance).filter((x): x is PlatformInstance => !!x), total };
+}
+
+/** DescribePrice (pay-as-you-go, PriceUnit Hour): TradePrice in yuan per hour → fen. */
+export function aliyunPrice(body: unknown): number | undefined {
+  const p = obj(obj(obj(body).PriceInfo).Price);
+  const fen = yuanTextToFen(p.TradePrice ?? p.OriginalPrice);
+  return fen !== undefined && fen >= 0 ? fen : undefined;
+}
+
+/** BSS QueryAccountBalance: Data.AvailableAmount ("1,234.56" yuan) → fen. */
+export function aliyunBalance(body: unknown): number | undefined {
+  return yuanTextToFen(obj(obj(body).Data).AvailableAmount);
+}

@@ -1,0 +1,89 @@
+// What the platform says, applied to the stored instances: which stored entry a platform
+// instance is (by its platform id, else its SSH host:port: never a duplicate), which of our
+// billing states an observed platform state means, whether a balance covers a day, and, where
+// no API exists, what the SSH reachability suggests (a proposal, never a silent switch).
+import type { Fen } from '../money';
+import type { InstanceState } from '../spend';
+import type { PlatformInstance, PlatformState } from './types';
+
+export interface PlatformRef {
+  account: string;
+  ref: string;
+}
+
+interface Matchable {
+  id: string;
+  login: { host: string; port: number };
+  platformRef?: PlatformRef;
+}
+
+/** The stored instance a platform instance is, if any: its platform id first, then SSH host:port. */
+export function matchStored<T extends Matchable>(stored: readonly T[], account: string, p: PlatformInstance, claimed: ReadonlySet<string> = new Set()): T | undefined {
+  const byRef = stored.find((s) => s.platformRef?.account === account && s.platformRef.ref === p.ref);
+  if (byRef) return byRef;
+  if (!p.ssh) return undefined;
+  const host = p.ssh.host.toLowerCase();
+  return stored.find((s) => !s.platformRef && !claimed.has(s.id) && s.login.host.toLowerCase() === host && s.login.port === p.ssh!.port);
+}
+
+/**
+ * The billing state an observed platform state means, or undefined while it is on its way
+ * somewhere (starting, stopping): the interval changes when it arrives, at the time it is seen.
+ */
+export function billingStateOf(state: PlatformState, current: InstanceState | undefined): InstanceState | undefined {
+  switch (state) {
+    case 'running':
+      // A spot instance that runs is still spot.
+      return current === 'spot' ? 'spot' : 'running';
+    case 'noGpu':
+      return 'noGpu';
+    case 'stopped':
+      return 'stopped';
+    case 'released':
+      return 'released';
+    default:
+      return undefined;
+  }
+}
+
+/** The change to record, if any. */
+export function observedChange(p: PlatformState, current: InstanceState | undefined): InstanceState | undefined {
+  const next = billingStateOf(p, current);
+  return next !== undefined && next !== current && current !== 'released' ? next : undefined;
+}
+
+/** Hours a balance lasts at a burn rate; Infinity when nothing burns. */
+export function runwayHours(balanceFen: Fen, burnFenPerHour: number): number {
+  if (!(burnFenPerHour > 0)) return Infinity;
+  return Math.max(0, balanceFen) / burnFenPerHour;
+}
+
+/** The warning badge: the balance covers less than a day at the current burn rate. */
+export function balanceLow(balanceFen: Fen, burnFenPerHour: number): boolean {
+  return runwayHours(balanceFen, burnFenPerHour) < 24;
+}
+
+/** One SSH check of an instance with no platform API. */
+export type SshObservation = { reachable: false } | { reachable: true; gpuCount: number };
+
+export interface InferenceMemory {
+  /** Consecutive failed checks since it last answered. */
+  misses: number;
+  /** It answered at least once since the last recorded state change. */
+  wasUp: boolean;
+}
+
+export const UNREACHABLE_POLLS = 3;
+
+/** Feeds one observation; returns the new memory and, when the evidence says so, a state to PROPOSE. */
+export function inferState(mem: InferenceMemory, obs: SshObservation, current: InstanceState | undefined, missesNeeded = UNREACHABLE_POLLS): { memory: InferenceMemory; propose?: InstanceState | 'stopped?' } {
+  if (obs.reachable) {
+    const memory = { misses: 0, wasUp: true };
+    const seen: InstanceState = obs.gpuCount > 0 ? (current === 'spot' ? 'spot' : 'running') : 'noGpu';
+    return seen !== current ? { memory, propose: seen } : { memory };
+  }
+  const memory = { misses: mem.misses + 1, wasUp: mem.wasUp };
+  const billing = current === 'running' || current === 'spot' || current === 'noGpu';
+  if (billing && mem.wasUp && memory.misses === missesNeeded) return { memory, propose: 'stopped?' };
+  return { memory };
+}

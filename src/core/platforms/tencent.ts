@@ -1,0 +1,63 @@
+// 腾讯云 CVM / billing JSON (the documented `Response` contents) → instance facts. Prices
+// from InquiryPriceRunInstances are yuan per hour; the account balance is fen.
+import { fenOf, yuanTextToFen } from './money';
+import { boundText, type PlatformInstance, type PlatformState } from './types';
+
+const STATE: Record<string, PlatformState> = {
+  PENDING: 'starting',
+  STARTING: 'starting',
+  REBOOTING: 'starting',
+  RUNNING: 'running',
+  STOPPING: 'stopping',
+  STOPPED: 'stopped',
+  SHUTDOWN: 'releasing',
+  TERMINATING: 'releasing',
+  LAUNCH_FAILED: 'unknown',
+};
+
+export function tencentState(s: unknown): PlatformState {
+  return STATE[typeof s === 'string' ? s : ''] ?? 'unknown';
+}
+
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+export function tencentInstance(raw: unknown): PlatformInstance | undefined {
+  const o = obj(raw);
+  const ref = boundText(o.InstanceId, 64);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(ref)) return undefined;
+  const out: PlatformInstance = { ref, name: boundText(o.InstanceName, 120) || ref, state: tencentState(o.InstanceState), rawState: boundText(o.InstanceState, 40) };
+  if (o.StopChargingMode === 'STOP_CHARGING') {
+    out.stopCharging = true;
+    out.rawState += ' (STOP_CHARGING)';
+  }
+  const gpu = obj(o.GPUInfo);
+  const card = (Array.isArray(gpu.GPUType) ? boundText(gpu.GPUType[0], 120) : boundText(gpu.GPUType, 120)) || boundText(o.InstanceType, 120);
+  if (card) out.card = card;
+  if (typeof gpu.GPUCount === 'number' && gpu.GPUCount >= 1 && gpu.GPUCount <= 64) out.gpuCount = Math.round(gpu.GPUCount);
+  const zone = boundText(obj(o.Placement).Zone, 40);
+  if (zone) out.region = zone;
+  const ips = Array.isArray(o.PublicIpAddresses) ? o.PublicIpAddresses : [];
+  const ip = ips.find((x): x is string => typeof x === 'string' && /^[0-9a-fA-F.:]{2,45}$/.test(x));
+  if (ip) out.ssh = { host: ip, port: 22, user: boundText(o.DefaultLoginUser, 32) || 'root' };
+  return out;
+}
+
+export function tencentPage(resp: unknown): { instances: PlatformInstance[]; total: number } {
+  const r = obj(resp);
+  const rows = Array.isArray(r.InstanceSet) ? r.InstanceSet.slice(0, 1000) : [];
+  const total = typeof r.TotalCount === 'number' && r.TotalCount >= 0 ? Math.min(r.TotalCount, 100_000) : rows.length;
+  return { instances: rows.map(tencentInstance).filter((x): x is PlatformInstance => !!x), total };
+}
+
+/** InquiryPriceRunInstances: Price.InstancePrice.UnitPriceDiscount (yuan/h) → fen. */
+export function tencentPrice(resp: unknown): number | undefined {
+  const p = obj(obj(obj(resp).Price).InstancePrice);
+  const fen = yuanTextToFen(p.UnitPriceDiscount ?? p.UnitPrice);
+  return fen !== undefined && fen >= 0 ? fen : undefined;
+}
+
+/** billing DescribeAccountBalance: Balance in fen (RealBalance when Balance is absent). */
+export function tencentBalance(resp: unknown): number | undefined {
+  const r = obj(resp);
+  return fenOf(r.Balance ?? r.RealBalance);
+}

@@ -1,0 +1,131 @@
+// The one connector interface every platform adapter implements, in pure terms: what a
+// platform says about an instance (its own state word mapped onto ours), its price read from
+// the platform in fen per hour, a balance in fen, and what each connector can do. No I/O here.
+import type { Fen } from '../money';
+
+export const PLATFORM_KINDS = ['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm'] as const;
+export type PlatformKind = (typeof PLATFORM_KINDS)[number];
+
+/** The catalog platform each connector belongs to (the tree groups by it). */
+export const CATALOG_PLATFORM: Record<PlatformKind, string> = {
+  'autodl-pro': 'autodl',
+  'autodl-web': 'autodl',
+  'aliyun-ecs': 'aliyun',
+  'tencent-cvm': 'tencent',
+};
+
+export const CAPABILITIES = ['list', 'get', 'powerOn:gpu', 'powerOn:noGpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance', 'sshLogin'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+/** What each connector declares; the UI and CLI offer only these. */
+export const CONNECTOR_CAPABILITIES: Record<PlatformKind, readonly Capability[]> = {
+  // The official developer API has no no-GPU start and no stop-charging mode (AutoDL stops charging compute when shut down anyway).
+  'autodl-pro': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'release', 'price', 'balance', 'sshLogin'],
+  // The console endpoints: the only programmatic no-GPU start. Release stays in the console.
+  'autodl-web': ['list', 'get', 'powerOn:gpu', 'powerOn:noGpu', 'powerOff:keep', 'price', 'balance', 'sshLogin'],
+  'aliyun-ecs': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
+  'tencent-cvm': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
+};
+
+/** Experimental connectors are opt-in and labelled so. */
+export const EXPERIMENTAL: ReadonlySet<PlatformKind> = new Set(['autodl-web']);
+
+export function can(kind: PlatformKind, cap: Capability): boolean {
+  return CONNECTOR_CAPABILITIES[kind].includes(cap);
+}
+
+/** Our reading of the platform's state word. Transitional states settle into a steady one. */
+export type PlatformState = 'starting' | 'running' | 'noGpu' | 'stopping' | 'stopped' | 'releasing' | 'released' | 'unknown';
+export const STEADY_STATES: ReadonlySet<PlatformState> = new Set(['running', 'noGpu', 'stopped', 'released']);
+
+export interface SshEndpoint {
+  host: string;
+  port: number;
+  user: string;
+}
+
+/** One instance as the platform reports it. */
+export interface PlatformInstance {
+  /** The platform's own id (AutoDL uuid, i-…, ins-…). */
+  ref: string;
+  name: string;
+  state: PlatformState;
+  /** The platform's own word, shown in tooltips and JSON. */
+  rawState: string;
+  card?: string;
+  gpuCount?: number;
+  region?: string;
+  ssh?: SshEndpoint;
+  /** Price per hour the platform quotes for this instance, fen/h (AutoDL: only while running). */
+  priceFenPerHour?: Fen;
+  /** Epoch seconds when that price was read. */
+  priceReadAt?: number;
+  /** Stopped in a mode that does not bill compute (阿里云 StopCharging, 腾讯云 STOP_CHARGING). */
+  stopCharging?: boolean;
+}
+
+export interface SshLogin extends SshEndpoint {
+  password?: string;
+}
+
+export interface Balance {
+  fen: Fen;
+  readAt: number;
+}
+
+export type PowerOnMode = 'gpu' | 'noGpu';
+export type PowerOffMode = 'keep' | 'stopCharging';
+
+export type FailureKind =
+  | 'auth'
+  | 'tokenExpired'
+  | 'rateLimited'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'insufficientBalance'
+  | 'noStock'
+  | 'realName'
+  | 'notFound'
+  | 'invalidState'
+  | 'badResponse'
+  | 'notSupported'
+  | 'other';
+
+export interface PlatformFailure {
+  platform: PlatformKind;
+  kind: FailureKind;
+  /** The platform's own error code (or the HTTP status / network code). */
+  code: string;
+  /** The platform's own message, bounded. */
+  message: string;
+  status?: number;
+}
+
+/** A failure worth backing off from (the poller waits longer; it never hammers). */
+export function isTransient(f: Pick<PlatformFailure, 'kind'>): boolean {
+  return f.kind === 'rateLimited' || f.kind === 'server' || f.kind === 'network' || f.kind === 'timeout';
+}
+
+export interface Connector {
+  readonly kind: PlatformKind;
+  readonly capabilities: readonly Capability[];
+  list(signal?: AbortSignal): Promise<PlatformInstance[]>;
+  get(ref: string, signal?: AbortSignal): Promise<PlatformInstance>;
+  powerOn(ref: string, mode: PowerOnMode, signal?: AbortSignal): Promise<void>;
+  powerOff(ref: string, mode: PowerOffMode, signal?: AbortSignal): Promise<void>;
+  release(ref: string, signal?: AbortSignal): Promise<void>;
+  /** Price per hour in fen with the time read; undefined when the platform shows none now. */
+  price(ref: string, signal?: AbortSignal): Promise<{ fenPerHour: Fen; readAt: number } | undefined>;
+  balance(signal?: AbortSignal): Promise<Balance>;
+  sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined>;
+}
+
+const MAX_TEXT = 300;
+/** Platform text is data: one line, bounded. */
+export function boundText(v: unknown, max = MAX_TEXT): string {
+  const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
+  // eslint-disable-next-line no-control-regex
+  const one = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return one.length > max ? one.slice(0, max) + '…' : one;
+}
