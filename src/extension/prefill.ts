@@ -2,6 +2,7 @@
 // and edits it if today's console says otherwise. Pure (no vscode) so it is unit-tested.
 import { findCard } from '../core/cards';
 import { dating, formatDating, type Catalog, type CardPrice, type FenRange, type Platform } from '../core/catalog';
+import type { Dating } from '../core/format';
 import { BILLING_MODES, PLAN_HOURS, type BillingMode, type Pricing } from '../core/spend';
 
 const mid = (r: FenRange | null | undefined): number | undefined => (r ? (r.min + r.max) / 2 : undefined);
@@ -9,7 +10,7 @@ const mid = (r: FenRange | null | undefined): number | undefined => (r ? (r.min 
 export interface Prefill {
   pricing: Pricing;
   /** The catalog figure used for the GPU price, with its provenance; absent when the catalog has none. */
-  priceSource?: { source: string; asOf: string | null; /** When the figure was true, as known: "undated (field report test week)", "as of …", "read …". */ dated: string; range: FenRange; perGpu: true };
+  priceSource?: { source: string; asOf: string | null; /** When the figure was true, as known: "undated (field report test week)", "as of …", "read …". */ dated: string; /** The same, as data, for localized words. */ dating: Dating; range: FenRange; perGpu: true };
   /** Billing plans the platform offers. */
   offeredModes: BillingMode[];
   /** What could not be pre-filled and must be typed in. */
@@ -45,6 +46,9 @@ export function prefillPricing(catalog: Catalog, platformId: string, cardName: s
   };
   if (spotPerGpu !== undefined) pricing.spotRate = Math.round(spotPerGpu * n);
   const out: Prefill = { pricing, offeredModes, missing };
-  if (price?.price) out.priceSource = { source: price.source, asOf: price.asOf, dated: formatDating(dating(price)), range: price.price, perGpu: true };
+  if (price?.price) {
+    const d = dating(price);
+    out.priceSource = { source: price.source, asOf: price.asOf, dated: formatDating(d), dating: d, range: price.price, perGpu: true };
+  }
   return out;
 }

@@ -4,6 +4,7 @@ import { formatCny } from '../core/money';
 import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../core/spend';
 import type { Instance } from '../core/instances';
 import type { Catalog } from '../core/catalog';
+import type { Dating } from '../core/format';
 import { prefillPricing } from './prefill';
 
 export interface L10n {
@@ -123,14 +124,28 @@ export function budgetNotice(memo: BudgetMemo | undefined, s: SpendSummary): { s
  * source and date when the instance uses it, otherwise the renter's own figure beside the
  * catalog's (so a stale or edited price is never shown without provenance).
  */
+/** When a figure was true, as known, in the display language. Never a date nobody measured. */
+export function datingText(d: Dating, l10n: L10n): string {
+  switch (d.kind) {
+    case 'readAt':
+      return l10n.t('read from the platform {0}', d.at.slice(0, 16).replace('T', ' ') + (d.at.endsWith('Z') ? ' UTC' : ''));
+    case 'asOf':
+      return l10n.t('as of {0}', d.date);
+    case 'reportTestWeek':
+      return l10n.t('undated (field report test week)');
+    case 'unknown':
+      return l10n.t('date unknown');
+  }
+}
+
 export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n): string {
   const pre = prefillPricing(catalog, inst.platform, inst.card, inst.gpuCount, inst.pricing.billingMode, inst.pricing.dataDiskGb);
   const src = pre.priceSource;
   if (!src) return l10n.t('Price: entered by you (the catalog has no price for this card here)');
   // Undated figures (the field report's test week) say so instead of "as of".
   if (!src.asOf) {
-    if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, {0} (source: {1})', src.dated, src.source);
-    return l10n.t('Price: entered by you; the catalog says {0}, {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.dated, src.source);
+    if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, {0} (source: {1})', datingText(src.dating, l10n), src.source);
+    return l10n.t('Price: entered by you; the catalog says {0}, {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), datingText(src.dating, l10n), src.source);
   }
   if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', src.asOf, src.source);
   return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.asOf, src.source);

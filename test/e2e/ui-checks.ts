@@ -169,7 +169,7 @@ function chineseChecks(): UiCheck[] {
           }
           return undefined;
         }, 30_000);
-        if (!/\d{4}-\d{2}-\d{2}|日期未知/.test(seen)) throw new Error(`the price line has no date: "${seen.slice(0, 300)}"`);
+        if (!/\d{4}-\d{2}-\d{2}|日期未知|未注明日期/.test(seen)) throw new Error(`the price line has no date: "${seen.slice(0, 300)}"`);
         await shot(page, outDir, 'tree-tooltip-zh.png');
         await page.mouse.move(700, 450);
         process.stdout.write(`         tooltip: "${(seen.split('\n').find((l) => l.includes(W.priceLine)) ?? '').trim()}"\n`);
