@@ -17,6 +17,7 @@ import { gatherLocalState } from './local-state';
 import type { NameRules } from './names';
 import { changedFiles, plan, type Plan } from './planner';
 import { pullFile, type Ctx, type Outcome } from './pull-file';
+import { SMALL_FILE } from './transfer';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
 import { readState, writeState } from './state';
 import type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
@@ -71,6 +72,8 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       hasher: new HashBatcher(remote),
       hashes: new HashWorker(),
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
+      prefetched: new Map(),
+      madeDirs: new Set(),
     };
     stateAsRead = JSON.stringify(ctx.state.files);
     const c = ctx;
@@ -105,12 +108,20 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
     onProgress({ kind: 'listed', files: listing.files.length, toPull: p.toPull.length });
     for (const s of p.skipped) onProgress({ kind: 'skipped', name: s.name, reason: s.reason });
 
+    // The box starts hashing every small file now, in a few big batches, while the
+    // transfers run: a small file's answer is there by the time its bytes are.
+    for (const f of p.toPull) if (f.size <= SMALL_FILE) c.prefetched!.set(f.rel, c.hasher.full(f.abs, f.size));
+
     // A few files at a time; stop starting new ones after a fatal error or an interrupt.
-    const queue = [...p.toPull];
+    const queue = p.toPull;
+    let next = 0;
     let lastSave = performance.now();
     const worker = async () => {
-      for (let f = queue.shift(); f; f = queue.shift()) {
-        if (c.fatal || opts.signal?.aborted) return;
+      for (let f = queue[next++]; f; f = queue[next++]) {
+        if (c.fatal || opts.signal?.aborted) {
+          if (opts.signal?.aborted) report.interrupted = true;
+          return;
+        }
         let outcome: Outcome;
         const release = f.size >= BIG_FILE ? await c.bigSlots.acquire() : () => undefined;
         try {
@@ -140,11 +151,12 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
         }
       }
     };
-    // Small files are latency-bound (a few round trips each): many at once. Big ones are
-    // bandwidth-bound: `concurrency` at once, each with its own pipeline of reads.
-    const workers = Math.max(1, opts.concurrency ?? 4) * 4;
-    await Promise.all(Array.from({ length: workers }, worker));
-    if (opts.signal?.aborted && queue.length) report.interrupted = true;
+    // Small files are latency-bound (two round trips each): many at once, so the SFTP
+    // session always has dozens of requests in flight. Big ones are bandwidth-bound:
+    // `concurrency` at once, each with its own pipeline of reads.
+    const workers = Math.max(1, opts.concurrency ?? 4) * 16;
+    await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, queue.length)) }, worker));
+    if (opts.signal?.aborted && next < queue.length) report.interrupted = true;
     if (c.fatal) throw c.fatal;
     if (opts.delete && !report.interrupted) await applyDeletion({ localRoot, remoteDir: opts.remoteDir, state: c.state, onProgress }, p.deletion, report);
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -154,6 +166,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
     throw toSyncError(err);
   } finally {
     ctx?.hashes.close();
+    ctx?.hasher.cancel();
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
     if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
     report.seconds = Math.round(performance.now() - started) / 1000;

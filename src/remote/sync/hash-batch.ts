@@ -1,11 +1,16 @@
 // SHA-256 on the box. Whole-file hashes are batched: requests made while an exec is running
-// join the next one, so pulling a thousand small files costs a handful of commands, not a
-// thousand. Prefix hashes (to trust a resumed .part) go one at a time.
+// join the next one, so pulling a thousand small files costs a handful of commands (each
+// running the hash tool once over all its files), not a thousand. Big files go to the front
+// of the queue: their hash runs alongside their transfer. Prefix hashes (to trust a resumed
+// .part) go one at a time.
 import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, type HashAnswer } from './remote-hash';
 import type { SyncRemote } from './types';
 
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
 const hashTimeoutMs = (bytes: number) => 60_000 + Math.ceil(bytes / 50_000);
+
+/** One command line stays well under Linux's 128 KiB limit for a single argument. */
+const MAX_SCRIPT_BYTES = 60_000;
 
 /** The hash of the first `prefix` bytes (or the whole file); both undefined when the box could not say. */
 export async function remoteHash(remote: SyncRemote, path: string, size: number, prefix?: number): Promise<HashAnswer> {
@@ -18,19 +23,34 @@ export async function remoteHash(remote: SyncRemote, path: string, size: number,
   }
 }
 
+interface Req {
+  path: string;
+  size: number;
+  resolve: (a: HashAnswer) => void;
+}
+
 export class HashBatcher {
-  private queue: Array<{ path: string; size: number; resolve: (a: HashAnswer) => void }> = [];
+  private queue: Req[] = [];
+  private head = 0;
   private running = 0;
   private scheduled = false;
   constructor(
     private readonly remote: SyncRemote,
     private readonly maxRunning = 2,
-    private readonly maxBatch = 256,
+    private readonly maxBatch = 1000,
+    /** Files at least this big are hashed ahead of the queue, one per command. */
+    private readonly bigFile = 4 * 1024 * 1024,
   ) {}
 
   full(path: string, size: number): Promise<HashAnswer> {
     return new Promise((resolve) => {
-      this.queue.push({ path, size, resolve });
+      const req = { path, size, resolve };
+      if (size >= this.bigFile) {
+        // Its own command at once: it runs while the file's bytes come over.
+        this.run([req]);
+        return;
+      }
+      this.queue.push(req);
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -41,22 +61,48 @@ export class HashBatcher {
     });
   }
 
+  /** Answers every waiting request with "could not say" (the pass is over). */
+  cancel(): void {
+    const rest = this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    for (const r of rest) r.resolve({ full: undefined, prefix: undefined });
+  }
+
   private pump(): void {
-    while (this.running < this.maxRunning && this.queue.length) {
-      const batch = this.queue.splice(0, this.maxBatch);
+    while (this.running < this.maxRunning && this.head < this.queue.length) {
+      const batch: Req[] = [];
+      let bytes = 0;
+      while (this.head < this.queue.length && batch.length < this.maxBatch) {
+        const r = this.queue[this.head]!;
+        bytes += r.path.length * 4 + 8;
+        if (batch.length && bytes > MAX_SCRIPT_BYTES) break;
+        batch.push(r);
+        this.head++;
+      }
+      if (this.head === this.queue.length) {
+        this.queue = [];
+        this.head = 0;
+      }
       this.running++;
-      const bytes = batch.reduce((n, r) => n + r.size, 0);
-      this.remote
-        .exec(batchHashScript(batch.map((r) => r.path)), { timeoutMs: hashTimeoutMs(bytes), login: false })
-        .then(
-          (r) => parseBatchHashOutput(r.stdout, batch.length),
-          () => batch.map(() => undefined),
-        )
-        .then((answers) => {
-          batch.forEach((req, i) => req.resolve({ full: answers[i], prefix: undefined }));
-          this.running--;
-          this.pump();
-        });
+      this.run(batch, () => {
+        this.running--;
+        this.pump();
+      });
     }
+  }
+
+  private run(batch: Req[], then?: () => void): void {
+    const bytes = batch.reduce((n, r) => n + r.size, 0);
+    this.remote
+      .exec(batchHashScript(batch.map((r) => r.path)), { timeoutMs: hashTimeoutMs(bytes), login: false })
+      .then(
+        (r) => parseBatchHashOutput(r.stdout, batch.length),
+        () => batch.map(() => undefined),
+      )
+      .then((answers) => {
+        batch.forEach((req, i) => req.resolve({ full: answers[i], prefix: undefined }));
+        then?.();
+      });
   }
 }

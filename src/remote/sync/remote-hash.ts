@@ -64,9 +64,16 @@ export function parseRemoteNow(stdout: string): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
+// The tool runs once over every file of a batch (a process per file cost ~5 ms each: 100 s
+// for 20,000 files); where that fails (a file unreadable) or gives a line count other than
+// the file count, each file is hashed alone. Names never contain a newline or a backslash
+// (the listing refuses them), so each file is exactly one line; only its first word is read.
+const MANY = 'o=$($H "$@" 2>/dev/null) && [ "$(printf "%s\\n" "$o" | wc -l)" -eq $# ] && printf "%s\\n" "$o" | while IFS= read -r l; do echo "h ${l%% *}"; done || for f in "$@"; do h "$f"; done';
+
 /** One script hashing many whole files: one `h` line per path, in order. */
 export function batchHashScript(paths: readonly string[]): string {
-  return `/bin/sh -c ${shArg(PRELUDE + paths.map((p) => `h ${shArg(p)}`).join('; '))}`;
+  if (paths.length === 0) return '/bin/sh -c true';
+  return `/bin/sh -c ${shArg(`${PRELUDE}set -- ${paths.map(shArg).join(' ')}; ${MANY}`)}`;
 }
 
 /** Answers for a batch, in request order; a box without tools answers null for all. */
