@@ -1,0 +1,12 @@
+// Training runs you can see: progress read from the log, ETA and cost to finish, why a run ended.
+export { readLine, parseInterval, parseCount, pyDict, MAX_LINE, type LineReading, type ProgressSource } from './lines';
+export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, type Progress, type LossPoint } from './tracker';
+export { estimateFinish, isStalled, stallThreshold, costOfSeconds, DEFAULT_STALL_SECONDS, type Finish, type RunPrice } from './eta';
+export { detectCause, lastLines, type EndCause } from './causes';
+
+/** What happens when a run ends: the final checkpoint sync first, then (only if it succeeded) the power action. */
+export type EndAction = 'nothing' | 'sync' | 'sync-then-no-gpu' | 'sync-then-power-off';
+export const END_ACTIONS: readonly EndAction[] = ['nothing', 'sync', 'sync-then-no-gpu', 'sync-then-power-off'];
+export function isEndAction(v: unknown): v is EndAction {
+  return typeof v === 'string' && (END_ACTIONS as readonly string[]).includes(v);
+}

@@ -1,0 +1,206 @@
+// A training log's progress, built up from text as it arrives. Fed chunk by chunk (the tail of
+// the log, from a byte offset), it splits at \n and \r (tqdm redraws its bar with \r), keeps an
+// unfinished last line for the next chunk, and folds each line's reading into one state: step,
+// total, rate, loss and other scalars, and when progress last moved. Pure: time comes in.
+import { readLine, type LineReading, type ProgressSource } from './lines';
+
+export interface LossPoint {
+  step: number;
+  loss: number;
+}
+
+export interface Progress {
+  step: number | null;
+  total: number | null;
+  /** Steps per second (the library's own figure, else measured from the log's steps over time). */
+  rate: number | null;
+  epoch: number | null;
+  epochTotal: number | null;
+  loss: number | null;
+  /** The latest value of every scalar the log printed (loss, learning_rate, grad_norm, acc, …). */
+  scalars: Record<string, number>;
+  /** 'epoch' when only the current epoch's steps are known (Lightning without max epochs). */
+  scope: 'run' | 'epoch';
+  source: ProgressSource | null;
+  /** Epoch seconds when a line that carries progress last arrived. */
+  lastUpdateAt: number | null;
+  /** Epoch seconds when any output last arrived. */
+  lastOutputAt: number | null;
+  /** Loss by step, oldest first, at most MAX_LOSS_POINTS (thinned evenly when full). */
+  lossCurve: LossPoint[];
+}
+
+export const MAX_LOSS_POINTS = 2000;
+/** An unfinished line longer than this is cut (a log without newlines cannot grow memory). */
+const MAX_PENDING = 64 * 1024;
+const RATE_WINDOW_SECONDS = 600;
+const LOSS_KEYS = ['loss', 'train_loss', 'train_loss_step', 'loss_step', 'lm_loss', 'lm loss', 'total_loss'];
+
+export function emptyProgress(): Progress {
+  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [] };
+}
+
+function pickLoss(scalars: Record<string, number>): number | undefined {
+  for (const k of LOSS_KEYS) if (k in scalars) return scalars[k];
+  for (const [k, v] of Object.entries(scalars)) if (/loss/i.test(k) && !/^(eval|val|test)/i.test(k)) return v;
+  return undefined;
+}
+
+export class ProgressTracker {
+  private pending = '';
+  private p: Progress = emptyProgress();
+  private headerTotal: number | null = null;
+  private headerEpochs: number | null = null;
+  /** Largest tqdm total seen without a header: smaller bars (evaluation) are not the run. */
+  private barTotal: number | null = null;
+  private perEpochTotal: number | null = null;
+  private explicitRateAt: number | null = null;
+  private samples: { t: number; step: number }[] = [];
+  private sawEpochZero = false;
+
+  get progress(): Progress {
+    return this.p;
+  }
+
+  /** Feeds new log text; returns whether the progress changed. */
+  feed(text: string, now: number): boolean {
+    if (text.length === 0) return false;
+    const before = this.p.lastUpdateAt;
+    const beforeStep = this.p.step;
+    this.p.lastOutputAt = now;
+    const all = this.pending + text;
+    let start = 0;
+    let changed = false;
+    // The pending part has no line end (it was scanned before): look only at the new text.
+    for (let i = this.pending.length; i < all.length; i++) {
+      const c = all.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      if (i > start && this.apply(all.slice(start, i), now)) changed = true;
+      start = i + 1;
+    }
+    this.pending = all.slice(start);
+    if (this.pending.length > MAX_PENDING) this.pending = this.pending.slice(-MAX_PENDING);
+    // tqdm's current bar has no line end yet: read it now, and again when it is finished.
+    if (this.pending.length > 0 && this.apply(this.pending, now)) changed = true;
+    return changed || before !== this.p.lastUpdateAt || beforeStep !== this.p.step;
+  }
+
+  private apply(line: string, now: number): boolean {
+    const r = readLine(line);
+    if (!r) return false;
+    return this.fold(r, now);
+  }
+
+  private fold(r: LineReading, now: number): boolean {
+    const p = this.p;
+    if (r.headerTotal !== undefined && r.headerTotal > 0) {
+      this.headerTotal = r.headerTotal;
+      p.total = r.headerTotal;
+      p.scope = 'run';
+      return true;
+    }
+    if (r.headerEpochs !== undefined && r.headerEpochs > 0) {
+      this.headerEpochs = r.headerEpochs;
+      if (p.epochTotal === null) p.epochTotal = r.headerEpochs;
+      return true;
+    }
+    let step = r.step;
+    let total = r.total;
+    if (r.source === 'tqdm' || r.source === 'lightning') {
+      if (total === undefined) return false;
+      if (r.source === 'tqdm') {
+        if (this.headerTotal !== null && total !== this.headerTotal) return false;
+        if (this.headerTotal === null) {
+          if (this.barTotal !== null && total < this.barTotal) return false;
+          this.barTotal = total;
+        }
+      }
+    }
+    if (r.epoch !== undefined) {
+      if (r.epoch === 0) this.sawEpochZero = true;
+      p.epoch = r.epoch;
+    }
+    if (r.epochTotal !== undefined) p.epochTotal = r.epochTotal;
+    // Per-epoch counts (Lightning's bar, `Epoch [3/10] Step [45/100]`): the run is epochs × steps.
+    const perEpoch = r.perEpoch || (r.source === 'generic' && step !== undefined && total !== undefined && r.epochTotal !== undefined);
+    if (perEpoch && step !== undefined && total !== undefined && r.epoch !== undefined) {
+      this.perEpochTotal = total;
+      const epochIndex = r.source === 'lightning' || this.sawEpochZero ? r.epoch : Math.max(0, r.epoch - 1);
+      const epochs = p.epochTotal ?? this.headerEpochs;
+      if (epochs) {
+        step = epochIndex * total + step;
+        total = epochs * total;
+        p.scope = 'run';
+      } else p.scope = 'epoch';
+    }
+    // Trainer dicts without a bar carry only the epoch: the step follows from the header.
+    if (step === undefined && r.source === 'hf' && r.epoch !== undefined && this.headerTotal && this.headerEpochs && p.source !== 'tqdm') {
+      step = Math.round((r.epoch / this.headerEpochs) * this.headerTotal);
+    }
+    let moved = false;
+    if (step !== undefined && Number.isFinite(step) && step >= 0) {
+      if (step !== p.step) moved = true;
+      p.step = step;
+      if (total !== undefined && total > 0) p.total = total;
+      else if (this.headerTotal !== null) p.total = this.headerTotal;
+      if (p.total !== null && p.step > p.total && r.source !== 'tqdm') p.total = null;
+      if (r.source !== 'hf' || p.source === null) p.source = r.source;
+      this.addSample(now, step);
+    }
+    if (r.rate !== undefined && r.rate > 0) {
+      p.rate = r.rate;
+      this.explicitRateAt = now;
+    } else if (moved && (this.explicitRateAt === null || now - this.explicitRateAt > RATE_WINDOW_SECONDS)) {
+      const measured = this.measuredRate();
+      if (measured !== null) p.rate = measured;
+    }
+    if (r.scalars) {
+      Object.assign(p.scalars, r.scalars);
+      const loss = pickLoss(r.scalars);
+      if (loss !== undefined && Number.isFinite(loss)) {
+        p.loss = loss;
+        this.addLoss(p.step ?? p.lossCurve.length, loss);
+      }
+    }
+    if (moved || r.scalars || r.rate !== undefined) p.lastUpdateAt = now;
+    if (p.source === null) p.source = r.source;
+    return true;
+  }
+
+  private addSample(t: number, step: number): void {
+    const s = this.samples;
+    if (s.length && s[s.length - 1]!.t === t) s[s.length - 1] = { t, step };
+    else s.push({ t, step });
+    while (s.length > 2 && s[0]!.t < t - RATE_WINDOW_SECONDS) s.shift();
+    if (s.length > 256) s.splice(0, s.length - 256);
+  }
+
+  private measuredRate(): number | null {
+    const s = this.samples;
+    if (s.length < 2) return null;
+    const a = s[0]!;
+    const b = s[s.length - 1]!;
+    const dt = b.t - a.t;
+    const ds = b.step - a.step;
+    return dt > 0 && ds > 0 ? ds / dt : null;
+  }
+
+  private addLoss(step: number, loss: number): void {
+    const c = this.p.lossCurve;
+    const last = c[c.length - 1];
+    if (last && last.step === step) {
+      last.loss = loss;
+      return;
+    }
+    if (last && step < last.step) return;
+    c.push({ step, loss });
+    if (c.length > MAX_LOSS_POINTS) this.p.lossCurve = c.filter((_, i) => i % 2 === 0 || i === c.length - 1);
+  }
+}
+
+/** Reads a whole text at once (fixtures, a short log). */
+export function progressOf(text: string, now: number): Progress {
+  const t = new ProgressTracker();
+  t.feed(text, now);
+  return t.progress;
+}
