@@ -125,7 +125,6 @@ const MAX_TEXT = 300;
 /** Platform text is data: one line, bounded. */
 export function boundText(v: unknown, max = MAX_TEXT): string {
   const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-  // eslint-disable-next-line no-control-regex
   const one = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return one.length > max ? one.slice(0, max) + '…' : one;
 }

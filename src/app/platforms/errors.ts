@@ -1,0 +1,48 @@
+// The typed error every connector throws: the platform, our kind, and the platform's own code
+// and message. Front ends word it; `describe` is the plain English line the CLI prints.
+import type { PlatformFailure, PlatformKind } from '../../core/platforms/types';
+import { networkFailure } from '../../core/platforms/errors';
+
+export const PLATFORM_NAMES: Record<PlatformKind, string> = {
+  'autodl-pro': 'AutoDL Pro',
+  'autodl-web': 'AutoDL (console token, experimental)',
+  'aliyun-ecs': '阿里云 ECS',
+  'tencent-cvm': '腾讯云 CVM',
+};
+
+const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
+  tokenExpired: 'the token was refused or has expired: paste a new console token',
+  auth: 'the credentials were refused: check the key and its permissions',
+  rateLimited: 'too many requests: try again in a minute',
+  server: 'the platform had an internal error: try again later',
+  network: 'the platform could not be reached',
+  timeout: 'no answer within the deadline',
+  insufficientBalance: '余额不足: top up the account first',
+  noStock: '库存不足: no free GPU on that host now; try later or another region',
+  realName: '实名认证 required: finish real-name verification in the console',
+  notFound: 'no such instance on this account',
+  invalidState: 'the instance is not in a state that allows this',
+  notSupported: 'this platform offers no such action',
+};
+
+export class PlatformError extends Error {
+  constructor(readonly failure: PlatformFailure) {
+    super(describeFailure(failure));
+    this.name = 'PlatformError';
+  }
+}
+
+export function describeFailure(f: PlatformFailure): string {
+  const own = [f.code, f.message].filter(Boolean).join(' ');
+  const hint = HINT[f.kind];
+  return `${PLATFORM_NAMES[f.platform]}: ${hint ? `${hint} (${own})` : own}`;
+}
+
+/** A thrown fetch/SDK transport error → PlatformError. */
+export function transportError(platform: PlatformKind, e: unknown): PlatformError {
+  if (e instanceof PlatformError) return e;
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const timedOut = err?.name === 'TimeoutError' || err?.name === 'AbortError' || /timeout|timed out/i.test(err?.message ?? '');
+  const code = err?.cause?.code ?? err?.code ?? (timedOut ? 'timeout' : 'network');
+  return new PlatformError(networkFailure(platform, code, err?.cause?.message ?? err?.message ?? String(e), timedOut));
+}
