@@ -17,6 +17,7 @@ const core: Record<string, Loader> = {
   logs: async () => (await import('./commands/logs')).command,
   stop: async () => (await import('./commands/stop')).command,
   sync: async () => (await import('./commands/sync')).command,
+  push: async () => (await import('./commands/push')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;

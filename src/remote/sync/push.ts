@@ -1,0 +1,305 @@
+// Push: upload new and changed files from a local folder to a folder on the box, with sync's
+// guarantees mirrored. Each file goes to NAME.part on the box, its SHA-256 (computed while
+// the local bytes are read, one read) is checked against the box's SHA-256 of the .part, and
+// only then is it renamed into place with the local mtime, so the next push skips it (same
+// size and mtime, as rsync judges). A .part left by a cut is resumed when the box's hash of
+// it equals the hash of the same local prefix. A file on the box newer than the local one is
+// never overwritten without `force`. Local names that are not safe on the box (control
+// characters, backslashes, "..", our own .part names) and links are refused and listed.
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fsp } from 'node:fs';
+import { join } from 'node:path';
+import type { SFTPWrapper } from 'ssh2';
+import { SyncError, toSyncError } from './errors';
+import { HashBatcher, remoteHash } from './hash-batch';
+import { listRemote, RemoteFolderError } from './list';
+import { HashWorker, type Sha256 } from './local-hash';
+import { checkComponent, PART_SUFFIX, STATE_FILE, type SkipReason } from './names';
+import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
+import { sftpCode } from './sftp-util';
+import type { SyncProgress, SyncRemote } from './types';
+import { remotePathForSftp } from './engine';
+
+export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable';
+
+export interface PushOptions {
+  localDir: string;
+  remoteDir: string;
+  /** Overwrite files on the box that are newer than the local ones. */
+  force?: boolean;
+  /** Files at once (default 64; big files at most 4 at once). */
+  concurrency?: number;
+  inFlight?: number;
+  stallMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface PushReport {
+  files: number;
+  /** Bytes sent this run (a resumed file counts only what was sent now). */
+  bytes: number;
+  pushed: string[];
+  unchanged: number;
+  skipped: Array<{ name: string; reason: PushSkipReason }>;
+  seconds: number;
+  interrupted: boolean;
+}
+
+export type PushProgress = Exclude<SyncProgress, { kind: 'skipped' }> | { kind: 'skipped'; name: string; reason: PushSkipReason };
+
+interface LocalFile {
+  rel: string;
+  path: string;
+  size: number;
+  mtime: number;
+}
+
+const BIG = 4 * 1024 * 1024;
+
+/** Regular files under `root`, names checked as the box (POSIX) needs them; links are not followed. */
+async function walkLocal(root: string, skipped: PushReport['skipped']): Promise<LocalFile[]> {
+  const out: LocalFile[] = [];
+  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
+    const entries = await fsp.readdir(dir, { withFileTypes: true });
+    for (const e of entries) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      const reason = checkComponent(e.name, { platform: 'linux' }) ?? (rel === '' && e.name === STATE_FILE ? 'reserved-name' : undefined);
+      if (reason) {
+        // Our own leftovers are not worth a line.
+        if (!(reason === 'reserved-name' && e.name === STATE_FILE)) skipped.push({ name: r, reason });
+        continue;
+      }
+      const p = join(dir, e.name);
+      if (e.isSymbolicLink()) skipped.push({ name: r, reason: 'local-link' });
+      else if (e.isDirectory()) {
+        if (depth >= 64) skipped.push({ name: r, reason: 'too-long' });
+        else await walk(p, r, depth + 1);
+      } else if (e.isFile()) {
+        const st = await fsp.lstat(p);
+        out.push({ rel: r, path: p, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) });
+      } else skipped.push({ name: r, reason: 'special-file' });
+    }
+  };
+  await walk(root, '', 0);
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+}
+
+/** Hash of the first `n` bytes of a local file. */
+function hashPrefix(path: string, n: number, h: { update(d: Buffer): void }): Promise<void> {
+  if (n <= 0) return Promise.resolve();
+  return new Promise((res, rej) => {
+    const s = createReadStream(path, { start: 0, end: n - 1, highWaterMark: 1024 * 1024 });
+    s.on('data', (d) => h.update(d as Buffer));
+    s.on('end', res);
+    s.on('error', rej);
+  });
+}
+
+type Outcome = { kind: 'pushed'; bytes: number } | { kind: 'skipped'; reason: PushSkipReason } | { kind: 'interrupted' };
+
+interface Ctx {
+  remote: SyncRemote;
+  sftp: SFTPWrapper;
+  opts: PushOptions;
+  root: string;
+  hashes: HashWorker;
+  hasher: HashBatcher;
+  madeDirs: Set<string>;
+  onProgress: (p: PushProgress) => void;
+}
+
+const lost = (e: unknown, name: string) => new SyncError('connection-lost', `connection lost while pushing ${name}: ${(e as Error).message}`, { name });
+
+async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
+  const { sftp, opts } = c;
+  const target = `${c.root}/${f.rel}`;
+  const part = target + PART_SUFFIX;
+  const dir = target.slice(0, target.lastIndexOf('/'));
+  try {
+    await mkdirRemote(sftp, dir, c.madeDirs);
+  } catch (e) {
+    if (sftpCode(e) === undefined) throw lost(e, f.rel);
+    return { kind: 'skipped', reason: 'remote-conflict' };
+  }
+  // A .part from an earlier cut: trusted only if the box's hash of it equals our prefix's.
+  let from = 0;
+  let hash: Sha256 = f.size <= BIG ? inThread() : c.hashes.create();
+  if (f.size > BIG && attempt === 1) {
+    const ps = await lstatRemote(sftp, part);
+    if (ps?.isFile() && ps.size > 0 && ps.size <= f.size) {
+      const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashPrefix(f.path, ps.size, hash)]);
+      if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
+      else {
+        hash.discard();
+        hash = c.hashes.create();
+      }
+    }
+  }
+  let handle: Buffer;
+  try {
+    handle = await openWrite(sftp, part, from > 0);
+  } catch (e) {
+    if (sftpCode(e) === undefined) throw lost(e, f.rel);
+    return { kind: 'skipped', reason: 'remote-unwritable' };
+  }
+  c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
+  let bytes = 0;
+  let done = from;
+  try {
+    bytes = await uploadRange(sftp, handle, f.path, {
+      from,
+      size: f.size,
+      hash,
+      inFlight: opts.inFlight,
+      stallMs: opts.stallMs,
+      signal: opts.signal,
+      onBytes: (n) => {
+        done += n;
+        c.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+      },
+    });
+  } catch (e) {
+    await closeRemote(sftp, handle).catch(() => undefined);
+    hash.discard();
+    if (e instanceof UploadError) {
+      const k = e.failure.kind;
+      if (k === 'aborted') return { kind: 'interrupted' };
+      if (k === 'local-changed' || k === 'local-io') return { kind: 'skipped', reason: 'local-changed' };
+      if (k === 'remote-io') return { kind: 'skipped', reason: 'remote-unwritable' };
+    }
+    throw lost(e, f.rel);
+  }
+  try {
+    await closeRemote(sftp, handle);
+  } catch (e) {
+    throw lost(e, f.rel);
+  }
+  // The local file must be what we hashed: same size and mtime as when the push began.
+  const now = await fsp.lstat(f.path).catch(() => undefined);
+  if (!now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) return { kind: 'skipped', reason: 'local-changed' };
+  const [digest, box] = await Promise.all([hash.digest(), f.size >= BIG ? remoteHash(c.remote, part, f.size) : c.hasher.full(part, f.size)]);
+  const boxSt = await lstatRemote(sftp, part);
+  if (box.full === undefined || !boxSt) return { kind: 'skipped', reason: 'remote-unwritable' };
+  if ((box.full !== null && box.full !== digest) || boxSt.size !== f.size) {
+    await removeRemote(sftp, part);
+    if (attempt === 1) return pushFile(c, f, 2);
+    return { kind: 'skipped', reason: 'verify-failed' };
+  }
+  // Still not newer on the box than ours (it may have been written meanwhile)?
+  const cur = await lstatRemote(sftp, target);
+  if (cur && !cur.isFile()) return { kind: 'skipped', reason: 'remote-conflict' };
+  if (cur && !opts.force && cur.mtime > f.mtime) {
+    await removeRemote(sftp, part);
+    return { kind: 'skipped', reason: 'remote-newer' };
+  }
+  try {
+    await setMtime(sftp, part, f.mtime);
+    await renameOver(sftp, part, target);
+  } catch (e) {
+    if (sftpCode(e) === undefined) throw lost(e, f.rel);
+    return { kind: 'skipped', reason: 'remote-unwritable' };
+  }
+  return { kind: 'pushed', bytes };
+}
+
+function inThread(): Sha256 {
+  const h = createHash('sha256');
+  return {
+    update: (d) => void h.update(d),
+    peek: () => Promise.resolve(h.copy().digest('hex')),
+    digest: () => Promise.resolve(h.digest('hex')),
+    discard: () => undefined,
+  };
+}
+
+/** One push pass: walk the local folder, list the box's, upload what is new or changed. */
+export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
+  const started = performance.now();
+  const report: PushReport = { files: 0, bytes: 0, pushed: [], unchanged: 0, skipped: [], seconds: 0, interrupted: false };
+  let st;
+  try {
+    st = await fsp.stat(opts.localDir);
+  } catch (e) {
+    throw new SyncError('local-not-directory', `local folder ${opts.localDir} cannot be read: ${(e as Error).message}`);
+  }
+  if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${opts.localDir} is not a folder`);
+  const hashes = new HashWorker();
+  const hasher = new HashBatcher(remote);
+  try {
+    const localFiles = await walkLocal(opts.localDir, report.skipped);
+    const sftp = await remote.sftp();
+    const remoteDir = remotePathForSftp(opts.remoteDir);
+    const madeDirs = new Set<string>();
+    let listing;
+    try {
+      listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
+    } catch (e) {
+      if (!(e instanceof RemoteFolderError && e.code === 'remote-missing')) throw e;
+      await mkdirRemote(sftp, remoteDir.replace(/\/+$/, '') || '/', madeDirs);
+      listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
+    }
+    const root = listing.root;
+    madeDirs.add(root);
+    const onBox = new Map(listing.files.map((f) => [f.rel, f]));
+    const todo: LocalFile[] = [];
+    for (const f of localFiles) {
+      const r = onBox.get(f.rel);
+      if (r && r.size === f.size && r.mtime === f.mtime) report.unchanged++;
+      else if (r && r.mtime > f.mtime && !opts.force) report.skipped.push({ name: f.rel, reason: 'remote-newer' });
+      else todo.push(f);
+    }
+    onProgress({ kind: 'listed', files: localFiles.length, toPull: todo.length });
+    const c: Ctx = { remote, sftp, opts, root, hashes, hasher, madeDirs, onProgress };
+    let next = 0;
+    let fatal: unknown;
+    let bigRunning = 0;
+    const bigMax = 4;
+    const bigWaiters: Array<() => void> = [];
+    const worker = async () => {
+      for (let f = todo[next++]; f; f = todo[next++]) {
+        if (fatal !== undefined || opts.signal?.aborted) {
+          if (opts.signal?.aborted) report.interrupted = true;
+          return;
+        }
+        const big = f.size >= BIG;
+        if (big) {
+          while (bigRunning >= bigMax) await new Promise<void>((r) => bigWaiters.push(r));
+          bigRunning++;
+        }
+        let out: Outcome;
+        try {
+          out = await pushFile(c, f);
+        } catch (e) {
+          fatal ??= e;
+          return;
+        } finally {
+          if (big) {
+            bigRunning--;
+            bigWaiters.shift()?.();
+          }
+        }
+        if (out.kind === 'pushed') {
+          report.files++;
+          report.bytes += out.bytes;
+          report.pushed.push(f.rel);
+          onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: out.bytes, verifiedOnly: false });
+        } else if (out.kind === 'skipped') {
+          report.skipped.push({ name: f.rel, reason: out.reason });
+          onProgress({ kind: 'skipped', name: f.rel, reason: out.reason });
+        } else report.interrupted = true;
+      }
+    };
+    const n = Math.max(1, Math.min(opts.concurrency ?? 64, todo.length || 1));
+    await Promise.all(Array.from({ length: n }, worker));
+    if (fatal !== undefined) throw fatal;
+    report.pushed.sort();
+    report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return report;
+  } catch (e) {
+    throw toSyncError(e);
+  } finally {
+    hashes.close();
+    hasher.cancel();
+    report.seconds = Math.round(performance.now() - started) / 1000;
+  }
+}

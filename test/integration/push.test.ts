@@ -1,0 +1,219 @@
+// Push against a real OpenSSH server on loopback (and the fault proxy for cuts): incremental,
+// .part then rename, verified by the box's SHA-256, resumable, newer files on the box kept
+// unless forced, hostile local names refused; the CLI stops on the secret scan.
+import { strict as assert } from 'node:assert';
+import { createHash, randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Client, type SFTPWrapper } from 'ssh2';
+import { CLI, runCli } from '../support/cli';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { startSshd, type TestSshd } from '../support/sshd';
+import { pushOnce, type PushOptions } from '../../src/remote/sync/push';
+import type { SyncRemote } from '../../src/remote/sync';
+
+interface Conn {
+  remote: SyncRemote;
+  close(): void;
+}
+
+function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    let sftpP: Promise<SFTPWrapper> | undefined;
+    const remote: SyncRemote = {
+      sftp: () => (sftpP ??= new Promise((res, rej) => client.sftp((err, s) => (err ? rej(err) : res(s))))),
+      exec: (command) =>
+        new Promise((res, rej) => {
+          client.exec(command, (err, stream) => {
+            if (err) return rej(err);
+            let stdout = '';
+            let stderr = '';
+            stream.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+            stream.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+            stream.on('close', (code: number | null) => res({ code, stdout, stderr }));
+          });
+        }),
+    };
+    client.on('ready', () => resolve({ remote, close: () => client.end() }));
+    client.on('error', reject);
+    client.connect({ host: sshd.host, port, username: sshd.user, privateKey: readFileSync(sshd.privateKeyPath), readyTimeout: 10000 });
+  });
+}
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('push against a real sshd', function () {
+  this.timeout(60000);
+  let sshd: TestSshd;
+  let conn: Conn;
+  let proxy: FaultProxy;
+  let work: string;
+  let localDir: string;
+  let remoteDir: string;
+  const OLD = Math.floor(Date.now() / 1000) - 3600;
+
+  before(async () => {
+    sshd = await startSshd();
+    conn = await connect(sshd);
+    proxy = await startFaultProxy(sshd.port);
+  });
+  after(async () => {
+    conn?.close();
+    await proxy?.close();
+    await sshd?.stop();
+  });
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), 'push-'));
+    localDir = join(work, 'data');
+    mkdirSync(localDir);
+    // Inside the box user's home, created by the push itself (it does mkdir -p).
+    remoteDir = join(sshd.home, `push-${randomBytes(3).toString('hex')}`, 'nested');
+    proxy.mode = 'pass';
+  });
+  afterEach(() => {
+    rmSync(work, { recursive: true, force: true });
+    rmSync(dirname(remoteDir), { recursive: true, force: true });
+  });
+
+  function put(rel: string, content: Buffer | string, mtime = OLD): void {
+    const p = join(localDir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+    utimesSync(p, mtime, mtime);
+  }
+  function putRemote(rel: string, content: Buffer | string, mtime: number): void {
+    const p = join(remoteDir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+    utimesSync(p, mtime, mtime);
+    chownSync(p, statSync(sshd.home).uid, statSync(sshd.home).gid);
+    for (let d = dirname(p); d.startsWith(sshd.home + '/'); d = dirname(d)) chownSync(d, statSync(sshd.home).uid, statSync(sshd.home).gid);
+  }
+  const opts = (o: Partial<PushOptions> = {}): PushOptions => ({ localDir, remoteDir, ...o });
+  const remoteFiles = (dir = remoteDir, rel = ''): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? remoteFiles(join(dir, e.name), `${rel}${e.name}/`) : [`${rel}${e.name}`])).sort();
+
+  it('uploads a tree verified, with the local mtimes; a second push sends nothing; a changed file alone goes again', async () => {
+    put('model.pt', randomBytes(5 * 1024 * 1024 + 7));
+    put('cfg/config.json', '{"lr":0.1}');
+    for (let i = 0; i < 200; i++) put(`shards/s-${i}.bin`, randomBytes(100 + i));
+    const r = await pushOnce(conn.remote, opts());
+    assert.equal(r.files, 202);
+    assert.deepEqual(r.skipped, []);
+    assert.ok(!remoteFiles().some((f) => f.endsWith('.part')), 'no .part left');
+    for (const rel of ['model.pt', 'cfg/config.json', 'shards/s-0.bin', 'shards/s-199.bin']) {
+      assert.equal(sha(readFileSync(join(remoteDir, rel))), sha(readFileSync(join(localDir, rel))), rel);
+      assert.equal(Math.floor(statSync(join(remoteDir, rel)).mtimeMs / 1000), OLD, `${rel} keeps the local mtime`);
+    }
+    const again = await pushOnce(conn.remote, opts());
+    assert.deepEqual([again.files, again.bytes, again.unchanged], [0, 0, 202]);
+    put('cfg/config.json', '{"lr":0.2}', OLD + 10);
+    const third = await pushOnce(conn.remote, opts());
+    assert.deepEqual(third.pushed, ['cfg/config.json']);
+    assert.equal(readFileSync(join(remoteDir, 'cfg/config.json'), 'utf8'), '{"lr":0.2}');
+  });
+
+  it('never overwrites a file that is newer on the box, unless forced', async () => {
+    put('notes.txt', 'local, older', OLD);
+    putRemote('notes.txt', 'box, newer', OLD + 100);
+    const r = await pushOnce(conn.remote, opts());
+    assert.deepEqual(r.skipped, [{ name: 'notes.txt', reason: 'remote-newer' }]);
+    assert.equal(readFileSync(join(remoteDir, 'notes.txt'), 'utf8'), 'box, newer');
+    const forced = await pushOnce(conn.remote, opts({ force: true }));
+    assert.deepEqual(forced.pushed, ['notes.txt']);
+    assert.equal(readFileSync(join(remoteDir, 'notes.txt'), 'utf8'), 'local, older');
+    // An older file on the box is simply replaced.
+    put('b.txt', 'new', OLD + 50);
+    putRemote('b.txt', 'old', OLD);
+    assert.deepEqual((await pushOnce(conn.remote, opts())).pushed, ['b.txt']);
+  });
+
+  it('refuses hostile local names and links, lists each, and sends nothing for them', async () => {
+    put('ok.txt', 'fine');
+    put('evil\nname.txt', 'x');
+    put('back\\slash.txt', 'x');
+    put('sneaky.part', 'x');
+    put('esc\x1b[2J.txt', 'x');
+    symlinkSync('/etc/passwd', join(localDir, 'passwd-link'));
+    symlinkSync('/etc', join(localDir, 'etc-link'));
+    const r = await pushOnce(conn.remote, opts());
+    assert.deepEqual(r.pushed, ['ok.txt']);
+    assert.deepEqual(
+      r.skipped.map((s) => [s.name, s.reason]),
+      [
+        ['back\\slash.txt', 'backslash'],
+        ['esc\x1b[2J.txt', 'control-char'],
+        ['etc-link', 'local-link'],
+        ['evil\nname.txt', 'control-char'],
+        ['passwd-link', 'local-link'],
+        ['sneaky.part', 'reserved-name'],
+      ],
+    );
+    assert.deepEqual(remoteFiles(), ['ok.txt']);
+  });
+
+  it('a cut mid-file leaves a .part on the box; the next push verifies it and sends only the rest', async () => {
+    const size = 24 * 1024 * 1024;
+    const data = randomBytes(size);
+    put('weights.bin', data);
+    const via = await connect(sshd, proxy.port);
+    proxy.cutAfterBytes(Math.floor(size / 2));
+    await assert.rejects(pushOnce(via.remote, opts()), /connection lost while pushing weights\.bin/);
+    via.close();
+    const part = join(remoteDir, 'weights.bin.part');
+    assert.ok(existsSync(part), 'a .part on the box');
+    assert.ok(!existsSync(join(remoteDir, 'weights.bin')), 'nothing published');
+    const partSize = statSync(part).size;
+    assert.ok(partSize > 0 && partSize < size, `partial: ${partSize}`);
+    assert.ok(readFileSync(part).equals(data.subarray(0, partSize)), 'the .part is a true prefix');
+    const r = await pushOnce(conn.remote, opts());
+    assert.equal(r.bytes, size - partSize, 'only the rest was sent');
+    assert.ok(readFileSync(join(remoteDir, 'weights.bin')).equals(data));
+    assert.ok(!existsSync(part));
+  });
+
+  it('a .part on the box with wrong bytes is not trusted: the file is sent whole and checked', async () => {
+    const data = randomBytes(6 * 1024 * 1024);
+    put('w.bin', data);
+    const bad = Buffer.from(data.subarray(0, 3 * 1024 * 1024));
+    bad[1000] ^= 0xff;
+    putRemote('w.bin.part', bad, OLD);
+    const r = await pushOnce(conn.remote, opts());
+    assert.equal(r.bytes, data.length);
+    assert.ok(readFileSync(join(remoteDir, 'w.bin')).equals(data));
+  });
+
+  describe('the CLI', () => {
+    let home: string;
+    beforeEach(() => {
+      home = mkdtempSync(join(tmpdir(), 'push-cli-home-'));
+    });
+    afterEach(() => rmSync(home, { recursive: true, force: true }));
+    const env = () => ({ HOME: home, GPU_RENT_HOME: join(home, '.gpu-rent'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' });
+    const args = () => ['push', `ssh://${sshd.user}@127.0.0.1:${sshd.port}`, '--identity', sshd.privateKeyPath, '--accept-new', '--local', localDir, '--remote', remoteDir];
+
+    it('stops before sending anything when the secret scan finds something; --allow-secrets goes ahead', function () {
+      if (!existsSync(CLI)) this.skip();
+      put('train.py', 'print(1)\n');
+      put('.env', 'HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF12\n');
+      const stopped = runCli(args(), { env: env() });
+      assert.equal(stopped.code, 3, stopped.stderr);
+      assert.match(stopped.stderr, /push stopped: .*likely secret/);
+      assert.match(stopped.stderr, /\.env/);
+      assert.ok(!existsSync(remoteDir), 'nothing on the box');
+      const allowed = runCli([...args(), '--allow-secrets', '--json'], { env: env() });
+      assert.equal(allowed.code, 0, allowed.stderr);
+      const j = JSON.parse(allowed.stdout) as { files: number; pushed: string[] };
+      assert.deepEqual(j.pushed, ['.env', 'train.py']);
+      assert.ok(existsSync(join(remoteDir, 'train.py')));
+    });
+
+    it('usage mistakes exit 2', () => {
+      const r = runCli(['push', 'ssh://u@127.0.0.1:1', '--local', '/tmp/x'], { env: env() });
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /missing --remote DIR/);
+    });
+  });
+});
