@@ -1,16 +1,50 @@
 // `gpu-rent jobs TARGET [--json]`: the jobs started on the box with `gpu-rent run`.
 import { renderTable } from '../../core/format';
+import { formatCny, yuanToFen } from '../../core/money';
+import type { RunPrice } from '../../core/progress';
+import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
-import { formatHelp, parseArgs } from '../args';
+import { jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
+import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 
+/** What the box costs, so progress can say what finishing costs (the CLI keeps no instance list). */
+export const RUN_PRICE_FLAGS = {
+  rate: { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'what the instance costs per hour, yuan (for the cost to finish)' },
+  'disk-gb': { type: 'number', valueName: 'GB', min: 0, max: 1000000, description: 'billed data disk size, GB (storage is part of the cost to finish)' },
+  'storage-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 1000, description: 'data disk yuan per GB per day' },
+  spot: { type: 'boolean', description: 'a spot instance: the expected rework after reclaims is part of the cost to finish' },
+  'sync-every': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'checkpoint sync interval on spot (default 1800)' },
+} as const satisfies FlagSpecs;
+
+export function runPriceFromFlags(f: { rate?: number; 'disk-gb'?: number; 'storage-rate'?: number; spot?: boolean; 'sync-every'?: number }): RunPrice | null {
+  if (f.rate === undefined) return null;
+  return {
+    computeFenPerHour: yuanToFen(f.rate),
+    storageFenPerDay: Math.round(yuanToFen(f['storage-rate'] ?? 0) * (f['disk-gb'] ?? 0)),
+    ...(f.spot ? { spot: { syncIntervalSeconds: f['sync-every'] ?? 1800 } } : {}),
+  };
+}
+
+/** Each job with its progress read from its log's tail (null where nothing is known). */
+export async function jobsWithProgress(conn: RemoteConnection, jobs: readonly JobInfo[], price: RunPrice | null, now: number): Promise<{ job: JobInfo; progress: ProgressJson | null; line: string }[]> {
+  const out = [];
+  for (const job of jobs) {
+    const r = await jobProgress(conn, job, price, { localNow: now }).catch(() => null);
+    const known = r && (r.progress.step !== null || r.progress.loss !== null);
+    out.push({ job, progress: known ? progressJson(r.progress, r.finish) : null, line: known ? progressLine(r.progress, r.finish, formatCny) : '' });
+  }
+  return out;
+}
+
 const specs = {
-  json: { type: 'boolean', description: 'print the jobs as JSON' },
+  json: { type: 'boolean', description: 'print the jobs as JSON (each with "progress": step, total, rate, etaSeconds, costToFinish in yuan, loss, stalled; null where unknown)' },
+  ...RUN_PRICE_FLAGS,
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent jobs TARGET [--json]';
+const USAGE = 'gpu-rent jobs TARGET [--json] [--rate YUAN [--disk-gb GB --storage-rate YUAN] [--spot]]';
 const SUMMARY = `List the jobs started with gpu-rent run: state (running, exited with its code, or lost when the box restarted under it), start time and log file. ${TARGET_HELP}`;
 
 export function stateText(j: JobInfo): string {
@@ -28,16 +62,17 @@ export const command: CliCommand = {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
     return withRemote(positionals[0], flags, io, async (conn) => {
       const jobs = await listJobs(conn);
+      const rows = await jobsWithProgress(conn, jobs, runPriceFromFlags(flags), Math.floor(Date.now() / 1000));
       if (flags.json) {
-        io.stdout(JSON.stringify(jobs, null, 2) + '\n');
+        io.stdout(JSON.stringify(rows.map((r) => ({ ...r.job, progress: r.progress })), null, 2) + '\n');
         return 0;
       }
       if (jobs.length === 0) {
         io.stdout('no jobs on this box (start one with gpu-rent run TARGET --name NAME -- COMMAND)\n');
         return 0;
       }
-      const rows = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG'], ...jobs.map((j) => [j.name, stateText(j), when(j.startedAt), j.logPath])];
-      io.stdout(renderTable(rows));
+      const table = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG', 'PROGRESS'], ...rows.map(({ job: j, line }) => [j.name, stateText(j), when(j.startedAt), j.logPath, line || '-'])];
+      io.stdout(renderTable(table));
       return 0;
     });
   },

@@ -1,0 +1,80 @@
+// A job's progress as both front ends show it: read the log's tail, estimate the finish at the
+// instance's price, and put it into the shape `gpu-rent jobs --json` prints.
+import { estimateFinish, type Finish, type Progress, type RunPrice } from '../../core/progress';
+import type { Instance } from '../../core/instances';
+import { currentInterval } from '../../core/spend';
+import { fenToYuan } from '../../core/money';
+import type { RemoteConnection } from '../../remote/connection';
+import type { JobInfo } from '../../remote/jobs';
+import { LogTail } from './logTail';
+
+/** The price to finish at: the instance's current compute and storage rates (spot: with the rework model). */
+export function runPriceOf(inst: Pick<Instance, 'intervals'>, syncIntervalSeconds: number): RunPrice | null {
+  const cur = currentInterval(inst.intervals);
+  if (!cur || cur.state === 'released') return null;
+  return { computeFenPerHour: cur.computeRate, storageFenPerDay: cur.storageRate, ...(cur.state === 'spot' ? { spot: { syncIntervalSeconds } } : {}) };
+}
+
+/** What `jobs --json` prints per job: null where unknown. costToFinish in yuan (as quote --json). */
+export interface ProgressJson {
+  step: number | null;
+  total: number | null;
+  /** Steps per second. */
+  rate: number | null;
+  etaSeconds: number | null;
+  costToFinish: number | null;
+  loss?: number;
+  stalled: boolean;
+}
+
+export function progressJson(p: Progress, f: Finish): ProgressJson {
+  return {
+    step: p.step,
+    total: p.total,
+    rate: p.rate === null ? null : Number(p.rate.toPrecision(6)),
+    etaSeconds: f.etaSeconds,
+    costToFinish: f.costToFinishFen === null ? null : fenToYuan(f.costToFinishFen),
+    ...(p.loss !== null ? { loss: p.loss } : {}),
+    stalled: f.stalled,
+  };
+}
+
+/** One look at a job's log (its last `firstReadBytes`), for a one-shot command. */
+export async function jobProgress(conn: RemoteConnection, job: Pick<JobInfo, 'logPath' | 'state'>, price: RunPrice | null, opts: { localNow: number; firstReadBytes?: number }): Promise<{ progress: Progress; finish: Finish } | null> {
+  if (!job.logPath) return null;
+  const tail = new LogTail(job.logPath, { firstReadBytes: opts.firstReadBytes ?? 512 * 1024 });
+  const u = await tail.update(conn, { maxReads: 1 });
+  if (u.chunk.size < 0) return null;
+  const finish = estimateFinish(u.progress, job.state === 'running' ? price : null, { boxNow: u.chunk.boxNow ?? opts.localNow, localNow: opts.localNow, alive: job.state === 'running' });
+  return { progress: u.progress, finish };
+}
+
+/** "2 h 10 min", "45 min", "30 s". */
+export function durationWords(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  const rest = m % 60;
+  if (h < 48) return rest ? `${h} h ${rest} min` : `${h} h`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** "21:40" in the given UTC offset (minutes), default the machine's zone. */
+export function clockText(t: number, offsetMinutes = -new Date(t * 1000).getTimezoneOffset()): string {
+  const d = new Date((t + offsetMinutes * 60) * 1000);
+  return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+}
+
+/** `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish` (English; the extension words its own). */
+export function progressLine(p: Progress, f: Finish, formatFen: (fen: number) => string, offsetMinutes?: number): string {
+  const parts: string[] = [];
+  if (p.step !== null) parts.push(p.total !== null ? `step ${p.step}/${p.total}${p.scope === 'epoch' ? ` (epoch ${p.epoch ?? '?'})` : ''}` : `step ${p.step}`);
+  else if (p.epoch !== null) parts.push(`epoch ${p.epoch}${p.epochTotal ? `/${p.epochTotal}` : ''}`);
+  if (f.stalled) parts.push(`stalled: no progress for ${durationWords(f.quietSeconds ?? 0)}`);
+  else if (f.etaSeconds !== null && f.finishAt !== null) parts.push(`${durationWords(f.etaSeconds)} left (${clockText(f.finishAt, offsetMinutes)})`);
+  if (f.costToFinishFen !== null && !f.stalled) parts.push(`${formatFen(f.costToFinishFen)} to finish`);
+  if (p.loss !== null) parts.push(`loss ${Number(p.loss.toPrecision(4))}`);
+  return parts.join(' · ');
+}
