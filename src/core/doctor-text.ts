@@ -1,5 +1,6 @@
 // Words for a Diagnosis, in English and Simplified Chinese. The CLI prints this and the
 // extension shows it; the verdict itself stays codes and numbers (doctor.ts).
+import { freshEnvCommands } from './doctor-fix';
 import type { AdviceCode, Diagnosis, Reason, Verdict } from './doctor';
 import type { SmiFailure, SmiFailureKind } from './smi/types';
 
@@ -23,8 +24,8 @@ const HEADLINE: Record<Verdict, Record<DoctorLang, string>> = {
 
 const ADVICE: Record<AdviceCode, Record<DoctorLang, string>> = {
   'fresh-conda-env': {
-    en: "Install into a fresh conda env instead of the image's shared base: conda create -n work python=3.10 -y && conda activate work",
-    'zh-cn': '不要装进镜像自带的 base 环境，先新建隔离环境：conda create -n work python=3.10 -y && conda activate work',
+    en: "Install into a fresh conda env instead of the image's shared base:",
+    'zh-cn': '不要装进镜像自带的 base 环境，先新建隔离环境：',
   },
   'restart-instance': { en: 'Restart (reboot) the instance so the loaded driver matches its libraries.', 'zh-cn': '重启实例，让已加载的驱动与库版本一致。' },
   'restart-lost-gpu': { en: 'Restart the instance (or container) to get the GPU back; if it happens again, report the machine to the platform or move to another one.', 'zh-cn': '重启实例（或容器）以恢复显卡；若反复出现，请向平台报修或换一台机器。' },
@@ -113,7 +114,7 @@ export function describeDiagnosis(d: Diagnosis, lang: DoctorLang = 'en'): string
   }
   if (d.fix.pip || d.fix.minDriver || d.fix.env?.length) {
     lines.push(zh ? '解决办法：' : 'Fix:');
-    if (d.fix.env?.includes('fresh-conda-env') && d.fix.pip) lines.push(`  ${ADVICE['fresh-conda-env'][lang]}`);
+    if (d.fix.env?.includes('fresh-conda-env') && d.fix.pip) lines.push(`  ${ADVICE['fresh-conda-env'][lang]} ${freshEnvCommands(d.pythonVersion).join(' && ')}`);
     if (d.fix.pip) lines.push(`  ${d.fix.pip}`);
     if (d.fix.minDriver) lines.push(zh ? `  ${d.fix.pip ? '或者' : ''}换一台驱动 ≥ ${d.fix.minDriver} 的机器/镜像` : `  ${d.fix.pip ? 'or ' : ''}use a machine/image with driver ≥ ${d.fix.minDriver}`);
     for (const a of d.fix.env ?? []) if (!(a === 'fresh-conda-env' && d.fix.pip)) lines.push(`  ${ADVICE[a][lang]}`);

@@ -57,6 +57,8 @@ export interface Diagnosis {
   torchCuda: string | null;
   gpuName: string | null;
   computeCapability: string | null;
+  /** The probed Python ("3.10.12"), for the fresh env the fix creates. */
+  pythonVersion: string | null;
   fix: Fix;
   reasons: Reason[];
 }
@@ -157,6 +159,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     torchCuda: null,
     gpuName: input.gpuName ?? probe?.deviceName ?? gpu0?.name ?? null,
     computeCapability: null,
+    pythonVersion: probe?.pythonVersion ?? null,
     fix: {},
     reasons,
   };

@@ -116,11 +116,11 @@ describe('core: is the box the card you rent', () => {
 describe('core: the fix as a script', () => {
   it('a fresh conda env first where advised, with the box Python checked', () => {
     const fix = { pip: 'pip install torch==2.1.0 --index-url https://download.pytorch.org/whl/cu118', env: ['fresh-conda-env' as const] };
-    assert.deepEqual(fixScript({ fix }, '3.10.12'), ['conda create -y -n gpu-rent-torch python=3.10', 'conda activate gpu-rent-torch', fix.pip]);
-    assert.deepEqual(fixScript({ fix: { pip: fix.pip } }, '3.10.12'), [fix.pip]);
-    assert.equal(fixScript({ fix: {} }, '3.10.12'), null);
+    assert.deepEqual(fixScript({ fix, pythonVersion: '3.11.2' }), ['conda create -n work python=3.11 -y', 'conda activate work', fix.pip]);
+    assert.deepEqual(fixScript({ fix: { pip: fix.pip }, pythonVersion: '3.11.2' }), [fix.pip]);
+    assert.equal(fixScript({ fix: {}, pythonVersion: '3.11.2' }), null);
     assert.equal(pythonMinor('3;touch ~/PWNED;#.1'), null);
-    assert.deepEqual(fixScript({ fix }, '3;touch ~/PWNED;#.1')?.[0], 'conda create -y -n gpu-rent-torch python=3.10');
+    assert.deepEqual(fixScript({ fix, pythonVersion: '3;touch ~/PWNED;#.1' })?.[0], 'conda create -n work python=3.10 -y');
   });
 });
 

@@ -25,7 +25,7 @@ export async function checkGpu(ctx: CommandContext, arg: unknown): Promise<{ ver
   });
   const d = r.probe.diagnosis;
   if (!a?.quiet) {
-    const script = await ctx.doctor.show(r.inst, d, r.probe.box.torch.ok ? r.probe.box.torch.probe.pythonVersion : null);
+    const script = await ctx.doctor.show(r.inst, d);
     if (script) {
       const text = script.join('\n');
       const copy = vscode.l10n.t('Copy Fix');

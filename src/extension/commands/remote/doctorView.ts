@@ -24,10 +24,10 @@ export class DoctorView implements vscode.Disposable {
   }
 
   /** Shows the report; returns the fix script's lines (null when there is none). */
-  async show(inst: Instance, d: Diagnosis, pythonVersion: string | null): Promise<string[] | null> {
+  async show(inst: Instance, d: Diagnosis): Promise<string[] | null> {
     const { describeDiagnosis } = await import('../../../core/doctor-text');
     const lang = vscode.env.language.startsWith('zh') ? 'zh-cn' : 'en';
-    const script = fixScript(d, pythonVersion);
+    const script = fixScript(d);
     const fence = (s: string) => s.replace(/```/g, '` ` `');
     const md = [`# ${titleOf(inst)}`, '', '```text', fence(describeDiagnosis(d, lang)), '```', ...(script ? ['', `## ${vscode.l10n.t('Fix')}`, '', '```sh', ...script.map(fence), '```'] : [])].join('\n');
     const uri = vscode.Uri.from({ scheme: DOCTOR_SCHEME, path: `/${inst.id}/${titleOf(inst)}.md` });

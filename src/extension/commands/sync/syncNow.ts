@@ -65,7 +65,9 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown): Promis
   if (!a) {
     const result = summary.interrupted
       ? vscode.l10n.t('Sync from {0} stopped: {1} files ({2}) copied; the rest resumes next time.', inst.name, summary.files, formatBytes(summary.bytes))
-      : summary.files
+      : summary.files === 1
+        ? vscode.l10n.t('Synced 1 file ({0}) from {1} in {2} s ({3}/s), verified by SHA-256.', formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
+        : summary.files
         ? vscode.l10n.t('Synced {0} files ({1}) from {2} in {3} s ({4}/s), each verified by SHA-256.', summary.files, formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
         : vscode.l10n.t('Checkpoints from {0} are up to date ({1} unchanged).', inst.name, summary.unchanged + summary.verified);
     const skipped = summary.skipped.length ? ' ' + vscode.l10n.t('{0} skipped (see the log).', summary.skipped.length) : '';
