@@ -6,6 +6,8 @@ import { contextValueOf, groupByPlatform, type Instance } from '../core/instance
 import { formatCny } from '../core/money';
 import { summarizeSpend } from '../core/spend';
 import type { ConnectionState } from '../app/pool';
+import { RunWatch } from '../app/runs/watch';
+import { progressText } from './commands/runs/text';
 import { Commands } from './commandIds';
 import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
@@ -24,6 +26,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   private readonly platformNodes = new Map<string, Node & { kind: 'platform' }>();
   /** Instance ids whose checkpoint folder is being watched (set by the sync commands). */
   readonly watching = new Set<string>();
+  /** Running jobs' progress read from their logs (updated by the poll in commands/remote/probe.ts). */
+  readonly runs = new RunWatch();
 
   constructor(
     private readonly store: InstanceStore,
@@ -143,7 +147,9 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const status = exited ? (j.exitCode === 0 ? vscode.l10n.t('finished') : vscode.l10n.t('exited with {0}', String(j.exitCode ?? '?'))) : j.state === 'running' ? vscode.l10n.t('running') : '';
       const icon = exited ? (j.exitCode === 0 ? 'pass' : 'error') : 'run';
       const when = exited && j.endedAt ? vscode.l10n.t('ended {0} ago', formatDuration(Math.max(0, this.now() - j.endedAt), vscode.l10n)) : vscode.l10n.t('started {0} ago', formatDuration(Math.max(0, this.now() - j.startedAt), vscode.l10n));
-      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [status, j.command].filter(Boolean).join(' · '), icon, tooltip: `${j.command}\n${when}` };
+      const run = !exited ? this.runs.get(inst.id, j.id) : undefined;
+      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n) : '';
+      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [progress || status, j.command].filter(Boolean).join(' · '), icon, tooltip: [j.command, when, progress].filter(Boolean).join('\n') };
       node.command = { command: Commands.showJobs, title: vscode.l10n.t('Jobs and Logs'), arguments: [node] };
       out.push(node);
     }

@@ -1,0 +1,65 @@
+// The progress of every running job the front end watches, one LogTail per job so each poll
+// reads only what the log gained. The finish is re-estimated on each look with the clock moved
+// on since the read (the box's clock for staleness, the caller's for the finish time).
+import { estimateFinish, type Finish, type Progress, type RunPrice } from '../../core/progress';
+import type { RemoteConnection } from '../../remote/connection';
+import { LogTail } from './logTail';
+
+export interface RunEntry {
+  instanceId: string;
+  jobId: string;
+  progress: Progress;
+  alive: boolean;
+  price: RunPrice | null;
+  /** Caller's clock and the box's at the last read. */
+  readAt: number;
+  boxAt: number;
+}
+
+const key = (instanceId: string, jobId: string) => `${instanceId}\u0000${jobId}`;
+
+export class RunWatch {
+  private readonly tails = new Map<string, LogTail>();
+  private readonly entries = new Map<string, RunEntry>();
+
+  /** Reads the new part of the job's log and records its progress. */
+  async update(conn: RemoteConnection, o: { instanceId: string; jobId: string; logPath: string; alive: boolean; price: RunPrice | null; now: number }): Promise<RunEntry> {
+    const k = key(o.instanceId, o.jobId);
+    let tail = this.tails.get(k);
+    if (!tail || tail.path !== o.logPath) this.tails.set(k, (tail = new LogTail(o.logPath)));
+    const u = await tail.update(conn);
+    const entry: RunEntry = { instanceId: o.instanceId, jobId: o.jobId, progress: u.progress, alive: o.alive, price: o.price, readAt: o.now, boxAt: u.chunk.boxNow ?? o.now };
+    this.entries.set(k, entry);
+    return entry;
+  }
+
+  get(instanceId: string, jobId: string): RunEntry | undefined {
+    return this.entries.get(key(instanceId, jobId));
+  }
+
+  /** The finish as of `now` (the caller's clock). */
+  finish(e: RunEntry, now: number): Finish {
+    const elapsed = Math.max(0, now - e.readAt);
+    return estimateFinish(e.progress, e.price, { boxNow: e.boxAt + elapsed, localNow: now, alive: e.alive });
+  }
+
+  /** Every entry of running jobs (for the status bar). */
+  running(): RunEntry[] {
+    return [...this.entries.values()].filter((e) => e.alive);
+  }
+
+  /** The whole log text is not kept; the tail's bytes read so far (tests, bench). */
+  bytesRead(instanceId: string, jobId: string): number {
+    return this.tails.get(key(instanceId, jobId))?.bytesRead ?? 0;
+  }
+
+  forget(instanceId: string, jobId?: string): void {
+    for (const k of [...this.entries.keys()]) {
+      const [i, j] = k.split('\u0000');
+      if (i === instanceId && (jobId === undefined || j === jobId)) {
+        this.entries.delete(k);
+        this.tails.delete(k);
+      }
+    }
+  }
+}

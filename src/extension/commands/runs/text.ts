@@ -1,0 +1,56 @@
+// Words for training runs: the progress line in the tree and the status bar tooltip, the cause
+// of a run's end with what helps, and the end action's result. Pure: l10n is passed in.
+import { formatCny } from '../../../core/money';
+import type { EndCause, Finish, Progress } from '../../../core/progress';
+import type { L10n } from '../../present';
+
+export function etaDuration(seconds: number, l10n: L10n): string {
+  const m = Math.round(Math.max(0, seconds) / 60);
+  if (seconds < 60) return l10n.t('{0} s', Math.max(0, Math.round(seconds)));
+  if (m < 60) return l10n.t('{0} min', m);
+  const h = Math.floor(m / 60);
+  if (h >= 48) return l10n.t('{0} d {1} h', Math.floor(h / 24), h % 24);
+  return m % 60 ? l10n.t('{0} h {1} min', h, m % 60) : l10n.t('{0} h', h);
+}
+
+/** "21:40" on the machine's clock. */
+export function clock(t: number): string {
+  const d = new Date(t * 1000);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+/** `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`; '' when the log shows no progress. */
+export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: number) => string = clock): string {
+  const parts: string[] = [];
+  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
+  else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
+  if (parts.length === 0) return '';
+  if (p.scope === 'epoch' && p.epoch !== null) parts[0] += ' ' + l10n.t('(epoch {0})', p.epoch);
+  if (f.stalled) {
+    parts.push(l10n.t('stalled: no progress for {0}', etaDuration(f.quietSeconds ?? 0, l10n)));
+    return parts.join(' · ');
+  }
+  if (f.etaSeconds !== null && f.finishAt !== null) parts.push(p.scope === 'epoch' ? l10n.t('{0} left in this epoch', etaDuration(f.etaSeconds, l10n)) : l10n.t('{0} left ({1})', etaDuration(f.etaSeconds, l10n), clockOf(f.finishAt)));
+  if (f.costToFinishFen !== null && p.scope !== 'epoch') parts.push(l10n.t('{0} to finish', formatCny(f.costToFinishFen)));
+  return parts.join(' · ');
+}
+
+/** What the cause is and what helps. */
+export function causeText(c: EndCause, l10n: L10n): string {
+  switch (c.kind) {
+    case 'cudaOom':
+      return l10n.t('CUDA out of memory. Try a smaller batch (per-device batch size, with more gradient accumulation), gradient checkpointing, or 4-bit QLoRA.');
+    case 'noKernelImage':
+      return l10n.t('This PyTorch build has no kernels for this GPU (“no kernel image is available”): install a PyTorch build for this card’s CUDA version. Check GPU shows which one fits.');
+    case 'cudaInit':
+      return l10n.t('CUDA could not start (driver or device problem). Check GPU shows the driver and what PyTorch sees.');
+    case 'nccl':
+      return l10n.t('NCCL error between GPUs or nodes: check the nodes reach each other on the rendezvous port, the same NCCL/PyTorch versions, and NCCL_SOCKET_IFNAME.');
+    case 'killed':
+      return l10n.t('The process was killed (often the out-of-memory killer: too little RAM for the data loader workers or the model load). Try fewer workers or a smaller load.');
+    case 'diskFull':
+      return l10n.t('The disk is full: free space on the data disk or save fewer checkpoints (save_total_limit).');
+    case 'hostOom':
+      return l10n.t('The machine ran out of RAM: fewer data loader workers, a streaming dataset, or a larger instance.');
+  }
+}
