@@ -180,7 +180,7 @@ export class AutodlWebConnector extends AutodlBase {
     if (mode !== 'keep') this.notSupported('AutoDL has no stop-charging mode: a shut-down instance bills its disk only');
     await this.call('POST', '/api/v1/instance/power_off', { instance_uuid: ref }, { signal });
   }
-  release(): Promise<void> {
+  async release(): Promise<void> {
     this.notSupported('release ordinary AutoDL instances in the console');
   }
   async balance(signal?: AbortSignal): Promise<Balance> {

@@ -25,7 +25,8 @@ const BY_WORDS: [RegExp, FailureKind][] = [
 export function classifyFailure(platform: PlatformKind, code: unknown, message: unknown, status?: number): PlatformFailure {
   const c = boundText(code, 100) || (status ? `HTTP ${status}` : 'unknown');
   const m = boundText(message);
-  let kind: FailureKind | undefined = BY_CODE.find(([re]) => re.test(c))?.[1];
+  // Too many requests is that whatever the body says; the body's code says more than other statuses.
+  let kind: FailureKind | undefined = status === 429 ? 'rateLimited' : BY_CODE.find(([re]) => re.test(c))?.[1];
   kind ??= BY_WORDS.find(([re]) => re.test(m))?.[1];
   if (!kind && status !== undefined) kind = status === 429 ? 'rateLimited' : status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : undefined;
   return { platform, kind: kind ?? 'other', code: c, message: m, ...(status !== undefined ? { status } : {}) };

@@ -1,0 +1,345 @@
+// A local stand-in for the four platform APIs, on 127.0.0.1, built from the response shapes in
+// test/fixtures/platforms/ (see SOURCES.md there: shapes, not captured traffic). It keeps
+// instances whose state moves over time (starting → running, stopping → stopped), checks each
+// request's credentials (AutoDL's bare Authorization token, 阿里云's ACS3 Credential=<AccessKeyId>,
+// 腾讯云's TC3 Credential=<SecretId>/…), pages lists, and injects one-shot faults (AuthorizeFailed,
+// 429, 5xx, 余额不足, 库存不足). Every request is recorded so tests can see what was sent.
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export type FakePlatform = 'autodl-pro' | 'autodl-web' | 'aliyun' | 'tencent';
+
+export interface FakeInstance {
+  platform: FakePlatform;
+  id: string;
+  name: string;
+  /** The platform's own state word. */
+  state: string;
+  startMode?: 'gpu' | 'non_gpu';
+  stoppedMode?: string;
+  sshPort: number;
+  password: string;
+  /** Where the state goes, and when (epoch ms). */
+  pending?: { state: string; at: number; startMode?: 'gpu' | 'non_gpu' };
+}
+
+export interface RecordedRequest {
+  platform: FakePlatform | 'unknown';
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  body: string;
+  action: string;
+  authorization: string;
+}
+
+export interface Fault {
+  platform: FakePlatform;
+  /** Path (AutoDL) or action name (阿里云, 腾讯云); undefined matches any. */
+  on?: string;
+  status?: number;
+  /** A named error body from the fixtures (e.g. 'authorizeFailed', 'noStock'). */
+  error: string;
+  /** How many requests it answers (default 1). */
+  times?: number;
+}
+
+export interface Credentials {
+  autodlPro: string;
+  autodlWeb: string;
+  aliyunKeyId: string;
+  tencentSecretId: string;
+}
+
+const DEFAULT_FIXTURES = resolve(__dirname, '..', 'fixtures', 'platforms');
+
+export class PlatformServer {
+  readonly requests: RecordedRequest[] = [];
+  readonly instances = new Map<string, FakeInstance>();
+  readonly faults: Fault[] = [];
+  /** How long a transition takes. */
+  transitionMs = 300;
+  /** AutoDL GETs: refuse a JSON body with RequestParameterIsWrong (the quirk public clients work around). */
+  refuseGetBody = false;
+  balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
+  creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
+  private readonly shapes: Record<string, Record<string, unknown>>;
+  private server: Server | undefined;
+  url = '';
+
+  constructor(private readonly fixturesDir = DEFAULT_FIXTURES) {
+    const read = (f: string) => JSON.parse(readFileSync(join(this.fixturesDir, f), 'utf8')) as Record<string, unknown>;
+    this.shapes = {
+      proRow: read('autodl-pro-instance.json'),
+      webRow: read('autodl-web-instance.json'),
+      autodl: read('autodl-envelopes.json'),
+      aliRow: read('aliyun-instance.json'),
+      ali: read('aliyun-bodies.json'),
+      tcRow: read('tencent-instance.json'),
+      tc: read('tencent-bodies.json'),
+    };
+  }
+
+  static async start(fixturesDir?: string): Promise<PlatformServer> {
+    const s = new PlatformServer(fixturesDir);
+    await s.listen();
+    return s;
+  }
+
+  async listen(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  get host(): string {
+    return this.url.replace(/^http:\/\//, '');
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  /** Adds an instance; its row is the fixture's, with these values. */
+  add(i: Omit<FakeInstance, 'sshPort' | 'password'> & Partial<Pick<FakeInstance, 'sshPort' | 'password'>>): FakeInstance {
+    const inst: FakeInstance = { sshPort: 40022, password: 'pw-initial', ...i };
+    this.instances.set(inst.id, inst);
+    return inst;
+  }
+
+  fault(f: Fault): void {
+    this.faults.push({ times: 1, ...f });
+  }
+
+  /** Requests to one platform (optionally one path/action). */
+  sent(platform: FakePlatform, on?: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.platform === platform && (on === undefined || r.path === on || r.action === on));
+  }
+
+  private tick(now = Date.now()): void {
+    for (const i of this.instances.values()) {
+      if (i.pending && i.pending.at <= now) {
+        i.state = i.pending.state;
+        if (i.pending.startMode) i.startMode = i.pending.startMode;
+        i.pending = undefined;
+        if (i.state === '__gone') this.instances.delete(i.id);
+      }
+    }
+  }
+
+  private move(i: FakeInstance, via: string, to: string, startMode?: 'gpu' | 'non_gpu'): void {
+    i.state = via;
+    i.pending = { state: to, at: Date.now() + this.transitionMs, ...(startMode ? { startMode } : {}) };
+  }
+
+  private takeFault(platform: FakePlatform, on: string): Fault | undefined {
+    const f = this.faults.find((x) => x.platform === platform && (x.on === undefined || x.on === on) && (x.times ?? 1) > 0);
+    if (f) f.times = (f.times ?? 1) - 1;
+    return f;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const query = Object.fromEntries(u.searchParams);
+    const auth = String(req.headers.authorization ?? '');
+    const acs = req.headers['x-acs-action'];
+    const tc = req.headers['x-tc-action'];
+    const platform: FakePlatform | 'unknown' = typeof tc === 'string' ? 'tencent' : typeof acs === 'string' ? 'aliyun' : u.pathname.startsWith('/api/v1/dev/') ? 'autodl-pro' : u.pathname.startsWith('/api/v1/') ? 'autodl-web' : 'unknown';
+    const action = typeof tc === 'string' ? tc : typeof acs === 'string' ? acs : '';
+    this.requests.push({ platform, method: req.method ?? '', path: u.pathname, query, body, action, authorization: auth });
+    this.tick();
+    const send = (status: number, json: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(json));
+    };
+    try {
+      if (platform === 'autodl-pro' || platform === 'autodl-web') return this.autodl(platform, req.method ?? 'GET', u.pathname, query, body, auth, send);
+      if (platform === 'aliyun') return this.aliyun(action, { ...query, ...formOf(body) }, auth, send);
+      if (platform === 'tencent') return this.tencent(action, body ? (JSON.parse(body) as Record<string, unknown>) : {}, auth, send);
+      send(404, { message: 'no such endpoint' });
+    } catch (e) {
+      send(500, { message: String(e) });
+    }
+  }
+
+  // ---- AutoDL (both APIs) ----
+
+  private autodl(p: 'autodl-pro' | 'autodl-web', method: string, path: string, query: Record<string, string>, body: string, auth: string, send: (s: number, j: unknown) => void): void {
+    const env = this.shapes.autodl as Record<string, Record<string, unknown>>;
+    const ok = (data: unknown) => send(200, { ...env.success, data });
+    const fail = (name: string, status = 200) => send(status, env[name] ?? env.serverError);
+    const token = p === 'autodl-pro' ? this.creds.autodlPro : this.creds.autodlWeb;
+    if (auth !== token) return fail('authorizeFailed', p === 'autodl-pro' ? 401 : 200);
+    const f = this.takeFault(p, path);
+    if (f) return fail(f.error, f.status ?? 200);
+    let params: Record<string, unknown> = {};
+    if (method === 'GET' && body) {
+      if (this.refuseGetBody) return fail('requestParameterIsWrong');
+      params = JSON.parse(body) as Record<string, unknown>;
+    } else if (method === 'GET') params = query;
+    else params = body ? (JSON.parse(body) as Record<string, unknown>) : {};
+    const pre = p === 'autodl-pro' ? '/api/v1/dev/instance/pro' : '/api/v1/instance';
+    const mine = [...this.instances.values()].filter((i) => i.platform === p);
+    const find = () => {
+      const id = String(params.instance_uuid ?? '');
+      return mine.find((i) => i.id === id);
+    };
+    if ((p === 'autodl-pro' && path === `${pre}/list` && method === 'POST') || (p === 'autodl-web' && path === pre && method === 'POST')) {
+      const size = Math.max(1, Math.min(100, Number(params.page_size ?? 10)));
+      const page = Math.max(1, Number(params.page_index ?? 1));
+      const rows = mine.slice((page - 1) * size, page * size).map((i) => this.autodlRow(i));
+      return ok({ list: rows, page_index: page, page_size: size, max_page: Math.max(1, Math.ceil(mine.length / size)), offset: (page - 1) * size, result_total: mine.length });
+    }
+    if (path === `${pre}/status` && method === 'GET') {
+      const i = find();
+      return i ? ok(i.state) : fail('requestParameterIsWrong');
+    }
+    if (path === `${pre}/snapshot` && method === 'GET') {
+      const i = find();
+      return i ? ok(this.autodlRow(i)) : fail('requestParameterIsWrong');
+    }
+    if (path === `${pre}/power_on` && method === 'POST') {
+      const i = find();
+      if (!i) return fail('requestParameterIsWrong');
+      const bal = p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb;
+      if (bal <= 0) return fail('insufficientBalance');
+      if (i.state !== 'shutdown') return fail('serverError');
+      // A power cycle gives a new port and password.
+      i.sshPort += 1;
+      i.password = `pw-${i.sshPort}`;
+      this.move(i, 'starting', 'running', params.payload === 'non_gpu' ? 'non_gpu' : 'gpu');
+      return ok(null);
+    }
+    if (path === `${pre}/power_off` && method === 'POST') {
+      const i = find();
+      if (!i) return fail('requestParameterIsWrong');
+      this.move(i, 'shutting_down', 'shutdown');
+      return ok(null);
+    }
+    if (p === 'autodl-pro' && path === `${pre}/release` && method === 'POST') {
+      const i = find();
+      if (!i) return fail('requestParameterIsWrong');
+      if (i.state !== 'shutdown') return fail('serverError');
+      this.move(i, 'releasing', 'released');
+      return ok(null);
+    }
+    if ((p === 'autodl-pro' && path === '/api/v1/dev/wallet/balance' && method === 'POST') || (p === 'autodl-web' && path === '/api/v1/wallet' && method === 'GET')) {
+      return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb });
+    }
+    send(404, { code: 'NotFound', msg: path, data: null });
+  }
+
+  private autodlRow(i: FakeInstance): Record<string, unknown> {
+    const base = (i.platform === 'autodl-pro' ? this.shapes.proRow : this.shapes.webRow)!;
+    const running = i.state === 'running';
+    return {
+      ...base,
+      uuid: i.id,
+      ...(i.platform === 'autodl-pro' ? { name: i.name } : { instance_name: i.name, start_mode: i.startMode ?? 'gpu', ssh_port: i.sshPort }),
+      status: i.state,
+      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
+      root_password: i.password,
+      // The price is shown only while it runs.
+      payg_price: running ? base.payg_price : 0,
+    };
+  }
+
+  // ---- 阿里云 ----
+
+  private aliyun(action: string, params: Record<string, string>, auth: string, send: (s: number, j: unknown) => void): void {
+    const b = this.shapes.ali as Record<string, Record<string, unknown>>;
+    const id = /Credential=([^,\s]+)/.exec(auth)?.[1];
+    if (!auth.startsWith('ACS3-HMAC-SHA256 ') || id !== this.creds.aliyunKeyId) return send(404, b.invalidAccessKey);
+    const f = this.takeFault('aliyun', action);
+    if (f) return send(f.status ?? 400, b[f.error] ?? b.throttling);
+    const mine = [...this.instances.values()].filter((i) => i.platform === 'aliyun');
+    const one = () => mine.find((i) => i.id === params.InstanceId);
+    switch (action) {
+      case 'DescribeInstances': {
+        let list = mine;
+        if (params.InstanceIds) {
+          const ids = JSON.parse(params.InstanceIds) as string[];
+          list = mine.filter((i) => ids.includes(i.id));
+        }
+        const size = Math.max(1, Math.min(100, Number(params.PageSize ?? 10)));
+        const page = Math.max(1, Number(params.PageNumber ?? 1));
+        const rows = list.slice((page - 1) * size, page * size).map((i) => ({ ...this.shapes.aliRow, InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
+        return send(200, { ...b.describeInstances, TotalCount: list.length, PageNumber: page, PageSize: size, Instances: { Instance: rows } });
+      }
+      case 'StartInstance': {
+        const i = one();
+        if (!i || i.state !== 'Stopped') return send(403, b.incorrectStatus);
+        this.move(i, 'Starting', 'Running');
+        return send(200, b.action);
+      }
+      case 'StopInstance': {
+        const i = one();
+        if (!i || i.state !== 'Running') return send(403, b.incorrectStatus);
+        i.stoppedMode = params.StoppedMode ?? 'KeepCharging';
+        this.move(i, 'Stopping', 'Stopped');
+        return send(200, b.action);
+      }
+      case 'DeleteInstance': {
+        const i = one();
+        if (!i || i.state !== 'Stopped') return send(403, b.incorrectStatus);
+        this.move(i, 'Stopped', '__gone');
+        return send(200, b.action);
+      }
+      case 'DescribePrice':
+        return send(200, b.describePrice);
+      case 'QueryAccountBalance':
+        return send(200, { ...b.queryAccountBalance, Data: { ...(b.queryAccountBalance!.Data as object), AvailableAmount: this.balances.aliyun } });
+    }
+    send(404, { RequestId: 'x', Code: 'InvalidAction.NotFound', Message: action });
+  }
+
+  // ---- 腾讯云 ----
+
+  private tencent(action: string, params: Record<string, unknown>, auth: string, send: (s: number, j: unknown) => void): void {
+    const b = this.shapes.tc as Record<string, Record<string, unknown>>;
+    const reply = (r: unknown) => send(200, { Response: r });
+    const id = /^TC3-HMAC-SHA256 Credential=([^/]+)\//.exec(auth)?.[1];
+    if (id !== this.creds.tencentSecretId) return reply(b.authFailure);
+    const f = this.takeFault('tencent', action);
+    if (f) return f.status && f.status !== 200 ? send(f.status, { message: 'upstream error' }) : reply(b[f.error] ?? b.rateLimited);
+    const mine = [...this.instances.values()].filter((i) => i.platform === 'tencent');
+    const ids = Array.isArray(params.InstanceIds) ? (params.InstanceIds as string[]) : undefined;
+    const targets = ids ? mine.filter((i) => ids.includes(i.id)) : [];
+    switch (action) {
+      case 'DescribeInstances': {
+        const list = ids ? targets : mine;
+        const off = Math.max(0, Number(params.Offset ?? 0));
+        const lim = Math.max(1, Math.min(100, Number(params.Limit ?? 20)));
+        const rows = list.slice(off, off + lim).map((i) => ({ ...this.shapes.tcRow, InstanceId: i.id, InstanceName: i.name, InstanceState: i.state, StopChargingMode: i.state === 'STOPPED' ? (i.stoppedMode ?? 'KEEP_CHARGING') : 'NOT_APPLICABLE' }));
+        return reply({ ...b.describeInstances, TotalCount: list.length, InstanceSet: rows });
+      }
+      case 'StartInstances':
+        for (const i of targets) this.move(i, 'STARTING', 'RUNNING');
+        return reply(b.action);
+      case 'StopInstances':
+        for (const i of targets) {
+          i.stoppedMode = typeof params.StoppedMode === 'string' ? params.StoppedMode : 'KEEP_CHARGING';
+          this.move(i, 'STOPPING', 'STOPPED');
+        }
+        return reply(b.action);
+      case 'TerminateInstances':
+        for (const i of targets) this.move(i, 'TERMINATING', '__gone');
+        return reply(b.action);
+      case 'InquiryPriceRunInstances':
+        return reply(b.inquiryPrice);
+      case 'DescribeAccountBalance':
+        return reply({ ...b.describeAccountBalance, Balance: this.balances.tencent, RealBalance: this.balances.tencent });
+    }
+    reply({ Error: { Code: 'InvalidAction', Message: action }, RequestId: 'x' });
+  }
+}
+
+function formOf(body: string): Record<string, string> {
+  if (!body || body.startsWith('{')) return {};
+  return Object.fromEntries(new URLSearchParams(body));
+}
