@@ -3,10 +3,22 @@
 // ~/.gpu-rent/jobs/NAME/: pid, start time, exit code, the command and where it runs. So the
 // state survives reconnects and other clients (the extension, a second laptop) see the same jobs.
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../core/smi';
+import { forTerminal } from '../core/text';
 import type { RemoteConnection } from './connection';
 import { RemoteError } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
+
+/** What a jobs listing, nvidia-smi or a stop may print: real replies are a few KiB. */
+const SMALL_REPLY_BYTES = 4 * 1024 * 1024;
+/** The default and the most of a log `readLog` brings over (read by byte offset on the box). */
+export const LOG_TAIL_BYTES = 1024 * 1024;
+export const LOG_TAIL_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The last lines of a box's error output, made safe to print and short. */
+function excerpt(text: string, lines = 2): string {
+  return forTerminal(text.trim().split('\n').slice(-lines).join(' | ').slice(0, 500));
+}
 
 /** Where job records live on the box, relative to $HOME. */
 export const JOBS_DIR = '.gpu-rent/jobs';
@@ -97,9 +109,9 @@ export function wrapWithLauncher(launcher: Launcher, gpus: number, argv: string[
 
 /** GPUs nvidia-smi lists on the box. */
 export async function countGpus(conn: RemoteConnection, opts: { timeoutMs?: number } = {}): Promise<number> {
-  const r = await conn.exec(SMI_QUERY_COMMAND, { timeoutMs: opts.timeoutMs ?? 30000 });
+  const r = await conn.exec(SMI_QUERY_COMMAND, { timeoutMs: opts.timeoutMs ?? 30000, maxOutputBytes: SMALL_REPLY_BYTES });
   const smi = parseNvidiaSmi((r.stdout + (r.stdout.trim() ? '' : r.stderr)).trim());
-  if (!smi.ok) throw new RemoteError('remote-failed', `could not read the GPU count from nvidia-smi (${smi.error.kind}: ${smi.error.message}); pass --gpus N`);
+  if (!smi.ok) throw new RemoteError('remote-failed', `could not read the GPU count from nvidia-smi (${smi.error.kind}: ${forTerminal(smi.error.message)}); pass --gpus N`);
   if (smi.report.gpus.length === 0) throw new RemoteError('remote-failed', 'nvidia-smi lists no GPU on this box; pass --gpus N');
   return smi.report.gpus.length;
 }
@@ -166,7 +178,8 @@ export async function startJob(conn: RemoteConnection, opts: StartJobOptions): P
     opts.cwd === undefined ? `(${dataDirScript()}) | cut -f2- > "$J/cwd"` : `printf '%s\\n' ${shQuote(opts.cwd)} > "$J/cwd"`,
     ': > "$J/output.log"',
     // The script refers to its own folder literally, so it survives $HOME differences under sudo.
-    `cat > "$J/run.sh" <<'GPU_RENT_EOF'\n${script}GPU_RENT_EOF`,
+    // Sent as base64 (no in-band terminator: no argument or --env value can end it early).
+    `printf '%s' ${shQuote(Buffer.from(script, 'utf8').toString('base64'))} | base64 -d > "$J/run.sh" || exit 4`,
     runner === 'setsid'
       ? 'R=setsid'
       : runner === 'tmux'
@@ -179,9 +192,9 @@ export async function startJob(conn: RemoteConnection, opts: StartJobOptions): P
     'i=0; while [ ! -s "$J/pid" ] && [ $i -lt 40 ]; do sleep 0.025; i=$((i+1)); done',
     'printf "%s\\t%s\\t%s\\n" "$(cat "$J/pid" 2>/dev/null)" "$R" "$J"',
   ].join('\n');
-  const r = await conn.exec(launch, { timeoutMs: 30000 });
+  const r = await conn.exec(launch, { timeoutMs: 30000, maxOutputBytes: SMALL_REPLY_BYTES });
   if (r.code === 3) throw new RemoteError('remote-failed', `a job named ${name} is already running: stop it first (gpu-rent stop TARGET ${name}) or pick another --name`);
-  if (r.code !== 0) throw new RemoteError('remote-failed', `could not start job ${name} (exit ${r.code ?? r.signal}): ${(r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ')}`);
+  if (r.code !== 0) throw new RemoteError('remote-failed', `could not start job ${name} (exit ${r.code ?? r.signal}): ${excerpt(r.stderr || r.stdout)}`);
   const [pidText, runnerUsed, dir] = (r.stdout.trim().split('\n').pop() ?? '').split('\t');
   const info = (await listJobs(conn, { name })).find((j) => j.name === name);
   return {
@@ -218,7 +231,8 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
     '  printf "CMD\\t%s\\n" "$(head -c 2000 "$n/command" 2>/dev/null | head -n 1)"',
     'done',
   ].join('\n');
-  const r = await conn.exec(script, { timeoutMs: opts.timeoutMs ?? 30000, login: false });
+  const r = await conn.exec(script, { timeoutMs: opts.timeoutMs ?? 30000, login: false, maxOutputBytes: SMALL_REPLY_BYTES });
+  if (r.outputLimited || r.truncated.stdout > 0) throw new RemoteError('remote-failed', `the jobs listing printed more than ${SMALL_REPLY_BYTES / 1024 / 1024} MiB on the box (a real one is a few KiB); not read`);
   const jobs: JobInfo[] = [];
   let last: JobInfo | null = null;
   for (const line of r.stdout.split('\n')) {
@@ -260,26 +274,53 @@ async function requireJob(conn: RemoteConnection, name: string): Promise<JobInfo
   return job;
 }
 
-/** The last `lines` lines of a job's log (0 = all). */
-export async function readLog(conn: RemoteConnection, name: string, opts: { lines?: number; timeoutMs?: number } = {}): Promise<{ job: JobInfo; text: string }> {
+/**
+ * The end of a job's log: its last `maxBytes` bytes (default 1 MiB), read by byte offset on the
+ * box, then the last `lines` lines of those (0 = all of them). A 2 GB log of `\r` progress
+ * bars without one newline costs the same as a small one.
+ */
+export async function readLog(
+  conn: RemoteConnection,
+  name: string,
+  opts: { lines?: number; maxBytes?: number; timeoutMs?: number } = {},
+): Promise<{ job: JobInfo; text: string; logBytes: number | null; shownFromByte: number }> {
   const job = await requireJob(conn, name);
-  const lines = opts.lines ?? 200;
-  const cmd = lines > 0 ? `tail -n ${Math.floor(lines)} ${shQuote(job.logPath)}` : `cat ${shQuote(job.logPath)}`;
-  const r = await conn.exec(cmd, { timeoutMs: opts.timeoutMs ?? 60000, login: false });
-  return { job, text: r.stdout };
+  const lines = Math.max(0, Math.floor(opts.lines ?? 200));
+  const maxBytes = Math.min(LOG_TAIL_MAX_BYTES, Math.max(1, Math.floor(opts.maxBytes ?? LOG_TAIL_BYTES)));
+  const cmd = [
+    `f=${shQuote(job.logPath)}`,
+    // The size first, then the bytes from (size - maxBytes): tail -c +K seeks, head -c bounds it.
+    's=$(stat -c %s -- "$f" 2>/dev/null || wc -c < "$f" 2>/dev/null || echo 0)',
+    `k=$((s > ${maxBytes} ? s - ${maxBytes} + 1 : 1))`,
+    'printf "%s\\n" "$s"',
+    `tail -c +"$k" -- "$f" 2>/dev/null | head -c ${maxBytes}${lines > 0 ? ` | tail -n ${lines}` : ''}`,
+  ].join('\n');
+  const r = await conn.exec(cmd, { timeoutMs: opts.timeoutMs ?? 60000, login: false, maxOutputBytes: maxBytes + 64 });
+  const nl = r.stdout.indexOf('\n');
+  const sizeText = nl === -1 ? '' : r.stdout.slice(0, nl).trim();
+  const logBytes = /^\d{1,18}$/.test(sizeText) ? Number(sizeText) : null;
+  const text = nl === -1 ? '' : r.stdout.slice(nl + 1);
+  return { job, text, logBytes, shownFromByte: logBytes !== null && logBytes > maxBytes ? logBytes - maxBytes : 0 };
 }
 
 /** Streams a job's log until the job ends (or `signal` aborts). */
 export async function followLog(conn: RemoteConnection, name: string, opts: { lines?: number; onData: (chunk: Buffer) => void; signal?: AbortSignal }): Promise<JobInfo> {
   const job = await requireJob(conn, name);
   const lines = Math.max(0, Math.floor(opts.lines ?? 200));
-  const start = lines > 0 ? `-n ${lines}` : '-n +1';
+  // The start is read by byte offset (the last LOG_TAIL_BYTES, then its last lines), and the
+  // follow starts at the size seen then: a huge log without newlines is never sent whole.
+  const start = [
+    `f=${shQuote(job.logPath)}`,
+    's=$(stat -c %s -- "$f" 2>/dev/null || echo 0)',
+    `k=$((s > ${LOG_TAIL_BYTES} ? s - ${LOG_TAIL_BYTES} + 1 : 1))`,
+    `tail -c +"$k" -- "$f" 2>/dev/null | head -c ${LOG_TAIL_BYTES}${lines > 0 ? ` | tail -n ${lines}` : ''}`,
+  ].join('\n');
   // tail's own --pid check lags by over a second; watch the wrapper here and give tail a moment
   // to print the last lines once it is gone.
   const cmd =
     job.state === 'running' && job.pid
-      ? `${ALIVE_FN}\nJ="$HOME"/${JOBS_DIR}/${job.name}\ntail ${start} -F ${shQuote(job.logPath)} 2>/dev/null & t=$!\nwhile [ ! -f "$J/exit" ] && alive ${job.pid} ${job.name}; do sleep 0.1; done\nsleep 0.3; kill $t 2>/dev/null; wait $t 2>/dev/null; exit 0`
-      : `exec tail ${start} ${shQuote(job.logPath)}`;
+      ? `${ALIVE_FN}\nJ="$HOME"/${JOBS_DIR}/${job.name}\n${start}\n(exec tail -c +$((s + 1)) -F -- "$f" 2>/dev/null) & t=$!\nwhile [ ! -f "$J/exit" ] && alive ${job.pid} ${job.name}; do sleep 0.1; done\nsleep 0.3; kill $t 2>/dev/null; wait $t 2>/dev/null; exit 0`
+      : `${start}\nexec tail -c +$((s + 1)) -- "$f" 2>/dev/null`;
   await conn.execStream(cmd, { onStdout: opts.onData, signal: opts.signal, login: false });
   return (await listJobs(conn, { name: job.name })).find((j) => j.name === job.name) ?? job;
 }
@@ -301,6 +342,6 @@ export async function stopJob(conn: RemoteConnection, name: string, opts: { grac
     `command -v tmux >/dev/null 2>&1 && tmux kill-session -t ${shQuote('=' + job.name)} 2>/dev/null`,
     'exit 0',
   ].join('\n');
-  await conn.exec(script, { timeoutMs: (grace + 15) * 1000, login: false });
+  await conn.exec(script, { timeoutMs: (grace + 15) * 1000, login: false, maxOutputBytes: SMALL_REPLY_BYTES });
   return (await listJobs(conn, { name: job.name })).find((j) => j.name === job.name) ?? job;
 }

@@ -4,10 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { diagnose, type Diagnosis } from '../core/doctor';
 import { parseTorchProbe, TORCH_PROBE_PY, type ProbeResult } from '../core/probe';
 import { parseNvidiaSmi, SMI_QUERY_COMMAND, type SmiResult } from '../core/smi';
+import { forTerminal } from '../core/text';
 import type { RemoteConnection } from './connection';
 import { RemoteError } from './errors';
 import { dataDirScript, parseDataDir, DATA_DIR_CANDIDATES, type DataDir, type DataDirCandidate } from './platform';
 import { shQuote } from './shell';
+
+/** What the probe may print (nvidia-smi, the torch probe, df): a real reply is a few KiB. */
+export const PROBE_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface DiskUse {
   /** 'system' for /, 'data' for the data folder's disk (when it is another disk), 'home' otherwise. */
@@ -80,10 +84,14 @@ export async function probeBox(conn: RemoteConnection, opts: { timeoutMs?: numbe
   const marker = `@@GPURENT-${randomBytes(6).toString('hex')}`;
   const candidates = opts.dataDirCandidates ?? DATA_DIR_CANDIDATES;
   // torch import can take many seconds on a cold disk.
-  const r = await conn.exec(probeScript(marker, candidates), { timeoutMs: opts.timeoutMs ?? 90000, signal: opts.signal });
+  const r = await conn.exec(probeScript(marker, candidates), { timeoutMs: opts.timeoutMs ?? 90000, signal: opts.signal, maxOutputBytes: PROBE_OUTPUT_BYTES });
   const out = r.stdout;
+  if (r.outputLimited || r.truncated.stdout > 0) {
+    throw new RemoteError('remote-failed', `the probe printed more than ${PROBE_OUTPUT_BYTES / 1024 / 1024} MiB on the box (a real one prints a few KiB); stopped it and read nothing of it`);
+  }
   if (!out.includes(`${marker}:end`)) {
-    throw new RemoteError('remote-failed', `the probe did not finish on the box (exit ${r.code ?? r.signal ?? '?'})${r.stderr.trim() ? `: ${r.stderr.trim().split('\n').slice(-2).join(' | ')}` : ''}`);
+    const why = forTerminal(r.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 500));
+    throw new RemoteError('remote-failed', `the probe did not finish on the box (exit ${r.code ?? r.signal ?? '?'})${why ? `: ${why}` : ''}`);
   }
   const smi = parseNvidiaSmi(section(out, marker, 'smi').trim());
   const torch = parseTorchProbe(section(out, marker, 'torch'));

@@ -1,5 +1,6 @@
 // `gpu-rent diagnose --driver VER [--cuda X.Y] --torch VER[+cuXYZ|+cpu] [--gpu NAME | --compute-cap X.Y]`:
 // the verdict from versions typed by hand (e.g. read off a screenshot).
+import { forTerminalLines } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { diagnose, type Diagnosis } from '../../core/doctor';
@@ -50,7 +51,7 @@ export const command: CliCommand = {
       ...(flags['compute-cap'] ? { computeCapability: flags['compute-cap'] } : {}),
     });
     if (flags.json) io.stdout(JSON.stringify(diagnosisJson(d), null, 2) + '\n');
-    else io.stdout(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang));
+    else io.stdout(forTerminalLines(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang)));
     return d.verdict === 'ok' ? 0 : 1;
   },
 };

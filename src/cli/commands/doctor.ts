@@ -1,5 +1,6 @@
 // `gpu-rent doctor --local [--json]`: nvidia-smi + the torch probe on this machine, then the
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
+import { forTerminal, forTerminalLines } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
@@ -34,13 +35,15 @@ export const command: CliCommand = {
       );
     } else {
       if (smi.ok) io.stdout(smiText(smi.report));
-      else io.stdout(`${describeSmiFailure(smi.error, (flags.lang ?? 'en') as DoctorLang)}.\n`);
+      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, (flags.lang ?? 'en') as DoctorLang))}.\n`);
       if (probe.ok) {
         const p = probe.probe;
         const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : 'system Python';
-        io.stdout(`Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}\n`);
-      } else io.stdout(`Torch probe failed (${probe.error.kind}): ${probe.error.message}\n`);
-      io.stdout('\n' + describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang));
+        io.stdout(
+          forTerminalLines(`Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`) + '\n',
+        );
+      } else io.stdout(`Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`);
+      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang)));
     }
     return d.verdict === 'ok' ? 0 : 1;
   },

@@ -4,6 +4,8 @@ import { describeDiagnosis } from '../../core/doctor-text';
 import { formatBytes, renderTable } from '../../core/format';
 import { probeBox, type BoxProbe } from '../../remote/probe';
 import { describeTarget } from '../../remote/target';
+import { forTerminal, forTerminalLines } from '../../core/text';
+import { partialText } from './smi';
 import { formatHelp, parseArgs } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
@@ -35,15 +37,16 @@ export function probeJson(p: BoxProbe, target: string): unknown {
 }
 
 export function probeText(p: BoxProbe, target: string): string {
-  const lines = [`${target}: checked in ${p.seconds.toFixed(1)} s`, '', describeDiagnosis(p.diagnosis, 'en').trimEnd(), ''];
+  const lines = [`${forTerminal(target)}: checked in ${p.seconds.toFixed(1)} s`, '', forTerminalLines(describeDiagnosis(p.diagnosis, 'en').trimEnd()), ''];
   if (p.disks.length) {
     lines.push('Disks:');
-    const rows = p.disks.map((d) => [`  ${d.role}`, d.path, `${formatBytes(d.usedBytes)} used of ${formatBytes(d.sizeBytes)}`, `${formatBytes(d.availableBytes)} free`, `(${d.mountedOn})`]);
+    const rows = p.disks.map((d) => [`  ${d.role}`, forTerminal(d.path), `${formatBytes(d.usedBytes)} used of ${formatBytes(d.sizeBytes)}`, `${formatBytes(d.availableBytes)} free`, `(${forTerminal(d.mountedOn)})`]);
     lines.push(renderTable(rows).trimEnd());
   }
-  lines.push(`Conda env: ${p.condaEnv ?? 'none active in a login shell'}`);
+  lines.push(`Conda env: ${p.condaEnv === null ? 'none active in a login shell' : forTerminal(p.condaEnv)}`);
   const where = p.dataDir.source === 'platform' ? ` (${p.dataDir.platform ?? 'platform'} data disk)` : p.dataDir.source === 'env' ? ' (GPU_RENT_DATA_DIR)' : ' (home: no platform data disk found)';
-  lines.push(`Data folder for jobs and checkpoints: ${p.dataDir.path}${where}`);
+  if (p.smi.ok && p.smi.report.partial) lines.push(`nvidia-smi: ${forTerminal(partialText(p.smi.report.partial))}`);
+  lines.push(`Data folder for jobs and checkpoints: ${forTerminal(p.dataDir.path)}${where}`);
   return lines.join('\n') + '\n';
 }
 

@@ -1,5 +1,6 @@
 // `gpu-rent run TARGET --name NAME [--cwd DIR] [--env K=V ...] [--launcher L --gpus N|auto] -- COMMAND...`
 // starts training detached on the box (tmux, else setsid), so it survives the laptop's SSH dropping.
+import { forTerminal } from '../../core/text';
 import { LAUNCHERS, startJob, type Launcher } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
@@ -61,9 +62,9 @@ export const command: CliCommand = {
         io.stdout(
           [
             `started ${job.name} (${job.state}, pid ${job.pid ?? '?'}, via ${job.runner ?? '?'}) at ${when(job.startedAt)}`,
-            `  command: ${job.commandLine}`,
-            `  folder:  ${job.cwd ?? '?'}`,
-            `  log:     ${job.logPath}`,
+            `  command: ${forTerminal(job.commandLine)}`,
+            `  folder:  ${forTerminal(job.cwd ?? '?')}`,
+            `  log:     ${forTerminal(job.logPath)}`,
             ...(job.runner === 'tmux' ? [`  on the box: tmux attach -t ${job.name}`] : []),
             `  follow:  gpu-rent logs TARGET ${job.name} --follow`,
             '',

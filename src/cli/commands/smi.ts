@@ -1,9 +1,13 @@
 // `gpu-rent smi FILE|- [--json]`: parse any nvidia-smi output (table, CSV, -q -x XML, -q
 // text) into one model. A failure output (driver mismatch, no driver, …) exits 1.
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
-import { parseNvidiaSmi, type SmiReport } from '../../core/smi';
+import { parseNvidiaSmi, type SmiPartial, type SmiReport } from '../../core/smi';
+import { forTerminal } from '../../core/text';
+
+/** The most of a file `smi` reads: a real nvidia-smi output of 8 GPUs is under 10 KiB. */
+export const SMI_INPUT_MAX_BYTES = 16 * 1024 * 1024;
 
 const specs = {
   json: { type: 'boolean', description: 'print the parsed model as JSON' },
@@ -15,7 +19,21 @@ const SUMMARY = 'Parse nvidia-smi output (default table, --query-gpu CSV, -q -x 
 export async function readInput(path: string, readStdin: () => Promise<string>): Promise<string> {
   if (path === '-') return readStdin();
   try {
-    return await readFile(path, 'utf8');
+    const fh = await open(path, 'r');
+    try {
+      // Read at most the cap plus one byte: more than that is not an nvidia-smi output.
+      const buf = Buffer.alloc(SMI_INPUT_MAX_BYTES + 1);
+      let got = 0;
+      while (got < buf.length) {
+        const { bytesRead } = await fh.read(buf, got, buf.length - got, null);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      if (got > SMI_INPUT_MAX_BYTES) throw Object.assign(new Error(`more than ${SMI_INPUT_MAX_BYTES / 1024 / 1024} MiB: not an nvidia-smi output`), { code: 'EFBIG' });
+      return buf.subarray(0, got).toString('utf8');
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new Error(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
@@ -45,7 +63,16 @@ export function smiJson(report: SmiReport): unknown {
       migDevices: g.migDevices,
     })),
     processes: report.processes,
+    partial: report.partial ?? null,
   };
+}
+
+/** What an incomplete nvidia-smi output lacked, in words (box text: pass it through forTerminal). */
+export function partialText(p: SmiPartial): string {
+  const parts: string[] = [];
+  for (const l of p.lostGpus ?? []) parts.push(`${l.gpu} did not answer (${l.reason})`);
+  if (p.processesCut) parts.push('the Processes table was cut off (processes not all listed)');
+  return parts.join('; ');
 }
 
 const dash = (v: string | number | null, unit = ''): string => (v === null ? '-' : `${v}${unit}`);
@@ -53,26 +80,27 @@ const dash = (v: string | number | null, unit = ''): string => (v === null ? '-'
 export function smiText(report: SmiReport): string {
   const n = report.gpus.length;
   const lines = [
-    `nvidia-smi ${report.format}: driver ${report.driverVersion ?? 'unknown'}, CUDA ${report.cudaVersion ? `≤ ${report.cudaVersion}` : 'not printed'}, ${n} GPU${n === 1 ? '' : 's'}`,
+    `nvidia-smi ${report.format}: driver ${forTerminal(report.driverVersion ?? 'unknown')}, CUDA ${report.cudaVersion ? `≤ ${forTerminal(report.cudaVersion)}` : 'not printed'}, ${n} GPU${n === 1 ? '' : 's'}`,
   ];
   if (n) {
     const rows = report.gpus.map((g) => [
       dash(g.index),
-      g.name ?? '-',
+      forTerminal(g.name ?? '-'),
       g.memoryTotalMiB === null && g.memoryUsedMiB === null ? '-' : `${dash(g.memoryUsedMiB)}/${dash(g.memoryTotalMiB)} MiB`,
       dash(g.utilizationGpuPct, '%'),
       dash(g.temperatureC, 'C'),
       g.powerDrawW === null && g.powerLimitW === null ? '-' : `${dash(g.powerDrawW)}/${dash(g.powerLimitW)} W`,
-      g.computeCapability ?? '-',
+      forTerminal(g.computeCapability ?? '-'),
       g.migMode ? `${g.migMode}${g.migDevices.length ? ` (${g.migDevices.length} devices)` : ''}` : '-',
     ]);
     lines.push(...table(['GPU', 'NAME', 'MEMORY', 'UTIL', 'TEMP', 'POWER', 'CC', 'MIG'], rows));
   }
   if (report.processes.length) {
     lines.push('Processes:');
-    const rows = report.processes.map((p) => [dash(p.gpuIndex ?? null), dash(p.pid), p.type ?? '-', dash(p.usedMemoryMiB, ' MiB'), p.name || '-']);
+    const rows = report.processes.map((p) => [dash(p.gpuIndex ?? null), dash(p.pid), forTerminal(p.type ?? '-'), dash(p.usedMemoryMiB, ' MiB'), forTerminal(p.name || '-')]);
     lines.push(...table(['GPU', 'PID', 'TYPE', 'MEMORY', 'NAME'], rows).map((l) => `  ${l}`));
   }
+  if (report.partial) lines.push(`incomplete output: ${forTerminal(partialText(report.partial))}`);
   return lines.join('\n') + '\n';
 }
 
@@ -93,7 +121,7 @@ export const command: CliCommand = {
     const result = parseNvidiaSmi(await readInput(path, io.readStdin));
     if (!result.ok) {
       if (flags.json) io.stdout(JSON.stringify({ error: { kind: result.error.kind, message: result.error.message } }, null, 2) + '\n');
-      else io.stderr(`gpu-rent smi: not a usable nvidia-smi report (${result.error.kind}): ${result.error.message}\n`);
+      else io.stderr(`gpu-rent smi: not a usable nvidia-smi report (${result.error.kind}): ${forTerminal(result.error.message)}\n`);
       return 1;
     }
     io.stdout(flags.json ? JSON.stringify(smiJson(result.report), null, 2) + '\n' : smiText(result.report));

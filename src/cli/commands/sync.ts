@@ -1,5 +1,6 @@
 // `gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete]
 // [--json]`: pull checkpoints off the rented box, each file verified before it appears.
+import { forTerminal, hasControl } from '../../core/text';
 import { formatBytes } from '../../core/format';
 import { syncRemote } from '../../app/sync';
 import { RemoteError } from '../../remote/errors';
@@ -67,7 +68,7 @@ const REASON_TEXT: Record<SkipReason, string> = {
 
 /** Names from the box may carry terminal escapes: show those quoted. */
 function printable(name: string): string {
-  return /[\x00-\x1f\x7f-\x9f]/.test(name) ? JSON.stringify(name) : name;
+  return hasControl(name) ? `"${forTerminal(name)}"` : name;
 }
 
 export function reportJson(r: SyncReport): Record<string, unknown> {

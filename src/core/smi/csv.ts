@@ -117,7 +117,12 @@ function parseCsvBlock(input: string, opts: { assumeFields?: readonly string[] }
   }
   const width = keys.length;
   const parsed = rows.map(splitRow);
-  if (parsed.length === 0) return { ok: false, error: { kind: 'truncated', message: 'a CSV header without any rows' } };
+  if (parsed.length === 0) {
+    // `--query-compute-apps` prints only its header when no process uses a GPU.
+    const processHeader = keys.includes('pid') && !keys.some((k) => k === 'index' || k === 'memory.total' || k === 'utilization.gpu');
+    if (processHeader && lines.length > 0 && looksLikeCsv(lines[0]!)) return { ok: true, report: { format: 'csv', driverVersion: null, cudaVersion: null, gpus: [], processes: [] } };
+    return { ok: false, error: { kind: 'truncated', message: 'a CSV header without any rows' } };
+  }
   const bad = parsed.findIndex((r) => r.length !== width);
   if (bad !== -1) {
     const last = bad === parsed.length - 1 && parsed[bad]!.length < width;

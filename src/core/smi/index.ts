@@ -5,12 +5,12 @@ import { parseCsv, parseUnlabeledCsv, looksLikeCsv, SMI_QUERY_FIELDS, SMI_QUERY_
 import { detectFailure } from './failure';
 import { parseQueryText, looksLikeQueryText } from './qtext';
 import { parseTable, looksLikeTable } from './table';
-import type { SmiResult } from './types';
+import type { SmiFailure, SmiResult } from './types';
 import { parseGpuList } from './list';
 import { cudaVersion, driverVersion } from './values';
 import { looksLikeXml, parseXml } from './xml';
 
-export type { SmiFailure, SmiFailureKind, SmiFormat, SmiGpu, SmiMigDevice, SmiProcess, SmiReport, SmiResult } from './types';
+export type { SmiFailure, SmiFailureKind, SmiFormat, SmiGpu, SmiMigDevice, SmiPartial, SmiProcess, SmiReport, SmiResult } from './types';
 export { SMI_QUERY_ARGS, SMI_QUERY_ARGS_LEGACY, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
 
 /**
@@ -56,6 +56,7 @@ function sniff(raw: string): SmiResult {
   if (looksLikeXml(input)) return parseXml(input);
   if (looksLikeTable(input) && /^\s*[|+]/m.test(input)) {
     const failure = detectFailure(input);
+    if (failure?.kind === 'gpu-lost') return tableWithLostGpus(input, failure);
     if (failure && failure.kind !== 'no-devices') return { ok: false, error: failure };
     return parseTable(input);
   }
@@ -79,6 +80,21 @@ function sniff(raw: string): SmiResult {
   if (/^\s*<\?xml|^\s*<!DOCTYPE nvidia_smi_log/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the XML stops before <nvidia_smi_log>' } };
   if (/^\s*(\w{3} \w{3}\s+\d+ [\d:]+ \d{4}\s*)?\+-{10,}/.test(input)) return { ok: false, error: { kind: 'truncated', message: 'the table stops before its header' } };
   return { ok: false, error: { kind: 'unrecognized', message: 'not nvidia-smi output (no table, CSV header or XML log)' } };
+}
+
+const LOST_LINE = /^\s*Unable to determine the device handle for (GPU\s*[^:\n]*?(?::\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])?)\s*:\s*(.*?)\s*$/gm;
+
+/**
+ * A table printed after "Unable to determine the device handle for GPU1: …: Unknown Error": the
+ * GPUs that answered, with the lost ones named. No GPU in the table: the gpu-lost failure.
+ */
+function tableWithLostGpus(input: string, failure: SmiFailure): SmiResult {
+  const lost = [...input.matchAll(LOST_LINE)].map((m) => ({ gpu: m[1]!.trim().slice(0, 100), reason: m[2]!.slice(0, 200) }));
+  if (lost.length === 0) return { ok: false, error: failure };
+  const rest = parseTable(input.replace(LOST_LINE, ''));
+  if (!rest.ok || rest.report.gpus.length === 0) return { ok: false, error: failure };
+  rest.report.partial = { ...rest.report.partial, lostGpus: lost };
+  return rest;
 }
 
 /** `nvidia-smi --version` (drivers ≥ 525): driver and CUDA, no GPUs. */

@@ -114,6 +114,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
   let procClosed = false;
   let brokenBlock = false;
   let cutLine = false;
+  let procCut = false; // a cut at or after the Processes header: the GPUs above it are whole
   let sectionWidth = 0;
   const migByGpu = new Map<number, SmiMigDevice[]>();
 
@@ -132,11 +133,17 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
 
   for (let i = headerIdx + 1; i < lines.length; i++) {
     const line = lines[i]!.trimEnd();
-    // Every table line ends in '|' or '+': one that does not was cut off.
-    if ((/^[+|][-=]/.test(line) || (section !== null && line.startsWith('|'))) && !/[|+]$/.test(line)) cutLine = true;
-    // Inside a box every row is as wide as its ==== line: a shorter one ("|", "|  ") was cut.
-    if (section !== null && line.startsWith('|') && line.length < sectionWidth) cutLine = true;
     if (/^\|\s*Processes:/.test(line)) sawProcHeader = true;
+    let cutHere = false;
+    // Every table line ends in '|' or '+': one that does not was cut off.
+    if ((/^[+|][-=]/.test(line) || (section !== null && line.startsWith('|'))) && !/[|+]$/.test(line)) cutHere = true;
+    // Inside a box every row is as wide as its ==== line: a shorter one ("|", "|  ") was cut.
+    if (section !== null && line.startsWith('|') && line.length < sectionWidth) cutHere = true;
+    if (cutHere && sawProcHeader) {
+      procCut = true;
+      continue; // a cut process row is not read
+    }
+    if (cutHere) cutLine = true;
     if (DOUBLE.test(line)) {
       const h = pending.join(' ');
       flushBlock();
@@ -203,7 +210,8 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
   }
   if (cutLine) return { ok: false, error: { kind: 'truncated', message: 'a table line is cut off' } };
   if (brokenBlock || !gpuSectionClosed) return { ok: false, error: { kind: 'truncated', message: 'the GPU table stops in the middle of a GPU' } };
-  if (sawProcHeader && !procClosed) return { ok: false, error: { kind: 'truncated', message: 'the Processes table is cut off' } };
+  // The Processes box cut off (a capped or interrupted output): the GPUs stand, the cut is said.
+  if (sawProcHeader && (!procClosed || procCut)) report.partial = { processesCut: true };
   return { ok: true, report };
 }
 

@@ -75,6 +75,15 @@ export interface SmiReport {
   cudaVersion: string | null;
   gpus: SmiGpu[];
   processes: SmiProcess[];
+  /** Set when the output was incomplete but still gave GPUs: what is missing. */
+  partial?: SmiPartial;
+}
+
+/** What an incomplete output lacked: its Processes box was cut off, or some GPUs did not answer. */
+export interface SmiPartial {
+  processesCut?: boolean;
+  /** The GPUs nvidia-smi could not reach, as it names them ("GPU1: 0000:1B:00.0"), with its reason. */
+  lostGpus?: Array<{ gpu: string; reason: string }>;
 }
 
 export type SmiFailureKind =

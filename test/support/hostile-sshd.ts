@@ -1,0 +1,288 @@
+// A hostile SSH server for tests: ssh2's own Server on loopback, every reply under the test's
+// control. One mode per attack:
+//   flood     every exec prints endlessly (up to floodBytes, default 2 GiB) on stdout (and stderr)
+//   escapes   nvidia-smi, the probe and the jobs listing answer with terminal escapes in every
+//             box-controlled string (OSC 52 clipboard write, ESC [2J, the one-byte CSI U+009B)
+//   tree      SFTP serves an endless directory tree (fan-out 16), and "wide" an endless folder
+//   forged    SFTP serves files whose hash reply is forged
+//   stall     exec channels open and never answer
+// Authentication: the password given (any user name).
+import { createHash } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { Server, utils, type Connection, type ServerChannel, type SFTPWrapper } from 'ssh2';
+import { PROBE_BEGIN, PROBE_END } from '../../src/core/probe';
+import { SMI_QUERY_FIELDS } from '../../src/core/smi';
+
+export type HostileMode = 'flood' | 'escapes' | 'tree' | 'wide' | 'forged' | 'stall';
+
+export interface HostileSshd {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  mode: HostileMode;
+  /** `ssh://user@127.0.0.1:port` for the CLI. */
+  target: string;
+  /** Commands the clients ran, in order (what an attack made the client send). */
+  commands: string[];
+  /** SFTP requests answered (READDIR/OPEN/READ/STAT…), to show the client stopped asking. */
+  sftpRequests: number;
+  /** Bytes written to exec channels so far. */
+  bytesSent: number;
+  close(): Promise<void>;
+}
+
+/** The escape sequences every box string carries in the 'escapes' mode. */
+export const EVIL = {
+  clipboard: '\x1b]52;c;cm0gLXJmIH4K\x07', // OSC 52: writes "rm -rf ~" into the clipboard
+  clear: '\x1b[2J\x1b[H', // clears the screen
+  c1: '\u009b31m', // CSI as one C1 character
+  bidi: '\u202e',
+};
+const EVIL_TEXT = `${EVIL.clipboard}${EVIL.clear}${EVIL.c1}${EVIL.bidi}`;
+
+export interface HostileOptions {
+  mode: HostileMode;
+  /** Bytes the flood sends per exec (default 2 GiB). */
+  floodBytes?: number;
+  /** Flood stderr too (default: stdout only). */
+  floodStderr?: boolean;
+  /** Files the 'forged' mode serves: name → content. */
+  files?: Record<string, Buffer>;
+}
+
+const FAN_OUT = 16;
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+
+function escapesReply(command: string): { stdout: string; stderr: string; code: number } {
+  const evilName = `NVIDIA H100 80GB HBM3${EVIL_TEXT}`;
+  const smiCsv = [
+    SMI_QUERY_FIELDS.map((f) => (f === 'memory.total' || f === 'memory.used' ? `${f} [MiB]` : f)).join(', '),
+    `0, ${evilName}, GPU-0b5c7b5e-1111-2222-3333-444455556666, 00000000:00:0A.0, 535.183.01, 81559, 0, 0, 30, 68.00, 700.00, 9.0, Disabled`,
+  ].join('\n');
+  const marker = /'(@@GPURENT-[0-9a-f]+):smi'/.exec(command)?.[1];
+  if (marker) {
+    const probe = {
+      python: `/root/miniconda3/bin/python${EVIL_TEXT}`,
+      pythonVersion: `3.10.12${EVIL.clear}`,
+      conda: `base${EVIL_TEXT}`,
+      torch: `2.3.0${EVIL.clipboard}`,
+      torchCuda: '12.1',
+      cudaAvailable: true,
+      deviceCount: 1,
+      deviceName: evilName,
+      deviceCapability: '9.0',
+      archList: ['sm_90'],
+      op: 'ok',
+    };
+    const out = [
+      `\n${marker}:smi`,
+      smiCsv,
+      `\n${marker}:torch`,
+      `${PROBE_BEGIN}${JSON.stringify(probe)}${PROBE_END}`,
+      `\n${marker}:env`,
+      `conda\tbase${EVIL_TEXT}`,
+      'homedir\t/root',
+      `home\t/root${EVIL.clear}`,
+      `\n${marker}:df`,
+      `overlay${EVIL.c1} 107374182400 10737418240 96636764160 10% /${EVIL.clipboard}`,
+      `\n${marker}:end`,
+      '',
+    ].join('\n');
+    return { stdout: out, stderr: `warning${EVIL_TEXT}\n`, code: 0 };
+  }
+  if (command.includes('nvidia-smi')) return { stdout: smiCsv + '\n', stderr: '', code: 0 };
+  if (command.includes('printf "JOB')) {
+    const name = `train${EVIL.c1}`;
+    const job = ['JOB', name, '4242', '', '1', '1700000000', '', 'tmux', '0', '100', `/root/.gpu-rent/jobs/x${EVIL.clipboard}/output.log`, `/root${EVIL.clear}`].join('\t');
+    return { stdout: `${job}\nCMD\tpython train.py${EVIL_TEXT}\n`, stderr: '', code: 0 };
+  }
+  if (/\btail\b/.test(command)) return { stdout: `epoch 1${EVIL_TEXT} loss 0.5\n`, stderr: '', code: 0 };
+  return { stdout: '', stderr: `sh: unexpected${EVIL_TEXT}\n`, code: 1 };
+}
+
+function flood(ch: ServerChannel, server: HostileSshd, total: number, stderr: boolean): void {
+  const chunk = Buffer.alloc(256 * 1024, 'x'.charCodeAt(0));
+  // tqdm-like: carriage returns, no newline at all.
+  for (let i = 79; i < chunk.length; i += 80) chunk[i] = 13;
+  let sent = 0;
+  let closed = false;
+  ch.on('close', () => (closed = true));
+  ch.on('error', () => (closed = true));
+  const pump = (): void => {
+    while (!closed && sent < total) {
+      sent += chunk.length;
+      server.bytesSent += chunk.length;
+      const okOut = ch.write(chunk);
+      const okErr = stderr ? ch.stderr.write(chunk) : true;
+      if (!okOut || !okErr) {
+        (okOut ? ch.stderr : ch).once('drain', pump);
+        return;
+      }
+    }
+    if (!closed) {
+      ch.exit(0);
+      ch.end();
+    }
+  };
+  pump();
+}
+
+function serveSftp(sftp: SFTPWrapper, server: HostileSshd, opts: HostileOptions): void {
+  const { OK, EOF, NO_SUCH_FILE } = utils.sftp.STATUS_CODE;
+  const handles = new Map<string, { path: string; listed: number }>();
+  let next = 0;
+  const newHandle = (path: string): Buffer => {
+    const h = Buffer.from(String(next++));
+    handles.set(h.toString(), { path, listed: 0 });
+    return h;
+  };
+  const now = Math.floor(Date.now() / 1000) - 3600;
+  const dirAttrs = { mode: S_IFDIR | 0o755, uid: 0, gid: 0, size: 4096, atime: now, mtime: now };
+  const fileAttrs = (size: number) => ({ mode: S_IFREG | 0o644, uid: 0, gid: 0, size, atime: now, mtime: now });
+  const files = opts.files ?? {};
+  const fileOf = (path: string) => files[path.replace(/^.*\//, '')];
+  const count = () => void server.sftpRequests++;
+  const norm = (p: string) => (p.startsWith('/') ? p : `/root/${p}`).replace(/\/+$/, '') || '/';
+  sftp.on('REALPATH', (id, path) => {
+    count();
+    const p = norm(path);
+    sftp.name(id, [{ filename: p, longname: p, attrs: dirAttrs }]);
+  });
+  const statLike = (id: number, path: string) => {
+    count();
+    const f = fileOf(path);
+    if (opts.mode === 'forged' && f) return sftp.attrs(id, fileAttrs(f.length));
+    if (opts.mode === 'forged' && !/\/data$/.test(norm(path))) return sftp.status(id, NO_SUCH_FILE);
+    sftp.attrs(id, dirAttrs);
+  };
+  sftp.on('STAT', statLike);
+  sftp.on('LSTAT', statLike);
+  sftp.on('OPENDIR', (id, path) => {
+    count();
+    sftp.handle(id, newHandle(norm(path)));
+  });
+  sftp.on('READDIR', (id, handle) => {
+    count();
+    const h = handles.get(handle.toString());
+    if (!h) return sftp.status(id, utils.sftp.STATUS_CODE.FAILURE);
+    if (opts.mode === 'forged') {
+      if (h.listed++ > 0) return sftp.status(id, EOF);
+      return sftp.name(
+        id,
+        Object.entries(files).map(([name, c]) => ({ filename: name, longname: name, attrs: fileAttrs(c.length) })),
+      );
+    }
+    if (opts.mode === 'tree') {
+      if (h.listed++ > 0) return sftp.status(id, EOF);
+      return sftp.name(
+        id,
+        Array.from({ length: FAN_OUT }, (_, i) => ({ filename: `d${i}`, longname: `d${i}`, attrs: dirAttrs })),
+      );
+    }
+    // wide: a folder that never ends, 500 files per reply.
+    const base = h.listed;
+    h.listed += 500;
+    sftp.name(
+      id,
+      Array.from({ length: 500 }, (_, i) => ({ filename: `f${base + i}.pt`, longname: `f${base + i}.pt`, attrs: fileAttrs(1) })),
+    );
+  });
+  sftp.on('OPEN', (id, path) => {
+    count();
+    if (!fileOf(path)) return sftp.status(id, NO_SUCH_FILE);
+    sftp.handle(id, newHandle(norm(path)));
+  });
+  sftp.on('FSTAT', (id, handle) => {
+    count();
+    const h = handles.get(handle.toString());
+    const f = h ? fileOf(h.path) : undefined;
+    if (!f) return sftp.status(id, utils.sftp.STATUS_CODE.FAILURE);
+    sftp.attrs(id, fileAttrs(f.length));
+  });
+  sftp.on('READ', (id, handle, offset, length) => {
+    count();
+    const h = handles.get(handle.toString());
+    const f = h ? fileOf(h.path) : undefined;
+    if (!f) return sftp.status(id, utils.sftp.STATUS_CODE.FAILURE);
+    if (offset >= f.length) return sftp.status(id, EOF);
+    sftp.data(id, f.subarray(offset, Math.min(f.length, offset + length)));
+  });
+  sftp.on('CLOSE', (id, handle) => {
+    count();
+    handles.delete(handle.toString());
+    sftp.status(id, OK);
+  });
+}
+
+/** A forged hash reply: 64 hex digits that are not the file's SHA-256. */
+function forgedHashReply(command: string, files: Record<string, Buffer>): string {
+  const lines: string[] = [];
+  for (const [name, content] of Object.entries(files)) {
+    if (!command.includes(name)) continue;
+    const real = createHash('sha256').update(content).digest('hex');
+    lines.push(`${real.replace(/^./, (c) => (c === '0' ? '1' : '0'))}  /root/data/${name}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export async function startHostileSshd(options: HostileOptions): Promise<HostileSshd> {
+  const hostKey = utils.generateKeyPairSync('ed25519').private;
+  const password = 'hostile-pass';
+  const conns = new Set<Connection>();
+  const state: HostileSshd = {
+    host: '127.0.0.1',
+    port: 0,
+    user: 'root',
+    password,
+    mode: options.mode,
+    target: '',
+    commands: [],
+    sftpRequests: 0,
+    bytesSent: 0,
+    close: async () => undefined,
+  };
+  const server = new Server({ hostKeys: [hostKey] }, (conn) => {
+    conns.add(conn);
+    conn.on('close', () => conns.delete(conn));
+    conn.on('error', () => undefined);
+    conn.on('authentication', (ctx) => {
+      if (ctx.method === 'password' && ctx.password === password) ctx.accept();
+      else ctx.reject(['password']);
+    });
+    conn.on('ready', () => {
+      conn.on('session', (accept) => {
+        const session = accept();
+        session.on('signal', (ok) => ok?.());
+        session.on('exec', (acceptExec, _reject, info) => {
+          state.commands.push(info.command);
+          const ch = acceptExec();
+          ch.on('error', () => undefined);
+          ch.resume?.();
+          if (state.mode === 'stall') return; // never a byte, never an exit
+          if (state.mode === 'flood') return flood(ch, state, options.floodBytes ?? 2 * 1024 ** 3, options.floodStderr === true);
+          let stdout = '';
+          let stderr = '';
+          let code = 0;
+          if (state.mode === 'escapes') ({ stdout, stderr, code } = escapesReply(info.command));
+          else if (state.mode === 'forged') stdout = forgedHashReply(info.command, options.files ?? {});
+          else if (/date \+%s|REMOTE_NOW|printf/.test(info.command)) stdout = `${Math.floor(Date.now() / 1000)}\n`;
+          ch.write(stdout);
+          if (stderr) ch.stderr.write(stderr);
+          ch.exit(code);
+          ch.end();
+        });
+        session.on('sftp', (acceptSftp) => serveSftp(acceptSftp(), state, options));
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  state.port = (server.address() as AddressInfo).port;
+  state.target = `ssh://${state.user}@127.0.0.1:${state.port}`;
+  state.close = async () => {
+    for (const c of conns) c.end();
+    await new Promise<void>((r) => server.close(() => r()));
+  };
+  return state;
+}
