@@ -158,7 +158,7 @@ async function runUiChecks(context: BrowserContext, port: number, ws: string, us
   for (const c of checks) {
     const t0 = Date.now();
     try {
-      await c.run(page, { outDir: OUT_DIR, root: ROOT });
+      await c.run(page, { outDir: OUT_DIR, root: ROOT, ws });
       tally.passed++; say(`    ok   ${c.title} (${Date.now() - t0} ms)`);
     } catch (e) {
       tally.failed++;

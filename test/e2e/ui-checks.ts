@@ -1,5 +1,6 @@
 // DOM-level checks on the workbench, as a user sees it: the activity-bar container and its
 // tree, the ticking status bar spend, and the calculator webview's chart.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { BROKEN_INSTANCE, EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
@@ -8,7 +9,7 @@ export interface UiCheck {
   title: string;
   /** Later checks need this one (e.g. the workbench loading). */
   stopOnFail?: boolean;
-  run(page: Page, ctx: { outDir: string; root: string }): Promise<void>;
+  run(page: Page, ctx: { outDir: string; root: string; ws: string }): Promise<void>;
 }
 
 export type UiLang = 'en' | 'zh-cn';
@@ -384,6 +385,89 @@ function englishChecks(): UiCheck[] {
         // Leave the workbench as it was: clear the notifications and close the center.
         await center.locator('.codicon-notifications-clear-all, .codicon-clear-all').first().click().catch(() => undefined);
         await page.keyboard.press('Escape');
+      },
+    },
+    {
+      title: 'a renter’s walk through the UI: add an instance by pasting its login (numbered steps), check it, sync it (folders asked), stop it, release it',
+      async run(page, { outDir, ws }) {
+        const { sshd } = JSON.parse(fs.readFileSync(path.join(ws, '.e2e-info.json'), 'utf8')) as { sshd: { host: string; port: number; user: string; password: string; home: string } };
+        const widget = page.locator('.quick-input-widget');
+        const input = widget.locator('.quick-input-box input');
+        const title = widget.locator('.quick-input-title');
+        const titles: string[] = [];
+        const step = async (fill: string | null, expectTitle?: RegExp) => {
+          await widget.waitFor({ state: 'visible', timeout: 15_000 });
+          await page.waitForTimeout(250);
+          const t = (await title.innerText().catch(() => '')).trim();
+          titles.push(t);
+          if (expectTitle && !expectTitle.test(t)) throw new Error(`step title "${t}" should match ${expectTitle}; so far: ${JSON.stringify(titles)}`);
+          if (fill !== null) await input.fill(fill);
+          await page.keyboard.press('Enter');
+          await page.waitForTimeout(300);
+        };
+        await page.locator('.part.sidebar .title-actions .action-label[aria-label^="Add Instance"]').first().click();
+        await widget.waitFor({ state: 'visible', timeout: 15_000 });
+        if (await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Paste the login command' }).count()) await step('Paste the login command');
+        await step(`ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`, /^Add GPU Instance: login/);
+        await step('Password', /\(2\/10\)/);
+        await step(sshd.password, /\(2\/10\)/);
+        await step('AutoDL', /\(3\/10\)/);
+        await step('RTX 4090', /\(4\/10\)/);
+        await step(null, /\(5\/10\)/);
+        await step('Hourly', /\(6\/10\)/);
+        await step(null, /\(7\/10\)/);
+        await step('50', /\(8\/10\)/);
+        await step('Running', /\(9\/10\)/);
+        await step('walkthrough box', /\(10\/10\)/);
+        process.stdout.write(`         steps: ${JSON.stringify(titles)}\n`);
+        const sidebar = page.locator('.part.sidebar');
+        const row = sidebar.locator('.monaco-list-row').filter({ hasText: 'walkthrough box' }).first();
+        await row.waitFor({ timeout: 15_000 });
+        // Check GPU from the row: the report opens in a tab named after the instance.
+        await row.hover();
+        await row.locator('.action-label[aria-label="Check GPU"]').first().click();
+        await page.locator('.tabs-container .tab').filter({ hasText: 'GPU check — walkthrough box' }).first().waitFor({ timeout: 60_000 });
+        await shot(page, outDir, 'walkthrough-check.png');
+        // Sync from the context menu: it asks for the box folder, then the local one.
+        const menu = async (label: string) => {
+          await row.click({ button: 'right' });
+          const item = page.locator('.context-view .action-item, .monaco-menu .action-item').filter({ hasText: label }).first();
+          await item.waitFor({ timeout: 10_000 });
+          await item.hover();
+          await item.click();
+          // A menu that re-rendered under the pointer keeps the item focused: Enter runs it.
+          if (await item.isVisible().catch(() => false)) await page.keyboard.press('Enter');
+        };
+        await menu('Sync Checkpoints Now');
+        await step(`${sshd.home}/e2e-run/ckpt`, /\(1\/2\)/);
+        await step(null, /\(2\/2\)/);
+        const center = page.locator('.notifications-center');
+        const synced = center.locator('.notification-list-item').filter({ hasText: /Synced \d+ files?|up to date/ });
+        await poll('the sync result', async () => {
+          if (!(await center.isVisible().catch(() => false))) await page.locator('[id="status.notifications"]').first().click();
+          return (await synced.count()) > 0 ? true : undefined;
+        }, 60_000);
+        const result = (await synced.first().innerText()).replace(/\s+/g, ' ');
+        process.stdout.write(`         sync: ${result.slice(0, 200)}\n`);
+        if (!/SHA-256|up to date/.test(result)) throw new Error(`the sync result does not say what it did: ${result}`);
+        if (!fs.existsSync(path.join(ws, 'checkpoints', 'epoch1.pt'))) throw new Error(`the checkpoint is not in ${path.join(ws, 'checkpoints')}`);
+        await shot(page, outDir, 'walkthrough-sync.png');
+        await page.keyboard.press('Escape');
+        // Stop it (as after a power cycle in the console), then release it.
+        await menu('Switch State');
+        await step('Stopped');
+        // Stopped: only the data disk bills (50 GB at ¥0.5/GB/day ≈ ¥1.04/h on AutoDL).
+        await poll('the instance to bill only its disk', async () => ((await row.innerText()).includes('¥1.04/h') ? true : undefined), 10_000);
+        await menu('Release Instance');
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 15_000 });
+        const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+        process.stdout.write(`         release dialog: ${text.slice(0, 220)}\n`);
+        if (!text.includes('walkthrough box')) throw new Error(`the release dialog does not name the instance: ${text}`);
+        await shot(page, outDir, 'walkthrough-release.png');
+        await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).first().click();
+        await poll('the instance to show as released', async () => ((await row.innerText()).includes('¥0.00/h') ? true : undefined), 15_000);
+        await shot(page, outDir, 'walkthrough-released.png');
       },
     },
   ];
