@@ -2,12 +2,16 @@
 // The log is the box's bytes: shown with control characters made visible (\x1b…) unless --raw.
 import { StringDecoder } from 'node:string_decoder';
 import { formatBytes } from '../../core/format';
+import { formatCny } from '../../core/money';
+import { estimateFinish } from '../../core/progress';
 import { forTerminal } from '../../core/text';
 import { followLog, LOG_TAIL_BYTES, LOG_TAIL_MAX_BYTES, readLog } from '../../remote/jobs';
+import { LogTail } from '../../app/runs/logTail';
+import { jobProgress, progressJson, progressLine } from '../../app/runs/progress';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
-import { stateText } from './jobs';
+import { RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
 
 const specs = {
   follow: { type: 'boolean', description: 'keep printing new output until the job ends (Ctrl-C stops following, not the job)' },
@@ -21,10 +25,13 @@ const specs = {
     description: `read at most the last N bytes of the log (default ${LOG_TAIL_BYTES}, at most ${LOG_TAIL_MAX_BYTES})`,
   },
   raw: { type: 'boolean', description: "print the log's bytes unchanged, terminal escapes included (default: control characters other than newline, tab and carriage return are shown as \\x1b…)" },
+  progress: { type: 'boolean', description: "print the run's progress read from the log (step, ETA, cost to finish, loss, stalled) instead of the log; with --follow, a progress line on stderr as it changes" },
+  json: { type: 'boolean', description: 'with --progress: print it as JSON' },
+  ...RUN_PRICE_FLAGS,
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent logs TARGET NAME [--follow] [--lines N] [--bytes N] [--raw]';
+const USAGE = 'gpu-rent logs TARGET NAME [--follow] [--lines N] [--bytes N] [--raw] [--progress [--json] [--rate YUAN …]]';
 const SUMMARY = `Print a job's log (started with gpu-rent run): its last lines, read from the end of the file on the box. ${TARGET_HELP}`;
 
 /** A log chunk as printed: the program's own newlines, tabs and carriage returns kept, every other control made visible. */
@@ -40,8 +47,18 @@ export const command: CliCommand = {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET NAME' });
     if (positionals.length < 2) throw new UsageError('expects TARGET NAME (gpu-rent jobs TARGET lists the names)');
     const name = positionals[1]!;
+    const price = runPriceFromFlags(flags);
     const raw = flags.raw === true;
     return withRemote(positionals[0], flags, io, async (conn) => {
+      if (flags.progress && !flags.follow) {
+        const { listJobs, sanitizeJobName } = await import('../../remote/jobs');
+        const job = (await listJobs(conn, { name })).find((j) => j.name === sanitizeJobName(name));
+        if (!job) throw new UsageError(`no job named ${name} on this box (gpu-rent jobs TARGET lists them)`);
+        const r = await jobProgress(conn, job, price, { localNow: Math.floor(Date.now() / 1000) });
+        if (flags.json) io.stdout(JSON.stringify({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null }, null, 2) + '\n');
+        else io.stdout(forTerminal(`${job.name}: ${stateText(job)}${r ? ` · ${progressLine(r.progress, r.finish, formatCny) || 'no progress in the log yet'}` : ' · no log'}`) + '\n');
+        return 0;
+      }
       if (!flags.follow) {
         const { job, text, logBytes, shownFromByte } = await readLog(conn, name, { lines: flags.lines, maxBytes: flags.bytes });
         io.stdout(logText(text, raw));
@@ -55,7 +72,21 @@ export const command: CliCommand = {
       // Characters split across chunks stay whole; each control character is escaped on its own, so no sequence survives a split.
       const decoder = new StringDecoder('utf8');
       try {
-        const job = await followLog(conn, name, { lines: flags.lines, onData: (c) => io.stdout(logText(decoder.write(c), raw)), signal: ac.signal });
+        const tail = new LogTail('');
+        let shown = '';
+        let lastShownAt = 0;
+        const onData = (c: Buffer) => {
+          const text = decoder.write(c);
+          io.stdout(logText(text, raw));
+          if (!flags.progress) return;
+          const now = Date.now() / 1000;
+          tail.feed(text, now);
+          if (now - lastShownAt < 5) return;
+          const line = progressLine(tail.progress, estimateFinish(tail.progress, price, { boxNow: now, alive: true }), formatCny);
+          if (line && line !== shown) io.stderr(`[progress] ${forTerminal((shown = line))}\n`);
+          lastShownAt = now;
+        };
+        const job = await followLog(conn, name, { lines: flags.lines, onData, signal: ac.signal });
         io.stdout(logText(decoder.end(), raw));
         io.stderr(`[${forTerminal(job.name)}: ${stateText(job)}]\n`);
       } catch (e) {
