@@ -1,5 +1,6 @@
 // `gpu-rent jobs TARGET [--json]`: the jobs started on the box with `gpu-rent run`.
 import { renderTable } from '../../core/format';
+import { forTerminal } from '../../core/text';
 import { formatCny, yuanToFen } from '../../core/money';
 import type { RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
@@ -71,7 +72,7 @@ export const command: CliCommand = {
         io.stdout('no jobs on this box (start one with gpu-rent run TARGET --name NAME -- COMMAND)\n');
         return 0;
       }
-      const table = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG', 'PROGRESS'], ...rows.map(({ job: j, line }) => [j.name, stateText(j), when(j.startedAt), j.logPath, line || '-'])];
+      const table = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG', 'PROGRESS'], ...rows.map(({ job: j, line }) => [forTerminal(j.name), stateText(j), when(j.startedAt), forTerminal(j.logPath), forTerminal(line || '-')])];
       io.stdout(renderTable(table));
       return 0;
     });
