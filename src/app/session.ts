@@ -85,6 +85,8 @@ export interface SessionDeps {
 export interface OpenOptions {
   /** Pin a first-contact host key without asking (scripts, tests). */
   acceptNewHostKey?: boolean;
+  /** Background work (polls, watches): never asks the user anything; an unknown key or a missing password fails instead. */
+  background?: boolean;
 }
 
 export class InstanceSessions {
@@ -145,8 +147,9 @@ export class InstanceSessions {
       connectTimeoutMs: s.readyTimeoutSeconds * 1000,
       ...(s.knownHostsPath ? { knownHostsPath: s.knownHostsPath } : {}),
       acceptNew: opts.acceptNewHostKey === true,
-      confirmNewKey: (q) => this.deps.prompts.confirmNewKey(inst, q),
+      confirmNewKey: (q) => (opts.background ? Promise.resolve(false) : this.deps.prompts.confirmNewKey(inst, q)),
       askPassword: async (q) => {
+        if (opts.background) return null;
         const pw = await this.deps.prompts.askPassword(inst, q);
         if (pw) await this.deps.credentials.savePassword(inst.id, pw);
         return pw;

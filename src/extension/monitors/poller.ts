@@ -43,7 +43,7 @@ export class Poller implements vscode.Disposable {
           .filter((i) => isPowered(i) && i.lastProbe)
           .map(async (i) => {
             try {
-              const conn = await this.ctx.sessions.connect(i);
+              const conn = await this.ctx.sessions.connect(i, { background: true });
               await recordProbe(this.ctx, i, conn);
               await refreshJobs(this.ctx, i, conn);
               await this.idle.tick(this.ctx.store.get(i.id) ?? i, conn);

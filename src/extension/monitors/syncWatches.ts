@@ -45,7 +45,8 @@ export class SyncWatches implements vscode.Disposable {
     const source = `${inst.login.user}@${inst.login.host}:${inst.login.port}`;
     const { remoteDir, localDir } = spec;
     void watchSync(
-      async () => syncRemote(await this.sessions.connect(this.store.get(spec.id) ?? inst, spec.acceptNewHostKey ? { acceptNewHostKey: true } : {})),
+      // Reconnects after a drop ask nothing: the watch was started over a working connection.
+      async () => syncRemote(await this.sessions.connect(this.store.get(spec.id) ?? inst, { background: true, ...(spec.acceptNewHostKey ? { acceptNewHostKey: true } : {}) })),
       { remoteDir, localDir, source, intervalSeconds: spec.intervalSeconds, signal: abort.signal, isFatal: (e) => (isRemoteError(e) && e.fatal) || (e instanceof Error && isRemoteError(e.cause) && e.cause.fatal) },
       (ev) => {
         const cur = this.store.get(spec.id);

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { WatchArgs } from '../../args';
 import type { CommandContext } from '../context';
 import { requireTrust } from '../errors';
-import { parseArgs, pickInstance, powered } from '../pick';
+import { openOptions, parseArgs, pickInstance, powered } from '../pick';
 import { instanceIdOf } from '../../args';
 import { isScripted } from '../registry';
 import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
@@ -19,6 +19,8 @@ export async function watchCheckpoints(ctx: CommandContext, arg: unknown): Promi
   const folders = cur.chosen && cur.localDir ? { remoteDir: cur.remoteDir, localDir: cur.localDir } : a ? { remoteDir: cur.remoteDir, localDir: cur.localDir ?? cur.resolveLocal(ctx.settings().syncLocalDir) } : await askSyncFolders(ctx, inst);
   if (!folders) return false;
   await rememberSyncFolders(ctx, inst, folders);
+  // Connected first, here, where a trust or password question can be asked; the loop asks nothing.
+  await ctx.sessions.open(inst.id, openOptions(a));
   const seconds = ctx.settings().syncWatchIntervalSeconds;
   await ctx.watches.start({ id: inst.id, ...folders, intervalSeconds: seconds, ...(a?.acceptNewHostKey ? { acceptNewHostKey: true } : {}) });
   if (!a) void vscode.window.showInformationMessage(vscode.l10n.t('Syncing {0} from {1} into {2} every {3} s.', folders.remoteDir, inst.name, folders.localDir, seconds));
