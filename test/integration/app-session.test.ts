@@ -127,6 +127,29 @@ describe('app: the owned SSH pool and instance sessions (real sshd)', function (
     }
   });
 
+  it('background work asks nothing: no trust question, no password prompt', async () => {
+    const pool = new SshPool();
+    let asked = 0;
+    const inst = instance('quiet', sshd.port, 'running');
+    const sessions = new InstanceSessions({
+      pool,
+      instance: () => inst,
+      credentials: { getPassword: async () => undefined, savePassword: async () => undefined },
+      prompts: { confirmNewKey: async () => (asked++, true), askPassword: async () => (asked++, sshd.password) },
+      settings: () => ({ keepaliveSeconds: 15, readyTimeoutSeconds: 10, knownHostsPath: join(dir.path, 'kh-quiet') }),
+      log: () => undefined,
+    });
+    try {
+      const e = await sessions.connect(inst, { background: true }).then(() => undefined, (err: unknown) => err);
+      assert.ok(e instanceof AppError && e.info.kind === 'remote' && e.info.code === 'host-key-unknown', String(e));
+      assert.equal(asked, 0);
+      await sessions.connect(inst); // interactive: asks, and works
+      assert.equal(asked, 2);
+    } finally {
+      pool.dispose();
+    }
+  });
+
   function instance(id: string, port: number, state: 'running' | 'stopped'): Instance {
     return createInstance({ id, name: id, platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: sshd.host, port, user: sshd.user, auth: 'password' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 0 } }, state, Math.floor(Date.now() / 1000) - 60);
   }
