@@ -17,6 +17,12 @@ const core: Record<string, Loader> = {
   logs: async () => (await import('./commands/logs')).command,
   stop: async () => (await import('./commands/stop')).command,
   sync: async () => (await import('./commands/sync')).command,
+  accounts: async () => (await import('./commands/accounts')).command,
+  instances: async () => (await import('./commands/instances')).command,
+  'power-on': async () => (await import('./commands/power')).powerOn,
+  'power-off': async () => (await import('./commands/power')).powerOff,
+  release: async () => (await import('./commands/power')).release,
+  balance: async () => (await import('./commands/balance')).command,
   push: async () => (await import('./commands/push')).command,
 };
 

@@ -1,0 +1,127 @@
+// `gpu-rent accounts add|list|remove`: platform accounts for the CLI. Secrets come from the
+// environment (GPU_RENT_AUTODL_TOKEN, …) and are kept in $GPU_RENT_HOME/accounts.json (0600,
+// default ~/.config/gpu-rent/); accounts defined by the environment alone are used as they are.
+import { AccountSchema, envAccounts, endpointsFromEnv, makeConnector, parseSecret, SECRET_ENV, type Account, type Secret } from '../../app/platforms/accounts';
+import { configHome, readAccountFile, writeAccountFile } from '../../app/platforms/accountFile';
+import { PlatformError, PLATFORM_NAMES } from '../../app/platforms/errors';
+import { renderTable } from '../../core/format';
+import { CATALOG_PLATFORM, EXPERIMENTAL, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
+import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import type { CliCommand, CliIO } from '../command';
+
+export const PLATFORM_TIMEOUT_MS = 15_000;
+
+export interface CliAccount {
+  account: Account;
+  secret: Secret;
+  source: 'file' | 'env';
+}
+
+/** The file's accounts, then the environment's (env accounts may power only with GPU_RENT_ALLOW_POWER=1). */
+export async function loadAccounts(io: CliIO): Promise<CliAccount[]> {
+  const file = (await readAccountFile(configHome(io.env))).map((a) => ({ ...a, source: 'file' as const }));
+  const allowPower = io.env.GPU_RENT_ALLOW_POWER === '1';
+  const env = envAccounts(io.env).map((a) => ({ account: { ...a.account, powerActions: allowPower }, secret: a.secret, source: 'env' as const }));
+  return [...file, ...env.filter((e) => !file.some((f) => f.account.id === e.account.id))];
+}
+
+export function connectorFor(a: Pick<CliAccount, 'account' | 'secret'>, io: CliIO): Connector {
+  return makeConnector(a.account, a.secret, endpointsFromEnv(io.env), { timeoutMs: PLATFORM_TIMEOUT_MS, now: () => Math.floor(Date.now() / 1000) });
+}
+
+/** `--platform` accepts a connector kind or a catalog platform id (autodl, aliyun, tencent). */
+export function platformMatches(kind: PlatformKind, p: string | undefined): boolean {
+  return !p || p === kind || CATALOG_PLATFORM[kind] === p;
+}
+
+/** One line naming the platform and the cause. */
+export function failureLine(e: unknown): string {
+  return e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e);
+}
+
+export const HOW_TO_ADD = [
+  'No platform account is configured. Add one with, for example:',
+  '  GPU_RENT_AUTODL_TOKEN=… GPU_RENT_AUTODL_API=<base URL> gpu-rent accounts add autodl-pro',
+  '  ALIBABA_CLOUD_ACCESS_KEY_ID=… ALIBABA_CLOUD_ACCESS_KEY_SECRET=… gpu-rent accounts add aliyun-ecs --region cn-hangzhou',
+  '  TENCENTCLOUD_SECRET_ID=… TENCENTCLOUD_SECRET_KEY=… gpu-rent accounts add tencent-cvm --region ap-guangzhou',
+  'or just set those variables: accounts defined by the environment are used as they are.',
+  '',
+].join('\n');
+
+const specs = {
+  id: { type: 'string', valueName: 'ID', description: 'account id (add; default: the platform kind)' },
+  label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)' },
+  region: { type: 'string', valueName: 'REGION', description: '阿里云 / 腾讯云 region (add), e.g. cn-hangzhou, ap-guangzhou' },
+  'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
+  experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)' },
+  json: { type: 'boolean', description: 'print JSON (list)' },
+} satisfies FlagSpecs;
+
+const USAGE = 'gpu-rent accounts add PLATFORM [--id ID] [--region R] [--allow-power] | list [--json] | remove ID';
+const SUMMARY = [
+  `Platform accounts. PLATFORM is one of ${PLATFORM_KINDS.join(', ')}.`,
+  'add reads the secret from the environment:',
+  ...PLATFORM_KINDS.map((k) => `  ${k}: ${Object.values(SECRET_ENV[k]).join(', ')}`),
+  'checks it with one read-only call, and keeps it in $GPU_RENT_HOME/accounts.json (mode 0600;',
+  'default ~/.config/gpu-rent/). Accounts are read-only unless added with --allow-power.',
+  'Endpoints: GPU_RENT_AUTODL_API, GPU_RENT_AUTODL_WEB_API, GPU_RENT_ALIYUN_ENDPOINT, GPU_RENT_TENCENT_ENDPOINT.',
+].join('\n');
+
+export const command: CliCommand = {
+  name: 'accounts',
+  summary: 'platform accounts (AutoDL, 阿里云, 腾讯云): add, list, remove',
+  help: () => formatHelp(USAGE, SUMMARY, specs),
+  run: async (argv, io) => {
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add PLATFORM | list | remove ID' });
+    const [sub, arg] = positionals;
+    const home = configHome(io.env);
+    if (sub === 'list' || sub === undefined) {
+      const all = await loadAccounts(io);
+      if (flags.json) {
+        io.stdout(JSON.stringify(all.map((a) => ({ ...a.account, source: a.source })), null, 2) + '\n');
+        return 0;
+      }
+      if (!all.length) {
+        io.stdout(HOW_TO_ADD);
+        return 0;
+      }
+      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, a.account.region ?? '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
+      return 0;
+    }
+    if (sub === 'remove') {
+      if (!arg) throw new UsageError('remove needs an account ID (gpu-rent accounts list shows them)');
+      const file = await readAccountFile(home);
+      if (!file.some((a) => a.account.id === arg)) {
+        io.stderr(`gpu-rent accounts: no account ${arg} in ${home}/accounts.json${envAccounts(io.env).some((e) => e.account.id === arg) ? ' (it comes from environment variables: unset them)' : ''}\n`);
+        return 1;
+      }
+      await writeAccountFile(home, file.filter((a) => a.account.id !== arg));
+      io.stdout(`removed ${arg} and its secret\n`);
+      return 0;
+    }
+    if (sub !== 'add') throw new UsageError(`expects add, list or remove, got "${sub}"`);
+    const kind = PLATFORM_KINDS.find((k) => k === arg);
+    if (!kind) throw new UsageError(`add expects a PLATFORM: ${PLATFORM_KINDS.join(', ')}`);
+    if (EXPERIMENTAL.has(kind) && !flags.experimental) throw new UsageError(`${kind} uses the web console's login token and unofficial endpoints; add --experimental to accept that`);
+    const fields = SECRET_ENV[kind];
+    const missing = Object.values(fields).filter((v) => !io.env[v]);
+    if (missing.length) throw new UsageError(`set ${missing.join(' and ')} first (the secret is read from the environment, never from the command line)`);
+    const s = parseSecret(kind, Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, io.env[v]])));
+    if (!s.ok) throw new UsageError(`the secret in ${Object.values(fields).join('/')} is not valid: ${s.message}`);
+    const parsed = AccountSchema.safeParse({ id: flags.id ?? kind, kind, label: flags.label ?? PLATFORM_NAMES[kind], ...(flags.region ? { region: flags.region } : {}), powerActions: flags['allow-power'] === true });
+    if (!parsed.success) throw new UsageError(`${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+    const account = parsed.data;
+    // One read-only call before saving: a wrong key is refused now, not at the first poll.
+    let count: number;
+    try {
+      count = (await connectorFor({ account, secret: s.secret }, io).list()).length;
+    } catch (e) {
+      io.stderr(`gpu-rent accounts: not saved: ${failureLine(e)}\n`);
+      return 1;
+    }
+    const file = await readAccountFile(home);
+    await writeAccountFile(home, [...file.filter((a) => a.account.id !== account.id), { account, secret: s.secret }]);
+    io.stdout(`added ${account.id} (${PLATFORM_NAMES[kind]}, ${count} instances, ${account.powerActions ? 'power actions allowed' : 'read-only'})\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,38 @@
+// `gpu-rent balance [--json]`: each platform account's balance, read from the platform.
+import { formatCny } from '../../core/money';
+import { renderTable } from '../../core/format';
+import { can } from '../../core/platforms/types';
+import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import type { CliCommand } from '../command';
+import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts } from './accounts';
+
+const specs = { json: { type: 'boolean', description: 'print JSON (fen and yuan, with the time read)' } } satisfies FlagSpecs;
+
+export const command: CliCommand = {
+  name: 'balance',
+  summary: 'the balance of each platform account',
+  help: () => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const accounts = (await loadAccounts(io)).filter((a) => can(a.account.kind, 'balance'));
+    if (!accounts.length) {
+      io.stdout(HOW_TO_ADD);
+      return 0;
+    }
+    const rows = await Promise.all(
+      accounts.map(async (a) => {
+        try {
+          const b = await connectorFor(a, io).balance();
+          return { account: a.account.id, platform: a.account.kind, fen: b.fen, yuan: b.fen / 100, readAt: new Date(b.readAt * 1000).toISOString() };
+        } catch (e) {
+          return { account: a.account.id, platform: a.account.kind, error: failureLine(e) };
+        }
+      }),
+    );
+    for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.error}\n`);
+    const ok = rows.filter((r): r is Extract<(typeof rows)[number], { fen: number }> => 'fen' in r);
+    if (flags.json) io.stdout(JSON.stringify(ok, null, 2) + '\n');
+    else if (ok.length) io.stdout(renderTable([['ACCOUNT', 'PLATFORM', 'BALANCE', 'READ AT'], ...ok.map((r) => [r.account, r.platform, formatCny(r.fen), r.readAt])], ['l', 'l', 'r', 'l']));
+    return ok.length === rows.length ? 0 : 1;
+  },
+};

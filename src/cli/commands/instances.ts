@@ -1,0 +1,54 @@
+// `gpu-rent instances [--platform P] [--json]`: every instance of every configured account, as
+// the platform reports it: state, price per hour (with when it was read), SSH endpoint.
+import { formatCny } from '../../core/money';
+import { renderTable } from '../../core/format';
+import type { PlatformInstance } from '../../core/platforms/types';
+import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import type { CliCommand } from '../command';
+import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, platformMatches } from './accounts';
+
+const specs = {
+  platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)' },
+  json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)' },
+} satisfies FlagSpecs;
+
+export const command: CliCommand = {
+  name: 'instances',
+  summary: 'list the instances of your platform accounts with their real state and price',
+  help: () => formatHelp('gpu-rent instances [--platform P] [--json]', 'Asks each configured platform account (gpu-rent accounts) for its instances.', specs),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const accounts = (await loadAccounts(io)).filter((a) => platformMatches(a.account.kind, flags.platform));
+    if (!accounts.length) {
+      io.stdout(HOW_TO_ADD);
+      return 0;
+    }
+    const results = await Promise.all(
+      accounts.map(async (a) => {
+        try {
+          return { a, list: await connectorFor(a, io).list() };
+        } catch (e) {
+          return { a, error: failureLine(e) };
+        }
+      }),
+    );
+    let failed = 0;
+    for (const r of results) {
+      if (!('error' in r)) continue;
+      failed++;
+      io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
+    }
+    const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
+    if (flags.json) {
+      const rows = ok.flatMap((r) => r.list.map((i) => ({ account: r.a.account.id, platform: r.a.account.kind, ...i, ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}) })));
+      io.stdout(JSON.stringify(rows, null, 2) + '\n');
+    } else {
+      const rows = ok.flatMap((r) =>
+        r.list.map((i) => [r.a.account.id, i.ref, i.name, i.rawState || i.state, i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '', i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h` : '', i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '']),
+      );
+      if (rows.length) io.stdout(renderTable([['ACCOUNT', 'INSTANCE', 'NAME', 'STATE', 'GPU', 'PRICE', 'SSH'], ...rows]));
+      else if (!failed) io.stdout('no instances\n');
+    }
+    return failed ? 1 : 0;
+  },
+};

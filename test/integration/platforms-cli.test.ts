@@ -1,0 +1,138 @@
+// gpu-rent accounts / instances / power-on / power-off / release / balance, the built CLI
+// against the local platform server (run asynchronously so the server in this process answers).
+import * as assert from 'node:assert';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI } from '../support/cli';
+import { PlatformServer } from '../support/platform-server';
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('gpu-rent platform commands (built CLI, local platform server)', function () {
+  this.timeout(60000);
+  let s: PlatformServer;
+  let home: string;
+  let base: NodeJS.ProcessEnv;
+  before(async () => {
+    s = await PlatformServer.start();
+    s.transitionMs = 300;
+  });
+  after(() => s.close());
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'gpu-rent-home-'));
+    base = { GPU_RENT_HOME: home, HOME: home, GPU_RENT_AUTODL_API: s.url, GPU_RENT_AUTODL_WEB_API: s.url, GPU_RENT_ALIYUN_ENDPOINT: s.url, GPU_RENT_TENCENT_ENDPOINT: s.url, GPU_RENT_SETTLE_INTERVAL_MS: '100' };
+    s.instances.clear();
+    s.requests.length = 0;
+  });
+  afterEach(() => rm(home, { recursive: true, force: true }));
+
+  it('with no account, instances says how to add one and exits 0', async () => {
+    const r = await run(['instances'], base);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /gpu-rent accounts add/);
+  });
+
+  it('accounts add checks the token with one read-only call, keeps it 0600, lists it without the secret, removes it', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-1', name: 'train', state: 'running' });
+    const bad = await run(['accounts', 'add', 'autodl-pro'], { ...base, GPU_RENT_AUTODL_TOKEN: 'wrong-token' });
+    assert.strictEqual(bad.code, 1);
+    assert.match(bad.stderr, /AutoDL Pro.*AuthorizeFailed/);
+    const r = await run(['accounts', 'add', 'autodl-pro', '--allow-power'], { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro });
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stdout, /1 instances, power actions allowed/);
+    assert.strictEqual(s.sent('autodl-pro').filter((q) => q.path.endsWith('/list')).length, 2, 'one list per add');
+    const file = join(home, 'accounts.json');
+    assert.strictEqual((await stat(file)).mode & 0o777, 0o600);
+    const list = await run(['accounts', 'list', '--json'], base);
+    assert.ok(!list.stdout.includes(s.creds.autodlPro));
+    assert.strictEqual(JSON.parse(list.stdout)[0].id, 'autodl-pro');
+    await chmod(file, 0o644);
+    const loose = await run(['accounts', 'list'], base);
+    assert.strictEqual(loose.code, 1);
+    assert.match(loose.stderr, /chmod 600/);
+    await chmod(file, 0o600);
+    assert.strictEqual((await run(['accounts', 'remove', 'autodl-pro'], base)).code, 0);
+    assert.ok(!(await readFile(file, 'utf8')).includes(s.creds.autodlPro));
+  });
+
+  it('instances and balance read every account; --json carries fen', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-1', name: 'train', state: 'running' });
+    s.add({ platform: 'aliyun', id: 'i-ali1', name: 'ecs', state: 'Running' });
+    s.add({ platform: 'tencent', id: 'ins-tc1', name: 'cvm', state: 'STOPPED' });
+    const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret', TENCENTCLOUD_SECRET_ID: s.creds.tencentSecretId, TENCENTCLOUD_SECRET_KEY: 'tc-secret' };
+    const r = await run(['instances', '--json'], env);
+    assert.strictEqual(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as { ref: string; state: string; priceFenPerHour?: number }[];
+    assert.deepStrictEqual(rows.map((x) => [x.ref, x.state]).sort(), [['i-ali1', 'running'], ['ins-tc1', 'stopped'], ['pro-1', 'running']]);
+    assert.strictEqual(rows.find((x) => x.ref === 'pro-1')!.priceFenPerHour, 258);
+    const only = await run(['instances', '--platform', 'tencent'], env);
+    assert.match(only.stdout, /ins-tc1/);
+    assert.ok(!only.stdout.includes('pro-1'));
+    const b = await run(['balance', '--json'], env);
+    assert.strictEqual(b.code, 0, b.stderr);
+    assert.deepStrictEqual((JSON.parse(b.stdout) as { platform: string; fen: number }[]).map((x) => [x.platform, x.fen]).sort(), [['aliyun-ecs', 123456], ['autodl-pro', 12345], ['tencent-cvm', 98765]]);
+  });
+
+  it('a refused token or an unreachable API exits 1 with one line naming the platform and the cause', async () => {
+    const r = await run(['instances'], { ...base, TENCENTCLOUD_SECRET_ID: 'AKID-wrong', TENCENTCLOUD_SECRET_KEY: 'x' });
+    assert.strictEqual(r.code, 1);
+    assert.strictEqual(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /腾讯云 CVM.*AuthFailure/);
+    const t0 = Date.now();
+    const u = await run(['balance'], { ...base, GPU_RENT_AUTODL_API: 'http://127.0.0.1:9', GPU_RENT_AUTODL_TOKEN: 't' });
+    assert.strictEqual(u.code, 1);
+    assert.match(u.stderr, /AutoDL Pro: the platform could not be reached/);
+    assert.ok(Date.now() - t0 < 20000);
+  });
+
+  it('power-off shows the price and does nothing without --yes; with it, stops charging and waits until stopped; a no-GPU start is refused where not offered; release', async () => {
+    s.add({ platform: 'aliyun', id: 'i-p1', name: 'gpu-box', state: 'Running' });
+    const env = { ...base, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret' };
+    const ro = await run(['power-off', 'gpu-box', '--yes'], env);
+    assert.strictEqual(ro.code, 1);
+    assert.match(ro.stderr, /read-only .*GPU_RENT_ALLOW_POWER=1/);
+    const power = { ...env, GPU_RENT_ALLOW_POWER: '1' };
+    const dry = await run(['power-off', 'gpu-box', '--stop-charging'], power);
+    assert.strictEqual(dry.code, 2);
+    assert.match(dry.stderr, /¥12\.50\/h/);
+    assert.strictEqual(s.sent('aliyun', 'StopInstance').length, 0);
+    const off = await run(['power-off', 'gpu-box', '--stop-charging', '--yes', '--json'], power);
+    assert.strictEqual(off.code, 0, off.stderr);
+    assert.strictEqual(JSON.parse(off.stdout).state, 'stopped');
+    assert.match(off.stderr, /stopping/);
+    assert.strictEqual(s.sent('aliyun', 'StopInstance').length, 1);
+    assert.strictEqual(s.instances.get('i-p1')!.stoppedMode, 'StopCharging');
+    const nogpu = await run(['power-on', 'gpu-box', '--no-gpu', '--yes'], power);
+    assert.strictEqual(nogpu.code, 1);
+    assert.match(nogpu.stderr, /offers no powerOn:noGpu/);
+    const rel = await run(['release', 'i-p1', '--yes'], power);
+    assert.strictEqual(rel.code, 0, rel.stderr);
+    assert.ok(!s.instances.has('i-p1'));
+  });
+
+  it('power-on on AutoDL prints the new SSH login; 库存不足 is named and the start is sent once', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-s', name: 'stopped-box', state: 'shutdown', sshPort: 41000 });
+    const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, GPU_RENT_ALLOW_POWER: '1' };
+    s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/power_on', error: 'noStock' });
+    const refused = await run(['power-on', 'pro-s', '--yes'], env);
+    assert.strictEqual(refused.code, 1);
+    assert.match(refused.stderr, /库存不足/);
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 1);
+    const on = await run(['power-on', 'pro-s', '--yes'], env);
+    assert.strictEqual(on.code, 0, on.stderr);
+    assert.match(on.stderr, /ssh -p 41001 root@127\.0\.0\.1/);
+    assert.ok(!on.stderr.includes('pw-41001') && !on.stdout.includes('pw-41001'), 'the password is not printed');
+  });
+});
