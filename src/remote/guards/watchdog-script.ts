@@ -8,6 +8,8 @@
 // on-box actions are a power-off (AutoDL documents `shutdown` inside an instance as a stop) or
 // any command the user supplies.
 
+import { JOBS_DIR } from '../jobs';
+
 /** Files inside the watchdog folder (~/.gpu-rent/watchdog). */
 export const WATCHDOG_FILES = {
   script: 'watchdog.sh',
@@ -127,6 +129,38 @@ final_hook() { # reason
   return 0
 }
 
+fire() { # reason time: the final hook, then the action unless the hook failed; then exit
+  final_hook "$1"
+  hook_rc=$?
+  if [ "$hook_rc" -ne 0 ] && [ "$GR_ACTION_IF_HOOK_FAILS" != yes ]; then
+    event "action-skipped hook-failed"
+  elif [ -n "\${GR_ACTION:-}" ]; then
+    event "action-start"
+    run_limited 120 "$GR_ACTION" >> "$DIR/${WATCHDOG_FILES.output}" 2>&1
+    event "action-exit $?"
+  fi
+  echo "fired $2" > "$DIR/${WATCHDOG_FILES.state}"
+  rm -f "$DIR/${WATCHDOG_FILES.pid}"
+  exit 0
+}
+
+jobs_ended() { # prints " NAME=CODE ..." once every job in GR_AFTER_JOBS ended GR_AFTER_JOBS_GRACE seconds ago
+  all=yes; codes=""; old_ifs=$IFS; IFS='
+'
+  for j in $GR_AFTER_JOBS; do
+    J="$HOME/${JOBS_DIR}/$j"
+    if [ -f "$J/exit" ]; then
+      fin=$(head -c 20 "$J/finished" 2>/dev/null); case "$fin" in ''|*[!0-9]*) fin=$1 ;; esac
+      [ $(($1 - fin)) -ge "\${GR_AFTER_JOBS_GRACE:-0}" ] || all=""
+      codes="$codes $j=$(head -c 16 "$J/exit" | tr -cd '0-9-')"
+    elif [ -f "$J/pid" ] && ! kill -0 "$(head -c 20 "$J/pid")" 2>/dev/null; then
+      codes="$codes $j=lost"
+    else all=""; fi
+  done
+  IFS=$old_ifs
+  [ -n "$all" ] && printf '%s' "$codes"
+}
+
 # "watchdog.sh reading": print what the GPU check sees now, and exit (used by status).
 if [ "\${1:-}" = reading ]; then gpu_reading; exit 0; fi
 . "$DIR/${WATCHDOG_FILES.config}" || exit 1
@@ -149,6 +183,11 @@ while :; do
     fi
   fi
 
+  if [ -n "\${GR_AFTER_JOBS:-}" ]; then
+    ended=$(jobs_ended "$t")
+    if [ -n "$ended" ]; then event "job-ended$ended"; fire job "$t"; fi
+  fi
+
   if [ "$GR_IDLE_WINDOW" -gt 0 ]; then
     reading=$(gpu_reading)
     act=$(activity)
@@ -167,18 +206,7 @@ while :; do
       echo "quiet $quiet_since" > "$DIR/${WATCHDOG_FILES.state}"
       if [ $((t - quiet_since)) -ge "$GR_IDLE_WINDOW" ]; then
         event "idle quiet-since=$quiet_since"
-        final_hook idle
-        hook_rc=$?
-        if [ "$hook_rc" -ne 0 ] && [ "$GR_ACTION_IF_HOOK_FAILS" != yes ]; then
-          event "action-skipped hook-failed"
-        elif [ -n "\${GR_ACTION:-}" ]; then
-          event "action-start"
-          run_limited 120 "$GR_ACTION" >> "$DIR/${WATCHDOG_FILES.output}" 2>&1
-          event "action-exit $?"
-        fi
-        echo "fired $t" > "$DIR/${WATCHDOG_FILES.state}"
-        rm -f "$DIR/${WATCHDOG_FILES.pid}"
-        exit 0
+        fire idle "$t"
       fi
     else
       quiet_since=""
@@ -209,6 +237,16 @@ export interface WatchdogConfig {
   spotUrl: string | null;
   /** Tests: a file holding the current epoch seconds (a fake clock). */
   clockFile?: string | null;
+  /** "After job N ends": fire (hook, then action) once every named job (gpu-rent run names) has ended. */
+  afterJobs?: string[];
+  /** Seconds after the job's end before firing, so a laptop that is awake can run its own end action first. */
+  afterJobsGraceSeconds?: number;
+}
+
+/** Job names as `gpu-rent run` makes them (letters, digits, _ and -): anything else could not name a job folder. */
+function jobNameForConfig(name: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new RangeError(`not a job name: ${JSON.stringify(name)}`);
+  return name;
 }
 
 /** Builds the config file the script sources; every value single-quoted for sh. */
@@ -226,6 +264,8 @@ export function watchdogConfigText(c: WatchdogConfig, quote: (s: string) => stri
     `GR_ACTION_IF_HOOK_FAILS=${c.actionIfHookFails ? 'yes' : 'no'}`,
     `GR_SPOT_URL=${quote(c.spotUrl ?? '')}`,
     `GR_CLOCK_FILE=${quote(c.clockFile ?? '')}`,
+    `GR_AFTER_JOBS=${quote((c.afterJobs ?? []).map(jobNameForConfig).join('\n'))}`,
+    `GR_AFTER_JOBS_GRACE=${int(c.afterJobsGraceSeconds ?? 0, 0)}`,
     '',
   ];
   return lines.join('\n');

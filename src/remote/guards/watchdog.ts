@@ -11,7 +11,7 @@ export const DEFAULT_WATCHDOG_DIR = '~/.gpu-rent/watchdog';
 
 export interface WatchdogEvent {
   at: number;
-  /** armed, idle, hook-start, hook-exit, action-start, action-exit, action-skipped, spot-termination, stopped. */
+  /** armed, idle, job-ended (NAME=CODE …), hook-start, hook-exit, action-start, action-exit, action-skipped, spot-termination, stopped. */
   kind: string;
   detail: string;
 }
