@@ -24,6 +24,12 @@ export interface Settings {
   watchdogHookCommand: string;
   releaseWarnings: boolean;
   peakHoursNotice: boolean;
+  /** Base URLs / endpoints of the platform APIs (tests, proxies); empty: the environment's, then the SDK's own. */
+  platformEndpoints: { autodlApi?: string; autodlWebApi?: string; aliyun?: string; tencent?: string };
+  /** Platform account ids whose power actions (on, off, release) are enabled; the rest are read-only. */
+  platformPowerActions: string[];
+  /** Seconds between platform polls while the view is visible (at least 60). */
+  platformPollSeconds: number;
 }
 
 export const SETTINGS_SECTION = 'gpuRent';
@@ -62,6 +68,14 @@ export function readSettings(get: (key: string) => unknown): Settings {
     watchdogHookCommand: str(get('watchdog.hookCommand'), '', 4000),
     releaseWarnings: get('guards.releaseWarnings') !== false,
     peakHoursNotice: get('guards.peakHoursNotice') !== false,
+    platformEndpoints: {
+      autodlApi: endpoint(get('platforms.autodlApi')),
+      autodlWebApi: endpoint(get('platforms.autodlWebApi')),
+      aliyun: endpoint(get('platforms.aliyunEndpoint')),
+      tencent: endpoint(get('platforms.tencentEndpoint')),
+    },
+    platformPowerActions: Array.isArray(get('platforms.powerActions')) ? (get('platforms.powerActions') as unknown[]).filter((x): x is string => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)).slice(0, 100) : [],
+    platformPollSeconds: num(get('platforms.pollSeconds'), 60, 60, 3600, true),
   };
 }
 
@@ -71,4 +85,10 @@ const DEFAULT_RAM_DIR = '/dev/shm/gpu-rent';
 function ramDir(v: unknown): string {
   const d = str(v, DEFAULT_RAM_DIR);
   return d.startsWith('/') && !d.split('/').includes('..') && !/[\0\n]/.test(d) ? d.replace(/\/+$/, '') || DEFAULT_RAM_DIR : DEFAULT_RAM_DIR;
+}
+
+/** An http(s) URL or host[:port] without spaces; anything else is ignored. */
+function endpoint(v: unknown): string | undefined {
+  const e = str(v, '', 2000).trim();
+  return e && /^(https?:\/\/)?[A-Za-z0-9.-]+(:\d{1,5})?(\/[^\s]*)?$/.test(e) ? e : undefined;
 }
