@@ -32,6 +32,11 @@ export class CalculatorPanel implements vscode.Disposable {
     );
   }
 
+  /** The form's inputs as the host last set them (the page may have changed them since: see lastComputed). */
+  get currentInputs(): CalculatorInputs {
+    return this.inputs;
+  }
+
   get isOpen(): boolean {
     return this.panel !== undefined;
   }

@@ -244,6 +244,30 @@ describe('every instance command, on the loopback sshd', function () {
     assert.equal(ext.truncated, false);
   });
 
+  it('Check GPU says when the box is not the card you pay for', async () => {
+    // The loopback box prints a real RTX 4090 capture; this listing claims an A100.
+    const other = await exec<string>('gpuRent.addInstance', { name: 'not my card', login, password: sshd.password, platform: 'autodl', card: 'A100 80GB', state: 'running' });
+    try {
+      const r = await exec<{ card: { kind: string; seen?: string[] } | null }>('gpuRent.checkGpu', { id: other, quiet: true });
+      assert.equal(r.card?.kind, 'other-card', JSON.stringify(r.card));
+      assert.deepEqual(r.card?.seen, ['NVIDIA GeForce RTX 4090']);
+      const s = await exec<{ guardNotices: { kind: string; instanceId: string }[] }>('gpuRent.getState');
+      assert.ok(s.guardNotices.some((n) => n.kind === 'card' && n.instanceId === other), 'no card notice was shown');
+    } finally {
+      await exec('gpuRent.removeInstance', other);
+    }
+  });
+
+  it('the calculator opened from an instance starts from its card, GPUs and disk', async () => {
+    await exec('gpuRent.openCalculator', { kind: 'instance', id });
+    const i = await inst(id);
+    const s = await exec<{ calculator: { open: boolean; inputs: { card: string; gpus: number; storageGb: number } } }>('gpuRent.getState');
+    assert.equal(s.calculator.open, true);
+    assert.match(s.calculator.inputs.card, /4090/);
+    assert.equal(s.calculator.inputs.gpus, 1);
+    assert.equal(s.calculator.inputs.storageGb, i.pricing.dataDiskGb);
+  });
+
   after(async () => {
     if (id) await exec('gpuRent.removeInstance', id);
   });
