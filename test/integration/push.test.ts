@@ -178,7 +178,7 @@ describe('push against a real sshd', function () {
     const data = randomBytes(6 * 1024 * 1024);
     put('w.bin', data);
     const bad = Buffer.from(data.subarray(0, 3 * 1024 * 1024));
-    bad[1000] ^= 0xff;
+    bad[1000] = bad[1000]! ^ 0xff;
     putRemote('w.bin.part', bad, OLD);
     const r = await pushOnce(conn.remote, opts());
     assert.equal(r.bytes, data.length);

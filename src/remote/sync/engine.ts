@@ -89,6 +89,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       const now = settleSeconds > 0 && changedFiles(listing, local).length ? await remoteNow() : undefined;
       const p = plan(listing, local, now, { settleSeconds, keepLast: opts.keepLast, delete: opts.delete });
       Object.assign(c.state.files, p.adopt);
+      c.localStats = local.stats;
       return p;
     };
     let p = await planPass();
