@@ -182,17 +182,3 @@ export function envFolderName(inst: Pick<Instance, 'id' | 'name'>): string {
     .slice(0, 40);
   return slug ? `${slug}-${inst.id}` : inst.id;
 }
-
-/** What releasing (or removing) a running instance would lose: core's checkpointsAtRisk via the remote release guard. */
-export interface ReleaseRisk {
-  remoteDir: string;
-  files: { rel: string; size: number; reason: 'missing' | 'differs' }[];
-  bytes: number;
-  /** Sub-folders that could not be listed: the comparison is incomplete. */
-  unlisted: number;
-}
-
-/** Files the sync engine leaves while it works: never checkpoints. */
-export function isSyncScratch(rel: string): boolean {
-  return rel.endsWith('.part') || rel.endsWith('.gpu-rent-sync.json');
-}

@@ -9,7 +9,8 @@ import type { SpotCheck, SpotInputError } from '../core/guards/spot';
 import type { IdleSettingsError } from '../core/guards/idle';
 import { formatBytes } from '../core/format';
 import { formatCny } from '../core/money';
-import type { IdleNotice, ReleaseRisk } from './guardDecisions';
+import type { ReleaseRisk } from '../app/release';
+import type { IdleNotice } from './guardDecisions';
 import { formatDuration, formatRate, type L10n } from './present';
 
 /** "2026-12-11 20:30" on the Beijing clock. */

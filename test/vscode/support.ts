@@ -34,6 +34,19 @@ export function readInfo(): HostInfo {
   throw new Error(`e2e info file not found (looked at: ${candidates.filter(Boolean).join(', ')})`);
 }
 
+/** Runs a command as a script would (argument object in, result or rejection out). */
+export const exec = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand(id, arg) as Thenable<T>;
+
+/** The message a scripted command rejects with; fails the test when it succeeds. */
+export async function fails(id: string, arg: unknown): Promise<string> {
+  try {
+    await exec(id, arg);
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+  throw new Error(`${id} did not fail`);
+}
+
 export function log(msg: string): void {
   fs.appendFileSync(readInfo().logPath, `      · ${msg}\n`);
 }

@@ -4,17 +4,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { log, readInfo } from '../support';
+import { exec, fails, log, readInfo } from '../support';
 
-const exec = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand(id, arg) as Thenable<T>;
-const fails = async (id: string, arg: unknown): Promise<string> => {
-  try {
-    await exec(id, arg);
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-  assert.fail(`${id} did not fail`);
-};
 
 describe('guard commands on the loopback sshd', function () {
   this.timeout(120_000);

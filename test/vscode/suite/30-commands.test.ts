@@ -10,17 +10,8 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { log, readInfo, waitFor } from '../support';
+import { exec, fails, log, readInfo, waitFor } from '../support';
 
-const exec = <T>(id: string, arg?: unknown) => vscode.commands.executeCommand(id, arg) as Thenable<T>;
-const fails = async (id: string, arg: unknown): Promise<string> => {
-  try {
-    await exec(id, arg);
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-  assert.fail(`${id} did not fail`);
-};
 
 interface StateInstance {
   id: string;
