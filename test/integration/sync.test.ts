@@ -31,11 +31,12 @@ function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
           client.sftp((err, s) => {
             if (err) return rej(err);
             // Count requests without changing them.
-            for (const m of ['open', 'read', 'readdir'] as const) {
+            for (const m of ['open', 'read', 'readdir', 'opendir'] as const) {
               const orig = (s[m] as (...a: unknown[]) => unknown).bind(s);
               (s as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => {
-                // readdir(path) pages through readdir(handle) internally: count listings.
-                if (m !== 'readdir' || typeof a[0] === 'string') counts[m]++;
+                // A listing is one opendir (or a readdir(path), which pages through readdir(handle) itself).
+                if (m === 'opendir') counts.readdir++;
+                else if (m !== 'readdir' || typeof a[0] === 'string') counts[m]++;
                 return orig(...a);
               };
             }

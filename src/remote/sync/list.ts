@@ -1,9 +1,82 @@
 // Lists the remote checkpoint folder: one SFTP readdir per directory (all directories of a
 // level in flight at once), every name checked before it can become a local path, links
-// followed only when they stay inside the folder.
-import type { SFTPWrapper } from 'ssh2';
+// followed only when they stay inside the folder. The box is not trusted: the walk has a cap on
+// entries in all (an endless tree or folder ends in a clear error, not in memory) and on depth,
+// and a bounded number of requests in flight.
+import type { FileEntry, SFTPWrapper } from 'ssh2';
 import { caseInsensitivePlatform, checkComponent, STATE_FILE, type NameRules, type SkipReason } from './names';
-import { kindOf, readdir, realpath, sftpCode, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
+import { closeHandle, isChannelOpen, kindOf, onSessionGone, realpath, SftpGoneError, sftpCode, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
+
+/** Entries (files, folders, links, anything) one listing may hold in all. */
+export const MAX_LIST_ENTRIES = 100_000;
+/** Directory reads (and link checks) in flight at once. */
+const LIST_CONCURRENCY = 64;
+const LIST_REQUEST_MS = 30_000;
+
+export interface ListLimits {
+  maxEntries?: number;
+}
+
+/** One SFTP request with a deadline that fails when the session goes. */
+function sftpRequest<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
+  return new Promise<T>((res, rej) => {
+    if (!isChannelOpen(sftp)) return rej(new SftpGoneError(what));
+    let done = false;
+    const finish = (err: Error | null | undefined, v?: T) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      off();
+      if (err) rej(err);
+      else res(v as T);
+    };
+    const off = onSessionGone(sftp, () => finish(new SftpGoneError(what)));
+    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${LIST_REQUEST_MS / 1000} s`)), LIST_REQUEST_MS);
+    try {
+      send(finish);
+    } catch (e) {
+      finish(e instanceof Error ? e : new Error(String(e)));
+    }
+  });
+}
+
+/** Reads one folder reply by reply, charging each entry to the listing's budget (so one endless folder stops too). */
+async function readdirBounded(sftp: SFTPWrapper, path: string, budget: { left: number }, tooMany: () => Error): Promise<FileEntry[]> {
+  const handle = await sftpRequest<Buffer>(sftp, 'opendir', (cb) => sftp.opendir(path, cb));
+  const out: FileEntry[] = [];
+  try {
+    for (;;) {
+      let list: FileEntry[] | false;
+      try {
+        list = await sftpRequest<FileEntry[] | false>(sftp, 'readdir', (cb) => sftp.readdir(handle, cb));
+      } catch (err) {
+        if (sftpCode(err) === SFTP_EOF) break;
+        throw err;
+      }
+      if (!list || list.length === 0) break;
+      budget.left -= list.length;
+      if (budget.left < 0) throw tooMany();
+      for (const e of list) out.push(e);
+    }
+  } finally {
+    await closeHandle(sftp, handle);
+  }
+  return out;
+}
+
+/** `fn` over `items`, at most `limit` at once, results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 export interface RemoteFile {
   /** Path relative to the synced folder, "/"-separated, every component checked. */
@@ -30,6 +103,8 @@ export interface RemoteListing {
 }
 
 export class RemoteFolderError extends Error {
+  /** Set when the listing stopped at its entry cap. */
+  tooManyEntries?: number;
   constructor(
     readonly code: 'remote-missing' | 'remote-not-directory' | 'remote-unreadable',
     readonly path: string,
@@ -57,9 +132,16 @@ function isTransport(err: unknown): boolean {
   return sftpCode(err) === undefined;
 }
 
-export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules): Promise<RemoteListing> {
+export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules, limits: ListLimits = {}): Promise<RemoteListing> {
+  const maxEntries = limits.maxEntries ?? MAX_LIST_ENTRIES;
+  const budget = { left: maxEntries };
+  const tooMany = () => {
+    const e = new RemoteFolderError('remote-unreadable', folder, `the folder on the box has more than ${maxEntries} entries (files and folders in all); sync a sub-folder with fewer`);
+    e.tooManyEntries = maxEntries;
+    return e;
+  };
   // The folder's real path and its first listing in one round trip.
-  const [rootR, firstR] = await Promise.allSettled([realpath(sftp, folder), readdir(sftp, folder)]);
+  const [rootR, firstR] = await Promise.allSettled([realpath(sftp, folder), readdirBounded(sftp, folder, budget, tooMany)]);
   if (rootR.status === 'rejected') {
     const err: unknown = rootR.reason;
     if (isTransport(err)) throw err;
@@ -68,7 +150,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
   const root = rootR.value;
   if (firstR.status === 'rejected') {
     const err: unknown = firstR.reason;
-    if (isTransport(err)) throw err;
+    if (err instanceof RemoteFolderError || isTransport(err)) throw err;
     const st = await stat(sftp, root).catch((e: unknown) => {
       if (isTransport(e)) throw e;
       return undefined;
@@ -88,22 +170,20 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
 
   let level: Array<{ rel: string; abs: string }> = [{ rel: '', abs: root }];
   for (let depth = 0; level.length && depth <= MAX_DEPTH; depth++) {
-    const listed = await Promise.all(
-      level.map(async (dir) => {
+    const listed = await mapLimited(level, LIST_CONCURRENCY, async (dir) => {
         try {
           if (dir.rel === '') return { dir, entries: firstListing };
-          return { dir, entries: await readdir(sftp, dir.abs) };
+          return { dir, entries: await readdirBounded(sftp, dir.abs, budget, tooMany) };
         } catch (err) {
-          if (isTransport(err)) throw err;
+          if (err instanceof RemoteFolderError || isTransport(err)) throw err;
           if (dir.rel === '') throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
           skipped.push({ name: dir.rel, reason: 'unreadable' });
           unlisted.push(dir.rel);
-          return { dir, entries: [] };
+          return { dir, entries: [] as FileEntry[] };
         }
-      }),
-    );
+      });
     const next: Array<{ rel: string; abs: string }> = [];
-    const links: Array<Promise<void>> = [];
+    const links: Array<() => Promise<void>> = [];
     for (const { dir, entries } of listed) {
       // Sorted so collisions and the skipped list come out the same way every time.
       entries.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
@@ -130,7 +210,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
         else if (kind === 'other') skipped.push({ name: rel, reason: 'special-file' });
         else
           links.push(
-            (async () => {
+            async () => {
               let target: string;
               try {
                 target = await realpath(sftp, abs);
@@ -152,11 +232,11 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
                 if (isTransport(err)) throw err;
                 skipped.push({ name: rel, reason: 'symlink-dangling' });
               }
-            })(),
+            },
           );
       }
     }
-    await Promise.all(links);
+    await mapLimited(links, LIST_CONCURRENCY, (check) => check());
     level = next;
   }
   for (const dir of level) {
