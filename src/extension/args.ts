@@ -61,6 +61,8 @@ export const StartTrainingArgs = z.strictObject({
   /** Confirms a long job on a spot instance without a dialog. */
   acceptSpotRisk: z.boolean().default(false),
   acceptNewHostKey: z.boolean().optional(),
+  /** What happens when it ends (default: the gpuRent.training.endAction setting). */
+  then: z.enum(['nothing', 'sync', 'sync-then-no-gpu', 'sync-then-power-off']).optional(),
 });
 export const SyncArgs = z.strictObject({
   id,
@@ -75,6 +77,30 @@ export const JobsArgs = z.strictObject({ id, jobId: z.string().min(1).max(200).o
 export const InstanceArgs = z.strictObject({ id, acceptNewHostKey: z.boolean().optional() });
 export const RemoteSshArgs = z.strictObject({ id, /** Write the Host block without asking (scripts). */ confirm: z.literal(true), open: z.boolean().default(true), acceptNewHostKey: z.boolean().optional() });
 export const CheckGpuArgs = z.strictObject({ id, quiet: z.boolean().optional(), acceptNewHostKey: z.boolean().optional() });
+
+export const AddPlatformAccountArgs = z.strictObject({
+  kind: z.enum(['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm']),
+  label: z.string().min(1).max(120).optional(),
+  region: z.string().regex(/^[a-z0-9-]{2,40}$/).optional(),
+  /** AutoDL: the developer token (Pro) or the console's login token. */
+  token: z.string().min(1).max(8192).optional(),
+  accessKeyId: z.string().min(1).max(128).optional(),
+  accessKeySecret: z.string().min(1).max(256).optional(),
+  secretId: z.string().min(1).max(128).optional(),
+  secretKey: z.string().min(1).max(256).optional(),
+  /** Accepts the experimental console-token connector. */
+  experimental: z.boolean().optional(),
+});
+export const RemovePlatformAccountArgs = z.strictObject({ account: z.string().min(1).max(64), confirm: z.literal(true) });
+export const PlatformPowerArgs = z.strictObject({
+  id,
+  mode: z.enum(['gpu', 'noGpu', 'keep', 'stopCharging']).optional(),
+  /** Confirms the price per hour without a dialog (scripts). */
+  confirm: z.literal(true),
+  /** Release: proceed even when checkpoints on the box are not synced. */
+  discardUnsynced: z.boolean().optional(),
+  acceptNewHostKey: z.boolean().optional(),
+});
 
 /** A tree node, a bare id, or `{ id }`: every instance command accepts any of these. */
 export function instanceIdOf(arg: unknown): string | undefined {
