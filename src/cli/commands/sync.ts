@@ -64,6 +64,7 @@ const REASON_TEXT: Record<SkipReason, string> = {
   'local-conflict': 'a local folder or link is in the way',
   'local-modified': 'changed locally since it was synced: kept',
   'remote-empty-no-delete': 'folder on the box is empty: nothing deleted locally',
+  'remote-swapped': 'became a link or another file on the box after it was listed: not pulled',
 };
 
 /** Names from the box may carry terminal escapes: show those quoted. */

@@ -27,7 +27,8 @@ export type SkipReason =
   | 'verify-failed' // SHA-256 or size did not match the box twice
   | 'local-conflict' // a local folder (or link) sits where the file would go
   | 'local-modified' // --delete kept a file changed locally since it was synced
-  | 'remote-empty-no-delete'; // --delete refused: the remote folder is empty
+  | 'remote-empty-no-delete' // --delete refused: the remote folder is empty
+  | 'remote-swapped'; // after listing, the path became a link or another file: not pulled
 
 export const PART_SUFFIX = '.part';
 export const STATE_FILE = '.gpu-rent-sync.json';

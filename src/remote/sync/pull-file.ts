@@ -11,6 +11,7 @@ import type { HashAnswer } from './remote-hash';
 import type { RemoteFile } from './list';
 import type { HashWorker } from './local-hash';
 import { PART_SUFFIX, type SkipReason } from './names';
+import { lstatRemote, openedIsListed, safeLocalParent } from './safe-paths';
 import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
 import type { LocalFileStat } from './planner';
 import type { SyncState } from './state';
@@ -117,7 +118,8 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
   const dir = dirname(local);
   if (!ctx.madeDirs?.has(dir)) {
     try {
-      await fsp.mkdir(dir, { recursive: true });
+      // Made folder by folder: none may be a link or lead outside the local root.
+      if ((await safeLocalParent(ctx.localRoot, f.rel)) === null) return { kind: 'skipped', reason: 'local-conflict' };
       ctx.madeDirs?.add(dir);
     } catch (err) {
       if (isDiskFull(err)) throw diskFull(f.rel);
@@ -164,9 +166,10 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
     return { kind: 'skipped', reason: 'unreadable' };
   }
   try {
-    const st0 = await fstatOrSkip(sftp, handle);
+    const [st0, atPath] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs)]);
     if (!st0) return { kind: 'skipped', reason: 'unreadable' };
     if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
+    if (!openedIsListed(f, st0, atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
 
     // A resumed .part is trusted only if its bytes hash like the box's first bytes.
     let hash = ctx.hashes.create();
@@ -323,6 +326,7 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
     if (sftpCode(err) === undefined) throw lost(err);
     return { kind: 'skipped', reason: 'unreadable' };
   }
+  const atPath = lstatRemote(sftp, f.abs); // in the same burst: is the path still the listed file?
   const read = readSmall(sftp, handle, f.size);
   const closed = closeHandle(sftp, handle); // goes out right behind the burst
   const r = await read;
@@ -337,6 +341,7 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
   if (!before.isFile()) return { kind: 'skipped', reason: 'unreadable' };
   if (before.size !== f.size || before.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
   if (after.size !== f.size || after.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+  if (!openedIsListed(f, before, await atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
   ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
   const digest = createHash('sha256').update(data).digest('hex');
   ctx.onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
