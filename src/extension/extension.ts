@@ -25,6 +25,7 @@ import { syncCheckpoints } from './commands/sync/syncNow';
 import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync/watch';
 import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
+import { runLines } from './commands/runs/text';
 import { captureEnvironment, rebuildEnvironment } from './commands/guards/environment';
 import { uploadToMemory, wipeBeforeRelease, wipeMemoryUpload } from './commands/guards/memory';
 import { scanSecrets } from './commands/guards/secrets';
@@ -103,7 +104,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id));
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), () => runLines(tree.runs, now(), vscode.l10n));
   const calculator = new CalculatorPanel(context.extensionUri, settings, log);
   const idle = new IdleMonitor(ctx);
   const poller = new Poller(view, ctx, idle);

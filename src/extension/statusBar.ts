@@ -23,6 +23,8 @@ export class SpendStatusBar implements vscode.Disposable {
     private readonly now: () => number,
     private readonly memento: vscode.Memento,
     private readonly platformName: (id: string) => string = (id) => id,
+    /** Running jobs' progress lines for the tooltip (`name: step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`). */
+    private readonly runLines: () => string[] = () => [],
   ) {
     this.item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Right, 100);
     this.item.name = vscode.l10n.t('GPU Spend');
@@ -43,7 +45,9 @@ export class SpendStatusBar implements vscode.Disposable {
     }
     this.item.text = statusBarText(s, vscode.l10n);
     this.item.accessibilityInformation = { label: statusBarAccessibility(s, vscode.l10n), role: 'button' };
-    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n, this.platformName), true);
+    const runs = this.runLines();
+    const runsMd = runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${l.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n') : '';
+    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n, this.platformName) + runsMd, true);
     tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
     this.item.tooltip = tip;
     this.item.backgroundColor = s.budget.level === 'exceeded' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.budget.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

@@ -12,6 +12,9 @@ import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { billingGpu, parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
+import { END_ACTIONS, type EndAction } from '../../../core/progress';
+import type { RemoteConnection } from '../../../remote/connection';
+import { defaultEndAction, rememberEndAction } from '../runs/endOfRun';
 
 const MAX_JOBS_KEPT = 50;
 
@@ -42,6 +45,7 @@ export async function startTraining(ctx: CommandContext, arg: unknown): Promise<
   const jobs = [...(cur.jobs ?? []), { id: job.name, command: a.command.slice(0, 4000), startedAt: job.startedAt ?? ctx.now(), logPath: job.logPath.slice(0, 4096), state: 'running' as const }].slice(-MAX_JOBS_KEPT);
   await ctx.store.update(inst.id, { jobs });
   ctx.log.info(`[${inst.id}] started job ${job.name}`);
+  await armEndAction(ctx, inst, conn, job.name, a.then ?? defaultEndAction());
   if (!scripted) {
     const show = vscode.l10n.t('Follow Log');
     void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}. It keeps running if you disconnect.', job.name, inst.name), show).then((p) => {
@@ -49,6 +53,39 @@ export async function startTraining(ctx: CommandContext, arg: unknown): Promise<
     });
   }
   return job.name;
+}
+
+/** Remembers the run's end action; a power-off is also armed on the box for when this window is away. */
+async function armEndAction(ctx: CommandContext, inst: Instance, conn: RemoteConnection, jobName: string, then: EndAction): Promise<void> {
+  await rememberEndAction(ctx, inst.id, jobName, then);
+  ctx.log.info(`[${inst.id}] ${jobName}: end action ${then}`);
+  if (then !== 'sync-then-power-off') return;
+  // A box that loses its data disk on a stop (秘塔智算) is never powered off without the verified sync.
+  if (!guardFacts(ctx.catalog(), inst.platform).stopKeepsData) {
+    ctx.log.warn(`[${inst.id}] ${jobName}: no on-box power-off (a stop clears this platform's data disk); only an awake window powers it off after a verified sync`);
+    return;
+  }
+  const { armAfterJob } = await import('../../../app/runs/onBox');
+  await armAfterJob(conn, jobName).then(
+    () => ctx.log.info(`[${inst.id}] ${jobName}: on-box "after job ends" power-off armed (waits 15 min for this window's verified sync first)`),
+    (e) => ctx.log.warn(`[${inst.id}] ${jobName}: could not arm the on-box power-off: ${e instanceof Error ? e.message : String(e)}`),
+  );
+}
+
+const END_ACTION_LABELS = (): Record<EndAction, string> => ({
+  nothing: vscode.l10n.t('Nothing (keep the instance running)'),
+  sync: vscode.l10n.t('Sync checkpoints'),
+  'sync-then-no-gpu': vscode.l10n.t('Sync checkpoints, then no-GPU mode'),
+  'sync-then-power-off': vscode.l10n.t('Sync checkpoints, then power off'),
+});
+
+async function askEndAction(): Promise<EndAction | undefined> {
+  const def = defaultEndAction();
+  const labels = END_ACTION_LABELS();
+  const items = END_ACTIONS.map((a) => ({ label: labels[a], action: a, description: a === def ? vscode.l10n.t('default') : undefined }));
+  items.sort((x, y) => (x.action === def ? -1 : y.action === def ? 1 : 0));
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('When the run ends'), placeHolder: vscode.l10n.t('The sync must succeed (verified) before any power action'), ignoreFocusOut: true });
+  return pick?.action;
 }
 
 async function ask(inst: Instance): Promise<Args | undefined> {
@@ -65,7 +102,9 @@ async function ask(inst: Instance): Promise<Args | undefined> {
     if (h === undefined) return undefined;
     expectedHours = Number(h);
   }
-  return { id: inst.id, command, ...(cwd ? { cwd } : {}), env, ...(expectedHours !== undefined ? { expectedHours } : {}), acceptSpotRisk: false };
+  const then = await askEndAction();
+  if (then === undefined) return undefined;
+  return { id: inst.id, command, ...(cwd ? { cwd } : {}), env, ...(expectedHours !== undefined ? { expectedHours } : {}), acceptSpotRisk: false, then };
 }
 
 /** Spot: core's spotCheck sizes the rework; a long job (or one of unknown length) needs an explicit yes. */

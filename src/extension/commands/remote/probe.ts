@@ -8,7 +8,6 @@ import type { RentedCardCheck } from '../../../core/rentedCard';
 import { currentState } from '../../../core/spend';
 import type { RemoteConnection } from '../../../remote/connection';
 import type { JobInfo } from '../../../remote/jobs';
-import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
 
 export function rentedCardText(inst: Instance, c: RentedCardCheck): string | undefined {
@@ -50,15 +49,29 @@ export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: Rem
   const cur = ctx.store.get(inst.id);
   if (!cur?.jobs) return;
   const r = mergeJobStates(cur.jobs, list, ctx.now());
+  await updateProgress(ctx, cur, conn, list);
   if (JSON.stringify(r.refs) === JSON.stringify(cur.jobs)) return;
   await ctx.store.update(inst.id, { jobs: r.refs });
+  const { handleRunEnd } = await import('../runs/endOfRun');
   for (const j of r.ended) {
-    ctx.notices.note('job', inst.id, `${j.id} exited ${j.exitCode ?? '?'}`);
-    const ok = j.exitCode === 0;
-    const msg = ok ? vscode.l10n.t('{0} on {1} finished.', j.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', j.id, inst.name, String(j.exitCode ?? '?'));
-    const logs = vscode.l10n.t('Show Log');
-    void (ok ? vscode.window.showInformationMessage : vscode.window.showWarningMessage)(msg, logs).then((p) => {
-      if (p) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: j.id });
-    });
+    const stopped = list.find((x) => x.name === j.id)?.stopped ?? false;
+    await handleRunEnd(ctx, ctx.store.get(inst.id) ?? cur, conn, j, stopped).catch((e) => ctx.log.warn(`[${inst.id}] end of ${j.id}: ${e instanceof Error ? e.message : String(e)}`));
   }
+}
+
+/** Reads what each running job's log gained since the last poll (only the new bytes) for the tree and status bar. */
+async function updateProgress(ctx: CommandContext, inst: Instance, conn: RemoteConnection, list: readonly JobInfo[]): Promise<void> {
+  const { runPriceOf } = await import('../../../app/runs/progress');
+  const price = runPriceOf(inst, ctx.settings().syncWatchIntervalSeconds);
+  let changed = false;
+  for (const j of list) {
+    if (j.state !== 'running' || !j.logPath || !inst.jobs?.some((r) => r.id === j.name)) continue;
+    try {
+      await ctx.tree.runs.update(conn, { instanceId: inst.id, jobId: j.name, logPath: j.logPath, alive: true, price, now: ctx.now() });
+      changed = true;
+    } catch (e) {
+      ctx.log.debug(`[${inst.id}] progress of ${j.name}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  if (changed) ctx.tree.refresh(inst.id);
 }

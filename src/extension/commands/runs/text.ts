@@ -3,6 +3,7 @@
 import { formatCny } from '../../../core/money';
 import type { EndCause, Finish, Progress } from '../../../core/progress';
 import type { L10n } from '../../present';
+import type { RunWatch } from '../../../app/runs/watch';
 
 export function etaDuration(seconds: number, l10n: L10n): string {
   const m = Math.round(Math.max(0, seconds) / 60);
@@ -53,4 +54,15 @@ export function causeText(c: EndCause, l10n: L10n): string {
     case 'hostOom':
       return l10n.t('The machine ran out of RAM: fewer data loader workers, a streaming dataset, or a larger instance.');
   }
+}
+
+/** One line per running job for the status bar tooltip: `job: step 450/1500 · …`. */
+export function runLines(runs: RunWatch, now: number, l10n: L10n): string[] {
+  return runs
+    .running()
+    .map((e) => {
+      const t = progressText(e.progress, runs.finish(e, now), l10n);
+      return t ? `${e.jobId}: ${t}` : '';
+    })
+    .filter(Boolean);
 }

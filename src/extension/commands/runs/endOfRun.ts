@@ -1,0 +1,111 @@
+// When the poll sees a run end: one notification with the exit code, how long it ran, what it
+// cost, the last lines of its log and the cause with what helps; then the run's end action
+// (verified final sync first, then the power action) with its result. A run whose end the box
+// handled while the laptop slept (the on-box "after job N ends" trigger) is reported as such.
+import * as vscode from 'vscode';
+import { formatCny } from '../../../core/money';
+import { isEndAction, type EndAction } from '../../../core/progress';
+import type { Instance, JobRef } from '../../../core/instances';
+import type { RemoteConnection } from '../../../remote/connection';
+import { runEndAction, type EndActionResult, type PowerActions } from '../../../app/runs/endAction';
+import type { EndReport } from '../../../app/runs/endReport';
+import { Commands } from '../../commandIds';
+import type { CommandContext } from '../context';
+import { formatDuration } from '../../present';
+import { causeText } from './text';
+
+const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
+
+/** The end action chosen when the job started (Start Training's `then` or the setting). */
+export async function rememberEndAction(ctx: CommandContext, instId: string, jobId: string, action: EndAction): Promise<void> {
+  await ctx.memento.update(END_ACTION_KEY(instId, jobId), action === 'nothing' ? undefined : action);
+}
+
+export function endActionOf(ctx: CommandContext, instId: string, jobId: string): EndAction {
+  const v = ctx.memento.get<string>(END_ACTION_KEY(instId, jobId));
+  return isEndAction(v) ? v : 'nothing';
+}
+
+/** The setting gpuRent.training.endAction (default nothing). */
+export function defaultEndAction(): EndAction {
+  const v = vscode.workspace.getConfiguration('gpuRent').get<string>('training.endAction');
+  return isEndAction(v) ? v : 'nothing';
+}
+
+/**
+ * HOOK for the platform connectors (issue 11): the power actions of the account this instance
+ * belongs to, or undefined when no connector is connected (then a power-off runs on the box).
+ * The connector engineer fills this in from src/app/platforms; nothing else needs to change.
+ */
+export function powerActionsFor(_ctx: CommandContext, _inst: Instance): PowerActions | undefined {
+  return undefined;
+}
+
+/** Reports a run that ended and runs its end action. Never throws: failures are shown and logged. */
+export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: RemoteConnection, job: JobRef, stopped: boolean): Promise<void> {
+  const { readEndReport } = await import('../../../app/runs/endReport');
+  const { afterJobOutcome, disarmAfterJob, BOX_POWER_OFF } = await import('../../../app/runs/onBox');
+  const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
+  ctx.tree.runs.forget(inst.id, job.id);
+  const action = endActionOf(ctx, inst.id, job.id);
+  let result: EndActionResult | undefined;
+  let boxDid: string | undefined;
+  if (action !== 'nothing') {
+    const onBox = await afterJobOutcome(conn, job.id).catch(() => undefined);
+    if (onBox?.fired) boxDid = onBox.events.map((e) => `${new Date(e.at * 1000).toLocaleTimeString()} ${e.kind} ${e.detail}`.trim()).join('; ');
+    else {
+      // The laptop is awake: it runs the verified sync itself, so the box's own trigger stands down.
+      if (onBox?.armed) await disarmAfterJob(conn, job.id).catch((e) => ctx.log.warn(`[${inst.id}] could not disarm the on-box trigger: ${String(e)}`));
+      const { syncCheckpoints } = await import('../sync/syncNow');
+      result = await runEndAction(action, inst, {
+        sync: async () => {
+          if (!inst.sync) return { ok: false, files: 0, bytes: 0, detail: vscode.l10n.t('no checkpoint folders set for {0} (Sync Checkpoints Now sets them)', inst.name) };
+          const s = await syncCheckpoints(ctx, { id: inst.id });
+          if (!s) return { ok: false, files: 0, bytes: 0, detail: 'cancelled' };
+          const ok = !s.interrupted && s.skipped.length === 0;
+          return { ok, files: s.files, bytes: s.bytes, detail: ok ? `${s.files} pulled, ${s.unchanged + s.verified} already here, verified` : s.interrupted ? 'interrupted' : `${s.skipped.length} skipped` };
+        },
+        power: powerActionsFor(ctx, inst),
+        powerOffFromBox: async () => {
+          await conn.exec(`(sleep 2; ${BOX_POWER_OFF}) >/dev/null 2>&1 </dev/null &`, { timeoutMs: 15000, login: false });
+        },
+        log: (l) => ctx.log.info(l),
+      });
+      await ctx.memento.update(END_ACTION_KEY(inst.id, job.id), undefined);
+    }
+  }
+  show(ctx, inst, job, report, action, result, boxDid);
+}
+
+function actionText(action: EndAction, r: EndActionResult | undefined, boxDid: string | undefined): string {
+  if (boxDid) return vscode.l10n.t('The box handled the end itself while this window was away: {0}', boxDid);
+  if (!r || action === 'nothing') return '';
+  const sync = r.steps.find((s) => s.step === 'sync');
+  const power = r.steps.find((s) => s.step !== 'sync');
+  if (r.stopped === 'syncFailed') return vscode.l10n.t('Final sync failed ({0}): the instance was NOT powered off and keeps billing.', sync?.detail ?? '?');
+  if (r.stopped === 'noWayToPower') return vscode.l10n.t('Final sync done ({0}). No-GPU mode needs the platform account connected; switch it in the console.', sync?.detail ?? '');
+  if (power && !power.ok) return vscode.l10n.t('Final sync done; the power action failed: {0}', power.detail);
+  if (power) return power.step === 'noGpu' ? vscode.l10n.t('Final sync verified; switched to no-GPU mode.') : vscode.l10n.t('Final sync verified; powering off ({0}).', power.via === 'box' ? vscode.l10n.t('from the box') : vscode.l10n.t('through the platform account'));
+  return sync?.ok ? vscode.l10n.t('Final sync verified ({0}).', sync.detail) : vscode.l10n.t('Final sync failed: {0}', sync?.detail ?? '?');
+}
+
+function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, action: EndAction, result: EndActionResult | undefined, boxDid: string | undefined): void {
+  const ok = r.exitCode === 0;
+  const head = ok ? vscode.l10n.t('{0} on {1} finished.', job.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', job.id, inst.name, String(r.exitCode ?? '?'));
+  const facts = [r.durationSeconds !== null ? vscode.l10n.t('Ran {0}', formatDuration(r.durationSeconds, vscode.l10n)) : '', r.costFen !== null ? vscode.l10n.t('cost {0}', formatCny(r.costFen)) : ''].filter(Boolean).join(' · ');
+  const cause = r.cause ? causeText(r.cause, vscode.l10n) : '';
+  const tail = !ok && !r.cause && r.lastLines.length ? vscode.l10n.t('Last lines: {0}', r.lastLines.slice(-3).join(' ⏎ ')) : '';
+  const act = actionText(action, result, boxDid);
+  const msg = [head, facts, cause, act, tail].filter(Boolean).join(' ');
+  ctx.log.info(`[${inst.id}] run ${job.id} ended: exit ${r.exitCode ?? '?'}${r.cause ? `, cause ${r.cause.kind}` : ''}${act ? `; ${act}` : ''}`);
+  for (const l of r.lastLines) ctx.log.info(`[${inst.id}] ${job.id} | ${l}`);
+  ctx.notices.note('job', inst.id, `${job.id} exited ${r.exitCode ?? '?'}${r.cause ? ` (${r.cause.kind})` : ''}`);
+  const logs = vscode.l10n.t('Show Log');
+  const check = vscode.l10n.t('Check GPU');
+  const buttons = r.cause && (r.cause.kind === 'noKernelImage' || r.cause.kind === 'cudaInit') ? [check, logs] : [logs];
+  const warn = !ok || (result && !result.ok);
+  void (warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(msg, ...buttons).then((p) => {
+    if (p === logs) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.id });
+    if (p === check) void vscode.commands.executeCommand(Commands.checkGpu, { id: inst.id });
+  });
+}
