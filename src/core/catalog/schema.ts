@@ -42,9 +42,12 @@ export const WARNING_CODES = [
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected an ISO date YYYY-MM-DD');
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+const PLATFORM_ID = /^[a-z][a-z0-9-]*$/;
+const isoDate = z.string().regex(ISO_DATE, 'expected an ISO date YYYY-MM-DD');
 /** When a platform's API gave the figure: an ISO date-time with a zone. */
-const isoDateTime = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/, 'expected an ISO date-time like 2026-05-01T14:03:00Z');
+const isoDateTime = z.string().regex(ISO_DATE_TIME, 'expected an ISO date-time like 2026-05-01T14:03:00Z');
 
 /** Hours in one period of each billing mode (a month is 30 days). */
 export const PERIOD_HOURS: Record<BillingMode, number> = { hour: 1, spot: 1, day: 24, week: 168, month: 720 };
@@ -99,7 +102,7 @@ const sourcedHours = sourced(BOUNDS.hours);
 const sourcedDays = sourced(BOUNDS.days);
 
 export const platformJson = z.strictObject({
-  id: z.string().regex(/^[a-z][a-z0-9-]*$/, 'expected a lowercase ascii id like "autodl"'),
+  id: z.string().regex(PLATFORM_ID, 'expected a lowercase ascii id like "autodl"'),
   name: z.strictObject({ zh: z.string().min(1), en: z.string().min(1) }),
   kind: z.enum(PLATFORM_KINDS).default('personal'),
   billingModes: z.array(z.enum(BILLING_MODES)),
@@ -152,3 +155,183 @@ export const overrideJson = z.strictObject({
   source: z.string().min(1).optional(),
   platforms: z.array(platformPatchJson).default([]),
 });
+
+// ---------------------------------------------------------------------------------------------
+// A fast path for checking one platform: a merge of 80,000 new platforms spent most of its time
+// in zod. `fastPlatform` checks the common shape by hand and returns what `platformJson.parse`
+// would, or undefined whenever it is unsure; then the caller asks zod, whose messages and paths
+// the user sees. It may only be stricter than zod, never looser: a field it does not check by
+// hand goes to that field's own zod schema, and test/unit/catalog-fast-path.test.ts compares the
+// two on generated input.
+
+type PlatformOut = z.output<typeof platformJson>;
+type Plain = Record<string, unknown>;
+const FAIL = Symbol('fail');
+type Checked<T> = T | typeof FAIL;
+
+/** A plain object (what JSON.parse makes), only `known` keys, none set to undefined; else undefined (zod decides). */
+function plainWith(v: unknown, known: ReadonlySet<string>): Plain | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const o = v as Plain;
+  for (const k in o) if (o[k] === undefined || !known.has(k)) return undefined;
+  return o;
+}
+
+const str1 = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** `amount(…)` with the per-mode bound left to the price (every price amount is ≥ 0 and finite). */
+function fastPriceAmount(v: unknown): Checked<AmountJson> {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : FAIL;
+  if (!Array.isArray(v) || v.length !== 2) return FAIL;
+  const [lo, hi] = v as unknown[];
+  if (typeof lo !== 'number' || typeof hi !== 'number' || !Number.isFinite(lo) || !Number.isFinite(hi) || lo < 0 || lo > hi) return FAIL;
+  return [lo, hi];
+}
+
+const checkSource = (v: unknown): Checked<string> => (str1(v) ? v : FAIL);
+const checkAsOf = (v: unknown): Checked<string | null> => (v === null || (typeof v === 'string' && ISO_DATE.test(v)) ? v : FAIL);
+const checkReadAt = (v: unknown): Checked<string> => (typeof v === 'string' && ISO_DATE_TIME.test(v) ? v : FAIL);
+const checkNote = (v: unknown): Checked<string> => (typeof v === 'string' ? v : FAIL);
+
+const PRICE_KEYS: ReadonlySet<string> = new Set(Object.keys(priceJson.shape));
+const MODES: ReadonlySet<string> = new Set(BILLING_MODES);
+
+function fastPrice(v: unknown): Checked<Plain> {
+  const o = plainWith(v, PRICE_KEYS);
+  if (!o) return FAIL;
+  const { card, mode, yuan: y } = o;
+  if (!str1(card) || typeof mode !== 'string' || !MODES.has(mode) || y === undefined) return FAIL;
+  const yuan = y === null ? null : fastPriceAmount(y);
+  if (yuan === FAIL) return FAIL;
+  if (yuan !== null && (typeof yuan === 'number' ? yuan : yuan[1]) > maxYuanPerPeriod(PERIOD_HOURS[mode as BillingMode])) return FAIL;
+  const out: Plain = { card, mode, yuan };
+  if (o.source !== undefined) if ((out.source = checkSource(o.source)) === FAIL) return FAIL;
+  if (o.asOf !== undefined) if ((out.asOf = checkAsOf(o.asOf)) === FAIL) return FAIL;
+  if (o.readAt !== undefined) if ((out.readAt = checkReadAt(o.readAt)) === FAIL) return FAIL;
+  if (o.note !== undefined) if ((out.note = checkNote(o.note)) === FAIL) return FAIL;
+  return out;
+}
+
+function fastArray<T>(v: unknown, item: (x: unknown) => Checked<T>): Checked<T[]> {
+  if (!Array.isArray(v)) return FAIL;
+  const out: T[] = new Array<T>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = item(v[i]);
+    if (x === FAIL) return FAIL;
+    out[i] = x;
+  }
+  return out;
+}
+
+const oneOf = <T extends string>(values: readonly T[]) => {
+  const set: ReadonlySet<string> = new Set(values);
+  return (v: unknown): Checked<T> => (typeof v === 'string' && set.has(v) ? (v as T) : FAIL);
+};
+const checkKind = oneOf(PLATFORM_KINDS);
+const checkMode = oneOf(BILLING_MODES);
+const checkSystemDisk = oneOf(SYSTEM_DISK);
+const checkStoppedBills = oneOf(STOPPED_BILLS);
+const checkWarning = oneOf(WARNING_CODES);
+const NAME_KEYS: ReadonlySet<string> = new Set(['zh', 'en']);
+function checkName(v: unknown): Checked<{ zh: string; en: string }> {
+  const o = plainWith(v, NAME_KEYS);
+  return o && str1(o.zh) && str1(o.en) ? { zh: o.zh, en: o.en } : FAIL;
+}
+
+type Shape = typeof platformJson.shape;
+const shape: Shape = platformJson.shape;
+/** Each field's own zod schema, for the fields not checked by hand. */
+function byZod<K extends keyof Shape>(key: K): (v: unknown) => Checked<PlatformOut[K]> {
+  const schema = shape[key] as z.ZodType;
+  return (v) => {
+    const r = schema.safeParse(v);
+    return r.success ? (r.data as PlatformOut[K]) : FAIL;
+  };
+}
+const zod = {
+  dataDisk: byZod('dataDisk'),
+  noGpuMode: byZod('noGpuMode'),
+  bandwidthMbps: byZod('bandwidthMbps'),
+  queue: byZod('queue'),
+  access: byZod('access'),
+  image: byZod('image'),
+  releaseAfterStoppedDays: byZod('releaseAfterStoppedDays'),
+  spot: byZod('spot'),
+  freeQuotaHours: byZod('freeQuotaHours'),
+};
+
+/**
+ * What zod gives for each absent field, read from the schema: FAIL (required), undefined, or its
+ * default. A default object is frozen and shared by every platform: a parsed platform is only
+ * read (resolvePlatform copies what it keeps), and 80,000 fresh copies of six defaults were a
+ * good part of a merge's garbage.
+ */
+const ABSENT = Object.fromEntries(
+  Object.entries(shape).map(([key, schema]) => {
+    const r = (schema as z.ZodType).safeParse(undefined);
+    const v: unknown = !r.success ? FAIL : typeof r.data === 'object' && r.data !== null ? Object.freeze(r.data) : r.data;
+    return [key, v];
+  }),
+) as { [K in keyof Shape]: Checked<PlatformOut[K]> };
+
+const PLATFORM_KEYS: ReadonlySet<string> = new Set(Object.keys(shape));
+
+/**
+ * `platformJson.parse(v)` for the shapes it knows (undefined: not sure, ask zod for the
+ * message): the same values and defaults, in one object literal; an absent optional field is
+ * there as undefined, which nothing that reads a parsed platform tells apart from no key.
+ */
+export function fastPlatform(v: unknown): PlatformOut | undefined {
+  const o = plainWith(v, PLATFORM_KEYS);
+  if (!o) return undefined;
+  const A = ABSENT;
+  const id = o.id === undefined ? A.id : typeof o.id === 'string' && PLATFORM_ID.test(o.id) ? o.id : FAIL;
+  const name = o.name === undefined ? A.name : checkName(o.name);
+  const kind = o.kind === undefined ? A.kind : checkKind(o.kind);
+  const billingModes = o.billingModes === undefined ? A.billingModes : fastArray(o.billingModes, checkMode);
+  const prices = o.prices === undefined ? A.prices : fastArray(o.prices, fastPrice);
+  const dataDisk = o.dataDisk === undefined ? A.dataDisk : zod.dataDisk(o.dataDisk);
+  const systemDisk = o.systemDisk === undefined ? A.systemDisk : checkSystemDisk(o.systemDisk);
+  const noGpuMode = o.noGpuMode === undefined ? A.noGpuMode : zod.noGpuMode(o.noGpuMode);
+  const stoppedBills = o.stoppedBills === undefined ? A.stoppedBills : checkStoppedBills(o.stoppedBills);
+  const bandwidthMbps = o.bandwidthMbps === undefined ? A.bandwidthMbps : zod.bandwidthMbps(o.bandwidthMbps);
+  const rootAccess = o.rootAccess === undefined ? A.rootAccess : o.rootAccess === null || typeof o.rootAccess === 'boolean' ? o.rootAccess : FAIL;
+  const queue = o.queue === undefined ? A.queue : zod.queue(o.queue);
+  const access = o.access === undefined ? A.access : zod.access(o.access);
+  const image = o.image === undefined ? A.image : zod.image(o.image);
+  const releaseAfterStoppedDays = o.releaseAfterStoppedDays === undefined ? A.releaseAfterStoppedDays : zod.releaseAfterStoppedDays(o.releaseAfterStoppedDays);
+  const spot = o.spot === undefined ? A.spot : zod.spot(o.spot);
+  const freeQuotaHours = o.freeQuotaHours === undefined ? A.freeQuotaHours : zod.freeQuotaHours(o.freeQuotaHours);
+  const warnings = o.warnings === undefined ? A.warnings : fastArray(o.warnings, checkWarning);
+  const source = o.source === undefined ? A.source : checkSource(o.source);
+  const asOf = o.asOf === undefined ? A.asOf : checkAsOf(o.asOf);
+  const readAt = o.readAt === undefined ? A.readAt : checkReadAt(o.readAt);
+  const note = o.note === undefined ? A.note : checkNote(o.note);
+  const out = { id, name, kind, billingModes, prices, dataDisk, systemDisk, noGpuMode, stoppedBills, bandwidthMbps, rootAccess, queue, access, image, releaseAfterStoppedDays, spot, freeQuotaHours, warnings, source, asOf, readAt, note } satisfies {
+    [K in keyof Shape]-?: unknown;
+  };
+  // prettier-ignore
+  if (id === FAIL || name === FAIL || kind === FAIL || billingModes === FAIL || prices === FAIL || dataDisk === FAIL || systemDisk === FAIL || noGpuMode === FAIL || stoppedBills === FAIL || bandwidthMbps === FAIL || rootAccess === FAIL || queue === FAIL || access === FAIL || image === FAIL || releaseAfterStoppedDays === FAIL || spot === FAIL || freeQuotaHours === FAIL || warnings === FAIL || source === FAIL || asOf === FAIL || readAt === FAIL || note === FAIL) return undefined;
+  return out as PlatformOut;
+}
+
+/** fastPlatform names every field of the schema (checked by the type above and by the test). */
+export const FAST_PLATFORM_FIELDS: readonly string[] = Object.keys(fastPlatform({ id: 'a', name: { zh: 'a', en: 'a' }, billingModes: [], prices: [] }) ?? {});
+
+const OVERRIDE_KEYS: ReadonlySet<string> = new Set(Object.keys(overrideJson.shape));
+
+/** An override's top level as `overrideJson` checks it, bar its platforms (each checked on its own); undefined: ask zod. */
+export function fastOverrideTop(v: unknown): { source?: string; asOf?: string } | undefined {
+  const o = plainWith(v, OVERRIDE_KEYS);
+  if (!o) return undefined;
+  const { source, asOf, platforms } = o;
+  if (platforms !== undefined && !Array.isArray(platforms)) return undefined;
+  if (asOf !== undefined && !(typeof asOf === 'string' && ISO_DATE.test(asOf))) return undefined;
+  if (source !== undefined && !str1(source)) return undefined;
+  const out: { source?: string; asOf?: string } = {};
+  if (source !== undefined) out.source = source as string;
+  if (asOf !== undefined) out.asOf = asOf;
+  return out;
+}
