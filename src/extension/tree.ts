@@ -11,6 +11,8 @@ import { progressText } from './commands/runs/text';
 import { Commands } from './commandIds';
 import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
+import type { PlatformFacts } from './monitors/platforms';
+import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
 
 export type Node =
   | { kind: 'platform'; platform: string }
@@ -35,6 +37,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     private readonly now: () => number,
     private readonly language: string,
     private readonly connection: (id: string) => ConnectionState | undefined = () => undefined,
+    private readonly platforms?: PlatformFacts,
   ) {}
 
   /** Refresh one instance (its node and children), or everything. */
@@ -90,6 +93,12 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       item.contextValue = 'platform';
       item.iconPath = new vscode.ThemeIcon('server-environment');
       item.description = vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRate(s.burnRate, vscode.l10n));
+      const pf = this.platforms && platformGroupText(this.platforms, node.platform, this.now());
+      if (pf) {
+        item.description += ` · ${pf.description}`;
+        item.tooltip = pf.tooltip;
+        if (pf.warning) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
+      }
       return item;
     }
     if (node.kind === 'instance') {
@@ -99,16 +108,18 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const state = spend.state ?? 'released';
       const item = new vscode.TreeItem(inst.name, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `instance:${inst.id}`;
-      item.contextValue = contextValueOf(inst) + (this.watching.has(inst.id) ? ':watching' : '');
+      item.contextValue = contextValueOf(inst) + (this.watching.has(inst.id) ? ':watching' : '') + (this.platforms ? platformContext(this.platforms, inst) : '');
+      const pi = this.platforms && platformInstanceText(this.platforms, inst, this.now());
       item.iconPath = new vscode.ThemeIcon(STATE_ICONS[state], new vscode.ThemeColor(STATE_COLORS[state]));
       const conn = this.connection(inst.id);
       const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
-      item.description = [instanceDescription(inst, spend, vscode.l10n), link].filter(Boolean).join(' · ');
+      item.description = [instanceDescription(inst, spend, vscode.l10n), link, pi?.description].filter(Boolean).join(' · ');
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${inst.name}** — ${this.platformName(inst.platform)}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
       tip.appendMarkdown(`${inst.card} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
       if (link) tip.appendMarkdown(`${link}\n\n`);
+      if (pi) tip.appendText(`${pi.tooltip}\n\n`);
       tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));
       tip.appendMarkdown('\n\n');
       tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');

@@ -1,0 +1,98 @@
+// Add Platform Account… / Remove Platform Account. The secret goes to SecretStorage only and
+// is checked with one read-only call (the instance list) before it is saved. Several accounts
+// per platform; removing one deletes its secret and unlinks its instances (they stay, manual).
+import * as vscode from 'vscode';
+import { DEFAULT_REGION, endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, SECRET_ENV, type Account } from '../../../app/platforms/accounts';
+import { EXPERIMENTAL, PLATFORM_KINDS, type PlatformKind } from '../../../core/platforms/types';
+import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
+import type { PlatformMonitor } from '../../monitors/platforms';
+import type { CommandContext } from '../context';
+import { UserError } from '../errors';
+import { parseArgs } from '../pick';
+import { isScripted } from '../registry';
+import { platformErrorText, platformName } from './words';
+
+function fieldPrompt(kind: PlatformKind, field: string): string {
+  if (kind === 'autodl-pro') return vscode.l10n.t('AutoDL developer token (控制台 → 设置 → 开发者 Token)');
+  if (kind === 'autodl-web') return vscode.l10n.t('AutoDL console login token (experimental: it expires; never your phone number or password)');
+  if (field === 'accessKeyId') return vscode.l10n.t('AccessKey ID of a RAM user');
+  if (field === 'accessKeySecret') return vscode.l10n.t('AccessKey Secret');
+  if (field === 'secretId') return vscode.l10n.t('SecretId of a CAM sub-user');
+  return vscode.l10n.t('SecretKey');
+}
+
+export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
+  const scripted = isScripted(arg) ? parseArgs(AddPlatformAccountArgs, arg) : undefined;
+  let kind: PlatformKind;
+  const raw: Record<string, string> = {};
+  let region = scripted?.region;
+  if (scripted) {
+    kind = scripted.kind;
+    if (EXPERIMENTAL.has(kind) && !scripted.experimental) throw new UserError(vscode.l10n.t('The AutoDL console token is experimental: pass experimental: true to accept it.'));
+    for (const f of Object.keys(SECRET_ENV[kind])) {
+      const v = (scripted as Record<string, unknown>)[f];
+      if (typeof v === 'string') raw[f] = v;
+    }
+  } else {
+    const pick = await vscode.window.showQuickPick(
+      PLATFORM_KINDS.map((k) => ({ label: platformName(k), description: EXPERIMENTAL.has(k) ? vscode.l10n.t('experimental: unofficial endpoints, the console token expires') : '', platformKind: k })),
+      { placeHolder: vscode.l10n.t('Which platform account?') },
+    );
+    if (!pick) return undefined;
+    kind = pick.platformKind;
+    if (EXPERIMENTAL.has(kind)) {
+      const ok = vscode.l10n.t('Use It');
+      const r = await vscode.window.showWarningMessage(vscode.l10n.t('The console token is the web console’s login token, used with endpoints AutoDL does not document. It expires; paste a new one then. GPU Rent never asks for your phone number or password and never logs in for you.'), { modal: true }, ok);
+      if (r !== ok) return undefined;
+    }
+    for (const f of Object.keys(SECRET_ENV[kind])) {
+      const v = await vscode.window.showInputBox({ prompt: fieldPrompt(kind, f), password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
+      if (v === undefined) return undefined;
+      raw[f] = v.trim();
+    }
+    if (DEFAULT_REGION[kind]) {
+      const r = await vscode.window.showInputBox({ prompt: vscode.l10n.t('Region (e.g. {0})', DEFAULT_REGION[kind]!), value: DEFAULT_REGION[kind], ignoreFocusOut: true, validateInput: (s) => (/^[a-z0-9-]{2,40}$/.test(s) ? undefined : vscode.l10n.t('Letters, digits and dashes.')) });
+      if (r === undefined) return undefined;
+      region = r;
+    }
+  }
+  const s = parseSecret(kind, raw);
+  if (!s.ok) throw new UserError(vscode.l10n.t('The secret is not valid: {0}', s.message));
+  const account: Account = { id: mon.accounts.freshId(kind), kind, label: scripted?.label ?? platformName(kind), powerActions: false, ...(region ? { region } : {}) };
+  const c = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the {0} account…', platformName(kind)) }, async () => {
+    const conn = makeConnector(account, s.secret, mergeEndpoints(ctx.settings().platformEndpoints, endpointsFromEnv(process.env)), { timeoutMs: 15_000, now: ctx.now });
+    try {
+      return (await conn.list()).length;
+    } catch (e) {
+      throw new UserError(vscode.l10n.t('Not saved: {0}', platformErrorText(e)));
+    }
+  });
+  await mon.accounts.add(account, s.secret);
+  ctx.log.info(`platform account ${account.id} added (${kind}, ${c} instances; read-only until listed in gpuRent.platforms.powerActions)`);
+  await mon.pollNow();
+  if (!scripted) void vscode.window.showInformationMessage(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c, account.id));
+  return account.id;
+}
+
+export async function removePlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<boolean> {
+  const scripted = isScripted(arg) ? parseArgs(RemovePlatformAccountArgs, arg) : undefined;
+  let id = scripted?.account;
+  if (!id) {
+    const list = mon.accounts.list();
+    if (!list.length) {
+      void vscode.window.showInformationMessage(vscode.l10n.t('No platform account is connected.'));
+      return false;
+    }
+    const pick = await vscode.window.showQuickPick(list.map((a) => ({ label: a.label, description: `${a.id} · ${platformName(a.kind)}${a.region ? ` · ${a.region}` : ''}`, id: a.id })), { placeHolder: vscode.l10n.t('Remove which platform account (and its secret)?') });
+    if (!pick) return false;
+    const yes = vscode.l10n.t('Remove');
+    if ((await vscode.window.showWarningMessage(vscode.l10n.t('Remove {0} and delete its secret? Its instances stay in the list as manual entries.', pick.label), { modal: true }, yes)) !== yes) return false;
+    id = pick.id;
+  }
+  if (!(await mon.accounts.remove(id))) throw new UserError(vscode.l10n.t('No platform account {0}.', id));
+  const linked = ctx.store.list().filter((i) => i.platformRef?.account === id);
+  if (linked.length) await ctx.store.importInstances(linked.map(({ platformRef: _drop, ...rest }) => rest));
+  ctx.log.info(`platform account ${id} removed with its secret; ${linked.length} instances unlinked`);
+  ctx.tree.refresh();
+  return true;
+}

@@ -1,0 +1,128 @@
+// Power On / Power Off / Release through the platform: only what the connector declares, on
+// accounts whose power actions are enabled, after confirming the price per hour. The action
+// is sent once; then the state is read until it settles (with a deadline), shown as progress,
+// and recorded at the time it was seen. After a start, the platform's SSH login (new port and
+// password on AutoDL) replaces the stored one and the pooled connection is dropped.
+import * as vscode from 'vscode';
+import { releaseRisk, type ReleaseRisk } from '../../../app/release';
+import { TARGET, waitForState } from '../../../app/platforms/settle';
+import type { Instance } from '../../../core/instances';
+import { can, type Capability, type Connector } from '../../../core/platforms/types';
+import { currentState } from '../../../core/spend';
+import type { Account } from '../../../app/platforms/accounts';
+import { PlatformPowerArgs } from '../../args';
+import { riskDetail } from '../../guardText';
+import type { PlatformMonitor } from '../../monitors/platforms';
+import { formatRate } from '../../present';
+import type { CommandContext } from '../context';
+import { UserError } from '../errors';
+import { parseArgs, pickInstance } from '../pick';
+import { isScripted } from '../registry';
+import { syncFoldersOf } from '../sync/folders';
+import { platformErrorText, platformName, platformStateLabel } from './words';
+
+type Action = 'powerOn' | 'powerOff' | 'release';
+const SETTLE_DEADLINE_MS = 5 * 60_000;
+const SETTLE_EVERY_MS = 2000;
+
+const linked = (i: Instance): boolean => !!i.platformRef && currentState(i.intervals) !== 'released';
+
+async function target(ctx: CommandContext, mon: PlatformMonitor, arg: unknown) {
+  const scripted = isScripted(arg) ? parseArgs(PlatformPowerArgs, arg) : undefined;
+  const inst = await pickInstance(ctx, scripted ?? arg, linked);
+  if (!inst) return undefined;
+  const link = await mon.link(inst);
+  if (!link) throw new UserError(vscode.l10n.t('{0} is not linked to a connected platform account.', inst.name));
+  return { scripted, inst, ...link };
+}
+
+function modes(kind: Account['kind'], action: Action): { cap: Capability; label: string }[] {
+  const all: { cap: Capability; label: string; action: Action }[] = [
+    { cap: 'powerOn:gpu', label: vscode.l10n.t('Power on with GPU'), action: 'powerOn' },
+    { cap: 'powerOn:noGpu', label: vscode.l10n.t('Power on in no-GPU mode'), action: 'powerOn' },
+    { cap: 'powerOff:keep', label: vscode.l10n.t('Power off'), action: 'powerOff' },
+    { cap: 'powerOff:stopCharging', label: vscode.l10n.t('Power off and stop charging compute (disks still bill)'), action: 'powerOff' },
+    { cap: 'release', label: vscode.l10n.t('Release'), action: 'release' },
+  ];
+  return all.filter((m) => m.action === action && can(kind, m.cap));
+}
+
+const MODE_OF: Record<string, Capability> = { gpu: 'powerOn:gpu', noGpu: 'powerOn:noGpu', keep: 'powerOff:keep', stopCharging: 'powerOff:stopCharging' };
+
+export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, action: Action, arg: unknown): Promise<string | undefined> {
+  const t = await target(ctx, mon, arg);
+  if (!t) return undefined;
+  const { scripted, inst, account, connector } = t;
+  const offered = modes(account.kind, action);
+  if (!offered.length) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
+  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  let cap: Capability;
+  if (scripted?.mode) {
+    const c = MODE_OF[scripted.mode];
+    if (!c || !offered.some((m) => m.cap === c)) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
+    cap = c;
+  } else if (action === 'release' || offered.length === 1) cap = offered[0]!.cap;
+  else {
+    const pick = await vscode.window.showQuickPick(offered.map((m) => ({ label: m.label, cap: m.cap })), { placeHolder: inst.name });
+    if (!pick) return undefined;
+    cap = pick.cap;
+  }
+  const obs = mon.observations.get(inst.id);
+  const price = obs?.priceFenPerHour ?? (can(account.kind, 'price') ? await connector.price(t.inst.platformRef!.ref).then((p) => p?.fenPerHour, () => undefined) : undefined) ?? inst.pricing.hourlyRate;
+  const priceText = formatRate(price, vscode.l10n);
+  let risk: ReleaseRisk | undefined;
+  if (action === 'release') risk = await checkpointsAtRisk(ctx, inst, scripted?.acceptNewHostKey === true);
+  const lost = risk?.files.map((f) => f.rel) ?? [];
+  if (scripted) {
+    if (lost.length && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
+  } else {
+    const go = offered.find((m) => m.cap === cap)!.label;
+    const message =
+      action === 'release'
+        ? vscode.l10n.t('Release {0} on {1}? Its disks and everything on them are deleted.', inst.name, account.label)
+        : vscode.l10n.t('{0} {1} on {2}? Price: {3}', go, inst.name, account.label, priceText);
+    const detail = action === 'release' ? [riskDetail(risk, vscode.l10n), vscode.l10n.t('Price: {0}', priceText)].join('\n\n') : undefined;
+    if ((await vscode.window.showWarningMessage(message, { modal: true, ...(detail ? { detail } : {}) }, go)) !== go) return undefined;
+  }
+  const ref = inst.platformRef!.ref;
+  ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
+  if (action === 'release') {
+    ctx.watches.stop(inst.id);
+    await ctx.releases.willRelease({ inst, acceptNewHostKey: scripted?.acceptNewHostKey === true, removing: false });
+  }
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
+    try {
+      if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
+      else if (cap === 'powerOff:keep' || cap === 'powerOff:stopCharging') await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
+      else await connector.release(ref);
+    } catch (e) {
+      // Sent once: a refusal is shown with the platform's own code, never retried.
+      throw new UserError(platformErrorText(e));
+    }
+    const abort = new AbortController();
+    token.onCancellationRequested(() => abort.abort());
+    const targets = cap === 'powerOn:gpu' ? TARGET.powerOnGpu : cap === 'powerOn:noGpu' ? TARGET.powerOnNoGpu : action === 'powerOff' ? TARGET.powerOff : TARGET.release;
+    const r = await waitForState(connector, ref, targets, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, signal: abort.signal, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch((e: unknown) => {
+      ctx.log.warn(`[${inst.id}] state after ${cap} could not be read: ${platformErrorText(e)}`);
+      return { settled: false as const, last: undefined };
+    });
+    if (r.last) await mon.observe(inst.id, account, r.last);
+    if (action === 'powerOn' && r.settled) await mon.refreshLogin(inst.id, account, connector as Connector);
+    ctx.tree.refresh(inst.id);
+    const state = r.last?.state;
+    if (!r.settled && !scripted) void vscode.window.showWarningMessage(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
+    return state;
+  });
+}
+
+async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<ReleaseRisk | undefined> {
+  const s = currentState(inst.intervals);
+  if (!(s === 'running' || s === 'spot' || s === 'noGpu') || !vscode.workspace.isTrusted) return undefined;
+  const f = syncFoldersOf(ctx, inst);
+  try {
+    return await releaseRisk(await ctx.sessions.connect(inst, acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir);
+  } catch (e) {
+    ctx.log.warn(`[${inst.id}] release check failed: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}

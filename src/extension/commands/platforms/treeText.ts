@@ -1,0 +1,46 @@
+// What the tree shows from the platforms: the balance in a group's description (with a warning
+// when it covers less than a day at the current burn rate), an instance's platform state and
+// the price read from the platform with its time, and contextValue parts for the menus
+// (`:api`, `:pon`, `:poff`, `:prel`), so the menus offer only what the connector declares.
+import * as vscode from 'vscode';
+import type { Instance } from '../../../core/instances';
+import { formatCny } from '../../../core/money';
+import { can } from '../../../core/platforms/types';
+import type { PlatformFacts } from '../../monitors/platforms';
+import { formatDuration, formatRate } from '../../present';
+import { platformStateLabel } from './words';
+
+export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
+  const b = f.balanceOf(platform);
+  const errors = f.errorsOf(platform);
+  if (!b && !errors.length) return undefined;
+  const parts: string[] = [];
+  const tip: string[] = [];
+  if (b) {
+    parts.push(vscode.l10n.t('balance {0}', formatCny(b.fen)));
+    tip.push(vscode.l10n.t('Balance {0}, read {1} ago', formatCny(b.fen), formatDuration(now - b.readAt, vscode.l10n)));
+    if (b.low) tip.push(vscode.l10n.t('The balance covers less than a day at the current burn rate.'));
+  }
+  if (errors.length) parts.push(vscode.l10n.t('platform unreachable'));
+  tip.push(...errors);
+  return { description: parts.join(' · '), tooltip: tip.join('\n'), warning: !!b?.low || errors.length > 0 };
+}
+
+export function platformContext(f: PlatformFacts, inst: Instance): string {
+  const a = inst.platformRef ? f.accounts.get(inst.platformRef.account) : undefined;
+  if (!a) return '';
+  let s = ':api';
+  if (can(a.kind, 'powerOn:gpu') || can(a.kind, 'powerOn:noGpu')) s += ':pon';
+  if (can(a.kind, 'powerOff:keep') || can(a.kind, 'powerOff:stopCharging')) s += ':poff';
+  if (can(a.kind, 'release')) s += ':prel';
+  return s;
+}
+
+export function platformInstanceText(f: PlatformFacts, inst: Instance, now: number): { description: string; tooltip: string } | undefined {
+  const o = f.observations.get(inst.id);
+  if (!o) return undefined;
+  const price = o.priceFenPerHour !== undefined ? formatRate(o.priceFenPerHour, vscode.l10n) : '';
+  const tip = [vscode.l10n.t('Platform: {0} ({1}), read {2} ago', platformStateLabel(o.state), o.rawState, formatDuration(now - o.readAt, vscode.l10n))];
+  if (price && o.priceReadAt !== undefined) tip.push(vscode.l10n.t('Price on the platform: {0}, read {1} ago', price, formatDuration(now - o.priceReadAt, vscode.l10n)));
+  return { description: o.state === 'starting' || o.state === 'stopping' || o.state === 'releasing' ? platformStateLabel(o.state) : '', tooltip: tip.join('\n\n') };
+}

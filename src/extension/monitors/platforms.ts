@@ -1,0 +1,265 @@
+// The platforms' truth in the panel. While the Instances view is visible, every connected
+// account is asked (at most every 60 s; longer after a 429/5xx, doubling up to 15 min) for its
+// instances and balance: new ones are added, existing manual entries are linked by platform id
+// or SSH host:port (never duplicated), an observed state change is recorded at the time it was
+// seen with the price in force, and a price read from the platform applies from then on.
+// Instances no API covers are checked over SSH and a state is only ever PROPOSED.
+import * as vscode from 'vscode';
+import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
+import { PlatformError } from '../../app/platforms/errors';
+import { isPowered } from '../../app/session';
+import { newInstanceId, type Instance } from '../../core/instances';
+import { balanceLow, inferState, matchStored, observedChange, type InferenceMemory } from '../../core/platforms/reconcile';
+import { can, CATALOG_PLATFORM, isTransient, type Connector, type PlatformInstance, type PlatformState } from '../../core/platforms/types';
+import { currentState, summarizeSpend, type InstanceState } from '../../core/spend';
+import type { CommandContext } from '../commands/context';
+import type { PlatformAccounts } from '../commands/platforms/accountStore';
+import { platformErrorText } from '../commands/platforms/words';
+import { prefillPricing } from '../prefill';
+import type { Node } from '../tree';
+
+export interface Observation {
+  account: string;
+  ref: string;
+  state: PlatformState;
+  rawState: string;
+  readAt: number;
+  priceFenPerHour?: number;
+  priceReadAt?: number;
+}
+
+export type AccountStatus = { balance?: { fen: number; readAt: number }; error?: string; polledAt?: number };
+
+const MAX_BACKOFF_S = 900;
+const TIMEOUT_MS = 15_000;
+
+/** What the platforms said, read by the tree and the commands; the monitor writes it. */
+export class PlatformFacts {
+  readonly observations = new Map<string, Observation>();
+  readonly status = new Map<string, AccountStatus>();
+
+  constructor(
+    readonly accounts: PlatformAccounts,
+    private readonly instances: () => readonly Instance[],
+    private readonly now: () => number,
+  ) {}
+
+  /** Balance and its warning for one catalog platform's group in the tree. */
+  balanceOf(platform: string): { fen: number; readAt: number; low: boolean } | undefined {
+    const accounts = this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform);
+    const balances = accounts.map((a) => this.status.get(a.id)?.balance).filter((b): b is { fen: number; readAt: number } => !!b);
+    if (!balances.length) return undefined;
+    const fen = balances.reduce((s, b) => s + b.fen, 0);
+    const burn = summarizeSpend(this.instances().filter((i) => i.platform === platform && i.platformRef), this.now()).burnRate;
+    return { fen, readAt: Math.min(...balances.map((b) => b.readAt)), low: balanceLow(fen, burn) };
+  }
+
+  /** Errors of the platform's accounts, for the group's tooltip. */
+  errorsOf(platform: string): string[] {
+    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform).map((a) => this.status.get(a.id)?.error).filter((e): e is string => !!e);
+  }
+}
+
+export class PlatformMonitor implements vscode.Disposable {
+  readonly observations: Map<string, Observation>;
+  readonly status: Map<string, AccountStatus>;
+  readonly accounts: PlatformAccounts;
+  private readonly backoff = new Map<string, { until: number; seconds: number }>();
+  private readonly inference = new Map<string, InferenceMemory>();
+  private readonly proposed = new Map<string, string>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private polling: Promise<void> | undefined;
+  private readonly subs: vscode.Disposable[];
+
+  constructor(
+    private readonly view: vscode.TreeView<Node>,
+    private readonly ctx: CommandContext,
+    readonly facts: PlatformFacts,
+  ) {
+    this.accounts = facts.accounts;
+    this.observations = facts.observations;
+    this.status = facts.status;
+    const accounts = this.accounts;
+    this.subs = [view.onDidChangeVisibility(() => this.restart()), { dispose: accounts.onDidChange(() => this.restart()).dispose }];
+    this.restart();
+  }
+
+  restart(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (!this.view.visible) return;
+    this.timer = setInterval(() => void this.pollNow(), this.ctx.settings().platformPollSeconds * 1000);
+    void this.pollNow();
+  }
+
+  powerAllowed(accountId: string): boolean {
+    return this.ctx.settings().platformPowerActions.includes(accountId);
+  }
+
+  async connector(a: Account): Promise<Connector | undefined> {
+    const secret = await this.accounts.secret(a.id);
+    if (!secret) return undefined;
+    const endpoints = mergeEndpoints(this.ctx.settings().platformEndpoints, endpointsFromEnv(process.env));
+    return makeConnector(a, secret, endpoints, { timeoutMs: TIMEOUT_MS, now: this.ctx.now });
+  }
+
+  /** The account and connector of a linked instance. */
+  async link(inst: Instance): Promise<{ account: Account; connector: Connector } | undefined> {
+    const account = inst.platformRef ? this.accounts.get(inst.platformRef.account) : undefined;
+    const connector = account ? await this.connector(account) : undefined;
+    return account && connector ? { account, connector } : undefined;
+  }
+
+  /** Polls every account (one poll at a time; scripted refreshes wait for it). */
+  pollNow(): Promise<void> {
+    return (this.polling ??= this.pollAll().finally(() => (this.polling = undefined)));
+  }
+
+  private async pollAll(): Promise<void> {
+    await Promise.all(this.accounts.list().map((a) => this.pollAccount(a)));
+    await this.inferWithoutApi();
+    this.ctx.tree.refresh();
+  }
+
+  private async pollAccount(a: Account): Promise<void> {
+    const now = this.ctx.now();
+    const b = this.backoff.get(a.id);
+    if (b && now < b.until) return;
+    const c = await this.connector(a);
+    if (!c) return;
+    const st: AccountStatus = { ...this.status.get(a.id), polledAt: now };
+    try {
+      const list = await c.list();
+      if (can(a.kind, 'balance')) st.balance = await c.balance();
+      st.error = undefined;
+      this.backoff.delete(a.id);
+      await this.apply(a, c, list);
+    } catch (e) {
+      st.error = platformErrorText(e);
+      this.ctx.log.warn(`[${a.id}] platform poll failed: ${e instanceof Error ? e.message : String(e)}`);
+      if (e instanceof PlatformError && isTransient(e.failure)) {
+        const seconds = Math.min(MAX_BACKOFF_S, (b?.seconds ?? this.ctx.settings().platformPollSeconds) * 2);
+        this.backoff.set(a.id, { until: now + seconds, seconds });
+      }
+    }
+    this.status.set(a.id, st);
+  }
+
+  /** Applies one account's list to the store. */
+  async apply(a: Account, c: Connector, list: readonly PlatformInstance[]): Promise<void> {
+    const claimed = new Set<string>();
+    for (const p of list) {
+      let inst = matchStored(this.ctx.store.list(), a.id, p, claimed);
+      if (!inst) {
+        if (p.state === 'released') continue;
+        inst = await this.addFromPlatform(a, c, p);
+      } else if (!inst.platformRef) {
+        await this.ctx.store.importInstances([{ ...inst, platformRef: { account: a.id, ref: p.ref } }]);
+        this.ctx.log.info(`[${inst.id}] linked to ${a.id}/${p.ref}`);
+      }
+      claimed.add(inst.id);
+      await this.observe(inst.id, a, p);
+    }
+    // A linked instance the platform no longer lists is gone.
+    for (const i of this.ctx.store.list()) {
+      if (i.platformRef?.account === a.id && !claimed.has(i.id) && currentState(i.intervals) !== 'released') await this.observe(i.id, a, { ref: i.platformRef.ref, name: i.name, state: 'released', rawState: 'not listed' });
+    }
+  }
+
+  /** Records what the platform says about one stored instance, at the time it was seen. */
+  async observe(id: string, a: Account, p: PlatformInstance): Promise<void> {
+    const now = this.ctx.now();
+    const prev = this.observations.get(id);
+    this.observations.set(id, { account: a.id, ref: p.ref, state: p.state, rawState: p.rawState, readAt: now, ...(p.priceFenPerHour !== undefined ? { priceFenPerHour: p.priceFenPerHour, priceReadAt: p.priceReadAt ?? now } : prev?.priceFenPerHour !== undefined ? { priceFenPerHour: prev.priceFenPerHour, priceReadAt: prev.priceReadAt! } : {}) });
+    let inst = this.ctx.store.get(id);
+    if (!inst) return;
+    const cur = currentState(inst.intervals);
+    // A new price applies from now, before a state change opens its interval at it.
+    if (p.priceFenPerHour !== undefined && p.priceFenPerHour !== inst.pricing.hourlyRate && p.state === 'running') {
+      inst = (await this.ctx.store.setPricing(id, { ...inst.pricing, hourlyRate: p.priceFenPerHour })) ?? inst;
+      this.ctx.log.info(`[${id}] price read from ${a.id}: ${p.priceFenPerHour} fen/h`);
+    }
+    const next = observedChange(p.state, cur);
+    if (next) {
+      const r = await this.ctx.store.switchState(id, next);
+      if (r.ok) {
+        this.ctx.log.info(`[${id}] ${a.id} reports ${p.rawState}: state → ${next}`);
+        if (next === 'stopped' || next === 'released') this.ctx.sessions.invalidate(id);
+      }
+    }
+    if (p.ssh && inst.login.host === 'invalid' && p.state === 'running') await this.refreshLogin(id, a);
+  }
+
+  /** The platform's SSH login (AutoDL: new port and password after a restart) into the instance; the pooled connection is dropped. */
+  async refreshLogin(id: string, a: Account, c?: Connector): Promise<boolean> {
+    const inst = this.ctx.store.get(id);
+    if (!inst?.platformRef || !can(a.kind, 'sshLogin')) return false;
+    const conn = c ?? (await this.connector(a));
+    const l = conn ? await conn.sshLogin(inst.platformRef.ref).catch(() => undefined) : undefined;
+    if (!l) return false;
+    const auth = l.password !== undefined ? 'password' : inst.login.auth;
+    await this.ctx.store.setLogin(id, { ...inst.login, host: l.host, port: l.port, user: l.user, auth }, l.password);
+    this.ctx.sessions.invalidate(id);
+    this.ctx.log.info(`[${id}] login from ${a.id}: ${l.user}@${l.host}:${l.port}`);
+    return true;
+  }
+
+  private async addFromPlatform(a: Account, c: Connector, p: PlatformInstance): Promise<Instance> {
+    const platform = CATALOG_PLATFORM[a.kind];
+    const card = p.card || 'unknown';
+    const n = p.gpuCount ?? 1;
+    const pre = prefillPricing(this.ctx.catalog(), platform, card, n, 'hour', 0).pricing;
+    const pricing = p.priceFenPerHour !== undefined ? { ...pre, hourlyRate: p.priceFenPerHour } : pre;
+    const login = await (p.state === 'running' && can(a.kind, 'sshLogin') ? c.sshLogin(p.ref).catch(() => undefined) : undefined);
+    const ssh = login ?? p.ssh;
+    const state: InstanceState = p.state === 'running' || p.state === 'starting' ? 'running' : p.state === 'noGpu' ? 'noGpu' : 'stopped';
+    const id = newInstanceId(new Set(this.ctx.store.list().map((i) => i.id)));
+    const inst = await this.ctx.store.add(
+      {
+        id,
+        name: p.name.slice(0, 120) || p.ref,
+        platform,
+        card: card.slice(0, 120),
+        gpuCount: n,
+        login: { host: ssh?.host ?? 'invalid', port: ssh?.port ?? 22, user: ssh?.user ?? 'root', auth: login?.password !== undefined ? 'password' : 'agent' },
+        pricing,
+        platformRef: { account: a.id, ref: p.ref },
+      },
+      state,
+      login?.password,
+    );
+    this.ctx.log.info(`[${id}] added from ${a.id}: ${p.ref} (${p.rawState})`);
+    return inst;
+  }
+
+  /** Instances no connector covers: SSH reachability and the last probe's GPUs, proposed, never applied. */
+  private async inferWithoutApi(): Promise<void> {
+    if (!vscode.workspace.isTrusted) return;
+    for (const i of this.ctx.store.list()) {
+      if (i.platformRef || !i.lastProbe || currentState(i.intervals) === 'released') continue;
+      const cur = currentState(i.intervals);
+      let reachable = false;
+      if (isPowered(i) || this.inference.get(i.id)?.wasUp) reachable = await this.ctx.sessions.connect(i).then(() => true, () => false);
+      const gpuCount = this.ctx.store.get(i.id)?.lastProbe?.gpus.length ?? 0;
+      const r = inferState(this.inference.get(i.id) ?? { misses: 0, wasUp: isPowered(i) }, reachable ? { reachable: true, gpuCount } : { reachable: false }, cur);
+      this.inference.set(i.id, r.memory);
+      if (r.propose && this.proposed.get(i.id) !== `${cur}>${r.propose}`) {
+        this.proposed.set(i.id, `${cur}>${r.propose}`);
+        void this.propose(i, r.propose);
+      }
+    }
+  }
+
+  private async propose(i: Instance, p: InstanceState | 'stopped?'): Promise<void> {
+    const target: InstanceState = p === 'stopped?' ? 'stopped' : p;
+    const msg = p === 'stopped?' ? vscode.l10n.t('{0} has not answered for several checks: stopped?', i.name) : p === 'noGpu' ? vscode.l10n.t('{0} answers but shows no GPU: in no-GPU mode?', i.name) : vscode.l10n.t('{0} answers with its GPUs: running?', i.name);
+    const yes = vscode.l10n.t('Record It');
+    this.ctx.log.info(`[${i.id}] proposed: ${p}`);
+    if ((await vscode.window.showInformationMessage(msg, yes)) === yes) await this.ctx.store.switchState(i.id, target);
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.subs.forEach((d) => d.dispose());
+  }
+}
