@@ -13,6 +13,7 @@ export const Commands = {
   startTraining: 'gpuRent.startTraining',
   showJobs: 'gpuRent.showJobs',
   syncCheckpoints: 'gpuRent.syncCheckpoints',
+  uploadFolder: 'gpuRent.uploadFolder',
   watchCheckpoints: 'gpuRent.watchCheckpoints',
   stopWatching: 'gpuRent.stopWatching',
   editSyncFolders: 'gpuRent.editSyncFolders',

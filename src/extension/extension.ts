@@ -22,6 +22,7 @@ import { releaseInstance } from './commands/remote/release';
 import { openInRemoteSsh } from './commands/remote/remoteSsh';
 import { openTerminal } from './commands/remote/terminal';
 import { syncCheckpoints } from './commands/sync/syncNow';
+import { uploadFolder } from './commands/sync/upload';
 import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync/watch';
 import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
@@ -156,6 +157,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.startTraining, (a) => startTraining(ctx, a));
   command(Commands.showJobs, (a) => showJobs(ctx, a));
   command(Commands.syncCheckpoints, (a) => syncCheckpoints(ctx, a));
+  command(Commands.uploadFolder, (a) => uploadFolder(ctx, a));
   command(Commands.watchCheckpoints, (a) => watchCheckpoints(ctx, a));
   command(Commands.stopWatching, (a) => stopWatching(ctx, a).length > 0);
   command(Commands.editSyncFolders, (a) => editSyncFolders(ctx, a));
