@@ -76,3 +76,12 @@ export function forHtml(s: string): string {
     .replace(/"/g, '&quot;')
     .replace(/'/g, '&#39;');
 }
+
+// What JSON.stringify leaves raw but a terminal acts on or reorders: DEL, C1 (U+009B is CSI),
+// the line separators and the bidi controls.
+const JSON_RAW = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/g;
+
+/** JSON.stringify whose text is safe on a terminal: the same JSON value, every such character written as \uXXXX. */
+export function jsonForTerminal(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(JSON_RAW, (c) => `\\u${HEX(c.charCodeAt(0), 4)}`);
+}

@@ -1,17 +1,20 @@
 // A hostile SSH server for tests: ssh2's own Server on loopback, every reply under the test's
 // control. One mode per attack:
-//   flood     every exec prints endlessly (up to floodBytes, default 2 GiB) on stdout (and stderr)
+//   flood     every exec prints endlessly (up to floodBytes, default 2 GiB) on stdout (or stderr)
 //   escapes   nvidia-smi, the probe and the jobs listing answer with terminal escapes in every
 //             box-controlled string (OSC 52 clipboard write, ESC [2J, the one-byte CSI U+009B)
 //   tree      SFTP serves an endless directory tree (fan-out 16), and "wide" an endless folder
 //   forged    SFTP serves files whose hash reply is forged
 //   stall     exec channels open and never answer
 // Authentication: the password given (any user name).
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { Server, utils, type Connection, type ServerChannel, type SFTPWrapper } from 'ssh2';
 import { PROBE_BEGIN, PROBE_END } from '../../src/core/probe';
 import { SMI_QUERY_FIELDS } from '../../src/core/smi';
+import { CLI } from './cli';
 
 export type HostileMode = 'flood' | 'escapes' | 'tree' | 'wide' | 'forged' | 'stall';
 
@@ -45,7 +48,7 @@ export interface HostileOptions {
   mode: HostileMode;
   /** Bytes the flood sends per exec (default 2 GiB). */
   floodBytes?: number;
-  /** Flood stderr too (default: stdout only). */
+  /** Flood stderr instead of stdout. */
   floodStderr?: boolean;
   /** Files the 'forged' mode serves: name → content. */
   files?: Record<string, Buffer>;
@@ -61,7 +64,7 @@ function escapesReply(command: string): { stdout: string; stderr: string; code: 
     SMI_QUERY_FIELDS.map((f) => (f === 'memory.total' || f === 'memory.used' ? `${f} [MiB]` : f)).join(', '),
     `0, ${evilName}, GPU-0b5c7b5e-1111-2222-3333-444455556666, 00000000:00:0A.0, 535.183.01, 81559, 0, 0, 30, 68.00, 700.00, 9.0, Disabled`,
   ].join('\n');
-  const marker = /'(@@GPURENT-[0-9a-f]+):smi'/.exec(command)?.[1];
+  const marker = /(@@GPURENT-[0-9a-f]+):smi/.exec(command)?.[1];
   if (marker) {
     const probe = {
       python: `/root/miniconda3/bin/python${EVIL_TEXT}`,
@@ -94,11 +97,13 @@ function escapesReply(command: string): { stdout: string; stderr: string; code: 
   }
   if (command.includes('nvidia-smi')) return { stdout: smiCsv + '\n', stderr: '', code: 0 };
   if (command.includes('printf "JOB')) {
-    const name = `train${EVIL.c1}`;
+    // A listing for one name answers with that name (so logs/stop find it); else a name with escapes.
+    const name = /for n in '?([A-Za-z0-9_-]+)'?; do/.exec(command)?.[1] ?? `train${EVIL.c1}`;
     const job = ['JOB', name, '4242', '', '1', '1700000000', '', 'tmux', '0', '100', `/root/.gpu-rent/jobs/x${EVIL.clipboard}/output.log`, `/root${EVIL.clear}`].join('\t');
     return { stdout: `${job}\nCMD\tpython train.py${EVIL_TEXT}\n`, stderr: '', code: 0 };
   }
-  if (/\btail\b/.test(command)) return { stdout: `epoch 1${EVIL_TEXT} loss 0.5\n`, stderr: '', code: 0 };
+  // readLog prints the log's size first, then its tail.
+  if (/\btail\b/.test(command)) return { stdout: `${command.includes('-F') ? '' : '40\n'}epoch 1${EVIL_TEXT} loss 0.5\n`, stderr: '', code: 0 };
   return { stdout: '', stderr: `sh: unexpected${EVIL_TEXT}\n`, code: 1 };
 }
 
@@ -110,14 +115,13 @@ function flood(ch: ServerChannel, server: HostileSshd, total: number, stderr: bo
   let closed = false;
   ch.on('close', () => (closed = true));
   ch.on('error', () => (closed = true));
+  const out = stderr ? ch.stderr : ch;
   const pump = (): void => {
     while (!closed && sent < total) {
       sent += chunk.length;
       server.bytesSent += chunk.length;
-      const okOut = ch.write(chunk);
-      const okErr = stderr ? ch.stderr.write(chunk) : true;
-      if (!okOut || !okErr) {
-        (okOut ? ch.stderr : ch).once('drain', pump);
+      if (!out.write(chunk)) {
+        out.once('drain', pump);
         return;
       }
     }
@@ -286,3 +290,57 @@ export async function startHostileSshd(options: HostileOptions): Promise<Hostile
   };
   return state;
 }
+
+export interface MeasuredRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Peak resident memory of the CLI process (VmHWM from /proc, polled), bytes. */
+  peakRssBytes: number;
+  ms: number;
+}
+
+/**
+ * Runs the built CLI (`node dist/cli.js …`) as its own process and reads its peak RSS from
+ * /proc/<pid>/status (VmHWM, the kernel's high-water mark, so a short peak between polls counts).
+ * Keeps at most the first 1 MiB of each stream.
+ */
+export function runCliMeasured(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<MeasuredRun> {
+  const started = Date.now();
+  const p = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const keep = (into: Buffer[], c: Buffer, size: { n: number }) => {
+    if (size.n >= 1024 * 1024) return;
+    into.push(c);
+    size.n += c.length;
+  };
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  const outN = { n: 0 };
+  const errN = { n: 0 };
+  p.stdout.on('data', (c: Buffer) => keep(out, c, outN));
+  p.stderr.on('data', (c: Buffer) => keep(err, c, errN));
+  let peak = 0;
+  const poll = () => {
+    try {
+      const m = /VmHWM:\s+(\d+)\s*kB/.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]) * 1024);
+    } catch {
+      // gone
+    }
+  };
+  const timer = setInterval(poll, 10);
+  const killer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) => {
+    p.on('exit', (code, signal) => {
+      clearInterval(timer);
+      clearTimeout(killer);
+      p.stdout.destroy();
+      p.stderr.destroy();
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), peakRssBytes: peak, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Terminal control bytes that must never reach stdout/stderr raw: C0 but \n \r \t, ESC, DEL, C1 (as U+0080–U+009F), bidi overrides. */
+export const RAW_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u0080-\u009f\u202a-\u202e\u2066-\u2069]/;

@@ -1,6 +1,6 @@
 // `gpu-rent doctor --local [--json]`: nvidia-smi + the torch probe on this machine, then the
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
-import { forTerminal, forTerminalLines } from '../../core/text';
+import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
@@ -31,7 +31,7 @@ export const command: CliCommand = {
     const probe = probeResult!;
     if (flags.json) {
       io.stdout(
-        JSON.stringify({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, null, 2) + '\n',
+        jsonForTerminal({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, 2) + '\n',
       );
     } else {
       if (smi.ok) io.stdout(smiText(smi.report));

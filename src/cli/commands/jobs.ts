@@ -1,6 +1,6 @@
 // `gpu-rent jobs TARGET [--json]`: the jobs started on the box with `gpu-rent run`.
 import { renderTable } from '../../core/format';
-import { forTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatCny, yuanToFen } from '../../core/money';
 import type { RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
@@ -65,7 +65,7 @@ export const command: CliCommand = {
       const jobs = await listJobs(conn);
       const rows = await jobsWithProgress(conn, jobs, runPriceFromFlags(flags), Math.floor(Date.now() / 1000));
       if (flags.json) {
-        io.stdout(JSON.stringify(rows.map((r) => ({ ...r.job, progress: r.progress })), null, 2) + '\n');
+        io.stdout(jsonForTerminal(rows.map((r) => ({ ...r.job, progress: r.progress })), 2) + '\n');
         return 0;
       }
       if (jobs.length === 0) {

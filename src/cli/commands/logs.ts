@@ -4,7 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { formatBytes } from '../../core/format';
 import { formatCny } from '../../core/money';
 import { estimateFinish } from '../../core/progress';
-import { forTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { followLog, LOG_TAIL_BYTES, LOG_TAIL_MAX_BYTES, readLog } from '../../remote/jobs';
 import { LogTail } from '../../app/runs/logTail';
 import { jobProgress, progressJson, progressLine } from '../../app/runs/progress';
@@ -55,7 +55,7 @@ export const command: CliCommand = {
         const job = (await listJobs(conn, { name })).find((j) => j.name === sanitizeJobName(name));
         if (!job) throw new UsageError(`no job named ${name} on this box (gpu-rent jobs TARGET lists them)`);
         const r = await jobProgress(conn, job, price, { localNow: Math.floor(Date.now() / 1000) });
-        if (flags.json) io.stdout(JSON.stringify({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null }, null, 2) + '\n');
+        if (flags.json) io.stdout(jsonForTerminal({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null }, 2) + '\n');
         else io.stdout(forTerminal(`${job.name}: ${stateText(job)}${r ? ` · ${progressLine(r.progress, r.finish, formatCny) || 'no progress in the log yet'}` : ' · no log'}`) + '\n');
         return 0;
       }

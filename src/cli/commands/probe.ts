@@ -4,7 +4,7 @@ import { describeDiagnosis } from '../../core/doctor-text';
 import { formatBytes, renderTable } from '../../core/format';
 import { probeBox, type BoxProbe } from '../../remote/probe';
 import { describeTarget } from '../../remote/target';
-import { forTerminal, forTerminalLines } from '../../core/text';
+import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
 import { partialText } from './smi';
 import { formatHelp, parseArgs } from '../args';
 import type { CliCommand } from '../command';
@@ -59,7 +59,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn, target) => {
       const p = await probeBox(conn, { timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000 });
       const label = describeTarget({ ...target, user: conn.user });
-      io.stdout(flags.json ? JSON.stringify(probeJson(p, label), null, 2) + '\n' : probeText(p, label));
+      io.stdout(flags.json ? jsonForTerminal(probeJson(p, label), 2) + '\n' : probeText(p, label));
       return p.diagnosis.verdict === 'ok' ? 0 : 1;
     });
   },

@@ -1,6 +1,6 @@
 // `gpu-rent run TARGET --name NAME [--cwd DIR] [--env K=V ...] [--launcher L --gpus N|auto] -- COMMAND...`
 // starts training detached on the box (tmux, else setsid), so it survives the laptop's SSH dropping.
-import { forTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { LAUNCHERS, startJob, type Launcher } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
@@ -57,7 +57,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn) => {
       const job = await startJob(conn, { name: flags.name!, command: rest, cwd: flags.cwd, env, launcher: flags.launcher as Launcher | undefined, gpus });
       if (flags.json) {
-        io.stdout(JSON.stringify({ name: job.name, state: job.state, pid: job.pid, runner: job.runner, logPath: job.logPath, cwd: job.cwd, startedAt: job.startedAt, commandLine: job.commandLine, gpus: job.gpus }, null, 2) + '\n');
+        io.stdout(jsonForTerminal({ name: job.name, state: job.state, pid: job.pid, runner: job.runner, logPath: job.logPath, cwd: job.cwd, startedAt: job.startedAt, commandLine: job.commandLine, gpus: job.gpus }, 2) + '\n');
       } else {
         io.stdout(
           [

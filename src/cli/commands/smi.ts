@@ -4,7 +4,7 @@ import { open } from 'node:fs/promises';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { parseNvidiaSmi, type SmiPartial, type SmiReport } from '../../core/smi';
-import { forTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 
 /** The most of a file `smi` reads: a real nvidia-smi output of 8 GPUs is under 10 KiB. */
 export const SMI_INPUT_MAX_BYTES = 16 * 1024 * 1024;
@@ -120,11 +120,11 @@ export const command: CliCommand = {
     if (path === undefined) throw new UsageError('needs FILE (or - for standard input)');
     const result = parseNvidiaSmi(await readInput(path, io.readStdin));
     if (!result.ok) {
-      if (flags.json) io.stdout(JSON.stringify({ error: { kind: result.error.kind, message: result.error.message } }, null, 2) + '\n');
+      if (flags.json) io.stdout(jsonForTerminal({ error: { kind: result.error.kind, message: result.error.message } }, 2) + '\n');
       else io.stderr(`gpu-rent smi: not a usable nvidia-smi report (${result.error.kind}): ${forTerminal(result.error.message)}\n`);
       return 1;
     }
-    io.stdout(flags.json ? JSON.stringify(smiJson(result.report), null, 2) + '\n' : smiText(result.report));
+    io.stdout(flags.json ? jsonForTerminal(smiJson(result.report), 2) + '\n' : smiText(result.report));
     return 0;
   },
 };

@@ -3,7 +3,7 @@ import { stopJob } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
-import { forTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { stateText } from './jobs';
 
 const specs = {
@@ -25,7 +25,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn) => {
       const before = positionals[1]!;
       const job = await stopJob(conn, before, { graceSeconds: flags.grace });
-      if (flags.json) io.stdout(JSON.stringify(job, null, 2) + '\n');
+      if (flags.json) io.stdout(jsonForTerminal(job, 2) + '\n');
       else io.stdout(`${forTerminal(job.name)}: ${stateText(job)}\n`);
       return job.state === 'running' ? 1 : 0;
     });

@@ -1,6 +1,6 @@
 // `gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete]
 // [--json]`: pull checkpoints off the rented box, each file verified before it appears.
-import { forTerminal, hasControl } from '../../core/text';
+import { forTerminal, hasControl, jsonForTerminal } from '../../core/text';
 import { formatBytes } from '../../core/format';
 import { syncRemote } from '../../app/sync';
 import { RemoteError } from '../../remote/errors';
@@ -155,7 +155,7 @@ export const command: CliCommand = {
         const onProgress = progressPrinter(io, json);
         if (flags.watch === undefined) {
           const r = await syncOnce(syncRemote(conn), base, onProgress);
-          io.stdout(json ? JSON.stringify(reportJson(r)) + '\n' : reportText(r));
+          io.stdout(json ? jsonForTerminal(reportJson(r)) + '\n' : reportText(r));
           return r.interrupted ? 130 : 0;
         }
         if (!json) io.stderr(`watching ${flags.remote} every ${flags.watch} s; Ctrl-C to stop\n`);
@@ -170,7 +170,7 @@ export const command: CliCommand = {
           (e) => {
             if (e.kind === 'round') {
               const r = e.report;
-              if (json) io.stdout(JSON.stringify({ ...reportJson(r), at: new Date().toISOString() }) + '\n');
+              if (json) io.stdout(jsonForTerminal({ ...reportJson(r), at: new Date().toISOString() }) + '\n');
               else {
                 const skipped = JSON.stringify(r.skipped.filter((s) => s.reason !== 'still-being-written'));
                 if (r.files || r.deleted.length || r.interrupted || skipped !== lastSkipped) io.stdout(reportText(r));
@@ -178,7 +178,7 @@ export const command: CliCommand = {
               }
             } else {
               const msg = e.error.message.split('\n')[0];
-              if (json) io.stdout(JSON.stringify({ error: msg, code: (e.error as { code?: unknown }).code ?? null, retryInSeconds: Math.round(e.retryInMs / 100) / 10 }) + '\n');
+              if (json) io.stdout(jsonForTerminal({ error: msg, code: (e.error as { code?: unknown }).code ?? null, retryInSeconds: Math.round(e.retryInMs / 100) / 10 }) + '\n');
               else io.stderr(`${msg}; retrying in ${(e.retryInMs / 1000).toFixed(1)} s\n`);
             }
           },
