@@ -31,6 +31,12 @@ export const Commands = {
   installWatchdog: 'gpuRent.installWatchdog',
   watchdogStatus: 'gpuRent.watchdogStatus',
   removeWatchdog: 'gpuRent.removeWatchdog',
+  addPlatformAccount: 'gpuRent.addPlatformAccount',
+  removePlatformAccount: 'gpuRent.removePlatformAccount',
+  refreshPlatforms: 'gpuRent.refreshPlatforms',
+  powerOn: 'gpuRent.powerOn',
+  powerOff: 'gpuRent.powerOff',
+  releaseOnPlatform: 'gpuRent.releaseOnPlatform',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

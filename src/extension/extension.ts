@@ -32,6 +32,10 @@ import { uploadToMemory, wipeBeforeRelease, wipeMemoryUpload } from './commands/
 import { scanSecrets } from './commands/guards/secrets';
 import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guards/watchdog';
 import { getState, openCalculator, refresh, showLog } from './commands/view/view';
+import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
+import { PlatformAccounts } from './commands/platforms/accountStore';
+import { platformAction } from './commands/platforms/power';
+import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
 import { IdleMonitor } from './monitors/idle';
 import { GuardNotices } from './monitors/notices';
@@ -78,7 +82,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const releases = new ReleaseEvents((m) => log.warn(m));
   subs.push(releases);
 
-  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id));
+  const platformFacts = new PlatformFacts(new PlatformAccounts(context.globalState, context.secrets), () => store.list(), now);
+  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts);
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
   const notices = new GuardNotices(log, now);
   const watches = new SyncWatches(store, sessions, tree, log, now);
@@ -175,6 +180,14 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.installWatchdog, (a) => installWatchdog(ctx, a));
   command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
+  const platforms = new PlatformMonitor(view, ctx, platformFacts);
+  subs.push(platforms, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platforms.restart()));
+  command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platforms, a));
+  command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platforms, a));
+  command(Commands.refreshPlatforms, () => platforms.pollNow().then(() => true));
+  command(Commands.powerOn, (a) => platformAction(ctx, platforms, 'powerOn', a));
+  command(Commands.powerOff, (a) => platformAction(ctx, platforms, 'powerOff', a));
+  command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platforms, 'release', a));
   log.info(`activated; ${store.list().length} instances`);
 }
 
