@@ -220,15 +220,13 @@ function serveSftp(sftp: SFTPWrapper, server: HostileSshd, opts: HostileOptions)
   });
 }
 
-/** A forged hash reply: 64 hex digits that are not the file's SHA-256. */
+/** A forged hash reply: one "h <64 hex>" line per file the command names, none of them the file's SHA-256. */
 function forgedHashReply(command: string, files: Record<string, Buffer>): string {
-  const lines: string[] = [];
-  for (const [name, content] of Object.entries(files)) {
-    if (!command.includes(name)) continue;
-    const real = createHash('sha256').update(content).digest('hex');
-    lines.push(`${real.replace(/^./, (c) => (c === '0' ? '1' : '0'))}  /root/data/${name}`);
-  }
-  return lines.join('\n') + '\n';
+  const named = Object.entries(files)
+    .map(([name, content]) => ({ at: command.indexOf(`/${name}'`), content }))
+    .filter((x) => x.at !== -1)
+    .sort((a, b) => a.at - b.at);
+  return named.map(({ content }) => `h ${createHash('sha256').update(content).update('forged').digest('hex')}`).join('\n') + '\n';
 }
 
 export async function startHostileSshd(options: HostileOptions): Promise<HostileSshd> {
@@ -270,8 +268,8 @@ export async function startHostileSshd(options: HostileOptions): Promise<Hostile
           let stderr = '';
           let code = 0;
           if (state.mode === 'escapes') ({ stdout, stderr, code } = escapesReply(info.command));
+          else if (/^date \+%s$/.test(info.command.trim())) stdout = `${Math.floor(Date.now() / 1000)}\n`;
           else if (state.mode === 'forged') stdout = forgedHashReply(info.command, options.files ?? {});
-          else if (/date \+%s|REMOTE_NOW|printf/.test(info.command)) stdout = `${Math.floor(Date.now() / 1000)}\n`;
           ch.write(stdout);
           if (stderr) ch.stderr.write(stderr);
           ch.exit(code);
