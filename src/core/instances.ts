@@ -28,15 +28,19 @@ export const StateIntervalSchema = z.strictObject({
   storageRate: fen,
 });
 
+// C0, DEL, C1 and the Unicode line separators: none belongs in a path or an ssh config value.
+const LOGIN_CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029]/;
+
 export const LoginSchema = z.strictObject({
   host: shortText(255).regex(/^[A-Za-z0-9:][A-Za-z0-9._:-]*$/),
   port: z.number().int().min(1).max(65535),
   user: shortText(64).regex(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/),
   /** 'password' (in the secret store), 'key' (a private key file) or 'agent'. */
   auth: z.enum(['password', 'key', 'agent']),
-  keyPath: z.string().min(1).max(4096).optional(),
+  /** No control characters: the path goes into ~/.ssh/config and onto ssh's command line. */
+  keyPath: z.string().min(1).max(4096).refine((s) => !LOGIN_CONTROL.test(s), 'the key path contains a control character (a newline, tab or escape)').optional(),
   /** When picked from ~/.ssh/config: the Host alias it came from. */
-  sshConfigHost: z.string().min(1).max(255).optional(),
+  sshConfigHost: z.string().min(1).max(255).refine((s) => !LOGIN_CONTROL.test(s), 'the Host alias contains a control character').optional(),
   /** Where this same instance answered before (AutoDL gives a new port after a power cycle): its host key is recognised there. */
   previousEndpoints: z.array(z.strictObject({ host: shortText(255).regex(/^[A-Za-z0-9:][A-Za-z0-9._:-]*$/), port: z.number().int().min(1).max(65535) })).max(MAX_PREVIOUS_ENDPOINTS).optional(),
 });
