@@ -1,0 +1,138 @@
+// The pure platform code: each platform's JSON (the shapes in test/fixtures/platforms) mapped to
+// instance facts, amounts converted once to fen, error classification, matching and the
+// observed-state, balance and SSH-inference rules.
+import * as assert from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, envelopeOf, parseSshCommand } from '../../src/core/platforms/autodl';
+import { aliyunBalance, aliyunInstance, aliyunPrice } from '../../src/core/platforms/aliyun';
+import { tencentBalance, tencentInstance, tencentPrice } from '../../src/core/platforms/tencent';
+import { classifyFailure } from '../../src/core/platforms/errors';
+import { fenOf, liToFen, yuanTextToFen } from '../../src/core/platforms/money';
+import { balanceLow, inferState, matchStored, observedChange, runwayHours } from '../../src/core/platforms/reconcile';
+import { can, CONNECTOR_CAPABILITIES } from '../../src/core/platforms/types';
+
+const FIX = join(__dirname, '..', 'fixtures', 'platforms');
+const fixture = (f: string) => JSON.parse(readFileSync(join(FIX, f), 'utf8')) as Record<string, unknown>;
+
+describe('platform mapping (pure)', () => {
+  it('converts each platform’s minor unit to fen once: AutoDL ¥/1000, 阿里云 yuan text, 腾讯云 fen', () => {
+    assert.strictEqual(liToFen(2580), 258);
+    assert.strictEqual(liToFen(1), 0);
+    assert.strictEqual(liToFen(5), 1, 'half a fen rounds up');
+    assert.strictEqual(liToFen('abc'), undefined);
+    assert.strictEqual(yuanTextToFen('1,234.56'), 123456);
+    assert.strictEqual(yuanTextToFen('0.005'), 1);
+    assert.strictEqual(yuanTextToFen(12.5), 1250);
+    assert.strictEqual(yuanTextToFen('-3.10'), -310);
+    assert.strictEqual(yuanTextToFen('1e9'), undefined);
+    assert.strictEqual(fenOf(98765), 98765);
+    assert.strictEqual(fenOf(1e20), undefined);
+  });
+
+  it('maps AutoDL rows: state words (non_gpu start mode → no-GPU), SSH command, password, price only while running', () => {
+    const row = fixture('autodl-pro-instance.json');
+    const p = autodlInstance(row, 1000)!;
+    assert.deepStrictEqual([p.ref, p.state, p.card, p.gpuCount, p.priceFenPerHour, p.priceReadAt], ['pro-0a1b2c3d4e', 'running', 'RTX 4090', 1, 258, 1000]);
+    assert.deepStrictEqual(p.ssh, { host: '127.0.0.1', port: 40022, user: 'root' });
+    assert.deepStrictEqual(autodlLogin(row), { host: '127.0.0.1', port: 40022, user: 'root', password: 'pw-initial' });
+    const web = autodlInstance({ ...fixture('autodl-web-instance.json'), status: 'running', start_mode: 'non_gpu' }, 1)!;
+    assert.strictEqual(web.state, 'noGpu');
+    assert.strictEqual(autodlInstance({ ...row, status: 'shutdown', payg_price: 0 }, 1)!.priceFenPerHour, undefined);
+    assert.deepStrictEqual(['creating', 'starting', 'running', 'shutting_down', 'shutdown', 'releasing', 'released', 'weird'].map((s) => autodlState(s)), ['starting', 'starting', 'running', 'stopping', 'stopped', 'releasing', 'released', 'unknown']);
+    assert.strictEqual(autodlInstance({ uuid: '../etc' }, 1), undefined, 'an id that is not one is dropped');
+    assert.strictEqual(autodlBalance(fixture('autodl-envelopes.json').wallet && (fixture('autodl-envelopes.json').wallet as { data: unknown }).data), 12345);
+    assert.strictEqual(autodlPage({ list: [row, row], max_page: 3 }, 1).maxPage, 3);
+  });
+
+  it('parses SSH login commands in both orders and refuses what is not one', () => {
+    assert.deepStrictEqual(parseSshCommand('ssh -p 12345 root@region-1.example'), { host: 'region-1.example', port: 12345, user: 'root' });
+    assert.deepStrictEqual(parseSshCommand('ssh root@10.0.0.2 -p 2200'), { host: '10.0.0.2', port: 2200, user: 'root' });
+    assert.strictEqual(parseSshCommand('ssh -p 99999 root@h'), undefined);
+    assert.strictEqual(parseSshCommand('rm -rf /'), undefined);
+    assert.strictEqual(parseSshCommand(42), undefined);
+  });
+
+  it('reads the AutoDL envelope, bounding the text', () => {
+    const e = envelopeOf({ code: 'AuthorizeFailed', msg: 'x'.repeat(5000), data: null })!;
+    assert.strictEqual(e.code, 'AuthorizeFailed');
+    assert.ok(e.msg.length <= 301);
+    assert.strictEqual(envelopeOf('nope'), undefined);
+  });
+
+  it('maps 阿里云 and 腾讯云 rows, StopCharging / STOP_CHARGING, prices and balances', () => {
+    const a = aliyunInstance({ ...fixture('aliyun-instance.json'), Status: 'Stopped', StoppedMode: 'StopCharging' })!;
+    assert.deepStrictEqual([a.ref, a.state, a.stopCharging, a.card, a.ssh?.host], ['i-bp1a2b3c4d5e6f7g8h9', 'stopped', true, 'NVIDIA A10', '127.0.0.1']);
+    const ali = fixture('aliyun-bodies.json');
+    assert.strictEqual(aliyunPrice(ali.describePrice), 1250);
+    assert.strictEqual(aliyunBalance(ali.queryAccountBalance), 123456);
+    const t = tencentInstance({ ...fixture('tencent-instance.json'), InstanceState: 'STOPPED', StopChargingMode: 'STOP_CHARGING' })!;
+    assert.deepStrictEqual([t.ref, t.state, t.stopCharging, t.card, t.region], ['ins-1a2b3c4d', 'stopped', true, 'NVIDIA T4', 'ap-guangzhou-3']);
+    const tc = fixture('tencent-bodies.json');
+    assert.strictEqual(tencentPrice(tc.inquiryPrice), 868);
+    assert.strictEqual(tencentBalance(tc.describeAccountBalance), 98765);
+  });
+
+  it('classifies errors by the platform’s code, then its words, then the HTTP status', () => {
+    assert.strictEqual(classifyFailure('autodl-web', 'AuthorizeFailed', '登录过期').kind, 'tokenExpired');
+    assert.strictEqual(classifyFailure('autodl-pro', 'Whatever', '余额不足，请充值').kind, 'insufficientBalance');
+    assert.strictEqual(classifyFailure('autodl-pro', 'X', '主机GPU库存不足').kind, 'noStock');
+    assert.strictEqual(classifyFailure('autodl-pro', 'X', '请先完成实名认证').kind, 'realName');
+    assert.strictEqual(classifyFailure('aliyun-ecs', 'OperationDenied.NoStock', '').kind, 'noStock');
+    assert.strictEqual(classifyFailure('aliyun-ecs', 'InvalidAccessKeyId.NotFound', '').kind, 'auth');
+    assert.strictEqual(classifyFailure('tencent-cvm', 'RequestLimitExceeded', '').kind, 'rateLimited');
+    assert.strictEqual(classifyFailure('tencent-cvm', 'InternalError', 'x', 429).kind, 'rateLimited');
+    assert.strictEqual(classifyFailure('autodl-pro', '', '', 502).kind, 'server');
+    const f = classifyFailure('aliyun-ecs', 'Odd.Code', 'its own words');
+    assert.deepStrictEqual([f.kind, f.code, f.message], ['other', 'Odd.Code', 'its own words']);
+  });
+
+  it('declares capabilities: no-GPU start only through the AutoDL console token, stop-charging only on 阿里云/腾讯云, no release on the console token', () => {
+    assert.ok(can('autodl-web', 'powerOn:noGpu') && !can('autodl-pro', 'powerOn:noGpu'));
+    assert.ok(can('aliyun-ecs', 'powerOff:stopCharging') && can('tencent-cvm', 'powerOff:stopCharging') && !can('autodl-pro', 'powerOff:stopCharging'));
+    assert.ok(!can('autodl-web', 'release') && can('autodl-pro', 'release'));
+    for (const caps of Object.values(CONNECTOR_CAPABILITIES)) assert.ok(caps.includes('list') && caps.includes('get'));
+  });
+
+  it('matches by platform id first, then SSH host:port, never one stored entry twice', () => {
+    const stored = [
+      { id: 'a', login: { host: '10.0.0.1', port: 22 } },
+      { id: 'b', login: { host: '10.0.0.2', port: 22 }, platformRef: { account: 'acc', ref: 'ins-2' } },
+    ];
+    const p = (ref: string, host?: string) => ({ ref, name: ref, state: 'running' as const, rawState: 'RUNNING', ...(host ? { ssh: { host, port: 22, user: 'root' } } : {}) });
+    assert.strictEqual(matchStored(stored, 'acc', p('ins-2', '10.9.9.9'))?.id, 'b');
+    assert.strictEqual(matchStored(stored, 'acc', p('ins-1', '10.0.0.1'))?.id, 'a');
+    assert.strictEqual(matchStored(stored, 'acc', p('ins-3', '10.0.0.1'), new Set(['a'])), undefined);
+    assert.strictEqual(matchStored(stored, 'other', p('ins-2')), undefined);
+  });
+
+  it('records a change only when the platform arrives in a billing state; spot stays spot', () => {
+    assert.strictEqual(observedChange('stopping', 'running'), undefined);
+    assert.strictEqual(observedChange('stopped', 'running'), 'stopped');
+    assert.strictEqual(observedChange('running', 'spot'), undefined);
+    assert.strictEqual(observedChange('noGpu', 'running'), 'noGpu');
+    assert.strictEqual(observedChange('running', 'released'), undefined);
+  });
+
+  it('warns when the balance covers less than a day at the burn rate', () => {
+    assert.strictEqual(runwayHours(1000, 0), Infinity);
+    assert.ok(balanceLow(2300, 100));
+    assert.ok(!balanceLow(2400, 100));
+  });
+
+  it('infers from SSH and only proposes: GPUs → running, none → no-GPU, N misses after being up → stopped?', () => {
+    let m = { misses: 0, wasUp: false };
+    assert.strictEqual(inferState(m, { reachable: true, gpuCount: 0 }, 'running').propose, 'noGpu');
+    assert.strictEqual(inferState(m, { reachable: true, gpuCount: 2 }, 'stopped').propose, 'running');
+    assert.strictEqual(inferState(m, { reachable: true, gpuCount: 2 }, 'running').propose, undefined);
+    m = inferState(m, { reachable: true, gpuCount: 1 }, 'running').memory;
+    const proposals: (string | undefined)[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = inferState(m, { reachable: false }, 'running', 3);
+      m = r.memory;
+      proposals.push(r.propose);
+    }
+    assert.deepStrictEqual(proposals, [undefined, undefined, 'stopped?', undefined], 'asked once, at the third miss');
+    assert.strictEqual(inferState({ misses: 2, wasUp: false }, { reachable: false }, 'running', 3).propose, undefined, 'never seen up: no proposal');
+  });
+});
