@@ -1,6 +1,7 @@
 // The Instances view: platforms → instances → the last probe's GPUs, jobs and sync status.
 // Nodes are cached by id so one instance can be refreshed without rebuilding the tree.
 import * as vscode from 'vscode';
+import { forMarkdown } from '../core/text';
 import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
@@ -115,9 +116,9 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
       item.description = [instanceDescription(inst, spend, vscode.l10n), link, pi?.description].filter(Boolean).join(' · ');
       const tip = new vscode.MarkdownString(undefined, true);
-      tip.appendMarkdown(`**${inst.name}** — ${this.platformName(inst.platform)}\n\n`);
+      tip.appendMarkdown(`**${forMarkdown(inst.name)}** — ${forMarkdown(this.platformName(inst.platform))}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
-      tip.appendMarkdown(`${inst.card} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
+      tip.appendMarkdown(`${forMarkdown(inst.card)} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
       if (link) tip.appendMarkdown(`${link}\n\n`);
       if (pi) tip.appendText(`${pi.tooltip}\n\n`);
       tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));

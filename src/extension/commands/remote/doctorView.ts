@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { Diagnosis } from '../../../core/doctor';
 import { fixScript } from '../../../core/doctor-fix';
 import type { Instance } from '../../../core/instances';
+import { forMarkdown, forMarkdownCode, forTerminal } from '../../../core/text';
 
 export const DOCTOR_SCHEME = 'gpu-rent-doctor';
 
@@ -29,7 +30,8 @@ export class DoctorView implements vscode.Disposable {
     const lang = vscode.env.language.startsWith('zh') ? 'zh-cn' : 'en';
     const script = fixScript(d);
     const fence = (s: string) => s.replace(/```/g, '` ` `');
-    const md = [`# ${titleOf(inst)}`, '', '```text', fence(describeDiagnosis(d, lang)), '```', ...(script ? ['', `## ${vscode.l10n.t('Fix')}`, '', '```sh', ...script.map(fence), '```'] : [])].join('\n');
+    // Box text (GPU name, versions, env names) is data: escaped in the heading, inert in the fences.
+    const md = [`# ${forMarkdown(titleOf(inst))}`, '', '```text', forMarkdownCode(describeDiagnosis(d, lang)), '```', ...(script ? ['', `## ${vscode.l10n.t('Fix')}`, '', '```sh', ...script.map((l) => fence(forTerminal(l))), '```'] : [])].join('\n');
     const uri = vscode.Uri.from({ scheme: DOCTOR_SCHEME, path: `/${inst.id}/${titleOf(inst)}.md` });
     this.docs.set(uri.toString(), md);
     this.changed.fire(uri);
