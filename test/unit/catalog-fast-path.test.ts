@@ -134,4 +134,20 @@ describe('catalog merge: the fast path agrees with zod', () => {
     assert.deepStrictEqual(fast.catalog, slow.catalog);
     assert.equal(JSON.stringify(fast.catalog), JSON.stringify(slow.catalog));
   });
+
+  it('a catalog merged from new platforms merges again: its platforms are parsed again from its JSON where needed', () => {
+    const once = mergeCatalog(builtinCatalog(), { asOf: '2026-11-01', platforms: [{ id: 'p1', name: { zh: '平台', en: 'P' }, billingModes: ['hour', 'day'], prices: [{ card: 'RTX 4090', mode: 'hour', yuan: 2 }] }] });
+    assert.ok(once.ok);
+    const twice = mergeCatalog(once.catalog, { platforms: [{ id: 'p1', prices: [{ card: '4090', mode: 'day', yuan: 40 }] }, { id: 'p2', name: { zh: '二', en: 'Two' }, billingModes: ['hour'], prices: [] }] });
+    assert.ok(twice.ok);
+    const direct = mergeCatalog(builtinCatalog(), { asOf: '2026-11-01', platforms: [{ id: 'p1', name: { zh: '平台', en: 'P' }, billingModes: ['hour', 'day'], prices: [{ card: 'RTX 4090', mode: 'hour', yuan: 2 }] }] });
+    assert.ok(direct.ok);
+    const p1 = twice.catalog.platforms.find((p) => p.id === 'p1')!;
+    assert.deepStrictEqual(p1.prices.map((p) => [p.card, p.mode, p.price?.min, p.asOf]), [['rtx4090', 'hour', 200, '2026-11-01'], ['rtx4090', 'day', 4000, null]]);
+    assert.deepStrictEqual(twice.catalog.platforms.slice(0, -2), direct.catalog.platforms.slice(0, -1));
+    // And a patch that breaks a kept price is still refused with its path.
+    const bad = mergeCatalog(once.catalog, { platforms: [{ id: 'p1', billingModes: ['day'] }] });
+    assert.ok(!bad.ok);
+    assert.equal(bad.errors[0]!.path, 'platforms[0].billingModes');
+  });
 });

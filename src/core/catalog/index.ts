@@ -178,7 +178,7 @@ function resolvePlatform(p: Parsed, catalogProv: Provenance, cardId: (name: stri
     releaseAfterStoppedDays: sourcedRange(p.releaseAfterStoppedDays, base),
     spot: sp === null ? null : tail({ discount: sp.discount, reclaimable: sp.reclaimable, source: srcOf(sp, base), asOf: asOfOf(sp, base) }, sp, base),
     freeQuotaHours: sourcedRange(p.freeQuotaHours, base),
-    warnings: p.warnings.slice(),
+    warnings: p.warnings.length ? p.warnings.slice() : [],
     source: base.source,
     asOf: base.asOf,
   };
@@ -243,15 +243,35 @@ function crossCheck(platforms: readonly Parsed[], cards: readonly CardSpec[], pa
   return errors;
 }
 
-/** The parsed platforms each catalog was built from, so a merge parses only what the user wrote. */
-const parsedOf = new WeakMap<Catalog, Parsed[]>();
+/**
+ * The parsed platforms each catalog was built from, so a merge parses only what the user wrote.
+ * A hole: a merge resolved that platform straight away (its parsed form died young instead of
+ * being kept, a quarter of a big merge's memory); parsedAt parses its checked JSON again.
+ */
+const parsedOf = new WeakMap<Catalog, (Parsed | undefined)[]>();
 
-/** `checked`: the cross-checks already passed (a merge over a checked catalog). */
-function finish(json: CatalogJson, platforms: Parsed[], cards: readonly CardSpec[], catalogProv: Provenance, checked = false): CatalogResult {
+function parsedAt(json: CatalogJson, parsed: (Parsed | undefined)[], i: number): Parsed {
+  let p = parsed[i];
+  if (!p) {
+    const j = json.platforms[i];
+    p = fastPlatform(j) ?? platformJson.parse(j);
+    parsed[i] = p;
+  }
+  return p;
+}
+
+/**
+ * `checked`: the cross-checks already passed (a merge over a checked catalog; only then may
+ * `platforms` have holes). `resolved`: platforms a merge resolved already, by index.
+ */
+function finish(json: CatalogJson, platforms: (Parsed | undefined)[], cards: readonly CardSpec[], catalogProv: Provenance, checked = false, resolved: readonly (Platform | undefined)[] = []): CatalogResult {
   const memo: CardMemo = new Map();
-  const errors = checked ? [] : crossCheck(platforms, cards, (i) => ['platforms', i], memo);
+  const errors = checked ? [] : crossCheck(platforms as Parsed[], cards, (i) => ['platforms', i], memo);
   if (errors.length) return { ok: false, errors };
-  const catalog: Catalog = { asOf: catalogProv.asOf, platforms: platforms.map((p) => resolvePlatform(p, catalogProv, (n) => cardKey(n, cards, memo))), cards, json };
+  const cardId = (n: string) => cardKey(n, cards, memo);
+  const out: Platform[] = new Array<Platform>(platforms.length);
+  for (let i = 0; i < out.length; i++) out[i] = resolved[i] ?? resolvePlatform(parsedAt(json, platforms, i), catalogProv, cardId);
+  const catalog: Catalog = { asOf: catalogProv.asOf, platforms: out, cards, json };
   parsedOf.set(catalog, platforms);
   return { ok: true, catalog };
 }
@@ -350,12 +370,20 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
   }
   const parsed: (Parsed | undefined)[] = [...baseParsed];
   const errors: CatalogError[] = [];
-  const touched: { index: number; from: number; isNew: boolean }[] = [];
+  // What changed: index in the merged list, index in the user's file, whether it is new.
+  const touchedAt: number[] = [];
+  const touchedFrom: number[] = [];
+  const touchedNew: boolean[] = [];
+  const catalogProv: Provenance = { source: base.json.source ?? 'catalog', asOf: base.json.asOf ?? null };
+  // Aligned with merged.platforms (filled, not holey: a holey array that grows is slow).
+  const resolved: (Platform | undefined)[] = [];
+  for (let k = 0; k < merged.platforms.length; k++) resolved.push(undefined);
   const indexOf = new Map<string, number>();
   merged.platforms.forEach((p, k) => indexOf.set(p.id, k));
   const fromFile = new Map<string, number>();
   const memo: CardMemo = new Map();
   const key = (card: string, mode: unknown) => `${cardKey(card, base.cards, memo)}\u0000${String(mode)}`;
+  const cardId = (n: string) => cardKey(n, base.cards, memo);
 
   for (let i = 0; i < rawPlatforms.length; i++) {
     const rawP = rawPlatforms[i]!;
@@ -392,10 +420,14 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
         }
         data = full.data;
       }
-      merged.platforms.push(whole as CatalogJson['platforms'][number]);
-      parsed.push(data);
-      indexOf.set(id, merged.platforms.length - 1);
-      touched.push({ index: merged.platforms.length - 1, from: i, isNew: true });
+      const index = merged.platforms.push(whole as CatalogJson['platforms'][number]) - 1;
+      // Over a checked base nothing needs the parsed form again: resolve it while it is young.
+      parsed.push(baseChecked ? undefined : data);
+      resolved.push(baseChecked ? resolvePlatform(data, catalogProv, cardId) : undefined);
+      indexOf.set(id, index);
+      touchedAt.push(index);
+      touchedFrom.push(i);
+      touchedNew.push(true);
       continue;
     }
     const stamped = stamp(rawP, source, asOf, false)!;
@@ -424,36 +456,41 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
     }
     merged.platforms[at] = next as CatalogJson['platforms'][number];
     parsed[at] = undefined;
-    touched.push({ index: at, from: i, isNew: false });
+    touchedAt.push(at);
+    touchedFrom.push(i);
+    touchedNew.push(false);
   }
   if (errors.length) return { ok: false, errors };
 
   // Validate what changed, reporting paths in the user's file.
-  for (const t of touched) {
-    let data = parsed[t.index];
-    if (!data) {
-      const json = merged.platforms[t.index];
+  for (let n = 0; n < touchedAt.length; n++) {
+    const index = touchedAt[n]!;
+    const from = touchedFrom[n]!;
+    const early = resolved[index];
+    let data = parsed[index];
+    if (!data && !early) {
+      const json = merged.platforms[index];
       data = fastPlatform(json);
       if (!data) {
         const p = platformJson.safeParse(json);
         if (!p.success) {
-          errors.push(...zodErrors(p.error, ['platforms', t.from]));
+          errors.push(...zodErrors(p.error, ['platforms', from]));
           continue;
         }
         data = p.data;
       }
-      parsed[t.index] = data;
+      parsed[index] = data;
     }
-    const modes = data.billingModes;
-    const userPrices = (Array.isArray(rawPlatforms[t.from]!.prices) ? rawPlatforms[t.from]!.prices : []) as Obj[];
+    const modes: readonly BillingMode[] = early ? early.billingModes : data!.billingModes;
+    const userPrices = (Array.isArray(rawPlatforms[from]!.prices) ? rawPlatforms[from]!.prices : []) as Obj[];
     const seenPrice = userPrices.length > 1 ? new Map<string, number>() : undefined;
     for (let j = 0; j < userPrices.length; j++) {
       const pr = userPrices[j]!;
-      const at = ['platforms', t.from, 'prices', j];
+      const at = ['platforms', from, 'prices', j];
       if (seenPrice) {
         const k = key(String(pr.card), pr.mode);
         const firstPrice = seenPrice.get(k);
-        if (firstPrice !== undefined) errors.push({ path: formatPath(at), message: `duplicate ${String(pr.mode)} price for card "${String(pr.card)}" (also at ${formatPath(['platforms', t.from, 'prices', firstPrice])})` });
+        if (firstPrice !== undefined) errors.push({ path: formatPath(at), message: `duplicate ${String(pr.mode)} price for card "${String(pr.card)}" (also at ${formatPath(['platforms', from, 'prices', firstPrice])})` });
         else seenPrice.set(k, j);
       }
       if (!cardOf(String(pr.card), base.cards, memo)) {
@@ -464,14 +501,14 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
       }
     }
     // A new platform's prices are all the user's, just checked; a patched one keeps built-in prices too.
-    if (!errors.length && !t.isNew) {
-      const rest = crossCheck([data], base.cards, () => ['platforms', t.from], memo);
-      for (const e of rest) errors.push({ path: formatPath(['platforms', t.from, 'billingModes']), message: `a built-in price no longer fits: ${e.message}` });
+    if (!errors.length && !touchedNew[n]) {
+      const rest = crossCheck([data!], base.cards, () => ['platforms', from], memo);
+      for (const e of rest) errors.push({ path: formatPath(['platforms', from, 'billingModes']), message: `a built-in price no longer fits: ${e.message}` });
     }
   }
   if (errors.length) return { ok: false, errors };
   // A checked base has unique ids and fitting prices, and every touched platform was checked above.
-  return finish(merged, parsed as Parsed[], base.cards, { source: base.json.source ?? 'catalog', asOf: base.json.asOf ?? null }, baseChecked);
+  return finish(merged, parsed, base.cards, catalogProv, baseChecked, resolved);
 }
 
 export function findPlatform(catalog: Catalog, idOrName: string): Platform | undefined {
