@@ -43,6 +43,7 @@ const builds = [
   // Minified (names kept): a new process reads and compiles the whole bundle on every run.
   { name: 'cli', ...common, minify: true, keepNames: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, plugins: [ssh2NativeCrypto] },
   { name: 'webview', ...common, entryPoints: ['src/webview/calculator.ts'], outfile: 'dist/webview/calculator.js', platform: 'browser', format: 'iife', target: 'es2020' },
+  { name: 'monitor', ...common, entryPoints: ['src/webview/monitor.ts'], outfile: 'dist/webview/monitor.js', platform: 'browser', format: 'iife', target: 'es2020' },
 ]
   .filter((b) => existsSync(b.entryPoints[0]) && (only.length === 0 || only.includes(b.name)))
   .map(({ name: _name, ...options }) => options);

@@ -11,6 +11,8 @@ export const Commands = {
   releaseInstance: 'gpuRent.releaseInstance',
   checkGpu: 'gpuRent.checkGpu',
   startTraining: 'gpuRent.startTraining',
+  startDistributedTraining: 'gpuRent.startDistributedTraining',
+  showGpuMonitor: 'gpuRent.showGpuMonitor',
   showJobs: 'gpuRent.showJobs',
   syncCheckpoints: 'gpuRent.syncCheckpoints',
   uploadFolder: 'gpuRent.uploadFolder',

@@ -27,6 +27,9 @@ import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync
 import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
 import { runLines } from './commands/runs/text';
+import { showGpuMonitor } from './commands/runs/monitor';
+import { startDistributedTraining } from './commands/runs/distributed';
+import { MonitorPanel } from './monitorPanel';
 import { captureEnvironment, rebuildEnvironment } from './commands/guards/environment';
 import { uploadToMemory, wipeBeforeRelease, wipeMemoryUpload } from './commands/guards/memory';
 import { scanSecrets } from './commands/guards/secrets';
@@ -84,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const platformFacts = new PlatformFacts(new PlatformAccounts(context.globalState, context.secrets), () => store.list(), now);
   const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts);
-  const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true });
+  const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   const notices = new GuardNotices(log, now);
   const watches = new SyncWatches(store, sessions, tree, log, now);
   const doctor = new DoctorView();
@@ -112,6 +115,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), () => runLines(tree.runs, now(), vscode.l10n));
   const calculator = new CalculatorPanel(context.extensionUri, settings, log);
+  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs: tree.runs, log });
+  subs.push(monitor);
   const idle = new IdleMonitor(ctx);
   const poller = new Poller(view, ctx, idle);
   const releaseWarnings = new ReleaseWarnings(ctx);
@@ -161,6 +166,8 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.checkGpu, (a) => checkGpu(ctx, a));
   command(Commands.startTraining, (a) => startTraining(ctx, a));
   command(Commands.showJobs, (a) => showJobs(ctx, a));
+  command(Commands.showGpuMonitor, (a) => showGpuMonitor(ctx, monitor, a));
+  command(Commands.startDistributedTraining, (a, selected?: unknown) => startDistributedTraining(ctx, a, selected));
   command(Commands.syncCheckpoints, (a) => syncCheckpoints(ctx, a));
   command(Commands.uploadFolder, (a) => uploadFolder(ctx, a));
   command(Commands.watchCheckpoints, (a) => watchCheckpoints(ctx, a));

@@ -1,0 +1,50 @@
+// The GPU monitor's message protocol, both directions, as strict zod objects (the calculator's
+// rules: the host safeParses what the page posts, the page what the host posts; the page posts
+// `ready` first and the host's `init` echoes its request id).
+import { z } from 'zod';
+import { LOCALES } from './protocol';
+
+const requestId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const n = z.number().finite();
+const nn = n.nullable();
+/** [gpu index, t (epoch s), util %, mem used MiB, mem total MiB, power W, temp °C] */
+export const SampleTuple = z.tuple([z.number().int().min(0).max(1024), n, nn, nn, nn, nn, nn]);
+export type SampleTuple = z.infer<typeof SampleTuple>;
+const LossPoint = z.strictObject({ step: n, loss: n });
+
+export const MonitorHostMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('init'),
+    requestId,
+    locale: z.enum(LOCALES),
+    instanceId: z.string().max(64),
+    instanceName: z.string().max(200),
+    windowSeconds: z.number().int().min(60).max(86400),
+    computeFenPerHour: z.number().min(0).max(1e9),
+    samples: z.array(SampleTuple).max(200_000),
+    loss: z.array(LossPoint).max(5000),
+    idleSeconds: z.number().min(0),
+    state: z.enum(['streaming', 'reconnecting', 'stopped']),
+    now: n,
+  }),
+  z.strictObject({ type: z.literal('samples'), samples: z.array(SampleTuple).max(10_000), idleSeconds: z.number().min(0), now: n }),
+  z.strictObject({ type: z.literal('loss'), loss: z.array(LossPoint).max(5000), job: z.string().max(200) }),
+  z.strictObject({ type: z.literal('state'), state: z.enum(['streaming', 'reconnecting', 'stopped']), reason: z.string().max(500).optional() }),
+]);
+export type MonitorHostMessage = z.infer<typeof MonitorHostMessageSchema>;
+
+export const MonitorWebviewMessageSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready'), requestId }),
+  z.strictObject({ type: z.literal('error'), message: z.string().max(2000) }),
+]);
+export type MonitorWebviewMessage = z.infer<typeof MonitorWebviewMessageSchema>;
+
+export function parseMonitorWebviewMessage(raw: unknown): MonitorWebviewMessage | undefined {
+  const r = MonitorWebviewMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+export function parseMonitorHostMessage(raw: unknown): MonitorHostMessage | undefined {
+  const r = MonitorHostMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}

@@ -1,0 +1,124 @@
+// The GPU monitor page: per-GPU utilisation, memory, power and temperature over the last 30
+// minutes, the run's loss curve, and the idle time as money. It only draws what the host posts
+// (validated by monitor-protocol); redraws at most once a second.
+import '../../media/calculator.css';
+import '../../media/monitor.css';
+import { formatCny } from '../core/money';
+import { lineChart, type Series } from './monitor-chart';
+import { parseMonitorHostMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
+
+declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; setState(s: unknown): void };
+const vscode = acquireVsCodeApi();
+
+const TEXT = {
+  en: { util: 'Utilisation', mem: 'Memory used', power: 'Power', temp: 'Temperature', loss: 'Loss', idle: 'GPU idle {0} ≈ {1}', noLoss: 'No loss in the log yet', streaming: 'live', reconnecting: 'reconnecting…', stopped: 'paused', ago: '{0} min ago', now: 'now', step: 'step {0}' },
+  'zh-cn': { util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步' },
+};
+type Words = (typeof TEXT)['en'];
+const fill = (s: string, ...a: (string | number)[]) => s.replace(/\{(\d)\}/g, (_, i: string) => String(a[Number(i)] ?? ''));
+
+let words: Words = TEXT.en;
+let windowSeconds = 1800;
+let rate = 0;
+let name = '';
+let idleSeconds = 0;
+let now = Date.now() / 1000;
+let state = 'stopped';
+let job = '';
+const byGpu = new Map<number, SampleTuple[]>();
+let loss: { step: number; loss: number }[] = [];
+let dirty = false;
+
+function add(samples: readonly SampleTuple[]): void {
+  for (const s of samples) {
+    let l = byGpu.get(s[0]);
+    if (!l) byGpu.set(s[0], (l = []));
+    l.push(s);
+  }
+  const cutoff = now - windowSeconds;
+  for (const l of byGpu.values()) {
+    let i = 0;
+    while (i < l.length && l[i]![1] < cutoff) i++;
+    if (i) l.splice(0, i);
+  }
+}
+
+function minutes(s: number): string {
+  return s < 3600 ? `${Math.round(s / 60)} min` : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+}
+
+function render(): void {
+  dirty = false;
+  const app = document.getElementById('app');
+  if (!app) return;
+  const width = Math.max(320, Math.min(900, (document.body.clientWidth || 640) - 24));
+  const gpus = [...byGpu.keys()].sort((a, b) => a - b);
+  const xMin = now - windowSeconds;
+  const xLabel = (x: number) => (now - x < 30 ? words.now : fill(words.ago, Math.round((now - x) / 60)));
+  const chart = (title: string, unit: string, pick: (s: SampleTuple) => number | null, yMax?: number) => {
+    const series: Series[] = gpus.map((g) => ({ label: `GPU ${g}`, points: byGpu.get(g)!.flatMap((s) => (pick(s) === null ? [] : [[s[1], pick(s)!] as const])) }));
+    return lineChart(series, { width, height: 140, title, unit, xMin, xMax: now, ...(yMax !== undefined ? { yMax } : {}), xLabel });
+  };
+  const idleFen = Math.round((idleSeconds * rate) / 3600);
+  const head = `<header><h1>${esc(name)}</h1><span class="state ${state}">${esc(words[state as 'streaming'] ?? state)}</span><p class="idle">${esc(fill(words.idle, minutes(idleSeconds), formatCny(idleFen)))}</p></header>`;
+  const legend = `<p class="legend">${gpus.map((g, i) => `<span class="series-key s${i % 8}">GPU ${g}</span>`).join(' ')}</p>`;
+  const lossSvg = loss.length
+    ? lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: loss[0]!.step, xMax: loss[loss.length - 1]!.step, xLabel: (x) => fill(words.step, Math.round(x)) })
+    : `<p class="empty">${esc(words.noLoss)}</p>`;
+  app.innerHTML =
+    head +
+    legend +
+    chart(`${words.util} (%)`, '%', (s) => s[2], 100) +
+    chart(`${words.mem} (%)`, '%', (s) => (s[3] !== null && s[4] ? (s[3] / s[4]) * 100 : null), 100) +
+    chart(`${words.power} (W)`, 'W', (s) => s[5]) +
+    chart(`${words.temp} (°C)`, '°', (s) => s[6]) +
+    lossSvg;
+}
+
+function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function onMessage(m: MonitorHostMessage): void {
+  switch (m.type) {
+    case 'init':
+      words = TEXT[m.locale];
+      windowSeconds = m.windowSeconds;
+      rate = m.computeFenPerHour;
+      name = m.instanceName;
+      // The panel serializer reopens this instance's monitor after a reload.
+      vscode.setState({ instanceId: m.instanceId });
+      idleSeconds = m.idleSeconds;
+      state = m.state;
+      now = m.now;
+      byGpu.clear();
+      add(m.samples);
+      loss = m.loss;
+      break;
+    case 'samples':
+      now = m.now;
+      idleSeconds = m.idleSeconds;
+      add(m.samples);
+      break;
+    case 'loss':
+      loss = m.loss;
+      job = m.job;
+      break;
+    case 'state':
+      state = m.state;
+      break;
+  }
+  dirty = true;
+}
+
+window.addEventListener('message', (ev: MessageEvent<unknown>) => {
+  const m = parseMonitorHostMessage(ev.data);
+  if (!m) {
+    vscode.postMessage({ type: 'error', message: 'dropped a host message that does not match the protocol' });
+    return;
+  }
+  onMessage(m);
+});
+setInterval(() => dirty && render(), 1000);
+window.addEventListener('resize', () => (dirty = true));
+vscode.postMessage({ type: 'ready', requestId: 1 });
