@@ -1,6 +1,7 @@
 // `gpu-rent env capture TARGET [--out DIR]` and `gpu-rent env rebuild TARGET --from DIR --name NAME`:
 // a portable environment, so a platform's image does not lock you in. The folder format, the
 // checks and the rebuild are src/app/environment.ts, the same the extension uses.
+import { forTerminal, forTerminalLines } from '../../../core/text';
 import { capture, CaptureReadError, checkRebuild, describeRebuildProblem, readCapture, rebuild, writeCapture, type EnvCapture } from '../../../app/environment';
 import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
 import { followLog } from '../../../remote/jobs';
@@ -61,8 +62,8 @@ export const command: CliCommand = {
         // Counted the way a rebuild reads it (torch and local paths left out).
         const pkgs = checkRequirements(snap.requirements, { allowPipOptions: true }).kept;
         if (flags.json) io.stdout(JSON.stringify({ dir: out, files, snapshot: snap }, null, 2) + '\n');
-        else io.stdout(captureLines(out, files, snap, pkgs));
-        for (const p of checkRequirements(snap.requirements).problems) io.stderr(`note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`);
+        else io.stdout(forTerminalLines(captureLines(out, files, snap, pkgs)));
+        for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(`note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
         return 0;
       });
     }
@@ -93,15 +94,15 @@ export const command: CliCommand = {
                 ? `torch ${r.torch.torch} is not in the wheel table: install it yourself`
                 : 'no torch in the capture';
         const left = r.requirements.dropped.filter((d) => d.reason === 'localPath');
-        io.stderr(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`);
-        for (const d of left) io.stderr(`note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`);
+        io.stderr(forTerminalLines(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`));
+        for (const d of left) io.stderr(forTerminalLines(`note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`));
         if (flags['no-follow']) {
-          io.stdout(`started; follow with: gpu-rent logs TARGET ${r.job.name} --follow\n`);
+          io.stdout(forTerminalLines(`started; follow with: gpu-rent logs TARGET ${r.job.name} --follow\n`));
           return 0;
         }
-        const done = await followLog(conn, r.job.name, { lines: 0, onData: (c) => io.stdout(c.toString('utf8')) });
+        const done = await followLog(conn, r.job.name, { lines: 0, onData: (c) => io.stdout(forTerminal(c.toString('utf8'), { keep: '\n\t\r' })) });
         if (done.exitCode === 0) return 0;
-        io.stderr(`gpu-rent env: the rebuild ${done.state === 'exited' ? `exited with ${done.exitCode}` : `is ${done.state}`}\n`);
+        io.stderr(forTerminalLines(`gpu-rent env: the rebuild ${done.state === 'exited' ? `exited with ${done.exitCode}` : `is ${done.state}`}\n`));
         return 1;
       });
     }

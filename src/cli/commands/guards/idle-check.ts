@@ -1,6 +1,7 @@
 // `gpu-rent idle-check TARGET`: probes the box a few times and says whether its GPU is idle
 // (utilisation under the threshold, no compute process, job logs not growing, for the whole
 // span), and the cheapest safe action for the platform with what it saves per hour.
+import { forTerminalLines } from '../../../core/text';
 import { idleAdvice, type IdleActionOption } from '../../../core/guards/actions';
 import { judgeIdle, type IdleSample, type IdleVerdict } from '../../../core/guards/idle';
 import { DEFAULT_JOB_DIRS, probeIdle } from '../../../remote/guards/probe';
@@ -95,7 +96,7 @@ export const command: CliCommand = {
           for (const o of advice.options.filter((x) => x !== r && x.savingPerHour > 0)) lines.push(`  or ${ACTION_TEXT[o.action]}: saves ${perHour(o.savingPerHour)}`);
         }
       }
-      io.stdout(lines.join('\n') + '\n');
+      io.stdout(forTerminalLines(lines.join('\n') + '\n'));
       return 0;
     });
   },

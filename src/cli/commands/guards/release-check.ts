@@ -1,5 +1,6 @@
 // `gpu-rent release-check TARGET --remote DIR --local DIR`: before releasing an instance, lists
 // the checkpoint files on the box that have no identical local copy. Exit 1 when any would be lost.
+import { forTerminalLines } from '../../../core/text';
 import { formatBytes } from '../../../core/format';
 import { RemoteFolderError } from '../../../remote/sync/list';
 import { releaseGuard } from '../../../remote/guards/release-guard';
@@ -31,7 +32,7 @@ export const command: CliCommand = {
         r = await releaseGuard(conn, flags.remote!, flags.local!);
       } catch (e) {
         if (e instanceof RemoteFolderError) {
-          io.stderr(`gpu-rent release-check: ${e.message}\n`);
+          io.stderr(forTerminalLines(`gpu-rent release-check: ${e.message}\n`));
           return 1;
         }
         throw e;
@@ -49,7 +50,7 @@ export const command: CliCommand = {
         }
         if (r.unlisted.length) lines.push(`could not list ${r.unlisted.length} folder(s) on the box (${r.unlisted.slice(0, 3).join(', ')}): what they hold is unknown`);
         if (r.skipped.length) lines.push(`${r.skipped.length} name(s) skipped (unsafe names or links out of the folder)`);
-        io.stdout(lines.join('\n') + '\n');
+        io.stdout(forTerminalLines(lines.join('\n') + '\n'));
       }
       return r.atRisk.length || r.unlisted.length ? 1 : 0;
     });

@@ -1,5 +1,6 @@
 // `gpu-rent secure-upload TARGET FILE... [--to DIR]`: streams files into a RAM-backed folder on
 // the box (tmpfs, checked first), so sensitive data never touches the platform's disk.
+import { forTerminalLines } from '../../../core/text';
 import { formatBytes } from '../../../core/format';
 import { DEFAULT_RAM_RESERVE_BYTES } from '../../../core/guards/ramdisk';
 import { DEFAULT_RAM_DIR, RamUploadRefused, secureUpload } from '../../../remote/guards/ramdisk';
@@ -33,13 +34,13 @@ export const command: CliCommand = {
           reserveBytes: flags['reserve-mb'] === undefined ? undefined : flags['reserve-mb'] * 1024 ** 2,
           onFile: flags.json ? undefined : (rel, bytes) => io.stderr(`  ${rel} (${formatBytes(bytes)})\n`),
         });
-        for (const s of r.skipped) io.stderr(`skipped ${s.path}: ${s.reason}\n`);
+        for (const s of r.skipped) io.stderr(forTerminalLines(`skipped ${s.path}: ${s.reason}\n`));
         if (flags.json) io.stdout(JSON.stringify({ dir: r.dir, fsType: r.target.fsType, files: r.files, bytes: r.bytes, skipped: r.skipped }, null, 2) + '\n');
-        else io.stdout(`uploaded ${r.files.length} file${r.files.length === 1 ? '' : 's'} (${formatBytes(r.bytes)}) into ${r.dir} (${r.target.fsType}, RAM only)\n`);
+        else io.stdout(forTerminalLines(`uploaded ${r.files.length} file${r.files.length === 1 ? '' : 's'} (${formatBytes(r.bytes)}) into ${r.dir} (${r.target.fsType}, RAM only)\n`));
         return 0;
       } catch (e) {
         if (e instanceof RamUploadRefused) {
-          io.stderr(`gpu-rent secure-upload: ${e.message}\n`);
+          io.stderr(forTerminalLines(`gpu-rent secure-upload: ${e.message}\n`));
           return 1;
         }
         throw e;

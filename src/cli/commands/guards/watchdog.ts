@@ -1,5 +1,6 @@
 // `gpu-rent watchdog install|status|remove TARGET`: the on-box watchdog that acts when the
 // laptop is asleep. Installed only on request; install verifies it is armed.
+import { forTerminalLines } from '../../../core/text';
 import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
 import { ALIYUN_METADATA_HOST, spotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
@@ -96,14 +97,14 @@ export const command: CliCommand = {
     return withRemote(positionals[1], flags, io, async (conn) => {
       if (verb === 'remove') {
         const r = await removeWatchdog(conn);
-        io.stdout(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`);
+        io.stdout(forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`));
         return 0;
       }
       const s = verb === 'install' ? await installWatchdog(conn, config!) : await watchdogStatus(conn);
       if (flags.json) io.stdout(JSON.stringify(s, null, 2) + '\n');
       else {
-        io.stdout(statusText(s));
-        if (verb === 'install' && config && !config.hookCommand) io.stderr('note: no --hook: nothing syncs your checkpoints before the action\n');
+        io.stdout(forTerminalLines(statusText(s)));
+        if (verb === 'install' && config && !config.hookCommand) io.stderr(forTerminalLines('note: no --hook: nothing syncs your checkpoints before the action\n'));
       }
       return verb === 'status' && s.installed && !s.armed && s.state?.kind !== 'fired' ? 1 : 0;
     });

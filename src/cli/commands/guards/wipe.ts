@@ -1,4 +1,5 @@
 // `gpu-rent wipe TARGET DIR`: removes a memory-only upload folder from the box.
+import { forTerminalLines } from '../../../core/text';
 import { formatBytes } from '../../../core/format';
 import { wipeRamDir } from '../../../remote/guards/ramdisk';
 import { formatHelp, parseArgs, UsageError } from '../../args';
@@ -25,19 +26,19 @@ export const command: CliCommand = {
       const r = await wipeRamDir(conn, dir, { force: flags.force === true });
       switch (r.kind) {
         case 'wiped':
-          io.stdout(`wiped ${r.resolved} (${formatBytes(r.bytes)})\n`);
+          io.stdout(forTerminalLines(`wiped ${r.resolved} (${formatBytes(r.bytes)})\n`));
           return 0;
         case 'absent':
-          io.stdout(`nothing to wipe: ${dir} does not exist on the box\n`);
+          io.stdout(forTerminalLines(`nothing to wipe: ${dir} does not exist on the box\n`));
           return 0;
         case 'notOurs':
-          io.stderr(`gpu-rent wipe: ${r.resolved} was not made by gpu-rent secure-upload; add --force to remove it anyway\n`);
+          io.stderr(forTerminalLines(`gpu-rent wipe: ${r.resolved} was not made by gpu-rent secure-upload; add --force to remove it anyway\n`));
           return 1;
         case 'notRam':
-          io.stderr(`gpu-rent wipe: ${r.resolved} is on ${r.fsType}, not RAM: deleting does not erase it from the disk. Add --force to delete it anyway\n`);
+          io.stderr(forTerminalLines(`gpu-rent wipe: ${r.resolved} is on ${r.fsType}, not RAM: deleting does not erase it from the disk. Add --force to delete it anyway\n`));
           return 1;
         case 'refused':
-          io.stderr(`gpu-rent wipe: refusing to remove ${r.resolved || dir} (the root, your home, a top-level folder or a mount point)\n`);
+          io.stderr(forTerminalLines(`gpu-rent wipe: refusing to remove ${r.resolved || dir} (the root, your home, a top-level folder or a mount point)\n`));
           return 1;
       }
     });
