@@ -69,13 +69,16 @@ describe('a hostile box over SFTP (ssh2 Server)', function () {
 
   describe('forged hashes', () => {
     let s: HostileSshd;
-    before(async () => (s = await startHostileSshd({ mode: 'forged', files: { 'model.pt': randomBytes(300_000), 'small.bin': randomBytes(100) } })));
+    before(async () => (s = await startHostileSshd({ mode: 'forged', files: { 'model.pt': randomBytes(300_000), 'small.bin': randomBytes(100), 'evil\u009b31m\x1b]52;c;eA==\x07.pt': randomBytes(10) } })));
     after(() => s.close());
-    it('gpu-rent sync publishes nothing whose SHA-256 does not match the box', async () => {
+    it('gpu-rent sync publishes nothing whose SHA-256 does not match the box, and shows a hostile name inert', async () => {
       const local = join(home, 'ckpt');
       const r = await runCliMeasured(['sync', s.target, '--accept-new', '--remote', '/root/data', '--local', local], env(s));
       assert.match(r.stdout, /skipped model\.pt: SHA-256 did not match the box twice/);
       assert.match(r.stdout, /skipped small\.bin: SHA-256 did not match the box twice/);
+      // A name with a C1 CSI and an OSC 52 is skipped and shown with both made visible.
+      assert.match(r.stdout, /skipped "evil\\x9b31m\\x1b\]52;c;eA==\\x07\.pt": name contains control characters/);
+      assert.ok(!RAW_CONTROL.test(r.stdout) && !RAW_CONTROL.test(r.stderr), JSON.stringify(r.stdout));
       assert.deepEqual(existsSync(local) ? readdirSync(local).filter((n) => !n.startsWith('.gpu-rent')) : [], []);
     });
   });
