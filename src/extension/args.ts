@@ -79,7 +79,8 @@ export const RemoteSshArgs = z.strictObject({ id, /** Write the Host block witho
 export const CheckGpuArgs = z.strictObject({ id, quiet: z.boolean().optional(), acceptNewHostKey: z.boolean().optional() });
 
 export const AddPlatformAccountArgs = z.strictObject({
-  kind: z.enum(['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm']),
+  /** Not `kind`: an argument with `kind` is taken for a tree node. */
+  platform: z.enum(['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm']),
   label: z.string().min(1).max(120).optional(),
   region: z.string().regex(/^[a-z0-9-]{2,40}$/).optional(),
   /** AutoDL: the developer token (Pro) or the console's login token. */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 export type FakePlatform = 'autodl-pro' | 'autodl-web' | 'aliyun' | 'tencent';
 
@@ -53,7 +53,16 @@ export interface Credentials {
   tencentSecretId: string;
 }
 
-const DEFAULT_FIXTURES = resolve(__dirname, '..', 'fixtures', 'platforms');
+// Imported, not read at run time, so the in-host suite (bundled by esbuild) carries them too.
+import aliBodies from '../fixtures/platforms/aliyun-bodies.json';
+import aliRow from '../fixtures/platforms/aliyun-instance.json';
+import autodlEnvelopes from '../fixtures/platforms/autodl-envelopes.json';
+import proRow from '../fixtures/platforms/autodl-pro-instance.json';
+import webRow from '../fixtures/platforms/autodl-web-instance.json';
+import tcBodies from '../fixtures/platforms/tencent-bodies.json';
+import tcRow from '../fixtures/platforms/tencent-instance.json';
+
+const BUNDLED: Record<string, Record<string, unknown>> = { proRow, webRow, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies };
 
 export class PlatformServer {
   readonly requests: RecordedRequest[] = [];
@@ -69,8 +78,14 @@ export class PlatformServer {
   private server: Server | undefined;
   url = '';
 
-  constructor(private readonly fixturesDir = DEFAULT_FIXTURES) {
-    const read = (f: string) => JSON.parse(readFileSync(join(this.fixturesDir, f), 'utf8')) as Record<string, unknown>;
+  /** `fixturesDir`: read the shapes from there instead of the copies bundled in. */
+  constructor(private readonly fixturesDir?: string) {
+    const dir = fixturesDir;
+    if (!dir) {
+      this.shapes = structuredClone(BUNDLED);
+      return;
+    }
+    const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
     this.shapes = {
       proRow: read('autodl-pro-instance.json'),
       webRow: read('autodl-web-instance.json'),

@@ -27,7 +27,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   const raw: Record<string, string> = {};
   let region = scripted?.region;
   if (scripted) {
-    kind = scripted.kind;
+    kind = scripted.platform;
     if (EXPERIMENTAL.has(kind) && !scripted.experimental) throw new UserError(vscode.l10n.t('The AutoDL console token is experimental: pass experimental: true to accept it.'));
     for (const f of Object.keys(SECRET_ENV[kind])) {
       const v = (scripted as Record<string, unknown>)[f];
