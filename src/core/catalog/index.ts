@@ -381,6 +381,8 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
   const indexOf = new Map<string, number>();
   merged.platforms.forEach((p, k) => indexOf.set(p.id, k));
   const fromFile = new Map<string, number>();
+  const baseLength = merged.platforms.length;
+  const newFrom: number[] = [];
   const memo: CardMemo = new Map();
   const key = (card: string, mode: unknown) => `${cardKey(card, base.cards, memo)}\u0000${String(mode)}`;
   const cardId = (n: string) => cardKey(n, base.cards, memo);
@@ -397,15 +399,20 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
       continue;
     }
     const id = patch ? patch.data!.id : rawId!;
-    const first = fromFile.get(id);
-    if (first !== undefined) {
-      errors.push({ path: formatPath(['platforms', i, 'id']), message: `duplicate platform id "${id}" (also at ${formatPath(['platforms', first, 'id'])}); give each platform once` });
-      continue;
+    // On the fast path a new id was never seen (each id seen is in indexOf, or zod redoes the
+    // merge), and where a new platform stands in the file is kept in newFrom, not in fromFile.
+    const seenNew = fast && isNew;
+    const at = seenNew ? undefined : indexOf.get(id);
+    if (!seenNew) {
+      const first = fromFile.get(id) ?? (at !== undefined && at >= baseLength ? newFrom[at - baseLength] : undefined);
+      if (first !== undefined) {
+        errors.push({ path: formatPath(['platforms', i, 'id']), message: `duplicate platform id "${id}" (also at ${formatPath(['platforms', first, 'id'])}); give each platform once` });
+        continue;
+      }
+      fromFile.set(id, i);
     }
-    fromFile.set(id, i);
     const source = (typeof rawP.source === 'string' ? rawP.source : undefined) ?? top.source ?? 'user catalog';
     const asOf = (typeof rawP.asOf === 'string' ? rawP.asOf : undefined) ?? top.asOf ?? null;
-    const at = indexOf.get(id);
     if (at === undefined) {
       const whole = stamp(rawP, source, asOf, fast);
       let data: Parsed | undefined;
@@ -425,6 +432,7 @@ function merge(base: Catalog, override: unknown, fast: boolean): CatalogResult |
       parsed.push(baseChecked ? undefined : data);
       resolved.push(baseChecked ? resolvePlatform(data, catalogProv, cardId) : undefined);
       indexOf.set(id, index);
+      newFrom.push(i);
       touchedAt.push(index);
       touchedFrom.push(i);
       touchedNew.push(true);
