@@ -9,7 +9,7 @@ import { aliyunBalance, aliyunInstance, aliyunPrice } from '../../src/core/platf
 import { tencentBalance, tencentInstance, tencentPrice } from '../../src/core/platforms/tencent';
 import { classifyFailure } from '../../src/core/platforms/errors';
 import { fenOf, liToFen, yuanTextToFen } from '../../src/core/platforms/money';
-import { balanceLow, inferState, matchStored, observedChange, runwayHours } from '../../src/core/platforms/reconcile';
+import { balanceLow, billedState, inferState, matchStored, observedChange, runwayHours } from '../../src/core/platforms/reconcile';
 import { can, CONNECTOR_CAPABILITIES } from '../../src/core/platforms/types';
 
 const FIX = join(__dirname, '..', 'fixtures', 'platforms');
@@ -112,6 +112,13 @@ describe('platform mapping (pure)', () => {
     assert.strictEqual(observedChange('running', 'spot'), undefined);
     assert.strictEqual(observedChange('noGpu', 'running'), 'noGpu');
     assert.strictEqual(observedChange('running', 'released'), undefined);
+  });
+
+  it('a keep-charging stop on 阿里云/腾讯云 still bills as running; StopCharging and AutoDL shut-downs do not', () => {
+    assert.strictEqual(billedState('aliyun-ecs', { state: 'stopped' }), 'running');
+    assert.strictEqual(billedState('tencent-cvm', { state: 'stopped', stopCharging: true }), 'stopped');
+    assert.strictEqual(billedState('autodl-pro', { state: 'stopped' }), 'stopped');
+    assert.strictEqual(observedChange(billedState('aliyun-ecs', { state: 'stopped' }), 'running'), undefined);
   });
 
   it('warns when the balance covers less than a day at the burn rate', () => {

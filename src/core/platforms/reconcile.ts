@@ -4,7 +4,7 @@
 // no API exists, what the SSH reachability suggests (a proposal, never a silent switch).
 import type { Fen } from '../money';
 import type { InstanceState } from '../spend';
-import type { PlatformInstance, PlatformState } from './types';
+import type { PlatformInstance, PlatformKind, PlatformState } from './types';
 
 export interface PlatformRef {
   account: string;
@@ -44,6 +44,15 @@ export function billingStateOf(state: PlatformState, current: InstanceState | un
     default:
       return undefined;
   }
+}
+
+/**
+ * The state that says what is billed. 阿里云 and 腾讯云 keep billing a pay-as-you-go instance
+ * stopped in keep-charging mode as if it ran; only StopCharging / STOP_CHARGING stops compute
+ * billing. AutoDL bills only the disk of a shut-down instance.
+ */
+export function billedState(kind: PlatformKind, p: Pick<PlatformInstance, 'state' | 'stopCharging'>): PlatformState {
+  return (kind === 'aliyun-ecs' || kind === 'tencent-cvm') && p.state === 'stopped' && !p.stopCharging ? 'running' : p.state;
 }
 
 /** The change to record, if any. */

@@ -9,7 +9,7 @@ import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '.
 import { PlatformError } from '../../app/platforms/errors';
 import { isPowered } from '../../app/session';
 import { newInstanceId, type Instance } from '../../core/instances';
-import { balanceLow, inferState, matchStored, observedChange, type InferenceMemory } from '../../core/platforms/reconcile';
+import { balanceLow, billedState, inferState, matchStored, observedChange, type InferenceMemory } from '../../core/platforms/reconcile';
 import { can, CATALOG_PLATFORM, isTransient, type Connector, type PlatformInstance, type PlatformState } from '../../core/platforms/types';
 import { currentState, summarizeSpend, type InstanceState } from '../../core/spend';
 import type { CommandContext } from '../commands/context';
@@ -179,7 +179,7 @@ export class PlatformMonitor implements vscode.Disposable {
       inst = (await this.ctx.store.setPricing(id, { ...inst.pricing, hourlyRate: p.priceFenPerHour })) ?? inst;
       this.ctx.log.info(`[${id}] price read from ${a.id}: ${p.priceFenPerHour} fen/h`);
     }
-    const next = observedChange(p.state, cur);
+    const next = observedChange(billedState(a.kind, p), cur);
     if (next) {
       const r = await this.ctx.store.switchState(id, next);
       if (r.ok) {
@@ -212,7 +212,8 @@ export class PlatformMonitor implements vscode.Disposable {
     const pricing = p.priceFenPerHour !== undefined ? { ...pre, hourlyRate: p.priceFenPerHour } : pre;
     const login = await (p.state === 'running' && can(a.kind, 'sshLogin') ? c.sshLogin(p.ref).catch(() => undefined) : undefined);
     const ssh = login ?? p.ssh;
-    const state: InstanceState = p.state === 'running' || p.state === 'starting' ? 'running' : p.state === 'noGpu' ? 'noGpu' : 'stopped';
+    const billed = billedState(a.kind, p);
+    const state: InstanceState = billed === 'running' || billed === 'starting' ? 'running' : billed === 'noGpu' ? 'noGpu' : 'stopped';
     const id = newInstanceId(new Set(this.ctx.store.list().map((i) => i.id)));
     const inst = await this.ctx.store.add(
       {

@@ -40,7 +40,7 @@ function modes(kind: Account['kind'], action: Action): { cap: Capability; label:
   const all: { cap: Capability; label: string; action: Action }[] = [
     { cap: 'powerOn:gpu', label: vscode.l10n.t('Power on with GPU'), action: 'powerOn' },
     { cap: 'powerOn:noGpu', label: vscode.l10n.t('Power on in no-GPU mode'), action: 'powerOn' },
-    { cap: 'powerOff:keep', label: vscode.l10n.t('Power off'), action: 'powerOff' },
+    { cap: 'powerOff:keep', label: can(kind, 'powerOff:stopCharging') ? vscode.l10n.t('Power off, keep charging (billed as if it ran)') : vscode.l10n.t('Power off'), action: 'powerOff' },
     { cap: 'powerOff:stopCharging', label: vscode.l10n.t('Power off and stop charging compute (disks still bill)'), action: 'powerOff' },
     { cap: 'release', label: vscode.l10n.t('Release'), action: 'release' },
   ];

@@ -1,0 +1,48 @@
+// The power actions a run's end action (and the idle guard's "switch to no-GPU mode now") can
+// call through the platform, for an instance linked to an account whose power actions are
+// enabled: undefined otherwise (then the caller powers off from the box, or only advises).
+// No-GPU mode from a running box is a shut-down, then a no-GPU start (AutoDL console token).
+import type { PowerActions } from '../../../app/runs/endAction';
+import { PlatformError } from '../../../app/platforms/errors';
+import { TARGET, waitForState } from '../../../app/platforms/settle';
+import type { Instance } from '../../../core/instances';
+import { can } from '../../../core/platforms/types';
+import type { PlatformMonitor } from '../../monitors/platforms';
+
+const DEADLINE_MS = 5 * 60_000;
+const EVERY_MS = 3000;
+
+export function platformPowerActions(mon: PlatformMonitor, inst: Instance): PowerActions | undefined {
+  const account = inst.platformRef ? mon.accounts.get(inst.platformRef.account) : undefined;
+  if (!account || !mon.powerAllowed(account.id) || !can(account.kind, 'powerOff:keep')) return undefined;
+  const linked = async (i: Instance) => {
+    const l = await mon.link(i);
+    if (!l || !i.platformRef) throw new PlatformError({ platform: account.kind, kind: 'notFound', code: 'NotLinked', message: i.name });
+    return { ...l, ref: i.platformRef.ref };
+  };
+  const settle = async (i: Instance, l: Awaited<ReturnType<typeof linked>>, targets: typeof TARGET.powerOff) => {
+    const r = await waitForState(l.connector, l.ref, targets, { deadlineMs: DEADLINE_MS, intervalMs: EVERY_MS });
+    if (r.last) await mon.observe(i.id, l.account, r.last);
+    if (!r.settled) throw new PlatformError({ platform: account.kind, kind: 'timeout', code: 'NotSettled', message: r.last?.rawState ?? '' });
+  };
+  return {
+    powerOff: async (i) => {
+      const l = await linked(i);
+      await l.connector.powerOff(l.ref, 'keep');
+      await settle(i, l, TARGET.powerOff);
+    },
+    noGpu: async (i) => {
+      if (!can(account.kind, 'powerOn:noGpu')) throw new PlatformError({ platform: account.kind, kind: 'notSupported', code: 'NotSupported', message: 'no-GPU start' });
+      const l = await linked(i);
+      const now = await l.connector.get(l.ref);
+      if (now.state === 'noGpu') return;
+      if (now.state !== 'stopped') {
+        await l.connector.powerOff(l.ref, 'keep');
+        await settle(i, l, TARGET.powerOff);
+      }
+      await l.connector.powerOn(l.ref, 'noGpu');
+      await settle(i, l, TARGET.powerOnNoGpu);
+      await mon.refreshLogin(i.id, l.account, l.connector);
+    },
+  };
+}

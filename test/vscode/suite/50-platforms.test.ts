@@ -1,0 +1,110 @@
+// Platform connectors in the real VS Code: the local platform server is started here, inside
+// the extension host (Node), and its URL is passed through the gpuRent.platforms.autodlApi
+// setting. An account is added by the scripted command, its instances appear by themselves,
+// a power off changes the recorded state and the spend, a power on brings the platform's new
+// login, and the token is nowhere in settings, stored state or logs.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { PlatformServer } from '../../support/platform-server';
+import { filesUnder, log, noteSecret, readInfo, waitFor } from '../support';
+
+const EXTENSION_ID = 'gpu-rent.gpu-rent';
+
+interface StateInstance {
+  id: string;
+  name: string;
+  login: { host: string; port: number };
+  platformRef?: { account: string; ref: string };
+  intervals: { state: string; to?: number; computeRate: number }[];
+}
+interface State {
+  instances: StateInstance[];
+  spend: { burnRate: number; perInstance: { id: string; burnRate: number; state?: string }[] };
+}
+
+const state = async (): Promise<State> => (await vscode.commands.executeCommand('gpuRent.getState')) as State;
+const current = (i: StateInstance) => i.intervals[i.intervals.length - 1]!;
+
+describe('platform connectors (AutoDL Pro against a local platform server)', function () {
+  this.timeout(120_000);
+  const info = readInfo();
+  let s: PlatformServer;
+  const token = `pro-token-${Date.now()}-secret`;
+  const cfg = () => vscode.workspace.getConfiguration('gpuRent');
+
+  before(async () => {
+    const ext = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(ext);
+    await ext.activate();
+    s = await PlatformServer.start();
+    s.creds.autodlPro = token;
+    s.transitionMs = 500;
+    s.add({ platform: 'autodl-pro', id: 'pro-e2e-1', name: 'e2e-platform-4090', state: 'running', sshPort: 42022 });
+    noteSecret(token);
+    await cfg().update('platforms.autodlApi', s.url, vscode.ConfigurationTarget.Global);
+    await cfg().update('platforms.powerActions', ['autodl-pro'], vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('gpuRent.removePlatformAccount', { account: 'autodl-pro', confirm: true }).then(undefined, () => undefined);
+    await cfg().update('platforms.autodlApi', undefined, vscode.ConfigurationTarget.Global);
+    await cfg().update('platforms.powerActions', undefined, vscode.ConfigurationTarget.Global);
+    await s.close();
+  });
+
+  it('refuses a wrong token before saving it, with AutoDL’s code', async () => {
+    const e = await vscode.commands.executeCommand('gpuRent.addPlatformAccount', { platform: 'autodl-pro', token: 'not-the-token' }).then(() => undefined, (err: unknown) => err);
+    assert.ok(e instanceof Error, 'a wrong token was saved');
+    assert.match(e.message, /AuthorizeFailed/);
+  });
+
+  it('adds the account by the scripted command; its instance appears with the platform’s state and price', async () => {
+    const id = await vscode.commands.executeCommand('gpuRent.addPlatformAccount', { platform: 'autodl-pro', token });
+    assert.strictEqual(id, 'autodl-pro');
+    const inst = await waitFor('the platform instance in getState', async () => (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1'));
+    assert.strictEqual(inst.name, 'e2e-platform-4090');
+    assert.strictEqual(current(inst).state, 'running');
+    assert.strictEqual(current(inst).computeRate, 258, 'the price read from the platform, ¥2.58/h in fen');
+    assert.deepStrictEqual([inst.login.host, inst.login.port], ['127.0.0.1', 42022]);
+    await vscode.commands.executeCommand('gpuRent.refreshPlatforms');
+    assert.strictEqual((await state()).instances.filter((i) => i.platformRef?.ref === 'pro-e2e-1').length, 1, 'a second poll duplicated it');
+  });
+
+  it('power off: the platform stops it, the recorded state and the spend follow', async () => {
+    const inst = (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1')!;
+    const before = (await state()).spend.perInstance.find((p) => p.id === inst.id)!;
+    assert.ok(before.burnRate > 0);
+    const r = await vscode.commands.executeCommand('gpuRent.powerOff', { id: inst.id, confirm: true });
+    assert.strictEqual(r, 'stopped');
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_off').length, 1, 'sent once');
+    const after = await state();
+    const stored = after.instances.find((i) => i.id === inst.id)!;
+    assert.strictEqual(current(stored).state, 'stopped');
+    assert.strictEqual(stored.intervals.at(-2)!.state, 'running');
+    assert.ok(after.spend.perInstance.find((p) => p.id === inst.id)!.burnRate < before.burnRate, 'spend still burns at the running rate');
+    log(`power off recorded: ${stored.intervals.map((i) => i.state).join(' → ')}`);
+  });
+
+  it('power on: running again, with the new port and password the platform gives after a restart', async () => {
+    const inst = (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1')!;
+    const r = await vscode.commands.executeCommand('gpuRent.powerOn', { id: inst.id, confirm: true });
+    assert.strictEqual(r, 'running');
+    const stored = (await state()).instances.find((i) => i.id === inst.id)!;
+    assert.strictEqual(current(stored).state, 'running');
+    assert.strictEqual(stored.login.port, 42023);
+    noteSecret('pw-42023');
+  });
+
+  it('keeps the token out of settings, stored state and logs', async () => {
+    const json = JSON.stringify(await state());
+    assert.ok(!json.includes(token) && !json.includes('pw-42023'));
+    await new Promise((r) => setTimeout(r, 3000));
+    const files = filesUnder(info.userDataDir);
+    const hits = files.filter((f) => fs.readFileSync(f).includes(token));
+    assert.deepStrictEqual(hits, [], `the token is in: ${hits.join(', ')}`);
+    const settings = fs.readFileSync(path.join(info.userDataDir, 'User', 'settings.json'), 'utf8');
+    assert.ok(settings.includes('gpuRent.platforms.autodlApi') && !settings.includes(token));
+  });
+});
