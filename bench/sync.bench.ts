@@ -10,7 +10,7 @@
 //  5. re-sync of 1000 unchanged small files (rsync vs the CLI, and a warm connection).
 // The ciphers each side negotiates are printed first (OpenSSH picks chacha20-poly1305, ssh2
 // aes128-gcm; the CLI uses ssh2's native crypto binding when its install built it).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +58,28 @@ async function timedAsync(fn: () => void | Promise<unknown>): Promise<number> {
 function run(cmd: string, args: string[], env?: NodeJS.ProcessEnv): void {
   const r = spawnSync(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+}
+
+/** The same, without blocking this process's event loop (the shaping proxy runs in it). */
+function runAsync(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} failed (${code}): ${stderr.slice(0, 500)}`))));
+  });
+}
+
+/** Runs a command to the end without blocking the event loop; gives its exit code and stdout. */
+function runCapture(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
 }
 
 function sha256File(path: string): string {
@@ -143,14 +165,14 @@ export async function run_(): Promise<void> {
     const cliAt = (port: number) => `ssh://${login}:${port}`;
     const cliArgs = (port: number) => [cliAt(port), '--identity', sshd!.privateKeyPath, '--accept-new'];
     const pullTools = (port: number, remote: string, dest: string): Array<[string, () => void | Promise<unknown>]> => [
-      ['gpu-rent sync (CLI)', () => run(process.execPath, [CLI, 'sync', ...cliArgs(port), '--remote', remote, '--local', dest, '--settle', '0', '--json'], env)],
-      ['scp -r', () => run('scp', [...scpArgs(port), `${login}:${remote}`, dest])],
-      ['rsync -a -e ssh', () => run('rsync', ['-a', '-e', sshCmdAt(port), `${login}:${remote}/`, `${dest}/`])],
+      ['gpu-rent sync (CLI)', () => runAsync(process.execPath, [CLI, 'sync', ...cliArgs(port), '--remote', remote, '--local', dest, '--settle', '0', '--json'], env)],
+      ['scp -r', () => runAsync('scp', [...scpArgs(port), `${login}:${remote}`, dest])],
+      ['rsync -a -e ssh', () => runAsync('rsync', ['-a', '-e', sshCmdAt(port), `${login}:${remote}/`, `${dest}/`])],
     ];
     const pushTools = (port: number, local: string, remote: string): Array<[string, () => void | Promise<unknown>]> => [
-      ['gpu-rent push (CLI)', () => run(process.execPath, [CLI, 'push', ...cliArgs(port), '--local', local, '--remote', remote, '--json'], env)],
-      ['scp -r', () => run('scp', [...scpArgs(port), local, `${login}:${remote}`])],
-      ['rsync -a -e ssh', () => run('rsync', ['-a', '-e', sshCmdAt(port), `${local}/`, `${login}:${remote}/`])],
+      ['gpu-rent push (CLI)', () => runAsync(process.execPath, [CLI, 'push', ...cliArgs(port), '--local', local, '--remote', remote, '--json'], env)],
+      ['scp -r', () => runAsync('scp', [...scpArgs(port), local, `${login}:${remote}`])],
+      ['rsync -a -e ssh', () => runAsync('rsync', ['-a', '-e', sshCmdAt(port), `${local}/`, `${login}:${remote}/`])],
     ];
     const makeSmall = (dir: string, n: number, bytes: number) => {
       for (let i = 0; i < n; i++) {
@@ -371,11 +393,11 @@ async function shapedLink(c: ShapedCtx): Promise<void> {
         const args = [CLI, 'sync', ...c.cliArgs(proxy.port), '--remote', boxBig, '--local', c.dest, '--settle', '0', '--json'];
         const before = proxy.bytesDown;
         proxy.cutDownAfter(Math.floor(bytes / 2));
-        spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+        await runCapture(process.execPath, args, env);
         proxy.cutDownAfter(null);
         const part = join(c.dest, 'weights.bin.part');
         const partBytes = statSync(part, { throwIfNoEntry: false })?.size ?? 0;
-        const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+        const r = await runCapture(process.execPath, args, env);
         const report = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { bytes?: number };
         const onLink = proxy.bytesDown - before;
         const ok = sha256File(join(c.dest, 'weights.bin')) === sha256File(join(boxBig, 'weights.bin'));

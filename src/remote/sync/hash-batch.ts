@@ -3,7 +3,7 @@
 // running the hash tool once over all its files), not a thousand. Big files go to the front
 // of the queue: their hash runs alongside their transfer. Prefix hashes (to trust a resumed
 // .part) go one at a time.
-import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, type HashAnswer } from './remote-hash';
+import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, shArg, type HashAnswer } from './remote-hash';
 import type { SyncRemote } from './types';
 
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
@@ -36,7 +36,9 @@ export class HashBatcher {
   private scheduled = false;
   constructor(
     private readonly remote: SyncRemote,
-    private readonly maxRunning = 2,
+    // Four batches at once: on a loaded 2-core loopback 20,000 small files hashed in 5.3 s
+    // with two, 3.4 s with four (each batch is one process reading files one by one).
+    private readonly maxRunning = 4,
     private readonly maxBatch = 1000,
     /** Files at least this big are hashed ahead of the queue, one per command. */
     private readonly bigFile = 4 * 1024 * 1024,
@@ -75,7 +77,7 @@ export class HashBatcher {
       let bytes = 0;
       while (this.head < this.queue.length && batch.length < this.maxBatch) {
         const r = this.queue[this.head]!;
-        bytes += r.path.length * 4 + 8;
+        bytes += shArg(r.path).length + 1;
         if (batch.length && bytes > MAX_SCRIPT_BYTES) break;
         batch.push(r);
         this.head++;

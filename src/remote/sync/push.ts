@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { SyncError, toSyncError } from './errors';
 import { HashBatcher, remoteHash } from './hash-batch';
+import type { HashAnswer } from './remote-hash';
 import { listRemote, RemoteFolderError } from './list';
 import { HashWorker, type Sha256 } from './local-hash';
 import { checkComponent, PART_SUFFIX, STATE_FILE, type SkipReason } from './names';
@@ -110,7 +111,8 @@ interface Ctx {
 
 const lost = (e: unknown, name: string) => new SyncError('connection-lost', `connection lost while pushing ${name}: ${(e as Error).message}`, { name });
 
-async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
+/** Uploads one file to its .part on the box, hashing it as it is read. */
+async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | Outcome> {
   const { sftp, opts } = c;
   const target = `${c.root}/${f.rel}`;
   const part = target + PART_SUFFIX;
@@ -177,29 +179,62 @@ async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
   // The local file must be what we hashed: same size and mtime as when the push began.
   const now = await fsp.lstat(f.path).catch(() => undefined);
   if (!now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) return { kind: 'skipped', reason: 'local-changed' };
-  const [digest, box] = await Promise.all([hash.digest(), f.size >= BIG ? remoteHash(c.remote, part, f.size) : c.hasher.full(part, f.size)]);
-  const boxSt = await lstatRemote(sftp, part);
-  if (box.full === undefined || !boxSt) return { kind: 'skipped', reason: 'remote-unwritable' };
-  if ((box.full !== null && box.full !== digest) || boxSt.size !== f.size) {
+  return { kind: 'sent', digest: await hash.digest(), bytes, part, target };
+}
+
+interface Sent {
+  kind: 'sent';
+  digest: string;
+  bytes: number;
+  part: string;
+  target: string;
+}
+
+/**
+ * Publishes a sent .part once the box's hash of it equals ours (equal hashes mean equal
+ * bytes, length included; a box without a hash tool gets the size checked instead). The
+ * target is looked at again meanwhile (written since the plan, now newer than ours?) and the
+ * .part gets the local mtime.
+ */
+async function publish(c: Ctx, f: LocalFile, s: Sent, box: HashAnswer, attempt: number): Promise<Outcome> {
+  const { sftp, opts } = c;
+  const { part, target } = s;
+  const [cur, timed] = await Promise.all([
+    lstatRemote(sftp, target),
+    setMtime(sftp, part, f.mtime).then(
+      () => true,
+      (e: unknown) => {
+        if (sftpCode(e) === undefined) throw lost(e, f.rel);
+        return false;
+      },
+    ),
+  ]);
+  if (box.full === undefined || !timed) return { kind: 'skipped', reason: 'remote-unwritable' };
+  const sizeOk = box.full !== null || (await lstatRemote(sftp, part))?.size === f.size;
+  if ((box.full !== null && box.full !== s.digest) || !sizeOk) {
     await removeRemote(sftp, part);
     if (attempt === 1) return pushFile(c, f, 2);
     return { kind: 'skipped', reason: 'verify-failed' };
   }
-  // Still not newer on the box than ours (it may have been written meanwhile)?
-  const cur = await lstatRemote(sftp, target);
   if (cur && !cur.isFile()) return { kind: 'skipped', reason: 'remote-conflict' };
   if (cur && !opts.force && cur.mtime > f.mtime) {
     await removeRemote(sftp, part);
     return { kind: 'skipped', reason: 'remote-newer' };
   }
   try {
-    await setMtime(sftp, part, f.mtime);
     await renameOver(sftp, part, target);
   } catch (e) {
     if (sftpCode(e) === undefined) throw lost(e, f.rel);
     return { kind: 'skipped', reason: 'remote-unwritable' };
   }
-  return { kind: 'pushed', bytes };
+  return { kind: 'pushed', bytes: s.bytes };
+}
+
+async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
+  const s = await sendPart(c, f, attempt);
+  if (s.kind !== 'sent') return s;
+  const box = f.size >= BIG ? await remoteHash(c.remote, s.part, f.size) : await c.hasher.full(s.part, f.size);
+  return publish(c, f, s, box, attempt);
 }
 
 function inThread(): Sha256 {
@@ -250,47 +285,55 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
     }
     onProgress({ kind: 'listed', files: localFiles.length, toPull: todo.length });
     const c: Ctx = { remote, sftp, opts, root, hashes, hasher, madeDirs, onProgress };
-    let next = 0;
     let fatal: unknown;
-    let bigRunning = 0;
-    const bigMax = 4;
-    const bigWaiters: Array<() => void> = [];
-    const worker = async () => {
-      for (let f = todo[next++]; f; f = todo[next++]) {
-        if (fatal !== undefined || opts.signal?.aborted) {
-          if (opts.signal?.aborted) report.interrupted = true;
-          return;
-        }
-        const big = f.size >= BIG;
-        if (big) {
-          while (bigRunning >= bigMax) await new Promise<void>((r) => bigWaiters.push(r));
-          bigRunning++;
-        }
-        let out: Outcome;
-        try {
-          out = await pushFile(c, f);
-        } catch (e) {
-          fatal ??= e;
-          return;
-        } finally {
-          if (big) {
-            bigRunning--;
-            bigWaiters.shift()?.();
+    const record = (f: LocalFile, out: Outcome) => {
+      if (out.kind === 'pushed') {
+        report.files++;
+        report.bytes += out.bytes;
+        report.pushed.push(f.rel);
+        onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: out.bytes, verifiedOnly: false });
+      } else if (out.kind === 'skipped') {
+        report.skipped.push({ name: f.rel, reason: out.reason });
+        onProgress({ kind: 'skipped', name: f.rel, reason: out.reason });
+      } else report.interrupted = true;
+    };
+    /** `n` workers over `items`; stops starting new ones after a fatal error or an interrupt. */
+    const pool = async <T>(items: T[], n: number, fn: (item: T) => Promise<void>) => {
+      let next = 0;
+      const worker = async () => {
+        for (let it = items[next++]; it !== undefined; it = items[next++]) {
+          if (fatal !== undefined || opts.signal?.aborted) {
+            if (opts.signal?.aborted) report.interrupted = true;
+            return;
+          }
+          try {
+            await fn(it);
+          } catch (e) {
+            fatal ??= e;
+            return;
           }
         }
-        if (out.kind === 'pushed') {
-          report.files++;
-          report.bytes += out.bytes;
-          report.pushed.push(f.rel);
-          onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: out.bytes, verifiedOnly: false });
-        } else if (out.kind === 'skipped') {
-          report.skipped.push({ name: f.rel, reason: out.reason });
-          onProgress({ kind: 'skipped', name: f.rel, reason: out.reason });
-        } else report.interrupted = true;
-      }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
     };
-    const n = Math.max(1, Math.min(opts.concurrency ?? 64, todo.length || 1));
-    await Promise.all(Array.from({ length: n }, worker));
+    const width = Math.max(1, opts.concurrency ?? 64);
+    const big = todo.filter((f) => f.size >= BIG);
+    const small = todo.filter((f) => f.size < BIG);
+    // Big files: a few at once, each hashed on the box as soon as it is up.
+    const bigDone = pool(big, Math.min(4, width), async (f) => record(f, await pushFile(c, f)));
+    // Small files in three waves, so the box hashes them in a few big batches instead of one
+    // command per handful: every .part goes up (many at once), then all are hashed, then
+    // each verified one is renamed into place.
+    const sent = new Map<LocalFile, Sent>();
+    await pool(small, width, async (f) => {
+      const s = await sendPart(c, f, 1);
+      if (s.kind === 'sent') sent.set(f, s);
+      else record(f, s);
+    });
+    const answers = new Map<LocalFile, Promise<HashAnswer>>();
+    for (const [f, s] of sent) answers.set(f, hasher.full(s.part, f.size));
+    await pool([...sent.keys()], width, async (f) => record(f, await publish(c, f, sent.get(f)!, await answers.get(f)!, 1)));
+    await bigDone;
     if (fatal !== undefined) throw fatal;
     report.pushed.sort();
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
