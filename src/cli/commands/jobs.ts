@@ -6,7 +6,8 @@ import type { RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
 import { jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
-import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { NODES_FLAG, withNodes } from './run-nodes';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 
@@ -42,6 +43,7 @@ export async function jobsWithProgress(conn: RemoteConnection, jobs: readonly Jo
 const specs = {
   json: { type: 'boolean', description: 'print the jobs as JSON (each with "progress": step, total, rate, etaSeconds, costToFinish in yuan, loss, stalled; null where unknown)' },
   ...RUN_PRICE_FLAGS,
+  ...NODES_FLAG,
   ...REMOTE_FLAGS,
 } as const;
 
@@ -61,6 +63,16 @@ export const command: CliCommand = {
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
+    if (flags.nodes !== undefined) {
+      if (positionals.length) throw new UsageError('--nodes replaces TARGET');
+      // Each node's jobs: a multi-node run has the same name on every node, one row per rank.
+      return withNodes(flags.nodes, flags, io, async (nodes) => {
+        const per = await Promise.all(nodes.map(async (n, rank) => ({ node: n.label, rank, jobs: await listJobs(n.conn) })));
+        if (flags.json) io.stdout(jsonForTerminal(per, 2) + '\n');
+        else io.stdout(renderTable([['NAME', 'RANK', 'NODE', 'STATE', 'STARTED (UTC)'], ...per.flatMap((p) => p.jobs.map((j) => [forTerminal(j.name), String(p.rank), forTerminal(p.node), stateText(j), when(j.startedAt)])).sort((a, b) => a[0]!.localeCompare(b[0]!) || Number(a[1]) - Number(b[1]))]));
+        return 0;
+      });
+    }
     return withRemote(positionals[0], flags, io, async (conn) => {
       const jobs = await listJobs(conn);
       const rows = await jobsWithProgress(conn, jobs, runPriceFromFlags(flags), Math.floor(Date.now() / 1000));

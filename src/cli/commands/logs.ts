@@ -4,7 +4,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { formatBytes } from '../../core/format';
 import { formatCny } from '../../core/money';
 import { estimateFinish } from '../../core/progress';
-import { forTerminal, jsonForTerminal } from '../../core/text';
+import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
 import { followLog, LOG_TAIL_BYTES, LOG_TAIL_MAX_BYTES, readLog } from '../../remote/jobs';
 import { LogTail } from '../../app/runs/logTail';
 import { jobProgress, progressJson, progressLine } from '../../app/runs/progress';
@@ -12,6 +12,7 @@ import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 import { RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
+import { NODES_FLAG, withNodes } from './run-nodes';
 
 const specs = {
   follow: { type: 'boolean', description: 'keep printing new output until the job ends (Ctrl-C stops following, not the job)' },
@@ -28,6 +29,7 @@ const specs = {
   progress: { type: 'boolean', description: "print the run's progress read from the log (step, ETA, cost to finish, loss, stalled) instead of the log; with --follow, a progress line on stderr as it changes" },
   json: { type: 'boolean', description: 'with --progress: print it as JSON' },
   ...RUN_PRICE_FLAGS,
+  ...NODES_FLAG,
   ...REMOTE_FLAGS,
 } as const;
 
@@ -45,6 +47,15 @@ export const command: CliCommand = {
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET NAME' });
+    if (flags.nodes !== undefined) {
+      if (positionals.length !== 1) throw new UsageError('with --nodes, give only NAME: gpu-rent logs --nodes A,B NAME');
+      const { multiNodeLogs } = await import('../../app/runs/multinode');
+      return withNodes(flags.nodes, flags, io, async (nodes) => {
+        const text = await multiNodeLogs(nodes, positionals[0]!, { lines: flags.lines });
+        io.stdout(flags.raw === true ? text : forTerminalLines(text));
+        return 0;
+      });
+    }
     if (positionals.length < 2) throw new UsageError('expects TARGET NAME (gpu-rent jobs TARGET lists the names)');
     const name = positionals[1]!;
     const price = runPriceFromFlags(flags);

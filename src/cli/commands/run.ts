@@ -5,6 +5,8 @@ import { LAUNCHERS, startJob, type Launcher } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+import { RUN_PRICE_FLAGS, runPriceFromFlags } from './jobs';
+import { checkThen, NODES_FLAG, THEN_FLAGS, waitThenAct, withNodes } from './run-nodes';
 
 const specs = {
   name: { type: 'string', valueName: 'NAME', description: 'job name (letters, digits, - and _; others become -)' },
@@ -13,10 +15,17 @@ const specs = {
   launcher: { type: 'string', valueName: 'L', choices: LAUNCHERS, description: 'wrap the command in torchrun, deepspeed or accelerate' },
   gpus: { type: 'string', valueName: 'N|auto', description: 'GPUs for the launcher (default auto: the count nvidia-smi lists)' },
   json: { type: 'boolean', description: 'print the started job as JSON' },
+  ...NODES_FLAG,
+  port: { type: 'number', valueName: 'PORT', integer: true, min: 1024, max: 65535, description: 'with --nodes: rendezvous port on the first node (default 29500)' },
+  'master-addr': { type: 'string', valueName: 'ADDR', description: "with --nodes: the first node's address as the others reach it (default: its private address)" },
+  ...THEN_FLAGS,
+  ...RUN_PRICE_FLAGS,
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent run TARGET --name NAME [--cwd DIR] [--env K=V ...] [--launcher torchrun|deepspeed|accelerate --gpus N|auto] -- COMMAND...';
+const USAGE =
+  'gpu-rent run TARGET --name NAME [--cwd DIR] [--env K=V ...] [--launcher torchrun|deepspeed|accelerate --gpus N|auto] [--then ACTION --sync-remote DIR --sync-local DIR] -- COMMAND...\n' +
+  '       gpu-rent run --nodes A,B[,…] --launcher torchrun|deepspeed|accelerate --name NAME [--port P] [--master-addr ADDR] -- python train.py …';
 const SUMMARY =
   'Start a command detached on the box (tmux when present, else setsid): it keeps running when the connection drops. ' +
   'Output goes to a log file; pid, start time and exit code are kept in ~/.gpu-rent/jobs/NAME/ on the box. ' +
@@ -54,6 +63,23 @@ export const command: CliCommand = {
     const gpus = parseGpus(flags.gpus);
     if (gpus !== undefined && !flags.launcher) throw new UsageError('--gpus needs --launcher torchrun|deepspeed|accelerate');
     const env = parseEnvPairs(flags.env ?? []);
+    const then = checkThen(flags);
+    if (flags.nodes !== undefined) {
+      if (positionals.length) throw new UsageError('--nodes replaces TARGET: give the nodes as --nodes A,B');
+      if (!flags.launcher) throw new UsageError('--nodes needs --launcher torchrun|deepspeed|accelerate');
+      if (then !== 'nothing') throw new UsageError('--then is for one box; with --nodes, stop and sync each node');
+      const { startMultiNode } = await import('../../app/runs/multinode');
+      return withNodes(flags.nodes, flags, io, async (nodes) => {
+        const r = await startMultiNode(nodes, { name: flags.name!, command: rest, launcher: flags.launcher as Launcher, ...(flags.port ? { port: flags.port } : {}), ...(flags['master-addr'] ? { masterAddr: flags['master-addr'] } : {}), ...(flags.cwd ? { cwd: flags.cwd } : {}), env, ...(typeof gpus === 'number' ? { gpus } : {}) });
+        if (flags.json) io.stdout(jsonForTerminal({ name: r.name, masterAddr: r.masterAddr, port: r.port, gpusPerNode: r.gpusPerNode, nodes: r.nodes.map((n) => ({ node: n.label, rank: n.rank, state: n.job.state, pid: n.job.pid, logPath: n.job.logPath, commandLine: n.job.commandLine })) }, 2) + '\n');
+        else {
+          io.stdout(`started ${r.name} on ${r.nodes.length} nodes (${r.gpusPerNode} GPU(s) each), rendezvous ${forTerminal(r.masterAddr)}:${r.port}\n`);
+          for (const n of r.nodes) io.stdout(`  rank ${n.rank} ${forTerminal(n.label)}: ${n.job.state}, pid ${n.job.pid ?? '?'} — ${forTerminal(n.job.commandLine)}\n`);
+          io.stdout(`  follow:  gpu-rent logs --nodes ${forTerminal(flags.nodes!)} ${r.name}\n`);
+        }
+        return 0;
+      });
+    }
     return withRemote(positionals[0], flags, io, async (conn) => {
       const job = await startJob(conn, { name: flags.name!, command: rest, cwd: flags.cwd, env, launcher: flags.launcher as Launcher | undefined, gpus });
       if (flags.json) {
@@ -67,10 +93,12 @@ export const command: CliCommand = {
             `  log:     ${forTerminal(job.logPath)}`,
             ...(job.runner === 'tmux' ? [`  on the box: tmux attach -t ${job.name}`] : []),
             `  follow:  gpu-rent logs TARGET ${job.name} --follow`,
+            ...(then !== 'nothing' ? [`  then:    ${then} (waiting for the job to end; Ctrl-C leaves it running${then === 'sync-then-power-off' ? ', and the box powers itself off 15 min after the end' : ''})`] : []),
             '',
           ].join('\n'),
         );
       }
+      if (then !== 'nothing') return waitThenAct(conn, job, then, flags, io, runPriceFromFlags(flags));
       return 0;
     });
   },

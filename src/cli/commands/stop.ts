@@ -5,10 +5,12 @@ import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { stateText } from './jobs';
+import { NODES_FLAG, withNodes } from './run-nodes';
 
 const specs = {
   grace: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 3600, description: 'time to save a checkpoint after TERM before KILL (default 10)' },
   json: { type: 'boolean', description: 'print the final job record as JSON' },
+  ...NODES_FLAG,
   ...REMOTE_FLAGS,
 } as const;
 
@@ -21,6 +23,16 @@ export const command: CliCommand = {
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET NAME' });
+    if (flags.nodes !== undefined) {
+      if (positionals.length !== 1) throw new UsageError('with --nodes, give only NAME: gpu-rent stop --nodes A,B NAME');
+      const { stopMultiNode } = await import('../../app/runs/multinode');
+      return withNodes(flags.nodes, flags, io, async (nodes) => {
+        const r = await stopMultiNode(nodes, positionals[0]!, { graceSeconds: flags.grace });
+        if (flags.json) io.stdout(jsonForTerminal(r.map((x) => ({ node: x.label, rank: x.rank, job: x.job, ...(x.error ? { error: x.error } : {}) })), 2) + '\n');
+        else for (const x of r) io.stdout(`rank ${x.rank} ${forTerminal(x.label)}: ${x.job ? stateText(x.job) : forTerminal(x.error ?? 'no such job')}\n`);
+        return r.some((x) => x.error || x.job?.state === 'running') ? 1 : 0;
+      });
+    }
     if (positionals.length < 2) throw new UsageError('expects TARGET NAME (gpu-rent jobs TARGET lists the names)');
     return withRemote(positionals[0], flags, io, async (conn) => {
       const before = positionals[1]!;
