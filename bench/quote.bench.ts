@@ -1,7 +1,7 @@
 // Quotes the whole catalog (every platform × priced card × billing mode, spot included) over
 // and over and reports quotes per second: the cost of re-pricing on every keystroke in the
 // calculator or every status-bar refresh.
-import { builtinCatalog } from '../src/core/catalog';
+import { builtinCatalog, mergeCatalog } from '../src/core/catalog';
 import { quoteCatalog, type JobInput } from '../src/core/cost';
 
 function median(xs: number[]): number {
@@ -44,4 +44,19 @@ export async function run(): Promise<void> {
   const cps = median(catalogsPerSec);
   console.log(`quotes/second (median of ${rounds.length} rounds): ${Math.round(qps).toLocaleString('en-US')}`);
   console.log(`whole-catalog quotes/second: ${Math.round(cps).toLocaleString('en-US')} (${(1e6 / cps).toFixed(1)} µs each)`);
+
+  // Merging a big user catalog (issue 10): 80,000 new platforms, 10.6 MB of JSON.
+  const big = { asOf: '2026-11-01', platforms: Array.from({ length: 80000 }, (_, i) => ({ id: `p${i}`, name: { zh: `平台${i}`, en: `P ${i}` }, billingModes: ['hour'], prices: [{ card: 'RTX 4090', mode: 'hour', yuan: 1 + (i % 7) }] })) };
+  mergeCatalog(catalog, { platforms: big.platforms.slice(0, 2000) });
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    if (!mergeCatalog(catalog, big).ok) throw new Error('merge failed');
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  console.log(`merge 80,000 new platforms (10.6 MB), median of 3: ${Math.round(median(wall))} ms wall, ${Math.round(median(cpu))} ms CPU`);
 }
