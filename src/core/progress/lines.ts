@@ -37,12 +37,14 @@ export function parseInterval(s: string): number | undefined {
   return days * 86400 + (c === undefined ? a * 60 + b : a * 3600 + b * 60 + c);
 }
 
+const UNIT_SCALE = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Z: 1e21, Y: 1e24 } as const;
+
 /** tqdm's unit_scale numbers (`1.50k`, `2M`) and plain ones with thousands separators. */
 export function parseCount(s: string): number | undefined {
   const m = /^([0-9][0-9,]*(?:\.[0-9]+)?)([kMGTPEZY]?)$/.exec(s.trim());
   if (!m) return undefined;
   const base = Number(m[1]!.replace(/,/g, ''));
-  const mult = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Z: 1e21, Y: 1e24 }[m[2] as 'k'] ?? 1;
+  const mult = UNIT_SCALE[m[2] as 'k'] ?? 1;
   const v = base * mult;
   return Number.isFinite(v) ? v : undefined;
 }
@@ -65,7 +67,9 @@ function tqdmBar(line: string): LineReading | null {
   const pipe = line.indexOf('%|');
   if (pipe < 0) return null;
   // `{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]`
-  const head = /^(.*?)(\d{1,3})%$/.exec(line.slice(Math.max(0, pipe - 200), pipe + 1).replace(/%$/, '%'));
+  let d = pipe;
+  while (d > 0 && d > pipe - 4 && line.charCodeAt(d - 1) >= 48 && line.charCodeAt(d - 1) <= 57) d--;
+  const head = d < pipe ? [line, line.slice(Math.max(0, pipe - 200, 0), d)] : null;
   const tail = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/.exec(line.slice(pipe + 2, pipe + 2 + 600));
   if (!tail) return null;
   const desc = (head?.[1] ?? '').replace(/[:\s]+$/, '').trim();
@@ -235,8 +239,9 @@ function generic(line: string): LineReading | null {
 
 /** What one line (already split off at \r or \n) says, or null. Never throws. */
 export function readLine(raw: string): LineReading | null {
-  if (raw.length < 4) return null;
-  const line = (raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw).replace(ANSI, '');
+  if (raw.length < 4 || raw.trim().length < 4) return null;
+  const cut = raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw;
+  const line = cut.includes('\x1b') ? cut.replace(ANSI, '') : cut;
   try {
     if (line.includes('%|')) return tqdmBar(line);
     if (line.includes("{'")) return logDict(line);
