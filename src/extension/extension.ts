@@ -191,7 +191,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(platforms, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platforms.restart()));
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platforms, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platforms, a));
-  command(Commands.refreshPlatforms, () => platforms.pollNow().then(() => true));
+  command(Commands.refreshPlatforms, () => platforms.pollNow(true).then(() => true));
   command(Commands.powerOn, (a) => platformAction(ctx, platforms, 'powerOn', a));
   command(Commands.powerOff, (a) => platformAction(ctx, platforms, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platforms, 'release', a));

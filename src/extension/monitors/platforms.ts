@@ -110,21 +110,27 @@ export class PlatformMonitor implements vscode.Disposable {
     return account && connector ? { account, connector } : undefined;
   }
 
-  /** Polls every account (one poll at a time; scripted refreshes wait for it). */
-  pollNow(): Promise<void> {
-    return (this.polling ??= this.pollAll().finally(() => (this.polling = undefined)));
+  /**
+   * Polls every account (one poll at a time; callers wait for it). Without `force` an account
+   * read less than the poll interval ago is skipped, so showing and hiding the view never reads
+   * a platform more often than that; the user's own refresh and a new account force it.
+   */
+  pollNow(force = false): Promise<void> {
+    return (this.polling ??= this.pollAll(force).finally(() => (this.polling = undefined)));
   }
 
-  private async pollAll(): Promise<void> {
-    await Promise.all(this.accounts.list().map((a) => this.pollAccount(a)));
+  private async pollAll(force: boolean): Promise<void> {
+    await Promise.all(this.accounts.list().map((a) => this.pollAccount(a, force)));
     await this.inferWithoutApi();
     this.ctx.tree.refresh();
   }
 
-  private async pollAccount(a: Account): Promise<void> {
+  private async pollAccount(a: Account, force: boolean): Promise<void> {
     const now = this.ctx.now();
     const b = this.backoff.get(a.id);
     if (b && now < b.until) return;
+    const last = this.status.get(a.id)?.polledAt;
+    if (!force && last !== undefined && now - last < this.ctx.settings().platformPollSeconds - 1) return;
     const c = await this.connector(a);
     if (!c) return;
     const st: AccountStatus = { ...this.status.get(a.id), polledAt: now };

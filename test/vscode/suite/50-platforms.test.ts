@@ -48,7 +48,9 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
   });
 
   after(async () => {
+    const linked = (await state()).instances.filter((i) => i.platformRef?.account === 'autodl-pro' || i.name === 'e2e-manual-same-box');
     await vscode.commands.executeCommand('gpuRent.removePlatformAccount', { account: 'autodl-pro', confirm: true }).then(undefined, () => undefined);
+    for (const i of linked) await vscode.commands.executeCommand('gpuRent.removeInstance', { id: i.id, confirm: true }).then(undefined, () => undefined);
     await cfg().update('platforms.autodlApi', undefined, vscode.ConfigurationTarget.Global);
     await cfg().update('platforms.powerActions', undefined, vscode.ConfigurationTarget.Global);
     await s.close();
@@ -95,6 +97,17 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     assert.strictEqual(current(stored).state, 'running');
     assert.strictEqual(stored.login.port, 42023);
     noteSecret('pw-42023');
+  });
+
+  it('links a manual entry with the same SSH host:port instead of adding the instance twice, and records the platform’s state', async () => {
+    const manual = (await vscode.commands.executeCommand('gpuRent.addInstance', { name: 'e2e-manual-same-box', login: 'ssh -p 42600 root@127.0.0.1', platform: 'autodl', card: 'RTX 4090', state: 'stopped' })) as string;
+    s.add({ platform: 'autodl-pro', id: 'pro-e2e-2', name: 'platform-side-name', state: 'running', sshPort: 42600 });
+    await vscode.commands.executeCommand('gpuRent.refreshPlatforms');
+    const same = (await state()).instances.filter((i) => i.platformRef?.ref === 'pro-e2e-2' || i.id === manual);
+    assert.strictEqual(same.length, 1, 'the instance was added twice');
+    assert.strictEqual(same[0]!.id, manual);
+    assert.deepStrictEqual(same[0]!.platformRef, { account: 'autodl-pro', ref: 'pro-e2e-2' });
+    assert.strictEqual(current(same[0]!).state, 'running', 'the platform says running: the manual stopped state follows it');
   });
 
   it('keeps the token out of settings, stored state and logs', async () => {

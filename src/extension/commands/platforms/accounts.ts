@@ -69,7 +69,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   });
   await mon.accounts.add(account, s.secret);
   ctx.log.info(`platform account ${account.id} added (${kind}, ${c} instances; read-only until listed in gpuRent.platforms.powerActions)`);
-  await mon.pollNow();
+  await mon.pollNow(true);
   if (!scripted) void vscode.window.showInformationMessage(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c, account.id));
   return account.id;
 }
