@@ -313,7 +313,8 @@ export async function followLog(conn: RemoteConnection, name: string, opts: { li
     `f=${shQuote(job.logPath)}`,
     's=$(stat -c %s -- "$f" 2>/dev/null || echo 0)',
     `k=$((s > ${LOG_TAIL_BYTES} ? s - ${LOG_TAIL_BYTES} + 1 : 1))`,
-    `tail -c +"$k" -- "$f" 2>/dev/null | head -c ${LOG_TAIL_BYTES}${lines > 0 ? ` | tail -n ${lines}` : ''}`,
+    // Exactly the bytes k..s: what is written after the stat comes from the follow below, once.
+    `tail -c +"$k" -- "$f" 2>/dev/null | head -c $((s - k + 1))${lines > 0 ? ` | tail -n ${lines}` : ''}`,
   ].join('\n');
   // tail's own --pid check lags by over a second; watch the wrapper here and give tail a moment
   // to print the last lines once it is gone.

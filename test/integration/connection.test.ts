@@ -34,7 +34,7 @@ describe('remote connection (real sshd)', function () {
   it('runs commands under the login shell: exit codes, stderr, stdin, conda and ~/bin on PATH', async () => {
     const conn = connectionTo(sshd, kh);
     const r = await conn.exec('echo out; echo err >&2; exit 3');
-    assert.deepEqual(r, { code: 3, stdout: 'out\n', stderr: 'err\n' });
+    assert.deepEqual(r, { code: 3, stdout: 'out\n', stderr: 'err\n', truncated: { stdout: 0, stderr: 0 } });
     assert.equal((await conn.exec('cat', { stdin: 'fed through stdin' })).stdout, 'fed through stdin');
     assert.equal((await conn.exec('echo "$CONDA_DEFAULT_ENV"; command -v nvidia-smi')).stdout, `base\n${sshd.home}/bin/nvidia-smi\n`);
     // Without the login shell the profile is not read (the trap users hit on real boxes).
