@@ -285,7 +285,7 @@ function statOf(path: string): LocalFileStat | undefined {
 }
 
 /**
- * A small file, in memory: one burst of SFTP requests (fstat, reads, fstat, close), the
+ * A small file, in memory: one burst of SFTP requests (fstat, reads, close), the
  * SHA-256 of the bytes as they arrived, the box's hash asked for ahead of time, and a
  * .part written while the box's answer comes, renamed once it matches. Not fsynced (as neither scp nor rsync do); a crash can
  * lose the newest small files, never publish a wrong one under its name.
@@ -337,10 +337,11 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
     if (fl.kind === 'remote-shrank') return { kind: 'skipped', reason: 'changed-during-download' };
     return { kind: 'skipped', reason: 'unreadable' };
   }
-  const { before, after, data } = r;
+  const { before, data } = r;
   if (!before.isFile()) return { kind: 'skipped', reason: 'unreadable' };
   if (before.size !== f.size || before.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
-  if (after.size !== f.size || after.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+  // No second fstat: a change during the read shows as a hash that differs from the box's
+  // (retried once, then refused); one the box hashed too is a whole version of the file.
   if (!openedIsListed(f, before, await atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
   ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
   const digest = createHash('sha256').update(data).digest('hex');

@@ -284,15 +284,15 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
 
 /** What one burst on an open small file gave. */
 export type SmallRead =
-  | { ok: true; before: Stats; data: Buffer; after: Stats }
+  | { ok: true; before: Stats; data: Buffer }
   | { ok: false; failure: PullFailure; before?: Stats };
 
 /** Files up to this size are read in one burst of requests, into memory. */
 export const SMALL_FILE = 128 * 1024;
 
 /**
- * Reads a small file (at most SMALL_FILE) whose handle is open: fstat, every read and a
- * second fstat go out together as one burst (one round trip, not one per request), so many
+ * Reads a small file (at most SMALL_FILE) whose handle is open: the fstat and every read go
+ * out together as one burst (one round trip, not one per request), so many
  * small files cost what their latency allows, not a round trip per step. The caller sends
  * the close right after, in the same burst. Never waits on a read after the channel is gone.
  */
@@ -301,7 +301,6 @@ export function readSmall(sftp: SFTPWrapper, handle: Buffer, size: number, deadl
     const chunk = 32755;
     const data = Buffer.allocUnsafe(size);
     let before: Stats | undefined;
-    let after: Stats | undefined;
     let pending = 0;
     let failure: PullFailure | undefined;
     let done = false;
@@ -311,7 +310,7 @@ export function readSmall(sftp: SFTPWrapper, handle: Buffer, size: number, deadl
       clearTimeout(timer);
       unsubscribe();
       if (failure) resolve({ ok: false, failure, ...(before ? { before } : {}) });
-      else resolve({ ok: true, before: before!, data, after: after! });
+      else resolve({ ok: true, before: before!, data });
     };
     const fail = (f: PullFailure) => {
       failure ??= f;
@@ -348,13 +347,12 @@ export function readSmall(sftp: SFTPWrapper, handle: Buffer, size: number, deadl
           finish();
         }),
       );
-    const statInto = (slot: 'before' | 'after') =>
+    const statBefore = () =>
       send(() =>
         sftp.fstat(handle, (err, st) => {
           pending--;
           if (err) onErr(err);
-          else if (slot === 'before') before = st;
-          else after = st;
+          else before = st;
           finish();
         }),
       );
@@ -365,9 +363,8 @@ export function readSmall(sftp: SFTPWrapper, handle: Buffer, size: number, deadl
     const sock = corkableSocketOf(sftp);
     sock?.cork();
     try {
-      statInto('before');
+      statBefore();
       for (let at = 0; at < size; at += chunk) readAt(at, Math.min(chunk, size - at));
-      statInto('after');
     } finally {
       sock?.uncork();
     }
