@@ -94,6 +94,15 @@ describe('nvidia-smi outputs that are incomplete but still say something (real c
     assert.ok(!alone.ok && alone.error.kind === 'gpu-lost');
   });
 
+  it('takes bounded input: more than 16 MiB is refused at once, 4 MiB of junk is read in well under a second', () => {
+    const huge = parseNvidiaSmi('x'.repeat(16 * 1024 * 1024 + 1));
+    assert.ok(!huge.ok && /more than 16 MiB/.test(huge.error.message));
+    const t0 = Date.now();
+    const junk = parseNvidiaSmi(('x'.repeat(79) + '\r').repeat(52_429));
+    assert.ok(!junk.ok);
+    assert.ok(Date.now() - t0 < 1000, `${Date.now() - t0} ms`);
+  });
+
   it('a --query-compute-apps answer with only its header means no processes, not a failure', () => {
     for (const text of ['pid, process_name, used_gpu_memory [MiB]\n', 'gpu_uuid, pid, process_name, used_memory [MiB]']) {
       const r = parseNvidiaSmi(text);

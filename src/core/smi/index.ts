@@ -22,8 +22,12 @@ export const SMI_QUERY_COMMAND = 'nvidia-smi --query-gpu=' + SMI_QUERY_FIELDS.jo
 
 const INVALID_FIELD = /^.*is not a valid field to query.*$\r?\n?|^.*nvidia-smi --help-query-gpu.*$\r?\n?/gm;
 
+/** The longest text parsed: an 8-GPU `-q -x` report is about 100 KB; more is not nvidia-smi output. */
+export const SMI_MAX_CHARS = 16 * 1024 * 1024;
+
 export function parseNvidiaSmi(input: string): SmiResult {
   try {
+    if (typeof input === 'string' && input.length > SMI_MAX_CHARS) return { ok: false, error: { kind: 'unrecognized', message: `more than ${SMI_MAX_CHARS / 1024 / 1024} MiB of text: not an nvidia-smi output` } };
     return sniff(typeof input === 'string' ? input : '');
   } catch (err) {
     // The parsers are written not to throw; this is the last guard for the promise in the header.
