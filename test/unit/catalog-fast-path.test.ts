@@ -101,6 +101,11 @@ describe('catalog merge: the fast path agrees with zod', () => {
     for (const p of builtinCatalogJson.platforms) assert.equal(agrees(p), 'fast', p.id);
     assert.equal(agrees({ source: 'u', asOf: null, id: 'p1', name: { zh: '平台', en: 'P' }, billingModes: ['hour'], prices: [{ source: 'u', asOf: null, card: 'RTX 4090', mode: 'hour', yuan: 1 }] }), 'fast');
     assert.deepStrictEqual([...FAST_PLATFORM_FIELDS].sort(), Object.keys(platformJson.shape).sort());
+    // The last good date is remembered; nothing else passes for it.
+    const dated = (asOf: unknown) => fastPlatform({ id: 'p1', name: { zh: '平台', en: 'P' }, billingModes: [], prices: [], asOf });
+    assert.ok(dated('2026-11-01'));
+    for (const bad of ['', '2026-11-1', 20261101, '2026-11-01 ']) assert.equal(dated(bad), undefined, String(bad));
+    assert.ok(dated('2026-11-01'));
   });
 
   it('leaves to zod what is not plain JSON: class instances, inherited keys, keys set to undefined', () => {

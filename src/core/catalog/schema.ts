@@ -191,7 +191,14 @@ function fastPriceAmount(v: unknown): Checked<AmountJson> {
 }
 
 const checkSource = (v: unknown): Checked<string> => (str1(v) ? v : FAIL);
-const checkAsOf = (v: unknown): Checked<string | null> => (v === null || (typeof v === 'string' && ISO_DATE.test(v)) ? v : FAIL);
+/** The last date that passed: a merge stamps one date on every figure of a file. */
+let lastDate: string | undefined;
+const checkAsOf = (v: unknown): Checked<string | null> => {
+  if (v === null || (lastDate !== undefined && v === lastDate)) return v as string | null;
+  if (typeof v !== 'string' || !ISO_DATE.test(v)) return FAIL;
+  lastDate = v;
+  return v;
+};
 const checkReadAt = (v: unknown): Checked<string> => (typeof v === 'string' && ISO_DATE_TIME.test(v) ? v : FAIL);
 const checkNote = (v: unknown): Checked<string> => (typeof v === 'string' ? v : FAIL);
 
