@@ -1,0 +1,77 @@
+// Training runs in a real VS Code against the loopback sshd: a run started with an end action
+// prints Trainer-style progress and dies of CUDA out of memory; the poll sees the end, the
+// notification's cause is recognised (cudaOom), the final sync (the end action) ran and was
+// recorded; Show GPU Monitor opens its panel for the instance.
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { exec, log, readInfo, waitFor } from '../support';
+
+interface State {
+  instances: { id: string; sync?: { lastSyncAt?: number }; jobs?: { id: string; state?: string; exitCode?: number | null }[] }[];
+  guardNotices: { kind: string; instanceId: string; detail: string }[];
+}
+const state = () => exec<State>('gpuRent.getState');
+
+describe('training runs: progress, end of run, monitor (loopback sshd)', function () {
+  this.timeout(120_000);
+  const { sshd } = readInfo();
+  const login = `ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`;
+  const work = path.posix.join(sshd.home, 'runs');
+  let id = '';
+
+  before(async () => {
+    await vscode.extensions.getExtension('gpu-rent.gpu-rent')!.activate();
+    id = await exec<string>('gpuRent.addInstance', { name: 'runs box', login, password: sshd.password, platform: 'autodl', card: 'RTX 4090', hourlyRate: 2, dataDiskGb: 10, state: 'running' });
+    await exec('gpuRent.checkGpu', { id, acceptNewHostKey: true, quiet: true });
+    fs.mkdirSync(path.join(work, 'ckpt'), { recursive: true });
+    fs.writeFileSync(path.join(work, 'ckpt', 'adapter_model.safetensors'), 'w'.repeat(50_000));
+    spawnChown(work, sshd.home);
+    const local = fs.mkdtempSync(path.join(os.tmpdir(), 'gr-runs-'));
+    await exec('gpuRent.editInstance', { id, syncRemoteDir: `${work}/ckpt`, syncLocalDir: local });
+  });
+
+  it('a run that dies of CUDA OOM: cause recognised, the end action’s verified sync ran', async () => {
+    const script = [
+      "printf '***** Running training *****\\n  Total optimization steps = 1,500\\n'",
+      "printf '\\r 30%%|███       | 450/1500 [39:00<1:31:00,  5.20s/it]'",
+      'sleep 4',
+      "printf '\\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB.\\n'",
+      'exit 1',
+    ].join('; ');
+    const job = await exec<string>('gpuRent.startTraining', { id, command: script, cwd: work, then: 'sync' });
+    log(`started ${job}`);
+    await exec('gpuRent.refresh');
+    const ended = await waitFor(
+      'the poll to see the end',
+      async () => {
+        await exec('gpuRent.refresh');
+        const s = await state();
+        return s.guardNotices.find((n) => n.kind === 'job' && n.instanceId === id && n.detail.startsWith(`${job} exited`));
+      },
+      60_000,
+      1000,
+    );
+    assert.match(ended.detail, /exited 1 \(cudaOom\)/);
+    const inst = (await state()).instances.find((i) => i.id === id)!;
+    assert.equal(inst.jobs?.find((j) => j.id === job)?.exitCode, 1);
+    assert.ok(inst.sync?.lastSyncAt, 'the final sync ran and was recorded');
+  });
+
+  it('Show GPU Monitor opens the panel for the instance', async () => {
+    assert.equal(await exec<string>('gpuRent.showGpuMonitor', { kind: 'instance', id }), id);
+    await waitFor('the monitor tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes('runs box')));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
+
+function spawnChown(dir: string, home: string): void {
+  const { uid, gid } = fs.statSync(home);
+  const walk = (p: string) => {
+    fs.chownSync(p, uid, gid);
+    if (fs.statSync(p).isDirectory()) for (const f of fs.readdirSync(p)) walk(path.join(p, f));
+  };
+  walk(dir);
+}
