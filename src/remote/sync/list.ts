@@ -18,7 +18,7 @@ export interface ListLimits {
 }
 
 /** One SFTP request with a deadline that fails when the session goes. */
-function sftpRequest<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
+export function sftpRequest<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!isChannelOpen(sftp)) return rej(new SftpGoneError(what));
     let done = false;
@@ -171,17 +171,17 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
   let level: Array<{ rel: string; abs: string }> = [{ rel: '', abs: root }];
   for (let depth = 0; level.length && depth <= MAX_DEPTH; depth++) {
     const listed = await mapLimited(level, LIST_CONCURRENCY, async (dir) => {
-        try {
-          if (dir.rel === '') return { dir, entries: firstListing };
-          return { dir, entries: await readdirBounded(sftp, dir.abs, budget, tooMany) };
-        } catch (err) {
-          if (err instanceof RemoteFolderError || isTransport(err)) throw err;
-          if (dir.rel === '') throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
-          skipped.push({ name: dir.rel, reason: 'unreadable' });
-          unlisted.push(dir.rel);
-          return { dir, entries: [] as FileEntry[] };
-        }
-      });
+      try {
+        if (dir.rel === '') return { dir, entries: firstListing };
+        return { dir, entries: await readdirBounded(sftp, dir.abs, budget, tooMany) };
+      } catch (err) {
+        if (err instanceof RemoteFolderError || isTransport(err)) throw err;
+        if (dir.rel === '') throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
+        skipped.push({ name: dir.rel, reason: 'unreadable' });
+        unlisted.push(dir.rel);
+        return { dir, entries: [] as FileEntry[] };
+      }
+    });
     const next: Array<{ rel: string; abs: string }> = [];
     const links: Array<() => Promise<void>> = [];
     for (const { dir, entries } of listed) {
