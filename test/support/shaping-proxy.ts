@@ -33,6 +33,8 @@ interface Direction {
   queued: number;
   linkFreeAt: number;
   paused: boolean;
+  pending: Array<{ at: number; data: Buffer }>;
+  timer: NodeJS.Timeout | undefined;
 }
 
 export function startShapingProxy(targetPort: number, shape: ShapeOptions): Promise<ShapingProxy> {
@@ -55,42 +57,50 @@ export function startShapingProxy(targetPort: number, shape: ShapeOptions): Prom
     sockets.clear();
   };
 
+  const deliver = (d: Direction, data: Buffer, down: boolean) => {
+    d.queued -= data.length;
+    if (d.paused && d.queued <= buffer / 2) {
+      d.paused = false;
+      d.from.resume();
+    }
+    if (d.to.destroyed) return;
+    if (down) {
+      if (cutBudget !== null) {
+        if (data.length >= cutBudget) {
+          const head = data.subarray(0, cutBudget);
+          cutBudget = null;
+          bytesDown += head.length;
+          d.to.write(head);
+          setImmediate(resetAll);
+          return;
+        }
+        cutBudget -= data.length;
+      }
+      bytesDown += data.length;
+    } else bytesUp += data.length;
+    d.to.write(data);
+  };
+
+  // One queue and one timer per direction: chunks leave strictly in order (timers with
+  // different delays may fire out of order, which would corrupt the stream).
+  const pump = (d: Direction, down: boolean) => {
+    d.timer = undefined;
+    const now = performance.now();
+    while (d.pending.length && d.pending[0]!.at <= now + 0.5) deliver(d, d.pending.shift()!.data, down);
+    if (d.pending.length) d.timer = setTimeout(() => pump(d, down), Math.max(1, d.pending[0]!.at - now));
+  };
+
   const send = (d: Direction, data: Buffer, down: boolean) => {
     const now = performance.now();
     const start = Math.max(now, d.linkFreeAt);
     d.linkFreeAt = start + data.length / bytesPerMs;
-    const deliverAt = d.linkFreeAt + oneWay;
+    d.pending.push({ at: d.linkFreeAt + oneWay, data });
     d.queued += data.length;
     if (d.queued > buffer && !d.paused) {
       d.paused = true;
       d.from.pause();
     }
-    setTimeout(
-      () => {
-        d.queued -= data.length;
-        if (d.paused && d.queued <= buffer / 2) {
-          d.paused = false;
-          d.from.resume();
-        }
-        if (d.to.destroyed) return;
-        if (down) {
-          if (cutBudget !== null) {
-            if (data.length >= cutBudget) {
-              const head = data.subarray(0, cutBudget);
-              cutBudget = null;
-              bytesDown += head.length;
-              d.to.write(head);
-              setImmediate(resetAll);
-              return;
-            }
-            cutBudget -= data.length;
-          }
-          bytesDown += data.length;
-        } else bytesUp += data.length;
-        d.to.write(data);
-      },
-      Math.max(0, deliverAt - now),
-    );
+    if (!d.timer) d.timer = setTimeout(() => pump(d, down), Math.max(1, d.pending[0]!.at - now));
   };
 
   const server = net.createServer((client) => {
@@ -99,8 +109,8 @@ export function startShapingProxy(targetPort: number, shape: ShapeOptions): Prom
     upstream.setNoDelay(true);
     sockets.add(client);
     sockets.add(upstream);
-    const up: Direction = { from: client, to: upstream, queued: 0, linkFreeAt: 0, paused: false };
-    const down: Direction = { from: upstream, to: client, queued: 0, linkFreeAt: 0, paused: false };
+    const up: Direction = { from: client, to: upstream, queued: 0, linkFreeAt: 0, paused: false, pending: [], timer: undefined };
+    const down: Direction = { from: upstream, to: client, queued: 0, linkFreeAt: 0, paused: false, pending: [], timer: undefined };
     client.on('data', (d: Buffer) => send(up, d, false));
     upstream.on('data', (d: Buffer) => send(down, d, true));
     const end = () => {
