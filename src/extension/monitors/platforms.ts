@@ -32,6 +32,7 @@ export type AccountStatus = { balance?: { fen: number; readAt: number }; error?:
 
 const MAX_BACKOFF_S = 900;
 const TIMEOUT_MS = 15_000;
+const PRICE_EVERY_S = 3600;
 
 /** What the platforms said, read by the tree and the commands; the monitor writes it. */
 export class PlatformFacts {
@@ -164,12 +165,21 @@ export class PlatformMonitor implements vscode.Disposable {
         this.ctx.log.info(`[${inst.id}] linked to ${a.id}/${p.ref}`);
       }
       claimed.add(inst.id);
-      await this.observe(inst.id, a, p);
+      await this.observe(inst.id, a, await this.withPrice(inst.id, c, p));
     }
     // A linked instance the platform no longer lists is gone.
     for (const i of this.ctx.store.list()) {
       if (i.platformRef?.account === a.id && !claimed.has(i.id) && currentState(i.intervals) !== 'released') await this.observe(i.id, a, { ref: i.platformRef.ref, name: i.name, state: 'released', rawState: 'not listed' });
     }
+  }
+
+  /** Platforms whose list carries no price (阿里云, 腾讯云): asked for it at most hourly per running instance. */
+  private async withPrice(id: string, c: Connector, p: PlatformInstance): Promise<PlatformInstance> {
+    if (p.priceFenPerHour !== undefined || p.state !== 'running' || !can(c.kind, 'price')) return p;
+    const prev = this.observations.get(id);
+    if (prev?.priceReadAt !== undefined && this.ctx.now() - prev.priceReadAt < PRICE_EVERY_S) return p;
+    const price = await c.price(p.ref).catch(() => undefined);
+    return price ? { ...p, priceFenPerHour: price.fenPerHour, priceReadAt: price.readAt } : p;
   }
 
   /** Records what the platform says about one stored instance, at the time it was seen. */
