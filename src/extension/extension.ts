@@ -38,6 +38,7 @@ import { getState, openCalculator, refresh, showLog } from './commands/view/view
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { platformAction } from './commands/platforms/power';
+import { platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
 import { IdleMonitor } from './monitors/idle';
@@ -94,6 +95,8 @@ export function activate(context: vscode.ExtensionContext): void {
   let jobOutput: vscode.OutputChannel | undefined;
   subs.push(tree, view, watches, doctor, { dispose: () => jobOutput?.dispose() });
 
+  // The platform monitor needs the context; the context's platformPower asks it, once it exists.
+  let platforms: PlatformMonitor | undefined;
   const ctx: CommandContext = {
     store,
     pool,
@@ -110,6 +113,7 @@ export function activate(context: vscode.ExtensionContext): void {
     watches,
     doctor,
     jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
+    platformPower: (inst) => (platforms ? platformPowerActions(platforms, inst) : undefined),
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
@@ -187,14 +191,15 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.installWatchdog, (a) => installWatchdog(ctx, a));
   command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
-  const platforms = new PlatformMonitor(view, ctx, platformFacts);
-  subs.push(platforms, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platforms.restart()));
-  command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platforms, a));
-  command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platforms, a));
-  command(Commands.refreshPlatforms, () => platforms.pollNow(true).then(() => true));
-  command(Commands.powerOn, (a) => platformAction(ctx, platforms, 'powerOn', a));
-  command(Commands.powerOff, (a) => platformAction(ctx, platforms, 'powerOff', a));
-  command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platforms, 'release', a));
+  const platformMonitor = new PlatformMonitor(view, ctx, platformFacts);
+  platforms = platformMonitor;
+  subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
+  command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
+  command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
+  command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
+  command(Commands.powerOn, (a) => platformAction(ctx, platformMonitor, 'powerOn', a));
+  command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
+  command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -91,7 +91,7 @@ export class InstanceStore {
   }
 
   /** Name, platform, card and the like; prices go through setPricing so history keeps its prices. */
-  update(id: string, patch: Partial<Pick<Instance, 'name' | 'platform' | 'card' | 'gpuCount' | 'lastProbe' | 'jobs' | 'sync'>>): Promise<Instance | undefined> {
+  update(id: string, patch: Partial<Pick<Instance, 'name' | 'platform' | 'card' | 'gpuCount' | 'lastProbe' | 'jobs' | 'sync' | 'platformRef'>>): Promise<Instance | undefined> {
     return this.replace(id, (i) => ({ ...i, ...patch }));
   }
 

@@ -67,12 +67,16 @@ export interface ConnectorOptions {
   now: () => number;
 }
 
+/** AutoDL's own addresses: the developer API (Pro instances), and the web console's API (its paths start with /api/v1). */
+export const AUTODL_API = 'https://api.autodl.com';
+export const AUTODL_WEB_API = 'https://www.autodl.com';
+
 export function makeConnector(account: Pick<Account, 'kind' | 'region'>, secret: Secret, endpoints: Endpoints, o: ConnectorOptions): Connector {
   switch (account.kind) {
     case 'autodl-pro':
-      return new AutodlProConnector({ baseUrl: endpoints.autodlApi ?? '', token: secret.token!, ...o });
+      return new AutodlProConnector({ baseUrl: endpoints.autodlApi || AUTODL_API, token: secret.token!, ...o });
     case 'autodl-web':
-      return new AutodlWebConnector({ baseUrl: endpoints.autodlWebApi ?? endpoints.autodlApi ?? '', token: secret.token!, ...o });
+      return new AutodlWebConnector({ baseUrl: endpoints.autodlWebApi || AUTODL_WEB_API, token: secret.token!, ...o });
     case 'aliyun-ecs':
       return new AliyunConnector({ accessKeyId: secret.accessKeyId!, accessKeySecret: secret.accessKeySecret!, regionId: account.region ?? DEFAULT_REGION['aliyun-ecs']!, ...(endpoints.aliyun ? { endpoint: endpoints.aliyun } : {}), ...o });
     case 'tencent-cvm':

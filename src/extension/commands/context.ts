@@ -1,6 +1,8 @@
 // What every command handler gets: the composition root builds one of these in activate().
 import type * as vscode from 'vscode';
 import type { Catalog } from '../../core/catalog';
+import type { Instance } from '../../core/instances';
+import type { PowerActions } from '../../app/runs/endAction';
 import type { SshPool } from '../../app/pool';
 import type { ReleaseEvents } from '../../app/release';
 import type { InstanceSessions } from '../../app/session';
@@ -26,6 +28,8 @@ export interface CommandContext {
   notices: GuardNotices;
   watches: SyncWatches;
   doctor: DoctorView;
+  /** The platform's power actions for an instance linked to an account that allows them (issue 11's connectors); undefined otherwise. */
+  platformPower(inst: Instance): PowerActions | undefined;
   /** The job-log output channel, made on first use. */
   jobOutput(): vscode.OutputChannel;
 }

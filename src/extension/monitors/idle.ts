@@ -15,7 +15,7 @@ export class IdleMonitor {
   private readonly idle = new IdleWatch();
   private settingsWarned = false;
 
-  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'log' | 'now' | 'notices'>) {}
+  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'log' | 'now' | 'notices' | 'platformPower'>) {}
 
   forget(id: string): void {
     this.idle.forget(id);
@@ -57,7 +57,11 @@ export class IdleMonitor {
     });
   }
 
-  /** The notice's buttons. The platforms have no API: the state is recorded, and the user repeats it in the console. */
+  /**
+   * The notice's buttons. Through the platform when the instance's account allows power
+   * actions (the state then follows what the platform reports); else the state is recorded
+   * and the user repeats it in the console.
+   */
   private async run(id: string, action: IdleActionKind): Promise<void> {
     const inst = this.ctx.store.get(id);
     if (!inst) return;
@@ -69,6 +73,20 @@ export class IdleMonitor {
     }
     if (action === 'stop') await vscode.commands.executeCommand(Commands.syncCheckpoints, node);
     const state = action === 'noGpuMode' ? 'noGpu' : 'stopped';
+    const power = this.ctx.platformPower(inst);
+    if (power) {
+      try {
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: {1} through the platform…', inst.name, stateLabel(state, vscode.l10n)) }, () => (state === 'noGpu' ? power.noGpu(inst) : power.powerOff(inst)));
+        this.idle.forget(id);
+        this.ctx.log.info(`[${id}] idle action ${action} done through the platform`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now {1} on the platform.', inst.name, stateLabel(state, vscode.l10n)));
+        return;
+      } catch (e) {
+        this.ctx.log.warn(`[${id}] idle action ${action} through the platform failed: ${e instanceof Error ? e.message : String(e)}`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+        return;
+      }
+    }
     await vscode.commands.executeCommand(Commands.switchState, { id, state });
     this.idle.forget(id);
     void vscode.window.showInformationMessage(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));

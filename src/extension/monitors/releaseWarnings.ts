@@ -13,7 +13,7 @@ export class ReleaseWarnings implements vscode.Disposable {
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly sub: { dispose(): void };
 
-  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'now' | 'memento' | 'notices'>) {
+  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'now' | 'memento' | 'notices' | 'platformPower' | 'log'>) {
     this.timer = setInterval(() => this.check(), EVERY_MS);
     this.sub = ctx.store.onDidChange(() => this.check());
     this.check();
@@ -31,8 +31,20 @@ export class ReleaseWarnings implements vscode.Disposable {
       if (!inst || !msg) continue;
       this.ctx.notices.note('release', inst.id, n.watch.kind);
       const show = vscode.l10n.t('Show Instances');
-      void vscode.window.showWarningMessage(msg, show).then((p) => {
-        if (p) void vscode.commands.executeCommand('gpuRent.instances.focus');
+      // With the platform's API a start in no-GPU mode (AutoDL: ¥0.1/h) resets the release clock.
+      const power = this.ctx.platformPower(inst);
+      const noGpu = vscode.l10n.t('Start in No-GPU Mode');
+      void vscode.window.showWarningMessage(msg, ...(power ? [noGpu] : []), show).then(async (p) => {
+        if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
+        if (p === noGpu && power) {
+          try {
+            await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));
+            void vscode.window.showInformationMessage(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
+          } catch (e) {
+            this.ctx.log.warn(`[${inst.id}] no-GPU start failed: ${e instanceof Error ? e.message : String(e)}`);
+            void vscode.window.showErrorMessage(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+          }
+        }
       });
     }
   }

@@ -32,13 +32,9 @@ export function defaultEndAction(): EndAction {
   return isEndAction(v) ? v : 'nothing';
 }
 
-/**
- * HOOK for the platform connectors (issue 11): the power actions of the account this instance
- * belongs to, or undefined when no connector is connected (then a power-off runs on the box).
- * The connector engineer fills this in from src/app/platforms; nothing else needs to change.
- */
-export function powerActionsFor(_ctx: CommandContext, _inst: Instance): PowerActions | undefined {
-  return undefined;
+/** The power actions of the platform account this instance belongs to, or undefined (then a power-off runs on the box). */
+export function powerActionsFor(ctx: CommandContext, inst: Instance): PowerActions | undefined {
+  return ctx.platformPower(inst);
 }
 
 /** Reports a run that ended and runs its end action. Never throws: failures are shown and logged. */
