@@ -96,7 +96,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(tree, view, watches, doctor, { dispose: () => jobOutput?.dispose() });
 
   // The platform monitor needs the context; the context's platformPower asks it, once it exists.
-  let platforms: PlatformMonitor | undefined;
+  const late: { platforms?: PlatformMonitor } = {};
   const ctx: CommandContext = {
     store,
     pool,
@@ -113,7 +113,7 @@ export function activate(context: vscode.ExtensionContext): void {
     watches,
     doctor,
     jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
-    platformPower: (inst) => (platforms ? platformPowerActions(platforms, inst) : undefined),
+    platformPower: (inst) => (late.platforms ? platformPowerActions(late.platforms, inst) : undefined),
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
@@ -192,7 +192,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
   const platformMonitor = new PlatformMonitor(view, ctx, platformFacts);
-  platforms = platformMonitor;
+  late.platforms = platformMonitor;
   subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
