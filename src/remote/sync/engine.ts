@@ -152,10 +152,11 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
         }
       }
     };
-    // Small files are latency-bound (two round trips each): many at once, so the SFTP
-    // session always has dozens of requests in flight. Big ones are bandwidth-bound:
-    // `concurrency` at once, each with its own pipeline of reads.
-    const workers = Math.max(1, opts.concurrency ?? 4) * 16;
+    // Small files are latency-bound (two round trips each): 256 at once, so the SFTP
+    // session keeps about a thousand requests in flight (at 40 ms RTT, 64 at once left
+    // 1000 files at ~3× rsync's time). Big ones are bandwidth-bound: `concurrency` at once,
+    // each with its own pipeline of reads.
+    const workers = Math.max(1, opts.concurrency ?? 4) * 64;
     await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, queue.length)) }, worker));
     if (opts.signal?.aborted && next < queue.length) report.interrupted = true;
     if (c.fatal) throw c.fatal;

@@ -28,7 +28,7 @@ export interface PushOptions {
   remoteDir: string;
   /** Overwrite files on the box that are newer than the local ones. */
   force?: boolean;
-  /** Files at once (default 64; big files at most 4 at once). */
+  /** Small files at once (default 256; big files at most 4 at once). */
   concurrency?: number;
   inFlight?: number;
   stallMs?: number;
@@ -316,7 +316,8 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
       };
       await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
     };
-    const width = Math.max(1, opts.concurrency ?? 64);
+    // Small files are latency-bound: 256 at once (a thousand requests in flight).
+    const width = Math.max(1, opts.concurrency ?? 256);
     const big = todo.filter((f) => f.size >= BIG);
     const small = todo.filter((f) => f.size < BIG);
     // Big files: a few at once, each hashed on the box as soon as it is up.

@@ -26,7 +26,7 @@ export interface SyncOptions {
   settleSeconds?: number;
   /** Wait (once, at most the settle time) for files still being written instead of skipping them. Default true. */
   waitForSettle?: boolean;
-  /** Big files (4 MiB and up) pulled at once; small files go four times as many at once. Default 4. */
+  /** Big files (4 MiB and up) pulled at once; small files go 64 times as many at once. Default 4. */
   concurrency?: number;
   inFlight?: number;
   chunkBytes?: number;
