@@ -1,5 +1,6 @@
 // The `gpu-rent` command line: dispatches to one module per command. Bad input exits 2 with
 // one line on stderr; other failures exit 1 with a message, never a stack trace.
+import { forTerminalLines } from '../core/text';
 import { UsageError } from './args';
 import type { CliCommand, CliIO } from './command';
 import { allCommands, findCommand } from './commands';
@@ -56,17 +57,30 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       io.stderr(`gpu-rent ${name}: ${err.message}\n`);
       return 2;
     }
-    const message = err instanceof Error ? err.message : String(err);
+    // Messages may quote what a box printed: escapes made visible, never written raw.
+    const message = forTerminalLines(err instanceof Error ? err.message : String(err));
     io.stderr(`gpu-rent ${name}: ${message}\n`);
     if (io.env.GPU_RENT_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
     return 1;
   }
 }
 
+/** Standard input, at most STDIN_MAX bytes (a pasted nvidia-smi output, not a flood). */
+const STDIN_MAX = 16 * 1024 * 1024;
+
 function readStdin(): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    process.stdin.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > STDIN_MAX) {
+        process.stdin.destroy();
+        reject(new UsageError(`standard input is larger than ${STDIN_MAX / 1024 / 1024} MiB: not an nvidia-smi output`));
+        return;
+      }
+      chunks.push(c);
+    });
     process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     process.stdin.on('error', reject);
   });
@@ -89,7 +103,7 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`gpu-rent: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`gpu-rent: ${forTerminalLines(err instanceof Error ? err.message : String(err))}\n`);
       process.exitCode = 1;
     },
   );

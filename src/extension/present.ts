@@ -1,6 +1,7 @@
 // Words and figures for the tree, the status bar and its tooltip. Pure: `l10n` is passed in
 // (vscode.l10n in the extension, a plain formatter in unit tests).
 import { formatCny } from '../core/money';
+import { forMarkdown } from '../core/text';
 import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../core/spend';
 import type { Instance } from '../core/instances';
 import type { Catalog } from '../core/catalog';
@@ -70,7 +71,7 @@ export function statusBarAccessibility(s: SpendSummary, l10n: L10n): string {
   return l10n.t('GPU spend: today {0}, this month {1}, now {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n));
 }
 
-const md = (s: string): string => s.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+const md = forMarkdown;
 
 /** The status bar tooltip: totals, budget with the projected month-end, and one row per instance. */
 export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[], l10n: L10n, platformName: (id: string) => string = (id) => id): string {

@@ -2,6 +2,7 @@
 // anything bills, otherwise only on change; hidden with no instances or by setting. Budget
 // warnings (80 %, 100 %) pop up once per level per Beijing month.
 import * as vscode from 'vscode';
+import { forMarkdown } from '../core/text';
 import { formatCny } from '../core/money';
 import { summarizeSpend, type SpendSummary } from '../core/spend';
 import { Commands, STATUS_BAR_ID } from './commandIds';
@@ -46,7 +47,7 @@ export class SpendStatusBar implements vscode.Disposable {
     this.item.text = statusBarText(s, vscode.l10n);
     this.item.accessibilityInformation = { label: statusBarAccessibility(s, vscode.l10n), role: 'button' };
     const runs = this.runLines();
-    const runsMd = runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${l.replace(/[\\`*_[\]<>]/g, '\\$&')}`).join('\n') : '';
+    const runsMd = runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${forMarkdown(l)}`).join('\n') : '';
     const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n, this.platformName) + runsMd, true);
     tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
     this.item.tooltip = tip;
