@@ -87,6 +87,8 @@ function readStdin(): Promise<string> {
 }
 
 if (require.main === module) {
+  // Creating thousands of small files (a first pull) waits on libuv's thread pool: 4 threads by default.
+  process.env.UV_THREADPOOL_SIZE ??= '16';
   // A closed pipe (`gpu-rent quote | head`) is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);

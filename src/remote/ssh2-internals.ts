@@ -55,3 +55,9 @@ export function corkableSocketOf(sftp: SFTPWrapper): { cork: () => void; uncork:
   const sock = internals(sftp)._client?._sock;
   return sock && typeof sock.cork === 'function' && typeof sock.uncork === 'function' ? (sock as { cork: () => void; uncork: () => void }) : undefined;
 }
+
+/** Whether the SFTP server announced an extension (ssh2 keeps the server's list in `_extensions`). */
+export function sftpHasExtension(sftp: SFTPWrapper, name: string): boolean {
+  const ext = (sftp as unknown as { _extensions?: Record<string, string> })._extensions;
+  return !!ext && typeof ext === 'object' && Object.prototype.hasOwnProperty.call(ext, name);
+}

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
 import { Client, Server, utils, type ClientChannel, type SFTPWrapper } from 'ssh2';
-import { channelStates, corkableSocketOf, killRemote, sftpChannelOpen } from '../../src/remote/ssh2-internals';
+import { channelStates, corkableSocketOf, killRemote, sftpChannelOpen, sftpHasExtension } from '../../src/remote/ssh2-internals';
 
 const until = async (cond: () => boolean, ms = 3000) => {
   const end = Date.now() + ms;
@@ -109,6 +109,9 @@ describe('ssh2 internals (in-process ssh2 server)', function () {
     assert.equal(states.outgoing, 'open');
     assert.equal(states.incoming, 'open');
     assert.equal(sftpChannelOpen(sftp), true);
+    // The server's announced extensions (posix-rename for push) are read from ssh2's _extensions.
+    assert.equal(typeof (sftp as unknown as { _extensions?: unknown })._extensions, 'object', 'ssh2 no longer keeps the SFTP extensions in _extensions');
+    assert.equal(sftpHasExtension(sftp, 'no-such@example.invalid'), false);
     const sock = corkableSocketOf(sftp);
     assert.ok(sock, 'ssh2 no longer exposes _client._sock on the SFTP session');
     assert.ok(sock instanceof Socket);

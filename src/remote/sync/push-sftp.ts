@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs';
 import type { SFTPWrapper, Stats } from 'ssh2';
 import { isChannelOpen, onSessionGone, SftpGoneError, sftpCode } from './sftp-util';
-import { corkableSocketOf } from '../ssh2-internals';
+import { corkableSocketOf, sftpHasExtension } from '../ssh2-internals';
 
 const DEADLINE_MS = 30_000;
 
@@ -52,8 +52,7 @@ export const removeRemote = (sftp: SFTPWrapper, path: string) =>
 
 /** Renames over an existing file atomically where the server offers posix-rename (OpenSSH does). */
 export async function renameOver(sftp: SFTPWrapper, from: string, to: string): Promise<void> {
-  const ext = (sftp as unknown as { _extensions?: Record<string, string> })._extensions ?? {};
-  if (ext['posix-rename@openssh.com']) {
+  if (sftpHasExtension(sftp, 'posix-rename@openssh.com')) {
     await req<void>(sftp, 'rename', (cb) => sftp.ext_openssh_rename(from, to, (e) => cb(e, undefined)));
     return;
   }
