@@ -165,9 +165,18 @@ describe('push against a real sshd', function () {
     const part = join(remoteDir, 'weights.bin.part');
     assert.ok(existsSync(part), 'a .part on the box');
     assert.ok(!existsSync(join(remoteDir, 'weights.bin')), 'nothing published');
-    const partSize = statSync(part).size;
+    // The box's sftp-server may still write what reached it before the cut: wait until the .part stops growing.
+    let partSize = statSync(part).size;
+    for (let stable = 0; stable < 5; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = statSync(part).size;
+      stable = now === partSize ? stable + 1 : 0;
+      partSize = now;
+    }
     assert.ok(partSize > 0 && partSize < size, `partial: ${partSize}`);
-    assert.ok(readFileSync(part).equals(data.subarray(0, partSize)), 'the .part is a true prefix');
+    const partBytes = readFileSync(part);
+    assert.equal(partBytes.length, partSize);
+    assert.ok(partBytes.equals(data.subarray(0, partSize)), 'the .part is a true prefix');
     const r = await pushOnce(conn.remote, opts());
     assert.equal(r.bytes, size - partSize, 'only the rest was sent');
     assert.ok(readFileSync(join(remoteDir, 'weights.bin')).equals(data));
