@@ -8,7 +8,8 @@
 //   environment.yml     the conda export, when the box had conda (edit or delete it)
 // Older folders still read: the CLI's gpu-rent-env.json version 1 and the extension's
 // snapshot.json version 1 (both with the package lists inline; files beside them win).
-import { lstat, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { writeFileAtomic } from './atomicWrite';
+import { lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   captureMeta,
@@ -151,17 +152,7 @@ function stripMeta(m: ReturnType<typeof captureMeta>): Omit<EnvCapture, 'require
   return rest;
 }
 
-async function writeAtomic(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w', 0o644);
-  try {
-    await fh.writeFile(text, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
-}
+const writeAtomic = (path: string, text: string) => writeFileAtomic(path, text, { mode: 0o644 });
 
 /**
  * Writes a capture into `dir` (format 2), creating it. An environment.yml left from an

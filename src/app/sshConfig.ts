@@ -4,11 +4,10 @@
 // `Match all` block (else its settings would win); our earlier block for the same alias is
 // replaced. Every value is checked (no newline can start a new directive) and the file is
 // replaced atomically, with the previous one kept as config.gpu-rent.bak.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, lstat, mkdir, open, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse as parseSshConfig } from 'ssh-config';
 
 export const BACKUP_SUFFIX = '.gpu-rent.bak';
@@ -183,41 +182,9 @@ export function upsertHostBlock(config: string, b: HostBlock): string {
   return before + lead + gap + block + eol + after;
 }
 
-/** File operations writeHostBlock uses; tests replace one to fail it mid-write. */
-export interface WriteSteps {
-  write: (fh: import('node:fs/promises').FileHandle, text: string) => Promise<void>;
-  rename: (from: string, to: string) => Promise<void>;
-}
+import { writeFileAtomic, type WriteSteps } from './atomicWrite';
 
-const defaultSteps: WriteSteps = {
-  write: async (fh, text) => {
-    await fh.writeFile(text, 'utf8');
-  },
-  rename: (from, to) => rename(from, to),
-};
-
-async function writeFileAtomic(path: string, text: string, mode: number, steps: WriteSteps): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.gpu-rent-${randomBytes(4).toString('hex')}.tmp`);
-  const fh = await open(tmp, 'wx', mode);
-  let renamed = false;
-  try {
-    try {
-      await fh.chmod(mode);
-      await steps.write(fh, text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await steps.rename(tmp, path);
-    renamed = true;
-  } finally {
-    if (!renamed) await rm(tmp, { force: true });
-  }
-  // The rename is durable once the folder is synced (not possible on every platform).
-  const dh = await open(dirname(path), 'r').catch(() => undefined);
-  await dh?.sync().catch(() => undefined);
-  await dh?.close();
-}
+export type { WriteSteps };
 
 export interface HostBlockWritten {
   /** The file written (a linked config is written where the link points). */
@@ -237,7 +204,6 @@ export interface HostBlockWritten {
  */
 export async function writeHostBlock(b: HostBlock, loc: SshConfigLocation & { steps?: Partial<WriteSteps> } = {}): Promise<HostBlockWritten> {
   renderHostBlock(b); // refuse bad values before touching anything
-  const steps = { ...defaultSteps, ...loc.steps };
   let path = sshConfigPath(loc);
   // A config linked from a dotfiles folder stays a link: write the file it points to.
   if ((await lstat(path).catch(() => undefined))?.isSymbolicLink()) path = await realpath(path);
@@ -252,9 +218,9 @@ export async function writeHostBlock(b: HostBlock, loc: SshConfigLocation & { st
   let backupPath: string | null = null;
   if (old !== null) {
     backupPath = path + BACKUP_SUFFIX;
-    await writeFileAtomic(backupPath, old, 0o600, defaultSteps);
+    await writeFileAtomic(backupPath, old, { mode: 0o600 });
     await chmod(backupPath, 0o600);
   }
-  await writeFileAtomic(path, next, mode, steps);
+  await writeFileAtomic(path, next, { mode, ...(loc.steps ? { steps: loc.steps } : {}) });
   return { path, alias: b.alias, backupPath, changed: true };
 }

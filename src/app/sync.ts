@@ -2,7 +2,8 @@
 // that turns the engine's events into files, bytes, speed and a result, the folders an
 // instance syncs (asked once, remembered, editable), and the .gitignore hint for a local
 // folder inside a git work tree.
-import { lstat, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from './atomicWrite';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RemoteConnection } from '../remote/connection';
 import type { SyncProgress, SyncRemote, SyncReport } from '../remote/sync';
@@ -198,14 +199,6 @@ export async function addToGitignore(advice: GitignoreAdvice): Promise<string> {
   });
   const line = `/${advice.entry}/`;
   const next = `${old}${old && !old.endsWith('\n') ? '\n' : ''}# checkpoints pulled by gpu-rent\n${line}\n`;
-  const tmp = `${path}.gpu-rent-${process.pid}.tmp`;
-  await writeFile(tmp, next, { encoding: 'utf8', mode: 0o644 });
-  const fh = await open(tmp, 'r+');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, path);
+  await writeFileAtomic(path, next, { mode: 0o644 });
   return path;
 }

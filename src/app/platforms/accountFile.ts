@@ -1,9 +1,10 @@
 // The CLI's account file: $GPU_RENT_HOME/accounts.json (default ~/.config/gpu-rent/), mode
 // 0600, refused when others can read it (as ssh refuses a readable key). Written atomically.
-import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../atomicWrite';
 import { AccountSchema, parseSecret, type Account, type Secret } from './accounts';
 
 export function configHome(env: Record<string, string | undefined>): string {
@@ -47,8 +48,5 @@ export async function readAccountFile(home: string): Promise<{ account: Account;
 export async function writeAccountFile(home: string, accounts: readonly { account: Account; secret: Secret }[]): Promise<void> {
   await mkdir(home, { recursive: true, mode: 0o700 });
   const path = join(home, 'accounts.json');
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, JSON.stringify({ version: 1, accounts }, null, 2) + '\n', { mode: 0o600 });
-  await chmod(tmp, 0o600);
-  await rename(tmp, path);
+  await writeFileAtomic(path, JSON.stringify({ version: 1, accounts }, null, 2) + '\n', { mode: 0o600 });
 }
