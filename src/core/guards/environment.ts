@@ -124,19 +124,11 @@ export type EnvCapture = Omit<EnvSnapshot, 'version'>;
 export const ENV_CAPTURE_VERSION = 2;
 export const ENV_CAPTURE_FORMAT = 'gpu-rent-env';
 
-export interface EnvCaptureMeta {
+/** The capture's facts without its package lists, tagged with the format. */
+export type EnvCaptureMeta = Omit<EnvCapture, 'requirements' | 'environmentYml'> & {
   format: typeof ENV_CAPTURE_FORMAT;
   version: typeof ENV_CAPTURE_VERSION;
-  capturedAt: number;
-  source: string;
-  pythonVersion: string | null;
-  condaEnv: string | null;
-  torch: string | null;
-  torchCuda: string | null;
-  driverVersion: string | null;
-  driverMaxCuda: string | null;
-  gpus: string[];
-}
+};
 
 export function captureMeta(c: EnvCapture): EnvCaptureMeta {
   const { capturedAt, source, pythonVersion, condaEnv, torch, torchCuda, driverVersion, driverMaxCuda, gpus } = c;

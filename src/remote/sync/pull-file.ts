@@ -248,16 +248,7 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
       return { kind: 'skipped', reason: 'verify-failed' };
     }
     await fsp.utimes(part, f.mtime, f.mtime);
-    try {
-      await fsp.rename(part, local);
-    } catch (err) {
-      // e.g. Windows refuses to replace a file another program has open. The verified .part
-      // stays; the next pass re-checks it against the box and publishes it.
-      if (isDiskFull(err)) throw diskFull(f.rel);
-      return { kind: 'skipped', reason: 'local-conflict' };
-    }
-    ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: remote.full === null ? null : digest };
-    return { kind: 'pulled', bytes };
+    return publish(ctx, f, part, local, remote.full === null ? null : digest, bytes);
   } finally {
     await closeHandle(sftp, handle);
   }
@@ -366,12 +357,19 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
     if (attempt === 1) return pullSmall(ctx, f, local, part, 2);
     return { kind: 'skipped', reason: 'verify-failed' };
   }
+  return publish(ctx, f, part, local, remote.full === null ? null : digest, f.size);
+}
+
+/** A verified .part renamed into place and recorded; `bytes` read from the box for it. */
+async function publish(ctx: Ctx, f: RemoteFile, part: string, local: string, sha256: string | null, bytes: number): Promise<Outcome> {
   try {
     await fsp.rename(part, local);
   } catch (err) {
+    // e.g. Windows refuses to replace a file another program has open. The verified .part
+    // stays; the next pass re-checks it against the box and publishes it.
     if (isDiskFull(err)) throw diskFull(f.rel);
     return { kind: 'skipped', reason: 'local-conflict' };
   }
-  ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: remote.full === null ? null : digest };
-  return { kind: 'pulled', bytes: f.size };
+  ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256 };
+  return { kind: 'pulled', bytes };
 }
