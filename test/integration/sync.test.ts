@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { appendFileSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, closeSync, existsSync, openSync, writeSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, type SFTPWrapper } from 'ssh2';
@@ -330,6 +330,62 @@ describe('sync against a real sshd', function () {
     const r2 = await syncOnce(conn.remote, opts());
     assert.deepEqual(r2.pulled, ['growing.ckpt']);
     sameBytes('growing.ckpt');
+  });
+
+  describe('big files: their identity on the box instead of a second read there', () => {
+    /** The remote with every command it runs written down. */
+    const spied = (cmds: string[]): SyncRemote => ({ sftp: () => conn.remote.sftp(), exec: (c, o) => (cmds.push(c), conn.remote.exec(c, o)) });
+    const isStat = (c: string) => c.includes('stat -c');
+    const isHash = (c: string) => c.includes('dgst');
+    const aged = () => new Promise((r) => setTimeout(r, 2100)); // ctime older than IDENTITY_MIN_AGE_S
+
+    it('pulls an aged big file with a stat before and after and no hash on the box; --box-hash hashes it there too', async () => {
+      put('model.safetensors', randomBytes(6 * 1024 * 1024 + 3));
+      await aged();
+      const cmds: string[] = [];
+      const r = await syncOnce(spied(cmds), opts());
+      assert.deepEqual(r.pulled, ['model.safetensors']);
+      assert.equal(r.byIdentity, 1);
+      sameBytes('model.safetensors');
+      assert.equal(cmds.filter(isStat).length, 2);
+      assert.equal(cmds.filter(isHash).length, 0, 'the box did not read the file a second time');
+      rmSync(localDir, { recursive: true, force: true });
+      const cmds2: string[] = [];
+      const r2 = await syncOnce(spied(cmds2), opts({ boxHash: true }));
+      assert.equal(r2.byIdentity, 0);
+      assert.equal(cmds2.filter(isHash).length, 1);
+      assert.equal(cmds2.filter(isStat).length, 0);
+      sameBytes('model.safetensors');
+    });
+
+    it('hashes on the box a big file changed in the last seconds (its change time cannot yet tell a later write)', async () => {
+      put('fresh.safetensors', randomBytes(5 * 1024 * 1024));
+      const cmds: string[] = [];
+      const r = await syncOnce(spied(cmds), opts());
+      assert.deepEqual(r.pulled, ['fresh.safetensors']);
+      assert.equal(r.byIdentity, 0);
+      assert.equal(cmds.filter(isHash).length, 1);
+      sameBytes('fresh.safetensors');
+    });
+
+    it('refuses a big file rewritten in place during the pull with its size and mtime put back', async () => {
+      const path = put('ckpt.pt', randomBytes(24 * 1024 * 1024));
+      await aged();
+      let tampered = false;
+      const r = await syncOnce(conn.remote, opts({ inFlight: 2 }), (p) => {
+        if (p.kind === 'bytes' && !tampered) {
+          tampered = true;
+          const fd = openSync(path, 'r+');
+          writeSync(fd, Buffer.from('EVIL'), 0, 4, 20 * 1024 * 1024);
+          closeSync(fd);
+          utimesSync(path, OLD, OLD); // what the listing and SFTP's fstat (whole seconds) see again
+        }
+      });
+      assert.ok(tampered);
+      assert.deepEqual(r.skipped, [{ name: 'ckpt.pt', reason: 'changed-during-download' }]);
+      assert.equal(r.files, 0);
+      assert.ok(!existsSync(local('ckpt.pt')));
+    });
   });
 
   it('skips files modified within the settle time, or waits for them once when asked', async () => {

@@ -6,6 +6,7 @@ import { aliyunBalance, aliyunInstance, aliyunPage, aliyunPrice } from '../../co
 import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
+import { loadSdks, type PlatformSdks } from './loadSdks';
 
 export interface AliyunOptions {
   accessKeyId: string;
@@ -20,7 +21,7 @@ export interface AliyunOptions {
 const PAGE = 100;
 const MAX_PAGES = 50;
 
-type Sdk = { ecs: typeof import('@alicloud/ecs20140526'); bss: typeof import('@alicloud/bssopenapi20171214'); Config: typeof import('@alicloud/openapi-client').Config };
+type Sdk = Pick<PlatformSdks, 'ecs' | 'bss' | 'Config'>;
 
 export class AliyunConnector implements Connector {
   readonly kind = 'aliyun-ecs' as const;
@@ -30,7 +31,7 @@ export class AliyunConnector implements Connector {
   constructor(private readonly o: AliyunOptions) {}
 
   private load(): Promise<Sdk> {
-    return (this.sdk ??= (async () => ({ ecs: await import('@alicloud/ecs20140526'), bss: await import('@alicloud/bssopenapi20171214'), Config: (await import('@alicloud/openapi-client')).Config }))());
+    return (this.sdk ??= Promise.resolve().then(loadSdks));
   }
 
   private config(sdk: Sdk) {

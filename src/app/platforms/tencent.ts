@@ -6,6 +6,7 @@ import { classifyFailure } from '../../core/platforms/errors';
 import { tencentBalance, tencentInstance, tencentPage, tencentPrice } from '../../core/platforms/tencent';
 import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
+import { loadSdks } from './loadSdks';
 
 export interface TencentOptions {
   secretId: string;
@@ -31,8 +32,7 @@ export class TencentConnector implements Connector {
 
   private load(): Promise<{ cvm: Client; billing: Client }> {
     return (this.clients ??= (async () => {
-      const { cvm } = await import('tencentcloud-sdk-nodejs-cvm');
-      const { CommonClient } = await import('tencentcloud-sdk-nodejs-common');
+      const { cvm, CommonClient } = loadSdks();
       const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
       const httpProfile = { reqTimeout: Math.max(1, Math.ceil(this.o.timeoutMs / 1000)), ...(ep ? { endpoint: ep.host, protocol: ep.protocol } : {}) };
       const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };

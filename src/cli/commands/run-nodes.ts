@@ -90,7 +90,7 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
   const { syncRemote } = await import('../../app/sync');
   const inst = { id: conn.target.host, intervals: [] } as unknown as Instance;
   const r = await runEndAction(then, inst, {
-    sync: async () => syncOutcomeOf(await syncOnce(syncRemote(conn), { remoteDir: f['sync-remote']!, localDir: f['sync-local']! })),
+    sync: async () => syncOutcomeOf(await syncOnce(syncRemote(conn), { remoteDir: f['sync-remote']!, localDir: f['sync-local']!, durable: true })),
     power: undefined,
     powerOffFromBox: async () => {
       await conn.exec(`(sleep 2; ${powerOff}) >/dev/null 2>&1 </dev/null &`, { timeoutMs: 15000, login: false });

@@ -18,16 +18,22 @@ const specs = {
   delete: { type: 'boolean', description: 'remove local files synced earlier that are gone from the box (or fell out of --keep-last)' },
   settle: { type: 'number', valueName: 'SECONDS', min: 0, max: 3600, description: 'a file is finished once unchanged this long (default 5)' },
   json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON (one line per pass with --watch)' },
+  'box-hash': { type: 'boolean', description: 'also SHA-256 each big file on the box (a second read of it there); by default its unchanged identity is checked' },
+  fsync: { type: 'boolean', description: 'flush each file to disk before it is published (before releasing the box, say)' },
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete] [--json]';
+const USAGE = 'gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete] [--box-hash] [--fsync] [--json]';
 const SUMMARY = [
   'Pull new and changed files (checkpoints) from a folder on the rented box. Each file is written',
-  'as NAME.part, checked against the box (size and SHA-256), and only then renamed into place;',
-  'an interrupted pull resumes from its .part. Files still being written are left for the next',
-  'pass. Local files are only deleted with --delete, and never when the folder on the box is',
-  'empty. Hostile names and links pointing out of the folder are skipped and listed.',
+  'as NAME.part, checked against the box, and only then renamed into place: its SHA-256 is',
+  "taken as it arrives; small files are compared with the box's SHA-256, big ones (4 MiB and",
+  'up) must keep the same inode, size and nanosecond change time on the box from before the',
+  'first byte to after the last (no write can happen without changing it; --box-hash adds',
+  "the box's SHA-256, and boxes whose stat cannot tell get it anyway). An interrupted pull",
+  'resumes from its .part. Files still being written are left for the next pass. Local files',
+  'are only deleted with --delete, and never when the folder on the box is empty. Hostile',
+  'names and links pointing out of the folder are skipped and listed.',
   '--keep-last N takes the newest N complete top-level entries by modification time (an entry',
   'still being written does not count yet); add --delete to also drop older ones locally.',
   '',
@@ -80,6 +86,7 @@ export function reportJson(r: SyncReport): Record<string, unknown> {
     seconds: r.seconds,
     unchanged: r.unchanged,
     verified: r.verified,
+    byIdentity: r.byIdentity,
     deleted: r.deleted,
     interrupted: r.interrupted,
   };
@@ -150,6 +157,8 @@ export const command: CliCommand = {
           keepLast: flags['keep-last'],
           delete: flags.delete === true,
           settleSeconds: flags.settle ?? 5,
+          boxHash: flags['box-hash'] === true,
+          durable: flags.fsync === true,
           signal: ac.signal,
         };
         const onProgress = progressPrinter(io, json);

@@ -11,7 +11,6 @@ import { sleep } from '../util/sleep';
 import { diskFull, isDiskFull, SyncError, toSyncError } from './errors';
 import { HashBatcher } from './hash-batch';
 import { listRemote } from './list';
-import { HashWorker } from './local-hash';
 import { applyDeletion } from './delete';
 import { gatherLocalState } from './local-state';
 import type { NameRules } from './names';
@@ -52,7 +51,7 @@ export function remotePathForSftp(dir: string): string {
 export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = performance.now();
   const rules: NameRules = { platform: opts.platform ?? process.platform };
-  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false };
+  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0 };
   const localRoot = await ensureLocalRoot(opts.localDir);
   const settleSeconds = Math.max(0, opts.settleSeconds ?? 5);
   let ctx: Ctx | undefined;
@@ -70,7 +69,6 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       state: await readState(localRoot, source),
       onProgress,
       hasher: new HashBatcher(remote),
-      hashes: new HashWorker(),
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
       prefetched: new Map(),
       madeDirs: new Set(),
@@ -137,6 +135,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
         if (outcome.kind === 'pulled') {
           report.files++;
           report.bytes += outcome.bytes;
+          if (outcome.byIdentity) report.byIdentity++;
           report.pulled.push(f.rel);
           onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false });
         } else if (outcome.kind === 'verified') {
@@ -167,7 +166,6 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   } catch (err) {
     throw toSyncError(err);
   } finally {
-    ctx?.hashes.close();
     ctx?.hasher.cancel();
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
     if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);

@@ -3,7 +3,7 @@
 // running the hash tool once over all its files), not a thousand. Big files go to the front
 // of the queue: their hash runs alongside their transfer. Prefix hashes (to trust a resumed
 // .part) go one at a time.
-import { batchHashScript, hashScript, parseBatchHashOutput, parseHashOutput, shArg, type HashAnswer } from './remote-hash';
+import { batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, shArg, type BoxIdentity, type HashAnswer } from './remote-hash';
 import type { SyncRemote } from './types';
 
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
@@ -20,6 +20,16 @@ export async function remoteHash(remote: SyncRemote, path: string, size: number,
     return parseHashOutput(r.stdout, req);
   } catch {
     return { full: undefined, prefix: undefined };
+  }
+}
+
+/** The file's identity on the box (see BoxIdentity); undefined where the box's stat cannot give it. */
+export async function boxIdentity(remote: SyncRemote, path: string): Promise<BoxIdentity | undefined> {
+  try {
+    const r = await remote.exec(identityScript(path), { timeoutMs: 30_000, login: false });
+    return r.code === 0 ? parseIdentity(r.stdout) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

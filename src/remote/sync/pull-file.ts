@@ -6,10 +6,10 @@ import { createReadStream, lstatSync, promises as fsp, readFileSync, type Stats 
 import { dirname, join, resolve, sep } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { diskFull, isDiskFull, SyncError } from './errors';
-import { remoteHash, type HashBatcher } from './hash-batch';
-import type { HashAnswer } from './remote-hash';
+import { boxIdentity, remoteHash, type HashBatcher } from './hash-batch';
+import { identityUsable, sameIdentity, type HashAnswer } from './remote-hash';
 import type { RemoteFile } from './list';
-import type { HashWorker } from './local-hash';
+import { sha256 } from './local-hash';
 import { PART_SUFFIX, type SkipReason } from './names';
 import { lstatRemote, openedIsListed, safeLocalParent } from './safe-paths';
 import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
@@ -19,7 +19,7 @@ import { PullError, pullRange, readSmall, SMALL_FILE } from './transfer';
 import type { SyncOptions, SyncProgress, SyncRemote } from './types';
 import type { Semaphore } from '../util/semaphore';
 
-export type Outcome = { kind: 'pulled'; bytes: number } | { kind: 'verified' } | { kind: 'skipped'; reason: SkipReason } | { kind: 'interrupted' };
+export type Outcome = { kind: 'pulled'; bytes: number; byIdentity?: boolean } | { kind: 'verified' } | { kind: 'skipped'; reason: SkipReason } | { kind: 'interrupted' };
 
 /** One pass's shared state. */
 export interface Ctx {
@@ -30,8 +30,6 @@ export interface Ctx {
   state: SyncState;
   onProgress: (p: SyncProgress) => void;
   hasher: HashBatcher;
-  /** SHA-256 of local bytes, off the main thread. */
-  hashes: HashWorker;
   /** Big transfers at once (small files do not count against it). */
   bigSlots: Semaphore;
   fatal?: SyncError;
@@ -132,7 +130,7 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
 
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
-    const h = ctx.hashes.create();
+    const h = sha256();
     const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocal(local, h)]);
     const digest = await h.digest();
     if (typeof remote.full === 'string' && remote.full === digest) {
@@ -158,29 +156,31 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
     from = 0;
   }
 
+  // The file's identity before any byte is read, asked alongside the open (one round trip).
+  const id0P = opts.boxHash ? Promise.resolve(undefined) : boxIdentity(ctx.remote, f.abs);
   let handle: Buffer;
   try {
     handle = await openRead(sftp, f.abs);
   } catch (err) {
+    void id0P;
     if (sftpCode(err) === undefined) throw lost(err);
     return { kind: 'skipped', reason: 'unreadable' };
   }
   try {
-    const [st0, atPath] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs)]);
+    const [st0, atPath, id0] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs), id0P]);
     if (!st0) return { kind: 'skipped', reason: 'unreadable' };
     if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
     if (!openedIsListed(f, st0, atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
 
     // A resumed .part is trusted only if its bytes hash like the box's first bytes.
-    let hash = ctx.hashes.create();
+    let hash = sha256();
     if (from > 0) {
       const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocal(part, hash, from)]);
       const localPrefix = await hash.peek();
       if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
         ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
         from = 0;
-        hash.discard();
-        hash = ctx.hashes.create();
+        hash = sha256();
       }
     }
     if (from === 0) await fsp.rm(part, { force: true });
@@ -188,8 +188,10 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
     const free = await freeBytes(dirname(local));
     if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
 
-    // The box hashes the file while we pull it; both are bracketed by the two stats.
-    const remoteFull = boxHash(ctx, f, attempt);
+    // Checked by its identity on the box (no second read there), or else the box hashes the
+    // file while we pull it; either way bracketed by the two stats.
+    const idBefore = id0 && identityUsable(id0, f) ? id0 : undefined;
+    const remoteFull: Promise<HashAnswer> | undefined = idBefore ? undefined : boxHash(ctx, f, attempt);
     ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
     let out: fsp.FileHandle;
     try {
@@ -209,12 +211,13 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
         chunkBytes: opts.chunkBytes,
         stallMs: opts.stallMs,
         signal: opts.signal,
+        syncEvery: opts.durable ? undefined : 0,
         onBytes: (n) => {
           done += n;
           ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
         },
       });
-      await out.sync();
+      if (opts.durable) await out.sync();
     } catch (err) {
       await out.close().catch(() => undefined);
       if (err instanceof PullError) {
@@ -233,37 +236,54 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
     }
     await out.close();
 
-    const remote = await remoteFull;
-    const st1 = await fstatOrSkip(sftp, handle);
+    const [remote, st1, idAfter] = await Promise.all([
+      remoteFull ?? Promise.resolve(undefined),
+      fstatOrSkip(sftp, handle),
+      idBefore ? boxIdentity(ctx.remote, f.abs) : Promise.resolve(undefined),
+    ]);
     if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+    // Written to (or replaced) between the first look and the last byte: not one version.
+    if (idBefore && !(idAfter && sameIdentity(idBefore, idAfter))) return { kind: 'skipped', reason: 'changed-during-download' };
 
     const digest = await hash.digest();
     const partNow = await fsp.stat(part);
     const sizeOk = partNow.size === f.size;
-    const hashOk = remote.full === null ? true : remote.full === digest;
-    if (remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
+    const hashOk = !remote || remote.full === null ? true : remote.full === digest;
+    if (remote && remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
     if (!sizeOk || !hashOk) {
       await fsp.rm(part, { force: true });
       if (attempt === 1) return pullFile(ctx, f, 2);
       return { kind: 'skipped', reason: 'verify-failed' };
     }
     await fsp.utimes(part, f.mtime, f.mtime);
-    return publish(ctx, f, part, local, remote.full === null ? null : digest, bytes);
+    const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, bytes);
+    return out1.kind === 'pulled' && idBefore ? { ...out1, byIdentity: true } : out1;
   } finally {
     await closeHandle(sftp, handle);
   }
 }
 
 /** A new .part (never through a link or into an old file: created exclusively), with the box's mtime. */
-async function writePart(part: string, data: Buffer, mtime: number): Promise<void> {
+async function writePart(part: string, data: Buffer, mtime: number, durable: boolean): Promise<void> {
+  const write = durable ? writeDurably : (p: string, d: Buffer) => fsp.writeFile(p, d, { flag: 'wx' });
   try {
-    await fsp.writeFile(part, data, { flag: 'wx' });
+    await write(part, data);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     await fsp.rm(part, { force: true }); // a folder here fails with EISDIR: a conflict
-    await fsp.writeFile(part, data, { flag: 'wx' });
+    await write(part, data);
   }
   await fsp.utimes(part, mtime, mtime);
+}
+
+async function writeDurably(path: string, data: Buffer): Promise<void> {
+  const fh = await fsp.open(path, 'wx');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
 }
 
 function statOf(path: string): LocalFileStat | undefined {
@@ -340,7 +360,7 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
   // The .part is written while the box's answer is on its way; it is renamed only once
   // the answer matches. Thousands of file creations are what costs here (0.5-1 ms each on
   // this VM), so they run on the thread pool, several at once, never blocking the replies.
-  const written = writePart(part, data, f.mtime).then(
+  const written = writePart(part, data, f.mtime, ctx.opts.durable === true).then(
     () => undefined,
     (err: unknown) => err,
   );

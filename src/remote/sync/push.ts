@@ -6,7 +6,6 @@
 // it equals the hash of the same local prefix. A file on the box newer than the local one is
 // never overwritten without `force`. Local names that are not safe on the box (control
 // characters, backslashes, "..", our own .part names) and links are refused and listed.
-import { createHash } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
@@ -14,7 +13,7 @@ import { SyncError, toSyncError } from './errors';
 import { HashBatcher, remoteHash } from './hash-batch';
 import type { HashAnswer } from './remote-hash';
 import { listRemote, RemoteFolderError } from './list';
-import { HashWorker, type Sha256 } from './local-hash';
+import { sha256, type Sha256 } from './local-hash';
 import { checkComponent, PART_SUFFIX, STATE_FILE, type SkipReason } from './names';
 import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
 import { sftpCode } from './sftp-util';
@@ -103,7 +102,6 @@ interface Ctx {
   sftp: SFTPWrapper;
   opts: PushOptions;
   root: string;
-  hashes: HashWorker;
   hasher: HashBatcher;
   madeDirs: Set<string>;
   onProgress: (p: PushProgress) => void;
@@ -125,16 +123,13 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
   }
   // A .part from an earlier cut: trusted only if the box's hash of it equals our prefix's.
   let from = 0;
-  let hash: Sha256 = f.size <= BIG ? inThread() : c.hashes.create();
+  let hash: Sha256 = sha256();
   if (f.size > BIG && attempt === 1) {
     const ps = await lstatRemote(sftp, part);
     if (ps?.isFile() && ps.size > 0 && ps.size <= f.size) {
       const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashPrefix(f.path, ps.size, hash)]);
       if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
-      else {
-        hash.discard();
-        hash = c.hashes.create();
-      }
+      else hash = sha256();
     }
   }
   let handle: Buffer;
@@ -162,7 +157,6 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
     });
   } catch (e) {
     await closeRemote(sftp, handle).catch(() => undefined);
-    hash.discard();
     if (e instanceof UploadError) {
       const k = e.failure.kind;
       if (k === 'aborted') return { kind: 'interrupted' };
@@ -237,16 +231,6 @@ async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
   return publish(c, f, s, box, attempt);
 }
 
-function inThread(): Sha256 {
-  const h = createHash('sha256');
-  return {
-    update: (d) => void h.update(d),
-    peek: () => Promise.resolve(h.copy().digest('hex')),
-    digest: () => Promise.resolve(h.digest('hex')),
-    discard: () => undefined,
-  };
-}
-
 /** One push pass: walk the local folder, list the box's, upload what is new or changed. */
 export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
   const started = performance.now();
@@ -258,7 +242,6 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
     throw new SyncError('local-not-directory', `local folder ${opts.localDir} cannot be read: ${(e as Error).message}`);
   }
   if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${opts.localDir} is not a folder`);
-  const hashes = new HashWorker();
   const hasher = new HashBatcher(remote);
   try {
     const localFiles = await walkLocal(opts.localDir, report.skipped);
@@ -284,7 +267,7 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
       else todo.push(f);
     }
     onProgress({ kind: 'listed', files: localFiles.length, toPull: todo.length });
-    const c: Ctx = { remote, sftp, opts, root, hashes, hasher, madeDirs, onProgress };
+    const c: Ctx = { remote, sftp, opts, root, hasher, madeDirs, onProgress };
     let fatal: unknown;
     const record = (f: LocalFile, out: Outcome) => {
       if (out.kind === 'pushed') {
@@ -342,7 +325,6 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
   } catch (e) {
     throw toSyncError(e);
   } finally {
-    hashes.close();
     hasher.cancel();
     report.seconds = Math.round(performance.now() - started) / 1000;
   }

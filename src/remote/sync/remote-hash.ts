@@ -88,3 +88,53 @@ export function parseBatchHashOutput(stdout: string, count: number): Array<strin
     return HEX64.test(v) ? v : undefined;
   });
 }
+
+/**
+ * A file's identity on the box, to prove it was not written while we read it without reading
+ * it a second time there: its type and mode, device, inode, size, modification and change
+ * times in nanoseconds (GNU stat), and the box's clock. Any write changes the change time
+ * (ctime), which no user can set back; a file whose ctime is at least IDENTITY_MIN_AGE_S old
+ * when first looked at gets a different one from any write after that, however coarse the
+ * file system's clock. Where stat cannot say (BusyBox, BSD), the answer is undefined and the
+ * box hashes the file instead.
+ */
+export interface BoxIdentity {
+  mode: number;
+  dev: string;
+  ino: string;
+  size: number;
+  /** "seconds.nanoseconds", compared as text. */
+  mtime: string;
+  ctime: string;
+  /** The box's clock, whole seconds. */
+  now: number;
+}
+
+export const IDENTITY_MIN_AGE_S = 2;
+
+export function identityScript(path: string): string {
+  return `/bin/sh -c ${shArg('stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s')} sh ${shArg(path)}`;
+}
+
+const IDENTITY_RE = /^([0-9a-f]{1,8}) (\d{1,20}) (\d{1,20}) (\d{1,16}) (\d{1,12}\.\d{9}) (\d{1,12}\.\d{9})\n(\d{1,12})\n?$/;
+
+export function parseIdentity(stdout: string): BoxIdentity | undefined {
+  const m = IDENTITY_RE.exec(stdout);
+  if (!m) return undefined;
+  const size = Number(m[4]);
+  const now = Number(m[7]);
+  if (!Number.isSafeInteger(size) || !Number.isSafeInteger(now)) return undefined;
+  return { mode: parseInt(m[1]!, 16), dev: m[2]!, ino: m[3]!, size, mtime: m[5]!, ctime: m[6]!, now };
+}
+
+/** Whether two looks at a file saw the same version of the same regular file. */
+export function sameIdentity(a: BoxIdentity, b: BoxIdentity): boolean {
+  return a.mode === b.mode && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtime === b.mtime && a.ctime === b.ctime;
+}
+
+/** Whether a first look can stand in for the box's hash: a regular file of the listed size and mtime, last changed long enough ago. */
+export function identityUsable(id: BoxIdentity, listed: { size: number; mtime: number }): boolean {
+  const isFile = (id.mode & 0o170000) === 0o100000;
+  const ctimeS = Number(id.ctime.split('.')[0]);
+  return isFile && id.size === listed.size && Number(id.mtime.split('.')[0]) === listed.mtime && ctimeS <= id.now - IDENTITY_MIN_AGE_S;
+}

@@ -32,6 +32,21 @@ export interface SyncOptions {
   chunkBytes?: number;
   stallMs?: number;
   signal?: AbortSignal;
+  /**
+   * Also SHA-256 every big file on the box (a second read of it there). By default a big file
+   * is checked by its identity on the box instead: same inode, size and nanosecond change time
+   * before the first byte and after the last (see BoxIdentity); the box hashes it only where
+   * stat cannot say, or the file changed within the last seconds.
+   */
+  boxHash?: boolean;
+  /**
+   * Flush each file to the local disk (fsync) before it is renamed into place, so a verified
+   * copy survives a crash of this computer at once. Off by default, as with scp and rsync:
+   * the OS writes it back within seconds, and a copy cut short by a crash has the wrong size,
+   * which the next pass sees and pulls again. The end actions that power off or release the
+   * box turn it on (the box's copy may be gone after them).
+   */
+  durable?: boolean;
   /** Local platform for name rules (default: this process's). */
   platform?: string;
 }
@@ -49,6 +64,8 @@ export interface SyncReport {
   pulled: string[];
   /** Stopped by the signal: unfinished files are left as `.part` only. */
   interrupted: boolean;
+  /** Of `files`, those checked by their unchanged identity on the box instead of the box's SHA-256. */
+  byIdentity: number;
 }
 
 export type SyncProgress =

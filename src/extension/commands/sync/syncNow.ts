@@ -13,7 +13,8 @@ import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
 
 const GITIGNORE_ASKED = 'gpuRent.gitignoreAsked';
 
-export async function syncCheckpoints(ctx: CommandContext, arg: unknown): Promise<SyncSummary | undefined> {
+/** `durable`: each file flushed to disk before it is published (an end action powers off or releases next). */
+export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: { durable?: boolean } = {}): Promise<SyncSummary | undefined> {
   requireTrust();
   const a = isScripted(arg) ? parseArgs(SyncArgs, arg) : undefined;
   const picked = await pickInstance(ctx, a ?? arg, powered);
@@ -36,7 +37,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown): Promis
     let lastDraw = 0;
     try {
       const conn = await ctx.sessions.connect(inst, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});
-      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal }, (p) => {
+      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable === true }, (p) => {
         meter.observe(p);
         const s = meter.snapshot();
         if (p.kind === 'listed') progress.report({ message: vscode.l10n.t('{0} files to copy', s.filesTotal ?? 0) });
