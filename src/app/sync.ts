@@ -13,6 +13,7 @@ export function syncRemote(conn: RemoteConnection): SyncRemote {
   return {
     sftp: () => conn.sftp(),
     exec: (command, opts) => conn.exec(command, { login: opts?.login ?? false, ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}) }),
+    stream: (command, opts) => conn.execStream(command, { login: false, ...opts }),
   };
 }
 

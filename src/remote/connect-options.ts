@@ -80,6 +80,7 @@ export interface ExecResult {
 }
 
 export interface StreamOptions {
+  stdin?: string | Buffer;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
   signal?: AbortSignal;

@@ -103,11 +103,12 @@ export class RemoteConnection extends EventEmitter {
     return { code: r.code, ...(r.signal ? { signal: r.signal } : {}), ...out.result(), ...(r.outputLimited ? { outputLimited: true } : {}) };
   }
 
-  /** Runs a command and hands its output over as it arrives (logs --follow). */
+  /** Runs a command and hands its output over as it arrives (logs --follow, sync's tar stream). */
   async execStream(command: string, opts: StreamOptions = {}): Promise<{ code: number | null; signal?: string }> {
     return this.runChannel(opts.login === false ? command : loginShell(command), {
       signal: operationSignal(opts.timeoutMs, opts.signal),
       timeoutMs: opts.timeoutMs,
+      stdin: opts.stdin,
       onStdout: opts.onStdout,
       onStderr: opts.onStderr,
     });

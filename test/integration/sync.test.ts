@@ -15,15 +15,15 @@ interface Conn {
   remote: SyncRemote;
   client: Client;
   /** SFTP requests sent, by type (counted on the real session). */
-  counts: { open: number; read: number; readdir: number; exec: number };
+  counts: { open: number; read: number; readdir: number; exec: number; stream: number };
   close(): void;
 }
 
 /** A plain ssh2 connection to the test sshd (directly or through the fault proxy). */
-function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
+function connect(sshd: TestSshd, port = sshd.port, opts: { stream?: (command: string) => string } = {}): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const client = new Client();
-    const counts = { open: 0, read: 0, readdir: 0, exec: 0 };
+    const counts = { open: 0, read: 0, readdir: 0, exec: 0, stream: 0 };
     let sftpP: Promise<SFTPWrapper> | undefined;
     const remote: SyncRemote = {
       sftp: () =>
@@ -55,6 +55,23 @@ function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
             stream.on('close', (code: number | null) => res({ code, stdout, stderr }));
           });
         }),
+      // With `opts.stream`: the engine's tar streams, the command passed through it (to break it).
+      ...(opts.stream
+        ? {
+            stream: (command: string, o: { stdin: Buffer; onStdout: (c: Buffer) => void; signal?: AbortSignal }) =>
+              new Promise<{ code: number | null }>((res, rej) => {
+                counts.stream++;
+                client.exec(opts.stream!(command), (err, ch) => {
+                  if (err) return rej(err);
+                  o.signal?.addEventListener('abort', () => ch.close());
+                  ch.on('data', o.onStdout);
+                  ch.stderr.resume();
+                  ch.on('close', (code: number | null) => res({ code }));
+                  ch.end(o.stdin);
+                });
+              }),
+          }
+        : {}),
     };
     client.on('ready', () => resolve({ remote, client, counts, close: () => client.end() }));
     client.on('error', reject);
@@ -385,6 +402,68 @@ describe('sync against a real sshd', function () {
       assert.deepEqual(r.skipped, [{ name: 'ckpt.pt', reason: 'changed-during-download' }]);
       assert.equal(r.files, 0);
       assert.ok(!existsSync(local('ckpt.pt')));
+    });
+  });
+
+  describe('many new small files in tar streams', () => {
+    let streamed: Conn;
+    const viaStream = async (rewrite: (command: string) => string = (c) => c) => (streamed = await connect(sshd, sshd.port, { stream: rewrite }));
+    afterEach(() => streamed?.close());
+    const manySmall = (n: number) => {
+      for (let i = 0; i < n; i++) put(`step-${i % 4}/shard-${String(i).padStart(3, '0')}.bin`, randomBytes(1 + ((i * 97) % 3000)));
+    };
+
+    it('pulls 60 small files in one stream (no SFTP open for any), verified against the box, mtimes kept, a big file beside them', async () => {
+      manySmall(60);
+      put('model.pt', randomBytes(5 * 1024 * 1024));
+      await viaStream();
+      const r = await syncOnce(streamed.remote, opts());
+      assert.equal(r.files, 61);
+      assert.deepEqual(r.skipped, []);
+      assert.equal(streamed.counts.stream, 1);
+      assert.equal(streamed.counts.open, 1, 'only the big file was opened over SFTP');
+      for (const rel of r.pulled) sameBytes(rel);
+      assert.equal(Math.floor(statSync(local('step-1/shard-001.bin')).mtimeMs / 1000), OLD);
+      assert.deepEqual(localFiles().filter((f) => f.endsWith('.part')), []);
+    });
+
+    it('a link swapped in or a file gone after the listing is not taken from the stream; the file-by-file pull says why', async () => {
+      manySmall(40);
+      await viaStream();
+      const r = await syncOnce(streamed.remote, opts(), (p) => {
+        if (p.kind !== 'listed') return;
+        // A link to a secret outside the folder, with the listed size and mtime.
+        const swapped = join(remoteDir, 'step-0/shard-004.bin');
+        const secret = join(remoteDir, '..', `secret-${randomBytes(3).toString('hex')}`);
+        writeFileSync(secret, Buffer.alloc(statSync(swapped).size, 'S'));
+        utimesSync(secret, OLD, OLD);
+        rmSync(swapped);
+        symlinkSync(secret, swapped);
+        rmSync(join(remoteDir, 'step-1/shard-005.bin'));
+      });
+      assert.deepEqual(r.skipped, [
+        { name: 'step-0/shard-004.bin', reason: 'remote-swapped' },
+        { name: 'step-1/shard-005.bin', reason: 'unreadable' },
+      ]);
+      assert.equal(r.files, 38);
+      assert.ok(!existsSync(local('step-0/shard-004.bin')));
+      assert.ok(!readdirSync(join(localDir, 'step-0')).some((n) => readFileSync(join(localDir, 'step-0', n)).includes('SSSS')));
+    });
+
+    it('a box without tar or gzip, or one sending garbage or a member it was not asked for, loses nothing: the files come file by file', async () => {
+      manySmall(30);
+      const evil = join(work, 'evil.tar');
+      execFileSync('sh', ['-c', `cd ${work} && mkdir -p x && echo pwned > x/escape.txt && tar -c -f - x/escape.txt | gzip -1 > ${evil}`]);
+      for (const rewrite of [() => 'exit 127', () => 'head -c 100000 /dev/urandom', () => `cat ${evil}`, () => 'yes | head -c 50000000 | gzip -1']) {
+        rmSync(localDir, { recursive: true, force: true });
+        await viaStream(rewrite);
+        const r = await syncOnce(streamed.remote, opts());
+        streamed.close();
+        assert.equal(r.files, 30, rewrite());
+        assert.deepEqual(r.skipped, []);
+        for (const rel of r.pulled) sameBytes(rel);
+        assert.deepEqual(localFiles().filter((f) => !f.startsWith('step-')), ['.gpu-rent-sync.json']);
+      }
     });
   });
 

@@ -17,6 +17,7 @@ import type { NameRules } from './names';
 import { changedFiles, plan, type Plan } from './planner';
 import { pullFile, type Ctx, type Outcome } from './pull-file';
 import { SMALL_FILE } from './transfer';
+import { STREAM_MIN_FILES, streamSmall } from './stream-small';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
 import { readState, writeState } from './state';
 import type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
@@ -71,7 +72,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
       hasher: new HashBatcher(remote),
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
       prefetched: new Map(),
-      madeDirs: new Set(),
+      madeDirs: new Map(),
     };
     stateAsRead = JSON.stringify(ctx.state.files);
     const c = ctx;
@@ -111,53 +112,67 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
     // transfers run: a small file's answer is there by the time its bytes are.
     for (const f of p.toPull) if (f.size <= SMALL_FILE) c.prefetched!.set(f.rel, c.hasher.full(f.abs, f.size));
 
-    // A few files at a time; stop starting new ones after a fatal error or an interrupt.
-    const queue = p.toPull;
-    let next = 0;
     let lastSave = performance.now();
-    const worker = async () => {
-      for (let f = queue[next++]; f; f = queue[next++]) {
-        if (c.fatal || opts.signal?.aborted) {
-          if (opts.signal?.aborted) report.interrupted = true;
-          return;
-        }
-        let outcome: Outcome;
-        const release = f.size >= BIG_FILE ? await c.bigSlots.acquire() : () => undefined;
-        try {
-          outcome = await pullFile(c, f);
-        } catch (err) {
-          const e = toSyncError(err);
-          c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
-          return;
-        } finally {
-          release();
-        }
-        if (outcome.kind === 'pulled') {
-          report.files++;
-          report.bytes += outcome.bytes;
-          if (outcome.byIdentity) report.byIdentity++;
-          report.pulled.push(f.rel);
-          onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false });
-        } else if (outcome.kind === 'verified') {
-          report.verified++;
-          onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: 0, verifiedOnly: true });
-        } else if (outcome.kind === 'skipped') {
-          report.skipped.push({ name: f.rel, reason: outcome.reason });
-          onProgress({ kind: 'skipped', name: f.rel, reason: outcome.reason });
-        } else report.interrupted = true;
-        if (performance.now() - lastSave > 10_000) {
-          lastSave = performance.now();
-          await writeState(localRoot, c.state).catch(() => undefined);
-        }
+    let saving: Promise<void> | undefined;
+    const record = (f: (typeof p.toPull)[number], outcome: Outcome) => {
+      if (outcome.kind === 'pulled') {
+        report.files++;
+        report.bytes += outcome.bytes;
+        if (outcome.byIdentity) report.byIdentity++;
+        report.pulled.push(f.rel);
+        onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false });
+      } else if (outcome.kind === 'verified') {
+        report.verified++;
+        onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: 0, verifiedOnly: true });
+      } else if (outcome.kind === 'skipped') {
+        report.skipped.push({ name: f.rel, reason: outcome.reason });
+        onProgress({ kind: 'skipped', name: f.rel, reason: outcome.reason });
+      } else report.interrupted = true;
+      // The state now and then on a long pass (one write at a time), so a crash loses little.
+      if (performance.now() - lastSave > 10_000 && !saving) {
+        lastSave = performance.now();
+        saving = writeState(localRoot, c.state)
+          .catch(() => undefined)
+          .finally(() => (saving = undefined));
       }
     };
-    // Small files are latency-bound (two round trips each): 256 at once, so the SFTP
-    // session keeps about a thousand requests in flight (at 40 ms RTT, 64 at once left
-    // 1000 files at ~3× rsync's time). Big ones are bandwidth-bound: `concurrency` at once,
-    // each with its own pipeline of reads.
-    const workers = Math.max(1, opts.concurrency ?? 4) * 64;
-    await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, queue.length)) }, worker));
-    if (opts.signal?.aborted && next < queue.length) report.interrupted = true;
+    // A few files at a time; stop starting new ones after a fatal error or an interrupt.
+    const drain = async (queue: typeof p.toPull) => {
+      let next = 0;
+      const worker = async () => {
+        for (let f = queue[next++]; f; f = queue[next++]) {
+          if (c.fatal || opts.signal?.aborted) {
+            if (opts.signal?.aborted) report.interrupted = true;
+            return;
+          }
+          let outcome: Outcome;
+          const release = f.size >= BIG_FILE ? await c.bigSlots.acquire() : () => undefined;
+          try {
+            outcome = await pullFile(c, f);
+          } catch (err) {
+            const e = toSyncError(err);
+            c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
+            return;
+          } finally {
+            release();
+          }
+          record(f, outcome);
+        }
+      };
+      // Small files are latency-bound (two round trips each): 256 at once, so the SFTP
+      // session keeps about a thousand requests in flight (at 40 ms RTT, 64 at once left
+      // 1000 files at ~3× rsync's time). Big ones are bandwidth-bound: `concurrency` at once,
+      // each with its own pipeline of reads.
+      const workers = Math.max(1, opts.concurrency ?? 4) * 64;
+      await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, queue.length)) }, worker));
+      if (opts.signal?.aborted && next < queue.length) report.interrupted = true;
+    };
+    // New small files (nothing at their local path) come down in tar streams alongside the
+    // others; what the streams did not deliver follows file by file.
+    const streamable = p.toPull.filter((f) => f.size <= SMALL_FILE && !c.localStats?.has(f.rel));
+    const byStream = new Set(streamable.length >= STREAM_MIN_FILES && remote.stream ? streamable : []);
+    await Promise.all([drain(p.toPull.filter((f) => !byStream.has(f))), byStream.size ? streamSmall(c, [...byStream], record).then(drain) : undefined]);
+    await saving;
     if (c.fatal) throw c.fatal;
     if (opts.delete && !report.interrupted) await applyDeletion({ localRoot, remoteDir: opts.remoteDir, state: c.state, onProgress }, p.deletion, report);
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

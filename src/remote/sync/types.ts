@@ -11,6 +11,11 @@ export interface SyncRemote {
   sftp(): Promise<SFTPWrapper>;
   /** Runs a command on the box and collects its output (sync's commands need no login shell). */
   exec(command: string, opts?: { timeoutMs?: number; login?: boolean }): Promise<ExecResult>;
+  /**
+   * Runs a command (no login shell) with `stdin`, handing its stdout over as it arrives. Where
+   * given, many small files come down in one tar stream (stream-small.ts); else file by file.
+   */
+  stream?(command: string, opts: { stdin: Buffer; onStdout: (chunk: Buffer) => void; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
 }
 
 export interface SyncOptions {

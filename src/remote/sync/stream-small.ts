@@ -1,0 +1,155 @@
+// Many small files in one stream: the box's own `tar -c`, fed the files' paths on stdin,
+// sends them one after another down one exec channel, so a new checkpoint folder of thousands
+// of small files costs about one round trip instead of two per file (20,000 × 512 B had
+// taken 2.8× rsync's time file by file over SFTP). Each member is checked against the listing
+// (its name is the one asked for, next in order; a regular file, its size and mtime as
+// listed), hashed, written as .part and published only when the box's SHA-256, asked for
+// ahead in batches as before, agrees. Anything else (a link swapped in, a file that changed or
+// vanished, a member not asked for, a box without GNU tar, a stream cut short) is left to
+// the file-by-file SFTP pull, which says why; the stream is never trusted further than that.
+import type { RemoteFile } from './list';
+import { landStreamed, type Ctx, type Outcome } from './pull-file';
+import { shArg } from './remote-hash';
+import { TarError, TarReader } from './tar';
+import { SMALL_FILE } from './transfer';
+import { toSyncError, SyncError } from './errors';
+import { createGunzip } from 'node:zlib';
+
+/** Fewer new small files than this go file by file (a stream costs a channel and a process). */
+export const STREAM_MIN_FILES = 16;
+const BATCH_FILES = 2000;
+const BATCH_BYTES = 16 * 1024 * 1024;
+const STREAMS_AT_ONCE = 2;
+
+/**
+ * Paths come on stdin, one per line, all absolute (none can pass for an option), and are
+ * never unquoted by tar: the listing refuses names with a backslash or a newline.
+ * --no-recursion: a path swapped for a folder is sent as a folder entry, not its contents.
+ * gzip -1: tar's 512-byte header per file would double what 1000 × 512 B puts on the link
+ * (0.4 s more at AutoDL's 10 Mbit/s); compressed, a header costs ~50 bytes. A box without
+ * gzip or GNU tar answers nothing and the files go file by file.
+ */
+export const TAR_COMMAND = `/bin/sh -c ${shArg('tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1')}`;
+
+function batches(files: readonly RemoteFile[]): RemoteFile[][] {
+  const out: RemoteFile[][] = [];
+  let cur: RemoteFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (cur.length && (cur.length >= BATCH_FILES || bytes + f.size > BATCH_BYTES)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(f);
+    bytes += f.size + 1024;
+  }
+  if (cur.length) out.push(cur);
+  return out;
+}
+
+/**
+ * Pulls `files` (small, nothing at their local paths) through tar streams; `record` gets each
+ * landed file's outcome. Resolves with the files the streams did not deliver, for the
+ * file-by-file pull.
+ */
+export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: (f: RemoteFile, o: Outcome) => void): Promise<RemoteFile[]> {
+  const stream = c.remote.stream?.bind(c.remote);
+  const usable = files.filter((f) => f.abs.startsWith('/') && f.size <= SMALL_FILE);
+  if (!stream || usable.length < STREAM_MIN_FILES) return [...files];
+  const leftover: RemoteFile[] = files.filter((f) => !(f.abs.startsWith('/') && f.size <= SMALL_FILE));
+  const todo = batches(usable);
+  let next = 0;
+
+  const runBatch = async (batch: RemoteFile[]) => {
+    const want = new Map(batch.map((f, i) => [f.abs.replace(/^\/+/, ''), i]));
+    const delivered = new Uint8Array(batch.length);
+    const landing: Promise<void>[] = [];
+    let cursor = 0;
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    c.opts.signal?.addEventListener('abort', onAbort);
+    const reader = new TarReader(
+      (m) => {
+        const i = want.get(m.name);
+        if (i === undefined || i < cursor) throw new TarError('a member that was not asked for, or out of order');
+        cursor = i + 1;
+        const f = batch[i]!;
+        // Not what was listed: the file-by-file pull looks again and says why.
+        if ((m.type !== '0' && m.type !== '7') || m.size !== f.size || m.mtime !== f.mtime || c.fatal) return;
+        delivered[i] = 1;
+        landing.push(
+          landStreamed(c, f, m.data).then(
+            (o) => record(f, o),
+            (err: unknown) => {
+              const e = toSyncError(err);
+              c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
+              stop.abort();
+            },
+          ),
+        );
+      },
+      { maxMemberBytes: SMALL_FILE },
+    );
+    let broken = false;
+    const bytes = batch.reduce((n, f) => n + f.size, 0);
+    // What an honest stream of these files unpacks to at most (a header, a long name and
+    // padding each, the end blocks): more is a gzip bomb or garbage, and ends the stream.
+    let budget = bytes + batch.length * 2048 + 64 * 1024;
+    const breakOff = () => {
+      broken = true; // what came before stands; the rest goes file by file
+      stop.abort();
+    };
+    const gunzip = createGunzip({ chunkSize: 64 * 1024 });
+    gunzip.on('data', (d: Buffer) => {
+      if (broken) return;
+      budget -= d.length;
+      if (budget < 0) return breakOff();
+      try {
+        reader.push(d);
+      } catch {
+        breakOff();
+      }
+    });
+    gunzip.on('error', breakOff);
+    const unpacked = new Promise<void>((res) => {
+      gunzip.on('end', res);
+      gunzip.on('error', () => res());
+      gunzip.on('close', res);
+    });
+    try {
+      const r = await stream(TAR_COMMAND, {
+        stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
+        signal: stop.signal,
+        timeoutMs: 60_000 + Math.ceil(bytes / 50_000),
+        onStdout: (chunk) => {
+          if (!broken) gunzip.write(chunk);
+        },
+      });
+      gunzip.end();
+      await unpacked;
+      if (!broken && r.code === 0) reader.end();
+    } catch {
+      /* cut short, refused, or no tar on the box: what did not land goes file by file */
+      gunzip.destroy();
+    } finally {
+      c.opts.signal?.removeEventListener('abort', onAbort);
+    }
+    await Promise.all(landing);
+    batch.forEach((f, i) => {
+      if (!delivered[i]) leftover.push(f);
+    });
+  };
+
+  const worker = async () => {
+    for (let b = todo[next++]; b; b = todo[next++]) {
+      if (c.fatal || c.opts.signal?.aborted) {
+        leftover.push(...b);
+        continue;
+      }
+      await runBatch(b);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STREAMS_AT_ONCE, todo.length) }, worker));
+  return leftover;
+}
