@@ -99,6 +99,8 @@ export interface SyncSummary {
   bytesPerSecond: number;
   unchanged: number;
   verified: number;
+  /** Of `files`, big ones checked by their unchanged identity on the box (no SHA-256 there). */
+  byIdentity: number;
   deleted: string[];
   skipped: { name: string; reason: string }[];
   interrupted: boolean;
@@ -113,6 +115,7 @@ export function summarize(r: SyncReport): SyncSummary {
     bytesPerSecond: r.seconds > 0 ? r.bytes / r.seconds : 0,
     unchanged: r.unchanged,
     verified: r.verified,
+    byIdentity: r.byIdentity,
     deleted: [...r.deleted],
     skipped: r.skipped.map((s) => ({ name: s.name, reason: s.reason })),
     interrupted: r.interrupted,

@@ -18,7 +18,8 @@ interface Conn {
   close(): void;
 }
 
-function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
+/** `streams`: the engine's tar streams too, each command passed through it (to break it), counted. */
+function connect(sshd: TestSshd, port = sshd.port, streams?: { rewrite: (command: string) => string; count: number }): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const client = new Client();
     let sftpP: Promise<SFTPWrapper> | undefined;
@@ -35,6 +36,21 @@ function connect(sshd: TestSshd, port = sshd.port): Promise<Conn> {
             stream.on('close', (code: number | null) => res({ code, stdout, stderr }));
           });
         }),
+      ...(streams
+        ? {
+            stream: (command: string, o: { stdin: Buffer; onStdout: (c: Buffer) => void }) =>
+              new Promise<{ code: number | null }>((res, rej) => {
+                streams.count++;
+                client.exec(streams.rewrite(command), (err, ch) => {
+                  if (err) return rej(err);
+                  ch.on('data', o.onStdout);
+                  ch.stderr.resume();
+                  ch.on('close', (code: number | null) => res({ code }));
+                  ch.end(o.stdin);
+                });
+              }),
+          }
+        : {}),
     };
     client.on('ready', () => resolve({ remote, close: () => client.end() }));
     client.on('error', reject);
@@ -94,6 +110,64 @@ describe('push against a real sshd', function () {
   const opts = (o: Partial<PushOptions> = {}): PushOptions => ({ localDir, remoteDir, ...o });
   const remoteFiles = (dir = remoteDir, rel = ''): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? remoteFiles(join(dir, e.name), `${rel}${e.name}/`) : [`${rel}${e.name}`])).sort();
+
+  describe('many new small files', () => {
+    const many = (n: number) => {
+      for (let i = 0; i < n; i++) put(`shards/${i % 3}/s-${i}.bin`, randomBytes(1 + ((i * 131) % 5000)));
+      put('long/' + 'n'.repeat(120) + '/名字 with spaces.json', '{"x":1}');
+    };
+
+    it('go up in one tar stream, each checked on the box before it is renamed into place, with the local mtimes', async () => {
+      many(300);
+      const streams = { rewrite: (c: string) => c, count: 0 };
+      const c = await connect(sshd, sshd.port, streams);
+      try {
+        const r = await pushOnce(c.remote, opts());
+        assert.equal(r.files, 301);
+        assert.deepEqual(r.skipped, []);
+        assert.equal(streams.count, 1);
+        const names = remoteFiles();
+        assert.equal(names.length, 301);
+        assert.ok(!names.some((n) => n.endsWith('.part')));
+        for (const n of names) assert.equal(sha(readFileSync(join(remoteDir, n))), sha(readFileSync(join(localDir, n))), n);
+        assert.equal(Math.floor(statSync(join(remoteDir, 'shards/1/s-1.bin')).mtimeMs / 1000), OLD);
+      } finally {
+        c.close();
+      }
+    });
+
+    it('a box that cannot unpack, or unpacks other bytes, loses nothing: SFTP sends them, or the check refuses them', async () => {
+      many(40);
+      // The second box unpacks, then changes every .part: the check against our hash refuses them and SFTP sends them again.
+      const corrupt = (cmd: string) => `${cmd} && find ${dirname(remoteDir)} -name '*.part' -exec sh -c 'echo corrupt >> "$1"' _ {} \\;`;
+      for (const rewrite of [() => 'exit 127', corrupt]) {
+        rmSync(dirname(remoteDir), { recursive: true, force: true });
+        const c = await connect(sshd, sshd.port, { rewrite, count: 0 });
+        try {
+          const r = await pushOnce(c.remote, opts());
+          assert.equal(r.files, 41);
+          for (const n of remoteFiles()) assert.equal(sha(readFileSync(join(remoteDir, n))), sha(readFileSync(join(localDir, n))), n);
+        } finally {
+          c.close();
+        }
+      }
+    });
+
+    it('hundreds of files in flight on one caller signal set off no MaxListenersExceededWarning', async () => {
+      many(400);
+      const warnings: string[] = [];
+      const onWarning = (w: Error) => warnings.push(w.name);
+      process.on('warning', onWarning);
+      try {
+        const ac = new AbortController();
+        for (let pass = 0; pass < 12; pass++) await pushOnce(conn.remote, opts({ signal: ac.signal }));
+        await new Promise((r) => setImmediate(r));
+      } finally {
+        process.off('warning', onWarning);
+      }
+      assert.deepEqual(warnings, []);
+    });
+  });
 
   it('uploads a tree verified, with the local mtimes; a second push sends nothing; a changed file alone goes again', async () => {
     put('model.pt', randomBytes(5 * 1024 * 1024 + 7));

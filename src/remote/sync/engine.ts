@@ -8,6 +8,7 @@ import { promises as fsp } from 'node:fs';
 import { resolve } from 'node:path';
 import { Semaphore } from '../util/semaphore';
 import { sleep } from '../util/sleep';
+import { passSignal } from '../util/deadline';
 import { diskFull, isDiskFull, SyncError, toSyncError } from './errors';
 import { HashBatcher } from './hash-batch';
 import { listRemote } from './list';
@@ -49,11 +50,16 @@ export function remotePathForSftp(dir: string): string {
 }
 
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */
-export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
+export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
+  const pass = passSignal(options.signal);
+  const opts: SyncOptions = { ...options, signal: pass.signal };
   const started = performance.now();
   const rules: NameRules = { platform: opts.platform ?? process.platform };
   const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0 };
-  const localRoot = await ensureLocalRoot(opts.localDir);
+  const localRoot = await ensureLocalRoot(opts.localDir).catch((e: unknown) => {
+    pass.done();
+    throw e;
+  });
   const settleSeconds = Math.max(0, opts.settleSeconds ?? 5);
   let ctx: Ctx | undefined;
   let stateAsRead = '';
@@ -181,6 +187,7 @@ export async function syncOnce(remote: SyncRemote, opts: SyncOptions, onProgress
   } catch (err) {
     throw toSyncError(err);
   } finally {
+    pass.done();
     ctx?.hasher.cancel();
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
     if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);

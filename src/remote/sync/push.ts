@@ -19,6 +19,8 @@ import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameO
 import { sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
+import { PUSH_STREAM_MIN_FILES, streamUp } from './push-stream';
+import { passSignal } from '../util/deadline';
 
 export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable';
 
@@ -232,16 +234,22 @@ async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
 }
 
 /** One push pass: walk the local folder, list the box's, upload what is new or changed. */
-export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
+export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
+  const pass = passSignal(options.signal);
+  const opts: PushOptions = { ...options, signal: pass.signal };
   const started = performance.now();
   const report: PushReport = { files: 0, bytes: 0, pushed: [], unchanged: 0, skipped: [], seconds: 0, interrupted: false };
   let st;
   try {
     st = await fsp.stat(opts.localDir);
   } catch (e) {
+    pass.done();
     throw new SyncError('local-not-directory', `local folder ${opts.localDir} cannot be read: ${(e as Error).message}`);
   }
-  if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${opts.localDir} is not a folder`);
+  if (!st.isDirectory()) {
+    pass.done();
+    throw new SyncError('local-not-directory', `local path ${opts.localDir} is not a folder`);
+  }
   const hasher = new HashBatcher(remote);
   try {
     const localFiles = await walkLocal(opts.localDir, report.skipped);
@@ -309,11 +317,23 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
     // command per handful: every .part goes up (many at once), then all are hashed, then
     // each verified one is renamed into place.
     const sent = new Map<LocalFile, Sent>();
-    await pool(small, width, async (f) => {
-      const s = await sendPart(c, f, 1);
-      if (s.kind === 'sent') sent.set(f, s);
-      else record(f, s);
-    });
+    const overSftp = (files: LocalFile[]) =>
+      pool(files, width, async (f) => {
+        const s = await sendPart(c, f, 1);
+        if (s.kind === 'sent') sent.set(f, s);
+        else record(f, s);
+      });
+    // New small files (none at their path on the box) go up in tar streams, the rest over
+    // SFTP meanwhile; what a stream did not deliver follows over SFTP.
+    const fresh = small.filter((f) => !onBox.has(f.rel));
+    const byStream = fresh.length >= PUSH_STREAM_MIN_FILES && remote.stream ? new Set(fresh) : new Set<LocalFile>();
+    const [up] = await Promise.all([streamUp(remote, root, [...byStream], opts.signal), overSftp(small.filter((f) => !byStream.has(f)))]);
+    for (const [f, u] of up.sent) {
+      onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
+      onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
+      sent.set(f as LocalFile, { kind: 'sent', digest: u.digest, bytes: f.size, part: u.part, target: u.target });
+    }
+    await overSftp(up.left as LocalFile[]);
     const answers = new Map<LocalFile, Promise<HashAnswer>>();
     for (const [f, s] of sent) answers.set(f, hasher.full(s.part, f.size));
     await pool([...sent.keys()], width, async (f) => record(f, await publish(c, f, sent.get(f)!, await answers.get(f)!, 1)));
@@ -325,6 +345,7 @@ export async function pushOnce(remote: SyncRemote, opts: PushOptions, onProgress
   } catch (e) {
     throw toSyncError(e);
   } finally {
+    pass.done();
     hasher.cancel();
     report.seconds = Math.round(performance.now() - started) / 1000;
   }

@@ -2,6 +2,7 @@
 // (AbortSignal.timeout) and its caller's cancel, joined with AbortSignal.any. Every stage it
 // goes through (waiting for a channel, connecting, opening, running) listens to that one
 // signal and tells a deadline from a cancel by the signal's reason, never by a label.
+import { setMaxListeners } from 'node:events';
 
 /** The reason of a signal that aborted because time ran out (AbortSignal.timeout's, or ours). */
 export function isDeadlineReason(reason: unknown): boolean {
@@ -104,4 +105,20 @@ export class PausableDeadline {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/**
+ * A signal that follows `signal` and takes any number of listeners: a sync or push pass puts
+ * one on it per file in flight (hundreds at once), which on the caller's own signal set off
+ * Node's MaxListenersExceededWarning. `done()` at the end of the pass takes its one listener
+ * off the caller's signal again (a watch runs pass after pass on the same one).
+ */
+export function passSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; done: () => void } {
+  if (!signal) return { signal: undefined, done: () => undefined };
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  const follow = () => c.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  return { signal: c.signal, done: () => signal.removeEventListener('abort', follow) };
 }

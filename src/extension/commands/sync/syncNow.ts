@@ -66,8 +66,12 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
   if (!a) {
     const result = summary.interrupted
       ? vscode.l10n.t('Sync from {0} stopped: {1} files ({2}) copied; the rest resumes next time.', inst.name, summary.files, formatBytes(summary.bytes))
+      : summary.files === 1 && summary.byIdentity === 1
+        ? vscode.l10n.t('Synced 1 file ({0}) from {1} in {2} s ({3}/s), verified: unchanged on the instance from its first byte to its last, its SHA-256 recorded.', formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
       : summary.files === 1
         ? vscode.l10n.t('Synced 1 file ({0}) from {1} in {2} s ({3}/s), verified by SHA-256.', formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
+        : summary.files && summary.byIdentity
+        ? vscode.l10n.t('Synced {0} files ({1}) from {2} in {3} s ({4}/s), each verified: by SHA-256 against the instance, or for the {5} large ones, unchanged there from first byte to last.', summary.files, formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond), summary.byIdentity)
         : summary.files
         ? vscode.l10n.t('Synced {0} files ({1}) from {2} in {3} s ({4}/s), each verified by SHA-256.', summary.files, formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
         : vscode.l10n.t('Checkpoints from {0} are up to date ({1} unchanged).', inst.name, summary.unchanged + summary.verified);
