@@ -125,7 +125,7 @@ describe('push against a real sshd', function () {
         const r = await pushOnce(c.remote, opts());
         assert.equal(r.files, 301);
         assert.deepEqual(r.skipped, []);
-        assert.equal(streams.count, 1);
+        assert.equal(streams.count, 1, 'one stream up, unpacked and hashed there');
         const names = remoteFiles();
         assert.equal(names.length, 301);
         assert.ok(!names.some((n) => n.endsWith('.part')));
@@ -138,18 +138,37 @@ describe('push against a real sshd', function () {
 
     it('a box that cannot unpack, or unpacks other bytes, loses nothing: SFTP sends them, or the check refuses them', async () => {
       many(40);
-      // The second box unpacks, then changes every .part: the check against our hash refuses them and SFTP sends them again.
-      const corrupt = (cmd: string) => `${cmd} && find ${dirname(remoteDir)} -name '*.part' -exec sh -c 'echo corrupt >> "$1"' _ {} \\;`;
+      // The second box unpacks other bytes than were sent (each .part changed before it is
+      // hashed): the check against our hash refuses them and SFTP sends them again.
+      const corrupt = (cmd: string) => cmd.replace('2>/dev/null || exit 4;', '2>/dev/null || exit 4; find . -name "*.part" | while read f; do echo corrupt >> "$f"; done;');
       for (const rewrite of [() => 'exit 127', corrupt]) {
         rmSync(dirname(remoteDir), { recursive: true, force: true });
-        const c = await connect(sshd, sshd.port, { rewrite, count: 0 });
+        const streams = { rewrite, count: 0 };
+        const c = await connect(sshd, sshd.port, streams);
         try {
           const r = await pushOnce(c.remote, opts());
           assert.equal(r.files, 41);
+          assert.equal(streams.count, 1, 'no rename command for files that did not verify');
           for (const n of remoteFiles()) assert.equal(sha(readFileSync(join(remoteDir, n))), sha(readFileSync(join(localDir, n))), n);
         } finally {
           c.close();
         }
+      }
+    });
+
+    it('a file that appears on the box during the push, newer, is not overwritten by the burst of renames', async () => {
+      many(40);
+      const c = await connect(sshd, sshd.port, { rewrite: (x) => x, count: 0 });
+      try {
+        const r = await pushOnce(c.remote, opts(), (p) => {
+          if (p.kind === 'listed') putRemote('shards/1/s-1.bin', 'written on the box meanwhile', OLD + 600);
+        });
+        assert.deepEqual(r.skipped, [{ name: 'shards/1/s-1.bin', reason: 'remote-newer' }]);
+        assert.equal(r.files, 40);
+        assert.equal(readFileSync(join(remoteDir, 'shards/1/s-1.bin'), 'utf8'), 'written on the box meanwhile');
+        assert.ok(!remoteFiles().some((n) => n.endsWith('.part')));
+      } finally {
+        c.close();
       }
     });
 

@@ -1,21 +1,26 @@
 // Push's many-small-files path: new small files go up as one tar stream per batch (gzip -1,
 // unpacked by the box's own tar into their NAME.part files, with the local mtimes), instead of
-// an SFTP open, write and close each. What happens after is the same as for a file sent over
-// SFTP: the box hashes the .part files in batches, each is compared with the SHA-256 of the
-// bytes read here, and only then renamed into place, never over a file newer on the box.
+// an SFTP open, write and close each. The same command then hashes the .part files; each
+// must equal the SHA-256 of the bytes read here, and the verified ones are renamed into place
+// in one burst of SFTP renames, none of which replaces a name that exists on the box by then
+// (push's usual check, newer or not, decides for those).
 // Names are ours (checked when the local folder was walked); the box unpacks only what we
 // made. A box without GNU tar or gzip, or an unpack that fails, leaves the batch to SFTP.
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import type { SFTPWrapper } from 'ssh2';
+import { sftpRequest } from './list';
 import { PART_SUFFIX } from './names';
-import { shArg } from './remote-hash';
+import { HASH_ARGS, parseBatchHashOutput, shArg, type HashAnswer } from './remote-hash';
 import type { SyncRemote } from './types';
 
 /** Fewer new small files than this go over SFTP (a stream costs a channel and two processes). */
 export const PUSH_STREAM_MIN_FILES = 16;
 const BATCH_FILES = 2000;
 const BATCH_BYTES = 16 * 1024 * 1024;
+/** The names ride on the command line, which sshd hands the login shell as one argument (128 KiB at most). */
+const BATCH_NAME_BYTES = 48 * 1024;
 
 export interface StreamFile {
   rel: string;
@@ -28,6 +33,8 @@ export interface Streamed {
   digest: string;
   part: string;
   target: string;
+  /** The box's SHA-256 of the unpacked .part. */
+  box: HashAnswer;
 }
 
 const BLOCK = 512;
@@ -75,8 +82,47 @@ export function tarOf(members: ReadonlyArray<{ name: string; data: Buffer; mtime
   return Buffer.concat(parts);
 }
 
-export function unpackCommand(root: string): string {
-  return `/bin/sh -c ${shArg('cd -- "$1" && gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null')} sh ${shArg(root)}`;
+/** Unpacks the stream under `root`, then hashes `parts` (relative to it). */
+export function unpackCommand(root: string, parts: readonly string[]): string {
+  const script = `cd -- "$1" || exit 3; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ${HASH_ARGS}`;
+  return `/bin/sh -c ${shArg(script)} sh ${[root, ...parts].map(shArg).join(' ')}`;
+}
+
+/** Runs `command` on the box and gives its stdout, at most `cap` bytes (more: undefined). */
+async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal): Promise<{ code: number | null; out: string } | undefined> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await stream(command, {
+      stdin,
+      signal: stop.signal,
+      timeoutMs: 60_000 + Math.ceil(stdin.length / 50_000),
+      onStdout: (c) => {
+        n += c.length;
+        if (n > cap) stop.abort();
+        else chunks.push(c);
+      },
+    });
+    return n > cap ? undefined : { code: r.code, out: Buffer.concat(chunks).toString('utf8') };
+  } catch {
+    return undefined;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Renames verified streamed files into place, all requests in one burst. A plain SFTP rename,
+ * which OpenSSH's sftp-server makes with link() and unlink(), never replaces a file that
+ * exists by now; those, and any rename that fails, are left to push's usual publish step
+ * (which compares mtimes). Resolves with the names done.
+ */
+export async function renameUp(sftp: SFTPWrapper, files: ReadonlyArray<{ rel: string; part: string; target: string }>): Promise<Set<string>> {
+  const ok = await Promise.all(files.map((f) => sftpRequest<void>(sftp, 'rename', (cb) => sftp.rename(f.part, f.target, cb)).then(() => true, () => false)));
+  return new Set(files.filter((_, k) => ok[k]).map((f) => f.rel));
 }
 
 /**
@@ -110,31 +156,33 @@ export async function streamUp(
       }
       members.push({ name: f.rel + PART_SUFFIX, data, mtime: f.mtime });
       const target = `${root}/${f.rel}`;
-      ok.push([f, { digest: createHash('sha256').update(data).digest('hex'), part: target + PART_SUFFIX, target }]);
+      ok.push([f, { digest: createHash('sha256').update(data).digest('hex'), part: target + PART_SUFFIX, target, box: { full: undefined, prefix: undefined } }]);
     }
     batch = [];
     bytes = 0;
     if (!ok.length) return;
     const gz = gzipSync(tarOf(members), { level: 1 });
-    let code: number | null = null;
-    try {
-      code = (await stream(unpackCommand(root), { stdin: gz, onStdout: () => undefined, ...(signal ? { signal } : {}), timeoutMs: 60_000 + Math.ceil(gz.length / 50_000) })).code;
-    } catch {
-      code = null;
-    }
-    for (const [f, s] of ok) {
-      if (code === 0) sent.set(f, s);
+    const r = await run(stream, unpackCommand(root, members.map((m) => m.name)), gz, ok.length * 80 + 1024, signal);
+    const answers = r?.code === 0 ? parseBatchHashOutput(r.out, ok.length) : undefined;
+    ok.forEach(([f, s], k) => {
+      if (answers) sent.set(f, { ...s, box: { full: answers[k], prefix: undefined } });
       else left.push(f);
-    }
+    });
   };
+  let names = 0;
   for (const f of files) {
     if (signal?.aborted) {
       left.push(f);
       continue;
     }
-    if (batch.length && (batch.length >= BATCH_FILES || bytes + f.size > BATCH_BYTES)) await flush();
+    const nameBytes = shArg(f.rel + PART_SUFFIX).length + 1;
+    if (batch.length && (batch.length >= BATCH_FILES || bytes + f.size > BATCH_BYTES || names + nameBytes > BATCH_NAME_BYTES)) {
+      await flush();
+      names = 0;
+    }
     batch.push(f);
     bytes += f.size;
+    names += nameBytes;
   }
   if (batch.length) await flush();
   return { sent, left };

@@ -19,7 +19,7 @@ import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameO
 import { sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
-import { PUSH_STREAM_MIN_FILES, streamUp } from './push-stream';
+import { PUSH_STREAM_MIN_FILES, renameUp, streamUp } from './push-stream';
 import { passSignal } from '../util/deadline';
 
 export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable';
@@ -328,14 +328,24 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const fresh = small.filter((f) => !onBox.has(f.rel));
     const byStream = fresh.length >= PUSH_STREAM_MIN_FILES && remote.stream ? new Set(fresh) : new Set<LocalFile>();
     const [up] = await Promise.all([streamUp(remote, root, [...byStream], opts.signal), overSftp(small.filter((f) => !byStream.has(f)))]);
-    for (const [f, u] of up.sent) {
-      onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
-      onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
-      sent.set(f as LocalFile, { kind: 'sent', digest: u.digest, bytes: f.size, part: u.part, target: u.target });
-    }
     await overSftp(up.left as LocalFile[]);
     const answers = new Map<LocalFile, Promise<HashAnswer>>();
     for (const [f, s] of sent) answers.set(f, hasher.full(s.part, f.size));
+    // Streamed files came with the box's hashes: the verified ones are renamed in one command
+    // or a few; any other goes through the usual publish step.
+    for (const f of up.sent.keys()) {
+      onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
+      onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
+    }
+    const verified = [...up.sent].filter(([, u]) => typeof u.box.full === 'string' && u.box.full === u.digest).map(([f, u]) => ({ rel: f.rel, part: u.part, target: u.target }));
+    const renamed = await renameUp(sftp, verified);
+    for (const [f, u] of up.sent) {
+      if (renamed.has(f.rel)) record(f as LocalFile, { kind: 'pushed', bytes: f.size });
+      else {
+        sent.set(f as LocalFile, { kind: 'sent', digest: u.digest, bytes: f.size, part: u.part, target: u.target });
+        answers.set(f as LocalFile, Promise.resolve(u.box));
+      }
+    }
     await pool([...sent.keys()], width, async (f) => record(f, await publish(c, f, sent.get(f)!, await answers.get(f)!, 1)));
     await bigDone;
     if (fatal !== undefined) throw fatal;

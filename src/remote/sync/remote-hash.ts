@@ -70,6 +70,9 @@ export function parseRemoteNow(stdout: string): number | undefined {
 // (the listing refuses them), so each file is exactly one line; only its first word is read.
 const MANY = 'o=$($H "$@" 2>/dev/null) && [ "$(printf "%s\\n" "$o" | wc -l)" -eq $# ] && printf "%s\\n" "$o" | while IFS= read -r l; do echo "h ${l%% *}"; done || for f in "$@"; do h "$f"; done';
 
+/** Script text hashing the files in "$@" (one `h` line each, in order; `none` without a tool), to end a script with. */
+export const HASH_ARGS = `${PRELUDE}${MANY}`;
+
 /** One script hashing many whole files: one `h` line per path, in order. */
 export function batchHashScript(paths: readonly string[]): string {
   if (paths.length === 0) return '/bin/sh -c true';

@@ -48,8 +48,9 @@ export interface SyncOptions {
    * Flush each file to the local disk (fsync) before it is renamed into place, so a verified
    * copy survives a crash of this computer at once. Off by default, as with scp and rsync:
    * the OS writes it back within seconds, and a copy cut short by a crash has the wrong size,
-   * which the next pass sees and pulls again. The end actions that power off or release the
-   * box turn it on (the box's copy may be gone after them).
+   * which the next pass sees and pulls again. The extension's Sync Checkpoints and the end
+   * actions that power off or release the box turn it on (the box's copy may be gone after
+   * them); the CLI leaves it to `--fsync`.
    */
   durable?: boolean;
   /** Local platform for name rules (default: this process's). */

@@ -56,7 +56,7 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
       result = await runEndAction(action, inst, {
         sync: async () => {
           if (!inst.sync) return { ok: false, files: 0, bytes: 0, detail: vscode.l10n.t('no checkpoint folders set for {0} (Sync Checkpoints Now sets them)', inst.name) };
-          const s = await syncCheckpoints(ctx, { id: inst.id }, { durable: true });
+          const s = await syncCheckpoints(ctx, { id: inst.id });
           if (!s) return { ok: false, files: 0, bytes: 0, detail: 'cancelled' };
           const ok = !s.interrupted && s.skipped.length === 0;
           return { ok, files: s.files, bytes: s.bytes, detail: ok ? `${s.files} pulled, ${s.unchanged + s.verified} already here, verified` : s.interrupted ? 'interrupted' : `${s.skipped.length} skipped` };

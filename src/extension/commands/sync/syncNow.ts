@@ -13,7 +13,11 @@ import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
 
 const GITIGNORE_ASKED = 'gpuRent.gitignoreAsked';
 
-/** `durable`: each file flushed to disk before it is published (an end action powers off or releases next). */
+/**
+ * `durable` (default on here): each file flushed to disk before it is published, so a copy the
+ * notification calls synced survives a crash of this computer even if the instance is released
+ * next (Release's "Sync First", the idle guard, end actions). The CLI leaves it to `--fsync`.
+ */
 export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: { durable?: boolean } = {}): Promise<SyncSummary | undefined> {
   requireTrust();
   const a = isScripted(arg) ? parseArgs(SyncArgs, arg) : undefined;
@@ -37,7 +41,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
     let lastDraw = 0;
     try {
       const conn = await ctx.sessions.connect(inst, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});
-      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable === true }, (p) => {
+      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable ?? true }, (p) => {
         meter.observe(p);
         const s = meter.snapshot();
         if (p.kind === 'listed') progress.report({ message: vscode.l10n.t('{0} files to copy', s.filesTotal ?? 0) });
