@@ -236,8 +236,16 @@ describe('guards against a real sshd', function () {
       await installWatchdog(conn, base({ hookCommand: 'echo hook >> "$HOME/order"; exit 3' }));
       for (let i = 1; i <= 4; i++) {
         setClock(t0 + i * 1000);
-        appendFileSync(log, `step ${i}\n`);
-        await until('busy while the log grows', status, (s) => s.state?.kind === 'busy' && s.state.at === t0 + i * 1000);
+        // The job keeps writing while we wait (one write could fall between two polls' markers
+        // on a loaded machine and never be seen, which is not what this test is about).
+        await until(
+          'busy while the log grows',
+          async () => {
+            appendFileSync(log, `step ${i}\n`);
+            return status();
+          },
+          (s) => s.state?.kind === 'busy' && s.state.at === t0 + i * 1000,
+        );
       }
       // The job stops writing: quiet from the next poll, fires one window later.
       const quiet = await until('quiet', status, (s) => s.state?.kind === 'quiet');
