@@ -12,6 +12,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { pushOnce, type PushOptions } from '../../src/remote/sync/push';
 import type { SyncRemote } from '../../src/remote/sync';
+import { plainStream } from './remote-helpers';
 
 interface Conn {
   remote: SyncRemote;
@@ -36,21 +37,7 @@ function connect(sshd: TestSshd, port = sshd.port, streams?: { rewrite: (command
             stream.on('close', (code: number | null) => res({ code, stdout, stderr }));
           });
         }),
-      ...(streams
-        ? {
-            stream: (command: string, o: { stdin: Buffer; onStdout: (c: Buffer) => void }) =>
-              new Promise<{ code: number | null }>((res, rej) => {
-                streams.count++;
-                client.exec(streams.rewrite(command), (err, ch) => {
-                  if (err) return rej(err);
-                  ch.on('data', o.onStdout);
-                  ch.stderr.resume();
-                  ch.on('close', (code: number | null) => res({ code }));
-                  ch.end(o.stdin);
-                });
-              }),
-          }
-        : {}),
+      ...(streams ? { stream: plainStream(client, streams.rewrite, () => streams.count++) } : {}),
     };
     client.on('ready', () => resolve({ remote, close: () => client.end() }));
     client.on('error', reject);

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { RemoteConnection, type ConnectOptions } from '../../src/remote/connection';
 import { RemoteError } from '../../src/remote/errors';
 import { parseTarget } from '../../src/remote/target';
+import type { Client } from 'ssh2';
+import type { SyncRemote } from '../../src/remote/sync';
 import type { TestSshd } from '../support/sshd';
 
 export function tempDir(prefix = 'gpu-rent-it-'): { path: string; remove: () => void } {
@@ -48,3 +50,22 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * whose PID 1 reaps slowly, a killed process can linger as a zombie for seconds.
  */
 export const LIVE_SLEEPS = `ps -u "$(id -u)" -o stat=,comm= | awk '$1 !~ /^Z/ && $2 == "sleep"' | wc -l`;
+
+/**
+ * The engine's `stream` (tar streams of many small files) over a plain ssh2 client: each
+ * command passes through `rewrite` first (to break it on purpose); `onCall` counts them.
+ */
+export function plainStream(client: Client, rewrite: (command: string) => string, onCall: () => void = () => undefined): NonNullable<SyncRemote['stream']> {
+  return (command, o) =>
+    new Promise<{ code: number | null }>((res, rej) => {
+      onCall();
+      client.exec(rewrite(command), (err, ch) => {
+        if (err) return rej(err);
+        o.signal?.addEventListener('abort', () => ch.close());
+        ch.on('data', o.onStdout);
+        ch.stderr.resume();
+        ch.on('close', (code: number | null) => res({ code }));
+        ch.end(o.stdin);
+      });
+    });
+}

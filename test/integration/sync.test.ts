@@ -10,6 +10,7 @@ import { Client, type SFTPWrapper } from 'ssh2';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { syncOnce, watchSync, SyncError, type SyncProgress, type SyncRemote, type SyncReport } from '../../src/remote/sync';
+import { plainStream } from './remote-helpers';
 
 interface Conn {
   remote: SyncRemote;
@@ -56,22 +57,7 @@ function connect(sshd: TestSshd, port = sshd.port, opts: { stream?: (command: st
           });
         }),
       // With `opts.stream`: the engine's tar streams, the command passed through it (to break it).
-      ...(opts.stream
-        ? {
-            stream: (command: string, o: { stdin: Buffer; onStdout: (c: Buffer) => void; signal?: AbortSignal }) =>
-              new Promise<{ code: number | null }>((res, rej) => {
-                counts.stream++;
-                client.exec(opts.stream!(command), (err, ch) => {
-                  if (err) return rej(err);
-                  o.signal?.addEventListener('abort', () => ch.close());
-                  ch.on('data', o.onStdout);
-                  ch.stderr.resume();
-                  ch.on('close', (code: number | null) => res({ code }));
-                  ch.end(o.stdin);
-                });
-              }),
-          }
-        : {}),
+      ...(opts.stream ? { stream: plainStream(client, opts.stream, () => counts.stream++) } : {}),
     };
     client.on('ready', () => resolve({ remote, client, counts, close: () => client.end() }));
     client.on('error', reject);

@@ -51,15 +51,13 @@ export function remotePathForSftp(dir: string): string {
 
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */
 export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
+  const started = performance.now();
+  const rules: NameRules = { platform: options.platform ?? process.platform };
+  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0 };
+  const localRoot = await ensureLocalRoot(options.localDir);
+  // Taken once the pass is sure to reach the `finally` that lets it go.
   const pass = passSignal(options.signal);
   const opts: SyncOptions = { ...options, signal: pass.signal };
-  const started = performance.now();
-  const rules: NameRules = { platform: opts.platform ?? process.platform };
-  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0 };
-  const localRoot = await ensureLocalRoot(opts.localDir).catch((e: unknown) => {
-    pass.done();
-    throw e;
-  });
   const settleSeconds = Math.max(0, opts.settleSeconds ?? 5);
   let ctx: Ctx | undefined;
   let stateAsRead = '';

@@ -131,21 +131,16 @@ export async function renameUp(sftp: SFTPWrapper, files: ReadonlyArray<{ rel: st
  * here) and the files left for SFTP: a batch whose unpack failed, or a file that changed
  * while it was read.
  */
-export async function streamUp(
-  remote: SyncRemote,
-  root: string,
-  files: readonly StreamFile[],
-  signal?: AbortSignal,
-): Promise<{ sent: Map<StreamFile, Streamed>; left: StreamFile[] }> {
-  const sent = new Map<StreamFile, Streamed>();
-  const left: StreamFile[] = [];
+export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal): Promise<{ sent: Map<F, Streamed>; left: F[] }> {
+  const sent = new Map<F, Streamed>();
+  const left: F[] = [];
   const stream = remote.stream?.bind(remote);
   if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { sent, left: [...files] };
-  let batch: StreamFile[] = [];
+  let batch: F[] = [];
   let bytes = 0;
   const flush = async () => {
     const members: Array<{ name: string; data: Buffer; mtime: number }> = [];
-    const ok: Array<[StreamFile, Streamed]> = [];
+    const ok: Array<[F, Streamed]> = [];
     for (const f of batch) {
       // The bytes as read, and the file unchanged around the read (else SFTP takes it and says so).
       const data = await fsp.readFile(f.path).catch(() => undefined);

@@ -235,21 +235,18 @@ async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
 
 /** One push pass: walk the local folder, list the box's, upload what is new or changed. */
 export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
-  const pass = passSignal(options.signal);
-  const opts: PushOptions = { ...options, signal: pass.signal };
   const started = performance.now();
   const report: PushReport = { files: 0, bytes: 0, pushed: [], unchanged: 0, skipped: [], seconds: 0, interrupted: false };
   let st;
   try {
-    st = await fsp.stat(opts.localDir);
+    st = await fsp.stat(options.localDir);
   } catch (e) {
-    pass.done();
-    throw new SyncError('local-not-directory', `local folder ${opts.localDir} cannot be read: ${(e as Error).message}`);
+    throw new SyncError('local-not-directory', `local folder ${options.localDir} cannot be read: ${(e as Error).message}`);
   }
-  if (!st.isDirectory()) {
-    pass.done();
-    throw new SyncError('local-not-directory', `local path ${opts.localDir} is not a folder`);
-  }
+  if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${options.localDir} is not a folder`);
+  // Taken once the pass is sure to reach the `finally` that lets it go.
+  const pass = passSignal(options.signal);
+  const opts: PushOptions = { ...options, signal: pass.signal };
   const hasher = new HashBatcher(remote);
   try {
     const localFiles = await walkLocal(opts.localDir, report.skipped);
@@ -328,11 +325,11 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const fresh = small.filter((f) => !onBox.has(f.rel));
     const byStream = fresh.length >= PUSH_STREAM_MIN_FILES && remote.stream ? new Set(fresh) : new Set<LocalFile>();
     const [up] = await Promise.all([streamUp(remote, root, [...byStream], opts.signal), overSftp(small.filter((f) => !byStream.has(f)))]);
-    await overSftp(up.left as LocalFile[]);
+    await overSftp(up.left);
     const answers = new Map<LocalFile, Promise<HashAnswer>>();
     for (const [f, s] of sent) answers.set(f, hasher.full(s.part, f.size));
-    // Streamed files came with the box's hashes: the verified ones are renamed in one command
-    // or a few; any other goes through the usual publish step.
+    // Streamed files came with the box's hashes: the verified ones are renamed in one burst
+    // of SFTP renames; any other goes through the usual publish step.
     for (const f of up.sent.keys()) {
       onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
       onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
@@ -340,10 +337,10 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const verified = [...up.sent].filter(([, u]) => typeof u.box.full === 'string' && u.box.full === u.digest).map(([f, u]) => ({ rel: f.rel, part: u.part, target: u.target }));
     const renamed = await renameUp(sftp, verified);
     for (const [f, u] of up.sent) {
-      if (renamed.has(f.rel)) record(f as LocalFile, { kind: 'pushed', bytes: f.size });
+      if (renamed.has(f.rel)) record(f, { kind: 'pushed', bytes: f.size });
       else {
-        sent.set(f as LocalFile, { kind: 'sent', digest: u.digest, bytes: f.size, part: u.part, target: u.target });
-        answers.set(f as LocalFile, Promise.resolve(u.box));
+        sent.set(f, { kind: 'sent', digest: u.digest, bytes: f.size, part: u.part, target: u.target });
+        answers.set(f, Promise.resolve(u.box));
       }
     }
     await pool([...sent.keys()], width, async (f) => record(f, await publish(c, f, sent.get(f)!, await answers.get(f)!, 1)));

@@ -55,9 +55,10 @@ function batches(files: readonly RemoteFile[]): RemoteFile[][] {
  */
 export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: (f: RemoteFile, o: Outcome) => void): Promise<RemoteFile[]> {
   const stream = c.remote.stream?.bind(c.remote);
-  const usable = files.filter((f) => f.abs.startsWith('/') && f.size <= SMALL_FILE);
+  const usable: RemoteFile[] = [];
+  const leftover: RemoteFile[] = [];
+  for (const f of files) (f.abs.startsWith('/') && f.size <= SMALL_FILE ? usable : leftover).push(f);
   if (!stream || usable.length < STREAM_MIN_FILES) return [...files];
-  const leftover: RemoteFile[] = files.filter((f) => !(f.abs.startsWith('/') && f.size <= SMALL_FILE));
   const todo = batches(usable);
   let next = 0;
 
