@@ -30,4 +30,13 @@ export default tseslint.config(
     files: ['src/app/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/app serves both front ends: never vscode.' }], patterns: [{ group: ['../extension/*', '../cli/*', '../webview/*'], message: 'src/app must not import a front end.' }] }] },
   },
+  {
+    // Box and platform text reaches notifications: every one goes through src/extension/notify.ts,
+    // which renders it with core/text's forNotification (no clickable links, no controls).
+    files: ['src/extension/**/*.ts'],
+    ignores: ['src/extension/notify.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name=/^show(Error|Warning|Information)Message$/]', message: 'Use showError/showWarning/showInfo from src/extension/notify.ts: it renders box text inert (no command: links).' }],
+    },
+  },
 );

@@ -85,3 +85,45 @@ const JSON_RAW = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u
 export function jsonForTerminal(value: unknown, indent?: number): string {
   return (JSON.stringify(value, null, indent) ?? 'null').replace(JSON_RAW, (c) => `\\u${HEX(c.charCodeAt(0), 4)}`);
 }
+
+/** The longest box-bearing message a toast shows; the rest goes to the output channel. */
+export const NOTIFICATION_MAX_CHARS = 500;
+/** The longest text a modal dialog's detail shows. */
+export const NOTIFICATION_DETAIL_MAX_CHARS = 8000;
+
+export interface NotificationText {
+  text: string;
+  /** True when the text was cut to fit: the caller keeps the whole text elsewhere (the output channel). */
+  cut: boolean;
+}
+
+/**
+ * Text for a VS Code notification or dialog (showErrorMessage and its kin). A notification's
+ * message turns `[label](https://…)`, `[label](command:…)` and `[label](file:…)` into links,
+ * and a click on a `command:` link runs that command — so box or platform text must never keep
+ * that shape. Every `](` is written `] (` (the link syntax needs the two characters side by
+ * side), `<` and `>` become ‹ › (no autolink or HTML), control characters show as escapes
+ * (as forTerminal), whitespace runs fold to one space (a toast has no lines; `keepNewlines` for
+ * a modal's detail keeps them), and the text is cut to `max` characters with an ellipsis.
+ * Applied to the whole message, so a link cannot be assembled from a template and a value.
+ */
+export function forNotification(s: string, opts: { keepNewlines?: boolean; max?: number } = {}): NotificationText {
+  const raw = typeof s === 'string' ? s : String(s);
+  const max = opts.max ?? (opts.keepNewlines ? NOTIFICATION_DETAIL_MAX_CHARS : NOTIFICATION_MAX_CHARS);
+  // Bound the work before any pass: a 100 MB stderr is cut first, not escaped whole.
+  const head = raw.length > max * 2 + 16 ? raw.slice(0, max * 2 + 16) : raw;
+  let text = forTerminal(head, { keep: opts.keepNewlines ? '\n\t' : '\n\t\r' });
+  text = opts.keepNewlines ? text.replace(/[ \t]+/g, ' ').replace(/\n{3,}/g, '\n\n') : text.replace(/\s+/g, ' ');
+  text = text.replace(/\]\s*\(/g, '] (').replace(/</g, '‹').replace(/>/g, '›');
+  let cut = head.length < raw.length;
+  if (text.length > max) {
+    // Never split a surrogate pair or an escape like \x1b.
+    let end = max - 1;
+    if (/[\ud800-\udbff]/.test(text[end - 1] ?? '')) end--;
+    const esc = text.lastIndexOf('\\', end);
+    if (esc >= 0 && end - esc < 6) end = esc;
+    text = text.slice(0, end) + '…';
+    cut = true;
+  } else if (cut) text += '…';
+  return { text: opts.keepNewlines ? text : text.trim(), cut };
+}

@@ -1,6 +1,7 @@
 // Composition root: builds the objects, wires them together and registers the commands;
 // nothing else happens here. Everything it makes is disposed with the extension.
 import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from './notify';
 import { builtinCatalog, mergeCatalog, type Catalog } from '../core/catalog';
 import { summarizeSpend } from '../core/spend';
 import { SshPool } from '../app/pool';
@@ -64,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const store = new InstanceStore(context.globalState, context.secrets, now);
   if (store.loadProblem) {
     log.error(`saved instances could not be read (${store.loadProblem.kind}); kept aside under gpuRent.instances.unreadable`);
-    void vscode.window.showErrorMessage(vscode.l10n.t('GPU Rent could not read its saved instances; they were kept aside and the list starts empty.'));
+    void showError(vscode.l10n.t('GPU Rent could not read its saved instances; they were kept aside and the list starts empty.'));
   }
 
   const pool = new SshPool();
@@ -79,7 +80,7 @@ export function activate(context: vscode.ExtensionContext): void {
     onHostKey: (inst, e) => {
       if (e.kind === 'same-key-new-port' && e.previous) {
         log.info(`[${inst.id}] same host key as at ${e.previous.host}:${e.previous.port}, now at ${e.host}:${e.port}: pinned there too`);
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} answered at its new port {1} with the same host key as before ({2}): the same machine, so no need to trust it again.', inst.name, String(e.port), e.fingerprint));
+        void showInfo(vscode.l10n.t('{0} answered at its new port {1} with the same host key as before ({2}): the same machine, so no need to trust it again.', inst.name, String(e.port), e.fingerprint));
       }
     },
   });
@@ -228,7 +229,7 @@ class CatalogSource {
     if (r.ok) return (this.cached = r.catalog);
     const first = r.errors[0];
     this.log.warn(`catalog override ignored: ${r.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
-    void vscode.window.showWarningMessage(vscode.l10n.t('Your price overrides (gpuRent.catalog.overrides) are ignored: {0}', first ? `${first.path}: ${first.message}` : ''));
+    void showWarning(vscode.l10n.t('Your price overrides (gpuRent.catalog.overrides) are ignored: {0}', first ? `${first.path}: ${first.message}` : ''));
     return (this.cached = base);
   }
 }

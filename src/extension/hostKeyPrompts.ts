@@ -1,12 +1,13 @@
 // The two questions a first connection may ask: trust this host key? what is the password?
 import * as vscode from 'vscode';
+import { showWarning } from './notify';
 import type { SessionPrompts } from '../app/session';
 
 export function hostKeyPrompts(): SessionPrompts {
   return {
     confirmNewKey: async (inst, q) => {
       const trust = vscode.l10n.t('Trust and Connect');
-      const pick = await vscode.window.showWarningMessage(
+      const pick = await showWarning(
         vscode.l10n.t('First connection to {0} at {1}:{2}. Its {3} host key fingerprint is {4}. Trust it?', inst.name, q.host, q.port, q.keyType, q.fingerprint),
         { modal: true, detail: vscode.l10n.t('Compare it with the fingerprint the platform shows, if it shows one. It is remembered; a later change is refused. After a restart on a new port, the same key is recognised without asking.') },
         trust,

@@ -2,6 +2,7 @@
 // anything bills, otherwise only on change; hidden with no instances or by setting. Budget
 // warnings (80 %, 100 %) pop up once per level per Beijing month.
 import * as vscode from 'vscode';
+import { showError, showWarning } from './notify';
 import { forMarkdown } from '../core/text';
 import { formatCny } from '../core/money';
 import { summarizeSpend, type SpendSummary } from '../core/spend';
@@ -67,7 +68,7 @@ export class SpendStatusBar implements vscode.Disposable {
       r.show === 'exceeded'
         ? vscode.l10n.t('GPU spend this month ({0}) has passed your budget of {1}. Projected month-end: {2}.', formatCny(s.monthFen), formatCny(s.budget.budgetFen), formatCny(s.projectedMonthEndFen))
         : vscode.l10n.t('GPU spend this month ({0}) has reached 80% of your budget of {1}. Projected month-end: {2}.', formatCny(s.monthFen), formatCny(s.budget.budgetFen), formatCny(s.projectedMonthEndFen));
-    const show = r.show === 'exceeded' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+    const show = r.show === 'exceeded' ? showError : showWarning;
     void show(msg, vscode.l10n.t('Show Instances')).then((pick) => {
       if (pick) void vscode.commands.executeCommand('gpuRent.instances.focus');
     });

@@ -1,6 +1,7 @@
 // Which instance a command is about: the one the tree row or the arguments name; else the only
 // candidate; else the user picks. Parsing of scripted arguments lives here too.
 import * as vscode from 'vscode';
+import { showInfo } from '../notify';
 import type { ZodError } from 'zod';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
@@ -25,7 +26,7 @@ export async function pickInstance(ctx: CommandContext, arg: unknown, filter: (i
   const all = ctx.store.list();
   const list = all.filter(filter);
   if (list.length === 0) {
-    void vscode.window.showInformationMessage(all.length ? vscode.l10n.t('No instance is in a state this command works on.') : vscode.l10n.t('No instance yet: add one first.'));
+    void showInfo(all.length ? vscode.l10n.t('No instance is in a state this command works on.') : vscode.l10n.t('No instance yet: add one first.'));
     return undefined;
   }
   if (list.length === 1) return list[0];

@@ -2,6 +2,7 @@
 // helps) and one log line, never a second toast from VS Code: the error is not rethrown to
 // the UI. Calls from scripts (an argument object) get the rejection instead, and no toast.
 import * as vscode from 'vscode';
+import { showError } from '../notify';
 import type { CommandId } from '../commandIds';
 import { shownError } from './errors';
 
@@ -21,7 +22,7 @@ export function reportError(log: vscode.LogOutputChannel, id: string, e: unknown
   const shown = shownError(e);
   log.error(`${id}: ${shown.message}`);
   const titles = shown.actions.map((a) => a.title);
-  const pick = shown.detail ? vscode.window.showErrorMessage(shown.message, { modal: true, detail: shown.detail }, ...titles) : vscode.window.showErrorMessage(shown.message, ...titles);
+  const pick = shown.detail ? showError(shown.message, { modal: true, detail: shown.detail }, ...titles) : showError(shown.message, ...titles);
   void pick.then((t) => shown.actions.find((a) => a.title === t)?.run());
 }
 

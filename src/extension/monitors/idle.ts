@@ -1,6 +1,7 @@
 // Idle GPU: on each poll of an instance billing for a GPU, one idle sample; one notice per idle
 // stretch, with the cheapest safe action and what it saves. The decisions are core's.
 import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from '../notify';
 import type { IdleActionKind } from '../../core/guards/actions';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
@@ -31,7 +32,7 @@ export class IdleMonitor {
     }
     const s = idleSettingsOf(settings);
     if (!s.ok) {
-      if (!this.settingsWarned) void vscode.window.showWarningMessage(idleSettingsErrorText(s.error, vscode.l10n));
+      if (!this.settingsWarned) void showWarning(idleSettingsErrorText(s.error, vscode.l10n));
       this.settingsWarned = true;
       return;
     }
@@ -52,7 +53,7 @@ export class IdleMonitor {
     const msg = idleMessage(inst.name, notice, thresholdPct, vscode.l10n);
     this.ctx.notices.note('idle', inst.id, `${notice.offered.map((o) => `${o.action} saves ${o.savingPerHour} fen/h`).join(', ') || notice.advice.reason || 'no saving'}`);
     const buttons = notice.offered.map((o) => ({ title: idleActionLabel(o.action, vscode.l10n), action: o.action }));
-    void vscode.window.showWarningMessage(msg, ...buttons).then((pick) => {
+    void showWarning(msg, ...buttons).then((pick) => {
       if (pick) void this.run(inst.id, pick.action);
     });
   }
@@ -79,16 +80,16 @@ export class IdleMonitor {
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: {1} through the platform…', inst.name, stateLabel(state, vscode.l10n)) }, () => (state === 'noGpu' ? power.noGpu(inst) : power.powerOff(inst)));
         this.idle.forget(id);
         this.ctx.log.info(`[${id}] idle action ${action} done through the platform`);
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0} is now {1} on the platform.', inst.name, stateLabel(state, vscode.l10n)));
+        void showInfo(vscode.l10n.t('{0} is now {1} on the platform.', inst.name, stateLabel(state, vscode.l10n)));
         return;
       } catch (e) {
         this.ctx.log.warn(`[${id}] idle action ${action} through the platform failed: ${e instanceof Error ? e.message : String(e)}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+        void showError(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)));
         return;
       }
     }
     await vscode.commands.executeCommand(Commands.switchState, { id, state });
     this.idle.forget(id);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));
+    void showInfo(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));
   }
 }

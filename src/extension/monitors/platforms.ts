@@ -5,6 +5,7 @@
 // seen with the price in force, and a price read from the platform applies from then on.
 // Instances no API covers are checked over SSH and a state is only ever PROPOSED.
 import * as vscode from 'vscode';
+import { showInfo } from '../notify';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
 import { PlatformError } from '../../app/platforms/errors';
 import { isPowered } from '../../app/session';
@@ -272,7 +273,7 @@ export class PlatformMonitor implements vscode.Disposable {
     const msg = p === 'stopped?' ? vscode.l10n.t('{0} has not answered for several checks: stopped?', i.name) : p === 'noGpu' ? vscode.l10n.t('{0} answers but shows no GPU: in no-GPU mode?', i.name) : vscode.l10n.t('{0} answers with its GPUs: running?', i.name);
     const yes = vscode.l10n.t('Record It');
     this.ctx.log.info(`[${i.id}] proposed: ${p}`);
-    if ((await vscode.window.showInformationMessage(msg, yes)) === yes) await this.ctx.store.switchState(i.id, target);
+    if ((await showInfo(msg, yes)) === yes) await this.ctx.store.switchState(i.id, target);
   }
 
   dispose(): void {

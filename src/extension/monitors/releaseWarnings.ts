@@ -2,6 +2,7 @@
 // 24 h snapshot): a warning a day, remembered across reloads. Checked every ten minutes and
 // whenever the instance list changes.
 import * as vscode from 'vscode';
+import { showError, showInfo, showWarning } from '../notify';
 import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
 import { releaseWatchMessage } from '../guardText';
 import type { CommandContext } from '../commands/context';
@@ -34,15 +35,15 @@ export class ReleaseWarnings implements vscode.Disposable {
       // With the platform's API a start in no-GPU mode (AutoDL: ¥0.1/h) resets the release clock.
       const power = this.ctx.platformPower(inst);
       const noGpu = vscode.l10n.t('Start in No-GPU Mode');
-      void vscode.window.showWarningMessage(msg, ...(power ? [noGpu] : []), show).then(async (p) => {
+      void showWarning(msg, ...(power ? [noGpu] : []), show).then(async (p) => {
         if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
         if (p === noGpu && power) {
           try {
             await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));
-            void vscode.window.showInformationMessage(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
+            void showInfo(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
           } catch (e) {
             this.ctx.log.warn(`[${inst.id}] no-GPU start failed: ${e instanceof Error ? e.message : String(e)}`);
-            void vscode.window.showErrorMessage(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+            void showError(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)));
           }
         }
       });

@@ -1,6 +1,7 @@
 // "Keep Syncing Checkpoints": one background watch loop per instance, owned here and stopped
 // on dispose. The tree shows which instances are being watched.
 import * as vscode from 'vscode';
+import { showError } from '../notify';
 import { syncRemote } from '../../app/sync';
 import type { InstanceSessions } from '../../app/session';
 import { isRemoteError } from '../../remote/errors';
@@ -63,7 +64,7 @@ export class SyncWatches implements vscode.Disposable {
       .catch((e: unknown) => {
         const msg = e instanceof Error ? e.message : String(e);
         this.log.error(`[${spec.id}] watch stopped: ${msg}`);
-        void vscode.window.showErrorMessage(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, msg));
+        void showError(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, msg));
       })
       .finally(() => {
         this.running.delete(spec.id);

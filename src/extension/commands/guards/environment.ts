@@ -3,6 +3,7 @@
 // either direction; an edited requirements.txt is what the rebuild installs. Pip options in
 // the requirements need the user's yes; values from the box are checked before they are used.
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
@@ -109,7 +110,7 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
     const askable = check.problems.every((p) => p.kind === 'pipOption' || p.kind === 'credentialUrl' || p.kind === 'notARequirement');
     if (isScripted(arg) || !askable) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', lines));
     const go = vscode.l10n.t('Use Them');
-    const ok = await vscode.window.showWarningMessage(vscode.l10n.t('The requirements of this capture pass options to pip. They can point pip at another package index: use them only if you wrote them.'), { modal: true, detail: lines }, go);
+    const ok = await showWarning(vscode.l10n.t('The requirements of this capture pass options to pip. They can point pip at another package index: use them only if you wrote them.'), { modal: true, detail: lines }, go);
     if (ok !== go) return undefined;
     allowPipOptions = true;
   }
@@ -134,7 +135,7 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
   ctx.log.info(`[${inst.id}] rebuild ${a.envName} from ${cap.file} (${cap.format}) started as ${r.job.name} (${r.torch.kind}), ${r.requirements.kept} requirements`);
   const follow = vscode.l10n.t('Follow Log');
   if (!isScripted(arg))
-    void vscode.window.showInformationMessage(vscode.l10n.t('Rebuilding {0} on {1} in a fresh environment ({2}); it keeps running if you disconnect.', a.envName, inst.name, torch), follow).then((p) => {
+    void showInfo(vscode.l10n.t('Rebuilding {0} on {1} in a fresh environment ({2}); it keeps running if you disconnect.', a.envName, inst.name, torch), follow).then((p) => {
       if (p) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: r.job.name, follow: true });
     });
   return { jobId: r.job.name, torch: r.torch.kind, dir: r.dir };

@@ -2,6 +2,7 @@
 // unencrypted disk go into a RAM folder (checked to be RAM, with memory left free), and are
 // wiped on request or when the instance is released or removed (the release hook).
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { isAbsolute } from 'node:path';
 import { formatBytes } from '../../../core/format';
 import type { Instance } from '../../../core/instances';
@@ -42,7 +43,7 @@ export async function uploadToMemory(ctx: CommandContext, arg: unknown): Promise
   await ctx.memento.update(RAM_MEMO_KEY, withRamDir(ramMemo(ctx), inst.id, result.dir));
   ctx.log.info(`[${inst.id}] memory-only upload: ${result.files.length} files, ${result.bytes} bytes into ${result.dir}`);
   const skipped = result.skipped.length ? ' ' + vscode.l10n.t('Skipped {0} (links or special files).', result.skipped.length) : '';
-  void vscode.window.showInformationMessage(vscode.l10n.t('{0} files ({1}) are in RAM at {2} on {3}, never on its disk. They are wiped when you release the instance here, or with “Wipe Memory Upload”.', result.files.length, formatBytes(result.bytes), result.dir, inst.name) + skipped);
+  void showInfo(vscode.l10n.t('{0} files ({1}) are in RAM at {2} on {3}, never on its disk. They are wiped when you release the instance here, or with “Wipe Memory Upload”.', result.files.length, formatBytes(result.bytes), result.dir, inst.name) + skipped);
   return { dir: result.dir, files: result.files.length, bytes: result.bytes, skipped: result.skipped.length };
 }
 
@@ -55,7 +56,7 @@ export async function wipeMemoryUpload(ctx: CommandContext, arg: unknown): Promi
     if (!inst) return undefined;
     const dirs = ramMemo(ctx)[inst.id] ?? [];
     if (dirs.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('Nothing was uploaded to memory on {0} from here.', inst.name));
+      void showInfo(vscode.l10n.t('Nothing was uploaded to memory on {0} from here.', inst.name));
       return 'none';
     }
     const dir = dirs.length === 1 ? dirs[0] : await vscode.window.showQuickPick(dirs, { placeHolder: vscode.l10n.t('Which RAM folder on {0}?', inst.name) });
@@ -80,7 +81,7 @@ export async function wipeMemoryUpload(ctx: CommandContext, arg: unknown): Promi
             ? vscode.l10n.t('Not wiped: {0} is on a {1} file system, not a RAM folder.', r.resolved || dir, r.fsType)
             : vscode.l10n.t('Not wiped: {0} is a home, top-level or mount folder.', r.resolved || dir);
   ctx.log.info(`[${inst.id}] wipe ${dir}: ${r.kind}`);
-  (r.kind === 'wiped' || r.kind === 'absent' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage)(msg);
+  (r.kind === 'wiped' || r.kind === 'absent' ? showInfo : showWarning)(msg);
   return r.kind;
 }
 

@@ -1,6 +1,7 @@
 // Scan Folder for Secrets (Explorer context menu; works in Restricted Mode): the same walker
 // and rules as `gpu-rent scan-secrets`, .git/config included, with a cut-off reported.
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { scanSecrets as scan, type SecretFinding } from '../../../app/secretScan';
 import { ScanSecretsArgs } from '../../args';
@@ -27,11 +28,11 @@ export async function scanSecrets(ctx: CommandContext, arg: unknown): Promise<{ 
   });
   ctx.log.info(`secret scan of ${path}: ${r.files} files, ${r.findings.length} findings${r.truncated ? `, stopped at ${r.truncated.limit} (${r.truncated.reason})` : ''}`);
   const cut = r.truncated ? ' ' + vscode.l10n.t('The scan stopped after {0} files ({1} limit): the rest was not checked.', r.truncated.filesSeen, r.truncated.reason === 'maxFiles' ? vscode.l10n.t('file') : vscode.l10n.t('size')) : '';
-  if (r.findings.length === 0) (r.truncated ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(vscode.l10n.t('No likely secrets in {0} ({1} files checked).', path, r.files) + cut);
+  if (r.findings.length === 0) (r.truncated ? showWarning : showInfo)(vscode.l10n.t('No likely secrets in {0} ({1} files checked).', path, r.files) + cut);
   else {
     for (const f of r.findings) ctx.log.warn(`secret: ${findingLine(f)}`);
     const show = vscode.l10n.t('Show Findings');
-    void vscode.window.showWarningMessage(secretsWarning(r.findings, path, vscode.l10n) + cut, show).then((p) => p && ctx.log.show());
+    void showWarning(secretsWarning(r.findings, path, vscode.l10n) + cut, show).then((p) => p && ctx.log.show());
   }
   return { files: r.files, findings: r.findings, truncated: r.truncated !== null };
 }

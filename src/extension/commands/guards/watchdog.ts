@@ -1,6 +1,7 @@
 // The on-box watchdog: keeps watching while the laptop sleeps. Install (confirmed armed),
 // status, remove.
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { InstallWatchdogArgs, WatchdogArgs } from '../../args';
 import { guardFacts } from '../../guardDecisions';
@@ -64,7 +65,7 @@ export async function installWatchdog(ctx: CommandContext, arg: unknown): Promis
   ctx.log.info(`[${inst.id}] watchdog armed (pid ${status.pid ?? '?'}), window ${windowSeconds} s, action ${a.action}, hook ${hookCommand ? 'set' : 'none'}, spot ${spot}`);
   const what = a.action === 'shutdown' ? vscode.l10n.t('powers the box off') : a.action === 'command' ? vscode.l10n.t('runs your command') : vscode.l10n.t('logs it');
   const msg = vscode.l10n.t('The watchdog on {0} is armed: after {1} of idle GPU it runs the final sync, then {2}.', inst.name, formatDuration(windowSeconds, vscode.l10n), what);
-  void vscode.window.showInformationMessage(hookCommand ? msg : `${msg} ${vscode.l10n.t('No final sync hook is set: nothing saves your checkpoints first.')}`);
+  void showInfo(hookCommand ? msg : `${msg} ${vscode.l10n.t('No final sync hook is set: nothing saves your checkpoints first.')}`);
   return { armed: status.armed, pid: status.pid };
 }
 
@@ -92,7 +93,7 @@ export async function watchdogStatus(ctx: CommandContext, arg: unknown): Promise
         ? vscode.l10n.t('The watchdog on {0} acted and exited.', inst.name)
         : vscode.l10n.t('The watchdog on {0} is installed but not running.', inst.name);
   for (const e of s.events.slice(-10)) ctx.log.info(`[${inst.id}] watchdog event ${new Date(e.at * 1000).toISOString()} ${e.kind} ${JSON.stringify(e.detail)}`);
-  (s.installed && !s.armed && s.state?.kind !== 'fired' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(last ? `${msg} ${vscode.l10n.t('Last event: {0}.', last.kind)}` : msg);
+  (s.installed && !s.armed && s.state?.kind !== 'fired' ? showWarning : showInfo)(last ? `${msg} ${vscode.l10n.t('Last event: {0}.', last.kind)}` : msg);
   return s;
 }
 
@@ -102,6 +103,6 @@ export async function removeWatchdog(ctx: CommandContext, arg: unknown): Promise
   const { inst, conn } = target;
   const { removeWatchdog: remove } = await import('../../../remote/guards/watchdog');
   const r = await remove(conn);
-  void vscode.window.showInformationMessage(r.wasInstalled ? vscode.l10n.t('Removed the watchdog from {0}.', inst.name) : vscode.l10n.t('No watchdog on {0}.', inst.name));
+  void showInfo(r.wasInstalled ? vscode.l10n.t('Removed the watchdog from {0}.', inst.name) : vscode.l10n.t('No watchdog on {0}.', inst.name));
   return r;
 }

@@ -1,5 +1,6 @@
 // Import and export of the instance list: a JSON file without secrets.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +37,7 @@ export async function importInstances(ctx: CommandContext, arg: unknown): Promis
   for (const i of r.instances) ctx.sessions.invalidate(i.id);
   const needPassword = r.instances.filter((i) => i.login.auth === 'password').length;
   ctx.log.info(`imported ${res.added} new and ${res.replaced} updated instances from ${path}`);
-  if (!isScripted(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('Imported {0} new and {1} updated instances.', res.added, res.replaced) + (needPassword ? ' ' + vscode.l10n.t('Passwords are not exported; use “Update Login” to enter them.') : ''));
+  if (!isScripted(arg)) void showInfo(vscode.l10n.t('Imported {0} new and {1} updated instances.', res.added, res.replaced) + (needPassword ? ' ' + vscode.l10n.t('Passwords are not exported; use “Update Login” to enter them.') : ''));
   return res;
 }
 
@@ -50,6 +51,6 @@ export async function exportInstancesTo(ctx: CommandContext, arg: unknown): Prom
   }
   await writeFile(path, exportInstances(ctx.store.list()), { encoding: 'utf8', mode: 0o600 });
   ctx.log.info(`exported ${ctx.store.list().length} instances (no passwords) to ${path}`);
-  if (!isScripted(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} instances to {1} (no passwords).', ctx.store.list().length, path));
+  if (!isScripted(arg)) void showInfo(vscode.l10n.t('Exported {0} instances to {1} (no passwords).', ctx.store.list().length, path));
   return path;
 }

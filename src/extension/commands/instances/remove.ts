@@ -1,6 +1,7 @@
 // Remove Instance: forget it here (and its password). A powered one may still bill on the
 // platform, and its unsynced checkpoints are listed before asking.
 import * as vscode from 'vscode';
+import { showWarning } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { releaseRisk } from '../../../app/release';
 import { RemoveArgs } from '../../args';
@@ -34,7 +35,7 @@ export async function removeInstance(ctx: CommandContext, arg: unknown): Promise
       detail = riskDetail(risk, vscode.l10n);
     }
     const ok = vscode.l10n.t('Remove');
-    if ((await vscode.window.showWarningMessage(msg, { modal: true, ...(detail ? { detail } : {}) }, ok)) !== ok) return false;
+    if ((await showWarning(msg, { modal: true, ...(detail ? { detail } : {}) }, ok)) !== ok) return false;
   }
   ctx.watches.stop(inst.id);
   await ctx.releases.willRelease({ inst, acceptNewHostKey: false, removing: true });

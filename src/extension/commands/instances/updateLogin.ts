@@ -2,6 +2,7 @@
 // new password. The old endpoint is remembered so its pinned host key is recognised, and the
 // instance's pooled connection is dropped: the next command logs in with the new details.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { tryParseTarget } from '../../../remote/target';
 import { UpdateLoginArgs } from '../../args';
@@ -47,5 +48,5 @@ export async function updateLogin(ctx: CommandContext, arg: unknown): Promise<vo
   await ctx.store.setLogin(inst.id, login, a.password);
   ctx.sessions.invalidate(inst.id);
   ctx.log.info(`instance ${inst.id}: login updated to ${login.host}:${login.port}${a.password !== undefined ? ' with a new password' : ''}`);
-  if (!isScripted(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('{0} now logs in at {1}.', inst.name, `${login.user}@${login.host}:${login.port}`));
+  if (!isScripted(arg)) void showInfo(vscode.l10n.t('{0} now logs in at {1}.', inst.name, `${login.user}@${login.host}:${login.port}`));
 }

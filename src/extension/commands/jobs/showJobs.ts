@@ -1,6 +1,7 @@
 // Jobs and Logs: the jobs on the box (their states recorded for the tree), and one job's log,
 // read once or followed until it exits.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { JobsArgs } from '../../args';
 import type { CommandContext } from '../context';
 import { requireTrust } from '../errors';
@@ -28,7 +29,7 @@ export async function showJobs(ctx: CommandContext, arg: unknown): Promise<{ job
   let jobId = a.jobId;
   if (!jobId) {
     if (jobs.length === 0) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No jobs on {0}.', inst.name));
+      void showInfo(vscode.l10n.t('No jobs on {0}.', inst.name));
       return { jobs: summary };
     }
     const pick =

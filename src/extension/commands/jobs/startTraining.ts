@@ -2,6 +2,7 @@
 // connection. A long run on a spot instance needs an explicit yes, with the expected rework
 // and a sync cadence (core/guards/spot).
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import type { Instance } from '../../../core/instances';
 import { currentState } from '../../../core/spend';
 import { StartTrainingArgs } from '../../args';
@@ -48,7 +49,7 @@ export async function startTraining(ctx: CommandContext, arg: unknown): Promise<
   await armEndAction(ctx, inst, conn, job.name, a.then ?? defaultEndAction());
   if (!scripted) {
     const show = vscode.l10n.t('Follow Log');
-    void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1}. It keeps running if you disconnect.', job.name, inst.name), show).then((p) => {
+    void showInfo(vscode.l10n.t('Started {0} on {1}. It keeps running if you disconnect.', job.name, inst.name), show).then((p) => {
       if (p) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.name, follow: true });
     });
   }
@@ -119,7 +120,7 @@ async function spotOk(ctx: CommandContext, inst: Instance, expectedHours: number
   if (d.kind === 'go') {
     if (d.check) {
       ctx.log.info(`[${inst.id}] spot job: expected rework ${d.check.expectedReworkFen} fen, sync every ${d.check.recommendedSyncIntervalSeconds} s recommended`);
-      if (!scripted) void vscode.window.showInformationMessage(`${inst.name}: ${detail}`);
+      if (!scripted) void showInfo(`${inst.name}: ${detail}`);
     }
     return true;
   }
@@ -127,5 +128,5 @@ async function spotOk(ctx: CommandContext, inst: Instance, expectedHours: number
   ctx.notices.note('spot', inst.id, `asked: ${expectedHours ?? '?'} h`);
   if (scripted) throw new UserError(`${msg} ${detail}`);
   const go = vscode.l10n.t('Start Anyway');
-  return (await vscode.window.showWarningMessage(msg, { modal: true, detail }, go)) === go;
+  return (await showWarning(msg, { modal: true, detail }, go)) === go;
 }

@@ -2,6 +2,7 @@
 // is checked with one read-only call (the instance list) before it is saved. Several accounts
 // per platform; removing one deletes its secret and unlinks its instances (they stay, manual).
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { DEFAULT_REGION, endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, SECRET_ENV, type Account } from '../../../app/platforms/accounts';
 import { EXPERIMENTAL, PLATFORM_KINDS, type PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
@@ -42,7 +43,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
     kind = pick.platformKind;
     if (EXPERIMENTAL.has(kind)) {
       const ok = vscode.l10n.t('Use It');
-      const r = await vscode.window.showWarningMessage(vscode.l10n.t('The console token is the web console’s login token, used with endpoints AutoDL does not document. It expires; paste a new one then. GPU Rent never asks for your phone number or password and never logs in for you.'), { modal: true }, ok);
+      const r = await showWarning(vscode.l10n.t('The console token is the web console’s login token, used with endpoints AutoDL does not document. It expires; paste a new one then. GPU Rent never asks for your phone number or password and never logs in for you.'), { modal: true }, ok);
       if (r !== ok) return undefined;
     }
     for (const f of Object.keys(SECRET_ENV[kind])) {
@@ -70,7 +71,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   await mon.accounts.add(account, s.secret);
   ctx.log.info(`platform account ${account.id} added (${kind}, ${c} instances; read-only until listed in gpuRent.platforms.powerActions)`);
   await mon.pollNow(true);
-  if (!scripted) void vscode.window.showInformationMessage(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c, account.id));
+  if (!scripted) void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c, account.id));
   return account.id;
 }
 
@@ -80,13 +81,13 @@ export async function removePlatformAccount(ctx: CommandContext, mon: PlatformMo
   if (!id) {
     const list = mon.accounts.list();
     if (!list.length) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('No platform account is connected.'));
+      void showInfo(vscode.l10n.t('No platform account is connected.'));
       return false;
     }
     const pick = await vscode.window.showQuickPick(list.map((a) => ({ label: a.label, description: `${a.id} · ${platformName(a.kind)}${a.region ? ` · ${a.region}` : ''}`, id: a.id })), { placeHolder: vscode.l10n.t('Remove which platform account (and its secret)?') });
     if (!pick) return false;
     const yes = vscode.l10n.t('Remove');
-    if ((await vscode.window.showWarningMessage(vscode.l10n.t('Remove {0} and delete its secret? Its instances stay in the list as manual entries.', pick.label), { modal: true }, yes)) !== yes) return false;
+    if ((await showWarning(vscode.l10n.t('Remove {0} and delete its secret? Its instances stay in the list as manual entries.', pick.label), { modal: true }, yes)) !== yes) return false;
     id = pick.id;
   }
   if (!(await mon.accounts.remove(id))) throw new UserError(vscode.l10n.t('No platform account {0}.', id));

@@ -4,6 +4,7 @@
 // and recorded at the time it was seen. After a start, the platform's SSH login (new port and
 // password on AutoDL) replaces the stored one and the pooled connection is dropped.
 import * as vscode from 'vscode';
+import { showWarning } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import type { Instance } from '../../../core/instances';
@@ -82,7 +83,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
         ? vscode.l10n.t('Release {0} on {1}? Its disks and everything on them are deleted.', inst.name, account.label)
         : vscode.l10n.t('{0} {1} on {2}? Price: {3}', go, inst.name, account.label, priceText);
     const detail = action === 'release' ? [riskDetail(risk, vscode.l10n), vscode.l10n.t('Price: {0}', priceText)].join('\n\n') : undefined;
-    if ((await vscode.window.showWarningMessage(message, { modal: true, ...(detail ? { detail } : {}) }, go)) !== go) return undefined;
+    if ((await showWarning(message, { modal: true, ...(detail ? { detail } : {}) }, go)) !== go) return undefined;
   }
   const ref = inst.platformRef!.ref;
   ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
@@ -110,7 +111,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (action === 'powerOn' && r.settled) await mon.refreshLogin(inst.id, account, connector as Connector);
     ctx.tree.refresh(inst.id);
     const state = r.last?.state;
-    if (!r.settled && !scripted) void vscode.window.showWarningMessage(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
+    if (!r.settled && !scripted) void showWarning(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
     return state;
   });
 }

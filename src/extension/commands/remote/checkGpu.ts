@@ -1,6 +1,7 @@
 // Check GPU: nvidia-smi, a torch probe and the doctor's verdict, the GPUs recorded for the tree,
 // a warning when the box is not the card you rent, and the report with its fix.
 import * as vscode from 'vscode';
+import { showWarning } from '../../notify';
 import type { Diagnosis } from '../../../core/doctor';
 import type { ProbeGpu } from '../../../core/instances';
 import type { RentedCardCheck } from '../../../core/rentedCard';
@@ -30,7 +31,7 @@ export async function checkGpu(ctx: CommandContext, arg: unknown): Promise<{ ver
       const text = script.join('\n');
       const copy = vscode.l10n.t('Copy Fix');
       const run = vscode.l10n.t('Run in Terminal');
-      void vscode.window.showWarningMessage(vscode.l10n.t('{0}: the GPU check found a problem with a fix.', r.inst.name), copy, run).then(async (p) => {
+      void showWarning(vscode.l10n.t('{0}: the GPU check found a problem with a fix.', r.inst.name), copy, run).then(async (p) => {
         if (p === copy) await vscode.env.clipboard.writeText(text);
         // The whole script: the fresh env first, so torch does not go into the image's base.
         if (p === run) terminalFor(r.inst, r.conn).sendText(script.join(' && '), false);

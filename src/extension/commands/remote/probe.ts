@@ -1,6 +1,7 @@
 // Probing an instance and recording what it saw, for Check GPU and the background poll: the
 // GPUs in the tree, and a warning (once per change) when the box is not the card you rent.
 import * as vscode from 'vscode';
+import { showWarning } from '../../notify';
 import { probeInstance, type InstanceProbe } from '../../../app/probe';
 import type { Instance } from '../../../core/instances';
 import { mergeJobStates } from '../../../app/jobs';
@@ -35,7 +36,7 @@ export async function recordProbe(ctx: CommandContext, inst: Instance, conn: Rem
     await ctx.memento.update(key, seen || undefined);
     if (text) {
       ctx.notices.note('card', inst.id, r.card!.kind);
-      void vscode.window.showWarningMessage(text);
+      void showWarning(text);
     }
   }
   return r;

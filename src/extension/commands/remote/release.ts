@@ -2,6 +2,7 @@
 // version) and asks; "Sync First" pulls them and asks again. Memory-only uploads are wiped by
 // the "about to release" hook before the release is recorded.
 import * as vscode from 'vscode';
+import { showWarning } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { ReleaseArgs } from '../../args';
 import { Commands } from '../../commandIds';
@@ -37,7 +38,7 @@ export async function releaseInstance(ctx: CommandContext, arg: unknown): Promis
     const syncFirst = vscode.l10n.t('Sync First');
     const buttons = lost.length > 0 ? [syncFirst, release] : [release];
     const detail = reachable ? riskDetail(risk, vscode.l10n) : vscode.l10n.t('Could not check the checkpoint folder on the box. Everything on its disks is deleted when it is released.');
-    const pick = await vscode.window.showWarningMessage(vscode.l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', inst.name), { modal: true, detail }, ...buttons);
+    const pick = await showWarning(vscode.l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', inst.name), { modal: true, detail }, ...buttons);
     if (pick === syncFirst) {
       await vscode.commands.executeCommand(Commands.syncCheckpoints, { kind: 'instance', id: inst.id });
       return releaseInstance(ctx, { kind: 'instance', id: inst.id });

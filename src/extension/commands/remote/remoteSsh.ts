@@ -2,6 +2,7 @@
 // goes before any `Host *` (ssh takes the first value it finds), replaces our earlier one, is
 // written atomically with a backup; then Remote-SSH opens it, when installed.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { renderHostBlock, sshConfigPath, SshConfigValueError, writeHostBlock } from '../../../app/sshConfig';
 import { RemoteSshArgs } from '../../args';
 import { hostBlockOf } from '../../sshConfigEntry';
@@ -27,7 +28,7 @@ export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promis
   }
   if (!a) {
     const write = vscode.l10n.t('Write and Open');
-    const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Remote-SSH needs a Host entry for {0}. Add this block to {1}? (The old file is kept as a backup.)', inst.name, path), { modal: true, detail: text }, write);
+    const pick = await showInfo(vscode.l10n.t('Remote-SSH needs a Host entry for {0}. Add this block to {1}? (The old file is kept as a backup.)', inst.name, path), { modal: true, detail: text }, write);
     if (pick !== write) return undefined;
   }
   const written = await writeHostBlock(block, loc).catch((e: unknown) => {
@@ -37,7 +38,7 @@ export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promis
   ctx.log.info(`[${inst.id}] ${written.changed ? 'wrote' : 'kept'} Host ${written.alias} in ${written.path}${written.backupPath ? ` (backup ${written.backupPath})` : ''}`);
   const remoteSsh = vscode.extensions.getExtension('ms-vscode-remote.remote-ssh');
   if (!remoteSsh || a?.open === false) {
-    if (!a) void vscode.window.showInformationMessage(vscode.l10n.t('Wrote “Host {0}” to {1}. Install the Remote - SSH extension (or your editor’s equivalent) to open it.', written.alias, written.path));
+    if (!a) void showInfo(vscode.l10n.t('Wrote “Host {0}” to {1}. Install the Remote - SSH extension (or your editor’s equivalent) to open it.', written.alias, written.path));
     return written.alias;
   }
   if (inst.login.auth === 'password' && !a) {
@@ -45,7 +46,7 @@ export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promis
     if (pw) {
       const copy = vscode.l10n.t('Copy Password');
       // Only on request: the clipboard is readable by every program on the laptop.
-      if ((await vscode.window.showInformationMessage(vscode.l10n.t('Remote-SSH will ask for the password of {0}.', inst.name), copy)) === copy) await vscode.env.clipboard.writeText(pw);
+      if ((await showInfo(vscode.l10n.t('Remote-SSH will ask for the password of {0}.', inst.name), copy)) === copy) await vscode.env.clipboard.writeText(pw);
     }
   }
   await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.parse(`vscode-remote://ssh-remote+${written.alias}/root`), { forceNewWindow: true });

@@ -2,6 +2,7 @@
 // deepspeed or accelerate started on each with its rank, the first node's address and the
 // port), after checking they have the same GPU count and reach the first node on the port.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { z } from 'zod';
 import type { Instance } from '../../../core/instances';
 import { LAUNCHERS, type Launcher } from '../../../remote/jobs';
@@ -43,7 +44,7 @@ export async function startDistributedTraining(ctx: CommandContext, arg: unknown
     await ctx.store.update(inst.id, { jobs });
   }
   ctx.log.info(`distributed ${run.name}: ${run.nodes.map((n) => `${n.label} rank ${n.rank}`).join(', ')}, ${run.masterAddr}:${run.port}, ${run.gpusPerNode} GPU(s) per node`);
-  if (!isScripted(arg)) void vscode.window.showInformationMessage(vscode.l10n.t('Started {0} on {1} nodes ({2} GPUs each), rendezvous {3}.', run.name, run.nodes.length, run.gpusPerNode, `${run.masterAddr}:${run.port}`));
+  if (!isScripted(arg)) void showInfo(vscode.l10n.t('Started {0} on {1} nodes ({2} GPUs each), rendezvous {3}.', run.name, run.nodes.length, run.gpusPerNode, `${run.masterAddr}:${run.port}`));
   return run.name;
 }
 

@@ -3,6 +3,7 @@
 // (verified final sync first, then the power action) with its result. A run whose end the box
 // handled while the laptop slept (the on-box "after job N ends" trigger) is reported as such.
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { formatCny } from '../../../core/money';
 import { isEndAction, type EndAction } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
@@ -100,7 +101,7 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
   const check = vscode.l10n.t('Check GPU');
   const buttons = r.cause && (r.cause.kind === 'noKernelImage' || r.cause.kind === 'cudaInit') ? [check, logs] : [logs];
   const warn = !ok || (result && !result.ok);
-  void (warn ? vscode.window.showWarningMessage : vscode.window.showInformationMessage)(msg, ...buttons).then((p) => {
+  void (warn ? showWarning : showInfo)(msg, ...buttons).then((p) => {
     if (p === logs) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.id });
     if (p === check) void vscode.commands.executeCommand(Commands.checkGpu, { id: inst.id });
   });

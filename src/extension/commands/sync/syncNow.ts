@@ -2,6 +2,7 @@
 // progress shows files, bytes and speed, the result says what was pulled, and a local folder
 // inside a git work tree gets a one-time offer to add it to .gitignore.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { addToGitignore, gitignoreAdvice, summarize, syncRemote, TransferMeter, type SyncSummary } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
 import { SyncArgs } from '../../args';
@@ -82,7 +83,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
     const skipped = summary.skipped.length ? ' ' + vscode.l10n.t('{0} skipped (see the log).', summary.skipped.length) : '';
     for (const s of summary.skipped) ctx.log.warn(`[${inst.id}] sync skipped ${JSON.stringify(s.name)}: ${s.reason}`);
     const open = vscode.l10n.t('Open Folder');
-    void vscode.window.showInformationMessage(result + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
+    void showInfo(result + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
   }
   await offerGitignore(ctx, localDir, a?.addToGitignore);
   return summary;
@@ -98,7 +99,7 @@ async function offerGitignore(ctx: CommandContext, localDir: string, scripted: b
   if (scripted === undefined) {
     await ctx.memento.update(GITIGNORE_ASKED, [...asked, localDir].slice(-100));
     const add = vscode.l10n.t('Add to .gitignore');
-    yes = (await vscode.window.showInformationMessage(vscode.l10n.t('{0} is inside the git work tree {1}: checkpoints would show up as changes. Add /{2}/ to its .gitignore?', localDir, advice.repoRoot, advice.entry), add)) === add;
+    yes = (await showInfo(vscode.l10n.t('{0} is inside the git work tree {1}: checkpoints would show up as changes. Add /{2}/ to its .gitignore?', localDir, advice.repoRoot, advice.entry), add)) === add;
   }
   if (!yes) return;
   const path = await addToGitignore(advice);

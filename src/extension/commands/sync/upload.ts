@@ -4,6 +4,7 @@
 // place, resumable, never over a newer file there) with files, bytes and speed shown.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { showInfo, showWarning } from '../../notify';
 import { z } from 'zod';
 import { pushFolder, type PushProgress } from '../../../app/push';
 import { syncRemote, TransferMeter } from '../../../app/sync';
@@ -88,7 +89,7 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
       if (a) return { kind: 'secrets-found', findings };
       const anyway = vscode.l10n.t('Upload Anyway');
       const shown = findings.slice(0, 5).map((f) => f.path).join(', ');
-      const pick = await vscode.window.showWarningMessage(
+      const pick = await showWarning(
         vscode.l10n.t('{0} likely secrets in {1} ({2}). The box’s data disk is not encrypted. Nothing was sent.', findings.length, basename(dirs.localDir), shown),
         { modal: true },
         anyway,
@@ -109,7 +110,7 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
           : vscode.l10n.t('{0} on {1} is up to date ({2} unchanged).', dirs.remoteDir, inst.name, r.unchanged);
       const newer = r.skipped.filter((s) => s.reason === 'remote-newer').length;
       const extra = r.skipped.length ? ' ' + vscode.l10n.t('{0} skipped (see the log).', r.skipped.length) + (newer ? ' ' + vscode.l10n.t('{0} are newer on the box and were kept.', newer) : '') : '';
-      void vscode.window.showInformationMessage(text + extra);
+      void showInfo(text + extra);
     }
     return out;
   }

@@ -1,5 +1,6 @@
 // Keep Syncing Checkpoints / Stop Syncing / Change Sync Folders.
 import * as vscode from 'vscode';
+import { showInfo } from '../../notify';
 import { WatchArgs } from '../../args';
 import type { CommandContext } from '../context';
 import { requireTrust } from '../errors';
@@ -23,7 +24,7 @@ export async function watchCheckpoints(ctx: CommandContext, arg: unknown): Promi
   await ctx.sessions.open(inst.id, openOptions(a));
   const seconds = ctx.settings().syncWatchIntervalSeconds;
   await ctx.watches.start({ id: inst.id, ...folders, intervalSeconds: seconds, ...(a?.acceptNewHostKey ? { acceptNewHostKey: true } : {}) });
-  if (!a) void vscode.window.showInformationMessage(vscode.l10n.t('Syncing {0} from {1} into {2} every {3} s.', folders.remoteDir, inst.name, folders.localDir, seconds));
+  if (!a) void showInfo(vscode.l10n.t('Syncing {0} from {1} into {2} every {3} s.', folders.remoteDir, inst.name, folders.localDir, seconds));
   return true;
 }
 
@@ -32,7 +33,7 @@ export function stopWatching(ctx: CommandContext, arg: unknown): string[] {
   const stopped = ctx.watches.stop(id);
   if (!isScripted(arg)) {
     const name = id ? (ctx.store.get(id)?.name ?? id) : undefined;
-    void vscode.window.showInformationMessage(
+    void showInfo(
       stopped.length === 0
         ? name
           ? vscode.l10n.t('{0} is not being synced.', name)
