@@ -51,8 +51,7 @@ export async function captureEnvironment(ctx: CommandContext, arg: unknown): Pro
   ctx.log.info(`[${inst.id}] captured environment into ${dir}: python ${c.pythonVersion ?? '?'}, torch ${c.torch ?? 'none'}, ${packages} pip packages`);
   const rebuildHere = vscode.l10n.t('Rebuild on Another Instance');
   if (!a)
-    void vscode.window
-      .showInformationMessage(vscode.l10n.t('Saved the environment of {0} in {1}: Python {2}, torch {3}, {4} pip packages{5}. Edit requirements.txt there to change what a rebuild installs.', inst.name, relative(root, dir).split(sep).join('/'), c.pythonVersion ?? '?', c.torch ?? '—', packages, c.environmentYml ? ' + conda' : ''), rebuildHere)
+    void showInfo(vscode.l10n.t('Saved the environment of {0} in {1}: Python {2}, torch {3}, {4} pip packages{5}. Edit requirements.txt there to change what a rebuild installs.', inst.name, relative(root, dir).split(sep).join('/'), c.pythonVersion ?? '?', c.torch ?? '—', packages, c.environmentYml ? ' + conda' : ''), rebuildHere)
       .then((p) => p && vscode.commands.executeCommand(Commands.rebuildEnvironment));
   return { dir, python: c.pythonVersion, torch: c.torch, packages, conda: c.environmentYml !== null };
 }
