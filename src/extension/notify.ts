@@ -10,6 +10,8 @@ import { forNotification } from '../core/text';
 export interface NotifyOptions extends vscode.MessageOptions {
   /** Where the whole text goes when the toast shows only its start. */
   log?: vscode.LogOutputChannel;
+  /** The caller already wrote the whole text to `log`: only say where it is. */
+  logged?: boolean;
 }
 
 type Kind = 'error' | 'warning' | 'info';
@@ -36,11 +38,11 @@ function show<T extends Item>(kind: Kind, message: string, rest: Rest<T>): Thena
   const original = rest.filter(isItem) as T[];
   // Buttons are shown as MessageItems with rendered titles; the pick maps back to the caller's item.
   const items = original.map((i) => ({ title: forNotification(typeof i === 'string' ? i : i.title, { max: 60 }).text, ...(typeof i === 'object' && i.isCloseAffordance ? { isCloseAffordance: true } : {}) }));
-  const { log, ...vsOpts } = opts;
+  const { log, logged, ...vsOpts } = opts;
   const r = renderMessage(message, vsOpts);
   let text = r.message;
   if (r.cut && log) {
-    log[kind === 'info' ? 'info' : kind === 'warning' ? 'warn' : 'error'](`${message}${opts.detail ? `\n${opts.detail}` : ''}`);
+    if (!logged) log[kind === 'info' ? 'info' : kind === 'warning' ? 'warn' : 'error'](`${message}${opts.detail ? `\n${opts.detail}` : ''}`);
     text += ' ' + vscode.l10n.t('(The whole text is in the GPU Rent output.)');
   }
   const picked = SHOW[kind](text, { ...vsOpts, ...(r.detail !== undefined ? { detail: r.detail } : {}) }, items);

@@ -22,7 +22,7 @@ export function reportError(log: vscode.LogOutputChannel, id: string, e: unknown
   const shown = shownError(e);
   log.error(`${id}: ${shown.message}`);
   const titles = shown.actions.map((a) => a.title);
-  const pick = shown.detail ? showError(shown.message, { modal: true, detail: shown.detail }, ...titles) : showError(shown.message, ...titles);
+  const pick = shown.detail ? showError(shown.message, { modal: true, detail: shown.detail, log, logged: true }, ...titles) : showError(shown.message, { log, logged: true }, ...titles);
   void pick.then((t) => shown.actions.find((a) => a.title === t)?.run());
 }
 

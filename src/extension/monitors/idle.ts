@@ -84,7 +84,7 @@ export class IdleMonitor {
         return;
       } catch (e) {
         this.ctx.log.warn(`[${id}] idle action ${action} through the platform failed: ${e instanceof Error ? e.message : String(e)}`);
-        void showError(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+        void showError(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)), { log: this.ctx.log, logged: true });
         return;
       }
     }

@@ -43,7 +43,7 @@ export class ReleaseWarnings implements vscode.Disposable {
             void showInfo(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
           } catch (e) {
             this.ctx.log.warn(`[${inst.id}] no-GPU start failed: ${e instanceof Error ? e.message : String(e)}`);
-            void showError(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)));
+            void showError(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)), { log: this.ctx.log, logged: true });
           }
         }
       });

@@ -64,7 +64,7 @@ export class SyncWatches implements vscode.Disposable {
       .catch((e: unknown) => {
         const msg = e instanceof Error ? e.message : String(e);
         this.log.error(`[${spec.id}] watch stopped: ${msg}`);
-        void showError(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, msg));
+        void showError(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, msg), { log: this.log, logged: true });
       })
       .finally(() => {
         this.running.delete(spec.id);

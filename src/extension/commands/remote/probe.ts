@@ -36,7 +36,7 @@ export async function recordProbe(ctx: CommandContext, inst: Instance, conn: Rem
     await ctx.memento.update(key, seen || undefined);
     if (text) {
       ctx.notices.note('card', inst.id, r.card!.kind);
-      void showWarning(text);
+      void showWarning(text, { log: ctx.log });
     }
   }
   return r;

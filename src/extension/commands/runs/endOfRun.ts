@@ -101,7 +101,7 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
   const check = vscode.l10n.t('Check GPU');
   const buttons = r.cause && (r.cause.kind === 'noKernelImage' || r.cause.kind === 'cudaInit') ? [check, logs] : [logs];
   const warn = !ok || (result && !result.ok);
-  void (warn ? showWarning : showInfo)(msg, ...buttons).then((p) => {
+  void (warn ? showWarning : showInfo)(msg, { log: ctx.log, logged: true }, ...buttons).then((p) => {
     if (p === logs) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.id });
     if (p === check) void vscode.commands.executeCommand(Commands.checkGpu, { id: inst.id });
   });
