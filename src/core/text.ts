@@ -127,3 +127,16 @@ export function forNotification(s: string, opts: { keepNewlines?: boolean; max?:
   } else if (cut) text += '…';
   return { text: opts.keepNewlines ? text : text.trim(), cut };
 }
+
+/**
+ * Box or platform text in a one-line plain label: a tree item's label or description, a quick
+ * pick item, the status bar. None of these render links, but quick picks and the status bar
+ * draw `$(name)` as an icon, and a newline or a bidi override would break or reorder the line:
+ * control characters show as escapes, `$(` keeps its characters but not its meaning (a zero-width
+ * space between them), and the text is cut to `max` characters.
+ */
+export function forLabel(s: string, max = 200): string {
+  const raw = typeof s === 'string' ? s : String(s);
+  const t = forTerminal(raw.length > max * 2 ? raw.slice(0, max * 2) : raw).replace(/\$\(/g, '$\u200b(');
+  return t.length > max || raw.length > max * 2 ? t.slice(0, max - 1) + '…' : t;
+}

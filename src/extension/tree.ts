@@ -1,7 +1,7 @@
 // The Instances view: platforms → instances → the last probe's GPUs, jobs and sync status.
 // Nodes are cached by id so one instance can be refreshed without rebuilding the tree.
 import * as vscode from 'vscode';
-import { forMarkdown } from '../core/text';
+import { forLabel, forMarkdown, forTerminal } from '../core/text';
 import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
@@ -107,14 +107,14 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       if (!inst) return new vscode.TreeItem(node.id);
       const spend = summarizeSpend([inst], this.now()).perInstance[0]!;
       const state = spend.state ?? 'released';
-      const item = new vscode.TreeItem(inst.name, vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(forLabel(inst.name), vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `instance:${inst.id}`;
       item.contextValue = contextValueOf(inst) + (this.watching.has(inst.id) ? ':watching' : '') + (this.platforms ? platformContext(this.platforms, inst) : '');
       const pi = this.platforms && platformInstanceText(this.platforms, inst, this.now());
       item.iconPath = new vscode.ThemeIcon(STATE_ICONS[state], new vscode.ThemeColor(STATE_COLORS[state]));
       const conn = this.connection(inst.id);
       const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
-      item.description = [instanceDescription(inst, spend, vscode.l10n), link, pi?.description].filter(Boolean).join(' · ');
+      item.description = forLabel([instanceDescription(inst, spend, vscode.l10n), link, pi?.description].filter(Boolean).join(' · '), 300);
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${forMarkdown(inst.name)}** — ${forMarkdown(this.platformName(inst.platform))}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
@@ -130,12 +130,13 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       item.accessibilityInformation = { label: `${inst.name}, ${stateLabel(state, vscode.l10n)}, ${item.description}` };
       return item;
     }
-    const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+    // Detail rows carry box text (GPU names, job ids and commands, sync errors): plain labels, one line each.
+    const item = new vscode.TreeItem(forLabel(node.label), vscode.TreeItemCollapsibleState.None);
     item.id = `detail:${node.instanceId}:${node.key}`;
     item.contextValue = `detail:${node.key.split(':')[0]}${node.key === 'sync' && this.watching.has(node.instanceId) ? ':watching' : ''}`;
     item.iconPath = new vscode.ThemeIcon(node.icon);
-    if (node.description) item.description = node.description;
-    if (node.tooltip) item.tooltip = node.tooltip;
+    if (node.description) item.description = forLabel(node.description, 300);
+    if (node.tooltip) item.tooltip = forTerminal(node.tooltip.slice(0, 4000), { keep: '\n' });
     if (node.command) item.command = node.command;
     return item;
   }

@@ -3,7 +3,7 @@
 // Box and platform text must never keep that shape, whatever it is combined with.
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { forNotification, NOTIFICATION_MAX_CHARS } from '../../src/core/text';
+import { forLabel, forNotification, NOTIFICATION_MAX_CHARS } from '../../src/core/text';
 
 // VS Code's own pattern, copied from vs/base/common/linkedText.ts (MIT; the same in 1.85 and in
 // the code-server build the e2e tier runs): what a notification message turns into links.
@@ -73,5 +73,16 @@ describe('notification text (core/text forNotification)', () => {
     assert.ok(!/\\x?1?$/.test(s.slice(0, -1)), s.slice(-12));
     const e = forNotification('y'.repeat(NOTIFICATION_MAX_CHARS - 2) + '😀😀😀').text;
     assert.ok(!/[\ud800-\udbff]$/.test(e.slice(0, -1)));
+  });
+});
+
+describe('labels (core/text forLabel: tree rows, quick picks)', () => {
+  it('one line, controls shown, no $(icon), bounded', () => {
+    const l = forLabel('job\n$(check) done\u202e\u009b31m' + 'z'.repeat(1000));
+    assert.ok(!l.includes('\n') && !/[\u202e\u009b]/.test(l));
+    assert.ok(!/\$\(/.test(l));
+    assert.ok(l.includes('$\u200b(check)'));
+    assert.ok(l.length <= 200 && l.endsWith('…'));
+    assert.equal(forLabel('RTX 4090 · 训练'), 'RTX 4090 · 训练');
   });
 });

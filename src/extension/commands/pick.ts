@@ -2,6 +2,7 @@
 // candidate; else the user picks. Parsing of scripted arguments lives here too.
 import * as vscode from 'vscode';
 import { showInfo } from '../notify';
+import { forLabel } from '../../core/text';
 import type { ZodError } from 'zod';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
@@ -31,7 +32,7 @@ export async function pickInstance(ctx: CommandContext, arg: unknown, filter: (i
   }
   if (list.length === 1) return list[0];
   const pick = await vscode.window.showQuickPick(
-    list.map((i) => ({ label: i.name, description: `${platformLabel(ctx, i.platform)} · ${i.card} ×${i.gpuCount}`, detail: stateLabel(currentState(i.intervals), vscode.l10n), id: i.id })),
+    list.map((i) => ({ label: forLabel(i.name), description: forLabel(`${platformLabel(ctx, i.platform)} · ${i.card} ×${i.gpuCount}`), detail: stateLabel(currentState(i.intervals), vscode.l10n), id: i.id })),
     { placeHolder: placeHolder ?? vscode.l10n.t('Choose an instance') },
   );
   return pick ? ctx.store.get(pick.id) : undefined;

@@ -3,6 +3,7 @@
 // wiped on request or when the instance is released or removed (the release hook).
 import * as vscode from 'vscode';
 import { showInfo, showWarning } from '../../notify';
+import { forLabel } from '../../../core/text';
 import { isAbsolute } from 'node:path';
 import { formatBytes } from '../../../core/format';
 import type { Instance } from '../../../core/instances';
@@ -59,7 +60,7 @@ export async function wipeMemoryUpload(ctx: CommandContext, arg: unknown): Promi
       void showInfo(vscode.l10n.t('Nothing was uploaded to memory on {0} from here.', inst.name));
       return 'none';
     }
-    const dir = dirs.length === 1 ? dirs[0] : await vscode.window.showQuickPick(dirs, { placeHolder: vscode.l10n.t('Which RAM folder on {0}?', inst.name) });
+    const dir = dirs.length === 1 ? dirs[0] : (await vscode.window.showQuickPick(dirs.map((d) => ({ label: forLabel(d, 300), d })), { placeHolder: vscode.l10n.t('Which RAM folder on {0}?', inst.name) }))?.d;
     if (!dir) return undefined;
     a = { id: inst.id, dir };
   }

@@ -2,6 +2,7 @@
 // read once or followed until it exits.
 import * as vscode from 'vscode';
 import { showInfo } from '../../notify';
+import { forLabel } from '../../../core/text';
 import { JobsArgs } from '../../args';
 import type { CommandContext } from '../context';
 import { requireTrust } from '../errors';
@@ -36,7 +37,7 @@ export async function showJobs(ctx: CommandContext, arg: unknown): Promise<{ job
       jobs.length === 1
         ? { name: jobs[0]!.name }
         : await vscode.window.showQuickPick(
-            jobs.map((j) => ({ label: j.name, description: j.state === 'exited' ? vscode.l10n.t('exited with {0}', String(j.exitCode ?? '?')) : j.state, detail: j.command ?? '', name: j.name })),
+            jobs.map((j) => ({ label: forLabel(j.name), description: j.state === 'exited' ? vscode.l10n.t('exited with {0}', String(j.exitCode ?? '?')) : forLabel(j.state), detail: forLabel(j.command ?? '', 300), name: j.name })),
             { placeHolder: vscode.l10n.t('Which job’s log?') },
           );
     if (!pick) return { jobs: summary };
