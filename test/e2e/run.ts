@@ -13,7 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import type { HostInfo, HostResults } from '../vscode/support';
 import { dumpBrowserStorage } from './browser-storage';
 import { followLog, prepareHostEnv, ROOT } from './host-env';
-import { RUNNING_INSTANCE } from './shared';
+import { HOSTILE_SENTINEL, RUNNING_INSTANCE } from './shared';
 import { uiChecks, type UiCheck } from './ui-checks';
 
 const OUT_DIR = path.join(ROOT, 'test-output', 'e2e');
@@ -121,7 +121,56 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
     if (leaks.length) throw new Error(`the password is stored in the browser: ${leaks.join('; ')}`);
     say(`         scanned ${entries.length} IndexedDB/localStorage entries for ${secrets.length} passwords; the instance is in ${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}`);
   });
+  await check('every notification the hostile walk raised is opened: box text with command: links shows as text, no link in any, clicking every anchor runs nothing', async () => {
+    const seen = await openAllNotifications(page);
+    fs.writeFileSync(path.join(OUT_DIR, 'notifications.txt'), seen.map((n) => `${n.text}\n  anchors: ${JSON.stringify(n.anchors)}`).join('\n') + '\n');
+    const hostile = seen.filter((n) => n.text.includes('command:workbench.action.terminal'));
+    // The walk (test/vscode/suite/70-hostile-links) quotes a box in four notifications: Check GPU's
+    // stderr, the GPU name, the run's last lines, the kept file's name. Fewer means a path went unseen.
+    if (hostile.length < 4) throw new Error(`only ${hostile.length} of ${seen.length} notifications quote the hostile box (want 4): ${seen.map((n) => n.text.slice(0, 80)).join(' | ')}`);
+    const anchors = seen.flatMap((n) => n.anchors);
+    const bad = anchors.filter((a) => /^(command|file):|^https?:/i.test(a));
+    if (bad.length) throw new Error(`links in notifications: ${bad.join(', ')}`);
+    // Whatever anchors there are (none expected), clicked.
+    for (const a of await page.locator('.notifications-center .notification-list-item-message a').all()) await a.click().catch(() => undefined);
+    await page.waitForTimeout(1500);
+    if (fs.existsSync(HOSTILE_SENTINEL)) throw new Error(`${HOSTILE_SENTINEL} exists: a link ran a command`);
+    const terminals = await page.locator('.terminal-wrapper, .terminal-tab').count();
+    if (terminals > 0) throw new Error(`${terminals} terminal(s) opened`);
+    await page.screenshot({ path: path.join(OUT_DIR, 'notifications-hostile.png') });
+    say(`         ${seen.length} notifications opened, ${hostile.length} quote the hostile box, ${anchors.length} anchors in all, no terminal, no ${HOSTILE_SENTINEL}`);
+  });
   await page.close();
+}
+
+/** Opens the notification center and reads every notification in it (expanded, scrolled through): text and link targets. */
+async function openAllNotifications(page: Page): Promise<{ text: string; anchors: string[] }[]> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Notifications: Show Notifications');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  const center = page.locator('.notifications-center');
+  await center.waitFor({ state: 'visible', timeout: 10_000 });
+  // Taller, so fewer rows are virtualized away; then scroll through what is left.
+  const seen = new Map<string, { text: string; anchors: string[] }>();
+  for (let round = 0; round < 60; round++) {
+    for (const t of await center.locator('.codicon-notifications-expand').all()) await t.click().catch(() => undefined);
+    const rows = await center.locator('.notification-list-item').evaluateAll((els) =>
+      els.map((el) => ({
+        text: (el.querySelector('.notification-list-item-message') as HTMLElement | null)?.innerText ?? '',
+        anchors: Array.from(el.querySelectorAll('.notification-list-item-message a')).map((a) => a.getAttribute('href') ?? a.getAttribute('data-href') ?? (a as HTMLElement).innerText),
+      })),
+    );
+    const before = seen.size;
+    for (const r of rows) seen.set(r.text, r);
+    const list = center.locator('.notifications-list-container');
+    const box = await list.boundingBox();
+    if (box) { await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2); await page.mouse.wheel(0, 150); }
+    await page.waitForTimeout(150);
+    if (round > 3 && seen.size === before) break;
+  }
+  return [...seen.values()];
 }
 
 /** A driver-side test, counted with the others. */
