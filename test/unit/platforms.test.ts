@@ -42,7 +42,7 @@ describe('platform mapping (pure)', () => {
     assert.deepStrictEqual(['creating', 'starting', 'running', 'shutting_down', 'shutdown', 'releasing', 'released', 'weird'].map((s) => autodlState(s)), ['starting', 'starting', 'running', 'stopping', 'stopped', 'releasing', 'released', 'unknown']);
     assert.strictEqual(autodlInstance({ uuid: '../etc' }, 1), undefined, 'an id that is not one is dropped');
     assert.strictEqual(autodlBalance(fixture('autodl-envelopes.json').wallet && (fixture('autodl-envelopes.json').wallet as { data: unknown }).data), 12345);
-    assert.strictEqual(autodlPage({ list: [row, row], max_page: 3 }, 1).maxPage, 3);
+    assert.strictEqual(autodlPage({ list: [row, row], max_page: 3 }, 1, 100).maxPage, 3);
   });
 
   it('parses SSH login commands in both orders and refuses what is not one', () => {

@@ -4,8 +4,9 @@
 // power action is sent once. Loaded only when an 阿里云 account is used.
 import { aliyunBalance, aliyunInstance, aliyunPage, aliyunPrice } from '../../core/platforms/aliyun';
 import { classifyFailure } from '../../core/platforms/errors';
-import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
+import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
+import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
 
 export interface AliyunOptions {
@@ -19,7 +20,6 @@ export interface AliyunOptions {
 }
 
 const PAGE = 100;
-const MAX_PAGES = 50;
 
 type Sdk = Pick<PlatformSdks, 'ecs' | 'bss' | 'Config'>;
 
@@ -57,6 +57,7 @@ export class AliyunConnector implements Connector {
   }
 
   private error(e: unknown): PlatformError {
+    if (isReplyError(e)) return transportError(this.kind, e);
     const err = e as { code?: unknown; statusCode?: unknown; data?: { Message?: unknown; Code?: unknown }; message?: string };
     if (err && (typeof err.statusCode === 'number' || (typeof err.code === 'string' && !/^E[A-Z]+$/.test(err.code)))) {
       return new PlatformError(classifyFailure(this.kind, err.data?.Code ?? err.code, err.data?.Message ?? err.message, typeof err.statusCode === 'number' ? err.statusCode : undefined));
@@ -66,13 +67,13 @@ export class AliyunConnector implements Connector {
 
   async list(): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
+    for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
       const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: this.o.regionId, pageNumber: page, pageSize: PAGE })));
-      const p = aliyunPage(body);
+      const p = aliyunPage(body, PAGE);
       out.push(...p.instances);
       if (out.length >= p.total || p.instances.length === 0) break;
     }
-    return out;
+    return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
   }
 
   private async raw(ref: string): Promise<Record<string, unknown>> {

@@ -1,12 +1,11 @@
 // AutoDL: the official Pro developer API and, opt-in, the web console's endpoints with the
 // console's login token. Both send the token as `Authorization` without "Bearer". Reads may be
 // retried (GET-with-body → query string on RequestParameterIsWrong); power actions never are.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { autodlBalance, autodlInstance, autodlLogin, autodlPage, envelopeOf, isSuccess } from '../../core/platforms/autodl';
 import { classifyFailure } from '../../core/platforms/errors';
-import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PlatformKind, type PowerOffMode, type PowerOnMode, type SshLogin } from '../../core/platforms/types';
+import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PlatformKind, type PowerOffMode, type PowerOnMode, type SshLogin } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
+import { exchange, replyJson, tooDeep, type Reply } from './http';
 
 export interface AutodlOptions {
   /** Base URL, e.g. from GPU_RENT_AUTODL_API or the setting. */
@@ -16,9 +15,7 @@ export interface AutodlOptions {
   now: () => number;
 }
 
-const MAX_BODY = 4 * 1024 * 1024;
 const PAGE_SIZE = 100;
-const MAX_PAGES = 50;
 
 type Method = 'GET' | 'POST';
 
@@ -43,31 +40,22 @@ abstract class AutodlBase implements Connector {
     return signal ? AbortSignal.any([signal, t]) : t;
   }
 
-  /** One HTTP exchange → the envelope's data, or a PlatformError naming AutoDL's code. */
+  /** One HTTP exchange (bounded: http.ts) → the envelope's data, or a PlatformError naming AutoDL's code. */
   protected async call(method: Method, path: string, body: Record<string, unknown> | undefined, opts: { query?: Record<string, string>; bodyOnGet?: boolean; signal?: AbortSignal } = {}): Promise<unknown> {
-    let status: number;
-    let text: string;
+    let reply: Reply;
     try {
-      const signal = this.signal(opts.signal);
       const headers: Record<string, string> = { Authorization: this.o.token, Accept: 'application/json' };
-      if (method === 'GET' && opts.bodyOnGet && body) ({ status, text } = await getWithBody(this.url(path), headers, JSON.stringify(body), signal));
-      else {
-        const init: RequestInit = { method, headers: body && method === 'POST' ? { ...headers, 'Content-Type': 'application/json' } : headers, signal };
-        if (body && method === 'POST') init.body = JSON.stringify(body);
-        const res = await fetch(this.url(path, opts.query), init);
-        status = res.status;
-        text = (await res.text()).slice(0, MAX_BODY);
-      }
+      // The documented API wants a GET with a JSON body (fetch() refused one; node:http sends it).
+      const withBody = body !== undefined && (method === 'POST' || opts.bodyOnGet === true);
+      reply = await exchange(this.url(path, opts.query), { method, headers: withBody ? { ...headers, 'Content-Type': 'application/json' } : headers, ...(withBody ? { body: JSON.stringify(body) } : {}), signal: this.signal(opts.signal) });
     } catch (e) {
       throw transportError(this.kind, e);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const env = envelopeOf(json);
+    const { status } = reply;
+    const text = reply.body.toString('utf8');
+    const parsed = replyJson(text);
+    if (!parsed.ok && parsed.reason === 'tooDeep') throw transportError(this.kind, tooDeep());
+    const env = envelopeOf(parsed.ok ? parsed.value : undefined);
     if (status >= 200 && status < 300 && env && isSuccess(env)) return env.data;
     throw new PlatformError(classifyFailure(this.kind, env?.code, env?.msg ?? text.slice(0, 200), status >= 200 && status < 300 ? undefined : status));
   }
@@ -84,13 +72,13 @@ abstract class AutodlBase implements Connector {
 
   protected async listPaged(path: string, signal?: AbortSignal): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
-    for (let page = 1; page <= MAX_PAGES; page++) {
+    for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
       const data = await this.call('POST', path, { page_index: page, page_size: PAGE_SIZE }, { signal });
-      const p = autodlPage(data, this.o.now());
+      const p = autodlPage(data, this.o.now(), PAGE_SIZE);
       out.push(...p.instances);
       if (page >= p.maxPage || p.instances.length === 0) break;
     }
-    return out;
+    return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
   }
 
   protected notSupported(what: string): never {
@@ -187,22 +175,4 @@ export class AutodlWebConnector extends AutodlBase {
     const fen = autodlBalance(await this.call('GET', '/api/v1/wallet', undefined, { signal }));
     return fen !== undefined ? { fen, readAt: this.o.now() } : this.badResponse('wallet without assets');
   }
-}
-
-/** fetch() refuses a GET with a body; the documented API wants one, so this one goes through node:http(s). */
-function getWithBody(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method: 'GET', headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }, signal }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= MAX_BODY) chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', (e) => reject(signal.aborted ? (signal.reason ?? e) : e));
-    req.end(body);
-  });
 }

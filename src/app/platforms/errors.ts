@@ -2,6 +2,8 @@
 // and message. Front ends word it; `describe` is the plain English line the CLI prints.
 import type { PlatformFailure, PlatformKind } from '../../core/platforms/types';
 import { networkFailure } from '../../core/platforms/errors';
+import { boundText } from '../../core/platforms/types';
+import { isReplyError } from './http';
 
 export const PLATFORM_NAMES: Record<PlatformKind, string> = {
   'autodl-pro': 'AutoDL Pro',
@@ -41,6 +43,8 @@ export function describeFailure(f: PlatformFailure): string {
 /** A thrown fetch/SDK transport error → PlatformError. */
 export function transportError(platform: PlatformKind, e: unknown): PlatformError {
   if (e instanceof PlatformError) return e;
+  // A reply refused by http.ts (too large, too deep, a redirect elsewhere): an answer, but not one to use.
+  if (isReplyError(e)) return new PlatformError({ platform, kind: 'badResponse', code: e.code, message: boundText(e.message) });
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const timedOut = err?.name === 'TimeoutError' || err?.name === 'AbortError' || /timeout|timed out/i.test(err?.message ?? '');
   const code = err?.cause?.code ?? err?.code ?? (timedOut ? 'timeout' : 'network');

@@ -2,10 +2,12 @@
 // billing's DescribeAccountBalance with the common SDK's CommonClient (there is no separate
 // billing package on the registry). Requests are TC3-HMAC-SHA256 signed with the SecretId/Key;
 // the SDK does not retry, so a power action is sent once.
+import type { Readable } from 'node:stream';
 import { classifyFailure } from '../../core/platforms/errors';
 import { tencentBalance, tencentInstance, tencentPage, tencentPrice } from '../../core/platforms/tencent';
-import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
+import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
+import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
 
 export interface TencentOptions {
@@ -19,50 +21,87 @@ export interface TencentOptions {
 }
 
 const PAGE = 100;
-const MAX_PAGES = 50;
 
-type Client = { request(action: string, req: unknown): Promise<Record<string, unknown>>; endpoint?: string };
+type Client = { request(action: string, req: unknown, options?: { signal?: AbortSignal }): Promise<Record<string, unknown>>; endpoint: string };
+type FetchReply = { status: number; statusText: string; headers: { get(name: string): string | null }; body: NodeJS.ReadableStream };
+
+/** What one call's guards saw: a redirect refused before anything was sent there. */
+interface CallGuard {
+  refused?: ReplyError;
+}
 
 export class TencentConnector implements Connector {
   readonly kind = 'tencent-cvm' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['tencent-cvm'];
-  private clients: Promise<{ cvm: Client; billing: Client }> | undefined;
 
   constructor(private readonly o: TencentOptions) {}
 
-  private load(): Promise<{ cvm: Client; billing: Client }> {
-    return (this.clients ??= (async () => {
-      const { cvm, CommonClient } = loadSdks();
-      const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
-      const httpProfile = { reqTimeout: Math.max(1, Math.ceil(this.o.timeoutMs / 1000)), ...(ep ? { endpoint: ep.host, protocol: ep.protocol } : {}) };
-      const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };
-      const c = new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile } }) as unknown as Client & { endpoint: string };
+  /**
+   * The SDK's client for one call, with its HTTP bounded: node-fetch follows redirects and
+   * reads the whole body, and the SDK passes neither a size nor a redirect mode. It does pass
+   * `httpProfile.agent`, which node-fetch asks for every request it sends, the redirected ones
+   * too: the origin is checked there and anything else refused before a byte goes out. And the
+   * client's `parseResponse` (given the unread reply) is replaced by one that reads the body
+   * through http.ts's cap and depth check.
+   */
+  private client(which: 'cvm' | 'billing', guard: CallGuard): Client {
+    const { cvm, CommonClient } = loadSdks();
+    const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
+    const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };
+    const base = { reqTimeout: Math.max(1, Math.ceil(this.o.timeoutMs / 1000)), ...(ep ? { endpoint: ep.host, protocol: ep.protocol } : {}) };
+    let c: Client;
+    if (which === 'cvm') c = new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile: base } }) as unknown as Client;
+    else {
       // Billing lives beside CVM: the same host with the service's name in front.
-      const billingHost = ep ? ep.host : c.endpoint.replace(/^cvm\./, 'billing.');
-      const billing = new CommonClient(billingHost, '2018-07-09', { credential, region: '', profile: { httpProfile: { ...httpProfile, endpoint: billingHost } } }) as unknown as Client;
-      return { cvm: c, billing };
-    })());
+      const cvmHost = ep ? ep.host : (new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile: base } }) as unknown as Client).endpoint;
+      const billingHost = ep ? ep.host : cvmHost.replace(/^cvm\./, 'billing.');
+      c = new CommonClient(billingHost, '2018-07-09', { credential, region: '', profile: { httpProfile: { ...base, endpoint: billingHost } } }) as unknown as Client;
+    }
+    const origin = new URL(`${ep?.protocol ?? 'https://'}${c.endpoint}`).origin;
+    // node-fetch 2 hands the agent a legacy url.parse() result (protocol, host; no origin).
+    (c as unknown as { profile: { httpProfile: { agent?: unknown } } }).profile.httpProfile.agent = (url: { protocol?: string | null; host?: string | null }) => {
+      const to = `${url.protocol ?? ''}//${url.host ?? ''}`.toLowerCase();
+      if (to !== origin) {
+        guard.refused = new ReplyError('RedirectRefused', `${origin} redirected to another origin, ${to.slice(0, 200)}: not followed, nothing was sent there`);
+        throw guard.refused;
+      }
+      return undefined;
+    };
+    (c as unknown as { parseResponse: (res: FetchReply) => Promise<Record<string, unknown>> }).parseResponse = (res) => parseReply(res);
+    return c;
   }
 
   private async call(which: 'cvm' | 'billing', action: string, req: unknown): Promise<Record<string, unknown>> {
-    const clients = await this.load();
+    const guard: CallGuard = {};
+    const client = this.client(which, guard);
+    // Covers the body as well as the headers (node-fetch's own timeout stops at the headers once the body is read here).
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.timeoutMs);
     try {
-      return (await clients[which].request(action, req)) ?? {};
+      return (await client.request(action, req, { signal: abort.signal })) ?? {};
     } catch (e) {
-      const err = e as { code?: unknown; message?: string; name?: string };
+      const timedOut = abort.signal.aborted;
+      // A refused body is not left streaming in.
+      abort.abort();
+      if (guard.refused) throw transportError(this.kind, guard.refused);
+      if (isReplyError(e)) throw transportError(this.kind, e);
+      const err = e as { code?: unknown; message?: string; name?: string; httpCode?: unknown };
+      if (typeof err?.httpCode === 'number') throw new PlatformError(classifyFailure(this.kind, undefined, err.message, err.httpCode));
       if (err && typeof err.code === 'string' && err.code && !/^E[A-Z]+$/.test(err.code)) throw new PlatformError(classifyFailure(this.kind, err.code, err.message));
-      throw transportError(this.kind, e);
+      throw transportError(this.kind, timedOut ? abort.signal.reason : e);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
   async list(): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const p = tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: page * PAGE, Limit: PAGE }));
+    for (let page = 0; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
+      const p = tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: page * PAGE, Limit: PAGE }), PAGE);
       out.push(...p.instances);
       if (out.length >= p.total || p.instances.length === 0) break;
     }
-    return out;
+    return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
   }
 
   private async raw(ref: string): Promise<Record<string, unknown>> {
@@ -114,4 +153,20 @@ export class TencentConnector implements Connector {
 function endpointParts(ep: string): { host: string; protocol: string } {
   const m = /^(https?):\/\/([^/]+)\/?$/.exec(ep.trim());
   return m ? { host: m[2]!, protocol: `${m[1]}://` } : { host: ep.trim(), protocol: 'https://' };
+}
+
+/** The SDK's parseResponse, over a bounded read: a non-200 status, the API's own error, or the Response. */
+async function parseReply(res: FetchReply): Promise<Record<string, unknown>> {
+  const body = res.body as unknown as Readable;
+  if (res.status !== 200) {
+    body.destroy();
+    throw Object.assign(new Error(res.statusText || `HTTP ${res.status}`), { httpCode: res.status });
+  }
+  const parsed = replyJson(await readCapped(body));
+  if (!parsed.ok) throw parsed.reason === 'tooDeep' ? tooDeep() : Object.assign(new Error('the reply is not JSON'), { code: 'BadResponse' });
+  const r = (parsed.value as { Response?: unknown } | null)?.Response;
+  if (!r || typeof r !== 'object' || Array.isArray(r)) throw Object.assign(new Error('the reply has no Response'), { code: 'BadResponse' });
+  const resp = r as { Error?: { Code?: unknown; Message?: unknown } };
+  if (resp.Error) throw Object.assign(new Error(typeof resp.Error.Message === 'string' ? resp.Error.Message : 'error'), { code: typeof resp.Error.Code === 'string' ? resp.Error.Code : 'UnknownError' });
+  return r as Record<string, unknown>;
 }

@@ -41,12 +41,14 @@ export function aliyunInstance(raw: unknown): PlatformInstance | undefined {
   return out;
 }
 
-export function aliyunPage(body: unknown): { instances: PlatformInstance[]; total: number } {
+/** A page of DescribeInstances: no more rows than the page size asked for (`cut` says some were dropped). */
+export function aliyunPage(body: unknown, pageSize: number): { instances: PlatformInstance[]; total: number; cut: boolean } {
   const b = obj(body);
   const list = obj(b.Instances).Instance;
-  const rows = Array.isArray(list) ? list.slice(0, 1000) : [];
+  const all = Array.isArray(list) ? list : [];
+  const rows = all.slice(0, pageSize);
   const total = typeof b.TotalCount === 'number' && b.TotalCount >= 0 ? Math.min(b.TotalCount, 100_000) : rows.length;
-  return { instances: rows.map(aliyunInstance).filter((x): x is PlatformInstance => !!x), total };
+  return { instances: rows.map(aliyunInstance).filter((x): x is PlatformInstance => !!x), total, cut: all.length > pageSize };
 }
 
 /** DescribePrice (pay-as-you-go, PriceUnit Hour): TradePrice in yuan per hour → fen. */

@@ -93,13 +93,14 @@ export function autodlLogin(raw: unknown): SshLogin | undefined {
   return pw ? { ...ssh, password: pw } : ssh;
 }
 
-/** A page of a list: rows and how many pages there are. */
-export function autodlPage(data: unknown, readAt: number): { instances: PlatformInstance[]; maxPage: number } {
+/** A page of a list: rows and how many pages there are. No more rows than the page size asked for are taken (`cut` says some were dropped). */
+export function autodlPage(data: unknown, readAt: number, pageSize: number): { instances: PlatformInstance[]; maxPage: number; cut: boolean } {
   const d = obj(data);
-  const list = Array.isArray(d.list) ? d.list.slice(0, 1000) : [];
+  const all = Array.isArray(d.list) ? d.list : [];
+  const list = all.slice(0, pageSize);
   const instances = list.map((r) => autodlInstance(r, readAt)).filter((x): x is PlatformInstance => !!x);
   const maxPage = posInt(d.max_page, 10_000) ?? 1;
-  return { instances, maxPage };
+  return { instances, maxPage, cut: all.length > pageSize };
 }
 
 /** The wallet's spendable balance in fen (`assets`, ¥/1000). */

@@ -42,11 +42,13 @@ export function tencentInstance(raw: unknown): PlatformInstance | undefined {
   return out;
 }
 
-export function tencentPage(resp: unknown): { instances: PlatformInstance[]; total: number } {
+/** A page of DescribeInstances: no more rows than the Limit asked for (`cut` says some were dropped). */
+export function tencentPage(resp: unknown, limit: number): { instances: PlatformInstance[]; total: number; cut: boolean } {
   const r = obj(resp);
-  const rows = Array.isArray(r.InstanceSet) ? r.InstanceSet.slice(0, 1000) : [];
+  const all = Array.isArray(r.InstanceSet) ? r.InstanceSet : [];
+  const rows = all.slice(0, limit);
   const total = typeof r.TotalCount === 'number' && r.TotalCount >= 0 ? Math.min(r.TotalCount, 100_000) : rows.length;
-  return { instances: rows.map(tencentInstance).filter((x): x is PlatformInstance => !!x), total };
+  return { instances: rows.map(tencentInstance).filter((x): x is PlatformInstance => !!x), total, cut: all.length > limit };
 }
 
 /** InquiryPriceRunInstances: Price.InstancePrice.UnitPriceDiscount (yuan/h) → fen. */

@@ -121,10 +121,23 @@ export interface Connector {
   sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined>;
 }
 
+/** The most instances read from one account (a page never holds more rows than asked). */
+export const MAX_INSTANCES_PER_ACCOUNT = 5000;
+
 const MAX_TEXT = 300;
-/** Platform text is data: one line, bounded. */
+// C0, DEL, C1 (U+009B is a one-byte CSI), the line and paragraph separators, the bidi
+// embeddings, overrides, isolates and marks (they reorder what is shown), and the BOM.
+const PLATFORM_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]+/g;
+
+/** Platform text is data: one line, no control or reordering character, bounded. The front ends still render it as box text. */
 export function boundText(v: unknown, max = MAX_TEXT): string {
   const s = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
-  const one = s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
-  return one.length > max ? one.slice(0, max) + '…' : one;
+  // Bound the work first: a 4 MB name is cut, not scanned whole.
+  const head = s.length > max * 4 + 16 ? s.slice(0, max * 4 + 16) : s;
+  const one = head.replace(PLATFORM_CONTROL, ' ').trim();
+  if (one.length <= max && head.length === s.length) return one;
+  if (one.length <= max) return one + '…';
+  // Never split a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(one[max - 1] ?? '') ? max - 1 : max;
+  return one.slice(0, end) + '…';
 }
