@@ -1,6 +1,6 @@
 // Words for a Diagnosis, in English and Simplified Chinese. The CLI prints this and the
 // extension shows it; the verdict itself stays codes and numbers (doctor.ts).
-import { freshEnvCommands } from './doctor-fix';
+import { freshEnvCommands, freshVenvCommands } from './doctor-fix';
 import type { AdviceCode, Diagnosis, Reason, Verdict } from './doctor';
 import type { SmiFailure, SmiFailureKind } from './smi/types';
 
@@ -24,8 +24,12 @@ const HEADLINE: Record<Verdict, Record<DoctorLang, string>> = {
 
 const ADVICE: Record<AdviceCode, Record<DoctorLang, string>> = {
   'fresh-conda-env': {
-    en: "Install into a fresh conda env instead of the image's shared base:",
-    'zh-cn': '不要装进镜像自带的 base 环境，先新建隔离环境：',
+    en: "Install into a fresh conda env instead of the image's shared base (this box has conda):",
+    'zh-cn': '不要装进镜像自带的 base 环境，先新建隔离的 conda 环境（这台机器有 conda）：',
+  },
+  'fresh-venv': {
+    en: 'Install into a fresh venv of the box’s Python (no conda on this box; Debian/Ubuntu images may need python3-venv):',
+    'zh-cn': '先用这台机器的 Python 新建隔离的 venv 环境（这台机器没有 conda；Debian/Ubuntu 镜像可能需要先装 python3-venv）：',
   },
   'restart-instance': { en: 'Restart (reboot) the instance so the loaded driver matches its libraries.', 'zh-cn': '重启实例，让已加载的驱动与库版本一致。' },
   'restart-lost-gpu': { en: 'Restart the instance (or container) to get the GPU back; if it happens again, report the machine to the platform or move to another one.', 'zh-cn': '重启实例（或容器）以恢复显卡；若反复出现，请向平台报修或换一台机器。' },
@@ -115,9 +119,10 @@ export function describeDiagnosis(d: Diagnosis, lang: DoctorLang = 'en'): string
   if (d.fix.pip || d.fix.minDriver || d.fix.env?.length) {
     lines.push(zh ? '解决办法：' : 'Fix:');
     if (d.fix.env?.includes('fresh-conda-env') && d.fix.pip) lines.push(`  ${ADVICE['fresh-conda-env'][lang]} ${freshEnvCommands(d.pythonVersion).join(' && ')}`);
+    else if (d.fix.env?.includes('fresh-venv') && d.fix.pip) lines.push(`  ${ADVICE['fresh-venv'][lang]} ${freshVenvCommands().join(' && ')}`);
     if (d.fix.pip) lines.push(`  ${d.fix.pip}`);
     if (d.fix.minDriver) lines.push(zh ? `  ${d.fix.pip ? '或者' : ''}换一台驱动 ≥ ${d.fix.minDriver} 的机器/镜像` : `  ${d.fix.pip ? 'or ' : ''}use a machine/image with driver ≥ ${d.fix.minDriver}`);
-    for (const a of d.fix.env ?? []) if (!(a === 'fresh-conda-env' && d.fix.pip)) lines.push(`  ${ADVICE[a][lang]}`);
+    for (const a of d.fix.env ?? []) if (!((a === 'fresh-conda-env' || a === 'fresh-venv') && d.fix.pip)) lines.push(`  ${ADVICE[a][lang]}`);
   }
   return lines.join('\n') + '\n';
 }

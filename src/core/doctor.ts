@@ -27,6 +27,7 @@ export type Verdict =
 /** Environment advice, as codes (doctor-text.ts words them). */
 export type AdviceCode =
   | 'fresh-conda-env' // the image's base env is shared and polluted: conda create -n NAME python=X
+  | 'fresh-venv' // the same, on a box where the probe found no conda: python3 -m venv
   | 'restart-instance' // NVML mismatch: the driver was updated under a running system
   | 'restart-lost-gpu' // a GPU fell off / a container lost its GPU devices: restart, report if it recurs
   | 'install-driver' // no driver loaded: pick an image/instance with the NVIDIA driver
@@ -217,7 +218,10 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   if (!given && (byName || oldest?.fromName) && d.computeCapability) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
 
   const ctx: Ctx = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
-  const envAdvice = (): AdviceCode[] => (probe && (probe.conda === 'base' || (!probe.conda && !probe.venv)) ? ['fresh-conda-env'] : []);
+  // A fresh env where the shared one is polluted: conda only where the probe found conda (the
+  // interpreter is a conda env, or CONDA_PREFIX is set), else a plain venv of the box's Python.
+  const freshEnv = (): AdviceCode => (probe && (probe.conda !== null || probe.condaPrefix !== null) ? 'fresh-conda-env' : 'fresh-venv');
+  const envAdvice = (): AdviceCode[] => (probe && (probe.conda === 'base' || (!probe.conda && !probe.venv)) ? [freshEnv()] : []);
   const pipFix = (keep: string | null): Fix => {
     const s = suggestWheel(ctx, keep);
     const fix: Fix = {};
@@ -234,7 +238,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   if (probe && probe.torch === null) {
     if (probe.torchImportError) {
       reasons.push({ code: 'torch-import-failed', error: probe.torchImportError });
-      return done('torch-broken', { ...pipFix(null), env: ['fresh-conda-env', 'reinstall-torch'] });
+      return done('torch-broken', { ...pipFix(null), env: [freshEnv(), 'reinstall-torch'] });
     }
     reasons.push({ code: 'torch-not-installed', python: probe.pythonVersion });
     return done('no-torch', pipFix(null));

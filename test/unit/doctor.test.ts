@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diagnose, diagnoseOutputs, type DiagnoseInput, type Verdict } from '../../src/core/doctor';
 import { describeDiagnosis, describeSmiFailure } from '../../src/core/doctor-text';
+import { fixEnvKind, fixScript } from '../../src/core/doctor-fix';
 import type { TorchProbe } from '../../src/core/probe';
 import { parseNvidiaSmi, type SmiReport } from '../../src/core/smi';
 import { fixturesDir } from '../support/fixtures';
@@ -157,6 +158,33 @@ describe('verdicts from nvidia-smi + probe', () => {
     const d = diagnose({ smi: h100, probe: probe({}) });
     assert.equal(d.fix.pip, 'pip install torch==2.11.0 torchvision==0.26.0 torchaudio==2.11.0 --index-url https://download.pytorch.org/whl/cu130');
     assert.deepEqual(d.fix.env, ['fresh-conda-env']);
+  });
+
+  it('the fresh env fits the box: conda where the probe found it, a venv of python3 where it did not (issue 22.5)', () => {
+    const withConda = diagnose({ smi: h100, probe: probe({}) });
+    assert.equal(fixEnvKind(withConda), 'conda');
+    assert.deepEqual(fixScript(withConda)?.slice(0, 2), ['conda create -n work python=3.10 -y', 'conda activate work']);
+    assert.match(describeDiagnosis(withConda, 'en'), /this box has conda\): conda create/);
+    // A system Python (Debian's /usr/bin/python3, no conda-meta, no CONDA_PREFIX): no conda on the box.
+    const noConda = diagnose({ smi: h100, probe: probe({ python: '/usr/bin/python3', conda: null, condaPrefix: null }) });
+    assert.deepEqual(noConda.fix.env, ['fresh-venv']);
+    assert.equal(fixEnvKind(noConda), 'venv');
+    const script = fixScript(noConda)!;
+    assert.deepEqual(script.slice(0, 2), ['python3 -m venv ~/venvs/work', '. ~/venvs/work/bin/activate']);
+    assert.equal(script[2], noConda.fix.pip);
+    assert.ok(!script.some((l) => /conda/.test(l)), script.join('\n'));
+    const text = describeDiagnosis(noConda, 'en');
+    assert.match(text, /no conda on this box.*python3 -m venv ~\/venvs\/work && \. ~\/venvs\/work\/bin\/activate/);
+    assert.ok(!/conda create/.test(text), text);
+    assert.match(describeDiagnosis(noConda, 'zh-cn'), /没有 conda/);
+    // A broken torch import on a conda-less box: the venv too, then the reinstall.
+    const broken = diagnose({ smi: h100, probe: probe({ python: '/usr/bin/python3', conda: null, condaPrefix: null, torchImportError: 'libcudnn.so.8: cannot open shared object file' }) });
+    assert.deepEqual(broken.fix.env, ['fresh-venv', 'reinstall-torch']);
+    assert.equal(fixScript(broken)?.[0], 'python3 -m venv ~/venvs/work');
+    // Already in a venv: no env advice, just the pip line.
+    const inVenv = diagnose({ smi: h100, probe: probe({ python: '/root/v/bin/python', conda: null, condaPrefix: null, venv: '/root/v' }) });
+    assert.equal(inVenv.fix.env, undefined);
+    assert.deepEqual(fixScript(inVenv), [inVenv.fix.pip]);
   });
 
   it('a named conda env gets no env advice', () => {
