@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import regexp from 'eslint-plugin-regexp';
 
 const nodeBuiltins = ['fs', 'net', 'child_process', 'os', 'path', 'crypto', 'http', 'https', 'tls', 'dgram', 'stream', 'readline', 'worker_threads', 'zlib', 'util', 'events', 'process', 'buffer'];
 const forbiddenInPure = [
@@ -38,5 +39,19 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name=/^show(Error|Warning|Information)Message$/]', message: 'Use showError/showWarning/showInfo from src/extension/notify.ts: it renders box text inert (no command: links).' }],
     },
+  },
+  {
+    // Box and platform text is untrusted: every pattern that reads it must run in linear time
+    // (a log line of 3000 spaces once took 37 s in the progress parser). Lines are also capped
+    // to core/boxLines' MAX_BOX_LINE before a parser sees them.
+    files: [
+      'src/core/boxLines.ts', 'src/core/progress/**/*.ts', 'src/core/smi/**/*.ts', 'src/core/doctor*.ts', 'src/core/probe.ts',
+      'src/core/cards.ts', 'src/core/rentedCard.ts', 'src/core/text.ts', 'src/core/compat/**/*.ts', 'src/core/guards/**/*.ts',
+      'src/core/platforms/**/*.ts', 'src/remote/probe.ts', 'src/remote/jobs.ts', 'src/remote/classify.ts', 'src/remote/exec-channel.ts',
+      'src/remote/platform.ts', 'src/remote/guards/**/*.ts', 'src/remote/sync/**/*.ts', 'src/app/jobs.ts', 'src/app/probe.ts',
+      'src/app/environment.ts', 'src/app/runs/**/*.ts', 'src/app/platforms/**/*.ts', 'src/webview/monitor*.ts',
+    ],
+    plugins: { regexp },
+    rules: { 'regexp/no-super-linear-backtracking': 'error', 'regexp/no-super-linear-move': 'error' },
   },
 );

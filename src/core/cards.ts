@@ -4,6 +4,7 @@
 // fp16Tflops is the dense, non-tensor-core FP16 figure: the convention the report uses
 // (3090 35.6, 4090 82.6). tensorFp16Tflops is the dense tensor-core figure, kept for
 // reference; speed estimates use fp16Tflops so that the report's ratio holds.
+import { trimEndOf } from './boxLines';
 
 export type CardId =
   | 't4'
@@ -154,10 +155,17 @@ export function specSource(card: CardSpec, field: SpecField): string {
  * variant when the name is ambiguous or truncated ("Tesla V100-SXM2..." in the table view).
  */
 export function findCardWithMemory(name: string, memoryMiB: number | undefined, specs: readonly CardSpec[] = cardSpecs): CardSpec | undefined {
-  const card = findCard(name, specs) ?? findCard(name.replace(/\.{2,}$|…$/, ''), specs);
+  const card = findCard(name, specs) ?? findCard(withoutEllipsis(name), specs);
   if (!card || memoryMiB === undefined || !Number.isFinite(memoryMiB) || memoryMiB <= 0) return card;
   const gib = memoryMiB / 1024;
   const family = card.id.split('-')[0]!;
   const variants = specs.filter((c) => c.id.split('-')[0] === family);
   return variants.reduce((best, c) => (Math.abs(c.vramGb - gib) < Math.abs(best.vramGb - gib) ? c : best), card);
+}
+
+/** A name nvidia-smi cut (`NVIDIA GeForce RTX 4090 ...`, `…`) without its dots (by hand: `/\.{2,}$/` is quadratic on long runs of dots). */
+function withoutEllipsis(name: string): string {
+  if (name.endsWith('…')) return name.slice(0, -1);
+  const t = trimEndOf(name, '.');
+  return name.length - t.length >= 2 ? t : name;
 }

@@ -8,6 +8,7 @@ import type { RemoteConnection } from './connection';
 import { RemoteError } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
+import { trimEndOf } from '../core/boxLines';
 
 /** What a jobs listing, nvidia-smi or a stop may print: real replies are a few KiB. */
 const SMALL_REPLY_BYTES = 4 * 1024 * 1024;
@@ -79,11 +80,11 @@ const ALIVE_FN = 'alive() { if [ -r /proc/self/cmdline ]; then tr "\\0" " " < "/
  * `-`), at most 64 characters. tmux itself turns `.` and `:` into `_`, which would break exact matching.
  */
 export function sanitizeJobName(raw: string): string {
-  const name = String(raw)
+  const cleaned = String(raw)
     .normalize('NFKC')
     .replace(/[^A-Za-z0-9_-]+/g, '-')
-    .replace(/^[-_]+|[-]+$/g, '')
-    .slice(0, NAME_MAX);
+    .replace(/^[-_]+/, '');
+  const name = trimEndOf(cleaned, '-').slice(0, NAME_MAX);
   if (name === '') throw new RemoteError('bad-target', `"${raw}" is not usable as a job name: use letters, digits, - and _`);
   return name;
 }

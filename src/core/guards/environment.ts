@@ -74,7 +74,7 @@ export function portableEnvironmentYml(text: string, envName: string): string {
       out.push(`name: ${envName}`);
       continue;
     }
-    const item = /^\s+-\s+(.+)$/.exec(line);
+    const item = /^\s+-\s+(\S.*)$/.exec(line);
     if (item && item[1] !== 'pip:' && (TORCH_FAMILY.test(packageName(item[1]!)) || / @ file:/.test(item[1]!))) continue;
     out.push(line);
   }
@@ -191,12 +191,12 @@ const REQ_SPEC = '(?:===|==|!=|<=|>=|~=|<|>)\\s*[A-Za-z0-9.*+!_-]+';
 const REQ_SPECS = `${REQ_SPEC}(?:\\s*,\\s*${REQ_SPEC})*`;
 // name[extras] (specs | (specs) | @ url) ; markers — PEP 508 as pip freeze and people write it.
 const PLAIN_REQUIREMENT = new RegExp(
-  `^${REQ_NAME}\\s*(?:\\[\\s*(?:${REQ_NAME}(?:\\s*,\\s*${REQ_NAME})*)?\\s*\\])?\\s*(?:${REQ_SPECS}|\\(\\s*${REQ_SPECS}\\s*\\)|@\\s*[a-z][a-z0-9+.-]*://[^\\s;]+)?\\s*(?:;[^#]*)?$`,
+  `^${REQ_NAME}\\s*(?:\\[\\s*(?:${REQ_NAME}(?:\\s*,\\s*${REQ_NAME})*\\s*)?\\]\\s*)?(?:(?:${REQ_SPECS}|\\(\\s*${REQ_SPECS}\\s*\\)|@\\s*[a-z][a-z0-9+.-]*://[^\\s;]+)\\s*)?(?:;[^#]*)?$`,
 );
 
 /** A URL whose user part is a credential: any user part over http(s), or user:password anywhere. */
 function hasUrlCredential(text: string): boolean {
-  for (const m of text.matchAll(/([a-z][a-z0-9+.-]*):\/\/([^\s/@]*)@/gi)) {
+  for (const m of text.matchAll(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*):\/\/([^\s/@]*)@/gi)) {
     const scheme = m[1]!.toLowerCase();
     if (m[2]!.includes(':') || /(^|\+)https?$/.test(scheme)) return true;
   }
@@ -275,7 +275,7 @@ export function checkEnvironmentYml(raw: string, opts: { allowPipOptions?: boole
       return;
     }
     if (line.trim() && indent <= pipIndent) pipIndent = -1;
-    const item = /^\s+-\s+(.+)$/.exec(line);
+    const item = /^\s+-\s+(\S.*)$/.exec(line);
     if (pipIndent >= 0 && item) {
       const req = item[1]!.trim().replace(/^(["'])(.*)\1$/, '$2');
       const c = classifyRequirement(req);

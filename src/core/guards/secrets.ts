@@ -94,7 +94,7 @@ const CONTENT_RULES: ContentRule[] = [
   // A quoted literal assigned to a name that says secret (code, YAML, JSON): password = "hunter2hunter2".
   {
     kind: 'genericSecretAssignment',
-    re: /[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_?key)[A-Za-z0-9_]*["']?[ \t]*[:=][ \t]*["'](?!(?:your|changeme|xxx|none|null|example|placeholder)\b)[^\s"'$<{]{8,}["']/i,
+    re: /(?<![A-Za-z0-9_])[A-Za-z0-9_]*(?:secret|token|password|passwd|api_?key|access_?key)[A-Za-z0-9_]*["']?[ \t]*[:=][ \t]*["'](?!(?:your|changeme|xxx|none|null|example|placeholder)\b)[^\s"'$<{]{8,}["']/i,
   },
 ];
 

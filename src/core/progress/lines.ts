@@ -1,7 +1,9 @@
 // One log line → what it says about training progress. Each recogniser knows one library's
 // printed format (tqdm's format_meter, the Hugging Face Trainer's log dicts and header,
 // ms-swift's dicts, Lightning's bar, DeepSpeed's step lines) and returns null for anything else.
-// Input is untrusted box output: every regex is anchored or bounded, and lines are capped.
+// Input is untrusted box output: lines are capped (core/boxLines) and every pattern is linear
+// (eslint's regexp/no-super-linear-backtracking and -move over this folder).
+import { MAX_BOX_LINE } from '../boxLines';
 
 export type ProgressSource = 'tqdm' | 'hf' | 'swift' | 'lightning' | 'deepspeed' | 'generic';
 
@@ -24,7 +26,7 @@ export interface LineReading {
 }
 
 /** Longest line looked at; the rest of a pathological line is ignored. */
-export const MAX_LINE = 8192;
+export const MAX_LINE = MAX_BOX_LINE;
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]/g;
 
@@ -53,7 +55,7 @@ const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : unde
 
 /** swift's `5m 0s`, `1h 2m 3s`, `2d 1h`. */
 function parseWords(s: string): number | undefined {
-  const m = /^\s*(?:(\d{1,6})d\s*)?(?:(\d{1,6})h\s*)?(?:(\d{1,6})m\s*)?(?:(\d{1,6}(?:\.\d+)?)s)?\s*$/.exec(s);
+  const m = /^(?:(\d{1,6})d\s?)?(?:(\d{1,6})h\s?)?(?:(\d{1,6})m\s?)?(?:(\d{1,6}(?:\.\d+)?)s)?$/.exec(s.trim());
   if (!m || !(m[1] || m[2] || m[3] || m[4])) return undefined;
   return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
 }
@@ -72,7 +74,7 @@ function tqdmBar(line: string): LineReading | null {
   const head = d < pipe ? [line, line.slice(Math.max(0, pipe - 200, 0), d)] : null;
   const tail = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/.exec(line.slice(pipe + 2, pipe + 2 + 600));
   if (!tail) return null;
-  const desc = (head?.[1] ?? '').replace(/[:\s]+$/, '').trim();
+  const desc = trimColons(head?.[1] ?? '');
   const step = parseCount(tail[1]!);
   const total = tail[2] === '?' ? undefined : parseCount(tail[2]!);
   if (step === undefined) return null;
@@ -102,6 +104,13 @@ function tqdmBar(line: string): LineReading | null {
   } else if (desc && NOT_TRAINING.test(desc) && !/train/i.test(desc)) return null;
   if (Object.keys(scalars).length) r.scalars = scalars;
   return r;
+}
+
+/** `s` without the colons and spaces around it (a bar's `desc: `), by hand: `/[:\s]+$/` is quadratic on a long run. */
+function trimColons(s: string): string {
+  let end = s.length;
+  while (end > 0 && (s[end - 1] === ':' || /\s/.test(s[end - 1]!))) end--;
+  return s.slice(0, end).trim();
 }
 
 /** `, loss=0.512, v_num=0, train_loss=0.5` or `loss: 0.512` after a bar's rate. */
@@ -217,8 +226,9 @@ function header(line: string): LineReading | null {
 
 /** `step 450/1500`, `Step [450/1500]`, `iter: 450/1500`, `epoch 3/10`, with `loss=0.5` or `loss: 0.5`. */
 function generic(line: string): LineReading | null {
-  const s = /\b(?:global[_ ])?(?:step|iter|iteration|it)s?\s*[:=]?\s*\[?\s*(\d{1,12})\s*\/\s*(\d{1,12})\b/i.exec(line);
-  const e = /\bepoch\s*[:=]?\s*\[?\s*(\d{1,6})\s*\/\s*(\d{1,6})\b/i.exec(line);
+  // Each run of spaces is read by one quantifier only (`\s*[:=]?\s*\[?\s*` split a run three ways: cubic).
+  const s = /\b(?:global[_ ])?(?:step|iter|iteration|it)s?\s*(?:[:=]\s*)?(?:\[\s*)?(\d{1,12})\s*\/\s*(\d{1,12})\b/i.exec(line);
+  const e = /\bepoch\s*(?:[:=]\s*)?(?:\[\s*)?(\d{1,6})\s*\/\s*(\d{1,6})\b/i.exec(line);
   if (!s && !e) return null;
   const r: LineReading = { source: 'generic' };
   if (s) {

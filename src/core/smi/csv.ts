@@ -35,8 +35,17 @@ function splitRow(line: string): string[] {
   return line.split(',').map((c) => c.trim());
 }
 
+/** Where a header cell's final `[unit]` starts, or -1 (by hand: `/\s*\[[^\]]*\]\s*$/` is quadratic on long runs). */
+function unitAt(cell: string): number {
+  const t = cell.trimEnd();
+  if (!t.endsWith(']')) return -1;
+  const open = t.indexOf('[', t.lastIndexOf(']', t.length - 2) + 1);
+  return open >= 0 && open < t.length - 1 ? open : -1;
+}
+
 function headerKey(cell: string): string {
-  return cell.replace(/\s*\[[^\]]*\]\s*$/, '').trim().toLowerCase();
+  const at = unitAt(cell);
+  return (at < 0 ? cell : cell.slice(0, at)).trim().toLowerCase();
 }
 
 /** Query fields that describe a GPU (any driver's field list), by name or family prefix. */
@@ -48,7 +57,7 @@ export function looksLikeCsv(input: string): boolean {
   if (!first) return false;
   const cols = splitRow(first);
   // One column is a CSV only when its header is plainly a query field ("utilization.gpu [%]").
-  if (cols.length === 1) return /\[[^\]]*\]\s*$/.test(cols[0]!) && FIELD_NAME.test(cols[0]!) && isGpuField(headerKey(cols[0]!));
+  if (cols.length === 1) return unitAt(cols[0]!) >= 0 && FIELD_NAME.test(cols[0]!) && isGpuField(headerKey(cols[0]!));
   return cols.every((c) => FIELD_NAME.test(c)) && cols.some((c) => isGpuField(headerKey(c)) || KNOWN.has(headerKey(c)));
 }
 

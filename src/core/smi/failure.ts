@@ -22,7 +22,7 @@ export function detectFailure(text: string): SmiFailure | null {
   if (noDriver.test(text)) return { kind: 'no-driver', message: lineWith(text, noDriver) };
   const notFound = /nvidia-smi: (?:command )?not found|nvidia-smi: No such file or directory|command not found: nvidia-smi|'nvidia-smi' is not recognized|nvidia-smi: not found|exec: "nvidia-smi": executable file not found/i;
   if (notFound.test(text)) return { kind: 'not-found', message: lineWith(text, notFound) };
-  const noDevices = /^\s*No devices were found\s*$/im;
+  const noDevices = /^[ \t]*No devices were found[ \t]*$/im;
   if (noDevices.test(text) && !/Driver Version|KMD Version|<nvidia_smi_log|driver_version/.test(text)) {
     return { kind: 'no-devices', message: lineWith(text, noDevices) };
   }

@@ -58,7 +58,7 @@ function dedent(text: string): string {
 function sniff(raw: string): SmiResult {
   const input = dedent(raw.replace(/^\uFEFF/, ''));
   if (looksLikeXml(input)) return parseXml(input);
-  if (looksLikeTable(input) && /^\s*[|+]/m.test(input)) {
+  if (looksLikeTable(input) && /^[ \t]*[|+]/m.test(input)) {
     const failure = detectFailure(input);
     if (failure?.kind === 'gpu-lost') return tableWithLostGpus(input, failure);
     if (failure && failure.kind !== 'no-devices') return { ok: false, error: failure };
@@ -86,14 +86,15 @@ function sniff(raw: string): SmiResult {
   return { ok: false, error: { kind: 'unrecognized', message: 'not nvidia-smi output (no table, CSV header or XML log)' } };
 }
 
-const LOST_LINE = /^\s*Unable to determine the device handle for (GPU\s*[^:\n]*?(?::\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])?)\s*:\s*(.*?)\s*$/gm;
+// GPU name and bus id, then the reason; the spaces around each are trimmed in code (no two quantifiers share a run).
+const LOST_LINE = /^[ \t]*Unable to determine the device handle for (GPU[^:\n]*)(:[ \t]*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])?:(.*)$/gm;
 
 /**
  * A table printed after "Unable to determine the device handle for GPU1: …: Unknown Error": the
  * GPUs that answered, with the lost ones named. No GPU in the table: the gpu-lost failure.
  */
 function tableWithLostGpus(input: string, failure: SmiFailure): SmiResult {
-  const lost = [...input.matchAll(LOST_LINE)].map((m) => ({ gpu: m[1]!.trim().slice(0, 100), reason: m[2]!.slice(0, 200) }));
+  const lost = [...input.matchAll(LOST_LINE)].map((m) => ({ gpu: `${m[1]!.trim()}${m[2] ?? ''}`.slice(0, 100), reason: m[3]!.trim().slice(0, 200) }));
   if (lost.length === 0) return { ok: false, error: failure };
   const rest = parseTable(input.replace(LOST_LINE, ''));
   if (!rest.ok || rest.report.gpus.length === 0) return { ok: false, error: failure };
@@ -103,9 +104,9 @@ function tableWithLostGpus(input: string, failure: SmiFailure): SmiResult {
 
 /** `nvidia-smi --version` (drivers ≥ 525): driver and CUDA, no GPUs. */
 function parseVersion(input: string): SmiResult | null {
-  const drv = /^\s*(?:DRIVER|KMD) version\s*:\s*(\d[\d.]*)/im.exec(input);
-  const cuda = /^\s*CUDA (?:UMD )?Version\s*:\s*(\S+)/im.exec(input);
-  if (!/^\s*NVIDIA-SMI version\s*:/im.test(input) || (!drv && !cuda)) return null;
+  const drv = /^[ \t]*(?:DRIVER|KMD) version[ \t]*:[ \t]*(\d[\d.]*)/im.exec(input);
+  const cuda = /^[ \t]*CUDA (?:UMD )?Version[ \t]*:[ \t]*(\S+)/im.exec(input);
+  if (!/^[ \t]*NVIDIA-SMI version[ \t]*:/im.test(input) || (!drv && !cuda)) return null;
   return { ok: true, report: { format: 'version', driverVersion: driverVersion(drv?.[1]), cudaVersion: cudaVersion(cuda?.[1]), gpus: [], processes: [] } };
 }
 

@@ -4,7 +4,7 @@ import type { SmiFailure, SmiGpu, SmiProcess, SmiReport } from './types';
 import { cudaVersion, driverVersion, int, migMode, num, text } from './values';
 
 export function looksLikeQueryText(input: string): boolean {
-  return /^\s*(?:Driver|KMD) Version\s+:\s*\d/m.test(input) && (/^\s*Attached GPUs\s+:/m.test(input) || /==NVSMI LOG==/.test(input));
+  return /^[ \t]*(?:Driver|KMD) Version\s+:\s*\d/m.test(input) && (/^[ \t]*Attached GPUs\s+:/m.test(input) || /==NVSMI LOG==/.test(input));
 }
 
 interface Gpu {
@@ -30,7 +30,7 @@ export function parseQueryText(input: string): { ok: true; report: SmiReport } |
       continue;
     }
     while (stack.length && stack[stack.length - 1]!.indent >= indent) stack.pop();
-    const kv = /^\s*(.+?)\s+:\s?(.*)$/.exec(raw);
+    const kv = keyValue(raw);
     const path = stack.map((s) => s.name);
     if (!kv) {
       stack.push({ indent, name: raw.trim().toLowerCase() });
@@ -100,4 +100,25 @@ export function parseQueryText(input: string): { ok: true; report: SmiReport } |
     }
   });
   return { ok: true, report };
+}
+
+/**
+ * `    Product Name                : NVIDIA A100` → [key, value]: the key ends at the first colon
+ * that follows a space (what `/^\s*(.+?)\s+:\s?(.*)$/` matched, found by hand: that pattern is
+ * polynomial on a long run of spaces).
+ */
+function keyValue(raw: string): [string, string, string] | null {
+  if (/[\n\r\u2028\u2029]/.test(raw)) return null;
+  let from = 0;
+  while (from < raw.length && /\s/.test(raw[from]!)) from++;
+  const valueAfter = (i: number) => (/\s/.test(raw[i + 1] ?? '') ? raw.slice(i + 2) : raw.slice(i + 1));
+  for (let i = raw.indexOf(':', from + 1); i >= 0; i = raw.indexOf(':', i + 1)) {
+    if (!/\s/.test(raw[i - 1]!)) continue;
+    let k = i - 1;
+    while (k > from && /\s/.test(raw[k - 1]!)) k--;
+    return [raw, raw.slice(from, k), valueAfter(i)];
+  }
+  // A colon right after the leading spaces: the key is one of them (two needed).
+  if (raw[from] === ':' && from >= 2) return [raw, '', valueAfter(from)];
+  return null;
 }

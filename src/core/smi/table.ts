@@ -4,11 +4,16 @@
 // "KMD Version" / "CUDA UMD Version" header all read the same way.
 import { emptyGpu, type SmiFailure, type SmiGpu, type SmiMigDevice, type SmiProcess, type SmiReport } from './types';
 import { cudaVersion, driverVersion, int, migMode, num, text } from './values';
+import { slashPair } from '../boxLines';
 
 type Section = 'gpus' | 'mig' | 'procs';
 
 // +-----+----+, |-----+----|, and old drivers' +-----|-----|-----+ (396.x)
-const SEPARATOR = /^[+|][-=+|]*-[-=+|]*[+|]?\s*$/;
+const SEPARATOR_CHARS = /^[+|][-=+|]*$/;
+const isSeparator = (line: string): boolean => {
+  const t = line.trimEnd();
+  return SEPARATOR_CHARS.test(t) && t.includes('-', 1);
+};
 const DOUBLE = /^\|[=+]+\|?\s*$/; // |=====+=====|
 
 function cells(line: string): string[] {
@@ -27,14 +32,14 @@ function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {
   const [r0, r1, r2] = rows;
   if (!r0 || !r1) return null;
   const gpu = emptyGpu();
-  const head = /^\s*(\d+)\s+(.*?)\s*$/.exec(r0[0] ?? '');
+  const head = /^(\d+)(?:\s+(\S.*))?$/.exec((r0[0] ?? '').trim());
   if (!head) return null;
   gpu.index = Number(head[1]);
-  let name = head[2]!;
-  const tail = /^(.*?)\s+(On|Off|WDDM|TCC|MCDM|N\/A)$/.exec(name);
+  let name = head[2] ?? '';
+  const tail = /\s(On|Off|WDDM|TCC|MCDM|N\/A)$/.exec(name);
   if (tail) {
-    name = tail[1]!;
-    if (/^(WDDM|TCC|MCDM)$/.test(tail[2]!)) gpu.driverModel = tail[2]!;
+    name = name.slice(0, tail.index).trimEnd();
+    if (/^(WDDM|TCC|MCDM)$/.test(tail[1]!)) gpu.driverModel = tail[1]!;
   }
   gpu.name = text(name); // "ERR!" on a GPU the driver lost touch with
   gpu.nameTruncated = /\.\.\.$/.test(name.trim());
@@ -44,15 +49,15 @@ function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {
   const c0 = (r1[0] ?? '').trim();
   const temp = /(?:^|\s)(\d+)C(?:\s|$)/.exec(c0);
   gpu.temperatureC = temp ? Number(temp[1]) : null;
-  const power = /(\S+)\s*\/\s*(\S+)\s*$/.exec(c0);
+  const power = slashPair(c0, true);
   if (power) {
-    gpu.powerDrawW = num(power[1]);
-    gpu.powerLimitW = num(power[2]);
+    gpu.powerDrawW = num(power[0]);
+    gpu.powerLimitW = num(power[1]);
   }
-  const mem = /(\S+)\s*\/\s*(\S+)/.exec(r1[1] ?? '');
+  const mem = slashPair(r1[1] ?? '');
   if (mem) {
-    gpu.memoryUsedMiB = num(mem[1]);
-    gpu.memoryTotalMiB = num(mem[2]);
+    gpu.memoryUsedMiB = num(mem[0]);
+    gpu.memoryTotalMiB = num(mem[1]);
   }
   const util = /^\s*(\S+)/.exec(r1[2] ?? '');
   gpu.utilizationGpuPct = util ? num(util[1]) : null;
@@ -63,7 +68,7 @@ function readGpuBlock(rows: string[][], hasMigRow: boolean): SmiGpu | null {
 function readMigRow(r: string[]): { gpuIndex: number; device: SmiMigDevice } | null {
   const ids = /^\s*(\d+)\s+(\d+|N\/A)\s+(\d+|N\/A)\s+(\d+|N\/A)\s*$/.exec(r[0] ?? '');
   if (!ids) return null;
-  const mem = /(\S+)\s*\/\s*(\S+)/.exec(r[1] ?? '');
+  const mem = slashPair(r[1] ?? '');
   const sm = /^\s*(\d+)/.exec(r[2] ?? '');
   return {
     gpuIndex: Number(ids[1]),
@@ -71,8 +76,8 @@ function readMigRow(r: string[]): { gpuIndex: number; device: SmiMigDevice } | n
       index: int(ids[4]),
       gpuInstanceId: int(ids[2]),
       computeInstanceId: int(ids[3]),
-      memoryUsedMiB: mem ? num(mem[1]) : null,
-      memoryTotalMiB: mem ? num(mem[2]) : null,
+      memoryUsedMiB: mem ? num(mem[0]) : null,
+      memoryTotalMiB: mem ? num(mem[1]) : null,
       multiprocessorCount: sm ? Number(sm[1]) : null,
     },
   };
@@ -81,15 +86,28 @@ function readMigRow(r: string[]): { gpuIndex: number; device: SmiMigDevice } | n
 function readProcessRow(line: string, hasGiCi: boolean): SmiProcess | null {
   const body = cells(line).join(' ').trim();
   if (body === '' || /^(No running processes found|Not Supported|N\/A)$/i.test(body)) return null;
+  // The memory column comes off the end first, by hand; the rest is one token per column, then the name.
+  const [rest, memory] = trailingMemory(body);
   const re = hasGiCi
-    ? /^(\d+|N\/A)\s+(\S+)\s+(\S+)\s+(\d+|N\/A)\s+(\S+)\s+(.*?)\s*(\d+\s*MiB|N\/A)?$/
-    : /^(\d+|N\/A)\s+(\d+|N\/A)\s+(\S+)\s+(.*?)\s*(\d+\s*MiB|N\/A)?$/;
-  const m = re.exec(body);
+    ? /^(\d+|N\/A)\s+(\S+)\s+(\S+)\s+(\d+|N\/A)\s+(\S+)(?:\s+(\S.*))?$/
+    : /^(\d+|N\/A)\s+(\d+|N\/A)\s+(\S+)(?:\s+(\S.*))?$/;
+  const m = re.exec(rest);
   if (!m) return null;
   if (hasGiCi) {
-    return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: int(m[2]), computeInstanceId: int(m[3]), pid: int(m[4]), type: text(m[5]), name: m[6]!.trim(), usedMemoryMiB: num(m[7]) };
+    return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: int(m[2]), computeInstanceId: int(m[3]), pid: int(m[4]), type: text(m[5]), name: (m[6] ?? '').trim(), usedMemoryMiB: num(memory) };
   }
-  return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: null, computeInstanceId: null, pid: int(m[2]), type: text(m[3]), name: m[4]!.trim(), usedMemoryMiB: num(m[5]) };
+  return { gpuIndex: int(m[1]), gpuUuid: null, gpuInstanceId: null, computeInstanceId: null, pid: int(m[2]), type: text(m[3]), name: (m[4] ?? '').trim(), usedMemoryMiB: num(memory) };
+}
+
+/** `body` without a final `123MiB` / `123 MiB` / `N/A`, and that value. */
+function trailingMemory(body: string): [string, string | undefined] {
+  if (body.endsWith('N/A')) return [body.slice(0, -3).trimEnd(), 'N/A'];
+  if (!body.endsWith('MiB')) return [body, undefined];
+  const num = body.slice(0, -3).trimEnd();
+  let d = num.length;
+  while (d > 0 && num.charCodeAt(d - 1) >= 48 && num.charCodeAt(d - 1) <= 57) d--;
+  if (d === num.length) return [body, undefined];
+  return [num.slice(0, d).trimEnd(), `${num.slice(d)}MiB`];
 }
 
 export function parseTable(input: string): { ok: true; report: SmiReport } | { ok: false; error: SmiFailure } {
@@ -160,7 +178,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
       pending = [];
       continue;
     }
-    if (SEPARATOR.test(line)) {
+    if (isSeparator(line)) {
       // Every border of a box is as wide as its ==== line; a shorter one is where the output was cut.
       if (section !== null && line.length < sectionWidth) cutLine = true;
       flushBlock();
@@ -205,7 +223,7 @@ export function parseTable(input: string): { ok: true; report: SmiReport } | { o
   for (const gpu of report.gpus) if (gpu.index !== null) gpu.migDevices = migByGpu.get(gpu.index) ?? [];
 
   if (report.gpus.length === 0) {
-    if (/^\s*No devices were found/m.test(input)) return { ok: false, error: { kind: 'no-devices', message: 'No devices were found' } };
+    if (/^[ \t]*No devices were found/m.test(input)) return { ok: false, error: { kind: 'no-devices', message: 'No devices were found' } };
     return { ok: false, error: { kind: 'truncated', message: sawGpuSection ? 'the GPU table has no complete GPU row' : 'the output stops before the GPU table' } };
   }
   if (cutLine) return { ok: false, error: { kind: 'truncated', message: 'a table line is cut off' } };

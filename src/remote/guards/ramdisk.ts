@@ -10,6 +10,7 @@ import { checkRamUpload, DEFAULT_RAM_RESERVE_BYTES, isRamFs, type RamTargetFacts
 import { RemoteError } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
+import { trimEndOf } from '../../core/boxLines';
 
 export const DEFAULT_RAM_DIR = '/dev/shm/gpu-rent';
 /** Marks a folder as a memory-only upload made by gpu-rent. */
@@ -107,7 +108,7 @@ export function collectLocalFiles(paths: readonly string[]): { files: LocalFile[
     else if (st.isDirectory()) for (const name of readdirSync(abs).sort()) walk(join(abs, name), `${rel}/${name}`);
     else skipped.push({ path: abs, reason: 'not a regular file' });
   };
-  for (const p of paths) walk(p, basename(p.replace(/[\\/]+$/, '')) || 'file');
+  for (const p of paths) walk(p, basename(trimEndOf(p, '\\/')) || 'file');
   return { files, skipped };
 }
 
@@ -158,7 +159,7 @@ export async function secureUpload(
   }
 
   const sftp = await session.sftp();
-  const base = after.resolved.replace(/\/+$/, '');
+  const base = trimEndOf(after.resolved, '/');
   const done: { relPath: string; bytes: number }[] = [];
   for (const f of files) {
     const remote = `${base}/${f.relPath}`;

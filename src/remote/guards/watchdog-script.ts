@@ -9,6 +9,7 @@
 // any command the user supplies.
 
 import { JOBS_DIR } from '../jobs';
+import { trimEndOf } from '../../core/boxLines';
 
 /** Files inside the watchdog folder (~/.gpu-rent/watchdog). */
 export const WATCHDOG_FILES = {
@@ -278,6 +279,6 @@ export const ALIYUN_METADATA_HOST = '100.100.100.200';
 
 /** The termination-time URL for a metadata host ("100.100.100.200", "127.0.0.1:8080", or a full http:// base). */
 export function spotTerminationUrl(metadataHost: string = ALIYUN_METADATA_HOST): string {
-  const base = /^https?:\/\//.test(metadataHost) ? metadataHost.replace(/\/+$/, '') : `http://${metadataHost}`;
+  const base = /^https?:\/\//.test(metadataHost) ? trimEndOf(metadataHost, '/') : `http://${metadataHost}`;
   return base + ALIYUN_SPOT_TERMINATION_PATH;
 }

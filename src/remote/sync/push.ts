@@ -21,6 +21,7 @@ import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { PUSH_STREAM_MIN_FILES, renameUp, streamUp } from './push-stream';
 import { passSignal } from '../util/deadline';
+import { trimEndOf } from '../../core/boxLines';
 
 export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable';
 
@@ -258,7 +259,7 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
       listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
     } catch (e) {
       if (!(e instanceof RemoteFolderError && e.code === 'remote-missing')) throw e;
-      await mkdirRemote(sftp, remoteDir.replace(/\/+$/, '') || '/', madeDirs);
+      await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
       listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
     }
     const root = listing.root;

@@ -4,6 +4,7 @@
 // name is bounded before anything is kept, and anything this reader does not know ends the
 // stream with an error (the caller then pulls the rest file by file). Names are only ever
 // compared with the names the caller asked for; none is used as a path.
+import { trimEndOf } from '../../core/boxLines';
 
 export interface TarMember {
   /** Member name as tar wrote it (leading "/" already stripped by tar). */
@@ -41,7 +42,7 @@ function num(field: Buffer): number | undefined {
     for (let i = 1; i < field.length; i++) v = v * 256 + field[i]!;
     return Number.isSafeInteger(v) ? v : undefined;
   }
-  const s = field.toString('latin1').replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  const s = trimEndOf(field.toString('latin1'), '\0 ').replace(/^ +/, '');
   if (s === '') return 0;
   if (!/^[0-7]{1,22}$/.test(s)) return undefined;
   const v = parseInt(s, 8);
