@@ -37,7 +37,9 @@ export default tseslint.config(
     files: ['src/extension/**/*.ts'],
     ignores: ['src/extension/notify.ts'],
     rules: {
-      'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name=/^show(Error|Warning|Information)Message$/]', message: 'Use showError/showWarning/showInfo from src/extension/notify.ts: it renders box text inert (no command: links).' }],
+      'no-restricted-syntax': ['error', { selector: 'MemberExpression[property.name=/^show(Error|Warning|Information)Message$/]', message: 'Use showError/showWarning/showInfo from src/extension/notify.ts: it renders box text inert (no command: links).' },
+        { selector: 'MemberExpression[object.property.name="ProgressLocation"][property.name="Notification"]', message: 'Use withNotificationProgress from src/extension/notify.ts: a progress notification renders its title and messages like any notification.' },
+      ],
     },
   },
   {

@@ -58,3 +58,16 @@ export function showWarning<T extends Item>(message: string, ...rest: Rest<T>): 
 export function showInfo<T extends Item>(message: string, ...rest: Rest<T>): Thenable<T | undefined> {
   return show('info', message, rest);
 }
+
+/**
+ * withProgress in a notification: its title and every reported message are notification text
+ * too (instance names from a platform, file names), rendered the same way.
+ */
+export function withNotificationProgress<R>(
+  opts: { title: string; cancellable?: boolean },
+  task: (progress: vscode.Progress<{ message?: string; increment?: number }>, token: vscode.CancellationToken) => Thenable<R>,
+): Thenable<R> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: forNotification(opts.title, { max: 200 }).text, ...(opts.cancellable ? { cancellable: true } : {}) }, (progress, token) =>
+    task({ report: (v) => progress.report(v.message === undefined ? v : { ...v, message: forNotification(v.message, { max: 200 }).text }) }, token),
+  );
+}

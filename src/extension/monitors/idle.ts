@@ -1,7 +1,7 @@
 // Idle GPU: on each poll of an instance billing for a GPU, one idle sample; one notice per idle
 // stretch, with the cheapest safe action and what it saves. The decisions are core's.
 import * as vscode from 'vscode';
-import { showError, showInfo, showWarning } from '../notify';
+import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import type { IdleActionKind } from '../../core/guards/actions';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
@@ -77,7 +77,7 @@ export class IdleMonitor {
     const power = this.ctx.platformPower(inst);
     if (power) {
       try {
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: {1} through the platform…', inst.name, stateLabel(state, vscode.l10n)) }, () => (state === 'noGpu' ? power.noGpu(inst) : power.powerOff(inst)));
+        await withNotificationProgress({ title: vscode.l10n.t('{0}: {1} through the platform…', inst.name, stateLabel(state, vscode.l10n)) }, () => (state === 'noGpu' ? power.noGpu(inst) : power.powerOff(inst)));
         this.idle.forget(id);
         this.ctx.log.info(`[${id}] idle action ${action} done through the platform`);
         void showInfo(vscode.l10n.t('{0} is now {1} on the platform.', inst.name, stateLabel(state, vscode.l10n)));

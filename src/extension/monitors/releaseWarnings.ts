@@ -2,7 +2,7 @@
 // 24 h snapshot): a warning a day, remembered across reloads. Checked every ten minutes and
 // whenever the instance list changes.
 import * as vscode from 'vscode';
-import { showError, showInfo, showWarning } from '../notify';
+import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
 import { releaseWatchMessage } from '../guardText';
 import type { CommandContext } from '../commands/context';
@@ -39,7 +39,7 @@ export class ReleaseWarnings implements vscode.Disposable {
         if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
         if (p === noGpu && power) {
           try {
-            await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));
+            await withNotificationProgress({ title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));
             void showInfo(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
           } catch (e) {
             this.ctx.log.warn(`[${inst.id}] no-GPU start failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -3,7 +3,7 @@
 // either direction; an edited requirements.txt is what the rebuild installs. Pip options in
 // the requirements need the user's yes; values from the box are checked before they are used.
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
@@ -44,7 +44,7 @@ export async function captureEnvironment(ctx: CommandContext, arg: unknown): Pro
   const picked = await pickInstance(ctx, a ?? arg, powered);
   if (!picked) return undefined;
   const { inst, conn } = await ctx.sessions.open(picked.id, openOptions(a));
-  const c = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Capturing the environment of {0}…', inst.name) }, () => capture(conn, { source: `${inst.name} (${inst.platform}, ${inst.card})`, now: ctx.now }));
+  const c = await withNotificationProgress({ title: vscode.l10n.t('Capturing the environment of {0}…', inst.name) }, () => capture(conn, { source: `${inst.name} (${inst.platform}, ${inst.card})`, now: ctx.now }));
   const dir = join(root, ...ENV_FOLDER.split('/'), envFolderName(inst));
   await writeCapture(dir, c);
   const packages = checkRequirements(c.requirements, { allowPipOptions: true }).kept;

@@ -2,7 +2,7 @@
 // unencrypted disk go into a RAM folder (checked to be RAM, with memory left free), and are
 // wiped on request or when the instance is released or removed (the release hook).
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { forLabel } from '../../../core/text';
 import { isAbsolute } from 'node:path';
 import { formatBytes } from '../../../core/format';
@@ -35,8 +35,7 @@ export async function uploadToMemory(ctx: CommandContext, arg: unknown): Promise
   const dir = a.dir ?? ctx.settings().ramDir;
   const { inst, conn } = await ctx.sessions.open(a.id, openOptions(a));
   const { secureUpload, RamUploadRefused } = await import('../../../remote/guards/ramdisk');
-  const result = await vscode.window
-    .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Uploading to RAM on {0}…', inst.name) }, (progress) => secureUpload(conn, a.paths, dir, { onFile: (rel) => progress.report({ message: rel }) }))
+  const result = await withNotificationProgress({ title: vscode.l10n.t('Uploading to RAM on {0}…', inst.name) }, (progress) => secureUpload(conn, a.paths, dir, { onFile: (rel) => progress.report({ message: rel }) }))
     .then(undefined, (e: unknown) => {
       if (e instanceof RamUploadRefused) throw new UserError(ramRefusalText(e.refusal, e.target.resolved || dir, vscode.l10n));
       throw e;

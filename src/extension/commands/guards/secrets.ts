@@ -1,7 +1,7 @@
 // Scan Folder for Secrets (Explorer context menu; works in Restricted Mode): the same walker
 // and rules as `gpu-rent scan-secrets`, .git/config included, with a cut-off reported.
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { scanSecrets as scan, type SecretFinding } from '../../../app/secretScan';
 import { ScanSecretsArgs } from '../../args';
@@ -21,7 +21,7 @@ export async function scanSecrets(ctx: CommandContext, arg: unknown): Promise<{ 
     path = f[0].fsPath;
   }
   if (!(await lstat(path).catch(() => undefined))) throw new UserError(vscode.l10n.t('Cannot read {0}: {1}', path, 'ENOENT'));
-  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Scanning {0} for secrets…', path), cancellable: true }, (progress, token) => {
+  const r = await withNotificationProgress({ title: vscode.l10n.t('Scanning {0} for secrets…', path), cancellable: true }, (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     return scan(path, { signal: abort.signal, onProgress: (p) => progress.report({ message: vscode.l10n.t('{0} files', p.filesSeen) }) });

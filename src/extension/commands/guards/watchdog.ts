@@ -1,7 +1,7 @@
 // The on-box watchdog: keeps watching while the laptop sleeps. Install (confirmed armed),
 // status, remove.
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { InstallWatchdogArgs, WatchdogArgs } from '../../args';
 import { guardFacts } from '../../guardDecisions';
@@ -61,7 +61,7 @@ export async function installWatchdog(ctx: CommandContext, arg: unknown): Promis
     spotUrl: spot ? spotTerminationUrl() : null,
   };
   const { conn } = await ctx.sessions.open(inst.id, openOptions(a));
-  const status = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Installing the watchdog on {0}…', inst.name) }, () => install(conn, config));
+  const status = await withNotificationProgress({ title: vscode.l10n.t('Installing the watchdog on {0}…', inst.name) }, () => install(conn, config));
   ctx.log.info(`[${inst.id}] watchdog armed (pid ${status.pid ?? '?'}), window ${windowSeconds} s, action ${a.action}, hook ${hookCommand ? 'set' : 'none'}, spot ${spot}`);
   const what = a.action === 'shutdown' ? vscode.l10n.t('powers the box off') : a.action === 'command' ? vscode.l10n.t('runs your command') : vscode.l10n.t('logs it');
   const msg = vscode.l10n.t('The watchdog on {0} is armed: after {1} of idle GPU it runs the final sync, then {2}.', inst.name, formatDuration(windowSeconds, vscode.l10n), what);

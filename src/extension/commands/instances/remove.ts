@@ -1,7 +1,7 @@
 // Remove Instance: forget it here (and its password). A powered one may still bill on the
 // platform, and its unsynced checkpoints are listed before asking.
 import * as vscode from 'vscode';
-import { showWarning } from '../../notify';
+import { showWarning, withNotificationProgress } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { releaseRisk } from '../../../app/release';
 import { RemoveArgs } from '../../args';
@@ -26,8 +26,7 @@ export async function removeInstance(ctx: CommandContext, arg: unknown): Promise
     let detail: string | undefined;
     if (powered(inst) && vscode.workspace.isTrusted) {
       const f = syncFoldersOf(ctx, inst);
-      const risk = await vscode.window
-        .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name) }, async () => releaseRisk(await ctx.sessions.connect(inst), f.remoteDir, f.localDir))
+      const risk = await withNotificationProgress({ title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name) }, async () => releaseRisk(await ctx.sessions.connect(inst), f.remoteDir, f.localDir))
         .then(undefined, (e: unknown) => {
           ctx.log.warn(`[${inst.id}] removal check failed: ${e instanceof Error ? e.message : String(e)}`);
           return undefined;

@@ -1,7 +1,7 @@
 // Jobs and Logs: the jobs on the box (their states recorded for the tree), and one job's log,
 // read once or followed until it exits.
 import * as vscode from 'vscode';
-import { showInfo } from '../../notify';
+import { showInfo, withNotificationProgress } from '../../notify';
 import { forLabel } from '../../../core/text';
 import { JobsArgs } from '../../args';
 import type { CommandContext } from '../context';
@@ -53,8 +53,7 @@ export async function showJobs(ctx: CommandContext, arg: unknown): Promise<{ job
   }
   const abort = new AbortController();
   const id = jobId;
-  void vscode.window
-    .withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Following the log of {0}', id), cancellable: true }, async (_p, token) => {
+  void withNotificationProgress({ title: vscode.l10n.t('Following the log of {0}', id), cancellable: true }, async (_p, token) => {
       token.onCancellationRequested(() => abort.abort());
       const end = await followLog(conn, id, { lines: 200, onData: (c) => out.append(c.toString('utf8')), signal: abort.signal });
       if (end.state === 'exited') {

@@ -2,7 +2,7 @@
 // is checked with one read-only call (the instance list) before it is saved. Several accounts
 // per platform; removing one deletes its secret and unlinks its instances (they stay, manual).
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { DEFAULT_REGION, endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, SECRET_ENV, type Account } from '../../../app/platforms/accounts';
 import { EXPERIMENTAL, PLATFORM_KINDS, type PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
@@ -60,7 +60,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   const s = parseSecret(kind, raw);
   if (!s.ok) throw new UserError(vscode.l10n.t('The secret is not valid: {0}', s.message));
   const account: Account = { id: mon.accounts.freshId(kind), kind, label: scripted?.label ?? platformName(kind), powerActions: false, ...(region ? { region } : {}) };
-  const c = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the {0} account…', platformName(kind)) }, async () => {
+  const c = await withNotificationProgress({ title: vscode.l10n.t('Checking the {0} account…', platformName(kind)) }, async () => {
     const conn = makeConnector(account, s.secret, mergeEndpoints(ctx.settings().platformEndpoints, endpointsFromEnv(process.env)), { timeoutMs: 15_000, now: ctx.now });
     try {
       return (await conn.list()).length;

@@ -4,7 +4,7 @@
 // and recorded at the time it was seen. After a start, the platform's SSH login (new port and
 // password on AutoDL) replaces the stored one and the pooled connection is dropped.
 import * as vscode from 'vscode';
-import { showWarning } from '../../notify';
+import { showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import type { Instance } from '../../../core/instances';
@@ -91,7 +91,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     ctx.watches.stop(inst.id);
     await ctx.releases.willRelease({ inst, acceptNewHostKey: scripted?.acceptNewHostKey === true, removing: false });
   }
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
+  return withNotificationProgress({ title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
     try {
       if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
       else if (cap === 'powerOff:keep' || cap === 'powerOff:stopCharging') await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');

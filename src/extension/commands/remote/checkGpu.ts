@@ -1,7 +1,7 @@
 // Check GPU: nvidia-smi, a torch probe and the doctor's verdict, the GPUs recorded for the tree,
 // a warning when the box is not the card you rent, and the report with its fix.
 import * as vscode from 'vscode';
-import { showWarning } from '../../notify';
+import { showWarning, withNotificationProgress } from '../../notify';
 import type { Diagnosis } from '../../../core/doctor';
 import type { ProbeGpu } from '../../../core/instances';
 import type { RentedCardCheck } from '../../../core/rentedCard';
@@ -18,7 +18,7 @@ export async function checkGpu(ctx: CommandContext, arg: unknown): Promise<{ ver
   const a = isScripted(arg) ? parseArgs(CheckGpuArgs, arg) : undefined;
   const picked = await pickInstance(ctx, a ?? arg, powered);
   if (!picked) return undefined;
-  const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the GPU on {0}…', picked.name), cancellable: true }, async (_p, token) => {
+  const r = await withNotificationProgress({ title: vscode.l10n.t('Checking the GPU on {0}…', picked.name), cancellable: true }, async (_p, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     const { inst, conn } = await ctx.sessions.open(picked.id, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});

@@ -2,7 +2,7 @@
 // version) and asks; "Sync First" pulls them and asks again. Memory-only uploads are wiped by
 // the "about to release" hook before the release is recorded.
 import * as vscode from 'vscode';
-import { showWarning } from '../../notify';
+import { showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { ReleaseArgs } from '../../args';
 import { Commands } from '../../commandIds';
@@ -23,7 +23,7 @@ export async function releaseInstance(ctx: CommandContext, arg: unknown): Promis
   if (reachable && !scripted?.skipCheck) {
     const f = syncFoldersOf(ctx, inst);
     try {
-      risk = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name) }, async () =>
+      risk = await withNotificationProgress({ title: vscode.l10n.t('Comparing checkpoints on {0} with the local copy…', inst.name) }, async () =>
         releaseRisk(await ctx.sessions.connect(inst, scripted?.acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir),
       );
     } catch (e) {

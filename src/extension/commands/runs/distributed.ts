@@ -2,7 +2,7 @@
 // deepspeed or accelerate started on each with its rank, the first node's address and the
 // port), after checking they have the same GPU count and reach the first node on the port.
 import * as vscode from 'vscode';
-import { showInfo } from '../../notify';
+import { showInfo, withNotificationProgress } from '../../notify';
 import { z } from 'zod';
 import type { Instance } from '../../../core/instances';
 import { LAUNCHERS, type Launcher } from '../../../remote/jobs';
@@ -31,7 +31,7 @@ export async function startDistributedTraining(ctx: CommandContext, arg: unknown
   const conns = await Promise.all(insts.map(async (i) => (await ctx.sessions.open(i.id)).conn));
   const { startMultiNode } = await import('../../../app/runs/multinode');
   const stamp = new Date(ctx.now() * 1000).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
-  const run = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking the nodes and starting {0}…', a.launcher) }, () =>
+  const run = await withNotificationProgress({ title: vscode.l10n.t('Checking the nodes and starting {0}…', a.launcher) }, () =>
     startMultiNode(
       insts.map((i, k) => ({ label: i.name, conn: conns[k]! })),
       { name: `dist-${stamp}`, command: splitCommand(a.command), launcher: a.launcher as Launcher, ...(a.port ? { port: a.port } : {}), ...(a.masterAddr ? { masterAddr: a.masterAddr } : {}), ...(a.cwd ? { cwd: a.cwd } : {}) },

@@ -2,7 +2,7 @@
 // progress shows files, bytes and speed, the result says what was pulled, and a local folder
 // inside a git work tree gets a one-time offer to add it to .gitignore.
 import * as vscode from 'vscode';
-import { showInfo } from '../../notify';
+import { showInfo, withNotificationProgress } from '../../notify';
 import { addToGitignore, gitignoreAdvice, summarize, syncRemote, TransferMeter, type SyncSummary } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
 import { SyncArgs } from '../../args';
@@ -33,7 +33,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
   if (!folders) return undefined;
   await rememberSyncFolders(ctx, inst, folders);
   const { remoteDir, localDir } = folders;
-  const summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Syncing checkpoints from {0}', inst.name), cancellable: true }, async (progress, token) => {
+  const summary = await withNotificationProgress({ title: vscode.l10n.t('Syncing checkpoints from {0}', inst.name), cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     const { syncOnce, SyncError } = await import('../../../remote/sync');

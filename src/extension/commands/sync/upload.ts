@@ -4,7 +4,7 @@
 // place, resumable, never over a newer file there) with files, bytes and speed shown.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { z } from 'zod';
 import { pushFolder, type PushProgress } from '../../../app/push';
 import { syncRemote, TransferMeter } from '../../../app/sync';
@@ -55,7 +55,7 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
   const dirs = { localDir, remoteDir };
   let allowSecrets = a?.allowSecrets === true;
   for (;;) {
-    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Uploading to {0}', inst.name), cancellable: true }, async (progress, token) => {
+    const result = await withNotificationProgress({ title: vscode.l10n.t('Uploading to {0}', inst.name), cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
       token.onCancellationRequested(() => abort.abort());
       const meter = new TransferMeter();
