@@ -1,27 +1,49 @@
-// Push as both front ends offer it: the secret scan first (a folder headed for a rented box
-// with an unencrypted disk must not carry tokens or keys unnoticed), then the push itself
-// (src/remote/sync/push.ts: .part on the box, verified by the box's SHA-256, renamed into
-// place, resumable, never over a newer file without force).
-import { scanSecrets, type SecretFinding, type SecretScanResult } from './secretScan';
-import { pushOnce, type PushOptions, type PushProgress, type PushReport } from '../remote/sync/push';
+// Push as both front ends offer it: the local tree is listed once (the root resolved, links
+// inside it not followed), the secret scan checks exactly that list (a folder headed for a
+// rented box with an unencrypted disk must not carry tokens or keys unnoticed), and the push
+// uploads exactly that list (src/remote/sync/push.ts: .part on the box, verified by the box's
+// SHA-256, renamed into place, resumable, never over a newer file without force). A scan that
+// stopped at its cap stops the push too, unless the caller says so.
+import { scanTree, type SecretFinding, type SecretScanResult } from './secretScan';
+import { listLocalTree, pushOnce, type PushOptions, type PushProgress, type PushReport, type PushSkipReason } from '../remote/sync/push';
 import type { SyncRemote } from '../remote/sync';
 
 export type { PushOptions, PushProgress, PushReport, PushSkipReason } from '../remote/sync/push';
 
-export interface PushRequest extends PushOptions {
+export interface PushRequest extends Omit<PushOptions, 'tree'> {
   /** Push even when the scan finds likely secrets. */
   allowSecrets?: boolean;
+  /** Push even when the scan stopped at its cap and did not read every file. */
+  allowUnscanned?: boolean;
+  /** Files to leave out (paths below localDir as findings name them): Upload Without These Files. */
+  exclude?: readonly string[];
+  /** The scan's caps (defaults: 200 000 files, 512 MiB of content). */
+  scanLimits?: { maxFiles?: number; maxBytes?: number };
+  /** The scan's progress (files looked at). */
+  onScanProgress?: (filesSeen: number) => void;
 }
 
 export type PushResult =
   | { kind: 'pushed'; report: PushReport; scan: SecretScanResult }
   /** Stopped before any byte left: the scan found these. */
-  | { kind: 'secrets-found'; findings: SecretFinding[]; scan: SecretScanResult };
+  | { kind: 'secrets-found'; findings: SecretFinding[]; scan: SecretScanResult }
+  /** Stopped before any byte left: the scan stopped at its cap (`scan.truncated`), `scan.unscanned` files unread. */
+  | { kind: 'scan-incomplete'; scan: SecretScanResult & { truncated: NonNullable<SecretScanResult['truncated']> } };
 
-/** Scans `localDir`, stops on findings unless allowed, then pushes. */
+/** Lists `localDir`, scans that list, stops on findings or a cut-off scan unless allowed, then pushes the same list. */
 export async function pushFolder(remote: SyncRemote, req: PushRequest, onProgress?: (p: PushProgress) => void): Promise<PushResult> {
-  const scan = await scanSecrets(req.localDir, { ...(req.signal ? { signal: req.signal } : {}) });
+  const listed = await listLocalTree(req.localDir);
+  const exclude = new Set(req.exclude ?? []);
+  const files = listed.files.filter((f) => !exclude.has(f.rel));
+  const skipped: Array<{ name: string; reason: PushSkipReason }> = [...listed.skipped, ...listed.files.filter((f) => exclude.has(f.rel)).map((f) => ({ name: f.rel, reason: 'excluded' as const }))];
+  const scan = await scanTree(files, {
+    ...req.scanLimits,
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.onScanProgress ? { onProgress: (p: { filesSeen: number }) => req.onScanProgress!(p.filesSeen) } : {}),
+  });
   if (scan.findings.length && !req.allowSecrets) return { kind: 'secrets-found', findings: scan.findings, scan };
-  const report = await pushOnce(remote, req, onProgress);
+  if (scan.truncated && !req.allowUnscanned) return { kind: 'scan-incomplete', scan: { ...scan, truncated: scan.truncated } };
+  const { allowSecrets: _s, allowUnscanned: _u, exclude: _e, scanLimits: _l, onScanProgress: _p, ...opts } = req;
+  const report = await pushOnce(remote, { ...opts, tree: { files, skipped } }, onProgress);
   return { kind: 'pushed', report, scan };
 }

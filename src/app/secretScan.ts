@@ -2,8 +2,10 @@
 // Reads .git/config and the other small text files in .git (a remote URL can carry a token) but
 // not its object stores; generated folders (node_modules, venvs) by name only; never follows a
 // link; stops at a file cap and a byte cap and says so in the result. Async, cancellable.
+// A root given as a link is resolved first. Push does not walk here: it lists its tree once
+// (src/remote/sync/local-tree.ts) and scanTree checks exactly that list.
 import { constants } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import {
   MAX_SCAN_CHARS,
@@ -56,6 +58,11 @@ export interface SecretScanResult {
   unreadableCount: number;
   /** Links met and not followed. */
   skippedLinks: number;
+  /**
+   * Files whose content was due to be read but was not, because the scan stopped at a cap
+   * (scanTree: their names were still checked). 0 when `truncated` is null.
+   */
+  unscanned: number;
 }
 
 class Stop extends Error {}
@@ -70,7 +77,7 @@ const toPosix = (p: string) => (sep === '/' ? p : p.split(sep).join('/'));
 export async function scanSecrets(roots: string | readonly string[], opts: SecretScanOptions = {}): Promise<SecretScanResult> {
   const maxFiles = opts.maxFiles ?? SCAN_MAX_FILES;
   const maxBytes = opts.maxBytes ?? SCAN_MAX_BYTES;
-  const r: SecretScanResult = { findings: [], files: 0, contentFiles: 0, bytesRead: 0, truncated: null, unreadable: [], unreadableCount: 0, skippedLinks: 0 };
+  const r: SecretScanResult = { findings: [], files: 0, contentFiles: 0, bytesRead: 0, truncated: null, unreadable: [], unreadableCount: 0, skippedLinks: 0, unscanned: 0 };
   const unreadable = (shown: string) => {
     r.unreadableCount++;
     if (r.unreadable.length < 100) r.unreadable.push(shown);
@@ -140,16 +147,91 @@ export async function scanSecrets(roots: string | readonly string[], opts: Secre
   try {
     for (const root of typeof roots === 'string' ? [roots] : roots) {
       opts.signal?.throwIfAborted();
-      const st = await lstat(root).catch(() => undefined);
+      // A root given as a link is the folder or file it points to (push resolves it the same way).
+      const real = await realpath(root).catch(() => root);
+      const st = await lstat(real).catch(() => undefined);
       const shown = opts.relativeTo !== undefined ? toPosix(relative(opts.relativeTo, root)) || '.' : st?.isDirectory() ? '.' : basename(root);
       if (!st) unreadable(shown);
-      else if (st.isSymbolicLink()) r.skippedLinks++;
-      else if (st.isDirectory()) await dir(root, shown, false, basename(root) === '.git');
-      else if (st.isFile()) await file(root, shown, false);
+      else if (st.isDirectory()) await dir(real, shown, false, basename(real) === '.git');
+      else if (st.isFile()) await file(real, shown, false);
     }
   } catch (e) {
     if (!(e instanceof Stop)) throw e;
   }
   progress('');
   return r;
+}
+
+/** A file as push lists it (src/remote/sync/local-tree.ts): its path below the root, and where it is. */
+export interface ListedFile {
+  rel: string;
+  path: string;
+  /** As listed; a file too big or too binary to read is not counted as unscanned at a cap. */
+  size?: number;
+}
+
+/**
+ * How the scan treats one listed file by its path: 'content' (read it), or 'name' (generated
+ * folders, .git's object stores and bookkeeping: name checked only). Push uploads all of them,
+ * so every one is at least checked by name.
+ */
+export function listedFileRule(rel: string): 'content' | 'name' {
+  const parts = rel.split('/');
+  let insideGit = false;
+  for (const part of parts.slice(0, -1)) {
+    if (scanDirRule(part, insideGit) !== 'walk') return 'name';
+    insideGit ||= part === '.git';
+  }
+  return insideGit && skipGitFile(parts[parts.length - 1]!) ? 'name' : 'content';
+}
+
+/**
+ * Checks exactly the files push is about to upload: every name, and the content of each file
+ * the rules read, until a cap. At a cap the content reads stop (`truncated`, `unscanned`), the
+ * names are still all checked. Findings name files by `rel`.
+ */
+export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretScanOptions, 'relativeTo'> = {}): Promise<SecretScanResult> {
+  const maxFiles = opts.maxFiles ?? SCAN_MAX_FILES;
+  const maxBytes = opts.maxBytes ?? SCAN_MAX_BYTES;
+  const r: SecretScanResult = { findings: [], files: 0, contentFiles: 0, bytesRead: 0, truncated: null, unreadable: [], unreadableCount: 0, skippedLinks: 0, unscanned: 0 };
+  for (const f of files) {
+    opts.signal?.throwIfAborted();
+    r.files++;
+    if (r.files % PROGRESS_EVERY === 0) opts.onProgress?.({ filesSeen: r.files, bytesRead: r.bytesRead, path: f.rel });
+    let content: string | undefined;
+    if (listedFileRule(f.rel) === 'content') {
+      if (r.truncated) r.unscanned += f.size === undefined || shouldReadContent(f.rel, f.size) ? 1 : 0;
+      else content = await readListed(f, r, maxFiles, maxBytes);
+    }
+    r.findings.push(...scanFile(content === undefined ? { path: f.rel } : { path: f.rel, content }));
+  }
+  opts.onProgress?.({ filesSeen: r.files, bytesRead: r.bytesRead, path: '' });
+  return r;
+}
+
+/** Reads the head of one listed file for the scan (never through a link); records a cap it meets. */
+async function readListed(f: ListedFile, r: SecretScanResult, maxFiles: number, maxBytes: number): Promise<string | undefined> {
+  const fh = await open(f.path, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
+  if (!fh) {
+    r.unreadableCount++;
+    if (r.unreadable.length < 100) r.unreadable.push(f.rel);
+    return undefined;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || !shouldReadContent(f.rel, st.size)) return undefined;
+    const want = Math.min(st.size, MAX_SCAN_CHARS);
+    if (r.contentFiles >= maxFiles || r.bytesRead + want > maxBytes) {
+      r.truncated = r.contentFiles >= maxFiles ? { reason: 'maxFiles', filesSeen: r.files - 1, limit: maxFiles } : { reason: 'maxBytes', filesSeen: r.files - 1, limit: maxBytes };
+      r.unscanned++;
+      return undefined;
+    }
+    const buf = Buffer.alloc(want);
+    const { bytesRead } = await fh.read(buf, 0, want, 0);
+    r.bytesRead += bytesRead;
+    r.contentFiles++;
+    return buf.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await fh.close();
+  }
 }

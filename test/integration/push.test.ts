@@ -1,6 +1,8 @@
 // Push against a real OpenSSH server on loopback (and the fault proxy for cuts): incremental,
 // .part then rename, verified by the box's SHA-256, resumable, newer files on the box kept
-// unless forced, hostile local names refused; the CLI stops on the secret scan.
+// unless forced, hostile local names refused; the CLI stops on the secret scan, which checks
+// exactly the files push sends (a --local given as a link included) and stops the push when it
+// was cut off at its limit.
 import { strict as assert } from 'node:assert';
 import { createHash, randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { CLI, runCli } from '../support/cli';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { pushOnce, type PushOptions } from '../../src/remote/sync/push';
+import { pushFolder } from '../../src/app/push';
 import type { SyncRemote } from '../../src/remote/sync';
 import { plainStream } from './remote-helpers';
 
@@ -274,6 +277,25 @@ describe('push against a real sshd', function () {
     assert.ok(readFileSync(join(remoteDir, 'w.bin')).equals(data));
   });
 
+  describe('the secret scan covers what push sends', () => {
+    it('a linked root is pushed as the folder it points to, scanned as that folder; flagged files can be left out', async () => {
+      const real = join(work, 'real');
+      mkdirSync(join(real, 'src'), { recursive: true });
+      writeFileSync(join(real, 'train.py'), 'print(1)\n');
+      writeFileSync(join(real, '.env'), 'HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF12\n');
+      symlinkSync(join(work, 'real'), join(work, 'link'));
+      const req = { localDir: join(work, 'link'), remoteDir };
+      const stopped = await pushFolder(conn.remote, req);
+      assert.equal(stopped.kind, 'secrets-found');
+      assert.ok(!existsSync(remoteDir), 'nothing on the box');
+      const without = await pushFolder(conn.remote, { ...req, exclude: ['.env'] });
+      assert.equal(without.kind, 'pushed');
+      assert.deepEqual(without.kind === 'pushed' && without.report.pushed, ['train.py']);
+      assert.deepEqual(without.kind === 'pushed' && without.report.skipped, [{ name: '.env', reason: 'excluded' }]);
+      assert.deepEqual(remoteFiles(), ['train.py']);
+    });
+  });
+
   describe('the CLI', () => {
     let home: string;
     beforeEach(() => {
@@ -297,6 +319,46 @@ describe('push against a real sshd', function () {
       const j = JSON.parse(allowed.stdout) as { files: number; pushed: string[] };
       assert.deepEqual(j.pushed, ['.env', 'train.py']);
       assert.ok(existsSync(join(remoteDir, 'train.py')));
+    });
+
+    it('a --local that is a link to a folder with a .env is refused; nothing is sent', function () {
+      if (!existsSync(CLI)) this.skip();
+      const real = join(work, 'real');
+      mkdirSync(real);
+      writeFileSync(join(real, 'train.py'), 'print(1)\n');
+      writeFileSync(join(real, '.env'), 'HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF12\n');
+      rmSync(localDir, { recursive: true });
+      symlinkSync(real, localDir);
+      const r = runCli(args(), { env: env() });
+      assert.equal(r.code, 3, r.stderr);
+      assert.match(r.stderr, /push stopped: .*likely secret/);
+      assert.match(r.stderr, /\.env +dotenv/);
+      assert.ok(!existsSync(remoteDir), 'nothing on the box');
+    });
+
+    it('a secret scan cut off at its limit stops the push, naming the limit and the flag; --allow-unscanned goes on', function () {
+      if (!existsSync(CLI)) this.skip();
+      put('a.txt', 'x'.repeat(600 * 1024));
+      put('b.txt', 'x'.repeat(600 * 1024));
+      // Past the limit: its content is never read, so only the stop protects it.
+      put('z-config.py', 'token = "hf_abcdefghijklmnopqrstuvwxyzABCDEF12"\n');
+      const stopped = runCli([...args(), '--scan-limit-mb', '1'], { env: env() });
+      assert.equal(stopped.code, 3, stopped.stderr);
+      assert.match(stopped.stderr, /push stopped: the secret scan stopped at its 1 MiB limit of file content after 1 file: 2 files were not checked \(nothing was sent\)/);
+      assert.match(stopped.stderr, /--allow-unscanned/);
+      assert.match(stopped.stderr, /--scan-limit-mb/);
+      assert.ok(!existsSync(remoteDir), 'nothing on the box');
+      const json = runCli([...args(), '--scan-limit-mb', '1', '--json'], { env: env() });
+      assert.equal(json.code, 3);
+      assert.deepEqual(JSON.parse(json.stdout), { error: 'scan-incomplete', reason: 'maxBytes', limit: 1024 * 1024, filesSeen: 1, unscanned: 2 });
+      // Read in full (the default limit), the token is found.
+      const full = runCli(args(), { env: env() });
+      assert.equal(full.code, 3);
+      assert.match(full.stderr, /z-config\.py:1 +huggingFaceToken/);
+      const allowed = runCli([...args(), '--scan-limit-mb', '1', '--allow-unscanned', '--json'], { env: env() });
+      assert.equal(allowed.code, 0, allowed.stderr);
+      assert.deepEqual((JSON.parse(allowed.stdout) as { pushed: string[] }).pushed, ['a.txt', 'b.txt', 'z-config.py']);
+      assert.deepEqual(remoteFiles(), ['a.txt', 'b.txt', 'z-config.py']);
     });
 
     it('usage mistakes exit 2', () => {

@@ -1,6 +1,7 @@
-// `gpu-rent push TARGET --local DIR --remote DIR [--force] [--allow-secrets] [--json]`: upload
+// `gpu-rent push TARGET --local DIR --remote DIR [--force] [--allow-secrets] [--allow-unscanned] [--json]`: upload
 // new and changed files to the rented box, each verified there before it appears.
 import { formatBytes } from '../../core/format';
+import { SCAN_MAX_BYTES } from '../../core/guards/secrets';
 import { pushFolder, type PushProgress, type PushReport, type PushSkipReason } from '../../app/push';
 import { syncRemote } from '../../app/sync';
 import { formatHelp, parseArgs, UsageError } from '../args';
@@ -12,15 +13,19 @@ const specs = {
   remote: { type: 'string', valueName: 'DIR', description: 'folder on the box to upload into (created if missing)' },
   force: { type: 'boolean', description: 'also overwrite files on the box that are newer than the local ones' },
   'allow-secrets': { type: 'boolean', description: 'upload even when the secret scan finds likely keys or tokens' },
+  'allow-unscanned': { type: 'boolean', description: `upload even when the secret scan stopped at its limit and did not read every file` },
+  'scan-limit-mb': { type: 'number', valueName: 'MIB', min: 1, max: 1024 * 1024, integer: true, description: `file content the secret scan reads before it stops (default ${SCAN_MAX_BYTES / 1024 ** 2})` },
   json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON' },
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent push TARGET --local DIR --remote DIR [--force] [--allow-secrets] [--json]';
+const USAGE = 'gpu-rent push TARGET --local DIR --remote DIR [--force] [--allow-secrets] [--allow-unscanned] [--json]';
 const SUMMARY = [
   'Upload new and changed files (datasets, code, weights) to a folder on the rented box. The',
   'local folder is scanned for likely secrets first (the box’s data disk is not encrypted): a',
-  'finding stops the push unless --allow-secrets. Each file is written on the box as NAME.part,',
+  'finding stops the push unless --allow-secrets. The scan checks exactly the files push sends',
+  '(a --local given as a link is the folder it points to, for both); a scan that stopped at its',
+  'limit (--scan-limit-mb) stops the push unless --allow-unscanned. Each file is written on the box as NAME.part,',
   'checked there (size and SHA-256 against what was read here), and only then renamed into place',
   'with the local modification time; an interrupted push resumes from its .part. Files already',
   'on the box with the same size and time are skipped; a file on the box newer than the local',
@@ -38,6 +43,7 @@ const REASON_TEXT: Partial<Record<PushSkipReason, string>> = {
   'remote-conflict': 'a folder or link on the box is in the way',
   'remote-unwritable': 'cannot be written on the box',
   'local-link': 'a link (not followed)',
+  excluded: 'left out (flagged by the secret scan)',
   'verify-failed': 'SHA-256 on the box did not match twice',
   'control-char': 'name contains control characters',
   backslash: 'name contains a backslash',
@@ -46,6 +52,14 @@ const REASON_TEXT: Partial<Record<PushSkipReason, string>> = {
 };
 
 const printable = (name: string) => (/[\x00-\x1f\x7f-\x9f]/.test(name) ? JSON.stringify(name) : name);
+
+/** "the secret scan stopped at its 512 MiB limit of file content after 1200 files: 30 files were not checked" */
+function cutText(scan: { truncated: { reason: 'maxFiles' | 'maxBytes'; filesSeen: number; limit: number } | null; unscanned: number }): string {
+  const t = scan.truncated!;
+  const mib = t.limit % (1024 * 1024) === 0 ? `${t.limit / 1024 / 1024} MiB` : formatBytes(t.limit);
+  const limit = t.reason === 'maxBytes' ? `${mib} limit of file content` : `${t.limit}-file limit`;
+  return `the secret scan stopped at its ${limit} after ${t.filesSeen} file${t.filesSeen === 1 ? '' : 's'}: ${scan.unscanned} file${scan.unscanned === 1 ? ' was' : 's were'} not checked`;
+}
 
 export function pushReportJson(r: PushReport): Record<string, unknown> {
   return { files: r.files, bytes: r.bytes, pushed: r.pushed, unchanged: r.unchanged, skipped: r.skipped, seconds: r.seconds, interrupted: r.interrupted };
@@ -92,7 +106,15 @@ export const command: CliCommand = {
       return await withRemote(positionals[0], flags, io, async (conn) => {
         const r = await pushFolder(
           syncRemote(conn),
-          { localDir: flags.local!, remoteDir: flags.remote!, force: flags.force === true, allowSecrets: flags['allow-secrets'] === true, signal: ac.signal },
+          {
+            localDir: flags.local!,
+            remoteDir: flags.remote!,
+            force: flags.force === true,
+            allowSecrets: flags['allow-secrets'] === true,
+            allowUnscanned: flags['allow-unscanned'] === true,
+            ...(flags['scan-limit-mb'] !== undefined ? { scanLimits: { maxBytes: flags['scan-limit-mb'] * 1024 * 1024 } } : {}),
+            signal: ac.signal,
+          },
           progressPrinter(io, json),
         );
         if (r.kind === 'secrets-found') {
@@ -101,6 +123,20 @@ export const command: CliCommand = {
             io.stderr(`push stopped: ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'} in ${flags.local} (nothing was sent):\n`);
             for (const f of r.findings.slice(0, 50)) io.stderr(`  ${printable(f.path)}${f.line ? `:${f.line}` : ''}  ${f.kind}  ${printable(f.hint)}\n`);
             io.stderr('Move them out of the folder, or run again with --allow-secrets.\n');
+            if (r.scan.truncated) io.stderr(`note: ${cutText(r.scan)}\n`);
+          }
+          return 3;
+        }
+        if (r.kind === 'scan-incomplete') {
+          const t = r.scan.truncated;
+          if (json) io.stdout(JSON.stringify({ error: 'scan-incomplete', reason: t.reason, limit: t.limit, filesSeen: t.filesSeen, unscanned: r.scan.unscanned }) + '\n');
+          else {
+            io.stderr(`push stopped: ${cutText(r.scan)} (nothing was sent).\n`);
+            io.stderr(
+              t.reason === 'maxBytes'
+                ? 'Raise the limit with --scan-limit-mb MIB, or run again with --allow-unscanned to upload the unchecked files anyway.\n'
+                : 'Run again with --allow-unscanned to upload the unchecked files anyway.\n',
+            );
           }
           return 3;
         }

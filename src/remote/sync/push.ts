@@ -7,14 +7,16 @@
 // never overwritten without `force`. Local names that are not safe on the box (control
 // characters, backslashes, "..", our own .part names) and links are refused and listed.
 import { createReadStream, promises as fsp } from 'node:fs';
-import { join } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { SyncError, toSyncError } from './errors';
 import { HashBatcher, remoteHash } from './hash-batch';
 import type { HashAnswer } from './remote-hash';
 import { listRemote, RemoteFolderError } from './list';
 import { sha256, type Sha256 } from './local-hash';
-import { checkComponent, PART_SUFFIX, STATE_FILE, type SkipReason } from './names';
+import { PART_SUFFIX, type SkipReason } from './names';
+import { listLocalTree, type LocalFile } from './local-tree';
+
+export { listLocalTree, type LocalFile, type LocalTree } from './local-tree';
 import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
 import { sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
@@ -23,7 +25,8 @@ import { PUSH_STREAM_MIN_FILES, renameUp, streamUp } from './push-stream';
 import { passSignal } from '../util/deadline';
 import { trimEndOf } from '../../core/boxLines';
 
-export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable';
+/** `excluded`: left out by the caller (a file the secret scan flagged, Upload Without These Files). */
+export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable' | 'excluded';
 
 export interface PushOptions {
   localDir: string;
@@ -35,6 +38,11 @@ export interface PushOptions {
   inFlight?: number;
   stallMs?: number;
   signal?: AbortSignal;
+  /**
+   * The local tree as listed before (the one the secret scan checked): pushed as it is, with
+   * its skipped entries reported. Without it the pass lists `localDir` itself.
+   */
+  tree?: { files: readonly LocalFile[]; skipped: ReadonlyArray<{ name: string; reason: PushSkipReason }> };
 }
 
 export interface PushReport {
@@ -50,42 +58,7 @@ export interface PushReport {
 
 export type PushProgress = Exclude<SyncProgress, { kind: 'skipped' }> | { kind: 'skipped'; name: string; reason: PushSkipReason };
 
-interface LocalFile {
-  rel: string;
-  path: string;
-  size: number;
-  mtime: number;
-}
-
 const BIG = 4 * 1024 * 1024;
-
-/** Regular files under `root`, names checked as the box (POSIX) needs them; links are not followed. */
-async function walkLocal(root: string, skipped: PushReport['skipped']): Promise<LocalFile[]> {
-  const out: LocalFile[] = [];
-  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
-    const entries = await fsp.readdir(dir, { withFileTypes: true });
-    for (const e of entries) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      const reason = checkComponent(e.name, { platform: 'linux' }) ?? (rel === '' && e.name === STATE_FILE ? 'reserved-name' : undefined);
-      if (reason) {
-        // Our own leftovers are not worth a line.
-        if (!(reason === 'reserved-name' && e.name === STATE_FILE)) skipped.push({ name: r, reason });
-        continue;
-      }
-      const p = join(dir, e.name);
-      if (e.isSymbolicLink()) skipped.push({ name: r, reason: 'local-link' });
-      else if (e.isDirectory()) {
-        if (depth >= 64) skipped.push({ name: r, reason: 'too-long' });
-        else await walk(p, r, depth + 1);
-      } else if (e.isFile()) {
-        const st = await fsp.lstat(p);
-        out.push({ rel: r, path: p, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) });
-      } else skipped.push({ name: r, reason: 'special-file' });
-    }
-  };
-  await walk(root, '', 0);
-  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-}
 
 /** Hash of the first `n` bytes of a local file. */
 function hashPrefix(path: string, n: number, h: { update(d: Buffer): void }): Promise<void> {
@@ -238,19 +211,14 @@ async function pushFile(c: Ctx, f: LocalFile, attempt = 1): Promise<Outcome> {
 export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgress: (p: PushProgress) => void = () => undefined): Promise<PushReport> {
   const started = performance.now();
   const report: PushReport = { files: 0, bytes: 0, pushed: [], unchanged: 0, skipped: [], seconds: 0, interrupted: false };
-  let st;
-  try {
-    st = await fsp.stat(options.localDir);
-  } catch (e) {
-    throw new SyncError('local-not-directory', `local folder ${options.localDir} cannot be read: ${(e as Error).message}`);
-  }
-  if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${options.localDir} is not a folder`);
+  const tree = options.tree ?? (await listLocalTree(options.localDir));
+  report.skipped.push(...tree.skipped);
   // Taken once the pass is sure to reach the `finally` that lets it go.
   const pass = passSignal(options.signal);
   const opts: PushOptions = { ...options, signal: pass.signal };
   const hasher = new HashBatcher(remote);
   try {
-    const localFiles = await walkLocal(opts.localDir, report.skipped);
+    const localFiles = tree.files;
     const sftp = await remote.sftp();
     const remoteDir = remotePathForSftp(opts.remoteDir);
     const madeDirs = new Set<string>();

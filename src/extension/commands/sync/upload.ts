@@ -1,6 +1,7 @@
 // Upload Folder to Instance…: asks for the local folder and the folder on the box, scans the
-// local folder for likely secrets first (a finding asks before anything is sent), then
-// pushes it (src/app/push.ts: .part on the box, verified by the box's SHA-256, renamed into
+// files the push will send for likely secrets first (a finding asks, naming each one, before
+// anything is sent: Upload Without These Files, Upload Anyway or Cancel; a scan cut off at its
+// cap asks too: Scan Everything, Upload Unchecked Files or Cancel), then pushes exactly them (src/app/push.ts: .part on the box, verified by the box's SHA-256, renamed into
 // place, resumable, never over a newer file there) with files, bytes and speed shown.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
@@ -10,6 +11,7 @@ import { pushFolder, type PushProgress } from '../../../app/push';
 import { syncRemote, TransferMeter } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
 import type { CommandContext } from '../context';
+import { secretsDialog, unscannedDialog } from '../../uploadText';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
@@ -22,12 +24,17 @@ export const UploadArgs = z.strictObject({
   force: z.boolean().optional(),
   /** Upload even when the secret scan finds something (the UI asks instead). */
   allowSecrets: z.boolean().optional(),
+  /** Upload without the files the scan flags (the UI's Upload Without These Files). */
+  skipFlagged: z.boolean().optional(),
+  /** Upload even when the scan stopped at its cap before reading every file. */
+  allowUnscanned: z.boolean().optional(),
   acceptNewHostKey: z.boolean().optional(),
 });
 
 export type UploadResult =
   | { kind: 'pushed'; files: number; bytes: number; seconds: number; bytesPerSecond: number; unchanged: number; skipped: Array<{ name: string; reason: string }>; interrupted: boolean }
-  | { kind: 'secrets-found'; findings: Array<{ path: string; kind: string }> };
+  | { kind: 'secrets-found'; findings: Array<{ path: string; kind: string }> }
+  | { kind: 'scan-incomplete'; reason: 'maxFiles' | 'maxBytes'; limit: number; unscanned: number };
 
 export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<UploadResult | undefined> {
   requireTrust();
@@ -54,6 +61,9 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
   }
   const dirs = { localDir, remoteDir };
   let allowSecrets = a?.allowSecrets === true;
+  let allowUnscanned = a?.allowUnscanned === true;
+  let exclude: string[] = [];
+  let scanLimits: { maxFiles: number; maxBytes: number } | undefined;
   for (;;) {
     const result = await withNotificationProgress({ title: vscode.l10n.t('Uploading to {0}', inst.name), cancellable: true }, async (progress, token) => {
       const abort = new AbortController();
@@ -77,7 +87,8 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
       const { SyncError } = await import('../../../remote/sync');
       try {
         const conn = await ctx.sessions.connect(inst, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});
-        return await pushFolder(syncRemote(conn), { ...dirs, force: a?.force === true, allowSecrets, signal: abort.signal }, onProgress);
+        const onScanProgress = (n: number) => progress.report({ message: vscode.l10n.t('Checking {0} for secrets… {1} files', basename(dirs.localDir), n) });
+        return await pushFolder(syncRemote(conn), { ...dirs, force: a?.force === true, allowSecrets, allowUnscanned, exclude, ...(scanLimits ? { scanLimits } : {}), onScanProgress, signal: abort.signal }, onProgress);
       } catch (e) {
         if (e instanceof SyncError) throw new UserError(vscode.l10n.t('Upload failed: {0}', e.message));
         throw e;
@@ -85,17 +96,39 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
     });
     if (result.kind === 'secrets-found') {
       const findings = result.findings.map((f) => ({ path: f.path, kind: f.kind }));
-      for (const f of findings) ctx.log.warn(`[${inst.id}] upload: likely secret in ${JSON.stringify(f.path)} (${f.kind})`);
-      if (a) return { kind: 'secrets-found', findings };
-      const anyway = vscode.l10n.t('Upload Anyway');
-      const shown = findings.slice(0, 5).map((f) => f.path).join(', ');
-      const pick = await showWarning(
-        vscode.l10n.t('{0} likely secrets in {1} ({2}). The box’s data disk is not encrypted. Nothing was sent.', findings.length, basename(dirs.localDir), shown),
-        { modal: true },
-        anyway,
-      );
+      for (const f of result.findings) ctx.log.warn(`[${inst.id}] upload: likely secret in ${JSON.stringify(f.path)}${f.line ? `:${f.line}` : ''} (${f.kind})`);
+      const d = secretsDialog(result.findings, basename(dirs.localDir), vscode.l10n);
+      if (a) {
+        if (!a.skipFlagged) return { kind: 'secrets-found', findings };
+        exclude = [...exclude, ...d.files];
+        continue;
+      }
+      const without: vscode.MessageItem = { title: d.buttons.without };
+      const anyway: vscode.MessageItem = { title: d.buttons.anyway };
+      const cancel: vscode.MessageItem = { title: d.buttons.cancel, isCloseAffordance: true };
+      const pick = await showWarning(d.message, { modal: true, detail: d.detail }, without, anyway, cancel);
+      if (pick === without) {
+        exclude = [...exclude, ...d.files];
+        ctx.log.info(`[${inst.id}] upload: leaving out ${d.files.length} flagged files`);
+        continue;
+      }
       if (pick !== anyway) return { kind: 'secrets-found', findings };
       allowSecrets = true;
+      continue;
+    }
+    if (result.kind === 'scan-incomplete') {
+      const t = result.scan.truncated;
+      ctx.log.warn(`[${inst.id}] upload: the secret scan stopped at its ${t.reason} limit (${t.limit}) after ${t.filesSeen} files; ${result.scan.unscanned} files not checked`);
+      const stopped: UploadResult = { kind: 'scan-incomplete', reason: t.reason, limit: t.limit, unscanned: result.scan.unscanned };
+      if (a) return stopped;
+      const d = unscannedDialog(result.scan, basename(dirs.localDir), vscode.l10n);
+      const scanAll: vscode.MessageItem = { title: d.buttons.scanAll };
+      const anyway: vscode.MessageItem = { title: d.buttons.anyway };
+      const cancel: vscode.MessageItem = { title: d.buttons.cancel, isCloseAffordance: true };
+      const pick = await showWarning(d.message, { modal: true, detail: d.detail }, scanAll, anyway, cancel);
+      if (pick === scanAll) scanLimits = { maxFiles: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
+      else if (pick === anyway) allowUnscanned = true;
+      else return stopped;
       continue;
     }
     const r = result.report;
