@@ -65,13 +65,21 @@ export class InstanceStore {
     return this.instances.find((i) => i.id === id);
   }
 
-  /** Writes are serialized so two quick changes cannot overwrite each other. */
+  /**
+   * Writes are serialized so two quick changes cannot overwrite each other. A failed write is
+   * reported to its caller and does not stop the ones after it: each writes the whole list, so
+   * the next one that succeeds stores what the failed one held too.
+   */
   private commit(next: Instance[], changed: readonly string[] | undefined): Promise<void> {
     this.instances = next;
     const snapshot = toStore(next);
-    this.writes = this.writes.then(() => this.memento.update(STORE_KEY, snapshot));
+    const write = this.writes.then(() => this.memento.update(STORE_KEY, snapshot));
+    this.writes = write.then(
+      () => undefined,
+      () => undefined,
+    );
     for (const l of this.listeners) l(changed);
-    return this.writes;
+    return write;
   }
 
   async add(fields: Omit<Instance, 'intervals' | 'createdAt'>, state: InstanceState, password?: string): Promise<Instance> {
