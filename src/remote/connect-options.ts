@@ -81,7 +81,8 @@ export interface ExecResult {
 
 export interface StreamOptions {
   stdin?: string | Buffer;
-  onStdout?: (chunk: Buffer) => void;
+  /** A promise returned pauses the channel (the box is made to wait) until it settles: backpressure. */
+  onStdout?: (chunk: Buffer) => unknown;
   onStderr?: (chunk: Buffer) => void;
   signal?: AbortSignal;
   /** No deadline unless given: streams (logs --follow) run until stopped. */

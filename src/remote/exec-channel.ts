@@ -30,7 +30,8 @@ export interface ChannelRun {
   /** The deadline's length, for the message. */
   timeoutMs?: number;
   stdin?: string | Buffer;
-  onStdout?: (c: Buffer) => void;
+  /** A promise returned pauses the channel until it settles (ssh2 then stops opening the window). */
+  onStdout?: (c: Buffer) => unknown;
   onStderr?: (c: Buffer) => void;
   /** Checked after each chunk: true stops the remote command and ends the run normally (outputLimited). */
   overLimit?: () => boolean;
@@ -174,9 +175,17 @@ export function driveChannel(channel: ClientChannel, o: ChannelRun, link: Channe
       channel.close();
       setTimeout(finish, 2000).unref();
     };
+    let waits = 0;
+    const resume = () => {
+      if (--waits === 0 && !finished) channel.resume();
+    };
     channel.on('data', (c: Buffer) => {
       if (limited) return;
-      o.onStdout?.(c);
+      const wait = o.onStdout?.(c);
+      if (wait instanceof Promise) {
+        if (waits++ === 0) channel.pause();
+        wait.then(resume, resume);
+      }
       checkLimit();
     });
     channel.stderr.on('data', (c: Buffer) => {

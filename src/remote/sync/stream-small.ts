@@ -96,12 +96,20 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
     const bytes = batch.reduce((n, f) => n + f.size, 0);
     // What an honest stream of these files unpacks to at most (a header, a long name and
     // padding each, the end blocks): more is a gzip bomb or garbage, and ends the stream.
-    let budget = bytes + batch.length * 2048 + 64 * 1024;
+    const unpackedMax = bytes + batch.length * 2048 + 64 * 1024;
+    let budget = unpackedMax;
+    // And what it may take on the wire: gzip -1 of incompressible bytes is a little more
+    // than they are; twice the most it unpacks to, and a megabyte, is generous. Without this
+    // a box sending endless empty deflate blocks or empty gzip members (nothing unpacked,
+    // so the budget above never moves) kept the stream going until its deadline.
+    let wireLeft = 2 * unpackedMax + 1024 * 1024;
+    const gunzip = createGunzip({ chunkSize: 64 * 1024 });
     const breakOff = () => {
+      if (broken) return;
       broken = true; // what came before stands; the rest goes file by file
       stop.abort();
+      gunzip.destroy(); // whatever is queued in it is dropped, not inflated
     };
-    const gunzip = createGunzip({ chunkSize: 64 * 1024 });
     gunzip.on('data', (d: Buffer) => {
       if (broken) return;
       budget -= d.length;
@@ -118,16 +126,31 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       gunzip.on('error', () => res());
       gunzip.on('close', res);
     });
+    // Backpressure: while gunzip is behind, the channel is paused (ssh2 stops opening its
+    // window, so the box waits) instead of queueing what it sends in memory.
+    const caughtUp = () =>
+      new Promise<void>((res) => {
+        const done = () => {
+          gunzip.off('drain', done);
+          gunzip.off('close', done);
+          res();
+        };
+        gunzip.on('drain', done);
+        gunzip.on('close', done);
+      });
     try {
       const r = await stream(TAR_COMMAND, {
         stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
         signal: stop.signal,
         timeoutMs: 60_000 + Math.ceil(bytes / 50_000),
         onStdout: (chunk) => {
-          if (!broken) gunzip.write(chunk);
+          if (broken) return;
+          wireLeft -= chunk.length;
+          if (wireLeft < 0) return breakOff();
+          if (!gunzip.write(chunk)) return caughtUp();
         },
       });
-      gunzip.end();
+      if (!broken) gunzip.end();
       await unpacked;
       if (!broken && r.code === 0) reader.end();
     } catch {

@@ -14,8 +14,9 @@ export interface SyncRemote {
   /**
    * Runs a command (no login shell) with `stdin`, handing its stdout over as it arrives. Where
    * given, many small files come down in one tar stream (stream-small.ts); else file by file.
+   * A promise from `onStdout` asks for backpressure: no more stdout until it settles.
    */
-  stream?(command: string, opts: { stdin: Buffer; onStdout: (chunk: Buffer) => void; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
+  stream?(command: string, opts: { stdin: Buffer; onStdout: (chunk: Buffer) => unknown; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
 }
 
 export interface SyncOptions {
