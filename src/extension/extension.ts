@@ -87,7 +87,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const releases = new ReleaseEvents((m) => log.warn(m));
   subs.push(releases);
 
-  const platformFacts = new PlatformFacts(new PlatformAccounts(context.globalState, context.secrets), () => store.list(), now);
+  const accounts = new PlatformAccounts(context.globalState, context.secrets);
+  if (accounts.unreadable) {
+    log.error('saved platform accounts could not be read; kept aside under gpuRent.platformAccounts.unreadable');
+    void showError(vscode.l10n.t('GPU Rent could not read its saved platform accounts; they were kept aside. Add them again (their secrets are still in the secret store).'));
+  }
+  const platformFacts = new PlatformFacts(accounts, () => store.list(), now);
   const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts);
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   const notices = new GuardNotices(log, now);

@@ -1,6 +1,7 @@
 // A failed globalState.update must not silently skip every later write (issue 18.7: the write
 // chain stayed rejected, so two instances lived only in memory and were gone after a reload).
 import { strict as assert } from 'node:assert';
+import { ACCOUNTS_KEY, ACCOUNTS_UNREADABLE_KEY, PlatformAccounts } from '../../src/extension/commands/platforms/accountStore';
 import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
 import type { Instance } from '../../src/core/instances';
 
@@ -41,5 +42,24 @@ describe('instance store writes after a failed one', () => {
     await store.flush();
     const reloaded = new InstanceStore(m, secrets, () => 1_795_000_000);
     assert.deepEqual(reloaded.list().map((i) => i.id), ['a', 'b', 'c']);
+  });
+});
+
+describe('platform accounts that cannot be read', () => {
+  it('are kept aside, and adding an account does not destroy them', async () => {
+    const m = new FlakyMemento();
+    const saved = [{ id: 'autodl-1', kind: 'autodl-pro', label: 'main', powerActions: true, addedByANewerVersion: { x: 1 } }];
+    m.data.set(ACCOUNTS_KEY, saved);
+    const store = { data: new Map<string, string>(), get: async (k: string) => store.data.get(k), store: async (k: string, v: string) => void store.data.set(k, v), delete: async (k: string) => void store.data.delete(k) };
+    const a = new PlatformAccounts(m, store);
+    assert.equal(a.unreadable, true);
+    assert.deepEqual(a.list(), []);
+    await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(m.data.get(ACCOUNTS_UNREADABLE_KEY), saved);
+    await a.add({ id: 'tc', kind: 'tencent-cvm', label: 't', powerActions: false }, { secretId: 'AKID1', secretKey: 'k1' });
+    assert.deepEqual(m.data.get(ACCOUNTS_UNREADABLE_KEY), saved, 'still kept after the next add');
+    // A second start with the new list does not overwrite what was kept.
+    assert.equal(new PlatformAccounts(m, store).unreadable, false);
+    assert.deepEqual(m.data.get(ACCOUNTS_UNREADABLE_KEY), saved);
   });
 });

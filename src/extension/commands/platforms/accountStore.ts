@@ -6,6 +6,7 @@ import { AccountSchema, parseSecret, type Account, type Secret } from '../../../
 import type { MementoLike, SecretsLike } from '../../store';
 
 export const ACCOUNTS_KEY = 'gpuRent.platformAccounts';
+export const ACCOUNTS_UNREADABLE_KEY = 'gpuRent.platformAccounts.unreadable';
 export const platformSecretKey = (id: string): string => `gpuRent.platform.${id}`;
 
 const ListSchema = z.array(AccountSchema).max(100);
@@ -18,9 +19,19 @@ export class PlatformAccounts {
     private readonly memento: MementoLike,
     private readonly secrets: SecretsLike,
   ) {
-    const r = ListSchema.safeParse(memento.get(ACCOUNTS_KEY) ?? []);
+    const raw = memento.get(ACCOUNTS_KEY) ?? [];
+    const r = ListSchema.safeParse(raw);
     this.accounts = r.success ? r.data : [];
+    // Unreadable (a newer version's shape, a damaged profile): kept aside before anything can
+    // overwrite it, never silently replaced by the next account added.
+    if (!r.success) {
+      this.unreadable = true;
+      if (memento.get(ACCOUNTS_UNREADABLE_KEY) === undefined) void memento.update(ACCOUNTS_UNREADABLE_KEY, raw);
+    }
   }
+
+  /** The saved list could not be read; it is kept under ACCOUNTS_UNREADABLE_KEY. */
+  readonly unreadable: boolean = false;
 
   onDidChange(l: () => void): { dispose(): void } {
     this.listeners.add(l);
