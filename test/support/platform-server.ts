@@ -23,6 +23,21 @@ export interface FakeInstance {
   password: string;
   /** Where the state goes, and when (epoch ms). */
   pending?: { state: string; at: number; startMode?: 'gpu' | 'non_gpu' };
+  /** The GPU name the row reports (AutoDL gpu_name, 阿里云 GPUSpec, 腾讯云 GPUInfo.GPUType); the fixture's when unset. */
+  gpuName?: string;
+}
+
+/**
+ * A hostile platform: `endless` streams a reply that never ends, `huge` declares and streams
+ * 1.5 GB, `hugeChunked` streams 1.5 GB without a length, `deep` answers 4 MB of nested
+ * brackets, `redirect` answers 307 to `redirectTo` (another origin).
+ */
+export type HostileMode = 'endless' | 'huge' | 'hugeChunked' | 'deep' | 'redirect';
+
+export interface Hostile {
+  platform: FakePlatform;
+  mode: HostileMode;
+  redirectTo?: string;
 }
 
 export interface RecordedRequest {
@@ -42,6 +57,8 @@ export interface Fault {
   status?: number;
   /** A named error body from the fixtures (e.g. 'authorizeFailed', 'noStock'). */
   error: string;
+  /** The platform's own message in that body instead of the fixture's (AutoDL msg, 阿里云 Message, 腾讯云 Error.Message). */
+  message?: string;
   /** How many requests it answers (default 1). */
   times?: number;
 }
@@ -72,6 +89,12 @@ export class PlatformServer {
   transitionMs = 300;
   /** AutoDL GETs: refuse a JSON body with RequestParameterIsWrong (the quirk public clients work around). */
   refuseGetBody = false;
+  /** Set to answer every request to that platform as it says. */
+  hostile: Hostile | undefined;
+  /** A list page carries this many rows more than asked (AutoDL, 阿里云, 腾讯云). */
+  pageOverfill = 0;
+  /** Body bytes written by the hostile modes (what reached the socket before the client gave up). */
+  hostileBytesSent = 0;
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
   creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
   private readonly shapes: Record<string, Record<string, unknown>>;
@@ -172,6 +195,7 @@ export class PlatformServer {
       res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(json));
     };
+    if (this.hostile && this.hostile.platform === platform) return this.attack(this.hostile, platform, res);
     try {
       if (platform === 'autodl-pro' || platform === 'autodl-web') return this.autodl(platform, req.method ?? 'GET', u.pathname, query, body, auth, send);
       if (platform === 'aliyun') return this.aliyun(action, { ...query, ...formOf(body) }, auth, send);
@@ -180,6 +204,44 @@ export class PlatformServer {
     } catch (e) {
       send(500, { message: String(e) });
     }
+  }
+
+  // ---- hostile replies ----
+
+  private attack(h: Hostile, platform: FakePlatform, res: ServerResponse): void {
+    const json = { 'Content-Type': 'application/json; charset=utf-8' };
+    // What a success reply starts with on that platform, so the client reads on.
+    const open = platform === 'tencent' ? '{"Response":{"InstanceSet":[' : platform === 'aliyun' ? '{"RequestId":"x","Instances":{"Instance":[' : '{"code":"Success","msg":"","data":{"list":[';
+    if (h.mode === 'redirect') {
+      res.writeHead(307, { Location: `${h.redirectTo ?? 'http://127.0.0.1:9'}/api/v1/dev/instance/pro/list`, ...json });
+      res.end('{}');
+      return;
+    }
+    if (h.mode === 'deep') {
+      const n = 2 * 1024 * 1024;
+      const body = `${platform === 'tencent' ? '{"Response":' : '{"code":"Success","msg":"","data":'}${'['.repeat(n)}${']'.repeat(n)}}`;
+      res.writeHead(200, { ...json, 'Content-Length': String(Buffer.byteLength(body)) });
+      this.hostileBytesSent += body.length;
+      res.end(body);
+      return;
+    }
+    const total = h.mode === 'endless' ? Infinity : 1.5 * 1024 * 1024 * 1024;
+    res.writeHead(200, h.mode === 'huge' ? { ...json, 'Content-Length': String(total) } : json);
+    const row = Buffer.from('{"uuid":"flood","InstanceId":"i-flood","name":"flood","status":"running"},'.repeat(1000));
+    let sent = 0;
+    let closed = false;
+    res.on('close', () => (closed = true));
+    const pump = () => {
+      while (!closed && sent < total) {
+        const chunk = sent === 0 ? Buffer.concat([Buffer.from(open), row]) : row;
+        const piece = total - sent < chunk.length ? chunk.subarray(0, total - sent) : chunk;
+        sent += piece.length;
+        this.hostileBytesSent += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pump);
+      }
+      if (!closed) res.end();
+    };
+    pump();
   }
 
   // ---- AutoDL (both APIs) ----
@@ -191,7 +253,7 @@ export class PlatformServer {
     const token = p === 'autodl-pro' ? this.creds.autodlPro : this.creds.autodlWeb;
     if (auth !== token) return fail('authorizeFailed', p === 'autodl-pro' ? 401 : 200);
     const f = this.takeFault(p, path);
-    if (f) return fail(f.error, f.status ?? 200);
+    if (f) return f.message !== undefined ? send(f.status ?? 200, { ...(env[f.error] ?? env.serverError), msg: f.message }) : fail(f.error, f.status ?? 200);
     let params: Record<string, unknown> = {};
     if (method === 'GET' && body) {
       if (this.refuseGetBody) return fail('requestParameterIsWrong');
@@ -207,7 +269,7 @@ export class PlatformServer {
     if ((p === 'autodl-pro' && path === `${pre}/list` && method === 'POST') || (p === 'autodl-web' && path === pre && method === 'POST')) {
       const size = Math.max(1, Math.min(100, Number(params.page_size ?? 10)));
       const page = Math.max(1, Number(params.page_index ?? 1));
-      const rows = mine.slice((page - 1) * size, page * size).map((i) => this.autodlRow(i));
+      const rows = mine.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => this.autodlRow(i));
       return ok({ list: rows, page_index: page, page_size: size, max_page: Math.max(1, Math.ceil(mine.length / size)), offset: (page - 1) * size, result_total: mine.length });
     }
     if (path === `${pre}/status` && method === 'GET') {
@@ -257,6 +319,7 @@ export class PlatformServer {
       uuid: i.id,
       ...(i.platform === 'autodl-pro' ? { name: i.name } : { instance_name: i.name, start_mode: i.startMode ?? 'gpu', ssh_port: i.sshPort }),
       status: i.state,
+      ...(i.gpuName !== undefined ? { gpu_name: i.gpuName } : {}),
       ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
       root_password: i.password,
       // The price is shown only while it runs.
@@ -271,7 +334,7 @@ export class PlatformServer {
     const id = /Credential=([^,\s]+)/.exec(auth)?.[1];
     if (!auth.startsWith('ACS3-HMAC-SHA256 ') || id !== this.creds.aliyunKeyId) return send(404, b.invalidAccessKey);
     const f = this.takeFault('aliyun', action);
-    if (f) return send(f.status ?? 400, b[f.error] ?? b.throttling);
+    if (f) return send(f.status ?? 400, { ...(b[f.error] ?? b.throttling), ...(f.message !== undefined ? { Message: f.message } : {}) });
     const mine = [...this.instances.values()].filter((i) => i.platform === 'aliyun');
     const one = () => mine.find((i) => i.id === params.InstanceId);
     switch (action) {
@@ -283,7 +346,7 @@ export class PlatformServer {
         }
         const size = Math.max(1, Math.min(100, Number(params.PageSize ?? 10)));
         const page = Math.max(1, Number(params.PageNumber ?? 1));
-        const rows = list.slice((page - 1) * size, page * size).map((i) => ({ ...this.shapes.aliRow, InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
+        const rows = list.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => ({ ...this.shapes.aliRow, ...(i.gpuName !== undefined ? { GPUSpec: i.gpuName } : {}), InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
         return send(200, { ...b.describeInstances, TotalCount: list.length, PageNumber: page, PageSize: size, Instances: { Instance: rows } });
       }
       case 'StartInstance': {
@@ -321,7 +384,11 @@ export class PlatformServer {
     const id = /^TC3-HMAC-SHA256 Credential=([^/]+)\//.exec(auth)?.[1];
     if (id !== this.creds.tencentSecretId) return reply(b.authFailure);
     const f = this.takeFault('tencent', action);
-    if (f) return f.status && f.status !== 200 ? send(f.status, { message: 'upstream error' }) : reply(b[f.error] ?? b.rateLimited);
+    if (f) {
+      if (f.status && f.status !== 200) return send(f.status, { message: 'upstream error' });
+      const body = (b[f.error] ?? b.rateLimited) as { Error?: Record<string, unknown> };
+      return reply(f.message !== undefined ? { ...body, Error: { ...body.Error, Message: f.message } } : body);
+    }
     const mine = [...this.instances.values()].filter((i) => i.platform === 'tencent');
     const ids = Array.isArray(params.InstanceIds) ? (params.InstanceIds as string[]) : undefined;
     const targets = ids ? mine.filter((i) => ids.includes(i.id)) : [];
@@ -330,7 +397,7 @@ export class PlatformServer {
         const list = ids ? targets : mine;
         const off = Math.max(0, Number(params.Offset ?? 0));
         const lim = Math.max(1, Math.min(100, Number(params.Limit ?? 20)));
-        const rows = list.slice(off, off + lim).map((i) => ({ ...this.shapes.tcRow, InstanceId: i.id, InstanceName: i.name, InstanceState: i.state, StopChargingMode: i.state === 'STOPPED' ? (i.stoppedMode ?? 'KEEP_CHARGING') : 'NOT_APPLICABLE' }));
+        const rows = list.slice(off, off + lim + this.pageOverfill).map((i) => ({ ...this.shapes.tcRow, ...(i.gpuName !== undefined ? { GPUInfo: { ...(this.shapes.tcRow!.GPUInfo as object), GPUType: [i.gpuName] } } : {}), InstanceId: i.id, InstanceName: i.name, InstanceState: i.state, StopChargingMode: i.state === 'STOPPED' ? (i.stoppedMode ?? 'KEEP_CHARGING') : 'NOT_APPLICABLE' }));
         return reply({ ...b.describeInstances, TotalCount: list.length, InstanceSet: rows });
       }
       case 'StartInstances':

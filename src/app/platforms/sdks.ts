@@ -19,18 +19,21 @@ interface TeaResponse {
 type DoAction = ((request: unknown, runtime?: unknown) => Promise<TeaResponse>) & { bounded?: true };
 
 /**
- * 阿里云's SDKs send every request through @alicloud/tea-typescript's `doAction`, then read the
- * whole body (tea-util readAsJSON) with no limit and no depth check; nothing in their options
- * reaches the socket. So `doAction` is wrapped once, here, where the SDKs are loaded: the
- * reply is read with the same cap as every other platform reply, its JSON depth checked, and
- * handed on as a buffer. The SDK never follows a redirect and reads a 3xx body as a success:
- * a redirect is refused instead.
+ * 阿里云's SDKs (ecs20140526 7.x and bssopenapi over @alicloud/openapi-core) send every request
+ * through @darabonba/typescript's `doAction`, then read the whole body (Stream.readAsJSON) with
+ * no limit and no depth check; nothing in their options reaches the socket. So `doAction` is
+ * wrapped once, here, where the SDKs are loaded: the reply is read with the same cap as every
+ * other platform reply, its JSON depth checked, and handed on as a buffer. The SDK never
+ * follows a redirect and reads a 3xx body as a success: a redirect is refused instead.
  */
-function boundTea(): void {
-  // The SDKs' own copy (a plain require: the namespace an import gives is read-only).
+function boundDarabonba(): void {
+  // The module that defines doAction (its package index re-exports it through a getter, so
+  // the SDKs' `$dara.doAction` reads this one's live value). A plain require: an import's
+  // namespace is read-only.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const tea = require('@alicloud/tea-typescript') as { doAction: DoAction };
-  const original = tea.doAction;
+  const core = require('@darabonba/typescript/dist/core') as { doAction: DoAction };
+  const original = core.doAction;
+  if (typeof original !== 'function') throw new Error('@darabonba/typescript changed: doAction not found where the reply cap wraps it');
   if (original.bounded) return;
   const bounded: DoAction = async (request, runtime) => {
     const r = await original(request, runtime);
@@ -50,6 +53,6 @@ function boundTea(): void {
     return r;
   };
   bounded.bounded = true;
-  tea.doAction = bounded;
+  core.doAction = bounded;
 }
-boundTea();
+boundDarabonba();

@@ -5,6 +5,7 @@ import { AccountSchema, envAccounts, endpointsFromEnv, makeConnector, parseSecre
 import { configHome, readAccountFile, writeAccountFile } from '../../app/platforms/accountFile';
 import { PlatformError, PLATFORM_NAMES } from '../../app/platforms/errors';
 import { renderTable } from '../../core/format';
+import { forTerminal } from '../../core/text';
 import { CATALOG_PLATFORM, EXPERIMENTAL, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
@@ -34,9 +35,9 @@ export function platformMatches(kind: PlatformKind, p: string | undefined): bool
   return !p || p === kind || CATALOG_PLATFORM[kind] === p;
 }
 
-/** One line naming the platform and the cause. */
+/** One line naming the platform and the cause; the platform's own words rendered as box text. */
 export function failureLine(e: unknown): string {
-  return e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e);
+  return forTerminal(e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e));
 }
 
 export const HOW_TO_ADD = [

@@ -1,8 +1,10 @@
 // `gpu-rent instances [--platform P] [--json]`: every instance of every configured account, as
-// the platform reports it: state, price per hour (with when it was read), SSH endpoint.
+// the platform reports it: state, price per hour (with when it was read), SSH endpoint. What the
+// platform sends is box text: every cell through forTerminal, the JSON through jsonForTerminal.
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
-import type { PlatformInstance } from '../../core/platforms/types';
+import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance } from '../../core/platforms/types';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
 import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, platformMatches } from './accounts';
@@ -39,12 +41,13 @@ export const command: CliCommand = {
       io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
     }
     const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
+    for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: showing the first ${MAX_INSTANCES_PER_ACCOUNT} instances, the most read from one account\n`);
     if (flags.json) {
       const rows = ok.flatMap((r) => r.list.map((i) => ({ account: r.a.account.id, platform: r.a.account.kind, ...i, ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}) })));
-      io.stdout(JSON.stringify(rows, null, 2) + '\n');
+      io.stdout(jsonForTerminal(rows, 2) + '\n');
     } else {
       const rows = ok.flatMap((r) =>
-        r.list.map((i) => [r.a.account.id, i.ref, i.name, i.rawState || i.state, i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '', i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h` : '', i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '']),
+        r.list.map((i) => [r.a.account.id, i.ref, i.name, i.rawState || i.state, i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '', i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h` : '', i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : ''].map((cell) => forTerminal(cell))),
       );
       if (rows.length) io.stdout(renderTable([['ACCOUNT', 'INSTANCE', 'NAME', 'STATE', 'GPU', 'PRICE', 'SSH'], ...rows]));
       else if (!failed) io.stdout('no instances\n');

@@ -4,6 +4,7 @@
 import { PLATFORM_NAMES } from '../../app/platforms/errors';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { formatCny } from '../../core/money';
+import { forTerminal, jsonForTerminal } from '../../core/text';
 import { can, type Capability, type Connector, type PlatformInstance } from '../../core/platforms/types';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
@@ -36,8 +37,8 @@ async function find(io: CliIO, target: string, accountId: string | undefined): P
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return `${target} matches ${hits.length} instances (${hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', ')}): use the id and --account`;
-  return errors.length ? errors.join('; ') : `no instance ${target} on ${accounts.map((a) => a.account.id).join(', ')}`;
+  if (hits.length > 1) return `${forTerminal(target)} matches ${hits.length} instances (${hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', ')}): use the id and --account`;
+  return errors.length ? errors.join('; ') : `no instance ${forTerminal(target)} on ${accounts.map((a) => a.account.id).join(', ')}`;
 }
 
 function makeCommand(action: Action): CliCommand {
@@ -77,7 +78,8 @@ function makeCommand(action: Action): CliCommand {
       if (price === undefined && can(a.account.kind, 'price')) price = await c.price(inst.ref).then((p) => p?.fenPerHour, () => undefined);
       const priceText = price !== undefined ? `${formatCny(price)}/h` : 'price per hour not shown by the platform now';
       const what = action === 'power-on' ? (flags['no-gpu'] ? 'start in no-GPU mode' : 'start with its GPUs') : action === 'power-off' ? (flags['stop-charging'] ? 'shut down and stop charging compute (disks still bill)' : 'shut down (keeps billing what the platform bills while stopped)') : 'RELEASE: its disks and everything on them are deleted';
-      io.stderr(`${inst.name} (${a.account.id}/${inst.ref}, ${inst.rawState || inst.state}) on ${name}: ${what}; ${priceText}\n`);
+      // The platform's words (name, state) are box text.
+      io.stderr(`${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}, ${forTerminal(inst.rawState || inst.state)}) on ${name}: ${what}; ${priceText}\n`);
       if (!flags.yes) {
         io.stderr(`gpu-rent ${action}: nothing done; add --yes to proceed\n`);
         return 2;
@@ -101,11 +103,11 @@ function makeCommand(action: Action): CliCommand {
         const l = await c.sshLogin(inst.ref).catch(() => undefined);
         if (l) {
           login = { host: l.host, port: l.port, user: l.user, passwordChanged: l.password !== undefined };
-          io.stderr(`  ssh -p ${l.port} ${l.user}@${l.host}${l.password ? ' (the password is shown in the platform console)' : ''}\n`);
+          io.stderr(`  ssh -p ${l.port} ${forTerminal(l.user)}@${forTerminal(l.host)}${l.password ? ' (the password is shown in the platform console)' : ''}\n`);
         }
       }
-      if (flags.json) io.stdout(JSON.stringify({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(login ? { login } : {}) }, null, 2) + '\n');
-      else io.stdout(`${inst.ref}: ${r.settled ? (final?.state ?? 'done') : waitS === 0 ? 'sent' : `not settled after ${waitS}s (last: ${final?.state ?? 'unknown'})`}\n`);
+      if (flags.json) io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(login ? { login } : {}) }, 2) + '\n');
+      else io.stdout(`${forTerminal(inst.ref)}: ${r.settled ? (final?.state ?? 'done') : waitS === 0 ? 'sent' : `not settled after ${waitS}s (last: ${final?.state ?? 'unknown'})`}\n`);
       return r.settled || waitS === 0 ? 0 : 1;
     },
   };
