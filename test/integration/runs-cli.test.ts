@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../support/cli';
+import { spawn } from 'node:child_process';
+import { CLI, runCli, type CliResult } from '../support/cli';
+import { startFaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { tempDir } from './remote-helpers';
 
@@ -52,15 +54,26 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     assert.equal(runCli(['run', '--nodes', t(a), ...keys(), '--launcher', 'torchrun', '--name', 'x', '--', 'train.py'], { env }).code, 2, 'one node is a usage error');
   });
 
-  it('run --then sync-then-power-off: the sync is verified before the power-off; a failed sync stops it', async () => {
+  it('run --then sync-then-power-off: the sync is verified before the power-off, and the power-off counts only once the box stops answering SSH; a failed sync stops it', async () => {
     const local = join(home.path, 'ck');
     const off = 'touch "$HOME/powered-off"';
     const job = ['sh', '-c', 'mkdir -p "$HOME/ckpt" && echo weights > "$HOME/ckpt/model.bin" && sleep 1'];
-    const r = runCli(['run', t(a), ...keys(), '--name', 'then1', '--cwd', '~', '--then', 'sync-then-power-off', '--sync-remote', join(a.home, 'ckpt'), '--sync-local', local, '--power-off-command', off, '--', ...job], { env, timeoutMs: 60000 });
+    // The box is reached through a proxy; when the stand-in power-off has run, the proxy refuses
+    // every connection (a box that went down), which is what the CLI's verification must see.
+    const proxy = await startFaultProxy(a.port);
+    let r: CliResult;
+    try {
+      const watch = setInterval(() => {
+        if (existsSync(join(a.home, 'powered-off'))) proxy.mode = 'reset';
+      }, 100);
+      r = await runCliAsync(['run', `ssh://${a.user}@127.0.0.1:${proxy.port}`, ...keys(), '--name', 'then1', '--cwd', '~', '--then', 'sync-then-power-off', '--sync-remote', join(a.home, 'ckpt'), '--sync-local', local, '--power-off-command', off, '--', ...job], { env, timeoutMs: 60000 });
+      clearInterval(watch);
+    } finally {
+      await proxy.close();
+    }
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /sync: ok — 1 file\(s\) pulled[\s\S]*powerOff: ok \(box\)/);
+    assert.match(r.stdout, /sync: ok — 1 file\(s\) pulled[\s\S]*powerOff: ok \(box\) — done: the box stopped answering SSH after \d+ s/);
     assert.equal(readFileSync(join(local, 'model.bin'), 'utf8'), 'weights\n');
-    await new Promise((res) => setTimeout(res, 2600));
     assert.equal(existsSync(join(a.home, 'powered-off')), true);
     a.runAsUser('rm -f "$HOME/powered-off"');
     const bad = runCli(['run', t(a), ...keys(), '--name', 'then2', '--cwd', '~', '--then', 'sync-then-power-off', '--sync-remote', join(a.home, 'missing'), '--sync-local', local, '--power-off-command', off, '--', 'true'], { env, timeoutMs: 60000 });
@@ -70,4 +83,63 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     assert.equal(existsSync(join(a.home, 'powered-off')), false);
     assert.equal(runCli(['run', t(a), ...keys(), '--name', 'x', '--then', 'sync', '--', 'true'], { env }).code, 2, '--then without folders is a usage error');
   });
+
+  describe('a power-off that cannot or did not happen (issue 22)', () => {
+    const local = () => join(home.path, 'ck22');
+    const job = ['sh', '-c', 'mkdir -p "$HOME/ckpt22" && echo w > "$HOME/ckpt22/m.bin"'];
+    const then = (name: string) => ['run', t(a), ...keys(), '--name', name, '--cwd', '~', '--rate', '2', '--then', 'sync-then-power-off', '--sync-remote', join(a.home, 'ckpt22'), '--sync-local', local()];
+    before(() => {
+      // This machine must never be powered off by a test: the login is a plain user that
+      // neither is root nor may use sudo, so `shutdown` (systemctl here) is refused.
+      assert.notEqual(a.runAsUser('id -u').trim(), '0');
+      assert.equal(a.runAsUser('if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then echo sudo; else echo no-sudo; fi').trim(), 'no-sudo');
+    });
+
+    it('a non-root login without sudo: sync-then-power-off is refused before the job starts, saying why', () => {
+      const r = runCli([...then('then3'), '--', ...job], { env, timeoutMs: 60000 });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, new RegExp(`the box cannot power itself off: this login \\(${a.user}\\) is not root and sudo -n is not allowed\\. Nothing was started`));
+      assert.equal(r.stdout, '');
+      assert.equal(existsSync(join(a.home, '.gpu-rent', 'jobs', 'then3')), false, 'no job was started');
+      const nogpu = runCli(['run', t(a), ...keys(), '--name', 'x', '--then', 'sync-then-no-gpu', '--sync-remote', '/tmp', '--sync-local', local(), '--', 'true'], { env });
+      assert.equal(nogpu.code, 2);
+      assert.match(nogpu.stderr, /sync-then-no-gpu cannot happen from gpu-rent run/);
+    });
+
+    it('the real shutdown, refused for this login: exits 1 saying the box did NOT power off and keeps billing ¥2.00/h', () => {
+      const r = runCli([...then('then4'), '--power-off-command', 'shutdown -h now', '--', ...job], { env, timeoutMs: 60000 });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /sync: ok[\s\S]*powerOff: FAILED \(box\) — the power-off command failed on the box \(exit \d+\)/);
+      assert.match(r.stderr, /gpu-rent run: end action sync-then-power-off: the box did NOT power off and keeps billing ¥2\.00\/h: the power-off command failed on the box \(exit [1-9]\d*\)/);
+      assert.match(r.stderr, /The box's own power-off stays armed/);
+      assert.equal(readFileSync(join(local(), 'm.bin'), 'utf8'), 'w\n', 'the verified sync ran first');
+      const pid = a.runAsUser('cat "$HOME/.gpu-rent/after-job/then4/pid"').trim();
+      assert.equal(a.runAsUser(`kill -0 ${pid} && echo alive`).trim(), 'alive', 'the on-box backup power-off is still armed');
+    });
+
+    it('a power-off command that "succeeds" but the box keeps answering SSH: exits 1 after the bounded wait', () => {
+      const started = Date.now();
+      const r = runCli([...then('then5'), '--power-off-command', 'true', '--', ...job], { env: { ...env, GPU_RENT_POWER_VERIFY_SECONDS: '3' }, timeoutMs: 60000 });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stderr, /end action sync-then-power-off: the box did NOT power off and keeps billing ¥2\.00\/h: the box still answers SSH \d+ s after the power-off/);
+      assert.ok(Date.now() - started < 40000);
+    });
+  });
 });
+
+/** The built CLI as a child process without blocking this one (the proxy above runs in this process). */
+function runCliAsync(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+  });
+}

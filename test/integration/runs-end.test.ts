@@ -10,7 +10,8 @@ import type { RemoteConnection } from '../../src/remote/connection';
 import { startJob } from '../../src/remote/jobs';
 import { syncOnce } from '../../src/remote/sync';
 import { syncRemote } from '../../src/app/sync';
-import { runEndAction, syncOutcomeOf, type PowerActions } from '../../src/app/runs/endAction';
+import { runEndAction, stillBillingLine, syncOutcomeOf, type PowerActions } from '../../src/app/runs/endAction';
+import { powerOffFromBox } from '../../src/app/runs/boxPower';
 import { afterJobOutcome, armAfterJob, disarmAfterJob } from '../../src/app/runs/onBox';
 import { readEndReport } from '../../src/app/runs/endReport';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -115,12 +116,22 @@ describe('end of a run (real sshd)', function () {
 
     // No connector: a power-off falls back to the box itself; no-GPU mode cannot be done from the box.
     order.length = 0;
-    const boxOff = await runEndAction('sync-then-power-off', inst, { sync: sync(home('ckpt')), power: undefined, powerOffFromBox: async () => void (await conn.exec(ACTION)), log: () => undefined });
-    assert.equal(boxOff.ok, true);
+    // Verified: here "the endpoint stops answering" is the stand-in's file appearing (the CLI test checks the real SSH endpoint through a proxy).
+    const boxOff = await runEndAction('sync-then-power-off', inst, { sync: sync(home('ckpt')), power: undefined, powerOffFromBox: () => powerOffFromBox(conn, ACTION, { pollMs: 200, verifySeconds: 20, answers: async () => !existsSync(home('powered-off')) }), log: () => undefined });
+    assert.equal(boxOff.ok, true, JSON.stringify(boxOff));
+    assert.equal(boxOff.stillBilling, false);
     assert.deepEqual(boxOff.steps.map((s) => ('via' in s ? `${s.step} via ${s.via}` : s.step)), ['sync', 'powerOff via box']);
     assert.equal(existsSync(home('powered-off')), true);
     const noWay = await runEndAction('sync-then-no-gpu', inst, { sync: sync(home('ckpt')), power: undefined, log: () => undefined });
     assert.equal(noWay.stopped, 'noWayToPower');
+    assert.equal(noWay.stillBilling, true);
+    assert.equal(failed.stillBilling, true);
+    assert.match(stillBillingLine(failed, '¥2.00/h')!, /^end action sync-then-power-off: the box did NOT power off and keeps billing ¥2\.00\/h: the final sync failed/);
+
+    // A platform that accepts the power-off and never reaches "stopped": the connector's settle throws; the box still bills.
+    const stuck = await runEndAction('sync-then-power-off', inst, { sync: sync(home('ckpt')), power: { ...power, powerOff: async () => Promise.reject(new Error('not settled after 300 s (still running)')) }, log: () => undefined });
+    assert.equal(stuck.stillBilling, true);
+    assert.match(stillBillingLine(stuck, null)!, /did NOT power off and keeps billing: not settled after 300 s/);
   });
 
   it('the end report: exit code, duration, cost of the run, last lines and the cause from the real log', async () => {

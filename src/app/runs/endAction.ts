@@ -3,6 +3,7 @@
 // stops the power action and says so. Every step and its result is logged and returned.
 import type { EndAction } from '../../core/progress';
 import type { Instance } from '../../core/instances';
+import type { BoxPowerOffResult } from './boxPower';
 
 /**
  * Power actions of the instance's platform account, filled by the front end from the platform
@@ -26,14 +27,20 @@ export interface EndActionDeps {
   /** The final checkpoint sync (throws or returns ok:false on failure). */
   sync(): Promise<SyncOutcome>;
   power: PowerActions | undefined;
-  /** Without a connector: power off from the box itself (AutoDL documents `shutdown` inside an instance as a stop). */
-  powerOffFromBox?: () => Promise<void>;
+  /**
+   * Without a connector: power off from the box itself and verify it (the SSH endpoint stops
+   * answering; app/runs/boxPower.ts). undefined = the login cannot (refused when the run starts).
+   */
+  powerOffFromBox?: () => Promise<BoxPowerOffResult>;
   log(line: string): void;
 }
 
 export type EndStep =
   | { step: 'sync'; ok: boolean; detail: string; files?: number; bytes?: number }
-  | { step: 'noGpu' | 'powerOff'; ok: boolean; via: 'connector' | 'box' | 'none'; detail: string };
+  | { step: 'noGpu' | 'powerOff'; ok: boolean; via: 'connector' | 'box' | 'none'; detail: string; failure?: PowerFailure };
+
+/** Why a power step did not happen: the box's command exited non-zero, the box still answers SSH at the deadline, or the platform refused / never reached the state. */
+export type PowerFailure = 'refused' | 'stillAnswering' | 'platform';
 
 export interface EndActionResult {
   action: EndAction;
@@ -41,15 +48,19 @@ export interface EndActionResult {
   /** Why the power action did not run: the sync failed, or nothing can do it (no connector for no-GPU mode). */
   stopped?: 'syncFailed' | 'noWayToPower';
   ok: boolean;
+  /** A power action was due and did not (verifiably) happen: the box keeps billing. */
+  stillBilling: boolean;
 }
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 500);
 
 export async function runEndAction(action: EndAction, inst: Instance, deps: EndActionDeps): Promise<EndActionResult> {
   const steps: EndStep[] = [];
-  const done = (r: Omit<EndActionResult, 'action' | 'steps'>): EndActionResult => {
-    deps.log(`[${inst.id}] end action ${action}: ${r.ok ? 'done' : `not completed${r.stopped ? ` (${r.stopped})` : ''}`}`);
-    return { action, steps, ...r };
+  const powerDue = action === 'sync-then-no-gpu' || action === 'sync-then-power-off';
+  const done = (r: Omit<EndActionResult, 'action' | 'steps' | 'stillBilling'>): EndActionResult => {
+    const stillBilling = powerDue && !r.ok;
+    deps.log(`[${inst.id}] end action ${action}: ${r.ok ? 'done' : `not completed${r.stopped ? ` (${r.stopped})` : ''}${stillBilling ? '; the box keeps billing' : ''}`}`);
+    return { action, steps, ...r, stillBilling };
   };
   if (action === 'nothing') return done({ ok: true });
   deps.log(`[${inst.id}] end action ${action}: final checkpoint sync`);
@@ -67,8 +78,7 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   const step = action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff';
   const viaConnector = deps.power ? (step === 'noGpu' ? deps.power.noGpu.bind(deps.power) : deps.power.powerOff.bind(deps.power)) : undefined;
   const viaBox = step === 'powerOff' ? deps.powerOffFromBox : undefined;
-  const run = viaConnector ?? viaBox;
-  if (!run) {
+  if (!viaConnector && !viaBox) {
     // The box cannot switch itself to a platform's no-GPU mode: that needs the account's API.
     steps.push({ step, ok: false, via: 'none', detail: 'no platform connector for this instance' });
     deps.log(`[${inst.id}] ${step}: not possible without a platform connector`);
@@ -77,14 +87,40 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   const via = viaConnector ? 'connector' : 'box';
   deps.log(`[${inst.id}] ${step} via ${via}`);
   try {
-    await run(inst);
-    steps.push({ step, ok: true, via, detail: 'done' });
-    return done({ ok: true });
+    if (viaConnector) {
+      // The connector's action resolves only once the platform reports the target state (settle).
+      await viaConnector(inst);
+      steps.push({ step, ok: true, via, detail: 'done, the platform reports it' });
+      return done({ ok: true });
+    }
+    const r = await viaBox!();
+    if (r.ok) {
+      steps.push({ step, ok: true, via, detail: `done: the box stopped answering SSH after ${r.seconds} s` });
+      return done({ ok: true });
+    }
+    const detail = r.reason === 'refused' ? `the power-off command failed on the box (exit ${r.exitCode})${r.output ? `: ${r.output.replace(/\s+/g, ' ').slice(-300)}` : ''}` : `the box still answers SSH ${r.seconds} s after the power-off`;
+    steps.push({ step, ok: false, via, detail, failure: r.reason });
+    deps.log(`[${inst.id}] ${step} via box NOT done: ${detail}`);
+    return done({ ok: false });
   } catch (e) {
-    steps.push({ step, ok: false, via, detail: message(e) });
+    steps.push({ step, ok: false, via, detail: message(e), failure: via === 'connector' ? 'platform' : 'refused' });
     deps.log(`[${inst.id}] ${step} via ${via} failed: ${message(e)}`);
     return done({ ok: false });
   }
+}
+
+/**
+ * The one line both front ends' English says when a power action did not happen, e.g.
+ * "end action sync-then-power-off: the box did NOT power off and keeps billing ¥2.00/h: …".
+ * `rate` is formatted by the caller (¥/h), or null when the price is not known.
+ */
+export function stillBillingLine(r: EndActionResult, rate: string | null): string | null {
+  if (!r.stillBilling) return null;
+  const power = r.steps.find((s): s is Extract<EndStep, { step: 'noGpu' | 'powerOff' }> => s.step !== 'sync');
+  const sync = r.steps.find((s) => s.step === 'sync');
+  const what = r.action === 'sync-then-no-gpu' ? 'did NOT switch to no-GPU mode' : 'did NOT power off';
+  const why = r.stopped === 'syncFailed' ? `the final sync failed (${sync?.detail ?? '?'}), so no power action ran` : (power?.detail ?? r.stopped ?? '?');
+  return `end action ${r.action}: the box ${what} and keeps billing${rate ? ` ${rate}` : ''}: ${why}`;
 }
 
 /** A sync report as an end-action outcome: ok only when nothing was skipped or interrupted (each pulled file is SHA-256 checked by the engine). */

@@ -2,6 +2,7 @@
 // TARGET; rank = position) and `run --then …` (wait for the job, the verified final sync, then
 // the power action: a failed sync stops it and says so).
 import { formatCny } from '../../core/money';
+import { forTerminal } from '../../core/text';
 import { END_ACTIONS, estimateFinish, type EndAction, type RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
@@ -22,7 +23,7 @@ export const THEN_FLAGS = {
   then: { type: 'string', valueName: 'ACTION', choices: END_ACTIONS, description: 'when the job ends: nothing (default), sync, sync-then-no-gpu, sync-then-power-off. gpu-rent waits for the job; the sync must succeed (verified) before any power action' },
   'sync-remote': { type: 'string', valueName: 'DIR', description: 'with --then: checkpoint folder on the box (absolute)' },
   'sync-local': { type: 'string', valueName: 'DIR', description: 'with --then: local folder to sync into' },
-  'power-off-command': { type: 'string', valueName: 'CMD', description: 'with --then sync-then-power-off: how the box powers itself off (default: shutdown -h now)' },
+  'power-off-command': { type: 'string', valueName: 'CMD', description: 'with --then sync-then-power-off: how the box powers itself off (default: shutdown -h now as root, sudo -n shutdown -h now where sudo allows it; a login that can do neither is refused before the job starts). Verified either way: the box must stop answering SSH within GPU_RENT_POWER_VERIFY_SECONDS (default 120)' },
 } as const satisfies FlagSpecs;
 
 export function nodeList(text: string): string[] {
@@ -58,17 +59,43 @@ export function checkThen(f: ThenFlags): EndAction {
   const then = (f.then ?? 'nothing') as EndAction;
   if (then !== 'nothing' && (!f['sync-remote'] || !f['sync-local'])) throw new UsageError(`--then ${then} needs --sync-remote DIR and --sync-local DIR (the final checkpoint sync runs first)`);
   if (f['sync-remote'] && !f['sync-remote'].startsWith('/')) throw new UsageError('--sync-remote must be an absolute path on the box');
+  // No-GPU mode is a platform API call (the box cannot switch itself); gpu-rent run has only the box.
+  if (then === 'sync-then-no-gpu') throw new UsageError('--then sync-then-no-gpu cannot happen from gpu-rent run: only a platform account\'s API switches a box to no-GPU mode (AutoDL console token). Use --then sync, then gpu-rent power-off / the console');
+  if (f['power-off-command'] !== undefined && then !== 'sync-then-power-off') throw new UsageError('--power-off-command is for --then sync-then-power-off');
   return then;
 }
 
+export const POWER_VERIFY_ENV = 'GPU_RENT_POWER_VERIFY_SECONDS';
+
+/** Seconds the box may keep answering SSH after its power-off (GPU_RENT_POWER_VERIFY_SECONDS, 1-1800, default 120). */
+export function powerVerifySeconds(env: NodeJS.ProcessEnv): number {
+  const v = Number(env[POWER_VERIFY_ENV]);
+  return Number.isInteger(v) && v >= 1 && v <= 1800 ? v : 120;
+}
+
+/**
+ * Before the job starts: how the box will power itself off, or why it cannot (then the run is
+ * refused: a power-off that cannot happen is not discovered at the end). The user's own
+ * --power-off-command is taken as given; the end verifies it like any other.
+ */
+export async function powerOffPlan(conn: RemoteConnection, then: EndAction, f: ThenFlags): Promise<{ command: string | null; refusal?: string }> {
+  if (then !== 'sync-then-power-off') return { command: null };
+  if (f['power-off-command'] !== undefined) return { command: f['power-off-command'] };
+  const { probeBoxPower, boxPowerOffCommand } = await import('../../app/runs/boxPower');
+  const p = await probeBoxPower(conn);
+  const command = boxPowerOffCommand(p.power);
+  if (command) return { command };
+  const why = p.power === 'none' ? `this login (${p.user}) is not root and sudo -n is not allowed` : 'could not find out whether this login may power the box off';
+  return { command: null, refusal: `--then sync-then-power-off: the box cannot power itself off: ${why}. Nothing was started. Log in as root, allow this user \`sudo -n shutdown\`, or use --then sync and power it off with gpu-rent power-off or in the platform's console` };
+}
+
 /** Waits for the job to end (progress on stderr), then runs the end action; returns the exit status for the CLI. */
-export async function waitThenAct(conn: RemoteConnection, job: { name: string }, then: EndAction, f: ThenFlags, io: CliIO, price: RunPrice | null): Promise<number> {
+export async function waitThenAct(conn: RemoteConnection, job: { name: string }, then: EndAction, f: ThenFlags, io: CliIO, price: RunPrice | null, powerOff: string | null = null): Promise<number> {
   const { LogTail } = await import('../../app/runs/logTail');
   const { progressLine } = await import('../../app/runs/progress');
-  const { armAfterJob, disarmAfterJob, BOX_POWER_OFF } = await import('../../app/runs/onBox');
-  const powerOff = f['power-off-command'] ?? BOX_POWER_OFF;
+  const { armAfterJob, disarmAfterJob } = await import('../../app/runs/onBox');
   // If this command is killed or the laptop sleeps, the box still powers off after the grace time.
-  if (then === 'sync-then-power-off') await armAfterJob(conn, job.name, { actionCommand: powerOff });
+  if (then === 'sync-then-power-off' && powerOff) await armAfterJob(conn, job.name, { actionCommand: powerOff });
   let info: JobInfo | undefined;
   let tail: InstanceType<typeof LogTail> | undefined;
   let shown = '';
@@ -84,21 +111,27 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
     await sleep(2000);
   }
   io.stderr(`[${job.name}] ended: ${info ? (info.state === 'exited' ? `exit ${info.exitCode}` : info.state) : 'gone'}\n`);
-  if (then === 'sync-then-power-off') await disarmAfterJob(conn, job.name).catch(() => undefined);
-  const { runEndAction, syncOutcomeOf } = await import('../../app/runs/endAction');
+  const { runEndAction, syncOutcomeOf, stillBillingLine } = await import('../../app/runs/endAction');
+  const { powerOffFromBox } = await import('../../app/runs/boxPower');
   const { syncOnce } = await import('../../remote/sync');
   const { syncRemote } = await import('../../app/sync');
   const inst = { id: conn.target.host, intervals: [] } as unknown as Instance;
   const r = await runEndAction(then, inst, {
     sync: async () => syncOutcomeOf(await syncOnce(syncRemote(conn), { remoteDir: f['sync-remote']!, localDir: f['sync-local']!, durable: true })),
     power: undefined,
-    powerOffFromBox: async () => {
-      await conn.exec(`(sleep 2; ${powerOff}) >/dev/null 2>&1 </dev/null &`, { timeoutMs: 15000, login: false });
-    },
-    log: (l) => io.stderr(`${l}\n`),
+    ...(powerOff ? { powerOffFromBox: () => powerOffFromBox(conn, powerOff, { verifySeconds: powerVerifySeconds(io.env), pollMs: 1000, log: (l) => io.stderr(`[${job.name}] ${forTerminal(l)}\n`) }) } : {}),
+    log: (l) => io.stderr(`${forTerminal(l)}\n`),
   });
-  for (const s of r.steps) io.stdout(`${s.step}: ${s.ok ? 'ok' : 'FAILED'}${'via' in s ? ` (${s.via})` : ''} — ${s.detail}\n`);
-  if (r.stopped === 'syncFailed') io.stdout('the final sync failed: the box was NOT powered off and keeps billing\n');
-  if (r.stopped === 'noWayToPower') io.stdout('no-GPU mode needs the platform account (gpu-rent platforms); switch it in the console\n');
+  for (const s of r.steps) io.stdout(forTerminal(`${s.step}: ${s.ok ? 'ok' : 'FAILED'}${'via' in s ? ` (${s.via})` : ''} — ${s.detail}`) + '\n');
+  if (r.stopped === 'syncFailed') {
+    // No verified copy: the box's own power-off stands down too (a stop may clear a data disk).
+    if (then === 'sync-then-power-off') await disarmAfterJob(conn, job.name).catch(() => undefined);
+    io.stdout('the final sync failed: the box was NOT powered off and keeps billing\n');
+  }
+  const billing = stillBillingLine(r, price ? `${formatCny(price.computeFenPerHour + Math.round(price.storageFenPerDay / 24))}/h` : null);
+  if (billing) {
+    const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.` : '';
+    io.stderr(forTerminal(`gpu-rent run: ${billing}.${armed}`) + '\n');
+  }
   return r.ok && (info?.exitCode ?? 0) === 0 ? 0 : 1;
 }

@@ -6,7 +6,7 @@ import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 import { RUN_PRICE_FLAGS, runPriceFromFlags } from './jobs';
-import { checkThen, NODES_FLAG, THEN_FLAGS, waitThenAct, withNodes } from './run-nodes';
+import { checkThen, NODES_FLAG, powerOffPlan, THEN_FLAGS, waitThenAct, withNodes } from './run-nodes';
 
 const specs = {
   name: { type: 'string', valueName: 'NAME', description: 'job name (letters, digits, - and _; others become -)' },
@@ -81,6 +81,11 @@ export const command: CliCommand = {
       });
     }
     return withRemote(positionals[0], flags, io, async (conn) => {
+      const plan = await powerOffPlan(conn, then, flags);
+      if (plan.refusal) {
+        io.stderr(`gpu-rent run: ${plan.refusal}\n`);
+        return 1;
+      }
       const job = await startJob(conn, { name: flags.name!, command: rest, cwd: flags.cwd, env, launcher: flags.launcher as Launcher | undefined, gpus });
       if (flags.json) {
         io.stdout(jsonForTerminal({ name: job.name, state: job.state, pid: job.pid, runner: job.runner, logPath: job.logPath, cwd: job.cwd, startedAt: job.startedAt, commandLine: job.commandLine, gpus: job.gpus }, 2) + '\n');
@@ -94,11 +99,12 @@ export const command: CliCommand = {
             ...(job.runner === 'tmux' ? [`  on the box: tmux attach -t ${job.name}`] : []),
             `  follow:  gpu-rent logs TARGET ${job.name} --follow`,
             ...(then !== 'nothing' ? [`  then:    ${then} (waiting for the job to end; Ctrl-C leaves it running${then === 'sync-then-power-off' ? ', and the box powers itself off 15 min after the end' : ''})`] : []),
+            ...(plan.command ? [`  power-off: ${forTerminal(plan.command)} (verified: the box must stop answering SSH)`] : []),
             '',
           ].join('\n'),
         );
       }
-      if (then !== 'nothing') return waitThenAct(conn, job, then, flags, io, runPriceFromFlags(flags));
+      if (then !== 'nothing') return waitThenAct(conn, job, then, flags, io, runPriceFromFlags(flags), plan.command);
       return 0;
     });
   },
