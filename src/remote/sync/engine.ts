@@ -53,7 +53,7 @@ export function remotePathForSftp(dir: string): string {
 export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = performance.now();
   const rules: NameRules = { platform: options.platform ?? process.platform };
-  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0 };
+  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0, kept: [], keptEarlier: 0 };
   const localRoot = await ensureLocalRoot(options.localDir);
   // Taken once the pass is sure to reach the `finally` that lets it go.
   const pass = passSignal(options.signal);
@@ -78,7 +78,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       prefetched: new Map(),
       madeDirs: new Map(),
     };
-    stateAsRead = JSON.stringify(ctx.state.files);
+    stateAsRead = JSON.stringify([ctx.state.files, ctx.state.savedBeside ?? {}]);
     const c = ctx;
     let clock: Promise<number | undefined> | undefined;
     const remoteNow = () =>
@@ -90,9 +90,11 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     const planPass = async (): Promise<Plan> => {
       const local = await gatherLocalState(localRoot, listing, c.state.files, opts.delete === true);
       const now = settleSeconds > 0 && changedFiles(listing, local).length ? await remoteNow() : undefined;
-      const p = plan(listing, local, now, { settleSeconds, keepLast: opts.keepLast, delete: opts.delete });
+      const p = plan(listing, { ...local, savedBeside: c.state.savedBeside ?? {} }, now, { settleSeconds, keepLast: opts.keepLast, delete: opts.delete, force: opts.force });
       Object.assign(c.state.files, p.adopt);
+      for (const rel of Object.keys(p.adopt)) if (c.state.savedBeside) delete c.state.savedBeside[rel];
       c.localStats = local.stats;
+      c.listedNames = new Set(listing.files.map((f) => f.rel.toLowerCase()));
       return p;
     };
     let p = await planPass();
@@ -109,6 +111,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     }
     report.skipped = p.skipped;
     report.unchanged = p.unchanged.length;
+    report.keptEarlier = p.savedEarlier.length;
     onProgress({ kind: 'listed', files: listing.files.length, toPull: p.toPull.length });
     for (const s of p.skipped) onProgress({ kind: 'skipped', name: s.name, reason: s.reason });
 
@@ -127,6 +130,13 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
         onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false });
       } else if (outcome.kind === 'verified') {
         report.verified++;
+        onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: 0, verifiedOnly: true });
+      } else if (outcome.kind === 'kept') {
+        report.bytes += outcome.bytes;
+        report.kept.push({ name: f.rel, boxCopy: outcome.boxCopy });
+        onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false, keptAs: outcome.boxCopy });
+      } else if (outcome.kind === 'saved-earlier') {
+        report.keptEarlier++;
         onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: 0, verifiedOnly: true });
       } else if (outcome.kind === 'skipped') {
         report.skipped.push({ name: f.rel, reason: outcome.reason });
@@ -181,6 +191,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     if (opts.delete && !report.interrupted) await applyDeletion({ localRoot, remoteDir: opts.remoteDir, state: c.state, onProgress }, p.deletion, report);
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     report.pulled.sort();
+    report.kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return report;
   } catch (err) {
     throw toSyncError(err);
@@ -188,7 +199,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     pass.done();
     ctx?.hasher.cancel();
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
-    if (ctx && JSON.stringify(ctx.state.files) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
+    if (ctx && JSON.stringify([ctx.state.files, ctx.state.savedBeside ?? {}]) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
     report.seconds = Math.round(performance.now() - started) / 1000;
   }
 }

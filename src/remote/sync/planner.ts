@@ -1,10 +1,11 @@
 // The sync planner: from the remote listing, what is on the local disk and the box's clock,
 // decide what to pull, what is unchanged, what to skip (and why), what --keep-last keeps and
-// what --delete removes. Pure: no I/O, no clock of its own; syncOnce gathers the facts and
+// what --delete removes, and whether a local copy about to be replaced is still what this
+// tool wrote (else it is the user's: kept, the box's version saved beside it). Pure: no I/O, no clock of its own; syncOnce gathers the facts and
 // carries the plan out. Property-tested in test/unit/remote-sync-planner.test.ts.
 import type { RemoteFile, RemoteListing, Skip } from './list';
 import { PART_SUFFIX } from './names';
-import type { SyncedFile } from './state';
+import type { SavedBeside, SyncedFile } from './state';
 
 /** What lstat says about a local path (mtime in whole seconds, as SFTP v3 gives it). */
 export interface LocalFileStat {
@@ -20,6 +21,8 @@ export interface LocalState {
   stats: ReadonlyMap<string, LocalFileStat>;
   /** Relative paths of the `.part` files in the local folder (needed only with delete). */
   parts: readonly string[];
+  /** Box versions already saved beside a kept local file (the state's `savedBeside`). */
+  savedBeside?: Readonly<Record<string, SavedBeside>>;
 }
 
 export interface PlanOptions {
@@ -29,6 +32,33 @@ export interface PlanOptions {
   keepLast?: number;
   /** Plan removals of files this tool synced that are gone from the box (or fell out of keepLast). */
   delete?: boolean;
+  /** Replace local copies whatever they are (--force): the user's changes are lost. */
+  force?: boolean;
+}
+
+/**
+ * What the local copy of a file to pull is, by the state's record and the local lstat:
+ * - 'none': nothing there, a new file;
+ * - 'synced': what this tool last wrote there, unchanged since (size and mtime as recorded):
+ *   may be replaced;
+ * - 'check-hash': the recorded size but another mtime: the tool's own only if its SHA-256 is
+ *   the recorded one (the caller hashes it);
+ * - 'user': changed since this tool wrote it, or never written by it: kept, never replaced.
+ * Size and mtime first (no read); a hash only where they cannot tell.
+ */
+export type LocalCopy = 'none' | 'synced' | 'check-hash' | 'user';
+
+export function localCopyOf(record: SyncedFile | undefined, stat: LocalFileStat | undefined, force = false): LocalCopy {
+  if (!stat) return 'none';
+  if (force) return 'synced';
+  if (!record || !stat.isFile || stat.size !== record.size) return 'user';
+  if (stat.mtime === record.mtime) return 'synced';
+  return record.sha256 === null ? 'user' : 'check-hash';
+}
+
+/** The box's version of `f` is the one already saved beside the user's local copy. */
+export function alreadySavedBeside(f: { size: number; mtime: number }, saved: SavedBeside | undefined): boolean {
+  return saved !== undefined && saved.size === f.size && saved.mtime === f.mtime;
 }
 
 export interface DeletionPlan {
@@ -54,6 +84,11 @@ export interface Plan {
   settleWait: number;
   /** Files found identical locally (same size and mtime) that the state does not know yet. */
   adopt: Record<string, SyncedFile>;
+  /**
+   * Files whose local copy is the user's (see LocalCopy) and whose box version was saved
+   * beside it on an earlier pass: not pulled again.
+   */
+  savedEarlier: RemoteFile[];
   deletion: DeletionPlan;
 }
 
@@ -127,9 +162,14 @@ export function plan(listing: RemoteListing, local: LocalState, now: number | un
     for (const f of selected) if (!settled(f)) inProgress.add(topOf(f.rel));
   }
   const toPull: RemoteFile[] = [];
+  const savedEarlier: RemoteFile[] = [];
   let settleWait = 0;
   for (const f of selected) {
     if (unchanged.has(f.rel)) continue;
+    if (!options.force && localCopyOf(local.records[f.rel], local.stats.get(f.rel)) === 'user' && alreadySavedBeside(f, local.savedBeside?.[f.rel])) {
+      savedEarlier.push(f);
+      continue;
+    }
     if (!settled(f)) {
       skipped.push({ name: f.rel, reason: 'still-being-written' });
       settleWait = Math.max(settleWait, Math.min(settle, settle - ageOf(f)));
@@ -143,7 +183,7 @@ export function plan(listing: RemoteListing, local: LocalState, now: number | un
 
   const deletion: DeletionPlan = { files: [], localModified: [], parts: [], unsafe: [], refusedEmpty: false };
   if (options.delete) planDeletion(listing, local, adopt, keep, deletion);
-  return { toPull, unchanged: files.filter((f) => unchanged.has(f.rel)), skipped, keep, settleWait, adopt, deletion };
+  return { toPull, unchanged: files.filter((f) => unchanged.has(f.rel)), skipped, keep, settleWait, adopt, savedEarlier, deletion };
 }
 
 function planDeletion(listing: RemoteListing, local: LocalState, adopt: Record<string, SyncedFile>, keep: Set<string>, out: DeletionPlan): void {

@@ -13,13 +13,28 @@ import { sha256 } from './local-hash';
 import { PART_SUFFIX, type SkipReason } from './names';
 import { lstatRemote, openedIsListed, safeLocalParent } from './safe-paths';
 import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
-import type { LocalFileStat } from './planner';
+import { alreadySavedBeside, localCopyOf, type LocalFileStat } from './planner';
+import { publishNew, saveBeside } from './box-copy';
 import type { SyncState } from './state';
 import { PullError, pullRange, readSmall, SMALL_FILE } from './transfer';
 import type { SyncOptions, SyncProgress, SyncRemote } from './types';
 import type { Semaphore } from '../util/semaphore';
 
-export type Outcome = { kind: 'pulled'; bytes: number; byIdentity?: boolean } | { kind: 'verified' } | { kind: 'skipped'; reason: SkipReason } | { kind: 'interrupted' };
+export type Outcome =
+  | { kind: 'pulled'; bytes: number; byIdentity?: boolean }
+  | { kind: 'verified' }
+  | { kind: 'skipped'; reason: SkipReason }
+  | { kind: 'interrupted' }
+  // The local copy is the user's: kept, the box's version saved beside it (now, or on an earlier pass).
+  | { kind: 'kept'; bytes: number; boxCopy: string }
+  | { kind: 'saved-earlier' };
+
+/** The local copy as it was when the pull decided about it, and whether it may be replaced. */
+interface LocalLook {
+  seen: LocalFileStat | undefined;
+  replace: boolean;
+}
+const NOTHING_THERE: LocalLook = { seen: undefined, replace: true };
 
 /** One pass's shared state. */
 export interface Ctx {
@@ -39,6 +54,27 @@ export interface Ctx {
   madeDirs?: Map<string, Promise<boolean>>;
   /** lstat of each listed file's local copy, taken for the plan (absent: nothing there). */
   localStats?: ReadonlyMap<string, LocalFileStat>;
+  /** The listing's relative paths, lower-cased: a box copy saved beside a file never takes one. */
+  listedNames?: ReadonlySet<string>;
+}
+
+/**
+ * May the local copy `seen` be replaced? Only if it is what this tool wrote there (planner's
+ * localCopyOf: size and mtime as recorded, or else the recorded SHA-256, hashed only then).
+ */
+async function lookLocal(ctx: Ctx, f: RemoteFile, seen: LocalFileStat | undefined, digestOf: () => Promise<string | undefined>): Promise<LocalLook> {
+  const rec = ctx.state.files[f.rel];
+  const copy = localCopyOf(rec, seen, ctx.opts.force === true);
+  if (copy === 'check-hash') return { seen, replace: (await digestOf()) === rec!.sha256 };
+  return { seen, replace: copy !== 'user' };
+}
+
+const toLocalStat = (s: Stats): LocalFileStat => ({ isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) });
+
+/** A verified local copy (same bytes as the box's): recorded; a box copy saved earlier is history. */
+function recordVerified(ctx: Ctx, f: RemoteFile, sha256: string | null): void {
+  ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256 };
+  if (ctx.state.savedBeside) delete ctx.state.savedBeside[f.rel];
 }
 
 /** The box's hash of a file: the one asked for ahead of time if there is one (first attempt only). */
@@ -135,21 +171,30 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
   const localSt = await lstatOrUndefined(local);
   if (localSt && !localSt.isFile()) return { kind: 'skipped', reason: 'local-conflict' };
 
+  let localDigest: string | undefined;
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
     const h = sha256();
     const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocal(local, h)]);
     const digest = await h.digest();
+    localDigest = digest;
     if (typeof remote.full === 'string' && remote.full === digest) {
       const now = await fstatByPath(sftp, f.abs);
       if (now && now.size === f.size && now.mtime === f.mtime) {
         await fsp.utimes(local, f.mtime, f.mtime);
-        ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: digest };
+        recordVerified(ctx, f, digest);
         return { kind: 'verified' };
       }
       return { kind: 'skipped', reason: 'still-being-written' };
     }
   }
+  const look = await lookLocal(ctx, f, localSt && toLocalStat(localSt), async () => {
+    if (localDigest !== undefined) return localDigest;
+    const h = sha256();
+    await hashLocal(local, h);
+    return h.digest();
+  });
+  if (!look.replace && alreadySavedBeside(f, ctx.state.savedBeside?.[f.rel])) return { kind: 'saved-earlier' };
 
   let partSt = await lstatOrUndefined(part);
   if (partSt && !partSt.isFile()) {
@@ -263,7 +308,7 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
       return { kind: 'skipped', reason: 'verify-failed' };
     }
     await fsp.utimes(part, f.mtime, f.mtime);
-    const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, bytes);
+    const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, bytes, look);
     return out1.kind === 'pulled' && idBefore ? { ...out1, byIdentity: true } : out1;
   } finally {
     await closeHandle(sftp, handle);
@@ -297,8 +342,8 @@ function writePart(part: string, data: Buffer, mtime: number, durable: boolean):
 
 function statOf(path: string): LocalFileStat | undefined {
   try {
-    const s = lstatSync(path);
-    return { isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) };
+    const s = lstatSync(path, { throwIfNoEntry: false });
+    return s && toLocalStat(s);
   } catch {
     return undefined;
   }
@@ -317,25 +362,34 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
   const localSt: LocalFileStat | undefined = known ? known.get(f.rel) : statOf(local);
   if (localSt && !localSt.isFile) return { kind: 'skipped', reason: 'local-conflict' };
   const remoteHashP = boxHash(ctx, f, attempt);
+  let localDigest: string | undefined;
+  const digestOf = async () => {
+    try {
+      localDigest ??= createHash('sha256').update(readFileSync(local)).digest('hex');
+    } catch {
+      /* unreadable: not known to be ours */
+    }
+    return localDigest;
+  };
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
-    let digest: string | undefined;
-    try {
-      digest = createHash('sha256').update(readFileSync(local)).digest('hex');
-    } catch {
-      digest = undefined;
-    }
+    const digest = await digestOf();
     const remote = await remoteHashP;
     if (digest !== undefined && typeof remote.full === 'string' && remote.full === digest) {
       const now = await fstatByPath(sftp, f.abs);
       if (now && now.size === f.size && now.mtime === f.mtime) {
         await fsp.utimes(local, f.mtime, f.mtime);
-        ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256: digest };
+        recordVerified(ctx, f, digest);
         return { kind: 'verified' };
       }
       return { kind: 'skipped', reason: 'still-being-written' };
     }
     // Different: pull it, checked against the same answer from the box.
+  }
+  const look = await lookLocal(ctx, f, localSt, digestOf);
+  if (!look.replace && alreadySavedBeside(f, ctx.state.savedBeside?.[f.rel])) {
+    void remoteHashP.catch(() => undefined);
+    return { kind: 'saved-earlier' };
   }
   if (ctx.opts.signal?.aborted) return { kind: 'interrupted' };
 
@@ -363,7 +417,7 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
   // No second fstat: a change during the read shows as a hash that differs from the box's
   // (retried once, then refused); one the box hashed too is a whole version of the file.
   if (!openedIsListed(f, before, await atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
-  return landSmall(ctx, f, local, part, data, remoteHashP, attempt);
+  return landSmall(ctx, f, local, part, data, remoteHashP, attempt, look);
 }
 
 /**
@@ -374,11 +428,11 @@ async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, a
 export async function landStreamed(ctx: Ctx, f: RemoteFile, data: Buffer): Promise<Outcome> {
   const local = localPathOf(ctx.localRoot, f.rel);
   if (!(await ensureLocalDir(ctx, f, dirname(local)))) return { kind: 'skipped', reason: 'local-conflict' };
-  return landSmall(ctx, f, local, local + PART_SUFFIX, data, boxHash(ctx, f, 1), 1);
+  return landSmall(ctx, f, local, local + PART_SUFFIX, data, boxHash(ctx, f, 1), 1, NOTHING_THERE);
 }
 
 /** The bytes of a small file, read: hashed, written as .part, published once the box's hash agrees. */
-async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, data: Buffer, remoteHashP: Promise<HashAnswer>, attempt: number): Promise<Outcome> {
+async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, data: Buffer, remoteHashP: Promise<HashAnswer>, attempt: number, look: LocalLook): Promise<Outcome> {
   ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
   const digest = createHash('sha256').update(data).digest('hex');
   ctx.onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
@@ -407,20 +461,42 @@ async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, d
     if (attempt === 1) return pullSmall(ctx, f, local, part, 2);
     return { kind: 'skipped', reason: 'verify-failed' };
   }
-  return publish(ctx, f, part, local, remote.full === null ? null : digest, f.size, true);
+  return publish(ctx, f, part, local, remote.full === null ? null : digest, f.size, look, true);
 }
 
-/** A verified .part renamed into place and recorded; `bytes` read from the box for it. */
-async function publish(ctx: Ctx, f: RemoteFile, part: string, local: string, sha256: string | null, bytes: number, small = false): Promise<Outcome> {
+const sameStat = (a: LocalFileStat | undefined, b: LocalFileStat | undefined) => a !== undefined && b !== undefined && a.isFile === b.isFile && a.size === b.size && a.mtime === b.mtime;
+
+/**
+ * A verified .part renamed into place and recorded; `bytes` read from the box for it. Put over
+ * the local copy only if that may be replaced and has not changed since it was looked at;
+ * where nothing was there, only if nothing is there now. Else the user's file stays and the
+ * .part becomes the box copy beside it.
+ */
+async function publish(ctx: Ctx, f: RemoteFile, part: string, local: string, sha256: string | null, bytes: number, look: LocalLook, small = false): Promise<Outcome> {
+  let keep = false;
   try {
-    if (small) renameSync(part, local);
-    else await fsp.rename(part, local);
+    if (ctx.opts.force) {
+      if (small) renameSync(part, local);
+      else await fsp.rename(part, local);
+    } else {
+      const now = look.seen ? statOf(local) : undefined;
+      if (!now) keep = !publishNew(part, local, () => statOf(local) !== undefined);
+      else if (look.replace && sameStat(now, look.seen)) {
+        if (small) renameSync(part, local);
+        else await fsp.rename(part, local);
+      } else keep = true;
+    }
+    if (keep) {
+      const boxCopy = saveBeside(part, f.rel, f.mtime, (rel) => localPathOf(ctx.localRoot, rel), ctx.listedNames ?? new Set());
+      (ctx.state.savedBeside ??= {})[f.rel] = { size: f.size, mtime: f.mtime, savedAs: boxCopy };
+      return { kind: 'kept', bytes, boxCopy };
+    }
   } catch (err) {
     // e.g. Windows refuses to replace a file another program has open. The verified .part
     // stays; the next pass re-checks it against the box and publishes it.
     if (isDiskFull(err)) throw diskFull(f.rel);
     return { kind: 'skipped', reason: 'local-conflict' };
   }
-  ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256 };
+  recordVerified(ctx, f, sha256);
   return { kind: 'pulled', bytes };
 }

@@ -1,6 +1,8 @@
 // The small record kept beside the synced files (`.gpu-rent-sync.json`): what each local
 // file was when it was verified against the box, so a re-sync with nothing new reads no
-// file bytes and hashes nothing, and so `--delete` only ever removes files this tool wrote.
+// file bytes and hashes nothing, so `--delete` only ever removes files this tool wrote, and so
+// a pull never replaces a local file the user changed (it differs from what sync wrote).
+import { isSafeRelative } from './planner';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { STATE_FILE } from './names';
@@ -13,15 +15,26 @@ export interface SyncedFile {
   sha256: string | null;
 }
 
+/** A box version of a file that was not put over the user's local copy but saved beside it. */
+export interface SavedBeside {
+  /** The box version's size and mtime, so the same version is saved once, not every pass. */
+  size: number;
+  mtime: number;
+  /** Where it went, relative to the synced folder. */
+  savedAs: string;
+}
+
 export interface SyncState {
   version: 1;
   /** Which remote folder these files came from (user@host:port:/abs/path). */
   source: string;
   files: Record<string, SyncedFile>;
+  /** Files kept locally (changed here) whose box version was saved beside them. */
+  savedBeside?: Record<string, SavedBeside>;
 }
 
 export function emptyState(source: string): SyncState {
-  return { version: 1, source, files: {} };
+  return { version: 1, source, files: {}, savedBeside: {} };
 }
 
 function isSyncedFile(v: unknown): v is SyncedFile {
@@ -33,6 +46,12 @@ function isSyncedFile(v: unknown): v is SyncedFile {
     Number.isSafeInteger(f.mtime) &&
     (f.sha256 === null || (typeof f.sha256 === 'string' && /^[0-9a-f]{64}$/.test(f.sha256)))
   );
+}
+
+function isSavedBeside(v: unknown): v is SavedBeside {
+  if (typeof v !== 'object' || v === null) return false;
+  const f = v as Record<string, unknown>;
+  return Number.isSafeInteger(f.size) && (f.size as number) >= 0 && Number.isSafeInteger(f.mtime) && typeof f.savedAs === 'string' && isSafeRelative(f.savedAs);
 }
 
 /**
@@ -56,7 +75,13 @@ export async function readState(localRoot: string, source: string): Promise<Sync
     for (const [name, entry] of Object.entries(r.files as Record<string, unknown>)) {
       if (isSyncedFile(entry)) files[name] = { size: entry.size, mtime: entry.mtime, sha256: entry.sha256 };
     }
-    return { version: 1, source, files };
+    const savedBeside: Record<string, SavedBeside> = {};
+    if (typeof r.savedBeside === 'object' && r.savedBeside !== null) {
+      for (const [name, entry] of Object.entries(r.savedBeside as Record<string, unknown>)) {
+        if (isSavedBeside(entry)) savedBeside[name] = { size: entry.size, mtime: entry.mtime, savedAs: entry.savedAs };
+      }
+    }
+    return { version: 1, source, files, savedBeside };
   } catch {
     return emptyState(source);
   }
@@ -68,6 +93,11 @@ export async function writeState(localRoot: string, state: SyncState): Promise<v
   const tmp = `${path}.${process.pid}.tmp`;
   const sorted: Record<string, SyncedFile> = {};
   for (const k of Object.keys(state.files).sort()) sorted[k] = state.files[k]!;
-  await fsp.writeFile(tmp, JSON.stringify({ version: 1, source: state.source, files: sorted }, null, 1) + '\n');
+  const beside: Record<string, SavedBeside> = {};
+  const saved = state.savedBeside ?? {};
+  for (const k of Object.keys(saved).sort()) beside[k] = saved[k]!;
+  // Older versions read `files` only and write it back without `savedBeside`: harmless.
+  const body = { version: 1, source: state.source, files: sorted, ...(Object.keys(beside).length ? { savedBeside: beside } : {}) };
+  await fsp.writeFile(tmp, JSON.stringify(body, null, 1) + '\n');
   await fsp.rename(tmp, path);
 }

@@ -54,6 +54,12 @@ export interface SyncOptions {
    * them); the CLI leaves it to `--fsync`.
    */
   durable?: boolean;
+  /**
+   * Put the box's version over local copies the user changed since the last sync (or that
+   * sync never wrote). Off by default: such a local file is kept and the box's version is
+   * saved beside it as "NAME (box copy DATE).EXT" (SyncReport.kept).
+   */
+  force?: boolean;
   /** Local platform for name rules (default: this process's). */
   platform?: string;
 }
@@ -73,6 +79,13 @@ export interface SyncReport {
   interrupted: boolean;
   /** Of `files`, those checked by their unchanged identity on the box instead of the box's SHA-256. */
   byIdentity: number;
+  /**
+   * Local files changed since the last sync (or never written by it) that the box's version
+   * would have replaced: kept, the box's version saved beside them (`boxCopy`, relative).
+   */
+  kept: { name: string; boxCopy: string }[];
+  /** Such files whose current box version was saved beside them on an earlier pass (not pulled again). */
+  keptEarlier: number;
 }
 
 export type SyncProgress =
@@ -80,7 +93,7 @@ export type SyncProgress =
   | { kind: 'waiting-to-settle'; seconds: number; files: number }
   | { kind: 'file-start'; name: string; size: number; from: number }
   | { kind: 'bytes'; name: string; done: number; size: number }
-  | { kind: 'file-done'; name: string; size: number; bytes: number; verifiedOnly: boolean }
+  | { kind: 'file-done'; name: string; size: number; bytes: number; verifiedOnly: boolean; keptAs?: string }
   | { kind: 'part-discarded'; name: string; size: number; why: 'prefix-mismatch' | 'no-remote-hash' | 'too-long' }
   | { kind: 'skipped'; name: string; reason: SkipReason }
   | { kind: 'deleted'; name: string };
