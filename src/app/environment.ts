@@ -21,6 +21,7 @@ import {
 } from '../core/guards/environment';
 import type { RemoteConnection } from '../remote/connection';
 import { captureEnvironment, startRebuild, type RebuildStarted } from '../remote/guards/environment';
+import { readEnvironmentYaml } from '../remote/guards/environment-yml';
 
 export { describeRebuildProblem, planRebuild, RebuildRefused, type RebuildStarted } from '../remote/guards/environment';
 export type { EnvCapture, RebuildProblem, RequirementProblem, DroppedRequirement } from '../core/guards/environment';
@@ -191,7 +192,7 @@ export async function listCaptures(parent: string): Promise<{ name: string; dir:
  * they agreed to the requirement lines.
  */
 export function checkRebuild(c: EnvCapture, opts: { envName: string; allowPipOptions?: boolean }): RebuildInputs {
-  return checkRebuildInputs(c, opts);
+  return checkRebuildInputs(c, { ...opts, readYaml: readEnvironmentYaml });
 }
 
 /**

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CaptureReadError, checkRebuild, listCaptures, planRebuild, readCapture, writeCapture, type EnvCapture } from '../../src/app/environment';
-import { checkEnvironmentYml, checkRequirements, pythonMinorOf } from '../../src/core/guards/environment';
+import { checkRequirements, pythonMinorOf } from '../../src/core/guards/environment';
+import { checkEnvironmentYml } from '../../src/remote/guards/environment-yml';
 
 const capture: EnvCapture = {
   capturedAt: 1_800_000_000,

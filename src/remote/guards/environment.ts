@@ -25,6 +25,7 @@ import { startJob, type StartedJob } from '../jobs';
 import { probeBox } from '../probe';
 import { shQuote } from '../shell';
 import { runSh } from './session';
+import { readEnvironmentYaml } from './environment-yml';
 
 export const ENV_DIR = '.gpu-rent/env';
 
@@ -148,6 +149,16 @@ export function describeRebuildProblem(p: RebuildProblem): string {
       return `${p.file} line ${p.line} is not a plain requirement (${p.text})`;
     case 'tooLarge':
       return `${p.file} is too large (${p.text})`;
+    case 'channel':
+      return `${p.file} line ${p.line} uses a conda channel that is not a well-known one (${p.text})`;
+    case 'envVariable':
+      return `${p.file} line ${p.line} sets an environment variable in the new env (${p.text})`;
+    case 'unsupportedYaml':
+      return `${p.file} line ${p.line} cannot be checked: ${p.text}; write it as plain YAML (as conda env export does)`;
+    case 'wrongShape':
+      return `${p.file} line ${p.line} is not what conda env export writes: ${p.text}`;
+    case 'unknownKey':
+      return `${p.file} line ${p.line} has an unknown top-level key with a list or mapping (${p.text})`;
   }
 }
 
@@ -163,7 +174,7 @@ export type RebuildPlan =
 
 /** What a rebuild would upload to a box with this driver. Pure apart from quoting. */
 export function planRebuild(capture: EnvCapture, opts: { envName: string; allowPipOptions?: boolean; targetDriver: { version: string | null; maxCuda: string | null } }): RebuildPlan {
-  const inputs = checkRebuildInputs(capture, opts);
+  const inputs = checkRebuildInputs(capture, { ...opts, readYaml: readEnvironmentYaml });
   if (inputs.problems.length) return { ok: false, problems: inputs.problems };
   const torch = planTorch(capture, opts.targetDriver);
   const files: RebuildFile[] = [
@@ -193,7 +204,7 @@ export interface RebuildStarted {
  */
 export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, envName: string, opts: { timeoutMs?: number; allowPipOptions?: boolean } = {}): Promise<RebuildStarted> {
   if (safeEnvName(envName) !== envName) throw new RemoteError('bad-target', `"${envName}" is not a usable env name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64`);
-  const early = checkRebuildInputs(capture, { envName, allowPipOptions: opts.allowPipOptions });
+  const early = checkRebuildInputs(capture, { envName, allowPipOptions: opts.allowPipOptions, readYaml: readEnvironmentYaml });
   if (early.problems.length) throw new RebuildRefused(early.problems);
   const targetDriver = await readTargetDriver(conn, opts);
   const plan = planRebuild(capture, { envName, allowPipOptions: opts.allowPipOptions, targetDriver });

@@ -3,7 +3,7 @@
 // checks and the rebuild are src/app/environment.ts, the same the extension uses.
 import { forTerminal, forTerminalLines } from '../../../core/text';
 import { capture, CaptureReadError, checkRebuild, describeRebuildProblem, readCapture, rebuild, writeCapture, type EnvCapture } from '../../../app/environment';
-import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
+import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProblemKind } from '../../../core/guards/environment';
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
 import { formatHelp, parseArgs, UsageError } from '../../args';
@@ -14,7 +14,7 @@ const specs = {
   out: { type: 'string', valueName: 'DIR', description: 'capture: local folder to write (default ./gpu-rent-env)' },
   from: { type: 'string', valueName: 'DIR', description: 'rebuild: a folder written by env capture (or by the extension’s Capture Environment)' },
   name: { type: 'string', valueName: 'NAME', description: 'rebuild: name of the fresh conda env (or venv) to create' },
-  'allow-pip-options': { type: 'boolean', description: 'rebuild: also pass on requirements.txt lines that are pip options (--extra-index-url, -r, -e …) or URLs with credentials; refused without it' },
+  'allow-pip-options': { type: 'boolean', description: 'rebuild: also pass on requirements lines that are pip options (--extra-index-url, -r, -e …) or URLs with credentials, and environment.yml channels that are not well-known ones or variables; refused without it' },
   'no-follow': { type: 'boolean', description: 'rebuild: start it and return (follow with gpu-rent logs TARGET env-NAME)' },
   json: { type: 'boolean', description: 'print the result as JSON' },
   ...REMOTE_FLAGS,
@@ -77,10 +77,12 @@ export const command: CliCommand = {
       // Checked before connecting: a refused line needs no box.
       const check = checkRebuild(snap, { envName: flags.name, allowPipOptions: flags['allow-pip-options'] === true });
       if (check.problems.length) {
-        const optionLines = check.problems.some((p) => p.kind === 'pipOption' || p.kind === 'credentialUrl' || p.kind === 'notARequirement');
+        const optionLines = check.problems.some((p) => ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
+        const refused = check.problems.some((p) => !ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
         throw new UsageError(
           `--from ${flags.from}: not rebuilt:\n${check.problems.map((p) => `  ${describeRebuildProblem(p)}`).join('\n')}` +
-            (optionLines ? '\nedit the file to leave plain requirements (name==version), or pass --allow-pip-options if you trust those lines' : ''),
+            (optionLines ? '\nedit the file to leave plain requirements (name==version), or pass --allow-pip-options if you trust those lines' : '') +
+            (refused ? '\n--allow-pip-options does not pass the other lines: edit the file (environment.yml as conda env export writes it, or delete it)' : ''),
         );
       }
       return withRemote(positionals[1], flags, io, async (conn) => {

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { checkRequirements, safeEnvName } from '../../../core/guards/environment';
+import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProblemKind } from '../../../core/guards/environment';
 import {
   CAPTURE_FILE,
   capture,
@@ -106,10 +106,10 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
   const check = checkRebuild(cap.capture, { envName: a.envName, allowPipOptions });
   if (check.problems.length) {
     const lines = check.problems.slice(0, 10).map(describeRebuildProblem).join('\n');
-    const askable = check.problems.every((p) => p.kind === 'pipOption' || p.kind === 'credentialUrl' || p.kind === 'notARequirement');
+    const askable = check.problems.every((p) => ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
     if (isScripted(arg) || !askable) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', lines));
     const go = vscode.l10n.t('Use Them');
-    const ok = await showWarning(vscode.l10n.t('The requirements of this capture pass options to pip. They can point pip at another package index: use them only if you wrote them.'), { modal: true, detail: lines }, go);
+    const ok = await showWarning(vscode.l10n.t('The requirements of this capture pass options to pip, name conda channels that are not well-known ones, or set environment variables. They can point pip or conda at another package index: use them only if you wrote them.'), { modal: true, detail: lines }, go);
     if (ok !== go) return undefined;
     allowPipOptions = true;
   }
