@@ -122,6 +122,22 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     assert.ok(!s.instances.has('i-p1'));
   });
 
+  it('a platform that accepts the power-off and never changes state: exit 1, the instance still bills, in words (issue 22.2)', async () => {
+    s.add({ platform: 'aliyun', id: 'i-stuck', name: 'stuck-box', state: 'Running' });
+    s.powerOffIgnored = true;
+    try {
+      const env = { ...base, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret', GPU_RENT_ALLOW_POWER: '1' };
+      const off = await run(['power-off', 'stuck-box', '--yes', '--wait', '2'], env);
+      assert.strictEqual(off.code, 1, off.stderr);
+      assert.strictEqual(s.sent('aliyun', 'StopInstance').length, 1, 'sent once, never retried');
+      assert.match(off.stderr, /stuck-box did NOT power off and keeps billing ¥12\.50\/h: the platform accepted it but reports "Running" after 2 s/);
+      assert.match(off.stdout, /not settled after 2s \(last: running\)/);
+    } finally {
+      s.powerOffIgnored = false;
+      s.instances.delete('i-stuck');
+    }
+  });
+
   it('power-on on AutoDL prints the new SSH login; 库存不足 is named and the start is sent once', async () => {
     s.add({ platform: 'autodl-pro', id: 'pro-s', name: 'stopped-box', state: 'shutdown', sshPort: 41000 });
     const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, GPU_RENT_ALLOW_POWER: '1' };

@@ -87,6 +87,8 @@ export class PlatformServer {
   readonly faults: Fault[] = [];
   /** How long a transition takes. */
   transitionMs = 300;
+  /** Accepts every power-off and never changes the state (a platform whose stop silently does nothing). */
+  powerOffIgnored = false;
   /** AutoDL GETs: refuse a JSON body with RequestParameterIsWrong (the quirk public clients work around). */
   refuseGetBody = false;
   /** Set to answer every request to that platform as it says. */
@@ -168,6 +170,8 @@ export class PlatformServer {
   }
 
   private move(i: FakeInstance, via: string, to: string, startMode?: 'gpu' | 'non_gpu'): void {
+    // Hostile mode: the power-off is accepted (a success answer) and the instance keeps running.
+    if (this.powerOffIgnored && /^(shutting_down|stopping)$/i.test(via)) return;
     i.state = via;
     i.pending = { state: to, at: Date.now() + this.transitionMs, ...(startMode ? { startMode } : {}) };
   }

@@ -3,6 +3,7 @@
 // stops the power action and says so. Every step and its result is logged and returned.
 import type { EndAction } from '../../core/progress';
 import type { Instance } from '../../core/instances';
+import type { PlatformKind } from '../../core/platforms/types';
 import type { BoxPowerOffResult } from './boxPower';
 
 /**
@@ -11,6 +12,8 @@ import type { BoxPowerOffResult } from './boxPower';
  * commands/runs/endOfRun.ts). undefined = no connector: a power-off falls back to the box.
  */
 export interface PowerActions {
+  /** The account's platform: what its connector declares decides what is offered (core/guards/powerOffer). */
+  kind?: PlatformKind;
   powerOff(inst: Instance): Promise<void>;
   noGpu(inst: Instance): Promise<void>;
 }

@@ -106,6 +106,8 @@ function makeCommand(action: Action): CliCommand {
           io.stderr(`  ssh -p ${l.port} ${forTerminal(l.user)}@${forTerminal(l.host)}${l.password ? ' (the password is shown in the platform console)' : ''}\n`);
         }
       }
+      // Not reached: say loudly that it still bills (a platform may accept a stop and do nothing).
+      if (action !== 'power-on' && !r.settled && waitS > 0) io.stderr(forTerminal(`gpu-rent ${action}: ${inst.name} did NOT ${action === 'release' ? 'release' : 'power off'} and keeps billing ${priceText}: the platform accepted it but reports "${final?.rawState || final?.state || 'unknown'}" after ${waitS} s. Check it in the platform's console`) + '\n');
       if (flags.json) io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(login ? { login } : {}) }, 2) + '\n');
       else io.stdout(`${forTerminal(inst.ref)}: ${r.settled ? (final?.state ?? 'done') : waitS === 0 ? 'sent' : `not settled after ${waitS}s (last: ${final?.state ?? 'unknown'})`}\n`);
       return r.settled || waitS === 0 ? 0 : 1;

@@ -26,6 +26,7 @@ export function platformPowerActions(mon: PlatformMonitor, inst: Instance): Powe
     if (!r.settled) throw new PlatformError({ platform: account.kind, kind: 'timeout', code: 'NotSettled', message: r.last?.rawState ?? '' });
   };
   return {
+    kind: account.kind,
     powerOff: async (i) => {
       const l = await linked(i);
       await l.connector.powerOff(l.ref, 'keep');

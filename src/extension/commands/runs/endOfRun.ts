@@ -3,7 +3,7 @@
 // (verified final sync first, then the power action) with its result. A run whose end the box
 // handled while the laptop slept (the on-box "after job N ends" trigger) is reported as such.
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
+import { showError, showInfo, showWarning } from '../../notify';
 import { formatCny } from '../../../core/money';
 import { isEndAction, type EndAction } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
@@ -12,7 +12,7 @@ import { runEndAction, type EndActionResult, type PowerActions } from '../../../
 import type { EndReport } from '../../../app/runs/endReport';
 import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
-import { formatDuration } from '../../present';
+import { formatDuration, formatRate } from '../../present';
 import { causeText } from './text';
 
 const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
@@ -41,7 +41,9 @@ export function powerActionsFor(ctx: CommandContext, inst: Instance): PowerActio
 /** Reports a run that ended and runs its end action. Never throws: failures are shown and logged. */
 export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: RemoteConnection, job: JobRef, stopped: boolean): Promise<void> {
   const { readEndReport } = await import('../../../app/runs/endReport');
-  const { afterJobOutcome, disarmAfterJob, BOX_POWER_OFF } = await import('../../../app/runs/onBox');
+  const { afterJobOutcome, disarmAfterJob } = await import('../../../app/runs/onBox');
+  const { powerOffFromBox, boxPowerOffCommand } = await import('../../../app/runs/boxPower');
+  const { boxPowerOf } = await import('./powerFacts');
   const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
   ctx.tree.runs.forget(inst.id, job.id);
   const action = endActionOf(ctx, inst.id, job.id);
@@ -51,8 +53,10 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
     const onBox = await afterJobOutcome(conn, job.id).catch(() => undefined);
     if (onBox?.fired) boxDid = onBox.events.map((e) => `${new Date(e.at * 1000).toLocaleTimeString()} ${e.kind} ${e.detail}`.trim()).join('; ');
     else {
-      // The laptop is awake: it runs the verified sync itself, so the box's own trigger stands down.
-      if (onBox?.armed) await disarmAfterJob(conn, job.id).catch((e) => ctx.log.warn(`[${inst.id}] could not disarm the on-box trigger: ${String(e)}`));
+      // The laptop is awake and runs the verified sync itself; the box's own power-off stays
+      // armed until the stop is verified (it stands down only when the sync failed: no copy).
+      const power = powerActionsFor(ctx, inst);
+      const boxCommand = action === 'sync-then-power-off' && !power ? boxPowerOffCommand(await boxPowerOf(ctx, inst, conn)) : null;
       const { syncCheckpoints } = await import('../sync/syncNow');
       result = await runEndAction(action, inst, {
         sync: async () => {
@@ -62,13 +66,13 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
           const ok = !s.interrupted && s.skipped.length === 0;
           return { ok, files: s.files, bytes: s.bytes, detail: ok ? `${s.files} pulled, ${s.unchanged + s.verified} already here, verified` : s.interrupted ? 'interrupted' : `${s.skipped.length} skipped` };
         },
-        power: powerActionsFor(ctx, inst),
-        powerOffFromBox: async () => {
-          await conn.exec(`(sleep 2; ${BOX_POWER_OFF}) >/dev/null 2>&1 </dev/null &`, { timeoutMs: 15000, login: false });
-        },
+        power,
+        ...(boxCommand ? { powerOffFromBox: () => powerOffFromBox(conn, boxCommand, { log: (l) => ctx.log.info(`[${inst.id}] ${l}`) }) } : {}),
         log: (l) => ctx.log.info(l),
       });
+      if (result.stopped === 'syncFailed' && onBox?.armed) await disarmAfterJob(conn, job.id).catch((e) => ctx.log.warn(`[${inst.id}] could not disarm the on-box trigger: ${String(e)}`));
       await ctx.memento.update(END_ACTION_KEY(inst.id, job.id), undefined);
+      if (result.stillBilling) void stillBilling(ctx, inst, job, result, !!onBox?.armed && result.stopped !== 'syncFailed');
     }
   }
   show(ctx, inst, job, report, action, result, boxDid);
@@ -81,8 +85,8 @@ function actionText(action: EndAction, r: EndActionResult | undefined, boxDid: s
   const power = r.steps.find((s) => s.step !== 'sync');
   if (r.stopped === 'syncFailed') return vscode.l10n.t('Final sync failed ({0}): the instance was NOT powered off and keeps billing.', sync?.detail ?? '?');
   if (r.stopped === 'noWayToPower') return vscode.l10n.t('Final sync done ({0}). No-GPU mode needs the platform account connected; switch it in the console.', sync?.detail ?? '');
-  if (power && !power.ok) return vscode.l10n.t('Final sync done; the power action failed: {0}', power.detail);
-  if (power) return power.step === 'noGpu' ? vscode.l10n.t('Final sync verified; switched to no-GPU mode.') : vscode.l10n.t('Final sync verified; powering off ({0}).', power.via === 'box' ? vscode.l10n.t('from the box') : vscode.l10n.t('through the platform account'));
+  if (power && !power.ok) return vscode.l10n.t('Final sync done; the power action did NOT happen: {0}', power.detail);
+  if (power) return power.step === 'noGpu' ? vscode.l10n.t('Final sync verified; switched to no-GPU mode (the platform reports it).') : vscode.l10n.t('Final sync verified; powered off ({0}).', power.via === 'box' ? vscode.l10n.t('from the box: it stopped answering SSH') : vscode.l10n.t('the platform reports it stopped'));
   return sync?.ok ? vscode.l10n.t('Final sync verified ({0}).', sync.detail) : vscode.l10n.t('Final sync failed: {0}', sync?.detail ?? '?');
 }
 
@@ -105,4 +109,30 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
     if (p === logs) void vscode.commands.executeCommand(Commands.showJobs, { id: inst.id, jobId: job.id });
     if (p === check) void vscode.commands.executeCommand(Commands.checkGpu, { id: inst.id });
   });
+}
+
+/**
+ * A power action that did not happen: a modal (it stays until answered) saying the box still
+ * bills and at what rate, why, and the next-best actions: the account's power-off where one is
+ * linked, the release guard (checkpoints checked first), or the platform's console.
+ */
+async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r: EndActionResult, backupArmed: boolean): Promise<void> {
+  const { nextBestActions } = await import('../../../core/guards/powerOffer');
+  const power = r.steps.find((s) => s.step !== 'sync');
+  const sync = r.steps.find((s) => s.step === 'sync');
+  const cur = ctx.store.get(inst.id) ?? inst;
+  const rate = formatRate(cur.pricing.hourlyRate + cur.pricing.storageGbDay * cur.pricing.dataDiskGb / 24, vscode.l10n);
+  const why = r.stopped === 'syncFailed' ? vscode.l10n.t('the final sync failed ({0}), so no power action ran', sync?.detail ?? '?') : r.stopped === 'noWayToPower' ? vscode.l10n.t('nothing here can do it (no platform account with power actions, and the login cannot power the box off)') : (power?.detail ?? '?');
+  const msg = r.action === 'sync-then-no-gpu' ? vscode.l10n.t('{0}: {1} did NOT switch to no-GPU mode and keeps billing {2}: {3}', job.id, inst.name, rate, why) : vscode.l10n.t('{0}: {1} did NOT power off and keeps billing {2}: {3}', job.id, inst.name, rate, why);
+  const detail = [backupArmed ? vscode.l10n.t('The box’s own power-off stays armed and tries again 15 minutes after the run’s end.') : '', vscode.l10n.t('Power it off through the account, release it (its checkpoints are checked first), or stop it in the platform’s console.')].filter(Boolean).join('\n\n');
+  ctx.log.error(`[${inst.id}] ${msg}`);
+  ctx.notices.note('job', inst.id, `still billing after end action ${r.action}`);
+  const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
+  const next = nextBestActions({ account: ctx.platformPower(inst)?.kind ? { kind: ctx.platformPower(inst)!.kind!, powerAllowed: true } : undefined }, failedVia);
+  const offAccount = vscode.l10n.t('Power Off Through Account');
+  const release = vscode.l10n.t('Release…');
+  const buttons = [...(next.includes('powerOffThroughAccount') ? [offAccount] : []), release];
+  const pick = await showError(msg, { modal: true, detail, log: ctx.log, logged: true }, ...buttons);
+  if (pick === offAccount) void vscode.commands.executeCommand(Commands.powerOff, { id: inst.id });
+  if (pick === release) void vscode.commands.executeCommand(Commands.releaseInstance, { kind: 'instance', id: inst.id });
 }
