@@ -1,11 +1,14 @@
 // Box text is read one line at a time, and no pattern ever sees more than MAX_BOX_LINE characters
 // of a line: a hostile box can print a megabyte without a newline, but every parser of its output
-// (training logs, nvidia-smi, listings, probes, job states) looks only at the first 4 KiB of each
+// (training logs, nvidia-smi, listings, probes, job states) looks only at the first 16 KiB of each
 // line. With the patterns themselves linear (eslint's regexp/no-super-linear-* rules over every
 // module that reads box text), a line costs at most O(MAX_BOX_LINE) work.
 
-/** The longest line any parser of box text looks at; the rest of a longer line is ignored. */
-export const MAX_BOX_LINE = 4096;
+/**
+ * The longest line any parser of box text looks at; the rest of a longer line is ignored. The
+ * widest real line seen is a `--query-gpu` CSV header of every field (6.5 KB, driver 590).
+ */
+export const MAX_BOX_LINE = 16 * 1024;
 
 /** The part of one line a parser may look at. */
 export function capLine(line: string): string {

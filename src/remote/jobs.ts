@@ -8,7 +8,7 @@ import type { RemoteConnection } from './connection';
 import { RemoteError } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
-import { trimEndOf } from '../core/boxLines';
+import { boxLines, trimEndOf } from '../core/boxLines';
 
 /** What a jobs listing, nvidia-smi or a stop may print: real replies are a few KiB. */
 const SMALL_REPLY_BYTES = 4 * 1024 * 1024;
@@ -236,7 +236,7 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
   if (r.outputLimited || r.truncated.stdout > 0) throw new RemoteError('remote-failed', `the jobs listing printed more than ${SMALL_REPLY_BYTES / 1024 / 1024} MiB on the box (a real one is a few KiB); not read`);
   const jobs: JobInfo[] = [];
   let last: JobInfo | null = null;
-  for (const line of r.stdout.split('\n')) {
+  for (const line of boxLines(r.stdout)) {
     if (line.startsWith('CMD\t') && last) {
       last.command = line.slice(4) || null;
       continue;

@@ -9,6 +9,7 @@ import type { RemoteConnection } from './connection';
 import { RemoteError } from './errors';
 import { dataDirScript, parseDataDir, DATA_DIR_CANDIDATES, type DataDir, type DataDirCandidate } from './platform';
 import { shQuote } from './shell';
+import { boxLines } from '../core/boxLines';
 
 /** What the probe may print (nvidia-smi, the torch probe, df): a real reply is a few KiB. */
 export const PROBE_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -42,7 +43,7 @@ export interface BoxProbe {
 /** Parses `df -P -B1` lines (header skipped). Odd lines are dropped, never guessed. */
 export function parseDf(text: string): Array<Omit<DiskUse, 'role' | 'path'>> {
   const out: Array<Omit<DiskUse, 'role' | 'path'>> = [];
-  for (const line of text.split('\n')) {
+  for (const line of boxLines(text)) {
     const m = /^(\S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+%\s+(\/.*)$/.exec(line.trim());
     if (!m) continue;
     out.push({ filesystem: m[1]!, sizeBytes: Number(m[2]), usedBytes: Number(m[3]), availableBytes: Number(m[4]), mountedOn: m[5]! });

@@ -2,6 +2,8 @@
 // front ends put them into words (with the field report's remedies for CUDA out of memory:
 // a smaller batch, gradient checkpointing, 4-bit QLoRA).
 
+import { MAX_BOX_LINE } from '../boxLines';
+
 export type EndCause =
   | { kind: 'cudaOom'; line: string }
   | { kind: 'noKernelImage'; line: string }
@@ -32,7 +34,7 @@ export function detectCause(logTail: string, exitCode: number | null, opts: { st
     // The last matching line is the one nearest the end.
     for (let i = lines.length - 1; i >= 0; i--) {
       const l = lines[i]!;
-      if (l.length > 4096) continue;
+      if (l.length > MAX_BOX_LINE) continue;
       if (rule.re.test(l)) return { kind: rule.kind, line: l.trim().slice(0, 300) } as EndCause;
     }
   }

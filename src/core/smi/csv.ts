@@ -71,14 +71,31 @@ type CsvResult = { ok: true; report: SmiReport } | { ok: false; error: SmiFailur
 export function parseCsv(input: string, opts: { assumeFields?: readonly string[] } = {}): CsvResult {
   const lines = input.replace(/^\uFEFF/, '').split(/\r?\n/);
   const blocks: string[][] = [[]];
+  // The next non-empty line after each one, and the current block's count and header, kept as we
+  // go: looking them up per line was quadratic on a box that prints 100k blank lines.
+  const nextNonEmpty: (string | undefined)[] = new Array(lines.length);
+  for (let i = lines.length - 1, next: string | undefined; i >= 0; i--) {
+    nextNonEmpty[i] = next;
+    if (lines[i]!.trim() !== '') next = lines[i];
+  }
+  let nonEmpty = 0;
+  let blockHeader = '';
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const current = blocks[blocks.length - 1]!;
-    const nonEmpty = current.filter((l) => l.trim() !== '').length;
-    const nextHeader = lines.slice(i + 1).find((l) => l.trim() !== '');
+    const nextHeader = nextNonEmpty[i];
     if (nonEmpty > 1 && /^\s*[-=_*#]{3,}\s*$/.test(line) && nextHeader !== undefined && looksLikeCsv(nextHeader)) continue;
-    if (nonEmpty > 1 && looksLikeCsv(line) && splitRow(line).join(',') !== splitRow(current.find((l) => l.trim() !== '')!).join(',')) blocks.push([line]);
-    else current.push(line);
+    if (nonEmpty > 1 && looksLikeCsv(line) && splitRow(line).join(',') !== blockHeader) {
+      blocks.push([line]);
+      nonEmpty = 1;
+      blockHeader = splitRow(line).join(',');
+      continue;
+    }
+    current.push(line);
+    if (line.trim() !== '') {
+      if (nonEmpty === 0) blockHeader = splitRow(line).join(',');
+      nonEmpty++;
+    }
   }
   if (blocks.length === 1) return parseCsvBlock(input, opts);
   const results = blocks.map((b) => parseCsvBlock(b.join('\n'), opts));

@@ -9,6 +9,7 @@ import type { SmiFailure, SmiResult } from './types';
 import { parseGpuList } from './list';
 import { cudaVersion, driverVersion } from './values';
 import { looksLikeXml, parseXml } from './xml';
+import { capLines } from '../boxLines';
 
 export type { SmiFailure, SmiFailureKind, SmiFormat, SmiGpu, SmiMigDevice, SmiPartial, SmiProcess, SmiReport, SmiResult } from './types';
 export { SMI_QUERY_ARGS, SMI_QUERY_ARGS_LEGACY, SMI_QUERY_FIELDS, SMI_QUERY_FIELDS_LEGACY } from './csv';
@@ -28,7 +29,7 @@ export const SMI_MAX_CHARS = 16 * 1024 * 1024;
 export function parseNvidiaSmi(input: string): SmiResult {
   try {
     if (typeof input === 'string' && input.length > SMI_MAX_CHARS) return { ok: false, error: { kind: 'unrecognized', message: `more than ${SMI_MAX_CHARS / 1024 / 1024} MiB of text: not an nvidia-smi output` } };
-    return sniff(typeof input === 'string' ? input : '');
+    return sniff(typeof input === 'string' ? capLines(input) : '');
   } catch (err) {
     // The parsers are written not to throw; this is the last guard for the promise in the header.
     return { ok: false, error: { kind: 'unrecognized', message: `could not read the output (${err instanceof Error ? err.message : 'error'})` } };
