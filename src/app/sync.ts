@@ -105,6 +105,10 @@ export interface SyncSummary {
   skipped: { name: string; reason: string }[];
   interrupted: boolean;
   pulled: string[];
+  /** Local files changed since the last sync (or never synced) that were kept; the box's version saved beside each. */
+  kept: { name: string; boxCopy: string }[];
+  /** Such files whose box version was saved beside them on an earlier pass. */
+  keptEarlier: number;
 }
 
 export function summarize(r: SyncReport): SyncSummary {
@@ -120,6 +124,8 @@ export function summarize(r: SyncReport): SyncSummary {
     skipped: r.skipped.map((s) => ({ name: s.name, reason: s.reason })),
     interrupted: r.interrupted,
     pulled: [...r.pulled],
+    kept: r.kept.map((k) => ({ name: k.name, boxCopy: k.boxCopy })),
+    keptEarlier: r.keptEarlier,
   };
 }
 

@@ -1,5 +1,6 @@
 // `gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete]
-// [--json]`: pull checkpoints off the rented box, each file verified before it appears.
+// [--force] [--json]`: pull checkpoints off the rented box, each file verified before it
+// appears; a local file changed since the last sync is kept, the box's version saved beside it.
 import { forTerminal, hasControl, jsonForTerminal } from '../../core/text';
 import { formatBytes } from '../../core/format';
 import { syncRemote } from '../../app/sync';
@@ -20,10 +21,11 @@ const specs = {
   json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON (one line per pass with --watch)' },
   'box-hash': { type: 'boolean', description: 'also SHA-256 each big file on the box (a second read of it there); by default its unchanged identity is checked' },
   fsync: { type: 'boolean', description: 'flush each file to disk before it is published (before releasing the box, say)' },
+  force: { type: 'boolean', description: "put the box's version over local files changed since the last sync (by default they are kept and the box's version is saved beside them)" },
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete] [--box-hash] [--fsync] [--json]';
+const USAGE = 'gpu-rent sync TARGET --remote DIR --local DIR [--keep-last N] [--watch SECONDS] [--delete] [--box-hash] [--fsync] [--force] [--json]';
 const SUMMARY = [
   'Pull new and changed files (checkpoints) from a folder on the rented box. Each file is written',
   'as NAME.part, checked against the box, and only then renamed into place: its SHA-256 is',
@@ -34,6 +36,10 @@ const SUMMARY = [
   'resumes from its .part. Files still being written are left for the next pass. Local files',
   'are only deleted with --delete, and never when the folder on the box is empty. Hostile',
   'names and links pointing out of the folder are skipped and listed.',
+  'A local file is only replaced if it is what sync last wrote there: one you changed since',
+  '(or one sync never wrote) is kept, and the box\'s version is saved beside it as',
+  '"NAME (box copy DATE).EXT" (DATE: the box file\'s modification day), once per version;',
+  '--force replaces such files instead.',
   '--keep-last N takes the newest N complete top-level entries by modification time (an entry',
   'still being written does not count yet); add --delete to also drop older ones locally.',
   '',
@@ -89,6 +95,8 @@ export function reportJson(r: SyncReport): Record<string, unknown> {
     byIdentity: r.byIdentity,
     deleted: r.deleted,
     interrupted: r.interrupted,
+    kept: r.kept.map((k) => ({ name: k.name, boxCopy: k.boxCopy })),
+    keptEarlier: r.keptEarlier,
   };
 }
 
@@ -96,8 +104,9 @@ function reportText(r: SyncReport): string {
   const lines: string[] = [];
   for (const s of r.skipped) lines.push(`skipped ${printable(s.name)}: ${REASON_TEXT[s.reason] ?? s.reason}`);
   for (const d of r.deleted) lines.push(`deleted ${printable(d)}`);
+  for (const k of r.kept) lines.push(`kept ${printable(k.name)}: changed here since the last sync; the box's version is saved beside it as ${printable(k.boxCopy)} (--force replaces)`);
   const rate = r.seconds > 0 && r.bytes > 0 ? ` (${formatBytes(r.bytes / r.seconds)}/s)` : '';
-  const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.verified ? `${r.verified} already identical` : '', r.skipped.length ? `${r.skipped.length} skipped` : '', r.deleted.length ? `${r.deleted.length} deleted` : '']
+  const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.verified ? `${r.verified} already identical` : '', r.skipped.length ? `${r.skipped.length} skipped` : '', r.deleted.length ? `${r.deleted.length} deleted` : '', r.kept.length ? `${r.kept.length} local file${r.kept.length === 1 ? '' : 's'} kept` : '', r.keptEarlier ? `${r.keptEarlier} kept as before` : '']
     .filter(Boolean)
     .join(', ');
   lines.push(`${r.interrupted ? 'interrupted: ' : ''}pulled ${r.files} file${r.files === 1 ? '' : 's'}, ${formatBytes(r.bytes)} in ${r.seconds.toFixed(1)} s${rate}${extra ? `; ${extra}` : ''}`);
@@ -122,7 +131,8 @@ function progressPrinter(io: CliIO, json: boolean): (p: SyncProgress) => void {
       return;
     }
     if (p.kind !== 'bytes') clear();
-    if (p.kind === 'file-done' && !p.verifiedOnly) io.stdout(`pulled ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} read` : ''})\n`);
+    // A kept file is said once, in the pass's report.
+    if (p.kind === 'file-done' && !p.verifiedOnly && p.keptAs === undefined) io.stdout(`pulled ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} read` : ''})\n`);
     else if (p.kind === 'waiting-to-settle') io.stderr(`waiting ${p.seconds} s for ${p.files} file${p.files === 1 ? '' : 's'} still being written\n`);
     else if (p.kind === 'part-discarded') io.stderr(`note: ${printable(p.name)}.part did not match the box; pulling it again from the start\n`);
   };
@@ -159,6 +169,7 @@ export const command: CliCommand = {
           settleSeconds: flags.settle ?? 5,
           boxHash: flags['box-hash'] === true,
           durable: flags.fsync === true,
+          force: flags.force === true,
           signal: ac.signal,
         };
         const onProgress = progressPrinter(io, json);
@@ -182,7 +193,7 @@ export const command: CliCommand = {
               if (json) io.stdout(jsonForTerminal({ ...reportJson(r), at: new Date().toISOString() }) + '\n');
               else {
                 const skipped = JSON.stringify(r.skipped.filter((s) => s.reason !== 'still-being-written'));
-                if (r.files || r.deleted.length || r.interrupted || skipped !== lastSkipped) io.stdout(reportText(r));
+                if (r.files || r.deleted.length || r.kept.length || r.interrupted || skipped !== lastSkipped) io.stdout(reportText(r));
                 lastSkipped = skipped;
               }
             } else {

@@ -82,8 +82,11 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
         : vscode.l10n.t('Checkpoints from {0} are up to date ({1} unchanged).', inst.name, summary.unchanged + summary.verified);
     const skipped = summary.skipped.length ? ' ' + vscode.l10n.t('{0} skipped (see the log).', summary.skipped.length) : '';
     for (const s of summary.skipped) ctx.log.warn(`[${inst.id}] sync skipped ${JSON.stringify(s.name)}: ${s.reason}`);
+    for (const k of summary.kept) ctx.log.warn(`[${inst.id}] sync kept ${JSON.stringify(k.name)} (changed locally); the instance's version saved as ${JSON.stringify(k.boxCopy)}`);
+    const keptNames = summary.kept.slice(0, 3).map((k) => vscode.l10n.t('{0} (the instance\'s version: {1})', k.name, k.boxCopy)).join(', ') + (summary.kept.length > 3 ? ', …' : '');
+    const kept = summary.kept.length ? ' ' + vscode.l10n.t('{0} local files you changed since the last sync were kept, the instance\'s versions saved beside them: {1}.', summary.kept.length, keptNames) : '';
     const open = vscode.l10n.t('Open Folder');
-    void showInfo(result + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
+    void showInfo(result + kept + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
   }
   await offerGitignore(ctx, localDir, a?.addToGitignore);
   return summary;
