@@ -144,8 +144,10 @@ export interface Instance {
 }
 
 const STORE_VERSION = 1;
-const StoreSchema = z.strictObject({ version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(1000) });
-const ExportSchema = z.strictObject({ format: z.literal('gpu-rent.instances'), version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(1000) });
+/** The most instances the store holds (platform accounts may add up to 5000 each); a longer list would not load again. */
+export const MAX_STORED_INSTANCES = 20_000;
+const StoreSchema = z.strictObject({ version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(MAX_STORED_INSTANCES) });
+const ExportSchema = z.strictObject({ format: z.literal('gpu-rent.instances'), version: z.literal(STORE_VERSION), instances: z.array(z.unknown()).max(MAX_STORED_INSTANCES) });
 
 export type LoadProblem = { kind: 'notJson' } | { kind: 'wrongShape' } | { kind: 'badInstance'; index: number; path: string; message: string } | { kind: 'duplicateId'; id: string };
 

@@ -33,6 +33,8 @@ type Listener = (changedIds: readonly string[] | undefined) => void;
 
 export class InstanceStore {
   private instances: Instance[] = [];
+  /** The same instances by id: a platform list of thousands is applied without a linear search each. */
+  private byId = new Map<string, Instance>();
   private readonly listeners = new Set<Listener>();
   private writes: Promise<void> = Promise.resolve();
   /** Set when globalState held something unreadable (kept aside under CORRUPT_KEY, not lost). */
@@ -45,8 +47,10 @@ export class InstanceStore {
   ) {
     const raw = memento.get<unknown>(STORE_KEY);
     const r = fromStore(raw);
-    if (r.ok) this.instances = r.instances;
-    else {
+    if (r.ok) {
+      this.instances = r.instances;
+      this.byId = new Map(r.instances.map((i) => [i.id, i]));
+    } else {
       this.loadProblem = r.problem;
       void memento.update(CORRUPT_KEY, raw);
     }
@@ -62,7 +66,7 @@ export class InstanceStore {
   }
 
   get(id: string): Instance | undefined {
-    return this.instances.find((i) => i.id === id);
+    return this.byId.get(id);
   }
 
   /**
@@ -72,6 +76,7 @@ export class InstanceStore {
    */
   private commit(next: Instance[], changed: readonly string[] | undefined): Promise<void> {
     this.instances = next;
+    this.byId = new Map(next.map((i) => [i.id, i]));
     const snapshot = toStore(next);
     const write = this.writes.then(() => this.memento.update(STORE_KEY, snapshot));
     this.writes = write.then(
@@ -140,6 +145,23 @@ export class InstanceStore {
     if (!cur) return;
     await this.secrets.store(secretKey(id), password);
     if (cur.login.auth !== 'password') await this.replace(id, (i) => ({ ...i, login: { ...i.login, auth: 'password' } }));
+  }
+
+  /** Forgets the stored password (a login moved to another host must not take it along). */
+  async clearPassword(id: string): Promise<void> {
+    await this.secrets.delete(secretKey(id));
+  }
+
+  /**
+   * Many changes in one write (a platform's list of thousands): `changed` replaces instances
+   * by id, `added` are appended, `passwords` stored first. One globalState update, one change event.
+   */
+  async applyBatch(added: readonly Instance[], changed: ReadonlyMap<string, Instance>, passwords: ReadonlyMap<string, string> = new Map()): Promise<void> {
+    if (!added.length && !changed.size) return;
+    for (const a of added) if (this.byId.has(a.id)) throw new Error(`duplicate instance id ${a.id}`);
+    for (const [id, pw] of passwords) await this.secrets.store(secretKey(id), pw);
+    const next = this.instances.map((i) => changed.get(i.id) ?? i);
+    await this.commit(added.length ? [...next, ...added] : next, added.length ? undefined : [...changed.keys()]);
   }
 
   getPassword(id: string): PromiseLike<string | undefined> {

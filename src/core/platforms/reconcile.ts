@@ -17,13 +17,55 @@ interface Matchable {
   platformRef?: PlatformRef;
 }
 
-/** The stored instance a platform instance is, if any: its platform id first, then SSH host:port. */
-export function matchStored<T extends Matchable>(stored: readonly T[], account: string, p: PlatformInstance, claimed: ReadonlySet<string> = new Set()): T | undefined {
-  const byRef = stored.find((s) => s.platformRef?.account === account && s.platformRef.ref === p.ref);
+/** Stored instances by platform id and by SSH endpoint: thousands of platform instances are matched without a search each. */
+export interface StoredIndex<T> {
+  byRef: Map<string, T>;
+  byEndpoint: Map<string, T[]>;
+}
+
+const refKey = (account: string, ref: string) => `${account}\u0000${ref}`;
+const endpointKey = (host: string, port: number) => `${host.toLowerCase()}:${port}`;
+
+export function indexStored<T extends Matchable>(stored: readonly T[]): StoredIndex<T> {
+  const byRef = new Map<string, T>();
+  const byEndpoint = new Map<string, T[]>();
+  for (const s of stored) {
+    if (s.platformRef) {
+      const k = refKey(s.platformRef.account, s.platformRef.ref);
+      if (!byRef.has(k)) byRef.set(k, s);
+      continue;
+    }
+    const k = endpointKey(s.login.host, s.login.port);
+    const list = byEndpoint.get(k);
+    if (list) list.push(s);
+    else byEndpoint.set(k, [s]);
+  }
+  return { byRef, byEndpoint };
+}
+
+/** matchStored over an index; `claimed` are ids already matched in this pass. */
+export function matchIndexed<T extends Matchable>(ix: StoredIndex<T>, account: string, p: PlatformInstance, claimed: ReadonlySet<string> = new Set()): T | undefined {
+  const byRef = ix.byRef.get(refKey(account, p.ref));
   if (byRef) return byRef;
   if (!p.ssh) return undefined;
-  const host = p.ssh.host.toLowerCase();
-  return stored.find((s) => !s.platformRef && !claimed.has(s.id) && s.login.host.toLowerCase() === host && s.login.port === p.ssh!.port);
+  return ix.byEndpoint.get(endpointKey(p.ssh.host, p.ssh.port))?.find((s) => !claimed.has(s.id));
+}
+
+/** The stored instance a platform instance is, if any: its platform id first, then SSH host:port. */
+export function matchStored<T extends Matchable>(stored: readonly T[], account: string, p: PlatformInstance, claimed: ReadonlySet<string> = new Set()): T | undefined {
+  return matchIndexed(indexStored(stored), account, p, claimed);
+}
+
+/**
+ * What to do with a login the platform reports for a stored instance. `take`: the instance had
+ * no login yet, or only the port changed on the same host and user (the session checks the
+ * host key against the earlier endpoint); `same`: nothing moved; `confirm`: the host or the
+ * user differ — the stored login (and its password) stays until the user says otherwise.
+ */
+export function platformLoginDecision(stored: { host: string; port: number; user: string }, reported: { host: string; port: number; user: string }): 'take' | 'same' | 'confirm' {
+  if (stored.host === 'invalid') return 'take';
+  if (stored.host.toLowerCase() !== reported.host.toLowerCase() || stored.user !== reported.user) return 'confirm';
+  return stored.port === reported.port ? 'same' : 'take';
 }
 
 /**

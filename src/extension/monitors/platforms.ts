@@ -5,31 +5,23 @@
 // seen with the price in force, and a price read from the platform applies from then on.
 // Instances no API covers are checked over SSH and a state is only ever PROPOSED.
 import * as vscode from 'vscode';
-import { showInfo } from '../notify';
+import { showInfo, showWarning } from '../notify';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
 import { PlatformError } from '../../app/platforms/errors';
 import { isPowered } from '../../app/session';
-import { newInstanceId, type Instance } from '../../core/instances';
-import { balanceLow, billedState, inferState, matchStored, observedChange, type InferenceMemory } from '../../core/platforms/reconcile';
-import { can, CATALOG_PLATFORM, isTransient, type Connector, type PlatformInstance, type PlatformState } from '../../core/platforms/types';
+import type { Instance } from '../../core/instances';
+import { balanceLow, inferState, type InferenceMemory } from '../../core/platforms/reconcile';
+import { can, CATALOG_PLATFORM, isTransient, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
 import { currentState, summarizeSpend, type InstanceState } from '../../core/spend';
 import type { CommandContext } from '../commands/context';
 import type { PlatformAccounts } from '../commands/platforms/accountStore';
 import { platformErrorText } from '../commands/platforms/words';
-import { prefillPricing } from '../prefill';
 import type { Node } from '../tree';
+import { applyPlatformList, applyPlatformLogin, observedInstance, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
 
-export interface Observation {
-  account: string;
-  ref: string;
-  state: PlatformState;
-  rawState: string;
-  readAt: number;
-  priceFenPerHour?: number;
-  priceReadAt?: number;
-}
+export type { Observation } from './platformApply';
 
-export type AccountStatus = { balance?: { fen: number; readAt: number }; error?: string; polledAt?: number };
+export type AccountStatus = { balance?: { fen: number; readAt: number }; error?: string; polledAt?: number; /** The account lists more instances than are read from one account. */ cut?: boolean };
 
 const MAX_BACKOFF_S = 900;
 const TIMEOUT_MS = 15_000;
@@ -39,6 +31,8 @@ const PRICE_EVERY_S = 3600;
 export class PlatformFacts {
   readonly observations = new Map<string, Observation>();
   readonly status = new Map<string, AccountStatus>();
+  /** Logins a platform reports on another host or user than the stored one, waiting for the user's word. */
+  readonly pendingLogins = new Map<string, SshLogin>();
 
   constructor(
     readonly accounts: PlatformAccounts,
@@ -59,6 +53,11 @@ export class PlatformFacts {
   /** Errors of the platform's accounts, for the group's tooltip. */
   errorsOf(platform: string): string[] {
     return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform).map((a) => this.status.get(a.id)?.error).filter((e): e is string => !!e);
+  }
+
+  /** Accounts of the platform whose list was cut at MAX_INSTANCES_PER_ACCOUNT. */
+  cutOf(platform: string): string[] {
+    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform && this.status.get(a.id)?.cut).map((a) => a.label);
   }
 }
 
@@ -141,7 +140,7 @@ export class PlatformMonitor implements vscode.Disposable {
       if (can(a.kind, 'balance')) st.balance = await c.balance();
       st.error = undefined;
       this.backoff.delete(a.id);
-      await this.apply(a, c, list);
+      st.cut = await this.apply(a, c, list) || list.length >= MAX_INSTANCES_PER_ACCOUNT;
     } catch (e) {
       st.error = platformErrorText(e);
       this.ctx.log.warn(`[${a.id}] platform poll failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -153,101 +152,92 @@ export class PlatformMonitor implements vscode.Disposable {
     this.status.set(a.id, st);
   }
 
-  /** Applies one account's list to the store. */
-  async apply(a: Account, c: Connector, list: readonly PlatformInstance[]): Promise<void> {
-    const claimed = new Set<string>();
-    for (const p of list) {
-      let inst = matchStored(this.ctx.store.list(), a.id, p, claimed);
-      if (!inst) {
-        if (p.state === 'released') continue;
-        inst = await this.addFromPlatform(a, c, p);
-      } else if (!inst.platformRef) {
-        await this.ctx.store.importInstances([{ ...inst, platformRef: { account: a.id, ref: p.ref } }]);
-        this.ctx.log.info(`[${inst.id}] linked to ${a.id}/${p.ref}`);
-      }
-      claimed.add(inst.id);
-      await this.observe(inst.id, a, await this.withPrice(inst.id, c, p));
-    }
-    // A linked instance the platform no longer lists is gone.
-    for (const i of this.ctx.store.list()) {
-      if (i.platformRef?.account === a.id && !claimed.has(i.id) && currentState(i.intervals) !== 'released') await this.observe(i.id, a, { ref: i.platformRef.ref, name: i.name, state: 'released', rawState: 'not listed' });
-    }
+  /** Applies one account's list to the store: indexed, one store write (platformApply.ts). */
+  async apply(a: Account, c: Connector, list: readonly PlatformInstance[]): Promise<boolean> {
+    const r = await applyPlatformList(this.applyDeps(c), a, c, list);
+    for (const id of r.needLogin) await this.refreshLogin(id, a, c);
+    return r.cut;
+  }
+
+  private applyDeps(c?: Connector): ApplyDeps {
+    return {
+      store: this.ctx.store,
+      now: this.ctx.now,
+      catalog: this.ctx.catalog,
+      log: this.ctx.log,
+      invalidate: (id) => this.ctx.sessions.invalidate(id),
+      observations: this.observations,
+      ...(c ? { priceOf: (id: string, p: PlatformInstance) => this.withPrice(id, c, p) } : {}),
+    };
   }
 
   /** Platforms whose list carries no price (阿里云, 腾讯云): asked for it at most hourly per running instance. */
   private async withPrice(id: string, c: Connector, p: PlatformInstance): Promise<PlatformInstance> {
     if (p.priceFenPerHour !== undefined || p.state !== 'running' || !can(c.kind, 'price')) return p;
-    const prev = this.observations.get(id);
+    const prev = id ? this.observations.get(id) : undefined;
     if (prev?.priceReadAt !== undefined && this.ctx.now() - prev.priceReadAt < PRICE_EVERY_S) return p;
     const price = await c.price(p.ref).catch(() => undefined);
     return price ? { ...p, priceFenPerHour: price.fenPerHour, priceReadAt: price.readAt } : p;
   }
 
-  /** Records what the platform says about one stored instance, at the time it was seen. */
+  /** Records what the platform says about one stored instance, at the time it was seen (one store write). */
   async observe(id: string, a: Account, p: PlatformInstance): Promise<void> {
     const now = this.ctx.now();
-    const prev = this.observations.get(id);
-    this.observations.set(id, { account: a.id, ref: p.ref, state: p.state, rawState: p.rawState, readAt: now, ...(p.priceFenPerHour !== undefined ? { priceFenPerHour: p.priceFenPerHour, priceReadAt: p.priceReadAt ?? now } : prev?.priceFenPerHour !== undefined ? { priceFenPerHour: prev.priceFenPerHour, priceReadAt: prev.priceReadAt! } : {}) });
-    let inst = this.ctx.store.get(id);
+    recordObservation(this.observations, id, a.id, p, now);
+    const inst = this.ctx.store.get(id);
     if (!inst) return;
-    const cur = currentState(inst.intervals);
-    // A new price applies from now, before a state change opens its interval at it.
-    if (p.priceFenPerHour !== undefined && p.priceFenPerHour !== inst.pricing.hourlyRate && p.state === 'running') {
-      inst = (await this.ctx.store.setPricing(id, { ...inst.pricing, hourlyRate: p.priceFenPerHour })) ?? inst;
-      this.ctx.log.info(`[${id}] price read from ${a.id}: ${p.priceFenPerHour} fen/h`);
+    const r = observedInstance(inst, a.kind, p, now);
+    if (r.priceChanged || r.state) await this.ctx.store.applyBatch([], new Map([[id, r.instance]]));
+    if (r.priceChanged) this.ctx.log.info(`[${id}] price read from ${a.id}: ${p.priceFenPerHour} fen/h`);
+    if (r.state) {
+      this.ctx.log.info(`[${id}] ${a.id} reports ${p.rawState}: state → ${r.state}`);
+      if (r.state === 'stopped' || r.state === 'released') this.ctx.sessions.invalidate(id);
     }
-    const next = observedChange(billedState(a.kind, p), cur);
-    if (next) {
-      const r = await this.ctx.store.switchState(id, next);
-      if (r.ok) {
-        this.ctx.log.info(`[${id}] ${a.id} reports ${p.rawState}: state → ${next}`);
-        if (next === 'stopped' || next === 'released') this.ctx.sessions.invalidate(id);
-      }
-    }
-    if (p.ssh && inst.login.host === 'invalid' && p.state === 'running') await this.refreshLogin(id, a);
+    if (p.ssh && r.instance.login.host === 'invalid' && p.state === 'running') await this.refreshLogin(id, a);
   }
 
-  /** The platform's SSH login (AutoDL: new port and password after a restart) into the instance; the pooled connection is dropped. */
+  /**
+   * The platform's SSH login (AutoDL: new port and password after a restart) into the instance;
+   * the pooled connection is dropped. A login on another host or user is not taken: the
+   * instance is marked and the user asked (platformApply.ts applyPlatformLogin / useNewLogin).
+   */
   async refreshLogin(id: string, a: Account, c?: Connector): Promise<boolean> {
     const inst = this.ctx.store.get(id);
     if (!inst?.platformRef || !can(a.kind, 'sshLogin')) return false;
     const conn = c ?? (await this.connector(a));
     const l = conn ? await conn.sshLogin(inst.platformRef.ref).catch(() => undefined) : undefined;
     if (!l) return false;
-    const auth = l.password !== undefined ? 'password' : inst.login.auth;
-    await this.ctx.store.setLogin(id, { ...inst.login, host: l.host, port: l.port, user: l.user, auth }, l.password);
+    const outcome = await applyPlatformLogin(this.ctx.store, id, l);
+    if (outcome === 'confirm') {
+      this.ctx.log.info(`[${id}] ${a.id} reports a new login ${l.user}@${l.host}:${l.port} (stored: ${inst.login.user}@${inst.login.host}:${inst.login.port}): kept the stored one, asking`);
+      const prev = this.facts.pendingLogins.get(id);
+      this.facts.pendingLogins.set(id, l);
+      this.ctx.tree.refresh();
+      if (!prev || prev.host !== l.host || prev.port !== l.port || prev.user !== l.user) void this.askNewLogin(id, inst.name, inst.login, l);
+      return false;
+    }
+    this.facts.pendingLogins.delete(id);
+    if (outcome !== 'applied') return false;
     this.ctx.sessions.invalidate(id);
     this.ctx.log.info(`[${id}] login from ${a.id}: ${l.user}@${l.host}:${l.port}`);
     return true;
   }
 
-  private async addFromPlatform(a: Account, c: Connector, p: PlatformInstance): Promise<Instance> {
-    const platform = CATALOG_PLATFORM[a.kind];
-    const card = p.card || 'unknown';
-    const n = p.gpuCount ?? 1;
-    const pre = prefillPricing(this.ctx.catalog(), platform, card, n, 'hour', 0).pricing;
-    const pricing = p.priceFenPerHour !== undefined ? { ...pre, hourlyRate: p.priceFenPerHour } : pre;
-    const login = await (p.state === 'running' && can(a.kind, 'sshLogin') ? c.sshLogin(p.ref).catch(() => undefined) : undefined);
-    const ssh = login ?? p.ssh;
-    const billed = billedState(a.kind, p);
-    const state: InstanceState = billed === 'running' || billed === 'starting' ? 'running' : billed === 'noGpu' ? 'noGpu' : 'stopped';
-    const id = newInstanceId(new Set(this.ctx.store.list().map((i) => i.id)));
-    const inst = await this.ctx.store.add(
-      {
-        id,
-        name: p.name.slice(0, 120) || p.ref,
-        platform,
-        card: card.slice(0, 120),
-        gpuCount: n,
-        login: { host: ssh?.host ?? 'invalid', port: ssh?.port ?? 22, user: ssh?.user ?? 'root', auth: login?.password !== undefined ? 'password' : 'agent' },
-        pricing,
-        platformRef: { account: a.id, ref: p.ref },
-      },
-      state,
-      login?.password,
-    );
-    this.ctx.log.info(`[${id}] added from ${a.id}: ${p.ref} (${p.rawState})`);
-    return inst;
+  /** Asks before a platform moves a stored login to another host or user; the stored password never goes along. */
+  private async askNewLogin(id: string, name: string, old: { host: string; port: number; user: string }, l: SshLogin): Promise<void> {
+    const use = vscode.l10n.t('Use New Login');
+    const msg = l.password !== undefined
+      ? vscode.l10n.t('{0}: the platform reports a new login, {1}, instead of {2}. Use it? The platform gives a password for it; the stored one is not sent to the new host.', name, `${l.user}@${l.host}:${l.port}`, `${old.user}@${old.host}:${old.port}`)
+      : vscode.l10n.t('{0}: the platform reports a new login, {1}, instead of {2}. Use it? The stored password is not sent to the new host: you will be asked for it at the next connection.', name, `${l.user}@${l.host}:${l.port}`, `${old.user}@${old.host}:${old.port}`);
+    if ((await showWarning(msg, use)) !== use) return;
+    // Still the login asked about (a later poll may have replaced or withdrawn it).
+    const cur = this.facts.pendingLogins.get(id);
+    if (!cur || cur.host !== l.host || cur.port !== l.port || cur.user !== l.user) return;
+    await useNewLogin(this.ctx.store, id, l);
+    this.facts.pendingLogins.delete(id);
+    this.ctx.sessions.invalidate(id);
+    this.ctx.log.info(`[${id}] login moved by the user to ${l.user}@${l.host}:${l.port}${l.password !== undefined ? ' with the platform\'s password' : '; the stored password was cleared'}`);
+    this.ctx.tree.refresh();
   }
 
   /** Instances no connector covers: SSH reachability and the last probe's GPUs, proposed, never applied. */

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { Instance } from '../../../core/instances';
 import { formatCny } from '../../../core/money';
-import { can } from '../../../core/platforms/types';
+import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../../core/platforms/types';
 import type { PlatformFacts } from '../../monitors/platforms';
 import { formatDuration, formatRate } from '../../present';
 import { platformStateLabel } from './words';
@@ -13,7 +13,7 @@ import { platformStateLabel } from './words';
 export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
   const b = f.balanceOf(platform);
   const errors = f.errorsOf(platform);
-  if (!b && !errors.length) return undefined;
+  if (!b && !errors.length && !f.cutOf(platform).length) return undefined;
   const parts: string[] = [];
   const tip: string[] = [];
   if (b) {
@@ -23,6 +23,8 @@ export function platformGroupText(f: PlatformFacts, platform: string, now: numbe
   }
   if (errors.length) parts.push(vscode.l10n.t('platform unreachable'));
   tip.push(...errors);
+  const cut = f.cutOf(platform);
+  if (cut.length) tip.push(vscode.l10n.t('{0}: only the first {1} instances are read from one account.', cut.join(', '), MAX_INSTANCES_PER_ACCOUNT));
   return { description: parts.join(' · '), tooltip: tip.join('\n'), warning: !!b?.low || errors.length > 0 };
 }
 
@@ -38,9 +40,20 @@ export function platformContext(f: PlatformFacts, inst: Instance): string {
 
 export function platformInstanceText(f: PlatformFacts, inst: Instance, now: number): { description: string; tooltip: string } | undefined {
   const o = f.observations.get(inst.id);
-  if (!o) return undefined;
-  const price = o.priceFenPerHour !== undefined ? formatRate(o.priceFenPerHour, vscode.l10n) : '';
-  const tip = [vscode.l10n.t('Platform: {0} ({1}), read {2} ago', platformStateLabel(o.state), o.rawState, formatDuration(now - o.readAt, vscode.l10n))];
-  if (price && o.priceReadAt !== undefined) tip.push(vscode.l10n.t('Price on the platform: {0}, read {1} ago', price, formatDuration(now - o.priceReadAt, vscode.l10n)));
-  return { description: o.state === 'starting' || o.state === 'stopping' || o.state === 'releasing' ? platformStateLabel(o.state) : '', tooltip: tip.join('\n\n') };
+  const pending = f.pendingLogins.get(inst.id);
+  if (!o && !pending) return undefined;
+  const tip: string[] = [];
+  const parts: string[] = [];
+  if (o) {
+    const price = o.priceFenPerHour !== undefined ? formatRate(o.priceFenPerHour, vscode.l10n) : '';
+    tip.push(vscode.l10n.t('Platform: {0} ({1}), read {2} ago', platformStateLabel(o.state), o.rawState, formatDuration(now - o.readAt, vscode.l10n)));
+    if (price && o.priceReadAt !== undefined) tip.push(vscode.l10n.t('Price on the platform: {0}, read {1} ago', price, formatDuration(now - o.priceReadAt, vscode.l10n)));
+    if (o.state === 'starting' || o.state === 'stopping' || o.state === 'releasing') parts.push(platformStateLabel(o.state));
+  }
+  if (pending) {
+    // The stored login (and its password) stays until the user confirms the new one.
+    parts.push(vscode.l10n.t('the platform reports a new login: confirm'));
+    tip.push(vscode.l10n.t('The platform reports a new login, {0}; the stored one, {1}, is kept until you confirm. The stored password is not sent to a new host.', `${pending.user}@${pending.host}:${pending.port}`, `${inst.login.user}@${inst.login.host}:${inst.login.port}`));
+  }
+  return { description: parts.join(' · '), tooltip: tip.join('\n\n') };
 }
