@@ -125,13 +125,15 @@ describe('sync and push hash on the stream (counted reads)', function () {
     assert.ok(hashAskedBeforeLastByte, 'the box hash started with the transfer');
     assert.ok(lastBytesAt > 0);
     // The counter does see reads: a same-size local copy with other bytes is hashed (read
-    // once) before the box's version replaces it, and nothing else is read.
+    // once: one digest says it is neither the box's bytes nor what sync wrote), and nothing
+    // else is read. Changed here, it is kept; the box's version goes beside it.
     const other = randomBytes(small.length);
     writeFileSync(join(local, 'small.json'), other);
     utimesSync(join(local, 'small.json'), OLD + 5, OLD + 5);
     const again = await countReads(local, () => syncOnce(conn.remote, { remoteDir: boxDir, localDir: local, settleSeconds: 0 }));
     assert.deepEqual(again, ['readFileSync /small.json']);
-    assert.ok(readFileSync(join(local, 'small.json')).equals(small));
+    assert.ok(readFileSync(join(local, 'small.json')).equals(other));
+    assert.ok(readFileSync(join(local, `small (box copy ${new Date(OLD * 1000).toISOString().slice(0, 10)}).json`)).equals(small));
   });
 
   it('a push reads each local file once (hash and upload from the same read)', async () => {
