@@ -116,3 +116,8 @@ export function nextBestActions(f: Pick<PowerFacts, 'account'>, failedVia: 'conn
   out.push('releaseGuard', 'console');
   return out;
 }
+
+/** Platforms whose API releases only a stopped instance (AutoDL's developer API): release is power off → stopped → release. */
+export function releaseNeedsStopped(kind: PlatformKind): boolean {
+  return kind === 'autodl-pro';
+}

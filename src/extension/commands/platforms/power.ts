@@ -12,7 +12,9 @@ import { can, type Capability, type Connector } from '../../../core/platforms/ty
 import { currentState } from '../../../core/spend';
 import type { Account } from '../../../app/platforms/accounts';
 import { PlatformPowerArgs } from '../../args';
-import { riskDetail } from '../../guardText';
+import { releaseDialog } from '../../releaseDialog';
+import { releaseNeedsStopped } from '../../../core/guards/powerOffer';
+import { Commands } from '../../commandIds';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { formatRate } from '../../present';
 import type { CommandContext } from '../context';
@@ -71,19 +73,26 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   const obs = mon.observations.get(inst.id);
   const price = obs?.priceFenPerHour ?? (can(account.kind, 'price') ? await connector.price(t.inst.platformRef!.ref).then((p) => p?.fenPerHour, () => undefined) : undefined) ?? inst.pricing.hourlyRate;
   const priceText = formatRate(price, vscode.l10n);
-  let risk: ReleaseRisk | undefined;
-  if (action === 'release') risk = await checkpointsAtRisk(ctx, inst, scripted?.acceptNewHostKey === true);
-  const lost = risk?.files.map((f) => f.rel) ?? [];
+  const check = action === 'release' ? await checkpointsAtRisk(ctx, inst, scripted?.acceptNewHostKey === true) : undefined;
+  const lost = check?.risk?.files.map((f) => f.rel) ?? [];
+  // AutoDL releases only stopped instances: then the release is power off → confirmed stopped → release.
+  const stopFirst = action === 'release' && releaseNeedsStopped(account.kind) && obs?.state !== 'stopped';
   if (scripted) {
     if (lost.length && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
+    if (check?.failed && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('Could not check the checkpoint folders on {0}: unsynced work may be lost. Not released.', inst.name));
+  } else if (action === 'release') {
+    const extra = [vscode.l10n.t('Price: {0}', priceText), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
+    const d = releaseDialog({ name: inst.name, where: 'platform', accountLabel: account.label, check: check?.risk ? { kind: 'checked', risk: check.risk } : { kind: 'notChecked', reason: check?.failed ? 'unreachable' : 'notRunning' }, extra }, vscode.l10n);
+    const pick = await showWarning(d.message, { modal: true, detail: d.detail }, ...d.buttons);
+    if (pick?.choice === 'syncFirst') {
+      await vscode.commands.executeCommand(Commands.syncCheckpoints, { kind: 'instance', id: inst.id });
+      return platformAction(ctx, mon, action, { id: inst.id });
+    }
+    if (pick?.choice !== 'release') return undefined;
   } else {
     const go = offered.find((m) => m.cap === cap)!.label;
-    const message =
-      action === 'release'
-        ? vscode.l10n.t('Release {0} on {1}? Its disks and everything on them are deleted.', inst.name, account.label)
-        : vscode.l10n.t('{0} {1} on {2}? Price: {3}', go, inst.name, account.label, priceText);
-    const detail = action === 'release' ? [riskDetail(risk, vscode.l10n), vscode.l10n.t('Price: {0}', priceText)].join('\n\n') : undefined;
-    if ((await showWarning(message, { modal: true, ...(detail ? { detail } : {}) }, go)) !== go) return undefined;
+    const message = vscode.l10n.t('{0} {1} on {2}? Price: {3}', go, inst.name, account.label, priceText);
+    if ((await showWarning(message, { modal: true }, go)) !== go) return undefined;
   }
   const ref = inst.platformRef!.ref;
   ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
@@ -92,6 +101,18 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     await ctx.releases.willRelease({ inst, acceptNewHostKey: scripted?.acceptNewHostKey === true, removing: false });
   }
   return withNotificationProgress({ title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
+    if (stopFirst) {
+      progress.report({ message: vscode.l10n.t('powering off first (released only when stopped)…') });
+      try {
+        await connector.powerOff(ref, 'keep');
+      } catch (e) {
+        throw new UserError(vscode.l10n.t('{0} was not released: the power-off before it failed: {1}', inst.name, platformErrorText(e)));
+      }
+      const stopped = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, onProgress: (p) => progress.report({ message: vscode.l10n.t('waiting until stopped: {0}', platformStateLabel(p.state)) }) }).catch(() => ({ settled: false as const, last: undefined }));
+      if (stopped.last) await mon.observe(inst.id, account, stopped.last);
+      if (!stopped.settled) throw new UserError(vscode.l10n.t('{0} was NOT released and keeps billing {1}: it did not reach "stopped" (last seen: {2}). Stop it in the platform’s console.', inst.name, priceText, stopped.last ? platformStateLabel(stopped.last.state) : '?'));
+      progress.report({ message: vscode.l10n.t('stopped; releasing…') });
+    }
     try {
       if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
       else if (cap === 'powerOff:keep' || cap === 'powerOff:stopCharging') await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
@@ -116,14 +137,14 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   });
 }
 
-async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<ReleaseRisk | undefined> {
+async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<{ risk?: ReleaseRisk; failed: boolean }> {
   const s = currentState(inst.intervals);
-  if (!(s === 'running' || s === 'spot' || s === 'noGpu') || !vscode.workspace.isTrusted) return undefined;
+  if (!(s === 'running' || s === 'spot' || s === 'noGpu') || !vscode.workspace.isTrusted) return { failed: false };
   const f = syncFoldersOf(ctx, inst);
   try {
-    return await releaseRisk(await ctx.sessions.connect(inst, acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir);
+    return { risk: await releaseRisk(await ctx.sessions.connect(inst, acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir), failed: false };
   } catch (e) {
     ctx.log.warn(`[${inst.id}] release check failed: ${e instanceof Error ? e.message : String(e)}`);
-    return undefined;
+    return { failed: true };
   }
 }

@@ -6,7 +6,7 @@ import { showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { ReleaseArgs } from '../../args';
 import { Commands } from '../../commandIds';
-import { riskDetail } from '../../guardText';
+import { releaseDialog } from '../../releaseDialog';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 import { notReleased, parseArgs, pickInstance, powered } from '../pick';
@@ -20,6 +20,7 @@ export async function releaseInstance(ctx: CommandContext, arg: unknown): Promis
   if (!inst) return false;
   const reachable = powered(inst) && vscode.workspace.isTrusted;
   let risk: ReleaseRisk | undefined;
+  let checkFailed = false;
   if (reachable && !scripted?.skipCheck) {
     const f = syncFoldersOf(ctx, inst);
     try {
@@ -27,23 +28,22 @@ export async function releaseInstance(ctx: CommandContext, arg: unknown): Promis
         releaseRisk(await ctx.sessions.connect(inst, scripted?.acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir),
       );
     } catch (e) {
+      checkFailed = true;
       ctx.log.warn(`[${inst.id}] release check failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
   const lost = risk?.files.map((f) => f.rel) ?? [];
   if (scripted) {
     if (lost.length > 0 && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
+    if (checkFailed && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('Could not check the checkpoint folders on {0}: unsynced work may be lost. Not released.', inst.name));
   } else {
-    const release = vscode.l10n.t('Release');
-    const syncFirst = vscode.l10n.t('Sync First');
-    const buttons = lost.length > 0 ? [syncFirst, release] : [release];
-    const detail = reachable ? riskDetail(risk, vscode.l10n) : vscode.l10n.t('Could not check the checkpoint folder on the box. Everything on its disks is deleted when it is released.');
-    const pick = await showWarning(vscode.l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', inst.name), { modal: true, detail }, ...buttons);
-    if (pick === syncFirst) {
+    const d = releaseDialog({ name: inst.name, where: 'list', check: risk ? { kind: 'checked', risk } : { kind: 'notChecked', reason: reachable ? 'unreachable' : 'notRunning' } }, vscode.l10n);
+    const pick = await showWarning(d.message, { modal: true, detail: d.detail }, ...d.buttons);
+    if (pick?.choice === 'syncFirst') {
       await vscode.commands.executeCommand(Commands.syncCheckpoints, { kind: 'instance', id: inst.id });
       return releaseInstance(ctx, { kind: 'instance', id: inst.id });
     }
-    if (pick !== release) return false;
+    if (pick?.choice !== 'release') return false;
   }
   if (lost.length) ctx.log.warn(`[${inst.id}] released with ${lost.length} unsynced checkpoint files`);
   ctx.watches.stop(inst.id);
