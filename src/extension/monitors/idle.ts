@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import type { IdleActionKind } from '../../core/guards/actions';
+import { idleActionRoute } from '../../core/guards/powerOffer';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
 import type { RemoteConnection } from '../../remote/connection';
@@ -74,7 +75,10 @@ export class IdleMonitor {
     }
     if (action === 'stop') await vscode.commands.executeCommand(Commands.syncCheckpoints, node);
     const state = action === 'noGpuMode' ? 'noGpu' : 'stopped';
-    const power = this.ctx.platformPower(inst);
+    // Through the account only where its connector can do this action (AutoDL's developer API has no no-GPU start).
+    const account = this.ctx.platformPower(inst);
+    const route = idleActionRoute(action, { account: account?.kind ? { kind: account.kind, powerAllowed: true } : undefined, boxPower: 'unknown', syncFolders: !!inst.sync });
+    const power = route === 'connector' ? account : undefined;
     if (power) {
       try {
         await withNotificationProgress({ title: vscode.l10n.t('{0}: {1} through the platform…', inst.name, stateLabel(state, vscode.l10n)) }, () => (state === 'noGpu' ? power.noGpu(inst) : power.powerOff(inst)));
