@@ -95,6 +95,9 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       for (const rel of Object.keys(p.adopt)) if (c.state.savedBeside) delete c.state.savedBeside[rel];
       c.localStats = local.stats;
       c.listedNames = new Set(listing.files.map((f) => f.rel.toLowerCase()));
+      // A file gone from a fully listed box needs no record of a version saved beside it.
+      const listed = new Set(listing.files.map((f) => f.rel));
+      if (c.state.savedBeside && listing.unlisted.length === 0) for (const rel of Object.keys(c.state.savedBeside)) if (!listed.has(rel)) delete c.state.savedBeside[rel];
       return p;
     };
     let p = await planPass();
