@@ -76,7 +76,7 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     assert.strictEqual(r.code, 0, r.stderr);
     const rows = JSON.parse(r.stdout) as { ref: string; state: string; priceFenPerHour?: number }[];
     assert.deepStrictEqual(rows.map((x) => [x.ref, x.state]).sort(), [['i-ali1', 'running'], ['ins-tc1', 'stopped'], ['pro-1', 'running']]);
-    assert.strictEqual(rows.find((x) => x.ref === 'pro-1')!.priceFenPerHour, 258);
+    assert.strictEqual(rows.find((x) => x.ref === 'pro-1')!.priceFenPerHour, 197, 'payg_price 1970 (¥/1000) from the snapshot');
     const only = await run(['instances', '--platform', 'tencent'], env);
     assert.match(only.stdout, /ins-tc1/);
     assert.ok(!only.stdout.includes('pro-1'));
@@ -138,13 +138,13 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     }
   });
 
-  it('power-on on AutoDL prints the new SSH login; 库存不足 is named and the start is sent once', async () => {
+  it('power-on on AutoDL prints the new SSH login; no stock (暂无库存) is named and the start is sent once', async () => {
     s.add({ platform: 'autodl-pro', id: 'pro-s', name: 'stopped-box', state: 'shutdown', sshPort: 41000 });
     const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, GPU_RENT_ALLOW_POWER: '1' };
     s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/power_on', error: 'noStock' });
     const refused = await run(['power-on', 'pro-s', '--yes'], env);
     assert.strictEqual(refused.code, 1);
-    assert.match(refused.stderr, /库存不足/);
+    assert.match(refused.stderr, /暂无库存.*try again later/);
     assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 1);
     const on = await run(['power-on', 'pro-s', '--yes'], env);
     assert.strictEqual(on.code, 0, on.stderr);

@@ -3,6 +3,7 @@
 // quirk, power actions sent once, and the official SDKs signing with the configured key.
 import * as assert from 'node:assert';
 import { makeConnector, type Endpoints } from '../../src/app/platforms/accounts';
+import type { SnapshotCache } from '../../src/app/platforms/autodl';
 import { PlatformError } from '../../src/app/platforms/errors';
 import { TARGET, waitForState } from '../../src/app/platforms/settle';
 import { PlatformServer } from '../support/platform-server';
@@ -36,18 +37,37 @@ describe('platform connectors against the local server', function () {
   describe('AutoDL Pro (developer token)', () => {
     const pro = () => makeConnector({ kind: 'autodl-pro' }, { token: s.creds.autodlPro }, ep, opts);
 
-    it('lists every page, with the price in fen from ¥/1000 while running and none when shut down', async () => {
-      for (let n = 0; n < 130; n++) s.add({ platform: 'autodl-pro', id: `pro-${String(n).padStart(4, '0')}`, name: `box ${n}`, state: n === 0 ? 'running' : 'shutdown' });
-      const list = await pro().list();
+    it('lists every page, then reads each instance’s snapshot (query form) for card, price and login, once, again only when its state changes', async () => {
+      for (let n = 0; n < 130; n++) s.add({ platform: 'autodl-pro', id: `pro-${String(n).padStart(4, '0')}`, name: `box ${n}`, state: n === 0 ? 'running' : 'shutdown', ...(n === 1 ? { stoppedAt: '2026-04-08T00:13:29+08:00' } : {}) });
+      const snapshots: SnapshotCache = new Map();
+      const c = () => makeConnector({ kind: 'autodl-pro' }, { token: s.creds.autodlPro }, ep, { ...opts, snapshots });
+      const list = await c().list();
       assert.strictEqual(list.length, 130);
       assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/list').length, 2, 'two pages of 100');
+      const snaps = s.sent('autodl-pro', '/api/v1/dev/instance/pro/snapshot');
+      assert.strictEqual(snaps.length, 130, 'one snapshot per instance');
+      for (const r of snaps) assert.ok(r.body === '' && r.query.instance_uuid, 'the query form, no JSON body: one request each');
       const first = list.find((i) => i.ref === 'pro-0000')!;
-      assert.strictEqual(first.state, 'running');
-      assert.strictEqual(first.priceFenPerHour, 258, '2580 ¥/1000 = ¥2.58 = 258 fen');
+      assert.deepStrictEqual([first.state, first.card, first.priceFenPerHour, first.billing], ['running', 'NVIDIA RTX PRO 6000', 197, 'postpaid'], 'the documented snapshot: payg_price 1970 ¥/1000 = 197 fen per hour');
       assert.deepStrictEqual(first.ssh, { host: '127.0.0.1', port: 40022, user: 'root' });
-      assert.strictEqual(list[1]!.state, 'stopped');
-      assert.strictEqual(list[1]!.priceFenPerHour, undefined);
+      const stopped = list.find((i) => i.ref === 'pro-0001')!;
+      assert.strictEqual(stopped.state, 'stopped');
+      assert.deepStrictEqual(stopped.ssh, { host: '127.0.0.1', port: 40022, user: 'root' }, 'a shut-down instance has its login too (from its snapshot)');
+      assert.strictEqual(stopped.releaseAt, Date.parse('2026-04-23T00:13:29+08:00') / 1000, "the platform's stopped_at + 15 days");
       for (const r of s.sent('autodl-pro')) assert.strictEqual(r.authorization, s.creds.autodlPro, 'the token without "Bearer"');
+      s.requests.length = 0;
+      await c().list();
+      assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/snapshot').length, 0, 'the next poll reads no snapshot: nothing changed');
+      s.instances.get('pro-0002')!.state = 'running';
+      s.requests.length = 0;
+      await c().list();
+      assert.deepStrictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/snapshot').map((r) => r.query.instance_uuid), ['pro-0002'], 'only the instance whose state changed');
+    });
+
+    it('a snapshot that cannot be read leaves the row: the card from the documented spec id, no price, no login', async () => {
+      s.add({ platform: 'autodl-pro', id: 'pro-n', name: 'n', state: 'running', specId: 'v-48g', noSnapshot: true });
+      const [p] = await pro().list();
+      assert.deepStrictEqual([p!.card, p!.priceFenPerHour, p!.ssh], ['4090-48G', undefined, undefined]);
     });
 
     it('powers off and on: stopping → stopped, starting → running, a new port and password after the restart, each action sent once', async () => {
@@ -71,30 +91,32 @@ describe('platform connectors against the local server', function () {
       assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_off').length, 1);
     });
 
-    it('sends GETs with a JSON body and retries them as a query string on RequestParameterIsWrong', async () => {
+    it('reads state with the query form first (pro/status); the JSON-body form only if the query is refused', async () => {
       s.add({ platform: 'autodl-pro', id: 'pro-q', name: 'q', state: 'running' });
       assert.strictEqual((await pro().get('pro-q')).state, 'running');
-      const first = s.sent('autodl-pro', '/api/v1/dev/instance/pro/snapshot');
-      assert.strictEqual(first[0]!.method, 'GET');
-      assert.deepStrictEqual(JSON.parse(first[0]!.body), { instance_uuid: 'pro-q' });
-      s.refuseGetBody = true;
+      const st = s.sent('autodl-pro', '/api/v1/dev/instance/pro/status');
+      assert.deepStrictEqual([st.length, st[0]!.method, st[0]!.body, st[0]!.query.instance_uuid], [1, 'GET', '', 'pro-q']);
+      s.refuseQuery = true;
+      s.refuseGetBody = false;
       s.requests.length = 0;
       assert.strictEqual((await pro().get('pro-q')).state, 'running');
-      const snaps = s.sent('autodl-pro', '/api/v1/dev/instance/pro/snapshot');
-      assert.strictEqual(snaps.length, 2);
-      assert.strictEqual(snaps[1]!.body, '');
-      assert.strictEqual(snaps[1]!.query.instance_uuid, 'pro-q');
+      const again = s.sent('autodl-pro', '/api/v1/dev/instance/pro/status');
+      assert.strictEqual(again.length, 2);
+      assert.deepStrictEqual(JSON.parse(again[1]!.body), { instance_uuid: 'pro-q' });
     });
 
-    it('reads the balance in fen and names AutoDL’s code for 余额不足 and 库存不足; a refused power-on is not retried', async () => {
+    it('reads the balance in fen; no stock (InternalError 当前算力规格暂无库存) is no stock, said with the ways out; a refused power-on is not retried', async () => {
       s.add({ platform: 'autodl-pro', id: 'pro-b', name: 'b', state: 'shutdown' });
       assert.strictEqual((await pro().balance()).fen, 12345);
       s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/power_on', error: 'noStock' });
-      const e = await rejects(pro().powerOn('pro-b', 'gpu'), 'noStock', /GpuNotEnough/);
-      assert.match(e.message, /库存不足/);
+      const e = await rejects(pro().powerOn('pro-b', 'gpu'), 'noStock', /InternalError/);
+      assert.match(e.message, /暂无库存/);
+      assert.match(e.message, /try again later|another/);
       assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 1);
+      s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/power_on', error: 'realName' });
+      assert.match((await rejects(pro().powerOn('pro-b', 'gpu'), 'realName', /TORealName/)).message, /real-name verification/);
       s.balances.autodlPro = 0;
-      await rejects(pro().powerOn('pro-b', 'gpu'), 'insufficientBalance', /BalanceNotEnough/);
+      await rejects(pro().powerOn('pro-b', 'gpu'), 'insufficientBalance', /InsufficientBalance/);
       await rejects(pro().powerOn('pro-b', 'noGpu'), 'notSupported');
     });
 
@@ -109,11 +131,15 @@ describe('platform connectors against the local server', function () {
       assert.ok(Date.now() - t0 < 2500);
     });
 
-    it('releases a shut-down instance and sees it released', async () => {
+    it('releases a shut-down instance and sees it released; a running one is not sent a release: shut down first', async () => {
       s.add({ platform: 'autodl-pro', id: 'pro-r', name: 'r', state: 'shutdown' });
       const c = pro();
       await c.release('pro-r');
       assert.ok((await waitForState(c, 'pro-r', TARGET.release, { deadlineMs: 5000, intervalMs: 50 })).settled);
+      s.add({ platform: 'autodl-pro', id: 'pro-up', name: 'up', state: 'running' });
+      const e = await rejects(c.release('pro-up'), 'invalidState', /NotShutDown/);
+      assert.match(e.message, /shut it down first/);
+      assert.deepStrictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/release').map((r) => JSON.parse(r.body).instance_uuid), ['pro-r'], 'nothing sent for the running one');
     });
   });
 
@@ -129,12 +155,27 @@ describe('platform connectors against the local server', function () {
       const r = await waitForState(c, 'w1', TARGET.powerOnNoGpu, { deadlineMs: 5000, intervalMs: 50 });
       assert.strictEqual(r.last!.state, 'noGpu');
       assert.strictEqual((await c.balance()).fen, 8800);
-      assert.strictEqual(s.sent('autodl-web', '/api/v1/instance/snapshot')[0]!.query.instance_uuid, 'w1');
+      assert.strictEqual(s.sent('autodl-web', '/api/v1/instance/snapshot').length, 0, 'state from the list: no snapshot read');
+      assert.ok(s.sent('autodl-web', '/api/v1/instance').length >= 2);
+      const login = await c.sshLogin('w1');
+      assert.deepStrictEqual(login, { host: '127.0.0.1', port: 40023, user: 'root', password: 'pw-40023' }, 'the login from the list row');
+      assert.strictEqual((await c.price('w1'))?.fenPerHour, 954, 'the price from the console snapshot');
+    });
+
+    it('no free GPU on the host (InstanceError 该主机空闲GPU不足) says so with the ways out; the release day is the console’s release_at', async () => {
+      s.add({ platform: 'autodl-web', id: 'w3', name: 'w', state: 'shutdown', noFreeGpu: true, stoppedAt: '2026-04-01T10:00:00+08:00', releaseAt: '2026-04-16 10:00:00' });
+      const e = await rejects(web().powerOn('w3', 'gpu'), 'noGpuOnHost', /InstanceError/);
+      assert.match(e.message, /no free GPU/);
+      assert.match(e.message, /clone|migrate/);
+      assert.match(e.message, /no-GPU/);
+      const [p] = await web().list();
+      assert.strictEqual(p!.releaseAt, Date.parse('2026-04-16T10:00:00+08:00') / 1000);
+      assert.strictEqual(p!.stoppedAt, Date.parse('2026-04-01T10:00:00+08:00') / 1000);
     });
 
     it('an expired console token is AuthorizeFailed with the hint to paste a new one', async () => {
       const e = await rejects(web('expired').list(), 'tokenExpired', /AuthorizeFailed/);
-      assert.match(e.message, /paste a new console token/);
+      assert.match(e.message, /paste a new one/);
       await rejects(web().release('x'), 'notSupported');
     });
 

@@ -23,8 +23,20 @@ export interface FakeInstance {
   password: string;
   /** Where the state goes, and when (epoch ms). */
   pending?: { state: string; at: number; startMode?: 'gpu' | 'non_gpu' };
-  /** The GPU name the row reports (AutoDL gpu_name, 阿里云 GPUSpec, 腾讯云 GPUInfo.GPUType); the fixture's when unset. */
+  /** The GPU name the platform reports (AutoDL snapshot_gpu_alias_name, 阿里云 GPUSpec, 腾讯云 GPUInfo.GPUType); the fixture's when unset. */
   gpuName?: string;
+  /** AutoDL: the row's gpu_spec_uuid (the documented example's when unset). */
+  specId?: string;
+  /** AutoDL: payg_price in ¥/1000 per hour (the documented example's when unset). */
+  priceLi?: number;
+  /** AutoDL: the platform's stop time (ISO), sent as stopped_at while shut down; set by power_off. */
+  stoppedAt?: string;
+  /** AutoDL console: release_at as the console sends it ("2026-04-08 10:00:00"). */
+  releaseAt?: string;
+  /** AutoDL: the host has no free GPU, a GPU start is refused (该主机空闲GPU不足). */
+  noFreeGpu?: boolean;
+  /** AutoDL Pro: the snapshot answers with no data. */
+  noSnapshot?: boolean;
 }
 
 /**
@@ -74,12 +86,13 @@ export interface Credentials {
 import aliBodies from '../fixtures/platforms/aliyun-bodies.json';
 import aliRow from '../fixtures/platforms/aliyun-instance.json';
 import autodlEnvelopes from '../fixtures/platforms/autodl-envelopes.json';
-import proRow from '../fixtures/platforms/autodl-pro-instance.json';
-import webRow from '../fixtures/platforms/autodl-web-instance.json';
+import proDoc from '../fixtures/platforms/autodl-pro-doc-examples.json';
+import webRow from '../fixtures/platforms/autodl-web-list-row.json';
+import webSnap from '../fixtures/platforms/autodl-web-snapshot.json';
 import tcBodies from '../fixtures/platforms/tencent-bodies.json';
 import tcRow from '../fixtures/platforms/tencent-instance.json';
 
-const BUNDLED: Record<string, Record<string, unknown>> = { proRow, webRow, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies };
+const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies };
 
 export class PlatformServer {
   readonly requests: RecordedRequest[] = [];
@@ -89,8 +102,10 @@ export class PlatformServer {
   transitionMs = 300;
   /** Accepts every power-off and never changes the state (a platform whose stop silently does nothing). */
   powerOffIgnored = false;
-  /** AutoDL GETs: refuse a JSON body with RequestParameterIsWrong (the quirk public clients work around). */
-  refuseGetBody = false;
+  /** AutoDL GETs: a JSON body is refused with RequestParameterIsWrong, as live clients report (false: read it). */
+  refuseGetBody = true;
+  /** AutoDL GETs: refuse the query form instead (to see the body fallback). */
+  refuseQuery = false;
   /** Set to answer every request to that platform as it says. */
   hostile: Hostile | undefined;
   /** A list page carries this many rows more than asked (AutoDL, 阿里云, 腾讯云). */
@@ -112,8 +127,9 @@ export class PlatformServer {
     }
     const read = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Record<string, unknown>;
     this.shapes = {
-      proRow: read('autodl-pro-instance.json'),
-      webRow: read('autodl-web-instance.json'),
+      proDoc: read('autodl-pro-doc-examples.json'),
+      webRow: read('autodl-web-list-row.json'),
+      webSnap: read('autodl-web-snapshot.json'),
       autodl: read('autodl-envelopes.json'),
       aliRow: read('aliyun-instance.json'),
       ali: read('aliyun-bodies.json'),
@@ -252,18 +268,24 @@ export class PlatformServer {
 
   private autodl(p: 'autodl-pro' | 'autodl-web', method: string, path: string, query: Record<string, string>, body: string, auth: string, send: (s: number, j: unknown) => void): void {
     const env = this.shapes.autodl as Record<string, Record<string, unknown>>;
+    // A refusal the sources name but whose wording no test needs (a fault of another name, a state that does not allow it): the code only.
+    const generic = { code: 'InternalError', msg: '' };
     const ok = (data: unknown) => send(200, { ...env.success, data });
-    const fail = (name: string, status = 200) => send(status, env[name] ?? env.serverError);
+    const fail = (name: string, status = 200) => send(status, env[name] ?? generic);
+    const refuse = (code: string) => send(200, { code, msg: '' });
     const token = p === 'autodl-pro' ? this.creds.autodlPro : this.creds.autodlWeb;
     if (auth !== token) return fail('authorizeFailed', p === 'autodl-pro' ? 401 : 200);
     const f = this.takeFault(p, path);
-    if (f) return f.message !== undefined ? send(f.status ?? 200, { ...(env[f.error] ?? env.serverError), msg: f.message }) : fail(f.error, f.status ?? 200);
+    if (f) return f.message !== undefined ? send(f.status ?? 200, { ...(env[f.error] ?? generic), msg: f.message }) : fail(f.error, f.status ?? 200);
     let params: Record<string, unknown> = {};
     if (method === 'GET' && body) {
+      // Live clients: a GET's JSON body (the form the Pro page documents) is refused.
       if (this.refuseGetBody) return fail('requestParameterIsWrong');
       params = JSON.parse(body) as Record<string, unknown>;
-    } else if (method === 'GET') params = query;
-    else params = body ? (JSON.parse(body) as Record<string, unknown>) : {};
+    } else if (method === 'GET') {
+      if (this.refuseQuery && Object.keys(query).length) return fail('requestParameterIsWrong');
+      params = query;
+    } else params = body ? (JSON.parse(body) as Record<string, unknown>) : {};
     const pre = p === 'autodl-pro' ? '/api/v1/dev/instance/pro' : '/api/v1/instance';
     const mine = [...this.instances.values()].filter((i) => i.platform === p);
     const find = () => {
@@ -273,39 +295,44 @@ export class PlatformServer {
     if ((p === 'autodl-pro' && path === `${pre}/list` && method === 'POST') || (p === 'autodl-web' && path === pre && method === 'POST')) {
       const size = Math.max(1, Math.min(100, Number(params.page_size ?? 10)));
       const page = Math.max(1, Number(params.page_index ?? 1));
-      const rows = mine.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => this.autodlRow(i));
-      return ok({ list: rows, page_index: page, page_size: size, max_page: Math.max(1, Math.ceil(mine.length / size)), offset: (page - 1) * size, result_total: mine.length });
+      const rows = mine.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => (p === 'autodl-pro' ? this.proListRow(i) : this.webListRow(i)));
+      return ok({ list: rows, page_index: page, page_size: size, offset: (page - 1) * size, max_page: Math.max(1, Math.ceil(mine.length / size)), result_total: mine.length, page });
     }
-    if (path === `${pre}/status` && method === 'GET') {
+    if (p === 'autodl-pro' && path === `${pre}/status` && method === 'GET') {
       const i = find();
-      return i ? ok(i.state) : fail('requestParameterIsWrong');
+      return i ? ok(i.state) : fail('recordNotFound');
     }
     if (path === `${pre}/snapshot` && method === 'GET') {
       const i = find();
-      return i ? ok(this.autodlRow(i)) : fail('requestParameterIsWrong');
+      return i ? ok(p === 'autodl-pro' ? this.proSnapshot(i) : this.webSnapshot(i)) : fail('recordNotFound');
     }
     if (path === `${pre}/power_on` && method === 'POST') {
       const i = find();
-      if (!i) return fail('requestParameterIsWrong');
+      if (!i) return fail('recordNotFound');
       const bal = p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb;
       if (bal <= 0) return fail('insufficientBalance');
-      if (i.state !== 'shutdown') return fail('serverError');
+      if (i.state !== 'shutdown') return refuse('BadRequest');
+      // The console: a GPU start on a host whose GPUs are all taken (a no-GPU start still works).
+      if (i.noFreeGpu && params.payload !== 'non_gpu') return fail('noFreeGpuOnHost');
       // A power cycle gives a new port and password.
       i.sshPort += 1;
       i.password = `pw-${i.sshPort}`;
       this.move(i, 'starting', 'running', params.payload === 'non_gpu' ? 'non_gpu' : 'gpu');
-      return ok(null);
+      return p === 'autodl-pro' ? send(200, env.powerOnAccepted) : ok(null);
     }
     if (path === `${pre}/power_off` && method === 'POST') {
       const i = find();
-      if (!i) return fail('requestParameterIsWrong');
+      if (!i) return fail('recordNotFound');
+      if (i.state === 'shutdown') return refuse('BadRequest');
+      i.stoppedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       this.move(i, 'shutting_down', 'shutdown');
       return ok(null);
     }
     if (p === 'autodl-pro' && path === `${pre}/release` && method === 'POST') {
       const i = find();
-      if (!i) return fail('requestParameterIsWrong');
-      if (i.state !== 'shutdown') return fail('serverError');
+      if (!i) return fail('recordNotFound');
+      // The page: shut it down before releasing it, otherwise it may not be released (live clients: it is not).
+      if (i.state !== 'shutdown') return refuse('BadRequest');
       this.move(i, 'releasing', 'released');
       return ok(null);
     }
@@ -315,20 +342,61 @@ export class PlatformServer {
     send(404, { code: 'NotFound', msg: path, data: null });
   }
 
-  private autodlRow(i: FakeInstance): Record<string, unknown> {
-    const base = (i.platform === 'autodl-pro' ? this.shapes.proRow : this.shapes.webRow)!;
-    const running = i.state === 'running';
+  private static timeField(iso: string | undefined): { Time: string; Valid: boolean } {
+    return iso ? { Time: iso, Valid: true } : { Time: '0001-01-01T00:00:00Z', Valid: false };
+  }
+
+  /** A documented pro/list row: state, spec, the platform's stop time. No GPU name, price or login. */
+  private proListRow(i: FakeInstance): Record<string, unknown> {
+    const doc = this.shapes.proDoc as { list: { response: { data: { list: Record<string, unknown>[] } } } };
     return {
-      ...base,
+      ...doc.list.response.data.list[0],
       uuid: i.id,
-      ...(i.platform === 'autodl-pro' ? { name: i.name } : { instance_name: i.name, start_mode: i.startMode ?? 'gpu', ssh_port: i.sshPort }),
+      name: i.name,
       status: i.state,
-      ...(i.gpuName !== undefined ? { gpu_name: i.gpuName } : {}),
-      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
-      root_password: i.password,
-      // The price is shown only while it runs.
-      payg_price: running ? base.payg_price : 0,
+      ...(i.specId !== undefined ? { gpu_spec_uuid: i.specId } : {}),
+      stopped_at: PlatformServer.timeField(i.state === 'shutdown' ? i.stoppedAt : undefined),
     };
+  }
+
+  /** The documented pro/snapshot data: card, price, login. No state. */
+  private proSnapshot(i: FakeInstance): Record<string, unknown> {
+    const doc = this.shapes.proDoc as { snapshot: { response: { data: Record<string, unknown> } } };
+    if (i.noSnapshot) return {};
+    return {
+      ...doc.snapshot.response.data,
+      ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}),
+      ...(i.priceLi !== undefined ? { payg_price: i.priceLi } : {}),
+      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
+      proxy_host: '127.0.0.1',
+      ssh_port: i.sshPort,
+      root_password: i.password,
+    };
+  }
+
+  /** A console list row (public clients' test data): state, start mode, card, stop and release times, login. */
+  private webListRow(i: FakeInstance): Record<string, unknown> {
+    const base = this.shapes.webRow!;
+    const stopped = i.state === 'shutdown';
+    const { stopped_at: _s, release_at: _r, ...rest } = base;
+    return {
+      ...rest,
+      uuid: i.id,
+      instance_name: i.name,
+      status: i.state,
+      start_mode: i.startMode ?? 'gpu',
+      ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}),
+      stopped_at: PlatformServer.timeField(stopped ? i.stoppedAt : undefined),
+      ...(stopped && i.releaseAt ? { release_at: i.releaseAt } : {}),
+      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
+      proxy_host: '127.0.0.1',
+      root_password: i.password,
+    };
+  }
+
+  /** The console snapshot (gpuhunter's docstring): price and card. */
+  private webSnapshot(i: FakeInstance): Record<string, unknown> {
+    return { ...this.shapes.webSnap, ...(i.priceLi !== undefined ? { payg_price: i.priceLi } : {}), ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}) };
   }
 
   // ---- 阿里云 ----

@@ -4,9 +4,9 @@
 import * as assert from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, envelopeOf, parseSshCommand } from '../../src/core/platforms/autodl';
-import { aliyunBalance, aliyunInstance, aliyunPrice } from '../../src/core/platforms/aliyun';
-import { tencentBalance, tencentInstance, tencentPrice } from '../../src/core/platforms/tencent';
+import { AUTODL_SPEC_CARDS, autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, autodlTime, envelopeOf, parseSshCommand, withAutodlSnapshot } from '../../src/core/platforms/autodl';
+import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../src/core/platforms/aliyun';
+import { tencentBalance, tencentBilling, tencentInstance, tencentPrice, tencentRegions } from '../../src/core/platforms/tencent';
 import { classifyFailure } from '../../src/core/platforms/errors';
 import { fenOf, liToFen, yuanTextToFen } from '../../src/core/platforms/money';
 import { balanceLow, billedState, inferState, matchStored, observedChange, runwayHours } from '../../src/core/platforms/reconcile';
@@ -30,19 +30,47 @@ describe('platform mapping (pure)', () => {
     assert.strictEqual(fenOf(1e20), undefined);
   });
 
-  it('maps AutoDL rows: state words (non_gpu start mode → no-GPU), SSH command, password, price only while running', () => {
-    const row = fixture('autodl-pro-instance.json');
+  it('maps a documented AutoDL Pro list row: state, spec id → card from the appendix, no price, no login; the snapshot adds card, price and login', () => {
+    const doc = fixture('autodl-pro-doc-examples.json') as { list: { response: { data: { list: unknown[] } } }; snapshot: { response: { data: unknown } }; gpu_spec_ids: Record<string, string> };
+    const row = doc.list.response.data.list[0] as Record<string, unknown>;
     const p = autodlInstance(row, 1000)!;
-    assert.deepStrictEqual([p.ref, p.state, p.card, p.gpuCount, p.priceFenPerHour, p.priceReadAt], ['pro-0a1b2c3d4e', 'running', 'RTX 4090', 1, 258, 1000]);
-    assert.deepStrictEqual(p.ssh, { host: '127.0.0.1', port: 40022, user: 'root' });
-    assert.deepStrictEqual(autodlLogin(row), { host: '127.0.0.1', port: 40022, user: 'root', password: 'pw-initial' });
-    const web = autodlInstance({ ...fixture('autodl-web-instance.json'), status: 'running', start_mode: 'non_gpu' }, 1)!;
-    assert.strictEqual(web.state, 'noGpu');
-    assert.strictEqual(autodlInstance({ ...row, status: 'shutdown', payg_price: 0 }, 1)!.priceFenPerHour, undefined);
+    assert.deepStrictEqual([p.ref, p.name, p.state, p.card, p.gpuCount, p.region, p.billing], ['pro-76576c61fdf1', 'zqAPI创建', 'running', 'PRO6000-96G', 1, '内蒙C区', 'postpaid']);
+    assert.strictEqual(p.priceFenPerHour, undefined, 'a list row carries no price');
+    assert.strictEqual(p.ssh, undefined, 'a list row carries no login');
+    // Every spec id of the appendix names its card.
+    for (const [card, id] of Object.entries(doc.gpu_spec_ids)) assert.strictEqual(AUTODL_SPEC_CARDS[id], card);
+    const snap = doc.snapshot.response.data;
+    const full = withAutodlSnapshot(p, snap, 2000);
+    assert.deepStrictEqual([full.state, full.card, full.priceFenPerHour, full.priceReadAt], ['running', 'NVIDIA RTX PRO 6000', 197, 2000], 'payg_price 1970 (¥/1000 per hour, after discount) is ¥1.97/h');
+    assert.deepStrictEqual(full.ssh, { host: 'connect.xxx.autodl.com', port: 34222, user: 'root' });
+    assert.deepStrictEqual(autodlLogin(snap), { host: 'connect.xxx.autodl.com', port: 34222, user: 'root', password: 'jbeOXgTWUxq+' });
+    assert.strictEqual(withAutodlSnapshot(p, {}, 3).card, 'PRO6000-96G', 'no snapshot: the appendix card stays');
     assert.deepStrictEqual(['creating', 'starting', 'running', 'shutting_down', 'shutdown', 'releasing', 'released', 'weird'].map((s) => autodlState(s)), ['starting', 'starting', 'running', 'stopping', 'stopped', 'releasing', 'released', 'unknown']);
     assert.strictEqual(autodlInstance({ uuid: '../etc' }, 1), undefined, 'an id that is not one is dropped');
-    assert.strictEqual(autodlBalance(fixture('autodl-envelopes.json').wallet && (fixture('autodl-envelopes.json').wallet as { data: unknown }).data), 12345);
+    assert.strictEqual(autodlBalance((fixture('autodl-envelopes.json').wallet as { data: unknown }).data), 2929, 'assets 29290 is ¥29.29');
+    assert.strictEqual(autodlBalance({ assets: 29290, blocked_asset: 1000 }), 2829, 'the frozen part is not spendable');
     assert.strictEqual(autodlPage({ list: [row, row], max_page: 3 }, 1, 100).maxPage, 3);
+  });
+
+  it('takes the release clock from the platform: Pro stopped_at + 15 days, the console’s own release_at (Beijing time)', () => {
+    const doc = fixture('autodl-pro-doc-examples.json') as { list: { response: { data: { list: Record<string, unknown>[] } } } };
+    const row = doc.list.response.data.list[0]!;
+    assert.strictEqual(autodlTime(row.stopped_at), undefined, '{Valid: false} is no time');
+    assert.strictEqual(autodlTime(row.started_at), Date.parse('2025-12-15T17:31:05+08:00') / 1000);
+    const stopped = autodlInstance({ ...row, status: 'shutdown', stopped_at: { Time: '2026-04-08T00:13:29+08:00', Valid: true } }, 1)!;
+    assert.strictEqual(stopped.stoppedAt, Date.parse('2026-04-08T00:13:29+08:00') / 1000);
+    assert.strictEqual(stopped.releaseAt, Date.parse('2026-04-23T00:13:29+08:00') / 1000, 'as public keepers compute it: stopped_at + 15 days');
+    assert.strictEqual(autodlInstance(row, 1)!.releaseAt, undefined, 'a running instance has no release day');
+    const web = autodlInstance(fixture('autodl-web-list-row.json'), 1)!;
+    assert.deepStrictEqual([web.ref, web.name, web.state, web.card, web.region], ['iid-1', 'alpha', 'stopped', 'RTX 3080 Ti', '北京A区']);
+    assert.strictEqual(web.releaseAt, Date.parse('2026-04-08T10:00:00+08:00') / 1000, 'the console’s release_at wins over stopped_at + 15 days');
+    assert.deepStrictEqual(web.ssh, { host: 'connect.xxx.autodl.com', port: 34222, user: 'root' });
+    assert.strictEqual(autodlInstance({ ...fixture('autodl-web-list-row.json'), status: 'running', start_mode: 'non_gpu' }, 1)!.state, 'noGpu');
+    assert.strictEqual(autodlTime('2026-13-01 00:00:00'), undefined);
+    assert.strictEqual(autodlTime('0001-01-01T00:00:00Z'), undefined);
+    assert.strictEqual(autodlTime('2026-05-09T00:00:00+08:00'), Date.parse('2026-05-09T00:00:00+08:00') / 1000);
+    const ws = withAutodlSnapshot(web, fixture('autodl-web-snapshot.json'), 5);
+    assert.deepStrictEqual([ws.card, ws.priceFenPerHour], ['RTX 4090', 954], 'the console snapshot: payg_price 9536 → ¥9.54/h');
   });
 
   it('parses SSH login commands in both orders and refuses what is not one', () => {
@@ -73,11 +101,28 @@ describe('platform mapping (pure)', () => {
     assert.strictEqual(tencentBalance(tc.describeAccountBalance), 98765);
   });
 
+  it('reads the billing mode the clouds state: InstanceChargeType and SpotStrategy; spot prices and regions', () => {
+    assert.strictEqual(aliyunInstance(fixture('aliyun-instance.json'))!.billing, 'postpaid');
+    assert.deepStrictEqual([aliyunBilling('PrePaid', 'NoSpot'), aliyunBilling('PostPaid', 'SpotAsPriceGo'), aliyunBilling('PostPaid', 'SpotWithPriceLimit'), aliyunBilling('PostPaid', 'NoSpot'), aliyunBilling(undefined, undefined)], ['prepaid', 'spot', 'spot', 'postpaid', undefined]);
+    assert.strictEqual(tencentInstance(fixture('tencent-instance.json'))!.billing, 'postpaid');
+    assert.deepStrictEqual([tencentBilling('PREPAID'), tencentBilling('SPOTPAID'), tencentBilling('POSTPAID_BY_HOUR'), tencentBilling('CDHPAID')], ['prepaid', 'spot', 'postpaid', undefined]);
+    const ali = fixture('aliyun-bodies.json');
+    assert.strictEqual(aliyunSpotPrice(ali.describeSpotPriceHistory), 250);
+    assert.strictEqual(aliyunSpotPrice({}), undefined);
+    assert.deepStrictEqual(aliyunRegions(ali.describeRegions), ['cn-hangzhou', 'cn-beijing']);
+    const tc = fixture('tencent-bodies.json');
+    assert.strictEqual(tencentPrice(tc.inquiryPriceSpot), 174);
+    assert.deepStrictEqual(tencentRegions(tc.describeRegions), ['ap-guangzhou', 'ap-shanghai']);
+  });
+
   it('classifies errors by the platform’s code, then its words, then the HTTP status', () => {
     assert.strictEqual(classifyFailure('autodl-web', 'AuthorizeFailed', '登录过期').kind, 'tokenExpired');
     assert.strictEqual(classifyFailure('autodl-pro', 'Whatever', '余额不足，请充值').kind, 'insufficientBalance');
     assert.strictEqual(classifyFailure('autodl-pro', 'X', '主机GPU库存不足').kind, 'noStock');
     assert.strictEqual(classifyFailure('autodl-pro', 'X', '请先完成实名认证').kind, 'realName');
+    const env = fixture('autodl-envelopes.json') as Record<string, { code: string; msg: string }>;
+    const kind = (n: string) => classifyFailure('autodl-pro', env[n]!.code, env[n]!.msg).kind;
+    assert.deepStrictEqual(['noStock', 'noFreeGpuOnHost', 'realName', 'authorizeFailed', 'recordNotFound', 'insufficientBalance', 'noAccess'].map(kind), ['noStock', 'noGpuOnHost', 'realName', 'tokenExpired', 'notFound', 'insufficientBalance', 'auth'], 'InternalError 当前算力规格暂无库存 is no stock, not a server fault');
     assert.strictEqual(classifyFailure('aliyun-ecs', 'OperationDenied.NoStock', '').kind, 'noStock');
     assert.strictEqual(classifyFailure('aliyun-ecs', 'InvalidAccessKeyId.NotFound', '').kind, 'auth');
     assert.strictEqual(classifyFailure('tencent-cvm', 'RequestLimitExceeded', '').kind, 'rateLimited');

@@ -4,7 +4,7 @@
 // extension keeps them in SecretStorage. Both make connectors here.
 import { z } from 'zod';
 import { PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
-import { AutodlProConnector, AutodlWebConnector } from './autodl';
+import { AutodlProConnector, type SnapshotCache, AutodlWebConnector } from './autodl';
 import { AliyunConnector } from './aliyun';
 import { TencentConnector } from './tencent';
 
@@ -65,6 +65,8 @@ export function mergeEndpoints(settings: Endpoints, env: Endpoints): Endpoints {
 export interface ConnectorOptions {
   timeoutMs: number;
   now: () => number;
+  /** AutoDL: snapshots kept across polls by the caller (read again only when an instance's state changes). */
+  snapshots?: SnapshotCache;
 }
 
 /** AutoDL's own addresses: the developer API (Pro instances), and the web console's API (its paths start with /api/v1). */

@@ -1,11 +1,18 @@
 // AutoDL: the official Pro developer API and, opt-in, the web console's endpoints with the
-// console's login token. Both send the token as `Authorization` without "Bearer". Reads may be
-// retried (GET-with-body → query string on RequestParameterIsWrong); power actions never are.
-import { autodlBalance, autodlInstance, autodlLogin, autodlPage, envelopeOf, isSuccess } from '../../core/platforms/autodl';
+// console's login token. Both send the token as `Authorization` without "Bearer". A GET sends its
+// parameters as a query string (the page documents a JSON body, which live clients report is
+// refused with RequestParameterIsWrong; the body form is the fallback, so a read is one request).
+// Pro: the list row says state, spec and stop time; the snapshot says card, price and login, and
+// is read once per instance and again only when its state changes. Console: the list says state
+// and login. Power actions are never retried.
+import { autodlBalance, autodlInstance, autodlLogin, autodlPage, envelopeOf, isSuccess, withAutodlSnapshot } from '../../core/platforms/autodl';
 import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PlatformKind, type PowerOffMode, type PowerOnMode, type SshLogin } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { exchange, replyJson, tooDeep, type Reply } from './http';
+
+/** Snapshots by instance, with the state word they were read in: a new state reads a new one (a restart moves port and password). */
+export type SnapshotCache = Map<string, { rawState: string; data: Record<string, unknown> }>;
 
 export interface AutodlOptions {
   /** Base URL, e.g. from GPU_RENT_AUTODL_API or the setting. */
@@ -13,9 +20,15 @@ export interface AutodlOptions {
   token: string;
   timeoutMs: number;
   now: () => number;
+  /** Kept by the caller across polls (the extension's monitor, per account); a fresh one otherwise. */
+  snapshots?: SnapshotCache;
 }
 
 const PAGE_SIZE = 100;
+/** Snapshots read at once while a list is completed. */
+const SNAPSHOT_CONCURRENCY = 4;
+/** The cache never holds more than the account's instances can be. */
+const MAX_CACHED = 5000;
 
 type Method = 'GET' | 'POST';
 
@@ -25,6 +38,7 @@ abstract class AutodlBase implements Connector {
     return CONNECTOR_CAPABILITIES[this.kind];
   }
   constructor(protected readonly o: AutodlOptions) {
+    this.snapshots = o.snapshots ?? new Map();
     if (!o.baseUrl) throw new PlatformError({ platform: this.kindForCtor(), kind: 'other', code: 'NoEndpoint', message: 'no API base URL configured (GPU_RENT_AUTODL_API / GPU_RENT_AUTODL_WEB_API or the gpuRent.platforms setting)' });
   }
   protected abstract kindForCtor(): PlatformKind;
@@ -60,15 +74,17 @@ abstract class AutodlBase implements Connector {
     throw new PlatformError(classifyFailure(this.kind, env?.code, env?.msg ?? text.slice(0, 200), status >= 200 && status < 300 ? undefined : status));
   }
 
-  /** A read documented as GET with a JSON body; public clients retry it as a query string. */
+  /** A read documented as GET with a JSON body: the query string first (what the gateway reads), the body form only if that is refused as RequestParameterIsWrong. */
   protected async getQuirk(path: string, params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
     try {
-      return await this.call('GET', path, params, { bodyOnGet: true, signal });
+      return await this.call('GET', path, undefined, { query: params, signal });
     } catch (e) {
-      if (e instanceof PlatformError && e.failure.code === 'RequestParameterIsWrong') return this.call('GET', path, undefined, { query: params, signal });
+      if (e instanceof PlatformError && e.failure.code === 'RequestParameterIsWrong') return this.call('GET', path, params, { bodyOnGet: true, signal });
       throw e;
     }
   }
+
+  protected readonly snapshots: SnapshotCache;
 
   protected async listPaged(path: string, signal?: AbortSignal): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
@@ -94,17 +110,64 @@ abstract class AutodlBase implements Connector {
   protected abstract snapshot(ref: string, signal?: AbortSignal): Promise<unknown>;
 
   async price(ref: string, signal?: AbortSignal): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const p = autodlInstance({ ...(await this.snapshotObj(ref, signal)), uuid: ref }, this.o.now());
-    return p?.priceFenPerHour !== undefined ? { fenPerHour: p.priceFenPerHour, readAt: p.priceReadAt ?? this.o.now() } : undefined;
+    const p = withAutodlSnapshot({ ref, name: ref, state: 'unknown', rawState: '' }, await this.snapshotObj(ref, signal), this.o.now());
+    return p.priceFenPerHour !== undefined ? { fenPerHour: p.priceFenPerHour, readAt: p.priceReadAt ?? this.o.now() } : undefined;
   }
 
   async sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined> {
     return autodlLogin(await this.snapshotObj(ref, signal));
   }
 
-  protected async snapshotObj(ref: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  /** A fresh snapshot (and the cache updated with it, keeping the state it was read in). */
+  protected async snapshotObj(ref: string, signal?: AbortSignal, rawState?: string): Promise<Record<string, unknown>> {
     const d = await this.snapshot(ref, signal);
-    return d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
+    const data = d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
+    const state = rawState ?? this.snapshots.get(ref)?.rawState;
+    if (state !== undefined) this.remember(ref, state, data);
+    return data;
+  }
+
+  private remember(ref: string, rawState: string, data: Record<string, unknown>): void {
+    this.snapshots.delete(ref);
+    if (this.snapshots.size >= MAX_CACHED) this.snapshots.delete(this.snapshots.keys().next().value!);
+    this.snapshots.set(ref, { rawState, data });
+  }
+
+  /** The snapshot for an instance in `rawState`: the cached one while the state has not changed. */
+  protected async cachedSnapshot(ref: string, rawState: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const c = this.snapshots.get(ref);
+    if (c && c.rawState === rawState) return c.data;
+    return this.snapshotObj(ref, signal, rawState);
+  }
+
+  /**
+   * Each listed instance with its snapshot's card, price and login. A snapshot that cannot be read
+   * leaves the row's facts (the card from the spec id, no price, no login) rather than hiding the
+   * instance; a refused token still fails the whole read.
+   */
+  protected async withSnapshots(list: PlatformInstance[], signal?: AbortSignal): Promise<PlatformInstance[]> {
+    const out = list.slice();
+    let next = 0;
+    const worker = async () => {
+      while (next < out.length) {
+        const i = next++;
+        const p = out[i]!;
+        if (p.state === 'released') continue;
+        try {
+          out[i] = withAutodlSnapshot(p, await this.cachedSnapshot(p.ref, p.rawState, signal), this.o.now());
+        } catch (e) {
+          if (e instanceof PlatformError && (e.failure.kind === 'tokenExpired' || e.failure.kind === 'auth')) throw e;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SNAPSHOT_CONCURRENCY, out.length) }, worker));
+    return out;
+  }
+
+  /** AutoDL's page: shut the instance down before releasing it, otherwise it may not be released. Nothing is sent for one that is not stopped. */
+  protected refuseUnlessStopped(p: PlatformInstance): void {
+    if (p.state === 'stopped') return;
+    throw new PlatformError({ platform: this.kind, kind: 'invalidState', code: 'NotShutDown', message: `the instance is ${p.rawState || p.state}: shut it down first (power-off), wait until it is stopped, then release it` });
   }
 
   protected badResponse(what: string): never {
@@ -117,17 +180,19 @@ export class AutodlProConnector extends AutodlBase {
   protected kindForCtor(): PlatformKind {
     return 'autodl-pro';
   }
-  list(signal?: AbortSignal) {
-    return this.listPaged('/api/v1/dev/instance/pro/list', signal);
+  async list(signal?: AbortSignal) {
+    return this.withSnapshots(await this.listPaged('/api/v1/dev/instance/pro/list', signal), signal);
   }
   protected snapshot(ref: string, signal?: AbortSignal) {
     return this.getQuirk('/api/v1/dev/instance/pro/snapshot', { instance_uuid: ref }, signal);
   }
+  /** The state from `pro/status` (one request); card, price and login from the snapshot, read again only when the state changed. */
   async get(ref: string, signal?: AbortSignal): Promise<PlatformInstance> {
-    const snap = await this.snapshotObj(ref, signal);
-    const status = snap.status ?? (await this.getQuirk('/api/v1/dev/instance/pro/status', { instance_uuid: ref }, signal));
-    const p = autodlInstance({ ...snap, uuid: ref, status }, this.o.now());
-    return p ?? this.badResponse('snapshot without an instance');
+    const status = await this.getQuirk('/api/v1/dev/instance/pro/status', { instance_uuid: ref }, signal);
+    const p = autodlInstance({ uuid: ref, status }, this.o.now());
+    if (!p) return this.badResponse('status without an instance');
+    if (p.state === 'released') return p;
+    return withAutodlSnapshot(p, await this.cachedSnapshot(ref, p.rawState, signal).catch(() => ({})), this.o.now());
   }
   async powerOn(ref: string, mode: PowerOnMode, signal?: AbortSignal) {
     if (mode !== 'gpu') this.notSupported('the developer API starts Pro instances with their GPUs only');
@@ -138,6 +203,8 @@ export class AutodlProConnector extends AutodlBase {
     await this.call('POST', '/api/v1/dev/instance/pro/power_off', { instance_uuid: ref }, { signal });
   }
   async release(ref: string, signal?: AbortSignal) {
+    const status = await this.getQuirk('/api/v1/dev/instance/pro/status', { instance_uuid: ref }, signal);
+    this.refuseUnlessStopped(autodlInstance({ uuid: ref, status }, this.o.now()) ?? { ref, name: ref, state: 'unknown', rawState: String(status) });
     await this.call('POST', '/api/v1/dev/instance/pro/release', { instance_uuid: ref }, { signal });
   }
   async balance(signal?: AbortSignal): Promise<Balance> {
@@ -157,9 +224,27 @@ export class AutodlWebConnector extends AutodlBase {
   protected snapshot(ref: string, signal?: AbortSignal) {
     return this.call('GET', '/api/v1/instance/snapshot', undefined, { query: { instance_uuid: ref }, signal });
   }
+  /** State from the list (as the console itself and public clients read it; the snapshot carries none). */
   async get(ref: string, signal?: AbortSignal): Promise<PlatformInstance> {
-    const p = autodlInstance({ ...(await this.snapshotObj(ref, signal)), uuid: ref }, this.o.now());
-    return p ?? this.badResponse('snapshot without an instance');
+    const p = (await this.list(signal)).find((x) => x.ref === ref);
+    if (!p) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'RecordNotFoundError', message: ref });
+    return p;
+  }
+  /** The login from the list row (ssh_command, root_password); the snapshot where the row has none. */
+  override async sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined> {
+    const row = (await this.rawRows(signal)).find((r) => r.uuid === ref);
+    return (row && autodlLogin(row)) ?? super.sshLogin(ref, signal);
+  }
+  private async rawRows(signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+    const out: Record<string, unknown>[] = [];
+    for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
+      const data = (await this.call('POST', '/api/v1/instance', { page_index: page, page_size: PAGE_SIZE }, { signal })) as { list?: unknown; max_page?: unknown } | null;
+      const rows = Array.isArray(data?.list) ? data.list.slice(0, PAGE_SIZE).filter((r): r is Record<string, unknown> => !!r && typeof r === 'object') : [];
+      out.push(...rows);
+      const max = typeof data?.max_page === 'number' ? data.max_page : 1;
+      if (page >= max || rows.length === 0) break;
+    }
+    return out;
   }
   async powerOn(ref: string, mode: PowerOnMode, signal?: AbortSignal) {
     await this.call('POST', '/api/v1/instance/power_on', { instance_uuid: ref, payload: mode === 'noGpu' ? 'non_gpu' : 'gpu' }, { signal });

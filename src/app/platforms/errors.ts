@@ -13,15 +13,16 @@ export const PLATFORM_NAMES: Record<PlatformKind, string> = {
 };
 
 const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
-  tokenExpired: 'the token was refused or has expired: paste a new console token',
+  tokenExpired: 'the token was refused or has expired: paste a new one (gpu-rent accounts add, or Update Platform Token)',
   auth: 'the credentials were refused: check the key and its permissions',
   rateLimited: 'too many requests: try again in a minute',
   server: 'the platform had an internal error: try again later',
   network: 'the platform could not be reached',
   timeout: 'no answer within the deadline',
   insufficientBalance: '余额不足: top up the account first',
-  noStock: '库存不足: no free GPU on that host now; try later or another region',
-  realName: '实名认证 required: finish real-name verification in the console',
+  noStock: 'no stock of this GPU spec now (暂无库存): try again later, or another spec or region',
+  noGpuOnHost: "the instance's host has no free GPU now (空闲GPU不足): wait and try again, start it in no-GPU mode to reach its data, or clone/migrate it to a host with free GPUs in the console",
+  realName: '实名认证 required: finish real-name verification in the AutoDL console first',
   notFound: 'no such instance on this account',
   invalidState: 'the instance is not in a state that allows this',
   notSupported: 'this platform offers no such action',

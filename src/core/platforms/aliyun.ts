@@ -1,7 +1,7 @@
 // 阿里云 ECS / BSS JSON (the documented PascalCase shapes) → instance facts. Prices and the
 // balance are yuan (numbers or "1,234.56" strings).
 import { yuanTextToFen } from './money';
-import { boundText, type PlatformInstance, type PlatformState } from './types';
+import { boundText, type PlatformBilling, type PlatformInstance, type PlatformState } from './types';
 
 const STATE: Record<string, PlatformState> = {
   Pending: 'starting',
@@ -38,7 +38,36 @@ export function aliyunInstance(raw: unknown): PlatformInstance | undefined {
   if (region) out.region = region;
   const ip = firstIp(o.EipAddress) ?? firstIp(o.PublicIpAddress);
   if (ip) out.ssh = { host: ip, port: 22, user: 'root' };
+  const billing = aliyunBilling(o.InstanceChargeType, o.SpotStrategy);
+  if (billing) out.billing = billing;
   return out;
+}
+
+/** InstanceChargeType PrePaid: compute paid ahead (包年包月); PostPaid with a SpotStrategy other than NoSpot: spot; PostPaid: by the hour. */
+export function aliyunBilling(chargeType: unknown, spotStrategy: unknown): PlatformBilling | undefined {
+  if (chargeType === 'PrePaid') return 'prepaid';
+  if (chargeType !== 'PostPaid') return undefined;
+  return spotStrategy === 'SpotWithPriceLimit' || spotStrategy === 'SpotAsPriceGo' ? 'spot' : 'postpaid';
+}
+
+/** DescribeSpotPriceHistory: the latest SpotPrice (yuan per hour) → fen. */
+export function aliyunSpotPrice(body: unknown): number | undefined {
+  const list = obj(obj(body).SpotPrices).SpotPriceType;
+  const rows = Array.isArray(list) ? list.slice(0, 1000).map(obj) : [];
+  let best: { t: string; fen: number } | undefined;
+  for (const r of rows) {
+    const fen = yuanTextToFen(r.SpotPrice);
+    const t = typeof r.Timestamp === 'string' ? r.Timestamp : '';
+    if (fen !== undefined && fen >= 0 && (!best || t > best.t)) best = { t, fen };
+  }
+  return best?.fen;
+}
+
+/** DescribeRegions: the region ids (at most 100). */
+export function aliyunRegions(body: unknown): string[] {
+  const list = obj(obj(body).Regions).Region;
+  const ids = (Array.isArray(list) ? list.slice(0, 100) : []).map((r) => boundText(obj(r).RegionId, 40)).filter((id) => /^[a-z0-9-]{2,40}$/.test(id));
+  return [...new Set(ids)];
 }
 
 /** A page of DescribeInstances: no more rows than the page size asked for (`cut` says some were dropped). */

@@ -1,8 +1,45 @@
 // AutoDL's JSON (official Pro developer API and the web console's endpoints) → instance facts.
-// Shapes: test/fixtures/platforms/autodl-*.json (from the issue text and public client
-// conventions). Envelope: { code: "Success", msg, data }. Prices and balances are ¥/1000.
+// Shapes: test/fixtures/platforms/autodl-*.json (SOURCES.md there: the Pro API page's examples,
+// public clients' test data). Envelope: { code: "Success", msg, data }. Prices and balances are
+// ¥/1000. A Pro list row carries state, spec id and the platform's stop time but no GPU name,
+// price or login: those are in the instance's snapshot (which has no state), merged in here.
 import { liToFen } from './money';
-import { boundText, type PlatformInstance, type PlatformState, type SshLogin } from './types';
+import { AUTODL_RELEASE_DAYS, boundText, type PlatformInstance, type PlatformState, type SshLogin } from './types';
+
+/** The Pro API page's appendix, as it names them: gpu_spec_uuid → card (the fallback when no snapshot says). */
+export const AUTODL_SPEC_CARDS: Readonly<Record<string, string>> = {
+  h800: 'H800-80G',
+  'v-48g': '4090-48G',
+  'pro6000-p': 'PRO6000-96G',
+  'v-32g-p': '4080(S)-32G',
+  'v-48g-350w': '3090-48G',
+  '5090-p': '5090-32G',
+};
+
+const BEIJING_OFFSET_S = 8 * 3600;
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * An AutoDL time: `{Time, Valid}` (Pro and console rows; `Valid: false` or year 1 is no time) or a
+ * string, ISO with its offset or "2026-04-08 10:00:00" (the console's `release_at`, Beijing time).
+ * Epoch seconds, or undefined.
+ */
+export function autodlTime(v: unknown): number | undefined {
+  let t: unknown = v;
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as { Time?: unknown; Valid?: unknown };
+    if (o.Valid !== true) return undefined;
+    t = o.Time;
+  }
+  if (typeof t !== 'string' || t.length > 40) return undefined;
+  const m = ISO.exec(t.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  if (y < 2000 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return undefined;
+  const zone = m[7];
+  const offset = zone === undefined ? BEIJING_OFFSET_S : zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 3600 + Number(zone.slice(4, 6)) * 60);
+  return Math.floor(Date.UTC(y, mo - 1, d, h, mi, se) / 1000) - offset;
+}
 
 export interface Envelope {
   code: string;
@@ -55,39 +92,73 @@ export function parseSshCommand(cmd: unknown): { host: string; port: number; use
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const posInt = (v: unknown, max: number): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max ? v : undefined);
 
-/** One row of a list (Pro `data.list[]` or console `data.list[]`), or a snapshot. */
+/** One row of a list: Pro `pro/list` `data.list[]` or the console's `/api/v1/instance` `data.list[]`. */
 export function autodlInstance(raw: unknown, readAt: number): PlatformInstance | undefined {
   const o = obj(raw);
   const ref = boundText(o.uuid ?? o.instance_uuid, 64);
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(ref)) return undefined;
   const state = autodlState(o.status, o.start_mode);
-  const ssh = parseSshCommand(o.ssh_command) ?? (typeof o.proxy_host === 'string' && posInt(o.ssh_port, 65535) ? parseSshCommand(`ssh -p ${String(o.ssh_port)} root@${o.proxy_host}`) : undefined);
-  // AutoDL shows a price only while the instance runs: a 0 or absent price is no reading.
-  const price = liToFen(o.payg_price);
   const out: PlatformInstance = {
     ref,
     name: boundText(o.name ?? o.instance_name ?? o.machine_alias ?? ref, 120) || ref,
     state,
     rawState: boundText(o.status, 40) + (o.start_mode === 'non_gpu' ? ' (non_gpu)' : ''),
   };
-  const card = boundText(o.gpu_name ?? o.snapshot_gpu_alias_name, 120);
+  // The console row names its card; a Pro row only its spec id (the appendix names that card).
+  const spec = typeof o.gpu_spec_uuid === 'string' ? o.gpu_spec_uuid : '';
+  const card = boundText(o.snapshot_gpu_alias_name, 120) || (Object.hasOwn(AUTODL_SPEC_CARDS, spec) ? AUTODL_SPEC_CARDS[spec]! : '');
   if (card) out.card = card;
-  const n = posInt(o.gpu_num ?? o.req_gpu_amount, 64);
+  const n = posInt(o.req_gpu_amount, 64);
   if (n) out.gpuCount = n;
   const region = boundText(o.region_name, 60);
   if (region) out.region = region;
+  const ssh = sshOf(o);
   if (ssh) out.ssh = ssh;
-  if (price !== undefined && price > 0) {
-    out.priceFenPerHour = price;
-    out.priceReadAt = readAt;
+  if (o.charge_type === 'payg') out.billing = 'postpaid';
+  applyPrice(out, o, readAt);
+  // The platform's clock for the 15-day release: its own stop time, its own release time where it sends one.
+  if (state === 'stopped') {
+    const stoppedAt = autodlTime(o.stopped_at);
+    if (stoppedAt !== undefined) out.stoppedAt = stoppedAt;
+    const releaseAt = autodlTime(o.release_at) ?? (stoppedAt !== undefined ? stoppedAt + AUTODL_RELEASE_DAYS * 86400 : undefined);
+    if (releaseAt !== undefined) out.releaseAt = releaseAt;
   }
   return out;
 }
 
-/** The SSH login in a snapshot (port and password change after a restart). */
+function sshOf(o: Record<string, unknown>): { host: string; port: number; user: string } | undefined {
+  return parseSshCommand(o.ssh_command) ?? (typeof o.proxy_host === 'string' && posInt(o.ssh_port, 65535) ? parseSshCommand(`ssh -p ${String(o.ssh_port)} root@${o.proxy_host}`) : undefined);
+}
+
+// AutoDL shows a price only while the instance runs: a 0 or absent price is no reading.
+function applyPrice(out: PlatformInstance, o: Record<string, unknown>, readAt: number): void {
+  const price = liToFen(o.payg_price);
+  if (price !== undefined && price > 0) {
+    out.priceFenPerHour = price;
+    out.priceReadAt = readAt;
+  }
+}
+
+/**
+ * A list row's facts with its snapshot's: the card (`snapshot_gpu_alias_name`), the price after
+ * discount (`payg_price`, ¥/1000 per hour) and the login (`ssh_command`, `proxy_host`/`ssh_port`).
+ * The snapshot has no state: the row's stays.
+ */
+export function withAutodlSnapshot(p: PlatformInstance, snapshot: unknown, readAt: number): PlatformInstance {
+  const o = obj(snapshot);
+  const out: PlatformInstance = { ...p };
+  const card = boundText(o.snapshot_gpu_alias_name, 120) || boundText(obj(obj(o.machine_info_snapshot).gpu_type).name, 120);
+  if (card) out.card = card;
+  const ssh = sshOf(o);
+  if (ssh) out.ssh = ssh;
+  applyPrice(out, o, readAt);
+  return out;
+}
+
+/** The SSH login in a snapshot or a console row (port and password change after a restart). */
 export function autodlLogin(raw: unknown): SshLogin | undefined {
   const o = obj(raw);
-  const ssh = parseSshCommand(o.ssh_command);
+  const ssh = sshOf(o);
   if (!ssh) return undefined;
   const pw = typeof o.root_password === 'string' && o.root_password.length > 0 && o.root_password.length <= 200 && !/[\r\n\0]/.test(o.root_password) ? o.root_password : undefined;
   return pw ? { ...ssh, password: pw } : ssh;
@@ -103,8 +174,10 @@ export function autodlPage(data: unknown, readAt: number, pageSize: number): { i
   return { instances, maxPage, cut: all.length > pageSize };
 }
 
-/** The wallet's spendable balance in fen (`assets`, ¥/1000). */
+/** The wallet's spendable balance in fen: `assets` (¥/1000) less `blocked_asset` (frozen) where the wallet sends it. */
 export function autodlBalance(data: unknown): number | undefined {
   const d = obj(data);
-  return liToFen(d.assets ?? d.balance);
+  const assets = liToFen(d.assets);
+  const blocked = liToFen(d.blocked_asset);
+  return assets !== undefined && blocked !== undefined && blocked > 0 ? assets - blocked : assets;
 }

@@ -4,6 +4,7 @@ import { boundText, type FailureKind, type PlatformFailure, type PlatformKind } 
 
 const BY_CODE: [RegExp, FailureKind][] = [
   [/^AuthorizeFailed$|TokenExpired|^Unauthorized$/i, 'tokenExpired'],
+  [/^TORealName$/, 'realName'],
   [/AuthFailure|InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecretId|Forbidden\.RAM|NoPermission|UnauthorizedOperation|^Forbidden$|^AccessDenied/i, 'auth'],
   [/Throttling|RequestLimitExceeded|TooManyRequests|RateLimit/i, 'rateLimited'],
   [/NotEnoughBalance|InsufficientBalance|Arrearage|BalanceNotEnough|InsufficientFunds|NotEnoughMoney|InsufficientBalance|ResourceInsufficient\.Balance|^FailedOperation\.BalanceInsufficient/i, 'insufficientBalance'],
@@ -12,6 +13,17 @@ const BY_CODE: [RegExp, FailureKind][] = [
   [/NotFound|NotExist|InvalidInstanceId/i, 'notFound'],
   [/IncorrectInstanceStatus|InvalidInstanceState|UnsupportedOperation\.InstanceState|IncorrectStatus|StatusError|InstanceStateError/i, 'invalidState'],
   [/InternalError|ServiceUnavailable|InternalServerError/i, 'server'],
+];
+
+/**
+ * Words that decide whatever the code says: AutoDL answers no stock as `InternalError` ("当前算力规格暂无库存",
+ * retryable) and a host without a free GPU as `InstanceError` ("该主机空闲GPU不足").
+ */
+const WORDS_FIRST: [RegExp, FailureKind][] = [
+  [/空闲GPU不足/, 'noGpuOnHost'],
+  [/暂无库存|库存不足/, 'noStock'],
+  [/未完成实名认证|实名认证/, 'realName'],
+  [/无当前资源访问权限/, 'auth'],
 ];
 
 const BY_WORDS: [RegExp, FailureKind][] = [
@@ -26,7 +38,7 @@ export function classifyFailure(platform: PlatformKind, code: unknown, message: 
   const c = boundText(code, 100) || (status ? `HTTP ${status}` : 'unknown');
   const m = boundText(message);
   // Too many requests is that whatever the body says; the body's code says more than other statuses.
-  let kind: FailureKind | undefined = status === 429 ? 'rateLimited' : BY_CODE.find(([re]) => re.test(c))?.[1];
+  let kind: FailureKind | undefined = status === 429 ? 'rateLimited' : (WORDS_FIRST.find(([re]) => re.test(m))?.[1] ?? BY_CODE.find(([re]) => re.test(c))?.[1]);
   kind ??= BY_WORDS.find(([re]) => re.test(m))?.[1];
   if (!kind && status !== undefined) kind = status === 429 ? 'rateLimited' : status >= 500 ? 'server' : status === 401 || status === 403 ? 'auth' : undefined;
   return { platform, kind: kind ?? 'other', code: c, message: m, ...(status !== undefined ? { status } : {}) };

@@ -1,7 +1,7 @@
 // 腾讯云 CVM / billing JSON (the documented `Response` contents) → instance facts. Prices
 // from InquiryPriceRunInstances are yuan per hour; the account balance is fen.
 import { fenOf, yuanTextToFen } from './money';
-import { boundText, type PlatformInstance, type PlatformState } from './types';
+import { boundText, type PlatformBilling, type PlatformInstance, type PlatformState } from './types';
 
 const STATE: Record<string, PlatformState> = {
   PENDING: 'starting',
@@ -39,7 +39,21 @@ export function tencentInstance(raw: unknown): PlatformInstance | undefined {
   const ips = Array.isArray(o.PublicIpAddresses) ? o.PublicIpAddresses : [];
   const ip = ips.find((x): x is string => typeof x === 'string' && /^[0-9a-fA-F.:]{2,45}$/.test(x));
   if (ip) out.ssh = { host: ip, port: 22, user: boundText(o.DefaultLoginUser, 32) || 'root' };
+  const billing = tencentBilling(o.InstanceChargeType);
+  if (billing) out.billing = billing;
   return out;
+}
+
+/** InstanceChargeType: PREPAID (包年包月, compute paid ahead), SPOTPAID (spot), POSTPAID_BY_HOUR (by the hour); others are not said. */
+export function tencentBilling(chargeType: unknown): PlatformBilling | undefined {
+  return chargeType === 'PREPAID' ? 'prepaid' : chargeType === 'SPOTPAID' ? 'spot' : chargeType === 'POSTPAID_BY_HOUR' ? 'postpaid' : undefined;
+}
+
+/** DescribeRegions: the available region ids (at most 100). */
+export function tencentRegions(resp: unknown): string[] {
+  const list = obj(resp).RegionSet;
+  const ids = (Array.isArray(list) ? list.slice(0, 100) : []).map(obj).filter((r) => r.RegionState === undefined || r.RegionState === 'AVAILABLE').map((r) => boundText(r.Region, 40)).filter((id) => /^[a-z0-9-]{2,40}$/.test(id));
+  return [...new Set(ids)];
 }
 
 /** A page of DescribeInstances: no more rows than the Limit asked for (`cut` says some were dropped). */

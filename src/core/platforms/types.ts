@@ -62,7 +62,21 @@ export interface PlatformInstance {
   priceReadAt?: number;
   /** Stopped in a mode that does not bill compute (阿里云 StopCharging, 腾讯云 STOP_CHARGING). */
   stopCharging?: boolean;
+  /**
+   * How the platform bills it: `postpaid` by the hour at its own price, `prepaid` (包月/包年:
+   * compute already paid), `spot` at the spot price. Absent when the platform does not say.
+   */
+  billing?: PlatformBilling;
+  /** When it was shut down, by the platform's clock (AutoDL `stopped_at`), epoch seconds. */
+  stoppedAt?: number;
+  /** When the platform will release it (AutoDL console `release_at`, or `stopped_at` + 15 days), epoch seconds. */
+  releaseAt?: number;
 }
+
+export type PlatformBilling = 'postpaid' | 'prepaid' | 'spot';
+
+/** AutoDL releases an instance, data and all, after this many days shut down. */
+export const AUTODL_RELEASE_DAYS = 15;
 
 export interface SshLogin extends SshEndpoint {
   password?: string;
@@ -85,6 +99,8 @@ export type FailureKind =
   | 'timeout'
   | 'insufficientBalance'
   | 'noStock'
+  /** The instance's host has no free GPU now (AutoDL 该主机空闲GPU不足): wait, or clone/migrate to another host. */
+  | 'noGpuOnHost'
   | 'realName'
   | 'notFound'
   | 'invalidState'
