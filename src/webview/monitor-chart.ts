@@ -7,6 +7,21 @@ export interface Series {
   points: readonly (readonly [number, number])[];
 }
 
+/** The most grid lines an axis draws, whatever its domain (a forged 1.7e308 once made the tick loop endless). */
+export const MAX_TICKS = 10;
+
+/** The y axis for values up to `ymax`: a 1-2-5 step and its top, always finite, with at most MAX_TICKS steps. */
+export function yAxis(ymax: number): { step: number; top: number; ticks: number } {
+  const max = !(ymax > 0) || !Number.isFinite(ymax) ? 1 : Math.min(Math.max(ymax, 1e-12), 1e300);
+  let step = niceStep(max, 4);
+  let top = Math.ceil(max / step) * step;
+  if (!Number.isFinite(top) || !(step > 0) || !Number.isFinite(step)) {
+    top = max;
+    step = max / 4;
+  }
+  return { step, top, ticks: Math.min(MAX_TICKS, Math.max(1, Math.round(top / step))) };
+}
+
 export function lineChart(series: readonly Series[], o: { width: number; height: number; title: string; xMin: number; xMax: number; yMax?: number; unit: string; xLabel?: (x: number) => string }): string {
   const W = Math.max(200, Math.floor(o.width));
   const H = Math.max(80, Math.floor(o.height));
@@ -18,14 +33,14 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
   const ph = H - top - bottom;
   let ymax = o.yMax ?? 0;
   if (o.yMax === undefined) for (const s of series) for (const [, y] of s.points) if (Number.isFinite(y) && y > ymax) ymax = y;
-  if (!(ymax > 0)) ymax = 1;
-  const step = niceStep(ymax, 4);
-  const top_ = Math.ceil(ymax / step) * step;
-  const span = o.xMax - o.xMin || 1;
+  const { step, top: top_, ticks } = yAxis(ymax);
+  const span = Number.isFinite(o.xMax - o.xMin) && o.xMax - o.xMin !== 0 ? o.xMax - o.xMin : 1;
   const X = (x: number) => left + ((x - o.xMin) / span) * pw;
   const Y = (y: number) => top + ph - (Math.max(0, Math.min(y, top_)) / top_) * ph;
   const out: string[] = [`<svg class="chart line-chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeXml(o.title)}">`, `<text class="chart-title" x="${left}" y="12">${escapeXml(o.title)}</text>`];
-  for (let v = 0; v <= top_ + 1e-9; v += step) {
+  // A counted loop: k * step, never v += step (which stops growing once step is below v's precision).
+  for (let k = 0; k <= ticks; k++) {
+    const v = k === ticks ? top_ : k * step;
     const y = Y(v).toFixed(1);
     out.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y}" y2="${y}"/>`, `<text class="tick" x="${left - 4}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(`${Number(v.toPrecision(3))}${o.unit}`)}</text>`);
   }
@@ -35,7 +50,12 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
   series.forEach((s, i) => {
     // At most one point per pixel column: a 30-minute window at 1 Hz is 1800 points.
     const cols = new Map<number, [number, number]>();
-    for (const [x, y] of s.points) if (Number.isFinite(x) && Number.isFinite(y) && x >= o.xMin && x <= o.xMax) cols.set(Math.round(X(x)), [X(x), Y(y)]);
+    for (const [x, y] of s.points) {
+      if (!Number.isFinite(x) || !Number.isFinite(y) || x < o.xMin || x > o.xMax) continue;
+      const px = X(x);
+      const py = Y(y);
+      if (Number.isFinite(px) && Number.isFinite(py)) cols.set(Math.round(px), [px, py]);
+    }
     if (cols.size === 0) return;
     const d = [...cols.values()].map(([x, y], k) => `${k ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)}`).join('');
     out.push(`<path class="series s${i % 8}" d="${d}"><title>${escapeXml(s.label)}</title></path>`);

@@ -3,12 +3,19 @@
 // `ready` first and the host's `init` echoes its request id).
 import { z } from 'zod';
 import { LOCALES } from './protocol';
+import { GPU_VALUE_RANGES, MAX_GPUS } from '../core/progress/gpu';
 
 const requestId = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const n = z.number().finite();
-const nn = n.nullable();
-/** [gpu index, t (epoch s), util %, mem used MiB, mem total MiB, power W, temp °C] */
-export const SampleTuple = z.tuple([z.number().int().min(0).max(1024), n, nn, nn, nn, nn, nn]);
+const ranged = (r: { min: number; max: number }) => z.number().finite().min(r.min).max(r.max).nullable();
+const R = GPU_VALUE_RANGES;
+/** [gpu index, t (epoch s), util %, mem used MiB, mem total MiB, power W, temp °C], each in its physical range. */
+export const SampleTuple = z.tuple([z.number().int().min(0).max(MAX_GPUS - 1), n, ranged(R.util), ranged(R.memUsed), ranged(R.memTotal), ranged(R.power), ranged(R.temp)]);
+/** The longest window the page draws, and so the most samples it is ever sent: one per GPU per second. */
+export const MAX_MONITOR_WINDOW_SECONDS = 3600;
+export const MAX_MONITOR_SAMPLES = MAX_GPUS * (MAX_MONITOR_WINDOW_SECONDS + 1);
+/** One `samples` message: a stream chunk's kept samples (one per GPU and second), with room for a few seconds' backlog. */
+export const MAX_SAMPLES_PER_MESSAGE = MAX_GPUS * 64;
 export type SampleTuple = z.infer<typeof SampleTuple>;
 const LossPoint = z.strictObject({ step: n, loss: n });
 
@@ -19,15 +26,15 @@ export const MonitorHostMessageSchema = z.discriminatedUnion('type', [
     locale: z.enum(LOCALES),
     instanceId: z.string().max(64),
     instanceName: z.string().max(200),
-    windowSeconds: z.number().int().min(60).max(86400),
+    windowSeconds: z.number().int().min(60).max(MAX_MONITOR_WINDOW_SECONDS),
     computeFenPerHour: z.number().min(0).max(1e9),
-    samples: z.array(SampleTuple).max(200_000),
+    samples: z.array(SampleTuple).max(MAX_MONITOR_SAMPLES),
     loss: z.array(LossPoint).max(5000),
-    idleSeconds: z.number().min(0),
+    idleSeconds: z.number().finite().min(0),
     state: z.enum(['streaming', 'reconnecting', 'stopped']),
     now: n,
   }),
-  z.strictObject({ type: z.literal('samples'), samples: z.array(SampleTuple).max(10_000), idleSeconds: z.number().min(0), now: n }),
+  z.strictObject({ type: z.literal('samples'), samples: z.array(SampleTuple).max(MAX_SAMPLES_PER_MESSAGE), idleSeconds: z.number().finite().min(0), now: n }),
   z.strictObject({ type: z.literal('loss'), loss: z.array(LossPoint).max(5000), job: z.string().max(200) }),
   z.strictObject({ type: z.literal('state'), state: z.enum(['streaming', 'reconnecting', 'stopped']), reason: z.string().max(500).optional() }),
 ]);

@@ -4,6 +4,7 @@
 import '../../media/calculator.css';
 import '../../media/monitor.css';
 import { formatCny } from '../core/money';
+import { addCapped, MAX_GPUS } from '../core/progress/gpu';
 import { lineChart, type Series } from './monitor-chart';
 import { parseMonitorHostMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
 
@@ -25,20 +26,26 @@ let idleSeconds = 0;
 let now = Date.now() / 1000;
 let state = 'stopped';
 let job = '';
-const byGpu = new Map<number, SampleTuple[]>();
 let loss: { step: number; loss: number }[] = [];
 let dirty = false;
 
+type Timed = { t: number; s: SampleTuple };
+const byGpu = new Map<number, Timed[]>();
+
+/** The host's samples into the page's window: at most MAX_GPUS GPUs, one sample per GPU per second (as the host keeps them). */
 function add(samples: readonly SampleTuple[]): void {
   for (const s of samples) {
     let l = byGpu.get(s[0]);
-    if (!l) byGpu.set(s[0], (l = []));
-    l.push(s);
+    if (!l) {
+      if (byGpu.size >= MAX_GPUS) continue;
+      byGpu.set(s[0], (l = []));
+    }
+    addCapped(l, { t: s[1], s }, windowSeconds);
   }
   const cutoff = now - windowSeconds;
   for (const l of byGpu.values()) {
     let i = 0;
-    while (i < l.length && l[i]![1] < cutoff) i++;
+    while (i < l.length && l[i]!.t < cutoff) i++;
     if (i) l.splice(0, i);
   }
 }
@@ -56,7 +63,7 @@ function render(): void {
   const xMin = now - windowSeconds;
   const xLabel = (x: number) => (now - x < 30 ? words.now : fill(words.ago, Math.round((now - x) / 60)));
   const chart = (title: string, unit: string, pick: (s: SampleTuple) => number | null, yMax?: number) => {
-    const series: Series[] = gpus.map((g) => ({ label: `GPU ${g}`, points: byGpu.get(g)!.flatMap((s) => (pick(s) === null ? [] : [[s[1], pick(s)!] as const])) }));
+    const series: Series[] = gpus.map((g) => ({ label: `GPU ${g}`, points: byGpu.get(g)!.flatMap(({ s }) => (pick(s) === null ? [] : [[s[1], pick(s)!] as const])) }));
     return lineChart(series, { width, height: 140, title, unit, xMin, xMax: now, ...(yMax !== undefined ? { yMax } : {}), xLabel });
   };
   const idleFen = Math.round((idleSeconds * rate) / 3600);

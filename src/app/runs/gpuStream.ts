@@ -58,21 +58,22 @@ export class GpuStream {
     return this.opts.now ? this.opts.now() : Date.now() / 1000;
   }
 
-  /** Lines of stream output → samples (exported for the benchmark through `feed`). */
+  /** Lines of stream output → the samples the window kept (at most one per GPU and second). */
   feed(chunk: string): TimedSample[] {
     const text = this.pending + chunk;
     const lines = text.split('\n');
     this.pending = lines.pop() ?? '';
     if (this.pending.length > MAX_PENDING) this.pending = '';
     const t = this.now();
-    const out: TimedSample[] = [];
+    // What the window kept, the last one per GPU and second: a flood of lines in one chunk is at
+    // most one sample per GPU for the page, like the window itself (one per GPU per second).
+    const kept = new Map<string, TimedSample>();
     for (const l of lines) {
       const s = parseGpuLine(l.trim());
-      if (!s) continue;
-      this.window.add(s, t);
-      out.push({ ...s, t });
+      if (!s || !this.window.add(s, t)) continue;
+      kept.set(`${s.index}:${Math.floor(t)}`, { ...s, t });
     }
-    return out;
+    return [...kept.values()];
   }
 
   private async loop(signal: AbortSignal): Promise<void> {

@@ -18,11 +18,27 @@ export interface GpuSample {
   temp: number | null;
 }
 
-const num = (s: string | undefined): number | null => {
+/** GPUs per box the monitor follows (indices 0..MAX_GPUS-1): the largest rented machines have 8 or 16. */
+export const MAX_GPUS = 32;
+
+/**
+ * Physical ranges of what the stream reports; a value outside (or Infinity, NaN, 1e309) is
+ * refused as null, so a forged line can never reach the chart as a number it cannot draw.
+ * Memory up to 1 TiB (the largest card has 288 GB), power up to 5 kW (a superchip draws 2.7 kW).
+ */
+export const GPU_VALUE_RANGES = {
+  util: { min: 0, max: 100 },
+  memUsed: { min: 0, max: 1024 * 1024 },
+  memTotal: { min: 0, max: 1024 * 1024 },
+  power: { min: 0, max: 5000 },
+  temp: { min: -50, max: 200 },
+} as const;
+
+const num = (s: string | undefined, range: { min: number; max: number }): number | null => {
   const t = (s ?? '').trim();
-  if (!/^-?\d+(?:\.\d+)?$/.test(t)) return null;
+  if (t.length > 24 || !/^-?\d+(?:\.\d+)?$/.test(t)) return null;
   const v = Number(t);
-  return Number.isFinite(v) ? v : null;
+  return Number.isFinite(v) && v >= range.min && v <= range.max ? v : null;
 };
 
 /** A sample, or null for anything that is not one of these lines (headers, errors, garbage). */
@@ -30,9 +46,31 @@ export function parseGpuLine(line: string): GpuSample | null {
   if (line.length > 400) return null;
   const f = line.split(',');
   if (f.length !== 6) return null;
-  const index = num(f[0]);
-  if (index === null || !Number.isInteger(index) || index < 0 || index > 1024) return null;
-  return { index, util: num(f[1]), memUsed: num(f[2]), memTotal: num(f[3]), power: num(f[4]), temp: num(f[5]) };
+  const index = num(f[0], { min: 0, max: MAX_GPUS - 1 });
+  if (index === null || !Number.isInteger(index)) return null;
+  const r = GPU_VALUE_RANGES;
+  return { index, util: num(f[1], r.util), memUsed: num(f[2], r.memUsed), memTotal: num(f[3], r.memTotal), power: num(f[4], r.power), temp: num(f[5], r.temp) };
+}
+
+/**
+ * Adds `s` to one GPU's time-ordered list, keeping at most one sample per second (a second
+ * sample in the same second replaces the first; one from before the last is dropped) and only
+ * the last `windowSeconds`: never more than windowSeconds + 1 entries, however fast a box prints.
+ * Returns whether the list changed. Shared by the extension host's window and the webview.
+ */
+export function addCapped<T extends { t: number }>(list: T[], s: T, windowSeconds: number): boolean {
+  if (!Number.isFinite(s.t)) return false;
+  const last = list[list.length - 1];
+  if (last && s.t < last.t) return false;
+  if (last && Math.floor(s.t) === Math.floor(last.t)) list[list.length - 1] = s;
+  else list.push(s);
+  const cutoff = s.t - windowSeconds;
+  let drop = 0;
+  while (drop < list.length && list[drop]!.t < cutoff) drop++;
+  const max = Math.floor(windowSeconds) + 1;
+  drop = Math.max(drop, list.length - max);
+  if (drop > 0) list.splice(0, drop);
+  return true;
 }
 
 export interface TimedSample extends GpuSample {
@@ -54,17 +92,17 @@ export class GpuWindow {
     readonly maxGapSeconds = 10,
   ) {}
 
-  add(s: GpuSample, t: number): void {
+  /** Whether the sample was kept (false: a GPU past MAX_GPUS, or a time before the last). */
+  add(s: GpuSample, t: number): boolean {
     // One tick = the samples printed together (GPU 0 starts a new one).
     if (s.index === 0 || this.tickAt === null) this.closeTick(t);
     if (!(s.util !== null && s.util < this.idleUtilPct)) this.tickIdle = false;
     let list = this.byGpu.get(s.index);
-    if (!list) this.byGpu.set(s.index, (list = []));
-    list.push({ ...s, t });
-    const cutoff = t - this.windowSeconds;
-    let drop = 0;
-    while (drop < list.length && list[drop]!.t < cutoff) drop++;
-    if (drop > 64 || (drop > 0 && list.length > 4096)) list.splice(0, drop);
+    if (!list) {
+      if (this.byGpu.size >= MAX_GPUS) return false;
+      this.byGpu.set(s.index, (list = []));
+    }
+    return addCapped(list, { ...s, t }, this.windowSeconds);
   }
 
   private closeTick(t: number): void {

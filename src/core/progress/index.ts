@@ -10,4 +10,4 @@ export const END_ACTIONS: readonly EndAction[] = ['nothing', 'sync', 'sync-then-
 export function isEndAction(v: unknown): v is EndAction {
   return typeof v === 'string' && (END_ACTIONS as readonly string[]).includes(v);
 }
-export { parseGpuLine, GpuWindow, gpuStreamCommand, GPU_QUERY_FIELDS, type GpuSample, type TimedSample } from './gpu';
+export { parseGpuLine, GpuWindow, gpuStreamCommand, addCapped, GPU_QUERY_FIELDS, GPU_VALUE_RANGES, MAX_GPUS, type GpuSample, type TimedSample } from './gpu';
