@@ -37,6 +37,8 @@ export interface FakeInstance {
   noFreeGpu?: boolean;
   /** AutoDL Pro: the snapshot answers with no data. */
   noSnapshot?: boolean;
+  /** 阿里云/腾讯云: economical mode is not applied to this instance (it stops in keep-charging mode whatever is asked). */
+  noStopCharging?: boolean;
 }
 
 /**
@@ -430,7 +432,7 @@ export class PlatformServer {
       case 'StopInstance': {
         const i = one();
         if (!i || i.state !== 'Running') return send(403, b.incorrectStatus);
-        i.stoppedMode = params.StoppedMode ?? 'KeepCharging';
+        i.stoppedMode = i.noStopCharging ? 'KeepCharging' : (params.StoppedMode ?? 'KeepCharging');
         this.move(i, 'Stopping', 'Stopped');
         return send(200, b.action);
       }
@@ -477,7 +479,7 @@ export class PlatformServer {
         return reply(b.action);
       case 'StopInstances':
         for (const i of targets) {
-          i.stoppedMode = typeof params.StoppedMode === 'string' ? params.StoppedMode : 'KEEP_CHARGING';
+          i.stoppedMode = !i.noStopCharging && typeof params.StoppedMode === 'string' ? params.StoppedMode : 'KEEP_CHARGING';
           this.move(i, 'STOPPING', 'STOPPED');
         }
         return reply(b.action);

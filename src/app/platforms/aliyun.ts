@@ -100,6 +100,9 @@ export class AliyunConnector implements Connector {
   }
 
   async release(ref: string): Promise<void> {
+    // DeleteInstance with Force=false needs a stopped instance: nothing is sent for one that is not.
+    const now = await this.get(ref);
+    if (now.state !== 'stopped') throw new PlatformError({ platform: this.kind, kind: 'invalidState', code: 'NotStopped', message: `the instance is ${now.rawState || now.state}: shut it down first (power-off), wait until it is stopped, then release it` });
     await this.ecs((c, m) => c.deleteInstance(new m.DeleteInstanceRequest({ instanceId: ref, force: false })));
   }
 

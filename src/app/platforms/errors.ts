@@ -1,5 +1,6 @@
 // The typed error every connector throws: the platform, our kind, and the platform's own code
 // and message. Front ends word it; `describe` is the plain English line the CLI prints.
+import type { AfterPowerOff } from '../../core/platforms/billing';
 import type { PlatformFailure, PlatformKind } from '../../core/platforms/types';
 import { networkFailure } from '../../core/platforms/errors';
 import { boundText } from '../../core/platforms/types';
@@ -27,6 +28,14 @@ const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
   invalidState: 'the instance is not in a state that allows this',
   notSupported: 'this platform offers no such action',
 };
+
+/** One English line: what still bills after a power-off (CLI; the extension words it itself). */
+export function stillBillsLine(kind: PlatformKind, a: AfterPowerOff, priceText: string): string {
+  const rest = kind === 'aliyun-ecs' || kind === 'tencent-cvm' ? 'its disks and any public IP / EIP' : 'its paid data disk, if any';
+  if (a.compute === 'bills') return `compute STILL BILLS (${priceText}) as if it ran: ${a.refused ? `${PLATFORM_NAMES[kind]} stopped it in keep-charging mode (economical mode is not offered for this instance)` : 'it was stopped in keep-charging mode'}; so do ${rest}. Release it, or stop it with economical mode where offered, to stop compute billing`;
+  if (a.compute === 'prepaid') return `prepaid (包月/包年): its compute was paid ahead and runs to its expiry; ${rest} as billed by the plan`;
+  return `compute billing stopped; still billing: ${rest}`;
+}
 
 export class PlatformError extends Error {
   constructor(readonly failure: PlatformFailure) {

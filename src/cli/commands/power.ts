@@ -1,7 +1,8 @@
 // `gpu-rent power-on|power-off|release INSTANCE`: one power action through the platform's API,
 // after showing the price per hour; then the state is read again until it settles (or the
 // deadline) with each step on stderr. The action itself is sent once, never retried.
-import { PLATFORM_NAMES } from '../../app/platforms/errors';
+import { PLATFORM_NAMES, stillBillsLine } from '../../app/platforms/errors';
+import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { formatCny } from '../../core/money';
 import { forTerminal, jsonForTerminal } from '../../core/text';
@@ -13,7 +14,8 @@ import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)' },
   'no-gpu': { type: 'boolean', description: 'power-on: start in no-GPU mode (AutoDL console token only)' },
-  'stop-charging': { type: 'boolean', description: 'power-off: stop billing compute (阿里云 StopCharging, 腾讯云 STOP_CHARGING); disks still bill' },
+  'stop-charging': { type: 'boolean', description: 'power-off on 阿里云/腾讯云: ask for economical mode (StopCharging / STOP_CHARGING: vCPU, memory and GPU stop billing; disks and public IP / EIP still bill). The default there' },
+  'keep-charging': { type: 'boolean', description: 'power-off on 阿里云/腾讯云: keep-charging mode instead (compute keeps billing as if it ran; the instance keeps its resources)' },
   yes: { type: 'boolean', description: 'do it (without it, only the instance, its price per hour and the action are shown)' },
   wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for the state to settle (default 180; 0: do not wait)' },
   json: { type: 'boolean', description: 'print the final state as JSON' },
@@ -42,10 +44,10 @@ async function find(io: CliIO, target: string, accountId: string | undefined): P
 }
 
 function makeCommand(action: Action): CliCommand {
-  const usage = `gpu-rent ${action} INSTANCE [--account ID]${action === 'power-on' ? ' [--no-gpu]' : action === 'power-off' ? ' [--stop-charging]' : ''} [--yes]`;
+  const usage = `gpu-rent ${action} INSTANCE [--account ID]${action === 'power-on' ? ' [--no-gpu]' : action === 'power-off' ? ' [--keep-charging]' : ''} [--yes]`;
   const summary = {
     'power-on': 'start an instance through its platform (GPU, or no-GPU mode where offered)',
-    'power-off': 'shut an instance down through its platform (keep or stop charging where offered)',
+    'power-off': 'shut an instance down through its platform; on 阿里云/腾讯云 in economical mode (StopCharging), read back, saying what still bills',
     release: 'release (delete) an instance through its platform: its disks are deleted',
   }[action];
   return {
@@ -58,13 +60,16 @@ function makeCommand(action: Action): CliCommand {
       if (!target) throw new UsageError('expects INSTANCE (gpu-rent instances lists them)');
       if (flags['no-gpu'] && action !== 'power-on') throw new UsageError('--no-gpu is for power-on');
       if (flags['stop-charging'] && action !== 'power-off') throw new UsageError('--stop-charging is for power-off');
+      if (flags['keep-charging'] && action !== 'power-off') throw new UsageError('--keep-charging is for power-off');
+      if (flags['keep-charging'] && flags['stop-charging']) throw new UsageError('--keep-charging and --stop-charging exclude each other');
       const found = await find(io, target, flags.account);
       if (typeof found === 'string') {
         io.stderr(`gpu-rent ${action}: ${found}\n`);
         return 1;
       }
       const { a, c, inst } = found;
-      const cap: Capability = action === 'power-on' ? (flags['no-gpu'] ? 'powerOn:noGpu' : 'powerOn:gpu') : action === 'power-off' ? (flags['stop-charging'] ? 'powerOff:stopCharging' : 'powerOff:keep') : 'release';
+      const offMode = powerOffModeFor(a.account.kind, flags['keep-charging'] === true);
+      const cap: Capability = action === 'power-on' ? (flags['no-gpu'] ? 'powerOn:noGpu' : 'powerOn:gpu') : action === 'power-off' ? (flags['stop-charging'] || offMode === 'stopCharging' ? 'powerOff:stopCharging' : 'powerOff:keep') : 'release';
       const name = PLATFORM_NAMES[a.account.kind];
       if (!can(a.account.kind, cap)) {
         io.stderr(`gpu-rent ${action}: ${name} offers no ${cap} through its API; do it in the platform's console\n`);
@@ -77,7 +82,7 @@ function makeCommand(action: Action): CliCommand {
       let price = inst.priceFenPerHour;
       if (price === undefined && can(a.account.kind, 'price')) price = await c.price(inst.ref).then((p) => p?.fenPerHour, () => undefined);
       const priceText = price !== undefined ? `${formatCny(price)}/h` : 'price per hour not shown by the platform now';
-      const what = action === 'power-on' ? (flags['no-gpu'] ? 'start in no-GPU mode' : 'start with its GPUs') : action === 'power-off' ? (flags['stop-charging'] ? 'shut down and stop charging compute (disks still bill)' : 'shut down (keeps billing what the platform bills while stopped)') : 'RELEASE: its disks and everything on them are deleted';
+      const what = action === 'power-on' ? (flags['no-gpu'] ? 'start in no-GPU mode' : 'start with its GPUs') : action === 'power-off' ? (cap === 'powerOff:stopCharging' ? 'shut down in economical mode (StopCharging: compute stops billing where the platform applies it; disks and public IP / EIP still bill)' : a.account.kind === 'aliyun-ecs' || a.account.kind === 'tencent-cvm' ? 'shut down in KEEP-CHARGING mode (compute keeps billing as if it ran)' : 'shut down (compute stops billing; a paid data disk still bills)') : 'RELEASE: its disks and everything on them are deleted';
       // The platform's words (name, state) are box text.
       io.stderr(`${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}, ${forTerminal(inst.rawState || inst.state)}) on ${name}: ${what}; ${priceText}\n`);
       if (!flags.yes) {
@@ -86,7 +91,7 @@ function makeCommand(action: Action): CliCommand {
       }
       try {
         if (action === 'power-on') await c.powerOn(inst.ref, flags['no-gpu'] ? 'noGpu' : 'gpu');
-        else if (action === 'power-off') await c.powerOff(inst.ref, flags['stop-charging'] ? 'stopCharging' : 'keep');
+        else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
         else await c.release(inst.ref);
       } catch (e) {
         io.stderr(`gpu-rent ${action}: ${failureLine(e)}\n`);
@@ -108,7 +113,10 @@ function makeCommand(action: Action): CliCommand {
       }
       // Not reached: say loudly that it still bills (a platform may accept a stop and do nothing).
       if (action !== 'power-on' && !r.settled && waitS > 0) io.stderr(forTerminal(`gpu-rent ${action}: ${inst.name} did NOT ${action === 'release' ? 'release' : 'power off'} and keeps billing ${priceText}: the platform accepted it but reports "${final?.rawState || final?.state || 'unknown'}" after ${waitS} s. Check it in the platform's console`) + '\n');
-      if (flags.json) io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(login ? { login } : {}) }, 2) + '\n');
+      // Read back what the platform applied, and say what still bills.
+      const billing = action === 'power-off' && r.settled && final ? afterPowerOff(a.account.kind, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep', { ...final, billing: final.billing ?? inst.billing }) : undefined;
+      if (billing) io.stderr(`  ${stillBillsLine(a.account.kind, billing, priceText)}\n`);
+      if (flags.json) io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(billing ? { stillBills: { compute: billing.compute, disks: billing.disks, publicIp: billing.publicIp, economicalModeRefused: billing.refused } } : {}), ...(login ? { login } : {}) }, 2) + '\n');
       else io.stdout(`${forTerminal(inst.ref)}: ${r.settled ? (final?.state ?? 'done') : waitS === 0 ? 'sent' : `not settled after ${waitS}s (last: ${final?.state ?? 'unknown'})`}\n`);
       return r.settled || waitS === 0 ? 0 : 1;
     },

@@ -6,6 +6,7 @@ import type { PowerActions } from '../../../app/runs/endAction';
 import { PlatformError } from '../../../app/platforms/errors';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import type { Instance } from '../../../core/instances';
+import { afterPowerOff, powerOffModeFor } from '../../../core/platforms/billing';
 import { can } from '../../../core/platforms/types';
 import type { PlatformMonitor } from '../../monitors/platforms';
 
@@ -24,13 +25,19 @@ export function platformPowerActions(mon: PlatformMonitor, inst: Instance): Powe
     const r = await waitForState(l.connector, l.ref, targets, { deadlineMs: DEADLINE_MS, intervalMs: EVERY_MS });
     if (r.last) await mon.observe(i.id, l.account, r.last);
     if (!r.settled) throw new PlatformError({ platform: account.kind, kind: 'timeout', code: 'NotSettled', message: r.last?.rawState ?? '' });
+    return r.last;
   };
+  // 阿里云/腾讯云: economical mode (StopCharging / STOP_CHARGING), read back once stopped: a stop
+  // that keeps billing compute is not reported as a power-off that saved anything.
+  const mode = can(account.kind, 'powerOff:stopCharging') ? powerOffModeFor(account.kind) : 'keep';
   return {
     kind: account.kind,
     powerOff: async (i) => {
       const l = await linked(i);
-      await l.connector.powerOff(l.ref, 'keep');
-      await settle(i, l, TARGET.powerOff);
+      await l.connector.powerOff(l.ref, mode);
+      const last = await settle(i, l, TARGET.powerOff);
+      const after = afterPowerOff(account.kind, mode, { ...last, billing: last?.billing });
+      if (after.compute === 'bills') throw new PlatformError({ platform: account.kind, kind: 'other', code: 'StillBilling', message: 'stopped in keep-charging mode: compute still bills as if it ran (economical mode is not offered for this instance); release it or stop it in the console to stop compute billing' });
     },
     noGpu: async (i) => {
       if (!can(account.kind, 'powerOn:noGpu')) throw new PlatformError({ platform: account.kind, kind: 'notSupported', code: 'NotSupported', message: 'no-GPU start' });
@@ -38,7 +45,7 @@ export function platformPowerActions(mon: PlatformMonitor, inst: Instance): Powe
       const now = await l.connector.get(l.ref);
       if (now.state === 'noGpu') return;
       if (now.state !== 'stopped') {
-        await l.connector.powerOff(l.ref, 'keep');
+        await l.connector.powerOff(l.ref, mode);
         await settle(i, l, TARGET.powerOff);
       }
       await l.connector.powerOn(l.ref, 'noGpu');
