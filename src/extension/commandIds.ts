@@ -36,6 +36,7 @@ export const Commands = {
   addPlatformAccount: 'gpuRent.addPlatformAccount',
   removePlatformAccount: 'gpuRent.removePlatformAccount',
   refreshPlatforms: 'gpuRent.refreshPlatforms',
+  reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   powerOn: 'gpuRent.powerOn',
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',

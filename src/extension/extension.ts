@@ -10,6 +10,7 @@ import { InstanceSessions } from '../app/session';
 import { CalculatorPanel } from './calculatorPanel';
 import { Commands, HAS_INSTANCES_KEY, INSTANCES_VIEW_ID } from './commandIds';
 import type { CommandContext } from './commands/context';
+import { pickInstance } from './commands/pick';
 import { registerCommand } from './commands/registry';
 import { addInstance } from './commands/instances/add';
 import { editInstance } from './commands/instances/edit';
@@ -203,6 +204,11 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
+  command(Commands.reviewPlatformLogin, async (a) => {
+    const inst = await pickInstance(ctx, a, (i) => platformFacts.pendingLogins.has(i.id));
+    if (!inst) return false;
+    return platformMonitor.reviewLogin(inst.id);
+  });
   command(Commands.powerOn, (a) => platformAction(ctx, platformMonitor, 'powerOn', a));
   command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));

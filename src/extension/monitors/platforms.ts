@@ -223,6 +223,15 @@ export class PlatformMonitor implements vscode.Disposable {
     return true;
   }
 
+  /** *Review Login Reported by the Platform…*: the question again, for a prompt that was dismissed. False when nothing is pending. */
+  async reviewLogin(id: string): Promise<boolean> {
+    const inst = this.ctx.store.get(id);
+    const l = this.facts.pendingLogins.get(id);
+    if (!inst || !l) return false;
+    await this.askNewLogin(id, inst.name, inst.login, l);
+    return true;
+  }
+
   /** Asks before a platform moves a stored login to another host or user; the stored password never goes along. */
   private async askNewLogin(id: string, name: string, old: { host: string; port: number; user: string }, l: SshLogin): Promise<void> {
     const use = vscode.l10n.t('Use New Login');

@@ -35,6 +35,7 @@ export function platformContext(f: PlatformFacts, inst: Instance): string {
   if (can(a.kind, 'powerOn:gpu') || can(a.kind, 'powerOn:noGpu')) s += ':pon';
   if (can(a.kind, 'powerOff:keep') || can(a.kind, 'powerOff:stopCharging')) s += ':poff';
   if (can(a.kind, 'release')) s += ':prel';
+  if (f.pendingLogins.has(inst.id)) s += ':newlogin';
   return s;
 }
 
