@@ -85,6 +85,30 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     assert.deepStrictEqual((JSON.parse(b.stdout) as { platform: string; fen: number }[]).map((x) => [x.platform, x.fen]).sort(), [['aliyun-ecs', 123456], ['autodl-pro', 12345], ['tencent-cvm', 98765]]);
   });
 
+  it('instances shows card, price (? where none), billing, region and the platform’s release day; a failed balance read is "balance ?" and the instances still show', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-st', name: 'parked', state: 'shutdown', stoppedAt: '2026-04-08T00:13:29+08:00' });
+    s.add({ platform: 'autodl-pro', id: 'pro-ns', name: 'nosnap', state: 'running', specId: '5090-p', noSnapshot: true });
+    s.add({ platform: 'aliyun', id: 'i-b1', name: 'ecs', state: 'Running' });
+    const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret' };
+    const j = await run(['instances', '--json'], env);
+    assert.strictEqual(j.code, 0, j.stderr);
+    const rows = JSON.parse(j.stdout) as Record<string, unknown>[];
+    const parked = rows.find((r) => r.ref === 'pro-st')!;
+    assert.deepStrictEqual([parked.state, parked.card, parked.releaseDay, parked.releaseAt, parked.billing], ['stopped', 'NVIDIA RTX PRO 6000', '2026-04-23 00:13', Date.parse('2026-04-23T00:13:29+08:00') / 1000, 'postpaid']);
+    const ns = rows.find((r) => r.ref === 'pro-ns')!;
+    assert.deepStrictEqual([ns.card, ns.priceFenPerHour], ['5090-32G', null], 'no snapshot: the appendix card, no price');
+    assert.strictEqual(rows.find((r) => r.ref === 'i-b1')!.billing, 'postpaid');
+    const t = await run(['instances'], env);
+    assert.match(t.stdout, /RELEASED ON/);
+    assert.match(t.stdout, /parked .* 2026-04-23 00:13 \(soon\)/);
+    assert.match(t.stdout, /nosnap .*5090-32G ×1 +\? /);
+    s.fault({ platform: 'aliyun', on: 'QueryAccountBalance', error: 'throttling', times: 1 });
+    const b = await run(['balance'], env);
+    assert.strictEqual(b.code, 1);
+    assert.match(b.stdout, /env-aliyun-ecs +aliyun-ecs +\?/);
+    assert.match(b.stdout, /env-autodl-pro +autodl-pro +¥123\.45/);
+  });
+
   it('a refused token or an unreachable API exits 1 with one line naming the platform and the cause', async () => {
     const r = await run(['instances'], { ...base, TENCENTCLOUD_SECRET_ID: 'AKID-wrong', TENCENTCLOUD_SECRET_KEY: 'x' });
     assert.strictEqual(r.code, 1);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AUTODL_SPEC_CARDS, autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, autodlTime, envelopeOf, parseSshCommand, withAutodlSnapshot } from '../../src/core/platforms/autodl';
 import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../src/core/platforms/aliyun';
 import { tencentBalance, tencentBilling, tencentInstance, tencentPrice, tencentRegions } from '../../src/core/platforms/tencent';
+import { accountIdentity, afterPowerOff, powerOffModeFor } from '../../src/core/platforms/billing';
 import { classifyFailure } from '../../src/core/platforms/errors';
 import { fenOf, liToFen, yuanTextToFen } from '../../src/core/platforms/money';
 import { balanceLow, billedState, inferState, matchStored, observedChange, runwayHours } from '../../src/core/platforms/reconcile';
@@ -164,6 +165,20 @@ describe('platform mapping (pure)', () => {
     assert.strictEqual(billedState('tencent-cvm', { state: 'stopped', stopCharging: true }), 'stopped');
     assert.strictEqual(billedState('autodl-pro', { state: 'stopped' }), 'stopped');
     assert.strictEqual(observedChange(billedState('aliyun-ecs', { state: 'stopped' }), 'running'), undefined);
+  });
+
+  it('one key for two regions, or one token twice, is one billing account; says what still bills after a power-off', () => {
+    assert.strictEqual(accountIdentity('aliyun-ecs', { accessKeyId: 'LTAI1', accessKeySecret: 'a' }), accountIdentity('aliyun-ecs', { accessKeyId: 'LTAI1', accessKeySecret: 'a' }));
+    assert.notStrictEqual(accountIdentity('tencent-cvm', { secretId: 'A' }), accountIdentity('tencent-cvm', { secretId: 'B' }));
+    assert.strictEqual(accountIdentity('autodl-pro', { token: 'tok' }), accountIdentity('autodl-pro', { token: 'tok' }));
+    assert.ok(!accountIdentity('autodl-pro', { token: 'secret-token-value' }).includes('secret-token-value'), 'no secret in the identity');
+    assert.strictEqual(powerOffModeFor('aliyun-ecs'), 'stopCharging');
+    assert.strictEqual(powerOffModeFor('tencent-cvm', true), 'keep');
+    assert.strictEqual(powerOffModeFor('autodl-pro'), 'keep');
+    assert.deepStrictEqual(afterPowerOff('tencent-cvm', 'stopCharging', { stopCharging: false }), { compute: 'bills', disks: true, publicIp: true, refused: true });
+    assert.strictEqual(afterPowerOff('aliyun-ecs', 'stopCharging', { stopCharging: true }).compute, 'stops');
+    assert.strictEqual(afterPowerOff('aliyun-ecs', 'stopCharging', { billing: 'prepaid' }).compute, 'prepaid');
+    assert.deepStrictEqual(afterPowerOff('autodl-pro', 'keep', {}), { compute: 'stops', disks: true, publicIp: false, refused: false });
   });
 
   it('warns when the balance covers less than a day at the burn rate', () => {

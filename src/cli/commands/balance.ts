@@ -1,6 +1,7 @@
 // `gpu-rent balance [--json]`: each platform account's balance, read from the platform.
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
+import { accountIdentity } from '../../core/platforms/billing';
 import { can } from '../../core/platforms/types';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
@@ -14,7 +15,16 @@ export const command: CliCommand = {
   help: () => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    const accounts = (await loadAccounts(io)).filter((a) => can(a.account.kind, 'balance'));
+    // Every billing account once: one key added for two regions (or one token twice) is read once.
+    const seen = new Map<string, string>();
+    const all = (await loadAccounts(io)).filter((a) => can(a.account.kind, 'balance'));
+    const accounts = all.filter((a) => {
+      const id = accountIdentity(a.account.kind, a.secret);
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, a.account.id);
+      else io.stderr(`gpu-rent balance: ${a.account.id} is the same account as ${first}: counted once\n`);
+      return first === undefined;
+    });
     if (!accounts.length) {
       io.stdout(HOW_TO_ADD);
       return 0;
@@ -32,7 +42,8 @@ export const command: CliCommand = {
     for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.error}\n`);
     const ok = rows.filter((r): r is Extract<(typeof rows)[number], { fen: number }> => 'fen' in r);
     if (flags.json) io.stdout(JSON.stringify(ok, null, 2) + '\n');
-    else if (ok.length) io.stdout(renderTable([['ACCOUNT', 'PLATFORM', 'BALANCE', 'READ AT'], ...ok.map((r) => [r.account, r.platform, formatCny(r.fen), r.readAt])], ['l', 'l', 'r', 'l']));
+    // A balance that could not be read is "?", never left out or taken as zero.
+    else io.stdout(renderTable([['ACCOUNT', 'PLATFORM', 'BALANCE', 'READ AT'], ...rows.map((r) => (r.fen !== undefined && r.readAt !== undefined ? [r.account, r.platform, formatCny(r.fen), r.readAt] : [r.account, r.platform, '?', '-']))], ['l', 'l', 'r', 'l']));
     return ok.length === rows.length ? 0 : 1;
   },
 };

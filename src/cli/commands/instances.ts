@@ -1,5 +1,6 @@
 // `gpu-rent instances [--platform P] [--json]`: every instance of every configured account, as
-// the platform reports it: state, price per hour (with when it was read), SSH endpoint. What the
+// the platform reports it: state, card, price per hour (? where the platform gives none), billing
+// mode, region, the platform's own release day for a shut-down AutoDL instance, SSH endpoint. What the
 // platform sends is box text: every cell through forTerminal, the JSON through jsonForTerminal.
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
@@ -13,6 +14,11 @@ const specs = {
   platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)' },
   json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)' },
 } satisfies FlagSpecs;
+
+/** The platform's release time as a Beijing date and time (AutoDL's clock), e.g. "2026-04-23 00:13". */
+export function beijingDay(epoch: number): string {
+  return new Date((epoch + 8 * 3600) * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
 
 export const command: CliCommand = {
   name: 'instances',
@@ -43,13 +49,39 @@ export const command: CliCommand = {
     const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
     for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: showing the first ${MAX_INSTANCES_PER_ACCOUNT} instances, the most read from one account\n`);
     if (flags.json) {
-      const rows = ok.flatMap((r) => r.list.map((i) => ({ account: r.a.account.id, platform: r.a.account.kind, ...i, ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}) })));
+      const rows = ok.flatMap((r) =>
+        r.list.map((i) => ({
+          account: r.a.account.id,
+          platform: r.a.account.kind,
+          ...i,
+          // A figure the platform does not send is null, never a guess.
+          priceFenPerHour: i.priceFenPerHour ?? null,
+          ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}),
+          billing: i.billing ?? null,
+          region: i.region ?? null,
+          releaseAt: i.releaseAt ?? null,
+          releaseDay: i.releaseAt !== undefined ? beijingDay(i.releaseAt) : null,
+        })),
+      );
       io.stdout(jsonForTerminal(rows, 2) + '\n');
     } else {
+      const now = Math.floor(Date.now() / 1000);
       const rows = ok.flatMap((r) =>
-        r.list.map((i) => [r.a.account.id, i.ref, i.name, i.rawState || i.state, i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '', i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h` : '', i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : ''].map((cell) => forTerminal(cell))),
+        r.list.map((i) =>
+          [
+            r.a.account.id,
+            i.ref,
+            i.name,
+            i.rawState || i.state,
+            i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
+            i.billing === 'prepaid' ? 'prepaid' : i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h${i.billing === 'spot' ? ' spot' : ''}` : '?',
+            i.region ?? '?',
+            i.releaseAt !== undefined ? `${beijingDay(i.releaseAt)}${i.releaseAt - now < 3 * 86400 ? ' (soon)' : ''}` : '',
+            i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
+          ].map((cell) => forTerminal(cell)),
+        ),
       );
-      if (rows.length) io.stdout(renderTable([['ACCOUNT', 'INSTANCE', 'NAME', 'STATE', 'GPU', 'PRICE', 'SSH'], ...rows]));
+      if (rows.length) io.stdout(renderTable([['ACCOUNT', 'INSTANCE', 'NAME', 'STATE', 'GPU', 'PRICE', 'REGION', 'RELEASED ON', 'SSH'], ...rows]));
       else if (!failed) io.stdout('no instances\n');
     }
     return failed ? 1 : 0;

@@ -31,3 +31,19 @@ export function afterPowerOff(kind: PlatformKind, asked: PowerOffMode, p: Pick<P
   const stops = p.stopCharging === true;
   return { compute: stops ? 'stops' : 'bills', disks: true, publicIp: true, refused: asked === 'stopCharging' && !stops };
 }
+
+/**
+ * Which billing account a connector's credentials belong to, without the secret itself: one
+ * 阿里云/腾讯云 key added for two regions is one account (its key id); one AutoDL token added
+ * twice is one account. A Pro token and a console token of the same AutoDL account cannot be
+ * told apart from what AutoDL sends (no account id in either wallet reply): they stay two.
+ */
+export function accountIdentity(kind: PlatformKind, secret: Readonly<Record<string, string>>): string {
+  if (kind === 'aliyun-ecs') return `aliyun:${secret.accessKeyId ?? ''}`;
+  if (kind === 'tencent-cvm') return `tencent:${secret.secretId ?? ''}`;
+  // A token is a secret: only a short digest-like fingerprint of it (not reversible in practice for a long token) is kept.
+  const t = secret.token ?? '';
+  let h = 0x811c9dc5;
+  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193) >>> 0;
+  return `${kind}:${t.length}:${h.toString(16)}`;
+}
