@@ -5,7 +5,7 @@
 // the whole list; 10,000, about 14 minutes. No vscode here: the unit tests run it on a real
 // in-memory store. A login the platform reports is applied only as platformLoginDecision says.
 import type { Catalog } from '../../core/catalog';
-import { createInstance, MAX_STORED_INSTANCES, newInstanceId, withPricing, withState, type Instance } from '../../core/instances';
+import { createInstance, MAX_STORED_INSTANCES, newInstanceId, withPricing, withState, withoutStillBilling, type Instance } from '../../core/instances';
 import { billedState, indexStored, matchIndexed, observedChange, platformLoginDecision } from '../../core/platforms/reconcile';
 import { can, CATALOG_PLATFORM, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type PlatformKind, type PlatformState, type SshLogin } from '../../core/platforms/types';
 import { currentState, type InstanceState } from '../../core/spend';
@@ -48,7 +48,8 @@ export interface ApplyResult {
 
 /** An observation applied to one instance, without writing: a new price from now, then the observed state change. */
 export function observedInstance(inst: Instance, kind: PlatformKind, p: PlatformInstance, now: number): { instance: Instance; state?: InstanceState; priceChanged: boolean } {
-  let next = inst;
+  // Seen stopped or released: a still-billing mark (a power action that did not happen) goes.
+  let next = p.state === 'stopped' || p.state === 'released' || (p.state === 'noGpu' && inst.stillBilling?.action === 'noGpu') ? withoutStillBilling(inst) : inst;
   let priceChanged = false;
   // A new price applies from now, before a state change opens its interval at it.
   if (p.priceFenPerHour !== undefined && p.priceFenPerHour !== inst.pricing.hourlyRate && p.state === 'running') {
@@ -75,10 +76,19 @@ function fromPlatform(d: ApplyDeps, a: AccountRef, p: PlatformInstance, login: S
   const card = p.card || 'unknown';
   const n = p.gpuCount ?? 1;
   const pre = prefillPricing(d.catalog(), platform, card, n, 'hour', 0).pricing;
-  const pricing = p.priceFenPerHour !== undefined ? { ...pre, hourlyRate: p.priceFenPerHour } : pre;
+  // The billing mode the platform states: prepaid compute was paid ahead (nothing more accrues here);
+  // spot bills the spot price the connector read; postpaid its own price.
+  const pricing =
+    p.billing === 'prepaid'
+      ? { ...pre, billingMode: 'month' as const, hourlyRate: 0 }
+      : p.billing === 'spot'
+        ? { ...pre, ...(p.priceFenPerHour !== undefined ? { spotRate: p.priceFenPerHour } : {}) }
+        : p.priceFenPerHour !== undefined
+          ? { ...pre, hourlyRate: p.priceFenPerHour }
+          : pre;
   const ssh = login ?? p.ssh;
   const billed = billedState(a.kind, p);
-  const state: InstanceState = billed === 'running' || billed === 'starting' ? 'running' : billed === 'noGpu' ? 'noGpu' : 'stopped';
+  const state: InstanceState = billed === 'running' || billed === 'starting' ? (p.billing === 'spot' ? 'spot' : 'running') : billed === 'noGpu' ? 'noGpu' : 'stopped';
   const id = newInstanceId(taken);
   taken.add(id);
   return createInstance(
@@ -119,7 +129,7 @@ export async function applyPlatformList(d: ApplyDeps, a: AccountRef, c: Pick<Con
   const observe = (inst: Instance, p: PlatformInstance) => {
     recordObservation(d.observations, inst.id, a.id, p, now);
     const r = observedInstance(current(inst), a.kind, p, now);
-    if (r.priceChanged || r.state) changed.set(inst.id, r.instance);
+    if (r.instance !== current(inst)) changed.set(inst.id, r.instance);
     if (r.priceChanged) log.push(`[${inst.id}] price read from ${a.id}: ${p.priceFenPerHour} fen/h`);
     if (r.state) {
       log.push(`[${inst.id}] ${a.id} reports ${p.rawState}: state → ${r.state}`);
@@ -141,7 +151,8 @@ export async function applyPlatformList(d: ApplyDeps, a: AccountRef, c: Pick<Con
         continue;
       }
       const p = d.priceOf ? await d.priceOf('', listed) : listed;
-      const login = p.state === 'running' && can(a.kind, 'sshLogin') ? await c.sshLogin(p.ref).catch(() => undefined) : undefined;
+      // A shut-down AutoDL instance has its login in its snapshot too: it is not imported with host `invalid`.
+      const login = (p.state === 'running' || p.state === 'stopped' || p.state === 'noGpu') && can(a.kind, 'sshLogin') ? await c.sshLogin(p.ref).catch(() => undefined) : undefined;
       const fresh = fromPlatform(d, a, p, login, taken, now);
       added.push(fresh);
       claimed.add(fresh.id);

@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { showInfo, showWarning } from '../notify';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
 import { PlatformError } from '../../app/platforms/errors';
+import type { SnapshotCache } from '../../app/platforms/autodl';
+import { accountIdentity } from '../../core/platforms/billing';
 import { isPowered } from '../../app/session';
 import type { Instance } from '../../core/instances';
 import { balanceLow, inferState, type InferenceMemory } from '../../core/platforms/reconcile';
@@ -21,7 +23,7 @@ import { applyPlatformList, applyPlatformLogin, observedInstance, recordObservat
 
 export type { Observation } from './platformApply';
 
-export type AccountStatus = { balance?: { fen: number; readAt: number }; error?: string; polledAt?: number; /** The account lists more instances than are read from one account. */ cut?: boolean };
+export type AccountStatus = { balance?: { fen: number; readAt: number }; /** The balance read failed (shown as "balance: ?"). */ balanceError?: string; /** Which billing account (core accountIdentity): two entries of one account count once. */ identity?: string; error?: string; polledAt?: number; /** The account lists more instances than are read from one account. */ cut?: boolean };
 
 const MAX_BACKOFF_S = 900;
 const TIMEOUT_MS = 15_000;
@@ -43,11 +45,26 @@ export class PlatformFacts {
   /** Balance and its warning for one catalog platform's group in the tree. */
   balanceOf(platform: string): { fen: number; readAt: number; low: boolean } | undefined {
     const accounts = this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform);
-    const balances = accounts.map((a) => this.status.get(a.id)?.balance).filter((b): b is { fen: number; readAt: number } => !!b);
+    // Each billing account once: one key added for two regions, or one token twice, is one balance.
+    const seen = new Set<string>();
+    const balances = accounts
+      .filter((a) => {
+        const id = this.status.get(a.id)?.identity ?? a.id;
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      })
+      .map((a) => this.status.get(a.id)?.balance)
+      .filter((b): b is { fen: number; readAt: number } => !!b);
     if (!balances.length) return undefined;
     const fen = balances.reduce((s, b) => s + b.fen, 0);
     const burn = summarizeSpend(this.instances().filter((i) => i.platform === platform && i.platformRef), this.now()).burnRate;
     return { fen, readAt: Math.min(...balances.map((b) => b.readAt)), low: balanceLow(fen, burn) };
+  }
+
+  /** Balance read failures of the platform's accounts: the group shows "balance ?" and says why. */
+  balanceErrorsOf(platform: string): string[] {
+    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform).map((a) => this.status.get(a.id)?.balanceError).filter((e): e is string => !!e);
   }
 
   /** Errors of the platform's accounts, for the group's tooltip. */
@@ -66,6 +83,8 @@ export class PlatformMonitor implements vscode.Disposable {
   readonly status: Map<string, AccountStatus>;
   readonly accounts: PlatformAccounts;
   private readonly backoff = new Map<string, { until: number; seconds: number }>();
+  private readonly snapshots = new Map<string, SnapshotCache>();
+  private readonly identities = new Map<string, string>();
   private readonly inference = new Map<string, InferenceMemory>();
   private readonly proposed = new Map<string, string>();
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -101,7 +120,11 @@ export class PlatformMonitor implements vscode.Disposable {
     const secret = await this.accounts.secret(a.id);
     if (!secret) return undefined;
     const endpoints = mergeEndpoints(this.ctx.settings().platformEndpoints, endpointsFromEnv(process.env));
-    return makeConnector(a, secret, endpoints, { timeoutMs: TIMEOUT_MS, now: this.ctx.now });
+    // AutoDL snapshots are kept per account across polls: read again only when an instance's state changes.
+    this.identities.set(a.id, accountIdentity(a.kind, secret));
+    let snapshots = this.snapshots.get(a.id);
+    if (!snapshots) this.snapshots.set(a.id, (snapshots = new Map()));
+    return makeConnector(a, secret, endpoints, { timeoutMs: TIMEOUT_MS, now: this.ctx.now, snapshots });
   }
 
   /** The account and connector of a linked instance. */
@@ -134,13 +157,23 @@ export class PlatformMonitor implements vscode.Disposable {
     if (!force && last !== undefined && now - last < this.ctx.settings().platformPollSeconds - 1) return;
     const c = await this.connector(a);
     if (!c) return;
-    const st: AccountStatus = { ...this.status.get(a.id), polledAt: now };
+    const st: AccountStatus = { ...this.status.get(a.id), polledAt: now, ...(this.identities.has(a.id) ? { identity: this.identities.get(a.id)! } : {}) };
     try {
       const list = await c.list();
-      if (can(a.kind, 'balance')) st.balance = await c.balance();
       st.error = undefined;
       this.backoff.delete(a.id);
       st.cut = await this.apply(a, c, list) || list.length >= MAX_INSTANCES_PER_ACCOUNT;
+      // A balance that cannot be read (a RAM/CAM key without billing permission) is "balance: ?"; the instances still show.
+      if (can(a.kind, 'balance')) {
+        try {
+          st.balance = await c.balance();
+          st.balanceError = undefined;
+        } catch (e) {
+          st.balance = undefined;
+          st.balanceError = platformErrorText(e);
+          this.ctx.log.warn(`[${a.id}] balance read failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
     } catch (e) {
       st.error = platformErrorText(e);
       this.ctx.log.warn(`[${a.id}] platform poll failed: ${e instanceof Error ? e.message : String(e)}`);

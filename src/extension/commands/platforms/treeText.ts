@@ -13,7 +13,8 @@ import { platformStateLabel } from './words';
 export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
   const b = f.balanceOf(platform);
   const errors = f.errorsOf(platform);
-  if (!b && !errors.length && !f.cutOf(platform).length) return undefined;
+  const balanceErrors = f.balanceErrorsOf(platform);
+  if (!b && !errors.length && !balanceErrors.length && !f.cutOf(platform).length) return undefined;
   const parts: string[] = [];
   const tip: string[] = [];
   if (b) {
@@ -21,6 +22,8 @@ export function platformGroupText(f: PlatformFacts, platform: string, now: numbe
     tip.push(vscode.l10n.t('Balance {0}, read {1} ago', formatCny(b.fen), formatDuration(now - b.readAt, vscode.l10n)));
     if (b.low) tip.push(vscode.l10n.t('The balance covers less than a day at the current burn rate.'));
   }
+  if (!b && balanceErrors.length) parts.push(vscode.l10n.t('balance ?'));
+  for (const e of balanceErrors) tip.push(vscode.l10n.t('The balance could not be read: {0}', e));
   if (errors.length) parts.push(vscode.l10n.t('platform unreachable'));
   tip.push(...errors);
   const cut = f.cutOf(platform);

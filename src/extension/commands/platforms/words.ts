@@ -30,6 +30,8 @@ export function platformErrorText(e: unknown): string {
         return vscode.l10n.t('余额不足: top up the account first');
       case 'noStock':
         return vscode.l10n.t('库存不足: no free GPU there now; try later or another region');
+      case 'noGpuOnHost':
+        return vscode.l10n.t("the instance's host has no free GPU now: wait and try again, start it in no-GPU mode to reach its data, or clone/migrate it to a host with free GPUs in the console");
       case 'realName':
         return vscode.l10n.t('实名认证 required: finish real-name verification in the console');
       case 'notFound':
