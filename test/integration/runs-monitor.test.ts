@@ -1,7 +1,7 @@
 // The GPU monitor's stream on a real box: one exec channel for 10 000 samples (8 GPUs, time
 // compressed: the stand-in nvidia-smi prints its -lms interval five times faster), never a
 // second one open at once, idle time counted, a killed nvidia-smi resumed on a new channel,
-// and stop() closes it.
+// and stop() closes it. A hostile stand-in floods it with forged values: the caps hold.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { RemoteConnection } from '../../src/remote/connection';
@@ -57,7 +57,8 @@ describe('GPU monitor stream (real sshd)', function () {
     const stream = new GpuStream(async () => conn, {
       intervalMs: 50,
       retryMs: 200,
-      now: () => (t += 0.05 / 8),
+      // Each chunk a second later: the page gets one sample per GPU and second, so time runs one second per read.
+      now: () => (t += 1),
       onSamples: (b) => {
         samples += b.length;
         maxOpen = Math.max(maxOpen, stream.openNow);
@@ -101,5 +102,39 @@ describe('GPU monitor stream (real sshd)', function () {
     await sleep(500);
     assert.equal(smiCount(), 0, 'stop ends nvidia-smi on the box');
     assert.equal(states.at(-1), 'stopped');
+  });
+
+  it('a hostile nvidia-smi: a flood of 100 000 lines with Infinity, NaN, 1.7e308 W and 40 GPUs stays at the caps', async () => {
+    // The flood, then one plain line to say it is over, then quiet (the stream stays open).
+    const HOSTILE = `#!/bin/sh
+awk 'BEGIN { big = sprintf("17%0307d", 0); for (i = 0; i < 100000; i++) printf "%d, %s, 30000, 81559, %s, 71\\n", i % 40, (i % 2 ? "Infinity" : "NaN"), big; print "0, 5, 1, 2, 3, 4"; fflush() }'
+exec sleep 600
+`;
+    sshd.runAsUser(`cat > "$HOME/bin/nvidia-smi" <<'EOF_SMI'\n${HOSTILE}EOF_SMI\nchmod +x "$HOME/bin/nvidia-smi"`);
+    let posted = 0;
+    let biggest = 0;
+    const stream = new GpuStream(async () => conn, {
+      intervalMs: 50,
+      onSamples: (b) => {
+        posted += b.length;
+        biggest = Math.max(biggest, b.length);
+      },
+    });
+    const t0 = Date.now();
+    stream.start();
+    const until = Date.now() + 90000;
+    while (stream.window.samples(0).at(-1)?.util !== 5 && Date.now() < until) await sleep(100);
+    const seconds = (Date.now() - t0) / 1000;
+    await stream.stop();
+    assert.equal(stream.window.samples(0).at(-1)?.util, 5, 'the flood was read to its end');
+    assert.equal(stream.window.gpus().length, 32, 'GPUs past the cap are not followed');
+    for (const g of stream.window.gpus()) {
+      const list = stream.window.samples(g);
+      assert.ok(list.length <= Math.ceil(seconds) + 1, `GPU ${g}: ${list.length} samples in ${seconds.toFixed(1)} s`);
+      for (const x of list) if (x.util !== 5) assert.deepEqual([x.util, x.power, x.memUsed], [null, null, 30000]);
+    }
+    assert.ok(posted <= 32 * (Math.ceil(seconds) + 1), `${posted} samples posted in ${seconds.toFixed(1)} s`);
+    assert.ok(biggest <= 32, `a batch of ${biggest}`);
+    console.log(`      flood of 100 000 lines read in ${seconds.toFixed(1)} s: ${posted} samples posted, ${stream.window.samples(1).length} kept for GPU 1`);
   });
 });

@@ -88,7 +88,7 @@ describe('the GPU monitor under a hostile stream', () => {
     assert.deepEqual(w.gpus(), [0, 1, 2, 3, 4, 5, 6, 7]);
     for (const g of w.gpus()) assert.ok(w.samples(g).length <= 201, `GPU ${g}: ${w.samples(g).length} samples`);
     assert.ok(biggestBatch <= 8, `a chunk posts ${biggestBatch} samples`);
-    assert.ok(posted <= 2000 * 8);
+    assert.ok(posted <= 8 * 201, `${posted} samples for the page in 200 s`);
     const s = w.samples(0).at(-1)!;
     assert.equal(s.util, null, 'Infinity and NaN refused');
     assert.equal(s.power, null, '1.7e308 W refused');

@@ -27,6 +27,8 @@ export class GpuStream {
   openNow = 0;
   private ac: AbortController | undefined;
   private pending = '';
+  /** The last second a sample of each GPU went to the page. */
+  private readonly postedSecond = new Map<number, number>();
   private loopDone: Promise<void> | undefined;
 
   constructor(
@@ -58,22 +60,25 @@ export class GpuStream {
     return this.opts.now ? this.opts.now() : Date.now() / 1000;
   }
 
-  /** Lines of stream output → the samples the window kept (at most one per GPU and second). */
+  /** Lines of stream output → samples for the page (at most one per GPU and second). */
   feed(chunk: string): TimedSample[] {
     const text = this.pending + chunk;
     const lines = text.split('\n');
     this.pending = lines.pop() ?? '';
     if (this.pending.length > MAX_PENDING) this.pending = '';
     const t = this.now();
-    // What the window kept, the last one per GPU and second: a flood of lines in one chunk is at
-    // most one sample per GPU for the page, like the window itself (one per GPU per second).
-    const kept = new Map<string, TimedSample>();
+    // The page gets what the window kept, the first sample per GPU and second: a flood of lines
+    // is at most one sample per GPU per second for it, like the window itself.
+    const out: TimedSample[] = [];
+    const second = Math.floor(t);
     for (const l of lines) {
       const s = parseGpuLine(l.trim());
       if (!s || !this.window.add(s, t)) continue;
-      kept.set(`${s.index}:${Math.floor(t)}`, { ...s, t });
+      if ((this.postedSecond.get(s.index) ?? -Infinity) >= second) continue;
+      this.postedSecond.set(s.index, second);
+      out.push({ ...s, t });
     }
-    return [...kept.values()];
+    return out;
   }
 
   private async loop(signal: AbortSignal): Promise<void> {
