@@ -97,6 +97,8 @@ export const InstanceSchema = z.strictObject({
   sync: SyncInfoSchema.optional(),
   /** The platform account and the platform's own id, when a connector reports this instance. */
   platformRef: z.strictObject({ account: shortText(64).regex(/^[A-Za-z0-9_-]+$/), ref: shortText(64).regex(/^[A-Za-z0-9_-]+$/) }).optional(),
+  /** A power action that did not happen (issue 22.2): shown on the tree row and the status bar until the box is seen stopped or its state changes. */
+  stillBilling: z.strictObject({ since: epoch, action: z.enum(['powerOff', 'noGpu']), fenPerHour: fen, why: z.string().max(500) }).optional(),
 });
 
 export interface ProbeGpu {
@@ -141,6 +143,27 @@ export interface Instance {
   jobs?: JobRef[];
   sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; unsynced?: number; lastError?: string };
   platformRef?: { account: string; ref: string };
+  stillBilling?: StillBillingMark;
+}
+
+/** The box kept billing after a power-off or no-GPU switch that did not happen: since when, at what rate (whole instance, fen/h), why. */
+export interface StillBillingMark {
+  since: number;
+  action: 'powerOff' | 'noGpu';
+  fenPerHour: number;
+  why: string;
+}
+
+/** Marks the instance as still billing (the reason cut to what the schema keeps). */
+export function withStillBilling(inst: Instance, mark: StillBillingMark): Instance {
+  return { ...inst, stillBilling: { ...mark, fenPerHour: Math.max(0, Math.round(mark.fenPerHour)), why: mark.why.slice(0, 500) } };
+}
+
+/** The mark cleared: the box was seen stopped (platform state, or it stopped answering). */
+export function withoutStillBilling(inst: Instance): Instance {
+  if (!inst.stillBilling) return inst;
+  const { stillBilling: _drop, ...rest } = inst;
+  return rest;
 }
 
 const STORE_VERSION = 1;
@@ -237,7 +260,8 @@ export function createInstance(fields: Omit<Instance, 'intervals' | 'createdAt'>
 
 export function withState(inst: Instance, state: InstanceState, now: number) {
   const r = switchState(inst.intervals, state, inst.pricing, now);
-  return r.ok ? { ok: true as const, instance: { ...inst, intervals: r.intervals } } : r;
+  // A state change (the user's, or the platform's observed one) ends a still-billing mark: what bills now is the new state.
+  return r.ok ? { ok: true as const, instance: { ...withoutStillBilling(inst), intervals: r.intervals } } : r;
 }
 
 /** New prices apply from now; recorded intervals keep what they cost. */

@@ -62,8 +62,9 @@ export const STATE_COLORS: Record<InstanceState, string> = {
   released: 'disabledForeground',
 };
 
-export function statusBarText(s: SpendSummary, l10n: L10n): string {
-  const icon = s.budget.level === 'exceeded' ? '$(error)' : s.budget.level === 'warning' ? '$(warning)' : '$(credit-card)';
+/** `stillBilling`: how many instances carry a still-billing mark (a power action that did not happen): the icon warns. */
+export function statusBarText(s: SpendSummary, l10n: L10n, stillBilling = 0): string {
+  const icon = s.budget.level === 'exceeded' ? '$(error)' : s.budget.level === 'warning' || stillBilling > 0 ? '$(warning)' : '$(credit-card)';
   return `${icon} ${l10n.t('Today {0} · Month {1} · {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n))}`;
 }
 
@@ -79,6 +80,10 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
   lines.push(`**${l10n.t('GPU spend')}** — ${l10n.t('Beijing time')}`, '');
   lines.push(`${l10n.t('Today')}: **${formatCny(s.todayFen)}** · ${l10n.t('This month')}: **${formatCny(s.monthFen)}** · ${l10n.t('Now')}: **${formatRate(s.burnRate, l10n)}**`, '');
   lines.push(`${l10n.t('Projected month-end')}: ${formatCny(s.projectedMonthEndFen)}`);
+  for (const inst of instances) {
+    const m = stillBillingText(inst, s.now, l10n);
+    if (m) lines.push('', `$(warning) **${md(inst.name)}**: ${md(m.description)} (${md(m.since)})`);
+  }
   if (s.budget.level !== 'none') {
     const pct = Math.round(s.budget.ratio * 100);
     const line = l10n.t('Budget {0}: {1}% used', formatCny(s.budget.budgetFen), pct);
@@ -103,6 +108,28 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
 /** The tree item's description: card × count · rate · accrued · time in state. */
 export function instanceDescription(inst: Instance, spend: { totalFen: number; burnRate: number; secondsInState: number }, l10n: L10n): string {
   return [`${inst.card} ×${inst.gpuCount}`, formatRate(spend.burnRate, l10n), formatCny(spend.totalFen), formatDuration(spend.secondsInState, l10n)].join(' · ');
+}
+
+/**
+ * A power action that did not happen, for the tree row, its tooltip and the status bar:
+ * "still billing ¥2.10/h — did not power off". undefined when the instance carries no mark.
+ */
+export function stillBillingText(inst: Instance, now: number, l10n: L10n): { description: string; since: string; tooltip: string } | undefined {
+  const m = inst.stillBilling;
+  if (!m) return undefined;
+  const rate = formatRate(m.fenPerHour, l10n);
+  const description = m.action === 'noGpu' ? l10n.t('still billing {0} — did not switch to no-GPU mode', rate) : l10n.t('still billing {0} — did not power off', rate);
+  const since = l10n.t('for {0}', formatDuration(now - m.since, l10n));
+  const tooltip = [
+    m.action === 'noGpu' ? l10n.t('Still billing {0}: the switch to no-GPU mode did not happen ({1}).', rate, m.why) : l10n.t('Still billing {0}: the power-off did not happen ({1}).', rate, m.why),
+    l10n.t('Power it off through the account, release it (its checkpoints are checked first), or stop it in the platform’s console. This mark goes when the box is seen stopped or its state is changed.'),
+  ].join(' ');
+  return { description, since, tooltip };
+}
+
+/** A connection failure that means the box is down (refused, or no answer at all): a still-billing mark ends. */
+export function endsStillBilling(code: string): boolean {
+  return code === 'connect-refused' || code === 'timeout';
 }
 
 export interface BudgetMemo {

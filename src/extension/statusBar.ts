@@ -18,6 +18,9 @@ export class SpendStatusBar implements vscode.Disposable {
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly subs: vscode.Disposable[] = [];
   last: SpendSummary | undefined;
+  /** The tooltip's Markdown and the background last set: the item is touched only when they change. */
+  private tipText: string | undefined;
+  private background: string | undefined;
 
   constructor(
     private readonly store: InstanceStore,
@@ -45,14 +48,26 @@ export class SpendStatusBar implements vscode.Disposable {
       this.stopTicking();
       return;
     }
-    this.item.text = statusBarText(s, vscode.l10n);
-    this.item.accessibilityInformation = { label: statusBarAccessibility(s, vscode.l10n), role: 'button' };
+    const stillBilling = instances.filter((i) => i.stillBilling).length;
+    const text = statusBarText(s, vscode.l10n, stillBilling);
+    if (text !== this.item.text) this.item.text = text;
+    const label = statusBarAccessibility(s, vscode.l10n);
+    if (label !== this.item.accessibilityInformation?.label) this.item.accessibilityInformation = { label, role: 'button' };
     const runs = this.runLines();
     const runsMd = runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${forMarkdown(l)}`).join('\n') : '';
-    const tip = new vscode.MarkdownString(tooltipMarkdown(s, instances, vscode.l10n, this.platformName) + runsMd, true);
-    tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
-    this.item.tooltip = tip;
-    this.item.backgroundColor = s.budget.level === 'exceeded' ? new vscode.ThemeColor('statusBarItem.errorBackground') : s.budget.level === 'warning' ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    // Rebuilt only when its text changes: a new MarkdownString every tick made an open tooltip flicker.
+    const tipText = tooltipMarkdown(s, instances, vscode.l10n, this.platformName) + runsMd;
+    if (tipText !== this.tipText) {
+      this.tipText = tipText;
+      const tip = new vscode.MarkdownString(tipText, true);
+      tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
+      this.item.tooltip = tip;
+    }
+    const background = s.budget.level === 'exceeded' ? 'statusBarItem.errorBackground' : s.budget.level === 'warning' || stillBilling > 0 ? 'statusBarItem.warningBackground' : undefined;
+    if (background !== this.background) {
+      this.background = background;
+      this.item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
+    }
     this.item.show();
     if (s.billing) this.startTicking();
     else this.stopTicking();

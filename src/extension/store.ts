@@ -8,9 +8,12 @@ import {
   withLogin,
   withPricing,
   withState,
+  withStillBilling,
+  withoutStillBilling,
   type Instance,
   type LoadProblem,
   type Login,
+  type StillBillingMark,
 } from '../core/instances';
 import type { InstanceState, Pricing, TransitionError } from '../core/spend';
 
@@ -106,6 +109,18 @@ export class InstanceStore {
   /** Name, platform, card and the like; prices go through setPricing so history keeps its prices. */
   update(id: string, patch: Partial<Pick<Instance, 'name' | 'platform' | 'card' | 'gpuCount' | 'lastProbe' | 'jobs' | 'sync' | 'platformRef'>>): Promise<Instance | undefined> {
     return this.replace(id, (i) => ({ ...i, ...patch }));
+  }
+
+  /** A power action that did not happen: the tree row and the status bar say so until cleared. */
+  markStillBilling(id: string, mark: StillBillingMark): Promise<Instance | undefined> {
+    return this.replace(id, (i) => withStillBilling(i, mark));
+  }
+
+  /** The box was seen stopped (the platform's state, or it stopped answering): the mark goes. */
+  async clearStillBilling(id: string): Promise<Instance | undefined> {
+    const cur = this.get(id);
+    if (!cur?.stillBilling) return cur;
+    return this.replace(id, withoutStillBilling);
   }
 
   setPricing(id: string, pricing: Pricing): Promise<Instance | undefined> {

@@ -2,7 +2,8 @@
 // quiet probe of each powered instance every `refresh.intervalSeconds` (GPUs, jobs' states,
 // then the idle check), never the first contact: that is always the user's own Check GPU.
 import * as vscode from 'vscode';
-import { isPowered } from '../../app/session';
+import { isAppError, isPowered } from '../../app/session';
+import { endsStillBilling } from '../present';
 import type { CommandContext } from '../commands/context';
 import { recordProbe, refreshJobs } from '../commands/remote/probe';
 import type { Node } from '../tree';
@@ -49,6 +50,11 @@ export class Poller implements vscode.Disposable {
               await this.idle.tick(this.ctx.store.get(i.id) ?? i, conn);
             } catch (e) {
               this.ctx.log.debug(`[${i.id}] background probe failed: ${e instanceof Error ? e.message : String(e)}`);
+              // A box marked still billing that no longer accepts connections has gone down: the mark goes.
+              if (i.stillBilling && isAppError(e) && e.info.kind === 'remote' && endsStillBilling(e.info.code)) {
+                this.ctx.log.info(`[${i.id}] the box no longer answers SSH (${e.info.code}): the still-billing mark is cleared`);
+                await this.ctx.store.clearStillBilling(i.id).catch(() => undefined);
+              }
             }
           }),
       );

@@ -17,6 +17,8 @@ import { releaseNeedsStopped } from '../../../core/guards/powerOffer';
 import { Commands } from '../../commandIds';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { formatRate } from '../../present';
+import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
+import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
@@ -73,6 +75,8 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   const obs = mon.observations.get(inst.id);
   const price = obs?.priceFenPerHour ?? (can(account.kind, 'price') ? await connector.price(t.inst.platformRef!.ref).then((p) => p?.fenPerHour, () => undefined) : undefined) ?? inst.pricing.hourlyRate;
   const priceText = formatRate(price, vscode.l10n);
+  // What keeps billing once the action is done (disk per day, compute where keep-charging, the release day), not only the hourly price.
+  const afterInput = (choice: PowerChoice): AfterPowerInput => ({ choice, pricing: { ...inst.pricing, hourlyRate: price }, keepChargesCompute: can(account.kind, 'powerOff:stopCharging'), releaseRules: guardFacts(ctx.catalog(), inst.platform).releaseRules, now: ctx.now() });
   const check = action === 'release' ? await checkpointsAtRisk(ctx, inst, scripted?.acceptNewHostKey === true) : undefined;
   const lost = check?.risk?.files.map((f) => f.rel) ?? [];
   // AutoDL releases only stopped instances: then the release is power off → confirmed stopped → release.
@@ -81,7 +85,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (lost.length && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
     if (check?.failed && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('Could not check the checkpoint folders on {0}: unsynced work may be lost. Not released.', inst.name));
   } else if (action === 'release') {
-    const extra = [vscode.l10n.t('Price: {0}', priceText), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
+    const extra = [vscode.l10n.t('Now: {0}', priceText), ...afterPowerLines(afterInput('release'), vscode.l10n), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
     const d = releaseDialog({ name: inst.name, where: 'platform', accountLabel: account.label, check: check?.risk ? { kind: 'checked', risk: check.risk } : { kind: 'notChecked', reason: check?.failed ? 'unreachable' : 'notRunning' }, extra }, vscode.l10n);
     const pick = await showWarning(d.message, { modal: true, detail: d.detail }, ...d.buttons);
     if (pick?.choice === 'syncFirst') {
@@ -91,8 +95,9 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (pick?.choice !== 'release') return undefined;
   } else {
     const go = offered.find((m) => m.cap === cap)!.label;
-    const message = vscode.l10n.t('{0} {1} on {2}? Price: {3}', go, inst.name, account.label, priceText);
-    if ((await showWarning(message, { modal: true }, go)) !== go) return undefined;
+    const message = vscode.l10n.t('{0} {1} on {2}? Now: {3}', go, inst.name, account.label, priceText);
+    const detail = afterPowerLines(afterInput(cap as PowerChoice), vscode.l10n).join('\n\n');
+    if ((await showWarning(message, { modal: true, detail }, go)) !== go) return undefined;
   }
   const ref = inst.platformRef!.ref;
   ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
@@ -110,6 +115,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
       }
       const stopped = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, onProgress: (p) => progress.report({ message: vscode.l10n.t('waiting until stopped: {0}', platformStateLabel(p.state)) }) }).catch(() => ({ settled: false as const, last: undefined }));
       if (stopped.last) await mon.observe(inst.id, account, stopped.last);
+      if (!stopped.settled) await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + (inst.pricing.storageGbDay * inst.pricing.dataDiskGb) / 24, why: vscode.l10n.t('it did not reach "stopped" (last seen: {0})', stopped.last ? platformStateLabel(stopped.last.state) : '?') }).catch(() => undefined);
       if (!stopped.settled) throw new UserError(vscode.l10n.t('{0} was NOT released and keeps billing {1}: it did not reach "stopped" (last seen: {2}). Stop it in the platform’s console.', inst.name, priceText, stopped.last ? platformStateLabel(stopped.last.state) : '?'));
       progress.report({ message: vscode.l10n.t('stopped; releasing…') });
     }

@@ -127,6 +127,8 @@ async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r:
   const detail = [backupArmed ? vscode.l10n.t('The box’s own power-off stays armed and tries again 15 minutes after the run’s end.') : '', vscode.l10n.t('Power it off through the account, release it (its checkpoints are checked first), or stop it in the platform’s console.')].filter(Boolean).join('\n\n');
   ctx.log.error(`[${inst.id}] ${msg}`);
   ctx.notices.note('job', inst.id, `still billing after end action ${r.action}`);
+  // Beyond the modal: the tree row and the status bar say so until the box is seen stopped or its state changes.
+  await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', fenPerHour: cur.pricing.hourlyRate + cur.pricing.storageGbDay * cur.pricing.dataDiskGb / 24, why }).catch((e) => ctx.log.warn(`[${inst.id}] could not store the still-billing mark: ${String(e)}`));
   const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
   const next = nextBestActions({ account: ctx.platformPower(inst)?.kind ? { kind: ctx.platformPower(inst)!.kind!, powerAllowed: true } : undefined }, failedVia);
   const offAccount = vscode.l10n.t('Power Off Through Account');

@@ -1,0 +1,119 @@
+// Money words that agree (issue 22.2 and 22.4): a box that did not power off is marked on the
+// tree row and the status bar until it is seen stopped; the power dialogs say what keeps
+// billing after the action. Pure builders, a plain formatter standing in for vscode.l10n.
+import { strict as assert } from 'node:assert';
+import { createInstance, validateInstance, withState, withStillBilling, type Instance } from '../../src/core/instances';
+import { summarizeSpend } from '../../src/core/spend';
+import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { endsStillBilling, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
+import { observedInstance } from '../../src/extension/monitors/platformApply';
+import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
+
+const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
+const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
+const pricing = { billingMode: 'hour' as const, hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 7, dataDiskGb: 50 };
+const inst = (id = 'a', name = 'A'): Instance => createInstance({ id, name, platform: 'autodl', card: 'RTX 3090 24GB', gpuCount: 1, login: { host: 'h', port: 22, user: 'u', auth: 'agent' }, pricing }, 'running', T0);
+const mark = { since: T0 + 60, action: 'powerOff' as const, fenPerHour: 213, why: 'the power-off command failed on the box (exit 1): shutdown: Permission denied' };
+
+class Memento implements MementoLike {
+  readonly data = new Map<string, unknown>();
+  get<T>(key: string): T | undefined {
+    return this.data.get(key) as T | undefined;
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    this.data.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+  }
+}
+const secrets: SecretsLike = { get: async () => undefined, store: async () => undefined, delete: async () => undefined };
+
+describe('still billing after a power action that did not happen', () => {
+  it('the tree row says it, with the rate, and the tooltip says why and what helps', () => {
+    const i = withStillBilling(inst(), mark);
+    const t = stillBillingText(i, T0 + 12 * 60 + 60, l10n)!;
+    assert.equal(t.description, 'still billing ¥2.13/h — did not power off');
+    assert.equal(t.since, 'for 12m');
+    assert.match(t.tooltip, /power-off did not happen \(the power-off command failed on the box \(exit 1\): shutdown: Permission denied\)/);
+    assert.match(t.tooltip, /Power it off through the account/);
+    assert.equal(stillBillingText(inst(), T0, l10n), undefined);
+    const n = withStillBilling(inst(), { ...mark, action: 'noGpu' });
+    assert.equal(stillBillingText(n, T0, l10n)!.description, 'still billing ¥2.13/h — did not switch to no-GPU mode');
+  });
+
+  it('the status bar warns while any instance carries the mark, and its tooltip names it', () => {
+    const list = [withStillBilling(inst('a', 'box|one'), mark), inst('b', 'B')];
+    const s = summarizeSpend(list, T0 + 3600);
+    assert.match(statusBarText(s, l10n, 1), /^\$\(warning\) Today/);
+    assert.match(statusBarText(s, l10n, 0), /^\$\(credit-card\) Today/);
+    const md = tooltipMarkdown(s, list, l10n);
+    assert.ok(md.includes('$(warning) **box\\|one**: still billing ¥2\\.13/h — did not power off (for 59m)'), md);
+    assert.equal((md.match(/still billing/g) ?? []).length, 1);
+  });
+
+  it('the tooltip text is the same from one second to the next, so the status bar does not rebuild it', () => {
+    const list = [inst()];
+    const a = tooltipMarkdown(summarizeSpend(list, T0 + 3600), list, l10n);
+    const b = tooltipMarkdown(summarizeSpend(list, T0 + 3601), list, l10n);
+    assert.equal(a, b);
+    // It does change when a figure in it changes.
+    assert.notEqual(a, tooltipMarkdown(summarizeSpend(list, T0 + 7200), list, l10n));
+  });
+
+  it('is stored with the instance, validated, and survives a reload', async () => {
+    const m = new Memento();
+    const store = new InstanceStore(m, secrets, () => T0);
+    await store.add({ ...inst(), id: 'x' }, 'running');
+    await store.markStillBilling('x', { ...mark, why: 'w'.repeat(2000) });
+    const again = new InstanceStore(m, secrets, () => T0 + 10);
+    assert.equal(again.loadProblem, undefined);
+    assert.equal(again.get('x')!.stillBilling!.fenPerHour, 213);
+    assert.equal(again.get('x')!.stillBilling!.why.length, 500);
+    await again.clearStillBilling('x');
+    assert.equal(new InstanceStore(m, secrets, () => T0).get('x')!.stillBilling, undefined);
+    // A tampered mark is refused like any other bad field.
+    const bad = validateInstance({ ...withStillBilling(inst(), mark), stillBilling: { ...mark, fenPerHour: -1 } });
+    assert.equal(bad.ok, false);
+    assert.equal(validateInstance({ ...withStillBilling(inst(), mark), stillBilling: { ...mark, extra: 1 } }).ok, false);
+  });
+
+  it('goes when the state changes, when the platform reports it stopped, or when the box stops answering', () => {
+    const i = withStillBilling(inst(), mark);
+    const r = withState(i, 'stopped', T0 + 100);
+    assert.ok(r.ok && r.instance.stillBilling === undefined);
+    const seen = (state: 'running' | 'stopped' | 'noGpu') => observedInstance(i, 'autodl-pro', { ref: 'r1', state, rawState: state, name: 'A' } as never, T0 + 100).instance;
+    assert.equal(seen('stopped').stillBilling, undefined);
+    assert.deepEqual(seen('running').stillBilling, i.stillBilling);
+    // A failed no-GPU switch ends when the platform shows no-GPU mode; a failed power-off does not.
+    assert.equal(observedInstance(withStillBilling(inst(), { ...mark, action: 'noGpu' }), 'autodl-pro', { ref: 'r1', state: 'noGpu', rawState: 'x', name: 'A' } as never, T0 + 100).instance.stillBilling, undefined);
+    assert.equal(endsStillBilling('connect-refused'), true);
+    assert.equal(endsStillBilling('timeout'), true);
+    assert.equal(endsStillBilling('auth-failed'), false);
+    assert.equal(endsStillBilling('disconnected'), false);
+  });
+});
+
+describe('power dialogs say what keeps billing after the action', () => {
+  const rules = [{ kind: 'releaseAfterStoppedDays' as const, days: 15, warnFromDay: 12 }];
+  it('an AutoDL power-off: the disk per day and the release day 15 days on', () => {
+    const lines = afterPowerLines({ choice: 'powerOff:keep', pricing, keepChargesCompute: false, releaseRules: rules, now: T0 }, l10n);
+    assert.deepEqual(lines, [
+      'After the power-off the GPU stops billing; the data disk keeps billing ¥3.50/day (50 GB).',
+      'A stopped instance is released with its data after 15 days: about 2026-11-25 (Beijing) if it stays off.',
+    ]);
+    assert.equal(beijingDay(T0 - 1), '2026-11-09');
+  });
+
+  it('a cloud keep-charging power-off says compute still bills; economical mode says only the disks do', () => {
+    assert.match(afterPowerLines({ choice: 'powerOff:keep', pricing, keepChargesCompute: true, releaseRules: [], now: T0 }, l10n)[0]!, /compute keeps billing ¥1\.98\/h as if it ran, and the disks ¥3\.50\/day/);
+    assert.match(afterPowerLines({ choice: 'powerOff:stopCharging', pricing, keepChargesCompute: true, releaseRules: [], now: T0 }, l10n)[0]!, /compute stops billing; the disks keep billing ¥3\.50\/day/);
+  });
+
+  it('a release: nothing bills after it; a power-on: the rate from then on', () => {
+    assert.deepEqual(afterPowerLines({ choice: 'release', pricing, keepChargesCompute: false, releaseRules: rules, now: T0 }, l10n), ['After the release nothing bills: the instance and its disks are deleted.']);
+    assert.match(afterPowerLines({ choice: 'powerOn:noGpu', pricing, keepChargesCompute: false, releaseRules: rules, now: T0 }, l10n)[0]!, /¥0\.25\/h in no-GPU mode/);
+    assert.match(afterPowerLines({ choice: 'powerOn:gpu', pricing, keepChargesCompute: false, releaseRules: rules, now: T0 }, l10n)[0]!, /¥2\.13\/h with its GPU/);
+  });
+
+  it('without a disk size it says the disk bills per day rather than a figure nobody set', () => {
+    assert.match(afterPowerLines({ choice: 'powerOff:keep', pricing: { ...pricing, dataDiskGb: 0 }, keepChargesCompute: false, releaseRules: [], now: T0 }, l10n)[0]!, /no disk size is set here/);
+  });
+});
