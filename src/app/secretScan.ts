@@ -86,27 +86,9 @@ export async function scanSecrets(roots: string | readonly string[], opts: Secre
   const child = (shown: string, name: string) => (shown === '.' || shown === '' ? name : `${shown}/${name}`);
 
   const readHead = async (abs: string, shown: string): Promise<string | undefined> => {
-    const fh = await open(abs, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
-    if (!fh) {
-      unreadable(shown);
-      return undefined;
-    }
-    try {
-      const st = await fh.stat();
-      if (!st.isFile() || !shouldReadContent(shown, st.size)) return undefined;
-      const want = Math.min(st.size, MAX_SCAN_CHARS);
-      if (r.bytesRead + want > maxBytes) {
-        r.truncated = { reason: 'maxBytes', filesSeen: r.files, limit: maxBytes };
-        throw new Stop();
-      }
-      const buf = Buffer.alloc(want);
-      const { bytesRead } = await fh.read(buf, 0, want, 0);
-      r.bytesRead += bytesRead;
-      r.contentFiles++;
-      return buf.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await fh.close();
-    }
+    const c = await readScanHead(abs, shown, r, (want) => (r.bytesRead + want > maxBytes ? { reason: 'maxBytes', filesSeen: r.files, limit: maxBytes } : null));
+    if (c === CAPPED) throw new Stop();
+    return c;
   };
 
   const file = async (abs: string, shown: string, nameOnly: boolean): Promise<void> => {
@@ -211,20 +193,36 @@ export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretSc
 
 /** Reads the head of one listed file for the scan (never through a link); records a cap it meets. */
 async function readListed(f: ListedFile, r: SecretScanResult, maxFiles: number, maxBytes: number): Promise<string | undefined> {
-  const fh = await open(f.path, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
+  const c = await readScanHead(f.path, f.rel, r, (want) =>
+    r.contentFiles >= maxFiles ? { reason: 'maxFiles', filesSeen: r.files - 1, limit: maxFiles } : r.bytesRead + want > maxBytes ? { reason: 'maxBytes', filesSeen: r.files - 1, limit: maxBytes } : null,
+  );
+  if (c !== CAPPED) return c;
+  r.unscanned++;
+  return undefined;
+}
+
+const CAPPED = Symbol('capped');
+
+/**
+ * The head of one file for the scan, opened without following a link (an unreadable one is
+ * counted). `capOf(want)` says whether reading `want` more bytes passes a cap: then nothing is
+ * read, the cap is recorded in `r.truncated` and CAPPED returned.
+ */
+async function readScanHead(path: string, rel: string, r: SecretScanResult, capOf: (want: number) => SecretScanResult['truncated']): Promise<string | typeof CAPPED | undefined> {
+  const fh = await open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK).catch(() => undefined);
   if (!fh) {
     r.unreadableCount++;
-    if (r.unreadable.length < 100) r.unreadable.push(f.rel);
+    if (r.unreadable.length < 100) r.unreadable.push(rel);
     return undefined;
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile() || !shouldReadContent(f.rel, st.size)) return undefined;
+    if (!st.isFile() || !shouldReadContent(rel, st.size)) return undefined;
     const want = Math.min(st.size, MAX_SCAN_CHARS);
-    if (r.contentFiles >= maxFiles || r.bytesRead + want > maxBytes) {
-      r.truncated = r.contentFiles >= maxFiles ? { reason: 'maxFiles', filesSeen: r.files - 1, limit: maxFiles } : { reason: 'maxBytes', filesSeen: r.files - 1, limit: maxBytes };
-      r.unscanned++;
-      return undefined;
+    const cap = capOf(want);
+    if (cap) {
+      r.truncated = cap;
+      return CAPPED;
     }
     const buf = Buffer.alloc(want);
     const { bytesRead } = await fh.read(buf, 0, want, 0);
