@@ -130,7 +130,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);
   const poller = new Poller(view, ctx, idle);
-  const releaseWarnings = new ReleaseWarnings(ctx);
+  const releaseWarnings = new ReleaseWarnings(ctx, platformFacts);
   subs.push(statusBar, calculator, poller, releaseWarnings);
 
   const setHasInstances = () => void vscode.commands.executeCommand('setContext', HAS_INSTANCES_KEY, store.list().length > 0);

@@ -98,12 +98,17 @@ function memoKey(w: ReleaseWatch, now: number): string {
   return `${w.kind}:${deadline}:${d.year}-${d.month}-${d.day}`;
 }
 
-/** Stopped instances whose platform rule needs a warning now, and the memo to store. */
-export function releaseNotices(instances: readonly Instance[], factsOf: (platform: string) => GuardPlatformFacts, now: number, memo: ReleaseMemo): { notices: ReleaseNotice[]; memo: ReleaseMemo } {
+/**
+ * Stopped instances whose platform rule needs a warning now, and the memo to store.
+ * `platformWatch` gives the watch by the platform's own clock (AutoDL stopped_at / release_at)
+ * where it is known; otherwise the stopped stretch recorded here counts.
+ */
+export function releaseNotices(instances: readonly Instance[], factsOf: (platform: string) => GuardPlatformFacts, now: number, memo: ReleaseMemo, platformWatch?: (inst: Instance, facts: GuardPlatformFacts) => ReleaseWatch | undefined): { notices: ReleaseNotice[]; memo: ReleaseMemo } {
   const next: ReleaseMemo = {};
   const notices: ReleaseNotice[] = [];
   for (const inst of instances) {
-    const w = watchRelease(inst.intervals, factsOf(inst.platform), now);
+    const facts = factsOf(inst.platform);
+    const w = (currentState(inst.intervals) !== 'released' ? platformWatch?.(inst, facts) : undefined) ?? watchRelease(inst.intervals, facts, now);
     if (!needsWarning(w)) continue;
     const key = memoKey(w, now);
     next[inst.id] = key;

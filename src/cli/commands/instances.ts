@@ -5,6 +5,7 @@
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
 import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance } from '../../core/platforms/types';
+import { RELEASE_SOON_DAYS } from '../../core/platforms/clock';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
@@ -76,7 +77,7 @@ export const command: CliCommand = {
             i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
             i.billing === 'prepaid' ? 'prepaid' : i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h${i.billing === 'spot' ? ' spot' : ''}` : '?',
             i.region ?? '?',
-            i.releaseAt !== undefined ? `${beijingDay(i.releaseAt)}${i.releaseAt - now < 3 * 86400 ? ' (soon)' : ''}` : '',
+            i.releaseAt !== undefined ? `${beijingDay(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? ' (soon)' : ''}` : '',
             i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
           ].map((cell) => forTerminal(cell)),
         ),

@@ -5,6 +5,9 @@
 // the whole list; 10,000, about 14 minutes. No vscode here: the unit tests run it on a real
 // in-memory store. A login the platform reports is applied only as platformLoginDecision says.
 import type { Catalog } from '../../core/catalog';
+import type { GuardPlatformFacts } from '../../core/guards/facts';
+import type { ReleaseWatch } from '../../core/guards/release';
+import { platformReleaseWatch } from '../../core/platforms/clock';
 import { createInstance, MAX_STORED_INSTANCES, newInstanceId, withPricing, withState, withoutStillBilling, type Instance } from '../../core/instances';
 import { billedState, indexStored, matchIndexed, observedChange, platformLoginDecision } from '../../core/platforms/reconcile';
 import { can, CATALOG_PLATFORM, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type PlatformKind, type PlatformState, type SshLogin } from '../../core/platforms/types';
@@ -20,6 +23,11 @@ export interface Observation {
   readAt: number;
   priceFenPerHour?: number;
   priceReadAt?: number;
+  /** The platform's clock for a stopped instance (AutoDL stopped_at / release_at), epoch seconds. */
+  stoppedAt?: number;
+  releaseAt?: number;
+  /** The region the platform lists it in (clouds). */
+  region?: string;
 }
 
 export interface ApplyDeps {
@@ -67,7 +75,15 @@ export function observedInstance(inst: Instance, kind: PlatformKind, p: Platform
 /** Records what the platform said about one instance (the tree and the commands read it). */
 export function recordObservation(observations: Map<string, Observation>, id: string, account: string, p: PlatformInstance, now: number): void {
   const prev = observations.get(id);
-  observations.set(id, { account, ref: p.ref, state: p.state, rawState: p.rawState, readAt: now, ...(p.priceFenPerHour !== undefined ? { priceFenPerHour: p.priceFenPerHour, priceReadAt: p.priceReadAt ?? now } : prev?.priceFenPerHour !== undefined ? { priceFenPerHour: prev.priceFenPerHour, priceReadAt: prev.priceReadAt! } : {}) });
+  const clock = { ...(p.stoppedAt !== undefined ? { stoppedAt: p.stoppedAt } : {}), ...(p.releaseAt !== undefined ? { releaseAt: p.releaseAt } : {}), ...(p.region ? { region: p.region } : {}) };
+  observations.set(id, { account, ref: p.ref, state: p.state, rawState: p.rawState, readAt: now, ...clock, ...(p.priceFenPerHour !== undefined ? { priceFenPerHour: p.priceFenPerHour, priceReadAt: p.priceReadAt ?? now } : prev?.priceFenPerHour !== undefined ? { priceFenPerHour: prev.priceFenPerHour, priceReadAt: prev.priceReadAt! } : {}) });
+}
+
+/** The release watch of a linked, stopped instance by the platform's own clock (stopped_at / release_at) from the last read, if it gave one. */
+export function observedReleaseWatch(observations: ReadonlyMap<string, Observation>, inst: Instance, facts: GuardPlatformFacts, now: number): ReleaseWatch | undefined {
+  const o = observations.get(inst.id);
+  if (!o || !inst.platformRef || o.account !== inst.platformRef.account || o.ref !== inst.platformRef.ref) return undefined;
+  return platformReleaseWatch(facts, o, now);
 }
 
 /** A stored entry for an instance first seen on the platform. */

@@ -10,6 +10,8 @@ import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '.
 import { PlatformError } from '../../app/platforms/errors';
 import type { SnapshotCache } from '../../app/platforms/autodl';
 import { accountIdentity } from '../../core/platforms/billing';
+import type { GuardPlatformFacts } from '../../core/guards/facts';
+import type { ReleaseWatch } from '../../core/guards/release';
 import { isPowered } from '../../app/session';
 import type { Instance } from '../../core/instances';
 import { balanceLow, inferState, type InferenceMemory } from '../../core/platforms/reconcile';
@@ -19,7 +21,7 @@ import type { CommandContext } from '../commands/context';
 import type { PlatformAccounts } from '../commands/platforms/accountStore';
 import { platformErrorText } from '../commands/platforms/words';
 import type { Node } from '../tree';
-import { applyPlatformList, applyPlatformLogin, observedInstance, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
+import { applyPlatformList, applyPlatformLogin, observedInstance, observedReleaseWatch, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
 
 export type { Observation } from './platformApply';
 
@@ -35,12 +37,29 @@ export class PlatformFacts {
   readonly status = new Map<string, AccountStatus>();
   /** Logins a platform reports on another host or user than the stored one, waiting for the user's word. */
   readonly pendingLogins = new Map<string, SshLogin>();
+  private readonly pollListeners = new Set<() => void>();
 
   constructor(
     readonly accounts: PlatformAccounts,
     private readonly instances: () => readonly Instance[],
     private readonly now: () => number,
   ) {}
+
+  /** Called after each poll of the accounts (the release warnings read the platform's clock then). */
+  onDidPoll(listener: () => void): { dispose(): void } {
+    this.pollListeners.add(listener);
+    return { dispose: () => this.pollListeners.delete(listener) };
+  }
+
+  /** The monitor tells its listeners a poll is done. */
+  polled(): void {
+    for (const l of [...this.pollListeners]) l();
+  }
+
+  /** The release watch of a linked, stopped instance by the platform's own clock (stopped_at / release_at), if the last read gave one. */
+  releaseWatchOf(inst: Instance, facts: GuardPlatformFacts): ReleaseWatch | undefined {
+    return observedReleaseWatch(this.observations, inst, facts, this.now());
+  }
 
   /** Balance and its warning for one catalog platform's group in the tree. */
   balanceOf(platform: string): { fen: number; readAt: number; low: boolean } | undefined {
@@ -147,6 +166,7 @@ export class PlatformMonitor implements vscode.Disposable {
     await Promise.all(this.accounts.list().map((a) => this.pollAccount(a, force)));
     await this.inferWithoutApi();
     this.ctx.tree.refresh();
+    this.facts.polled();
   }
 
   private async pollAccount(a: Account, force: boolean): Promise<void> {

@@ -6,17 +6,33 @@ import { showError, showInfo, showWarning, withNotificationProgress } from '../n
 import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
 import { releaseWatchMessage } from '../guardText';
 import type { CommandContext } from '../commands/context';
+import type { Instance } from '../../core/instances';
+import type { GuardPlatformFacts } from '../../core/guards/facts';
+import type { ReleaseWatch } from '../../core/guards/release';
+
+/** The platform's clock (monitors/platforms PlatformFacts): the release day it states, and when it was last read. */
+export interface PlatformClockSource {
+  releaseWatchOf(inst: Instance, facts: GuardPlatformFacts): ReleaseWatch | undefined;
+  onDidPoll(listener: () => void): { dispose(): void };
+}
 
 const MEMO_KEY = 'gpuRent.releaseWarnings';
 const EVERY_MS = 10 * 60 * 1000;
 
 export class ReleaseWarnings implements vscode.Disposable {
   private readonly timer: ReturnType<typeof setInterval>;
-  private readonly sub: { dispose(): void };
+  private readonly subs: { dispose(): void }[];
 
-  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'now' | 'memento' | 'notices' | 'platformPower' | 'log'>) {
+  /**
+   * With `clock`, a linked AutoDL instance is counted by the platform's own clock (stopped_at /
+   * release_at): one imported after 13 days shut down is warned at once, not 12 days later.
+   */
+  constructor(
+    private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'now' | 'memento' | 'notices' | 'platformPower' | 'log'>,
+    private readonly clock?: PlatformClockSource,
+  ) {
     this.timer = setInterval(() => this.check(), EVERY_MS);
-    this.sub = ctx.store.onDidChange(() => this.check());
+    this.subs = [ctx.store.onDidChange(() => this.check()), ...(clock ? [clock.onDidPoll(() => this.check())] : [])];
     this.check();
   }
 
@@ -24,7 +40,8 @@ export class ReleaseWarnings implements vscode.Disposable {
     if (!this.ctx.settings().releaseWarnings) return;
     const memo = this.ctx.memento.get<ReleaseMemo>(MEMO_KEY) ?? {};
     const catalog = this.ctx.catalog();
-    const r = releaseNotices(this.ctx.store.list(), (p) => guardFacts(catalog, p), this.ctx.now(), typeof memo === 'object' && memo ? memo : {});
+    const clock = this.clock;
+    const r = releaseNotices(this.ctx.store.list(), (p) => guardFacts(catalog, p), this.ctx.now(), typeof memo === 'object' && memo ? memo : {}, clock ? (inst, facts) => clock.releaseWatchOf(inst, facts) : undefined);
     if (JSON.stringify(r.memo) !== JSON.stringify(memo)) void this.ctx.memento.update(MEMO_KEY, r.memo);
     for (const n of r.notices) {
       const inst = this.ctx.store.get(n.instanceId);
@@ -52,6 +69,6 @@ export class ReleaseWarnings implements vscode.Disposable {
 
   dispose(): void {
     clearInterval(this.timer);
-    this.sub.dispose();
+    this.subs.forEach((s) => s.dispose());
   }
 }

@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import type { Instance } from '../../../core/instances';
 import { formatCny } from '../../../core/money';
 import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../../core/platforms/types';
-import type { PlatformFacts } from '../../monitors/platforms';
+import type { Observation, PlatformFacts } from '../../monitors/platforms';
+import { beijingText } from '../../guardText';
+import { releaseDay } from '../../../core/platforms/clock';
 import { formatDuration, formatRate } from '../../present';
 import { platformStateLabel } from './words';
 
@@ -53,6 +55,15 @@ export function platformInstanceText(f: PlatformFacts, inst: Instance, now: numb
     tip.push(vscode.l10n.t('Platform: {0} ({1}), read {2} ago', platformStateLabel(o.state), o.rawState, formatDuration(now - o.readAt, vscode.l10n)));
     if (price && o.priceReadAt !== undefined) tip.push(vscode.l10n.t('Price on the platform: {0}, read {1} ago', price, formatDuration(now - o.priceReadAt, vscode.l10n)));
     if (o.state === 'starting' || o.state === 'stopping' || o.state === 'releasing') parts.push(platformStateLabel(o.state));
+    if (o.region) {
+      parts.push(o.region);
+      tip.push(vscode.l10n.t('Region: {0}', o.region));
+    }
+    const release = releaseDayText(o, now);
+    if (release) {
+      parts.push(release.description);
+      tip.push(release.tooltip);
+    }
   }
   if (pending) {
     // The stored login (and its password) stays until the user confirms the new one.
@@ -60,4 +71,23 @@ export function platformInstanceText(f: PlatformFacts, inst: Instance, now: numb
     tip.push(vscode.l10n.t('The platform reports a new login, {0}; the stored one, {1}, is kept until you confirm. The stored password is not sent to a new host.', `${pending.user}@${pending.host}:${pending.port}`, `${inst.login.user}@${inst.login.host}:${inst.login.port}`));
   }
   return { description: parts.join(' · '), tooltip: tip.join('\n\n') };
+}
+
+/**
+ * The release day of a stopped instance by the platform's clock (AutoDL release_at, or
+ * stopped_at + 15 days), Beijing time; nothing for a running one or where the platform gave no clock.
+ */
+export function releaseDayText(o: Pick<Observation, 'state' | 'releaseAt' | 'stoppedAt'>, now: number): { description: string; tooltip: string; soon: boolean } | undefined {
+  const r = releaseDay(o, now);
+  if (!r) return undefined;
+  const day = beijingText(r.releaseAt).slice(0, 10);
+  const since = r.stoppedAt !== undefined ? vscode.l10n.t('Shut down since {0} (Beijing time, the platform’s clock).', beijingText(r.stoppedAt)) + ' ' : '';
+  if (r.passed) {
+    return { description: vscode.l10n.t('release day {0} passed', day), tooltip: since + vscode.l10n.t('The platform’s release day, {0} (Beijing time), has passed: it has probably been released with its data.', beijingText(r.releaseAt)), soon: true };
+  }
+  return {
+    description: r.soon ? vscode.l10n.t('released on {0}: soon', day) : vscode.l10n.t('released on {0}', day),
+    tooltip: since + vscode.l10n.t('The platform releases it, data and all, on {0} (Beijing time): {1} left. Starting it before then (in no-GPU mode where the platform offers one) starts the clock again.', beijingText(r.releaseAt), formatDuration(r.secondsLeft, vscode.l10n)),
+    soon: r.soon,
+  };
 }
