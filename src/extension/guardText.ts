@@ -101,8 +101,10 @@ export function peakMessage(name: string, platformLabel: string, c: PeakCheck & 
 }
 
 export function spotDetail(check: SpotCheck, l10n: L10n): string {
-  const lines = [l10n.t('Expected rework if reclaimed: {0}. Sync checkpoints every {1} to keep it near {2}.', formatCny(check.expectedReworkFen), formatDuration(check.recommendedSyncIntervalSeconds, l10n), formatCny(check.reworkAtRecommendedFen))];
-  if (check.syncTooSparse) lines.push(l10n.t('Your sync interval is longer than that: shorten gpuRent.sync.watchIntervalSeconds or save checkpoints more often.'));
+  // The same figures as `gpu-rent spot-check` for the same inputs (core/guards/spot over core/spot-model).
+  const lines = [l10n.t('Syncing checkpoints every {0} (gpuRent.sync.watchIntervalSeconds): {1} expected reclaims, about {2} of work redone, costing about {3}.', formatDuration(check.syncIntervalSeconds, l10n), check.expectedReclaims.toFixed(2), formatDuration(check.expectedReworkSeconds, l10n), formatCny(check.expectedReworkFen))];
+  // A cadence is suggested only where it lowers the figure (a longer one would raise it).
+  if (check.syncTooSparse) lines.push(l10n.t('Sync every {0} to bring it near {1}: shorten gpuRent.sync.watchIntervalSeconds or save checkpoints more often.', formatDuration(check.recommendedSyncIntervalSeconds, l10n), formatCny(check.reworkAtRecommendedFen)));
   if (check.reclaimNotice === 'aliyunMetadata') lines.push(l10n.t('This platform announces reclaims: the on-box watchdog (with a final sync hook) can save a checkpoint when one is announced.'));
   return lines.join('\n');
 }

@@ -236,7 +236,7 @@ describe('extension guards: evening peak, spot, release risk', () => {
     const long = spotDecision({ ...base, expectedHours: 8 });
     assert.equal(long.kind, 'confirm');
     assert.ok(long.kind === 'confirm' && long.reason === 'long' && long.check!.needsConfirmation);
-    assert.match(spotDetail(long.check!, l10n), /Expected rework if reclaimed: ¥\d+\.\d\d\. Sync checkpoints every /);
+    assert.match(spotDetail(long.check!, l10n), /^Syncing checkpoints every 30m \(gpuRent\.sync\.watchIntervalSeconds\): 0\.80 expected reclaims, about 12m of work redone, costing about ¥\d+\.\d\d\./);
     assert.equal(spotDecision({ ...base, expectedHours: 8, accepted: true }).kind, 'go');
     assert.deepEqual(spotDecision({ ...base, expectedHours: undefined }), { kind: 'confirm', reason: 'unknownLength' });
     assert.equal(spotDecision({ ...base, expectedHours: 0.5, warnHours: 0.25 }).kind, 'confirm', 'a stricter setting asks sooner');

@@ -8,6 +8,14 @@ import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/ext
 import { endsStillBilling, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
 import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
+import { readFileSync } from 'node:fs';
+import { builtinCatalog } from '../../src/core/catalog';
+import { prefillPricing } from '../../src/extension/prefill';
+import { spotDecision } from '../../src/extension/guardDecisions';
+import { spotDetail } from '../../src/extension/guardText';
+import { spotCheck } from '../../src/core/guards/spot';
+import { expectedLossPerReclaim } from '../../src/core/spot-model';
+import { runCli } from '../support/cli';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
@@ -115,5 +123,39 @@ describe('power dialogs say what keeps billing after the action', () => {
 
   it('without a disk size it says the disk bills per day rather than a figure nobody set', () => {
     assert.match(afterPowerLines({ choice: 'powerOff:keep', pricing: { ...pricing, dataDiskGb: 0 }, keepChargesCompute: false, releaseRules: [], now: T0 }, l10n)[0]!, /no disk size is set here/);
+  });
+});
+
+describe('one spot-rework model for the extension and the CLI', () => {
+  const zhBundle: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
+  const zh: L10n = { t: (m, ...a) => (zhBundle[m] ?? `MISSING ${m}`).replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
+  const yuan = (s: string) => [...s.matchAll(/¥[\d,]+\.\d\d/g)].map((m) => m[0]);
+  // The issue's case: an 8 h job on an AutoDL 3090 spot instance (the extension said ¥0.06 and
+  // "near ¥0.38", zh ¥0.05/¥0.01, the CLI ¥0.66). Built CLI (npm run build first).
+  for (const minutes of [5, 60]) {
+    it(`8 h on an AutoDL 3090 spot, syncing every ${minutes} min: Start Training's text (en, zh) and gpu-rent spot-check print the same yuan`, () => {
+      const spotRate = prefillPricing(builtinCatalog(), 'autodl', 'RTX 3090', 1, 'hour', 0).pricing.spotRate!;
+      const cli = runCli(['spot-check', '--platform', 'autodl', '--card', '3090', '--hours', '8', '--sync-minutes', String(minutes), '--yes']);
+      assert.equal(cli.code, 0, cli.stderr);
+      const json = runCli(['spot-check', '--platform', 'autodl', '--card', '3090', '--hours', '8', '--sync-minutes', String(minutes), '--yes', '--json']);
+      assert.equal(JSON.parse(json.stdout).spotRate, spotRate, 'the same catalog spot price');
+      const d = spotDecision({ spotRate, expectedHours: 8, syncIntervalSeconds: minutes * 60, warnHours: 1, accepted: true });
+      assert.ok(d.kind === 'go' && d.check);
+      const cliYuan = yuan(cli.stdout).slice(1); // the first is the hourly rate in the heading
+      assert.deepEqual(yuan(spotDetail(d.check, l10n)), cliYuan, `${spotDetail(d.check, l10n)}\n${cli.stdout}`);
+      assert.deepEqual(yuan(spotDetail(d.check, zh)), cliYuan);
+      assert.doesNotMatch(spotDetail(d.check, zh), /MISSING/);
+      // Hourly syncs are too sparse: a cadence is suggested and it lowers the figure; every 5 min is not, and none is suggested.
+      if (minutes === 60) assert.ok(d.check.reworkAtRecommendedFen < d.check.expectedReworkFen && cliYuan.length === 2);
+      else assert.equal(cliYuan.length, 1);
+    });
+  }
+
+  it('the extension, the CLI and the quote use one rework rule (a sync interval that does not divide the job)', () => {
+    const c = spotCheck({ spotRate: 158, jobSeconds: 8 * 3600, syncIntervalSeconds: 3 * 3600 });
+    assert.ok(c.ok);
+    // (k·c² + r²) / 2T with k = 2, c = 3 h, r = 2 h: 1.375 h per reclaim, not half the interval (1.5 h).
+    assert.ok(Math.abs(c.check.expectedReworkSeconds - 0.8 * expectedLossPerReclaim(8, 3) * 3600) < 1e-6);
+    assert.ok(Math.abs(expectedLossPerReclaim(8, 3) - 1.375) < 1e-12);
   });
 });

@@ -1,9 +1,9 @@
 // Before a job starts on a spot instance: the expected cost of work redone after reclaims for
 // its estimated length and sync interval, a sync cadence that keeps that small, and an
 // explicit confirmation for jobs over an hour (the report lost hour 2 of an 8-hour run and
-// since runs only short jobs on spot). The rework rule is the cost model's (core/cost.ts):
-// reclaims = rate × hours, each losing half a sync interval on average.
-import { DEFAULT_RECLAIM_RATE_PER_HOUR } from '../cost';
+// since runs only short jobs on spot). The rework rule is the cost model's (core/spot-model.ts):
+// reclaims = rate × hours, each losing the work since the last sync (never more than the work so far).
+import { DEFAULT_RECLAIM_RATE_PER_HOUR, expectedLossPerReclaim } from '../spot-model';
 import { roundFen, type Fen } from '../money';
 import type { GuardPlatformFacts } from './facts';
 
@@ -34,8 +34,10 @@ export interface SpotCheck {
   recommendedSyncIntervalSeconds: number;
   /** Rework cost if the recommended cadence is used. */
   reworkAtRecommendedFen: Fen;
-  /** The planned interval is more than 1.5× the recommended one. */
+  /** The planned interval is more than 1.5× the recommended one: only then is a cadence suggested (a longer one would raise the rework). */
   syncTooSparse: boolean;
+  /** The interval the figures are for (the one configured or given). */
+  syncIntervalSeconds: number;
   needsConfirmation: boolean;
   /** The platform announces reclaims (阿里云 metadata): the on-box watchdog can sync on notice. */
   reclaimNotice: GuardPlatformFacts['spotReclaimNotice'];
@@ -54,8 +56,9 @@ export function spotCheck(input: SpotJobInput, facts?: GuardPlatformFacts): { ok
   const rate = input.reclaimRatePerHour ?? DEFAULT_RECLAIM_RATE_PER_HOUR;
   const hours = input.jobSeconds / 3600;
   const expectedReclaims = rate * hours;
-  // A sync interval longer than the job means the whole job is at risk, not more.
-  const lostPerReclaim = (interval: number) => Math.min(interval, input.jobSeconds) / 2;
+  // The cost model's rule (spot-model.ts, also used by `gpu-rent quote` and the calculator):
+  // the work since the last checkpoint, never more than the work done so far.
+  const lostPerReclaim = (interval: number) => expectedLossPerReclaim(hours, interval / 3600) * 3600;
   const reworkFen = (interval: number) => roundFen((input.spotRate * expectedReclaims * lostPerReclaim(interval)) / 3600);
   const meanSecondsBetweenReclaims = 3600 / rate;
   const young = Math.sqrt(2 * (input.checkpointSeconds ?? 60) * meanSecondsBetweenReclaims);
@@ -69,6 +72,7 @@ export function spotCheck(input: SpotJobInput, facts?: GuardPlatformFacts): { ok
       recommendedSyncIntervalSeconds: recommended,
       reworkAtRecommendedFen: reworkFen(recommended),
       syncTooSparse: input.syncIntervalSeconds > recommended * 1.5,
+      syncIntervalSeconds: input.syncIntervalSeconds,
       needsConfirmation: input.jobSeconds > SPOT_CONFIRM_SECONDS,
       reclaimNotice: facts?.spotReclaimNotice ?? null,
     },

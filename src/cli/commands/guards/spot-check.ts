@@ -58,7 +58,8 @@ export const command: CliCommand = {
       const lines = [
         `Spot job of ${durationText(flags.hours * 3600)} at ${formatCny(spotRate)}/h, syncing every ${durationText(flags['sync-minutes'] * 60)}:`,
         `  expected reclaims ${c.expectedReclaims.toFixed(2)}, work redone about ${durationText(c.expectedReworkSeconds)}, costing about ${formatCny(c.expectedReworkFen)}`,
-        `  recommended sync every ${durationText(c.recommendedSyncIntervalSeconds)} (rework then about ${formatCny(c.reworkAtRecommendedFen)})${c.syncTooSparse ? ': your interval is too sparse' : ''}`,
+        // A cadence only where it lowers the figure (the extension's Start Training says the same).
+        ...(c.syncTooSparse ? [`  your interval is too sparse: sync every ${durationText(c.recommendedSyncIntervalSeconds)} to bring it near ${formatCny(c.reworkAtRecommendedFen)}`] : []),
       ];
       if (c.reclaimNotice === 'aliyunMetadata') lines.push('  阿里云 announces reclaims: "gpu-rent watchdog install TARGET --spot --hook CMD --action none" syncs on the notice.');
       if (c.needsConfirmation) lines.push('  The field report: a spot run was reclaimed at hour 2 of 8; run only short jobs (≤ 1 h) on spot.');
