@@ -166,7 +166,24 @@ export function datingText(d: Dating, l10n: L10n): string {
   }
 }
 
-export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n): string {
+/**
+ * The platform's state line for a tooltip: its raw word only where it says more than the label
+ * ("running (running)" said nothing twice; "stopped (shutdown)" keeps the platform's word).
+ */
+export function platformStateLine(label: string, state: string, rawState: string, age: string, l10n: L10n): string {
+  const raw = rawState.trim().toLowerCase();
+  const same = raw === '' || raw === label.trim().toLowerCase() || raw === state.toLowerCase();
+  return same ? l10n.t('Platform: {0}, read {1} ago', label, age) : l10n.t('Platform: {0} ({1}), read {2} ago', label, rawState, age);
+}
+
+/**
+ * `platform`: the price the platform account reported for this instance and when (epoch s).
+ * Where it is the price in force, the line says so with its time instead of "entered by you".
+ */
+export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n, platform?: { fenPerHour: number; readAt: number }): string {
+  if (platform && platform.fenPerHour === inst.pricing.hourlyRate) {
+    return l10n.t('Price: {0}, {1}', formatRate(platform.fenPerHour, l10n), datingText({ kind: 'readAt', at: new Date(platform.readAt * 1000).toISOString() }, l10n));
+  }
   const pre = prefillPricing(catalog, inst.platform, inst.card, inst.gpuCount, inst.pricing.billingMode, inst.pricing.dataDiskGb);
   const src = pre.priceSource;
   if (!src) return l10n.t('Price: entered by you (the catalog has no price for this card here)');

@@ -124,7 +124,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       if (billing) tip.appendText(`⚠ ${billing.tooltip}\n\n`);
       if (link) tip.appendMarkdown(`${link}\n\n`);
       if (pi) tip.appendText(`${pi.tooltip}\n\n`);
-      tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n));
+      const seen = this.platforms?.observations.get(inst.id);
+      tip.appendText(priceProvenance(inst, this.catalog(), vscode.l10n, seen?.priceFenPerHour !== undefined && seen.priceReadAt !== undefined ? { fenPerHour: seen.priceFenPerHour, readAt: seen.priceReadAt } : undefined));
       tip.appendMarkdown('\n\n');
       tip.appendMarkdown(vscode.l10n.t('Accrued: {0} (today {1}, this month {2})', formatCny(spend.totalFen), formatCny(spend.todayFen), formatCny(spend.monthFen)) + '\n\n');
       // As code, so user@host is not turned into a mail link; backticks cannot occur in a login but are dropped anyway.

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { createInstance, validateInstance, withState, withStillBilling, type Instance } from '../../src/core/instances';
 import { summarizeSpend } from '../../src/core/spend';
 import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
-import { endsStillBilling, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
+import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
 import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
 import { readFileSync } from 'node:fs';
@@ -157,5 +157,22 @@ describe('one spot-rework model for the extension and the CLI', () => {
     // (k·c² + r²) / 2T with k = 2, c = 3 h, r = 2 h: 1.375 h per reclaim, not half the interval (1.5 h).
     assert.ok(Math.abs(c.check.expectedReworkSeconds - 0.8 * expectedLossPerReclaim(8, 3) * 3600) < 1e-6);
     assert.ok(Math.abs(expectedLossPerReclaim(8, 3) - 1.375) < 1e-12);
+  });
+});
+
+describe('where the price in force comes from', () => {
+  it('after linking a platform account: the platform with its time read, not "entered by you"', () => {
+    const i = { ...inst(), pricing: { ...pricing, hourlyRate: 187 } };
+    assert.match(priceProvenance(i, builtinCatalog(), l10n), /^Price: entered by you/);
+    assert.equal(priceProvenance(i, builtinCatalog(), l10n, { fenPerHour: 187, readAt: T0 + 90 }), 'Price: ¥1.87/h, read from the platform 2026-11-09 16:01 UTC');
+    // A platform figure that is not the one in force (read while stopped, not applied yet) does not claim to be.
+    assert.match(priceProvenance(i, builtinCatalog(), l10n, { fenPerHour: 250, readAt: T0 }), /^Price: entered by you/);
+  });
+
+  it('the platform state line does not say the same word twice', () => {
+    assert.equal(platformStateLine('running', 'running', 'running', '5s', l10n), 'Platform: running, read 5s ago');
+    assert.equal(platformStateLine('running', 'running', 'Running', '5s', l10n), 'Platform: running, read 5s ago');
+    assert.equal(platformStateLine('stopped', 'stopped', 'shutdown', '5s', l10n), 'Platform: stopped (shutdown), read 5s ago');
+    assert.equal(platformStateLine('no-GPU mode', 'noGpu', 'noGpu', '1m', l10n), 'Platform: no-GPU mode, read 1m ago');
   });
 });

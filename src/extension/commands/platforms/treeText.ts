@@ -9,7 +9,7 @@ import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../../core/platforms/types';
 import type { Observation, PlatformFacts } from '../../monitors/platforms';
 import { beijingText } from '../../guardText';
 import { releaseDay } from '../../../core/platforms/clock';
-import { formatDuration, formatRate } from '../../present';
+import { formatDuration, formatRate, platformStateLine } from '../../present';
 import { platformStateLabel } from './words';
 
 export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
@@ -52,7 +52,7 @@ export function platformInstanceText(f: PlatformFacts, inst: Instance, now: numb
   const parts: string[] = [];
   if (o) {
     const price = o.priceFenPerHour !== undefined ? formatRate(o.priceFenPerHour, vscode.l10n) : '';
-    tip.push(vscode.l10n.t('Platform: {0} ({1}), read {2} ago', platformStateLabel(o.state), o.rawState, formatDuration(now - o.readAt, vscode.l10n)));
+    tip.push(platformStateLine(platformStateLabel(o.state), o.state, o.rawState, formatDuration(now - o.readAt, vscode.l10n), vscode.l10n));
     if (price && o.priceReadAt !== undefined) tip.push(vscode.l10n.t('Price on the platform: {0}, read {1} ago', price, formatDuration(now - o.priceReadAt, vscode.l10n)));
     if (o.state === 'starting' || o.state === 'stopping' || o.state === 'releasing') parts.push(platformStateLabel(o.state));
     if (o.region) {
