@@ -465,7 +465,12 @@ function englishChecks(): UiCheck[] {
         process.stdout.write(`         release dialog: ${text.slice(0, 220)}\n`);
         if (!text.includes('walkthrough box')) throw new Error(`the release dialog does not name the instance: ${text}`);
         await shot(page, outDir, 'walkthrough-release.png');
-        await dialog.locator('.monaco-button').filter({ hasText: /^Release$/ }).first().click();
+        // Stopped, so the box could not be checked: the dialog says so, offers Sync First, and the
+        // destructive button is not the default (issue 22: release never loses unsynced work).
+        if (!/NOT checked/.test(text)) throw new Error(`the release dialog of a stopped box does not say its folders were not checked: ${text}`);
+        const focused = (await dialog.locator('.monaco-button:focus').innerText().catch(() => '')).trim();
+        if (/Release/.test(focused)) throw new Error(`the focused button of the release dialog is "${focused}"`);
+        await dialog.locator('.monaco-button').filter({ hasText: /^Release Anyway$/ }).first().click();
         await poll('the instance to show as released', async () => ((await row.innerText()).includes('¥0.00/h') ? true : undefined), 15_000);
         await shot(page, outDir, 'walkthrough-released.png');
       },

@@ -69,12 +69,16 @@ describe('a box whose text carries command: links (loopback sshd)', function () 
     const local = fs.mkdtempSync(path.join(os.tmpdir(), 'gr-links-'));
     await exec('gpuRent.editInstance', { id, syncRemoteDir: `${work}/ckpt`, syncLocalDir: local });
     const name = `${SHORT}.md`;
+    const hourAgo = (h: number) => new Date(Date.now() - h * 3600_000);
     fs.writeFileSync(path.join(work, 'ckpt', name), 'from the box, first\n');
+    fs.utimesSync(path.join(work, 'ckpt', name), hourAgo(2), hourAgo(2));
     chownTree(work, sshd.home);
     await exec('gpuRent.syncCheckpoints', { id });
+    assert.equal(fs.readFileSync(path.join(local, name), 'utf8'), 'from the box, first\n', 'the first sync pulled the file');
     fs.writeFileSync(path.join(local, name), 'edited here after the sync\n');
     fs.writeFileSync(path.join(work, 'ckpt', name), 'from the box, second\n');
-    fs.utimesSync(path.join(work, 'ckpt', name), new Date(), new Date(Date.now() + 5000));
+    // A settled file (sync leaves one changed in the last seconds for the next pass).
+    fs.utimesSync(path.join(work, 'ckpt', name), hourAgo(1), hourAgo(1));
     await vscode.commands.executeCommand('gpuRent.syncCheckpoints', node());
     assert.equal(fs.readFileSync(path.join(local, name), 'utf8'), 'edited here after the sync\n', 'the local edit is kept');
     assert.ok(!fs.existsSync(HOSTILE_SENTINEL));
