@@ -73,6 +73,26 @@ export function jobWallHours(refHours: number, refCard: CardSpec, card: CardSpec
   return { hours: Number.isFinite(hours) && hours > 0 ? hours : 0, estimated: refCard.id !== card.id || gpus > 1 };
 }
 
+/** The report's one job measured on two cards (ChatGLM3-6B LoRA, 3 epochs): hours on one card. */
+export const REPORT_MEASURED_HOURS: Readonly<Record<string, number>> = { rtx3090: 15, rtx4090: 5 };
+
+/**
+ * The same job's hours on another card, as `gpu-rent quote` counts them: the report's job (its
+ * measured hours on `from`) takes its measured hours on `to` (15 h on a 3090 is 5 h on a 4090,
+ * 3×); any other job is scaled by the FP16 estimate (relativeSpeed, 2.32× for 3090 → 4090).
+ * Null when no estimate exists (a card without an FP16 figure).
+ */
+export function hoursOnCard(hours: number, from: CardSpec, to: CardSpec, measured: Readonly<Record<string, number>> = REPORT_MEASURED_HOURS): { hours: number; speed: number; measured: boolean } | null {
+  if (!(hours >= 0) || !Number.isFinite(hours)) return null;
+  if (from.id === to.id) return { hours, speed: 1, measured: true };
+  const a = measured[from.id];
+  const b = measured[to.id];
+  const isMeasuredJob = a !== undefined && b !== undefined && a > 0 && b > 0 && Math.abs(hours - a) < 1e-9;
+  const speed = isMeasuredJob ? a / b : relativeSpeed(from, to);
+  if (speed === null || !(speed > 0)) return null;
+  return { hours: isMeasuredJob ? b : hours / speed, speed, measured: isMeasuredJob };
+}
+
 /** Hours from a step count and measured seconds per step. */
 export function hoursFromSteps(steps: number, secPerStep: number): number {
   const h = (steps * secPerStep) / 3600;

@@ -7,6 +7,7 @@ import { findCard } from '../core/cards';
 import { breakEvenHours, cheapestPricedRow, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
 import { formatCny } from '../core/money';
 import { hoursFromSteps } from '../core/perf';
+import { inputsForCard } from './rescale';
 import { breakEvenChart, crossover, stackedBars, type Bar, type ModeLine } from './charts';
 import { CalculatorInputsSchema, DEFAULT_INPUTS, parseHostMessage, restoreState, SORT_KEYS, type CalculatorInputs, type Locale, type WebviewMessage } from './protocol';
 import { fill, strings, type Strings } from './strings';
@@ -96,6 +97,9 @@ function numberField(key: NumKey): HTMLElement {
   return h('label', { class: `field field-${key}`, for: id }, h('span', { class: 'name' }, S[key]), input, err);
 }
 
+const round1 = (x: number) => (Math.round(x * 10) / 10).toString();
+const cardName = (id: string) => catalog.cards.find((c) => c.id === id)?.name ?? id;
+
 function cardsWithPrices(): { id: string; name: string }[] {
   const ids = new Set(catalog.platforms.flatMap((p) => p.prices.filter((q) => q.price).map((q) => q.card)));
   return catalog.cards.filter((c) => ids.has(c.id)).map((c) => ({ id: c.id, name: c.name }));
@@ -108,7 +112,15 @@ function renderForm(): HTMLElement {
   if (cardId && inputs.card !== cardId) inputs = { ...inputs, card: cardId };
   const select = h('select', { id: 'f-card' }, ...cards.map((c) => h('option', { value: c.id, selected: c.id === cardId }, c.name)));
   select.addEventListener('change', () => {
-    inputs = { ...inputs, card: select.value };
+    // The same job on another card: its hours follow the card's speed (as gpu-rent quote counts them).
+    const r = inputsForCard(inputs, select.value, catalog.cards);
+    inputs = r.inputs;
+    for (const key of ['gpuHours', 'secondsPerStep'] as const) {
+      const field = document.getElementById(`f-${key}`) as HTMLInputElement | null;
+      if (field && !invalid.has(key)) field.value = String(inputs[key]);
+    }
+    const note = document.getElementById('f-card-rescaled');
+    if (note) note.textContent = r.rescale ? fill(r.rescale.measured ? S.rescaledMeasured : S.rescaledEstimated, { 0: round1(r.rescale.fromHours), 1: cardName(r.rescale.fromCard), 2: round1(r.rescale.toHours), 3: cardName(r.rescale.toCard) }) : '';
     breakEvenPlatform = undefined;
     renderPlatforms();
     schedule();
@@ -132,7 +144,7 @@ function renderForm(): HTMLElement {
   return h(
     'form',
     { id: 'form', class: 'form', novalidate: true },
-    h('label', { class: 'field field-card', for: 'f-card' }, h('span', { class: 'name' }, S.card), select),
+    h('label', { class: 'field field-card', for: 'f-card' }, h('span', { class: 'name' }, S.card), select, h('span', { id: 'f-card-rescaled', class: 'hint', role: 'status' })),
     h('fieldset', { class: 'workmode' }, h('legend', {}, S.workMode), mode('hours', S.byHours), mode('steps', S.bySteps)),
     ...FIELDS.map((f) => numberField(f.key)),
     h('label', { class: 'field checkbox', for: 'f-spot' }, spot, S.spot),

@@ -16,6 +16,9 @@ import { spotDetail } from '../../src/extension/guardText';
 import { spotCheck } from '../../src/core/guards/spot';
 import { expectedLossPerReclaim } from '../../src/core/spot-model';
 import { runCli } from '../support/cli';
+import { inputsForCard } from '../../src/webview/rescale';
+import { DEFAULT_INPUTS } from '../../src/webview/protocol';
+import { quoteCatalog } from '../../src/core/cost';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
@@ -174,5 +177,38 @@ describe('where the price in force comes from', () => {
     assert.equal(platformStateLine('running', 'running', 'Running', '5s', l10n), 'Platform: running, read 5s ago');
     assert.equal(platformStateLine('stopped', 'stopped', 'shutdown', '5s', l10n), 'Platform: stopped (shutdown), read 5s ago');
     assert.equal(platformStateLine('no-GPU mode', 'noGpu', 'noGpu', '1m', l10n), 'Platform: no-GPU mode, read 1m ago');
+  });
+});
+
+describe('the calculator keeps the job when the card changes', () => {
+  const cards = builtinCatalog().cards;
+  const base = { ...DEFAULT_INPUTS, card: 'rtx3090' };
+  it('the report’s job: 15 h on a 3090 becomes 5 h on a 4090 (measured), as gpu-rent quote counts it, and back', () => {
+    const r = inputsForCard(base, 'rtx4090', cards);
+    assert.equal(r.inputs.gpuHours, 5);
+    assert.equal(r.inputs.card, 'rtx4090');
+    assert.deepEqual(r.rescale, { fromCard: 'rtx3090', toCard: 'rtx4090', fromHours: 15, toHours: 5, measured: true });
+    assert.equal(inputsForCard(r.inputs, 'rtx3090', cards).inputs.gpuHours, 15);
+    // The quote of that job: 5 h on a 4090 at AutoDL's catalog price (the report's ¥18 is at its ¥3.6/h figure).
+    const rows = quoteCatalog(builtinCatalog(), { gpuHours: r.inputs.gpuHours, refCard: 'rtx4090', cards: ['rtx4090'], platforms: ['autodl'], storageGb: 0 }).rows.filter((x) => x.mode === 'hour');
+    assert.equal(rows[0]!.wallHours, 5);
+  });
+
+  it('another job is scaled by the FP16 estimate, hours or seconds per step; an unknown card leaves it', () => {
+    const r = inputsForCard({ ...base, gpuHours: 10 }, 'rtx4090', cards);
+    assert.equal(r.rescale!.measured, false);
+    assert.equal(r.inputs.gpuHours, Math.round((10 / (82.6 / 35.6)) * 100) / 100);
+    const steps = inputsForCard({ ...base, workMode: 'steps', steps: 1500, secondsPerStep: 20 }, 'rtx4090', cards);
+    assert.ok(steps.inputs.secondsPerStep < 10 && steps.inputs.secondsPerStep > 8, String(steps.inputs.secondsPerStep));
+    assert.equal(steps.inputs.steps, 1500);
+    assert.equal(inputsForCard(base, 'no-such-card', cards).rescale, undefined);
+    assert.equal(inputsForCard({ ...base, gpuHours: 0 }, 'rtx4090', cards).rescale, undefined);
+  });
+
+  it('the CLI quote and the calculator agree on the 4090 hours of the same 15 h 3090 job', () => {
+    const q = runCli(['quote', '--card', '4090', '--platform', 'autodl', '--json']);
+    assert.equal(q.code, 0, q.stderr);
+    const hours = (JSON.parse(q.stdout) as { rows: { hours: number; billing: string }[] }).rows.find((x) => x.billing === 'hour')!.hours;
+    assert.equal(hours, inputsForCard(base, 'rtx4090', cards).inputs.gpuHours);
   });
 });

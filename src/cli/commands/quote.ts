@@ -19,7 +19,7 @@ import {
 } from '../../core/cost';
 import { formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
-import { beyondMeasuredGpus, hoursFromSteps, MEASURED_TWO_GPU_SPEEDUP, multiGpuSpeedup, REFERENCE_CARD, relativeSpeed } from '../../core/perf';
+import { beyondMeasuredGpus, hoursFromSteps, MEASURED_TWO_GPU_SPEEDUP, multiGpuSpeedup, REFERENCE_CARD, relativeSpeed, REPORT_MEASURED_HOURS } from '../../core/perf';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
@@ -27,7 +27,7 @@ import type { CliCommand } from '../command';
 /** The report's LoRA job (§3): ChatGLM3-6B, 3 epochs on a 3090 ≈ 15 h, 20–22 GB VRAM, 24 GB of files (§2). */
 export const DEFAULT_JOB = { gpuHours: 15, refCard: REFERENCE_CARD, storageGb: 24, vramGb: 22 } as const;
 /** The report measured this job on two cards: 15 h on a 3090, 5 h on a 4090 (§3). */
-export const DEFAULT_JOB_MEASURED_HOURS: Readonly<Record<string, number>> = { rtx3090: 15, rtx4090: 5 };
+export const DEFAULT_JOB_MEASURED_HOURS: Readonly<Record<string, number>> = REPORT_MEASURED_HOURS;
 
 const B = BOUNDS;
 const specs = {
