@@ -79,12 +79,19 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
         ? vscode.l10n.t('Synced {0} files ({1}) from {2} in {3} s ({4}/s), each verified: by SHA-256 against the instance, or for the {5} large ones, unchanged there from first byte to last.', summary.files, formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond), summary.byIdentity)
         : summary.files
         ? vscode.l10n.t('Synced {0} files ({1}) from {2} in {3} s ({4}/s), each verified by SHA-256.', summary.files, formatBytes(summary.bytes), inst.name, summary.seconds.toFixed(1), formatBytes(summary.bytesPerSecond))
+        : summary.kept.length
+        ? vscode.l10n.t('Nothing new was copied from {0}.', inst.name)
         : vscode.l10n.t('Checkpoints from {0} are up to date ({1} unchanged).', inst.name, summary.unchanged + summary.verified);
     const skipped = summary.skipped.length ? ' ' + vscode.l10n.t('{0} skipped (see the log).', summary.skipped.length) : '';
     for (const s of summary.skipped) ctx.log.warn(`[${inst.id}] sync skipped ${JSON.stringify(s.name)}: ${s.reason}`);
     for (const k of summary.kept) ctx.log.warn(`[${inst.id}] sync kept ${JSON.stringify(k.name)} (changed locally); the instance's version saved as ${JSON.stringify(k.boxCopy)}`);
     const keptNames = summary.kept.slice(0, 3).map((k) => vscode.l10n.t('{0} (the instance\'s version: {1})', k.name, k.boxCopy)).join(', ') + (summary.kept.length > 3 ? ', …' : '');
-    const kept = summary.kept.length ? ' ' + vscode.l10n.t('{0} local files you changed since the last sync were kept, the instance\'s versions saved beside them: {1}.', summary.kept.length, keptNames) : '';
+    const kept =
+      summary.kept.length === 1
+        ? ' ' + vscode.l10n.t('A local file you changed since the last sync was kept, the instance\'s version saved beside it: {0}.', keptNames)
+        : summary.kept.length
+          ? ' ' + vscode.l10n.t('{0} local files you changed since the last sync were kept, the instance\'s versions saved beside them: {1}.', summary.kept.length, keptNames)
+          : '';
     const open = vscode.l10n.t('Open Folder');
     void showInfo(result + kept + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
   }
