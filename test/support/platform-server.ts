@@ -39,6 +39,12 @@ export interface FakeInstance {
   noSnapshot?: boolean;
   /** 阿里云/腾讯云: economical mode is not applied to this instance (it stops in keep-charging mode whatever is asked). */
   noStopCharging?: boolean;
+  /** 阿里云/腾讯云: the region it lives in (the fixture row's when unset: cn-hangzhou, ap-guangzhou); listed only there. */
+  region?: string;
+  /** 阿里云/腾讯云: InstanceChargeType (PostPaid/PrePaid, POSTPAID_BY_HOUR/PREPAID/SPOTPAID); the fixture row's when unset. */
+  chargeType?: string;
+  /** 阿里云: SpotStrategy (NoSpot, SpotAsPriceGo, SpotWithPriceLimit); the fixture row's when unset. */
+  spotStrategy?: string;
 }
 
 /**
@@ -62,6 +68,8 @@ export interface RecordedRequest {
   body: string;
   action: string;
   authorization: string;
+  /** 阿里云: the RegionId parameter; 腾讯云: the X-TC-Region header. */
+  region: string;
 }
 
 export interface Fault {
@@ -112,6 +120,11 @@ export class PlatformServer {
   hostile: Hostile | undefined;
   /** A list page carries this many rows more than asked (AutoDL, 阿里云, 腾讯云). */
   pageOverfill = 0;
+  /** Every answer waits this long (to see how many requests a client keeps open at once). */
+  replyDelayMs = 0;
+  /** Requests being answered now, and the most at once since the last reset. */
+  inFlight = 0;
+  maxInFlight = 0;
   /** Body bytes written by the hostile modes (what reached the socket before the client gave up). */
   hostileBytesSent = 0;
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
@@ -211,8 +224,14 @@ export class PlatformServer {
     const tc = req.headers['x-tc-action'];
     const platform: FakePlatform | 'unknown' = typeof tc === 'string' ? 'tencent' : typeof acs === 'string' ? 'aliyun' : u.pathname.startsWith('/api/v1/dev/') ? 'autodl-pro' : u.pathname.startsWith('/api/v1/') ? 'autodl-web' : 'unknown';
     const action = typeof tc === 'string' ? tc : typeof acs === 'string' ? acs : '';
-    this.requests.push({ platform, method: req.method ?? '', path: u.pathname, query, body, action, authorization: auth });
+    const tcRegion = req.headers['x-tc-region'];
+    const region = typeof tc === 'string' ? (typeof tcRegion === 'string' ? tcRegion : '') : typeof acs === 'string' ? (query.RegionId ?? formOf(body).RegionId ?? '') : '';
+    this.requests.push({ platform, method: req.method ?? '', path: u.pathname, query, body, action, authorization: auth, region });
     this.tick();
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    res.on('close', () => this.inFlight--);
+    if (this.replyDelayMs > 0) await new Promise((r) => setTimeout(r, this.replyDelayMs));
     const send = (status: number, json: unknown) => {
       res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(json));
@@ -221,7 +240,7 @@ export class PlatformServer {
     try {
       if (platform === 'autodl-pro' || platform === 'autodl-web') return this.autodl(platform, req.method ?? 'GET', u.pathname, query, body, auth, send);
       if (platform === 'aliyun') return this.aliyun(action, { ...query, ...formOf(body) }, auth, send);
-      if (platform === 'tencent') return this.tencent(action, body ? (JSON.parse(body) as Record<string, unknown>) : {}, auth, send);
+      if (platform === 'tencent') return this.tencent(action, body ? (JSON.parse(body) as Record<string, unknown>) : {}, auth, send, region);
       send(404, { message: 'no such endpoint' });
     } catch (e) {
       send(500, { message: String(e) });
@@ -411,16 +430,25 @@ export class PlatformServer {
     if (f) return send(f.status ?? 400, { ...(b[f.error] ?? b.throttling), ...(f.message !== undefined ? { Message: f.message } : {}) });
     const mine = [...this.instances.values()].filter((i) => i.platform === 'aliyun');
     const one = () => mine.find((i) => i.id === params.InstanceId);
+    const homeOf = (i: FakeInstance) => i.region ?? String(this.shapes.aliRow!.RegionId);
     switch (action) {
+      case 'DescribeRegions':
+        return send(200, b.describeRegions);
+      case 'DescribeSpotPriceHistory': {
+        // The documented shape; its row names the type and zone asked for.
+        const h = b.describeSpotPriceHistory as { SpotPrices: { SpotPriceType: Record<string, unknown>[] } };
+        return send(200, { ...h, SpotPrices: { SpotPriceType: h.SpotPrices.SpotPriceType.map((r) => ({ ...r, ...(params.InstanceType ? { InstanceType: params.InstanceType } : {}), ...(params.ZoneId ? { ZoneId: params.ZoneId } : {}) })) } });
+      }
       case 'DescribeInstances': {
-        let list = mine;
+        // Instances live in one region: a list in another does not show them.
+        let list = params.RegionId ? mine.filter((i) => homeOf(i) === params.RegionId) : mine;
         if (params.InstanceIds) {
           const ids = JSON.parse(params.InstanceIds) as string[];
-          list = mine.filter((i) => ids.includes(i.id));
+          list = list.filter((i) => ids.includes(i.id));
         }
         const size = Math.max(1, Math.min(100, Number(params.PageSize ?? 10)));
         const page = Math.max(1, Number(params.PageNumber ?? 1));
-        const rows = list.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => ({ ...this.shapes.aliRow, ...(i.gpuName !== undefined ? { GPUSpec: i.gpuName } : {}), InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
+        const rows = list.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => ({ ...this.shapes.aliRow, ...(i.gpuName !== undefined ? { GPUSpec: i.gpuName } : {}), ...(i.region !== undefined ? { RegionId: i.region, ZoneId: `${i.region}-a` } : {}), ...(i.chargeType !== undefined ? { InstanceChargeType: i.chargeType } : {}), ...(i.spotStrategy !== undefined ? { SpotStrategy: i.spotStrategy } : {}), InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
         return send(200, { ...b.describeInstances, TotalCount: list.length, PageNumber: page, PageSize: size, Instances: { Instance: rows } });
       }
       case 'StartInstance': {
@@ -452,7 +480,7 @@ export class PlatformServer {
 
   // ---- 腾讯云 ----
 
-  private tencent(action: string, params: Record<string, unknown>, auth: string, send: (s: number, j: unknown) => void): void {
+  private tencent(action: string, params: Record<string, unknown>, auth: string, send: (s: number, j: unknown) => void, region: string): void {
     const b = this.shapes.tc as Record<string, Record<string, unknown>>;
     const reply = (r: unknown) => send(200, { Response: r });
     const id = /^TC3-HMAC-SHA256 Credential=([^/]+)\//.exec(auth)?.[1];
@@ -463,7 +491,9 @@ export class PlatformServer {
       const body = (b[f.error] ?? b.rateLimited) as { Error?: Record<string, unknown> };
       return reply(f.message !== undefined ? { ...body, Error: { ...body.Error, Message: f.message } } : body);
     }
-    const mine = [...this.instances.values()].filter((i) => i.platform === 'tencent');
+    const home = String((this.shapes.tcRow!.Placement as { Zone?: unknown }).Zone).replace(/-\d+$/, '');
+    // Instances live in one region: a call signed for another region does not see them.
+    const mine = [...this.instances.values()].filter((i) => i.platform === 'tencent' && (i.region ?? home) === region);
     const ids = Array.isArray(params.InstanceIds) ? (params.InstanceIds as string[]) : undefined;
     const targets = ids ? mine.filter((i) => ids.includes(i.id)) : [];
     switch (action) {
@@ -471,7 +501,7 @@ export class PlatformServer {
         const list = ids ? targets : mine;
         const off = Math.max(0, Number(params.Offset ?? 0));
         const lim = Math.max(1, Math.min(100, Number(params.Limit ?? 20)));
-        const rows = list.slice(off, off + lim + this.pageOverfill).map((i) => ({ ...this.shapes.tcRow, ...(i.gpuName !== undefined ? { GPUInfo: { ...(this.shapes.tcRow!.GPUInfo as object), GPUType: [i.gpuName] } } : {}), InstanceId: i.id, InstanceName: i.name, InstanceState: i.state, StopChargingMode: i.state === 'STOPPED' ? (i.stoppedMode ?? 'KEEP_CHARGING') : 'NOT_APPLICABLE' }));
+        const rows = list.slice(off, off + lim + this.pageOverfill).map((i) => ({ ...this.shapes.tcRow, ...(i.gpuName !== undefined ? { GPUInfo: { ...(this.shapes.tcRow!.GPUInfo as object), GPUType: [i.gpuName] } } : {}), ...(i.region !== undefined ? { Placement: { ...(this.shapes.tcRow!.Placement as object), Zone: `${i.region}-3` } } : {}), ...(i.chargeType !== undefined ? { InstanceChargeType: i.chargeType } : {}), InstanceId: i.id, InstanceName: i.name, InstanceState: i.state, StopChargingMode: i.state === 'STOPPED' ? (i.stoppedMode ?? 'KEEP_CHARGING') : 'NOT_APPLICABLE' }));
         return reply({ ...b.describeInstances, TotalCount: list.length, InstanceSet: rows });
       }
       case 'StartInstances':
@@ -487,7 +517,10 @@ export class PlatformServer {
         for (const i of targets) this.move(i, 'TERMINATING', '__gone');
         return reply(b.action);
       case 'InquiryPriceRunInstances':
-        return reply(b.inquiryPrice);
+        // The SPOTPAID inquiry answers with the spot shape, anything else with the on-demand one.
+        return reply(params.InstanceChargeType === 'SPOTPAID' ? b.inquiryPriceSpot : b.inquiryPrice);
+      case 'DescribeRegions':
+        return reply(b.describeRegions);
       case 'DescribeAccountBalance':
         return reply({ ...b.describeAccountBalance, Balance: this.balances.tencent, RealBalance: this.balances.tencent });
     }

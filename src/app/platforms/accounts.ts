@@ -4,6 +4,7 @@
 // extension keeps them in SecretStorage. Both make connectors here.
 import { z } from 'zod';
 import { PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
+import { MAX_REGIONS, parseRegionText, REGION_ID, regionChoice, type StoredRegion } from '../../core/platforms/regions';
 import { AutodlProConnector, type SnapshotCache, AutodlWebConnector } from './autodl';
 import { AliyunConnector } from './aliyun';
 import { TencentConnector } from './tencent';
@@ -12,7 +13,11 @@ export const AccountSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   kind: z.enum(PLATFORM_KINDS),
   label: z.string().min(1).max(120),
-  region: z.string().regex(/^[a-z0-9-]{2,40}$/).optional(),
+  /**
+   * Clouds: one region id (the first form, still read), "all" (every region DescribeRegions
+   * names; also what an absent region means) or the list the user chose.
+   */
+  region: z.union([z.string().regex(REGION_ID), z.array(z.string().regex(REGION_ID)).min(1).max(MAX_REGIONS)]).optional(),
   /** Power actions (on, off, release) are allowed for this account; read-only when false. */
   powerActions: z.boolean().default(false),
 });
@@ -80,10 +85,16 @@ export function makeConnector(account: Pick<Account, 'kind' | 'region'>, secret:
     case 'autodl-web':
       return new AutodlWebConnector({ baseUrl: endpoints.autodlWebApi || AUTODL_WEB_API, token: secret.token!, ...o });
     case 'aliyun-ecs':
-      return new AliyunConnector({ accessKeyId: secret.accessKeyId!, accessKeySecret: secret.accessKeySecret!, regionId: account.region ?? DEFAULT_REGION['aliyun-ecs']!, ...(endpoints.aliyun ? { endpoint: endpoints.aliyun } : {}), ...o });
+      return new AliyunConnector({ accessKeyId: secret.accessKeyId!, accessKeySecret: secret.accessKeySecret!, regionId: homeRegion(account.region, DEFAULT_REGION['aliyun-ecs']!), regions: regionChoice(account.region), ...(endpoints.aliyun ? { endpoint: endpoints.aliyun } : {}), ...o });
     case 'tencent-cvm':
-      return new TencentConnector({ secretId: secret.secretId!, secretKey: secret.secretKey!, region: account.region ?? DEFAULT_REGION['tencent-cvm']!, ...(endpoints.tencent ? { endpoint: endpoints.tencent } : {}), ...o });
+      return new TencentConnector({ secretId: secret.secretId!, secretKey: secret.secretKey!, region: homeRegion(account.region, DEFAULT_REGION['tencent-cvm']!), regions: regionChoice(account.region), ...(endpoints.tencent ? { endpoint: endpoints.tencent } : {}), ...o });
   }
+}
+
+/** Where an account's region-wide calls (DescribeRegions, the balance) go: its first chosen region, else the platform's default. */
+export function homeRegion(region: StoredRegion, fallback: string): string {
+  const c = regionChoice(region);
+  return c === 'all' ? fallback : c[0]!;
 }
 
 /** Accounts the environment defines (one per platform whose variables are all set). */
@@ -96,7 +107,8 @@ export function envAccounts(env: Record<string, string | undefined>): { account:
     const s = parseSecret(kind, raw);
     if (!s.ok) continue;
     const region = kind === 'aliyun-ecs' ? env.ALIBABA_CLOUD_REGION_ID : kind === 'tencent-cvm' ? env.TENCENTCLOUD_REGION : undefined;
-    out.push({ account: { id: `env-${kind}`, kind, label: `${kind} (environment)`, powerActions: true, ...(region && /^[a-z0-9-]{2,40}$/.test(region) ? { region } : {}) }, secret: s.secret });
+    const parsed = region ? parseRegionText(region) : undefined;
+    out.push({ account: { id: `env-${kind}`, kind, label: `${kind} (environment)`, powerActions: true, ...(parsed?.ok ? { region: parsed.region } : {}) }, secret: s.secret });
   }
   return out;
 }

@@ -2,17 +2,22 @@
 // @alicloud/openapi-client), the balance through BSS (@alicloud/bssopenapi20171214). The SDKs
 // sign every request with the AccessKey (ACS3-HMAC-SHA256); no retries are configured, so a
 // power action is sent once. Loaded only when an 阿里云 account is used.
-import { aliyunBalance, aliyunInstance, aliyunPage, aliyunPrice } from '../../core/platforms/aliyun';
+import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPage, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../core/platforms/aliyun';
+import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
 import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
+import { inRegion, mapBounded, REGION_PARALLEL } from './regions';
 
 export interface AliyunOptions {
   accessKeyId: string;
   accessKeySecret: string;
+  /** The home region: DescribeRegions and BSS are asked there. */
   regionId: string;
+  /** The regions to read: 'all' (DescribeRegions) or a list; the home region alone when absent. */
+  regions?: RegionChoice;
   /** host[:port] or a URL (GPU_RENT_ALIYUN_ENDPOINT / setting); the SDK's own when empty. */
   endpoint?: string;
   timeoutMs: number;
@@ -27,6 +32,9 @@ export class AliyunConnector implements Connector {
   readonly kind = 'aliyun-ecs' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['aliyun-ecs'];
   private sdk: Promise<Sdk> | undefined;
+  private regionList: Promise<string[]> | undefined;
+  /** The region each instance was listed in (power actions and prices go there). */
+  private readonly regionOf = new Map<string, string>();
 
   constructor(private readonly o: AliyunOptions) {}
 
@@ -34,22 +42,22 @@ export class AliyunConnector implements Connector {
     return (this.sdk ??= Promise.resolve().then(loadSdks));
   }
 
-  private config(sdk: Sdk) {
+  private config(sdk: Sdk, region = this.o.regionId) {
     const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
     return new sdk.Config({
       accessKeyId: this.o.accessKeyId,
       accessKeySecret: this.o.accessKeySecret,
-      regionId: this.o.regionId,
+      regionId: region,
       ...(ep ? { endpoint: ep.host, protocol: ep.protocol } : {}),
       readTimeout: this.o.timeoutMs,
       connectTimeout: this.o.timeoutMs,
     });
   }
 
-  private async ecs(fn: (c: InstanceType<Sdk['ecs']['default']>, m: Sdk['ecs']) => Promise<{ body?: { toMap(): Record<string, unknown> } }>): Promise<Record<string, unknown>> {
+  private async ecs(fn: (c: InstanceType<Sdk['ecs']['default']>, m: Sdk['ecs']) => Promise<{ body?: { toMap(): Record<string, unknown> } }>, region = this.o.regionId): Promise<Record<string, unknown>> {
     const sdk = await this.load();
     try {
-      const r = await fn(new sdk.ecs.default(this.config(sdk)), sdk.ecs);
+      const r = await fn(new sdk.ecs.default(this.config(sdk, region)), sdk.ecs);
       return r.body?.toMap() ?? {};
     } catch (e) {
       throw this.error(e);
@@ -65,10 +73,40 @@ export class AliyunConnector implements Connector {
     return transportError(this.kind, e);
   }
 
+  /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
+  regions(): Promise<string[]> {
+    const choice = this.o.regions ?? [this.o.regionId];
+    if (choice !== 'all') return Promise.resolve(choice.slice(0, MAX_REGIONS));
+    return (this.regionList ??= this.ecs((c, m) => c.describeRegions(new m.DescribeRegionsRequest({})))
+      .then((body) => {
+        const ids = aliyunRegions(body).slice(0, MAX_REGIONS);
+        return ids.length ? ids : [this.o.regionId];
+      })
+      .catch((e: unknown) => {
+        this.regionList = undefined;
+        throw e;
+      }));
+  }
+
+  /** Every region's instances, at most REGION_PARALLEL regions at once, each row with the region it lives in. */
   async list(): Promise<PlatformInstance[]> {
+    const regions = await this.regions();
+    const per = await mapBounded(regions, REGION_PARALLEL, (r) => this.listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
+    const out: PlatformInstance[] = [];
+    for (const [k, list] of per.entries()) {
+      for (const p of list) {
+        if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
+        this.regionOf.set(p.ref, regions[k]!);
+        out.push({ ...p, region: p.region ?? regions[k]! });
+      }
+    }
+    return out;
+  }
+
+  private async listRegion(region: string): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
     for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
-      const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: this.o.regionId, pageNumber: page, pageSize: PAGE })));
+      const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, pageNumber: page, pageSize: PAGE })), region);
       const p = aliyunPage(body, PAGE);
       out.push(...p.instances);
       if (out.length >= p.total || p.instances.length === 0) break;
@@ -76,43 +114,81 @@ export class AliyunConnector implements Connector {
     return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
   }
 
-  private async raw(ref: string): Promise<Record<string, unknown>> {
-    const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: this.o.regionId, instanceIds: JSON.stringify([ref]) })));
+  /** The region of an instance: where the last list saw it, else the first region (in order) that has it. */
+  private async regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
+    const known = this.regionOf.get(ref);
+    if (known) return { region: known };
+    const regions = await this.regions();
+    if (regions.length === 1) return { region: regions[0]! };
+    const found = await mapBounded(regions, REGION_PARALLEL, (r) => this.rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
+    const k = found.findIndex((x) => x !== undefined);
+    if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
+    this.regionOf.set(ref, regions[k]!);
+    return { region: regions[k]!, row: found[k]! };
+  }
+
+  private async rowIn(region: string, ref: string): Promise<Record<string, unknown> | undefined> {
+    const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, instanceIds: JSON.stringify([ref]) })), region);
     const list = (body.Instances as { Instance?: unknown[] } | undefined)?.Instance;
     const row = Array.isArray(list) ? list.find((r) => (r as { InstanceId?: unknown }).InstanceId === ref) : undefined;
+    return row ? (row as Record<string, unknown>) : undefined;
+  }
+
+  private async raw(ref: string): Promise<{ region: string; row: Record<string, unknown> }> {
+    const at = await this.regionFor(ref);
+    const row = at.row ?? (await this.rowIn(at.region, ref));
     if (!row) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: ref });
-    return row as Record<string, unknown>;
+    return { region: at.region, row };
   }
 
   async get(ref: string): Promise<PlatformInstance> {
-    const p = aliyunInstance(await this.raw(ref));
+    const { region, row } = await this.raw(ref);
+    const p = aliyunInstance(row);
     if (!p) throw new PlatformError({ platform: this.kind, kind: 'badResponse', code: 'BadResponse', message: 'instance without an id' });
-    return p;
+    return { ...p, region: p.region ?? region };
   }
 
   async powerOn(ref: string, mode: PowerOnMode): Promise<void> {
     if (mode !== 'gpu') throw new PlatformError({ platform: this.kind, kind: 'notSupported', code: 'NotSupported', message: 'ECS has no no-GPU start' });
-    await this.ecs((c, m) => c.startInstance(new m.StartInstanceRequest({ instanceId: ref })));
+    const { region } = await this.regionFor(ref);
+    await this.ecs((c, m) => c.startInstance(new m.StartInstanceRequest({ instanceId: ref })), region);
   }
 
   async powerOff(ref: string, mode: PowerOffMode): Promise<void> {
-    await this.ecs((c, m) => c.stopInstance(new m.StopInstanceRequest({ instanceId: ref, stoppedMode: mode === 'stopCharging' ? 'StopCharging' : 'KeepCharging' })));
+    const { region } = await this.regionFor(ref);
+    await this.ecs((c, m) => c.stopInstance(new m.StopInstanceRequest({ instanceId: ref, stoppedMode: mode === 'stopCharging' ? 'StopCharging' : 'KeepCharging' })), region);
   }
 
   async release(ref: string): Promise<void> {
     // DeleteInstance with Force=false needs a stopped instance: nothing is sent for one that is not.
     const now = await this.get(ref);
     if (now.state !== 'stopped') throw new PlatformError({ platform: this.kind, kind: 'invalidState', code: 'NotStopped', message: `the instance is ${now.rawState || now.state}: shut it down first (power-off), wait until it is stopped, then release it` });
-    await this.ecs((c, m) => c.deleteInstance(new m.DeleteInstanceRequest({ instanceId: ref, force: false })));
+    const { region } = await this.regionFor(ref);
+    await this.ecs((c, m) => c.deleteInstance(new m.DeleteInstanceRequest({ instanceId: ref, force: false })), region);
   }
 
+  /**
+   * The price this instance bills at, by its billing mode: pay-as-you-go, DescribePrice's
+   * hourly quote in its region and zone; spot, the latest SpotPrice of DescribeSpotPriceHistory
+   * for its type and zone (never the on-demand quote); prepaid (包年包月), none: compute was
+   * paid ahead. Undefined (shown "?") where the platform gives no figure or does not say how it bills.
+   */
   async price(ref: string): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const row = await this.raw(ref);
+    const { region, row } = await this.raw(ref);
     const type = typeof row.InstanceType === 'string' ? row.InstanceType : undefined;
     if (!type) return undefined;
     const zone = typeof row.ZoneId === 'string' ? row.ZoneId : undefined;
-    const body = await this.ecs((c, m) => c.describePrice(new m.DescribePriceRequest({ regionId: this.o.regionId, resourceType: 'instance', instanceType: type, priceUnit: 'Hour', ...(zone ? { zoneId: zone } : {}) })));
-    const fen = aliyunPrice(body);
+    const billing = aliyunBilling(row.InstanceChargeType, row.SpotStrategy);
+    let fen: number | undefined;
+    if (billing === 'spot') {
+      const network = row.InstanceNetworkType === 'classic' ? 'classic' : 'vpc';
+      const os = row.OSType === 'windows' ? 'windows' : row.OSType === 'linux' ? 'linux' : undefined;
+      const body = await this.ecs((c, m) => c.describeSpotPriceHistory(new m.DescribeSpotPriceHistoryRequest({ regionId: region, instanceType: type, networkType: network, ...(zone ? { zoneId: zone } : {}), ...(os ? { OSType: os } : {}), ...(row.IoOptimized === false ? { ioOptimized: 'none' } : {}) })), region);
+      fen = aliyunSpotPrice(body);
+    } else if (billing === 'postpaid') {
+      const body = await this.ecs((c, m) => c.describePrice(new m.DescribePriceRequest({ regionId: region, resourceType: 'instance', instanceType: type, priceUnit: 'Hour', ...(zone ? { zoneId: zone } : {}) })), region);
+      fen = aliyunPrice(body);
+    }
     return fen !== undefined ? { fenPerHour: fen, readAt: this.o.now() } : undefined;
   }
 

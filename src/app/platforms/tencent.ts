@@ -4,16 +4,21 @@
 // the SDK does not retry, so a power action is sent once.
 import type { Readable } from 'node:stream';
 import { classifyFailure } from '../../core/platforms/errors';
-import { tencentBalance, tencentInstance, tencentPage, tencentPrice } from '../../core/platforms/tencent';
+import { tencentBalance, tencentBilling, tencentInstance, tencentPage, tencentPrice, tencentRegions } from '../../core/platforms/tencent';
+import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
 import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
+import { inRegion, mapBounded, REGION_PARALLEL } from './regions';
 
 export interface TencentOptions {
   secretId: string;
   secretKey: string;
+  /** The home region: DescribeRegions is asked there. */
   region: string;
+  /** The regions to read: 'all' (DescribeRegions) or a list; the home region alone when absent. */
+  regions?: RegionChoice;
   /** host[:port] or URL (GPU_RENT_TENCENT_ENDPOINT / setting) for CVM and billing; the SDK's own when empty. */
   endpoint?: string;
   timeoutMs: number;
@@ -33,6 +38,9 @@ interface CallGuard {
 export class TencentConnector implements Connector {
   readonly kind = 'tencent-cvm' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['tencent-cvm'];
+  private regionList: Promise<string[]> | undefined;
+  /** The region each instance was listed in (power actions and prices go there). */
+  private readonly regionOf = new Map<string, string>();
 
   constructor(private readonly o: TencentOptions) {}
 
@@ -44,13 +52,13 @@ export class TencentConnector implements Connector {
    * client's `parseResponse` (given the unread reply) is replaced by one that reads the body
    * through http.ts's cap and depth check.
    */
-  private client(which: 'cvm' | 'billing', guard: CallGuard): Client {
+  private client(which: 'cvm' | 'billing', guard: CallGuard, region = this.o.region): Client {
     const { cvm, CommonClient } = loadSdks();
     const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
     const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };
     const base = { reqTimeout: Math.max(1, Math.ceil(this.o.timeoutMs / 1000)), ...(ep ? { endpoint: ep.host, protocol: ep.protocol } : {}) };
     let c: Client;
-    if (which === 'cvm') c = new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile: base } }) as unknown as Client;
+    if (which === 'cvm') c = new cvm.v20170312.Client({ credential, region, profile: { httpProfile: base } }) as unknown as Client;
     else {
       // Billing lives beside CVM: the same host with the service's name in front.
       const cvmHost = ep ? ep.host : (new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile: base } }) as unknown as Client).endpoint;
@@ -71,9 +79,9 @@ export class TencentConnector implements Connector {
     return c;
   }
 
-  private async call(which: 'cvm' | 'billing', action: string, req: unknown): Promise<Record<string, unknown>> {
+  private async call(which: 'cvm' | 'billing', action: string, req: unknown, region = this.o.region): Promise<Record<string, unknown>> {
     const guard: CallGuard = {};
-    const client = this.client(which, guard);
+    const client = this.client(which, guard, region);
     // Covers the body as well as the headers (node-fetch's own timeout stops at the headers once the body is read here).
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.timeoutMs);
@@ -94,47 +102,109 @@ export class TencentConnector implements Connector {
     }
   }
 
+  /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
+  regions(): Promise<string[]> {
+    const choice = this.o.regions ?? [this.o.region];
+    if (choice !== 'all') return Promise.resolve(choice.slice(0, MAX_REGIONS));
+    return (this.regionList ??= this.call('cvm', 'DescribeRegions', {})
+      .then((r) => {
+        const ids = tencentRegions(r).slice(0, MAX_REGIONS);
+        return ids.length ? ids : [this.o.region];
+      })
+      .catch((e: unknown) => {
+        this.regionList = undefined;
+        throw e;
+      }));
+  }
+
+  /** Every region's instances, at most REGION_PARALLEL regions at once; each row's region is the one it was listed in. */
   async list(): Promise<PlatformInstance[]> {
+    const regions = await this.regions();
+    const per = await mapBounded(regions, REGION_PARALLEL, (r) => this.listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
+    const out: PlatformInstance[] = [];
+    for (const [k, list] of per.entries()) {
+      for (const p of list) {
+        if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
+        this.regionOf.set(p.ref, regions[k]!);
+        out.push({ ...p, region: regions[k]! });
+      }
+    }
+    return out;
+  }
+
+  private async listRegion(region: string): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
     for (let page = 0; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
-      const p = tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: page * PAGE, Limit: PAGE }), PAGE);
+      const p = tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: page * PAGE, Limit: PAGE }, region), PAGE);
       out.push(...p.instances);
       if (out.length >= p.total || p.instances.length === 0) break;
     }
     return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
   }
 
-  private async raw(ref: string): Promise<Record<string, unknown>> {
-    const r = await this.call('cvm', 'DescribeInstances', { InstanceIds: [ref] });
+  /** The region of an instance: where the last list saw it, else the first region (in order) that has it. */
+  private async regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
+    const known = this.regionOf.get(ref);
+    if (known) return { region: known };
+    const regions = await this.regions();
+    if (regions.length === 1) return { region: regions[0]! };
+    const found = await mapBounded(regions, REGION_PARALLEL, (r) => this.rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
+    const k = found.findIndex((x) => x !== undefined);
+    if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
+    this.regionOf.set(ref, regions[k]!);
+    return { region: regions[k]!, row: found[k]! };
+  }
+
+  private async rowIn(region: string, ref: string): Promise<Record<string, unknown> | undefined> {
+    const r = await this.call('cvm', 'DescribeInstances', { InstanceIds: [ref] }, region);
     const row = Array.isArray(r.InstanceSet) ? r.InstanceSet.find((x) => (x as { InstanceId?: unknown }).InstanceId === ref) : undefined;
+    return row ? (row as Record<string, unknown>) : undefined;
+  }
+
+  private async raw(ref: string): Promise<{ region: string; row: Record<string, unknown> }> {
+    const at = await this.regionFor(ref);
+    const row = at.row ?? (await this.rowIn(at.region, ref));
     if (!row) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: ref });
-    return row as Record<string, unknown>;
+    return { region: at.region, row };
   }
 
   async get(ref: string): Promise<PlatformInstance> {
-    const p = tencentInstance(await this.raw(ref));
+    const { region, row } = await this.raw(ref);
+    const p = tencentInstance(row);
     if (!p) throw new PlatformError({ platform: this.kind, kind: 'badResponse', code: 'BadResponse', message: 'instance without an id' });
-    return p;
+    return { ...p, region };
   }
 
   async powerOn(ref: string, mode: PowerOnMode): Promise<void> {
     if (mode !== 'gpu') throw new PlatformError({ platform: this.kind, kind: 'notSupported', code: 'NotSupported', message: 'CVM has no no-GPU start' });
-    await this.call('cvm', 'StartInstances', { InstanceIds: [ref] });
+    const { region } = await this.regionFor(ref);
+    await this.call('cvm', 'StartInstances', { InstanceIds: [ref] }, region);
   }
 
   async powerOff(ref: string, mode: PowerOffMode): Promise<void> {
-    await this.call('cvm', 'StopInstances', { InstanceIds: [ref], StopType: 'SOFT_FIRST', StoppedMode: mode === 'stopCharging' ? 'STOP_CHARGING' : 'KEEP_CHARGING' });
+    const { region } = await this.regionFor(ref);
+    await this.call('cvm', 'StopInstances', { InstanceIds: [ref], StopType: 'SOFT_FIRST', StoppedMode: mode === 'stopCharging' ? 'STOP_CHARGING' : 'KEEP_CHARGING' }, region);
   }
 
   async release(ref: string): Promise<void> {
-    await this.call('cvm', 'TerminateInstances', { InstanceIds: [ref] });
+    const { region } = await this.regionFor(ref);
+    await this.call('cvm', 'TerminateInstances', { InstanceIds: [ref] }, region);
   }
 
+  /**
+   * The price this instance bills at, by its billing mode: POSTPAID_BY_HOUR, the hourly
+   * inquiry; SPOTPAID, the SPOTPAID inquiry (InstanceMarketOptions spot; MaxPrice is the SDK's
+   * required ceiling of the inquiry, nothing is bought); PREPAID (包年包月), none: compute was
+   * paid ahead. Undefined (shown "?") where the platform gives no figure or does not say how it bills.
+   */
   async price(ref: string): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const row = await this.raw(ref);
+    const { region, row } = await this.raw(ref);
     const zone = (row.Placement as { Zone?: unknown } | undefined)?.Zone;
     if (typeof row.InstanceType !== 'string' || typeof zone !== 'string') return undefined;
-    const r = await this.call('cvm', 'InquiryPriceRunInstances', { Placement: { Zone: zone }, ImageId: row.ImageId, InstanceType: row.InstanceType, InstanceChargeType: 'POSTPAID_BY_HOUR' });
+    const billing = tencentBilling(row.InstanceChargeType);
+    if (billing !== 'postpaid' && billing !== 'spot') return undefined;
+    const market = billing === 'spot' ? { InstanceChargeType: 'SPOTPAID', InstanceMarketOptions: { MarketType: 'spot', SpotOptions: { MaxPrice: '1000', SpotInstanceType: 'one-time' } } } : { InstanceChargeType: 'POSTPAID_BY_HOUR' };
+    const r = await this.call('cvm', 'InquiryPriceRunInstances', { Placement: { Zone: zone }, ImageId: row.ImageId, InstanceType: row.InstanceType, ...market }, region);
     const fen = tencentPrice(r);
     return fen !== undefined ? { fenPerHour: fen, readAt: this.o.now() } : undefined;
   }

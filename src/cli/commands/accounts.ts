@@ -7,6 +7,7 @@ import { PlatformError, PLATFORM_NAMES } from '../../app/platforms/errors';
 import { renderTable } from '../../core/format';
 import { forTerminal } from '../../core/text';
 import { CATALOG_PLATFORM, EXPERIMENTAL, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
+import { parseRegionText, regionText } from '../../core/platforms/regions';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
 
@@ -43,7 +44,7 @@ export function failureLine(e: unknown): string {
 export const HOW_TO_ADD = [
   'No platform account is configured. Add one with, for example:',
   '  GPU_RENT_AUTODL_TOKEN=… GPU_RENT_AUTODL_API=<base URL> gpu-rent accounts add autodl-pro',
-  '  ALIBABA_CLOUD_ACCESS_KEY_ID=… ALIBABA_CLOUD_ACCESS_KEY_SECRET=… gpu-rent accounts add aliyun-ecs --region cn-hangzhou',
+  '  ALIBABA_CLOUD_ACCESS_KEY_ID=… ALIBABA_CLOUD_ACCESS_KEY_SECRET=… gpu-rent accounts add aliyun-ecs            (every region; --region cn-hangzhou,cn-beijing for some)',
   '  TENCENTCLOUD_SECRET_ID=… TENCENTCLOUD_SECRET_KEY=… gpu-rent accounts add tencent-cvm --region ap-guangzhou',
   'or just set those variables: accounts defined by the environment are used as they are.',
   '',
@@ -52,7 +53,7 @@ export const HOW_TO_ADD = [
 const specs = {
   id: { type: 'string', valueName: 'ID', description: 'account id (add; default: the platform kind)' },
   label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)' },
-  region: { type: 'string', valueName: 'REGION', description: '阿里云 / 腾讯云 region (add), e.g. cn-hangzhou, ap-guangzhou' },
+  region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)' },
   'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
   experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)' },
   json: { type: 'boolean', description: 'print JSON (list)' },
@@ -86,7 +87,7 @@ export const command: CliCommand = {
         io.stdout(HOW_TO_ADD);
         return 0;
       }
-      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, a.account.region ?? '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
+      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, a.account.kind === 'aliyun-ecs' || a.account.kind === 'tencent-cvm' ? regionText(a.account.region) : '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
       return 0;
     }
     if (sub === 'remove') {
@@ -109,7 +110,9 @@ export const command: CliCommand = {
     if (missing.length) throw new UsageError(`set ${missing.join(' and ')} first (the secret is read from the environment, never from the command line)`);
     const s = parseSecret(kind, Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, io.env[v]])));
     if (!s.ok) throw new UsageError(`the secret in ${Object.values(fields).join('/')} is not valid: ${s.message}`);
-    const parsed = AccountSchema.safeParse({ id: flags.id ?? kind, kind, label: flags.label ?? PLATFORM_NAMES[kind], ...(flags.region ? { region: flags.region } : {}), powerActions: flags['allow-power'] === true });
+    const region = flags.region !== undefined ? parseRegionText(flags.region) : undefined;
+    if (region && !region.ok) throw new UsageError(`--region: ${region.message}`);
+    const parsed = AccountSchema.safeParse({ id: flags.id ?? kind, kind, label: flags.label ?? PLATFORM_NAMES[kind], ...(region?.ok ? { region: region.region } : {}), powerActions: flags['allow-power'] === true });
     if (!parsed.success) throw new UsageError(`${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
     const account = parsed.data;
     // One read-only call before saving: a wrong key is refused now, not at the first poll.

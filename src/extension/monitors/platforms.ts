@@ -226,7 +226,8 @@ export class PlatformMonitor implements vscode.Disposable {
 
   /** Platforms whose list carries no price (阿里云, 腾讯云): asked for it at most hourly per running instance. */
   private async withPrice(id: string, c: Connector, p: PlatformInstance): Promise<PlatformInstance> {
-    if (p.priceFenPerHour !== undefined || p.state !== 'running' || !can(c.kind, 'price')) return p;
+    // Prepaid (包年包月) compute was paid ahead: no hourly price to ask for.
+    if (p.priceFenPerHour !== undefined || p.state !== 'running' || p.billing === 'prepaid' || !can(c.kind, 'price')) return p;
     const prev = id ? this.observations.get(id) : undefined;
     if (prev?.priceReadAt !== undefined && this.ctx.now() - prev.priceReadAt < PRICE_EVERY_S) return p;
     const price = await c.price(p.ref).catch(() => undefined);

@@ -3,6 +3,7 @@
 // per platform; removing one deletes its secret and unlinks its instances (they stay, manual).
 import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
+import { parseRegionText, regionText } from '../../../core/platforms/regions';
 import { DEFAULT_REGION, endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, SECRET_ENV, type Account } from '../../../app/platforms/accounts';
 import { EXPERIMENTAL, PLATFORM_KINDS, type PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
@@ -26,7 +27,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   const scripted = isScripted(arg) ? parseArgs(AddPlatformAccountArgs, arg) : undefined;
   let kind: PlatformKind;
   const raw: Record<string, string> = {};
-  let region = scripted?.region;
+  let region: string | string[] | undefined = scripted?.region;
   if (scripted) {
     kind = scripted.platform;
     if (EXPERIMENTAL.has(kind) && !scripted.experimental) throw new UserError(vscode.l10n.t('The AutoDL console token is experimental: pass experimental: true to accept it.'));
@@ -52,9 +53,15 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
       raw[f] = v.trim();
     }
     if (DEFAULT_REGION[kind]) {
-      const r = await vscode.window.showInputBox({ prompt: vscode.l10n.t('Region (e.g. {0})', DEFAULT_REGION[kind]!), value: DEFAULT_REGION[kind], ignoreFocusOut: true, validateInput: (s) => (/^[a-z0-9-]{2,40}$/.test(s) ? undefined : vscode.l10n.t('Letters, digits and dashes.')) });
+      const r = await vscode.window.showInputBox({
+        prompt: vscode.l10n.t('Regions to read: all (every region the platform lists), or region ids separated by commas (e.g. {0},cn-beijing)', DEFAULT_REGION[kind]!),
+        value: 'all',
+        ignoreFocusOut: true,
+        validateInput: (s) => (parseRegionText(s).ok ? undefined : vscode.l10n.t('"all", or region ids (letters, digits and dashes) separated by commas.')),
+      });
       if (r === undefined) return undefined;
-      region = r;
+      const parsed = parseRegionText(r);
+      if (parsed.ok) region = parsed.region;
     }
   }
   const s = parseSecret(kind, raw);
@@ -84,7 +91,7 @@ export async function removePlatformAccount(ctx: CommandContext, mon: PlatformMo
       void showInfo(vscode.l10n.t('No platform account is connected.'));
       return false;
     }
-    const pick = await vscode.window.showQuickPick(list.map((a) => ({ label: a.label, description: `${a.id} · ${platformName(a.kind)}${a.region ? ` · ${a.region}` : ''}`, id: a.id })), { placeHolder: vscode.l10n.t('Remove which platform account (and its secret)?') });
+    const pick = await vscode.window.showQuickPick(list.map((a) => ({ label: a.label, description: `${a.id} · ${platformName(a.kind)}${a.region ? ` · ${regionText(a.region)}` : ''}`, id: a.id })), { placeHolder: vscode.l10n.t('Remove which platform account (and its secret)?') });
     if (!pick) return false;
     const yes = vscode.l10n.t('Remove');
     if ((await showWarning(vscode.l10n.t('Remove {0} and delete its secret? Its instances stay in the list as manual entries.', pick.label), { modal: true }, yes)) !== yes) return false;
