@@ -165,7 +165,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const icon = exited ? (j.exitCode === 0 ? 'pass' : 'error') : 'run';
       const when = exited && j.endedAt ? vscode.l10n.t('ended {0} ago', formatDuration(Math.max(0, this.now() - j.endedAt), vscode.l10n)) : vscode.l10n.t('started {0} ago', formatDuration(Math.max(0, this.now() - j.startedAt), vscode.l10n));
       const run = !exited ? this.runs.get(inst.id, j.id) : undefined;
-      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n) : '';
+      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n, undefined, this.runs.lastSeen(run, this.now())) : '';
       const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [progress || status, j.command].filter(Boolean).join(' · '), icon, tooltip: [j.command, when, progress].filter(Boolean).join('\n') };
       node.command = { command: Commands.showJobs, title: vscode.l10n.t('Jobs and Logs'), arguments: [node] };
       out.push(node);

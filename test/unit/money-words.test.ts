@@ -8,7 +8,13 @@ import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/ext
 import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
 import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RunWatch } from '../../src/app/runs/watch';
+import { progressText } from '../../src/extension/commands/runs/text';
+import type { RemoteConnection } from '../../src/remote/connection';
 import { builtinCatalog } from '../../src/core/catalog';
 import { prefillPricing } from '../../src/extension/prefill';
 import { spotDecision } from '../../src/extension/guardDecisions';
@@ -210,5 +216,43 @@ describe('the calculator keeps the job when the card changes', () => {
     assert.equal(q.code, 0, q.stderr);
     const hours = (JSON.parse(q.stdout) as { rows: { hours: number; billing: string }[] }).rows.find((x) => x.billing === 'hour')!.hours;
     assert.equal(hours, inputsForCard(base, 'rtx4090', cards).inputs.gpuHours);
+  });
+});
+
+describe('stale progress while the box does not answer', () => {
+  // The log is read by the real tail script, run by a local shell on a real file (the SSH part is the integration tier's).
+  const local = {
+    execStream: (script: string, o: { onStdout: (c: Buffer) => void }) =>
+      new Promise<{ code: number }>((resolve, reject) => {
+        const p = spawn('sh', ['-c', script]);
+        p.stdout.on('data', (c: Buffer) => o.onStdout(c));
+        p.on('error', reject);
+        p.on('close', (code) => resolve({ code: code ?? 0 }));
+      }),
+  } as unknown as RemoteConnection;
+  const zhBundle: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
+
+  it('stops counting down and says how old the figures are, not "0 s left · ¥0.00"; counts again when it answers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpu-rent-stale-'));
+    const log = join(dir, 'train.log');
+    writeFileSync(log, 'Total optimization steps = 1,500\n\r 30%|███       | 450/1500 [39:00<1:31:00,  7.43s/it]\n');
+    const runs = new RunWatch();
+    const now0 = Math.floor(Date.now() / 1000);
+    const price = { computeFenPerHour: 360, storageFenPerDay: 0 };
+    const e = await runs.update(local, { instanceId: 'a', jobId: 'j1', logPath: log, alive: true, price, now: now0 });
+    const live = progressText(e.progress, runs.finish(e, now0), l10n, () => '21:40', runs.lastSeen(e, now0));
+    assert.match(live, /^step 450\/1500 · .* left \(21:40\) · ¥[\d.]+ to finish$/);
+    assert.equal(runs.lastSeen(e, now0 + 60), null, 'answering: not stale');
+    // Unreachable for 12 minutes, then 3 hours (past the ETA): the figures are those of the last read.
+    runs.unreachable('a', now0 + 60);
+    const at12 = progressText(e.progress, runs.finish(e, now0 + 12 * 60), l10n, () => '21:40', runs.lastSeen(e, now0 + 12 * 60));
+    assert.equal(at12, 'step 450/1500 · box not answering · last seen 12 min ago');
+    assert.deepEqual(runs.finish(e, now0 + 3 * 3600), runs.finish(e, now0), 'frozen at the last read');
+    assert.doesNotMatch(progressText(e.progress, runs.finish(e, now0 + 3 * 3600), l10n, undefined, runs.lastSeen(e, now0 + 3 * 3600)), /¥0\.00|0 s left/);
+    assert.ok(zhBundle['box not answering · last seen {0} ago']);
+    // It answers again: the next read clears the mark.
+    const again = await runs.update(local, { instanceId: 'a', jobId: 'j1', logPath: log, alive: true, price, now: now0 + 3 * 3600 });
+    assert.equal(runs.lastSeen(again, now0 + 3 * 3600 + 5), null);
+    assert.match(progressText(again.progress, runs.finish(again, now0 + 3 * 3600 + 5), l10n, () => '21:40', null), /to finish$/);
   });
 });

@@ -21,6 +21,8 @@ const key = (instanceId: string, jobId: string) => `${instanceId}\u0000${jobId}`
 export class RunWatch {
   private readonly tails = new Map<string, LogTail>();
   private readonly entries = new Map<string, RunEntry>();
+  /** Instances whose box did not answer the last poll: their runs' progress is stale (the caller's clock when first missed). */
+  private readonly unreachableSince = new Map<string, number>();
 
   /** Reads the new part of the job's log and records its progress. */
   async update(conn: RemoteConnection, o: { instanceId: string; jobId: string; logPath: string; alive: boolean; price: RunPrice | null; now: number }): Promise<RunEntry> {
@@ -30,6 +32,7 @@ export class RunWatch {
     const u = await tail.update(conn);
     const entry: RunEntry = { instanceId: o.instanceId, jobId: o.jobId, progress: u.progress, alive: o.alive, price: o.price, readAt: o.now, boxAt: u.chunk.boxNow ?? o.now };
     this.entries.set(k, entry);
+    this.unreachableSince.delete(o.instanceId);
     return entry;
   }
 
@@ -37,10 +40,21 @@ export class RunWatch {
     return this.entries.get(key(instanceId, jobId));
   }
 
-  /** The finish as of `now` (the caller's clock). */
+  /** The box did not answer a poll: its runs stop counting down until it answers again (update). */
+  unreachable(instanceId: string, now: number): void {
+    if (!this.unreachableSince.has(instanceId)) this.unreachableSince.set(instanceId, now);
+  }
+
+  /** Seconds since the run was last read while its box does not answer; null while it answers. */
+  lastSeen(e: RunEntry, now: number): number | null {
+    return this.unreachableSince.has(e.instanceId) ? Math.max(0, now - e.readAt) : null;
+  }
+
+  /** The finish as of `now` (the caller's clock); frozen at the last read while the box does not answer. */
   finish(e: RunEntry, now: number): Finish {
-    const elapsed = Math.max(0, now - e.readAt);
-    return estimateFinish(e.progress, e.price, { boxNow: e.boxAt + elapsed, localNow: now, alive: e.alive });
+    const stale = this.unreachableSince.has(e.instanceId);
+    const elapsed = stale ? 0 : Math.max(0, now - e.readAt);
+    return estimateFinish(e.progress, e.price, { boxNow: e.boxAt + elapsed, localNow: stale ? e.readAt : now, alive: e.alive });
   }
 
   /** Every entry of running jobs (for the status bar). */
@@ -56,6 +70,7 @@ export class RunWatch {
   forget(instanceId: string, jobId?: string): void {
     for (const k of [...this.entries.keys()]) {
       const [i, j] = k.split('\u0000');
+      if (i === instanceId && jobId === undefined) this.unreachableSince.delete(instanceId);
       if (i === instanceId && (jobId === undefined || j === jobId)) {
         this.entries.delete(k);
         this.tails.delete(k);

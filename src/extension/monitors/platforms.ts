@@ -314,6 +314,11 @@ export class PlatformMonitor implements vscode.Disposable {
       const gpuCount = this.ctx.store.get(i.id)?.lastProbe?.gpus.length ?? 0;
       const r = inferState(this.inference.get(i.id) ?? { misses: 0, wasUp: isPowered(i) }, reachable ? { reachable: true, gpuCount } : { reachable: false }, cur);
       this.inference.set(i.id, r.memory);
+      // It answers again: a 'stopped?' question still on screen no longer holds (Record It then does nothing).
+      if (reachable && this.proposed.get(i.id)?.endsWith('>stopped?')) {
+        this.proposed.delete(i.id);
+        this.ctx.log.info(`[${i.id}] answers again: the 'stopped?' question is withdrawn`);
+      }
       if (r.propose && this.proposed.get(i.id) !== `${cur}>${r.propose}`) {
         this.proposed.set(i.id, `${cur}>${r.propose}`);
         void this.propose(i, r.propose);
@@ -326,7 +331,14 @@ export class PlatformMonitor implements vscode.Disposable {
     const msg = p === 'stopped?' ? vscode.l10n.t('{0} has not answered for several checks: stopped?', i.name) : p === 'noGpu' ? vscode.l10n.t('{0} answers but shows no GPU: in no-GPU mode?', i.name) : vscode.l10n.t('{0} answers with its GPUs: running?', i.name);
     const yes = vscode.l10n.t('Record It');
     this.ctx.log.info(`[${i.id}] proposed: ${p}`);
-    if ((await showInfo(msg, yes)) === yes) await this.ctx.store.switchState(i.id, target);
+    const asked = this.proposed.get(i.id);
+    if ((await showInfo(msg, yes)) !== yes) return;
+    // Withdrawn while on screen (it answered again, or the state changed): nothing is recorded.
+    if (this.proposed.get(i.id) !== asked) {
+      if (p === 'stopped?') void showInfo(vscode.l10n.t('{0} answers again: not recorded as stopped.', i.name));
+      return;
+    }
+    await this.ctx.store.switchState(i.id, target);
   }
 
   dispose(): void {

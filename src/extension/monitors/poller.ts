@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { isAppError, isPowered } from '../../app/session';
 import { endsStillBilling } from '../present';
+import { RemoteError } from '../../remote/errors';
 import type { CommandContext } from '../commands/context';
 import { recordProbe, refreshJobs } from '../commands/remote/probe';
 import type { Node } from '../tree';
@@ -50,6 +51,8 @@ export class Poller implements vscode.Disposable {
               await this.idle.tick(this.ctx.store.get(i.id) ?? i, conn);
             } catch (e) {
               this.ctx.log.debug(`[${i.id}] background probe failed: ${e instanceof Error ? e.message : String(e)}`);
+              // Not reached: its runs stop counting down and say how old their figures are until it answers again.
+              if ((isAppError(e) && e.info.kind === 'remote') || e instanceof RemoteError) this.ctx.tree.runs.unreachable(i.id, this.ctx.now());
               // A box marked still billing that no longer accepts connections has gone down: the mark goes.
               if (i.stillBilling && isAppError(e) && e.info.kind === 'remote' && endsStillBilling(e.info.code)) {
                 this.ctx.log.info(`[${i.id}] the box no longer answers SSH (${e.info.code}): the still-billing mark is cleared`);

@@ -21,12 +21,17 @@ export function clock(t: number): string {
 }
 
 /** `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`; '' when the log shows no progress. */
-export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: number) => string = clock): string {
+/** `lastSeenSeconds`: the box does not answer and the figures are this old: no countdown, no cost, the age instead. */
+export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: number) => string = clock, lastSeenSeconds: number | null = null): string {
   const parts: string[] = [];
   if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
   else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
-  if (parts.length === 0) return '';
+  if (parts.length === 0) return lastSeenSeconds !== null ? l10n.t('box not answering · last seen {0} ago', etaDuration(lastSeenSeconds, l10n)) : '';
   if (p.scope === 'epoch' && p.epoch !== null) parts[0] += ' ' + l10n.t('(epoch {0})', p.epoch);
+  if (lastSeenSeconds !== null) {
+    parts.push(l10n.t('box not answering · last seen {0} ago', etaDuration(lastSeenSeconds, l10n)));
+    return parts.join(' · ');
+  }
   if (f.stalled) {
     parts.push(l10n.t('stalled: no progress for {0}', etaDuration(f.quietSeconds ?? 0, l10n)));
     return parts.join(' · ');
@@ -61,7 +66,7 @@ export function runLines(runs: RunWatch, now: number, l10n: L10n): string[] {
   return runs
     .running()
     .map((e) => {
-      const t = progressText(e.progress, runs.finish(e, now), l10n);
+      const t = progressText(e.progress, runs.finish(e, now), l10n, undefined, runs.lastSeen(e, now));
       return t ? `${e.jobId}: ${t}` : '';
     })
     .filter(Boolean);
