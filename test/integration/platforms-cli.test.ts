@@ -89,6 +89,8 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     s.add({ platform: 'autodl-pro', id: 'pro-st', name: 'parked', state: 'shutdown', stoppedAt: '2026-04-08T00:13:29+08:00' });
     s.add({ platform: 'autodl-pro', id: 'pro-ns', name: 'nosnap', state: 'running', specId: '5090-p', noSnapshot: true });
     s.add({ platform: 'aliyun', id: 'i-b1', name: 'ecs', state: 'Running' });
+    s.add({ platform: 'aliyun', id: 'i-s1', name: 'spotbox', state: 'Running', spotStrategy: 'SpotAsPriceGo', region: 'cn-beijing' });
+    s.add({ platform: 'aliyun', id: 'i-m1', name: 'monthly', state: 'Running', chargeType: 'PrePaid' });
     const env = { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret' };
     const j = await run(['instances', '--json'], env);
     assert.strictEqual(j.code, 0, j.stderr);
@@ -98,15 +100,31 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     const ns = rows.find((r) => r.ref === 'pro-ns')!;
     assert.deepStrictEqual([ns.card, ns.priceFenPerHour], ['5090-32G', null], 'no snapshot: the appendix card, no price');
     assert.strictEqual(rows.find((r) => r.ref === 'i-b1')!.billing, 'postpaid');
+    // Clouds: the price the instance bills at, in every region (no region chosen: DescribeRegions).
+    const cloud = (ref: string) => rows.find((r) => r.ref === ref)!;
+    assert.deepStrictEqual([cloud('i-b1').priceFenPerHour, cloud('i-b1').region], [1250, 'cn-hangzhou'], 'pay-as-you-go: DescribePrice');
+    assert.deepStrictEqual([cloud('i-s1').priceFenPerHour, cloud('i-s1').billing, cloud('i-s1').region], [250, 'spot', 'cn-beijing'], 'spot: DescribeSpotPriceHistory, in its region');
+    assert.deepStrictEqual([cloud('i-m1').priceFenPerHour, cloud('i-m1').billing], [null, 'prepaid'], 'prepaid: no hourly price');
     const t = await run(['instances'], env);
     assert.match(t.stdout, /RELEASED ON/);
     assert.match(t.stdout, /parked .* 2026-04-23 00:13 \(soon\)/);
     assert.match(t.stdout, /nosnap .*5090-32G ×1 +\? /);
+    assert.match(t.stdout, /spotbox .* ¥2\.50\/h spot +cn-beijing /);
+    assert.match(t.stdout, /monthly .* prepaid +cn-hangzhou /);
     s.fault({ platform: 'aliyun', on: 'QueryAccountBalance', error: 'throttling', times: 1 });
     const b = await run(['balance'], env);
     assert.strictEqual(b.code, 1);
     assert.match(b.stdout, /env-aliyun-ecs +aliyun-ecs +\?/);
     assert.match(b.stdout, /env-autodl-pro +autodl-pro +¥123\.45/);
+    s.fault({ platform: 'aliyun', on: 'QueryAccountBalance', error: 'throttling', times: 1 });
+    const bj = await run(['balance', '--json'], env);
+    assert.strictEqual(bj.code, 1);
+    const accounts = JSON.parse(bj.stdout) as { account: string; balance: { fen: number } | null; fen: number | null; reason?: string; failure?: string }[];
+    assert.deepStrictEqual(accounts.map((a) => a.account).sort(), ['env-aliyun-ecs', 'env-autodl-pro'], 'the unreadable account is listed too');
+    const ali = accounts.find((a) => a.account === 'env-aliyun-ecs')!;
+    assert.deepStrictEqual([ali.balance, ali.fen, ali.failure], [null, null, 'rateLimited']);
+    assert.match(ali.reason!, /Throttling/);
+    assert.deepStrictEqual(accounts.find((a) => a.account === 'env-autodl-pro')!.balance, { fen: 12345, yuan: 123.45 });
   });
 
   it('a refused token or an unreachable API exits 1 with one line naming the platform and the cause', async () => {

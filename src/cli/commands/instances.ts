@@ -4,7 +4,8 @@
 // platform sends is box text: every cell through forTerminal, the JSON through jsonForTerminal.
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
-import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance } from '../../core/platforms/types';
+import { can, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance } from '../../core/platforms/types';
+import { mapBounded } from '../../app/platforms/regions';
 import { RELEASE_SOON_DAYS } from '../../core/platforms/clock';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
@@ -21,6 +22,23 @@ export function beijingDay(epoch: number): string {
   return new Date((epoch + 8 * 3600) * 1000).toISOString().slice(0, 16).replace('T', ' ');
 }
 
+/** Cloud rows carry no price: each running one not prepaid is asked (spot: the spot price), 4 at a time, at most PRICED_PER_ACCOUNT; a price that cannot be read stays '?'. */
+const PRICED_PER_ACCOUNT = 100;
+async function withPrices(c: Connector, list: PlatformInstance[]): Promise<PlatformInstance[]> {
+  if (!can(c.kind, 'price')) return list;
+  const ask = list.filter((i) => i.priceFenPerHour === undefined && i.state === 'running' && i.billing !== undefined && i.billing !== 'prepaid').slice(0, PRICED_PER_ACCOUNT);
+  if (!ask.length) return list;
+  const prices = new Map<string, { fenPerHour: number; readAt: number }>();
+  await mapBounded(ask, 4, async (i) => {
+    const p = await c.price(i.ref).catch(() => undefined);
+    if (p) prices.set(i.ref, p);
+  });
+  return list.map((i) => {
+    const p = prices.get(i.ref);
+    return p ? { ...i, priceFenPerHour: p.fenPerHour, priceReadAt: p.readAt } : i;
+  });
+}
+
 export const command: CliCommand = {
   name: 'instances',
   summary: 'list the instances of your platform accounts with their real state and price',
@@ -35,7 +53,8 @@ export const command: CliCommand = {
     const results = await Promise.all(
       accounts.map(async (a) => {
         try {
-          return { a, list: await connectorFor(a, io).list() };
+          const c = connectorFor(a, io);
+          return { a, list: await withPrices(c, await c.list()) };
         } catch (e) {
           return { a, error: failureLine(e) };
         }

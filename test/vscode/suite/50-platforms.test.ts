@@ -68,7 +68,8 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     const inst = await waitFor('the platform instance in getState', async () => (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1'));
     assert.strictEqual(inst.name, 'e2e-platform-4090');
     assert.strictEqual(current(inst).state, 'running');
-    assert.strictEqual(current(inst).computeRate, 258, 'the price read from the platform, ¥2.58/h in fen');
+    // The Pro list row carries no price; the instance's snapshot does: the documented payg_price 1970 (¥/1000 per hour, after discount).
+    assert.strictEqual(current(inst).computeRate, 197, 'the price read from the platform’s snapshot, ¥1.97/h in fen');
     assert.deepStrictEqual([inst.login.host, inst.login.port], ['127.0.0.1', 42022]);
     await vscode.commands.executeCommand('gpuRent.refreshPlatforms');
     assert.strictEqual((await state()).instances.filter((i) => i.platformRef?.ref === 'pro-e2e-1').length, 1, 'a second poll duplicated it');
