@@ -14,9 +14,9 @@ import { HashBatcher } from './hash-batch';
 import { listRemote } from './list';
 import { applyDeletion } from './delete';
 import { gatherLocalState } from './local-state';
-import type { NameRules } from './names';
+import { PART_SUFFIX, type NameRules } from './names';
 import { changedFiles, plan, type Plan } from './planner';
-import { pullFile, type Ctx, type Outcome } from './pull-file';
+import { localPathOf, pullFile, type Ctx, type Outcome } from './pull-file';
 import { SMALL_FILE } from './transfer';
 import { STREAM_MIN_FILES, streamSmall } from './stream-small';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
@@ -190,6 +190,13 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     const byStream = new Set(streamable.length >= STREAM_MIN_FILES && remote.stream ? streamable : []);
     await Promise.all([drain(p.toPull.filter((f) => !byStream.has(f))), byStream.size ? streamSmall(c, [...byStream], record).then(drain) : undefined]);
     await saving;
+    if (c.fatal?.code === 'local-disk-full') {
+      // No litter: the empty .part files the full disk left (a non-empty one is kept to resume from).
+      await removeEmptyParts(localRoot, p.toPull.map((f) => f.rel));
+      const d = c.fatal.detail;
+      // Exactly what this pass published before the disk filled.
+      throw diskFull(d.name ?? 'a file', d.needBytes, d.freeBytes, [...report.pulled].sort());
+    }
     if (c.fatal) throw c.fatal;
     if (opts.delete && !report.interrupted) await applyDeletion({ localRoot, remoteDir: opts.remoteDir, state: c.state, onProgress }, p.deletion, report);
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -204,5 +211,14 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     // Nothing changed, nothing written: a no-change pass leaves the disk alone.
     if (ctx && JSON.stringify([ctx.state.files, ctx.state.savedBeside ?? {}]) !== stateAsRead) await writeState(localRoot, ctx.state).catch(() => undefined);
     report.seconds = Math.round(performance.now() - started) / 1000;
+  }
+}
+
+/** Removes the empty `.part` files of `rels` (a full disk leaves them); anything else is left alone. */
+async function removeEmptyParts(localRoot: string, rels: readonly string[]): Promise<void> {
+  for (const rel of rels) {
+    const part = localPathOf(localRoot, rel) + PART_SUFFIX;
+    const st = await fsp.lstat(part).catch(() => undefined);
+    if (st?.isFile() && st.size === 0) await fsp.unlink(part).catch(() => undefined);
   }
 }

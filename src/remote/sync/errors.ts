@@ -15,7 +15,7 @@ export class SyncError extends Error {
   constructor(
     readonly code: SyncErrorCode,
     message: string,
-    readonly detail: { name?: string; needBytes?: number; freeBytes?: number } = {},
+    readonly detail: { name?: string; needBytes?: number; freeBytes?: number; published?: readonly string[] } = {},
   ) {
     super(message);
     this.name = 'SyncError';
@@ -27,12 +27,26 @@ export function isDiskFull(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
-export function diskFull(name: string, need?: number, free?: number): SyncError {
+/** How many published names the message lists; the rest are counted. */
+const NAMES_IN_MESSAGE = 10;
+
+/**
+ * `published`: what this pass published before the disk filled (the engine knows; a single
+ * file's pull does not, and says only that this file was not published).
+ */
+export function diskFull(name: string, need?: number, free?: number, published?: readonly string[]): SyncError {
   const figures = need !== undefined && free !== undefined ? ` (needs ${need} more bytes, ${free} free)` : '';
-  return new SyncError('local-disk-full', `local disk full while saving ${name}${figures}; nothing was published, free space and run again to resume`, {
+  const what =
+    published === undefined
+      ? `${name} was not published`
+      : published.length === 0
+        ? 'nothing was published'
+        : `${name} was not published; published and verified before it: ${published.length} file${published.length === 1 ? '' : 's'} (${published.slice(0, NAMES_IN_MESSAGE).join(', ')}${published.length > NAMES_IN_MESSAGE ? `, and ${published.length - NAMES_IN_MESSAGE} more` : ''})`;
+  return new SyncError('local-disk-full', `local disk full while saving ${name}${figures}; ${what}; free space and run again to resume`, {
     name,
     needBytes: need,
     freeBytes: free,
+    ...(published ? { published: [...published] } : {}),
   });
 }
 

@@ -98,6 +98,12 @@ export async function writeState(localRoot: string, state: SyncState): Promise<v
   for (const k of Object.keys(saved).sort()) beside[k] = saved[k]!;
   // Older versions read `files` only and write it back without `savedBeside`: harmless.
   const body = { version: 1, source: state.source, files: sorted, ...(Object.keys(beside).length ? { savedBeside: beside } : {}) };
-  await fsp.writeFile(tmp, JSON.stringify(body, null, 1) + '\n');
-  await fsp.rename(tmp, path);
+  try {
+    await fsp.writeFile(tmp, JSON.stringify(body, null, 1) + '\n');
+    await fsp.rename(tmp, path);
+  } catch (err) {
+    // A full disk (or any failure) leaves no half-written temp file behind.
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
 }
