@@ -2,35 +2,11 @@
 // gives): passwords only in secrets, history survives a reload, unreadable data is kept aside.
 import { strict as assert } from 'node:assert';
 import { accruedFen } from '../../src/core/spend';
-import { CORRUPT_KEY, InstanceStore, secretKey, STORE_KEY, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { CORRUPT_KEY, InstanceStore, secretKey, STORE_KEY } from '../../src/extension/store';
 import type { Instance } from '../../src/core/instances';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
-class Memento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  writes = 0;
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.writes++;
-    await new Promise((r) => setTimeout(r, 1));
-    // VS Code stores JSON: a round trip drops anything JSON cannot hold.
-    this.data.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
-  }
-}
 
-class Secrets implements SecretsLike {
-  readonly data = new Map<string, string>();
-  async get(k: string) {
-    return this.data.get(k);
-  }
-  async store(k: string, v: string) {
-    this.data.set(k, v);
-  }
-  async delete(k: string) {
-    this.data.delete(k);
-  }
-}
 
 const T0 = 1_795_000_000;
 const fields = (id: string): Omit<Instance, 'intervals' | 'createdAt'> => ({
@@ -49,8 +25,8 @@ describe('instance store', () => {
   beforeEach(() => (clock = T0));
 
   it('keeps the password in the secret store only, never in globalState', async () => {
-    const m = new Memento();
-    const s = new Secrets();
+    const m = new MemoryMemento({ delayMs: 1 });
+    const s = new MemorySecrets();
     const store = new InstanceStore(m, s, now);
     await store.add(fields('a1'), 'running', 'hunter2-Secret!');
     await store.flush();
@@ -60,8 +36,8 @@ describe('instance store', () => {
   });
 
   it('state history and spend survive a reload (a new store over the same globalState)', async () => {
-    const m = new Memento();
-    const s = new Secrets();
+    const m = new MemoryMemento({ delayMs: 1 });
+    const s = new MemorySecrets();
     const store = new InstanceStore(m, s, now);
     await store.add(fields('a1'), 'running');
     clock += 3600;
@@ -79,8 +55,8 @@ describe('instance store', () => {
   });
 
   it('removing an instance deletes its password', async () => {
-    const m = new Memento();
-    const s = new Secrets();
+    const m = new MemoryMemento({ delayMs: 1 });
+    const s = new MemorySecrets();
     const store = new InstanceStore(m, s, now);
     await store.add(fields('a1'), 'running', 'pw1');
     await store.add(fields('b2'), 'stopped', 'pw2');
@@ -92,8 +68,8 @@ describe('instance store', () => {
   });
 
   it('update login replaces host, port and password in one step', async () => {
-    const m = new Memento();
-    const s = new Secrets();
+    const m = new MemoryMemento({ delayMs: 1 });
+    const s = new MemorySecrets();
     const store = new InstanceStore(m, s, now);
     await store.add(fields('a1'), 'running', 'old');
     await store.setLogin('a1', { host: 'connect.example.com', port: 52000, user: 'root', auth: 'password' }, 'new');
@@ -104,7 +80,7 @@ describe('instance store', () => {
   });
 
   it('refuses a switch from released and reports unknown ids', async () => {
-    const store = new InstanceStore(new Memento(), new Secrets(), now);
+    const store = new InstanceStore(new MemoryMemento({ delayMs: 1 }), new MemorySecrets(), now);
     await store.add(fields('a1'), 'running');
     clock += 60;
     assert.equal((await store.switchState('a1', 'released')).ok, true);
@@ -115,18 +91,18 @@ describe('instance store', () => {
   });
 
   it('quick successive changes all land, in order', async () => {
-    const m = new Memento();
-    const store = new InstanceStore(m, new Secrets(), now);
+    const m = new MemoryMemento({ delayMs: 1 });
+    const store = new InstanceStore(m, new MemorySecrets(), now);
     await store.add(fields('a1'), 'running');
     const states = ['noGpu', 'stopped', 'running', 'spot', 'stopped'] as const;
     await Promise.all(states.map((st) => ((clock += 10), store.switchState('a1', st))));
     await store.flush();
-    const saved = new InstanceStore(m, new Secrets(), now).get('a1')!;
+    const saved = new InstanceStore(m, new MemorySecrets(), now).get('a1')!;
     assert.deepEqual(saved.intervals.map((i) => i.state), ['running', ...states]);
   });
 
   it('tells listeners which instance changed', async () => {
-    const store = new InstanceStore(new Memento(), new Secrets(), now);
+    const store = new InstanceStore(new MemoryMemento({ delayMs: 1 }), new MemorySecrets(), now);
     await store.add(fields('a1'), 'running');
     const seen: (readonly string[] | undefined)[] = [];
     const sub = store.onDidChange((ids) => seen.push(ids));
@@ -137,17 +113,17 @@ describe('instance store', () => {
   });
 
   it('unreadable saved data is kept aside, not overwritten, and the list starts empty', async () => {
-    const m = new Memento();
+    const m = new MemoryMemento({ delayMs: 1 });
     m.data.set(STORE_KEY, { version: 1, instances: [{ id: 'x', name: 42 }] });
-    const store = new InstanceStore(m, new Secrets(), now);
+    const store = new InstanceStore(m, new MemorySecrets(), now);
     assert.equal(store.loadProblem?.kind, 'badInstance');
     assert.deepEqual(store.list(), []);
     await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(m.data.get(CORRUPT_KEY), { version: 1, instances: [{ id: 'x', name: 42 }] });
     for (const garbage of ['nonsense', 17, [], { version: 2, instances: [] }]) {
-      const mm = new Memento();
+      const mm = new MemoryMemento({ delayMs: 1 });
       mm.data.set(STORE_KEY, garbage);
-      assert.equal(new InstanceStore(mm, new Secrets(), now).loadProblem?.kind, 'wrongShape');
+      assert.equal(new InstanceStore(mm, new MemorySecrets(), now).loadProblem?.kind, 'wrongShape');
     }
   });
 });

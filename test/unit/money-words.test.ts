@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { createInstance, validateInstance, withState, withStillBilling, type Instance } from '../../src/core/instances';
 import { summarizeSpend } from '../../src/core/spend';
-import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { InstanceStore } from '../../src/extension/store';
 import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
 import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
@@ -25,6 +25,7 @@ import { runCli } from '../support/cli';
 import { inputsForCard } from '../../src/webview/rescale';
 import { DEFAULT_INPUTS } from '../../src/webview/protocol';
 import { quoteCatalog } from '../../src/core/cost';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing
@@ -32,16 +33,7 @@ const pricing = { billingMode: 'hour' as const, hourlyRate: 198, noGpuModeRate: 
 const inst = (id = 'a', name = 'A'): Instance => createInstance({ id, name, platform: 'autodl', card: 'RTX 3090 24GB', gpuCount: 1, login: { host: 'h', port: 22, user: 'u', auth: 'agent' }, pricing }, 'running', T0);
 const mark = { since: T0 + 60, action: 'powerOff' as const, fenPerHour: 213, why: 'the power-off command failed on the box (exit 1): shutdown: Permission denied' };
 
-class Memento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.data.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
-  }
-}
-const secrets: SecretsLike = { get: async () => undefined, store: async () => undefined, delete: async () => undefined };
+const secrets = new MemorySecrets();
 
 describe('still billing after a power action that did not happen', () => {
   it('the tree row says it, with the rate, and the tooltip says why and what helps', () => {
@@ -76,7 +68,7 @@ describe('still billing after a power action that did not happen', () => {
   });
 
   it('is stored with the instance, validated, and survives a reload', async () => {
-    const m = new Memento();
+    const m = new MemoryMemento();
     const store = new InstanceStore(m, secrets, () => T0);
     await store.add({ ...inst(), id: 'x' }, 'running');
     await store.markStillBilling('x', { ...mark, why: 'w'.repeat(2000) });

@@ -8,34 +8,13 @@ import { envAccounts, parseSecret } from '../../src/app/platforms/accounts';
 import { readAccountFile, writeAccountFile } from '../../src/app/platforms/accountFile';
 import { InstanceSchema } from '../../src/core/instances';
 import { ACCOUNTS_KEY, PlatformAccounts, platformSecretKey } from '../../src/extension/commands/platforms/accountStore';
-import type { MementoLike, SecretsLike } from '../../src/extension/store';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
-class Memento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.data.set(key, JSON.parse(JSON.stringify(value)));
-  }
-}
-class Secrets implements SecretsLike {
-  readonly data = new Map<string, string>();
-  async get(k: string) {
-    return this.data.get(k);
-  }
-  async store(k: string, v: string) {
-    this.data.set(k, v);
-  }
-  async delete(k: string) {
-    this.data.delete(k);
-  }
-}
 
 describe('platform accounts', () => {
   it('the extension keeps the secret in the secret store only, several accounts per platform, and forgets it on removal', async () => {
-    const m = new Memento();
-    const s = new Secrets();
+    const m = new MemoryMemento();
+    const s = new MemorySecrets();
     const a = new PlatformAccounts(m, s);
     await a.add({ id: a.freshId('aliyun-ecs'), kind: 'aliyun-ecs', label: 'main', region: 'cn-hangzhou', powerActions: true }, { accessKeyId: 'LTAI-1', accessKeySecret: 'very-secret-1' });
     await a.add({ id: a.freshId('aliyun-ecs'), kind: 'aliyun-ecs', label: 'lab', powerActions: false }, { accessKeyId: 'LTAI-2', accessKeySecret: 'very-secret-2' });

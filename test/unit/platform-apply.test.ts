@@ -12,41 +12,18 @@ import { indexStored, matchIndexed, platformLoginDecision } from '../../src/core
 import { tencentPage } from '../../src/core/platforms/tencent';
 import { boundText, MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance, type SshLogin } from '../../src/core/platforms/types';
 import { applyPlatformList, applyPlatformLogin, useNewLogin, type ApplyDeps, type Observation } from '../../src/extension/monitors/platformApply';
-import { InstanceStore, secretKey, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { InstanceStore, secretKey } from '../../src/extension/store';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
-class Memento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  writes = 0;
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.writes++;
-    // VS Code stores JSON: a round trip, as globalState does.
-    this.data.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
-  }
-}
 
-class Secrets implements SecretsLike {
-  readonly data = new Map<string, string>();
-  async get(k: string) {
-    return this.data.get(k);
-  }
-  async store(k: string, v: string) {
-    this.data.set(k, v);
-  }
-  async delete(k: string) {
-    this.data.delete(k);
-  }
-}
 
 const catalog = builtinCatalog();
 let clock = 1_700_000_000;
 const now = () => clock;
 
 function setup() {
-  const memento = new Memento();
-  const secrets = new Secrets();
+  const memento = new MemoryMemento();
+  const secrets = new MemorySecrets();
   const store = new InstanceStore(memento, secrets, now);
   const observations = new Map<string, Observation>();
   const invalidated: string[] = [];
@@ -94,7 +71,7 @@ describe('a platform list applied to the store', function () {
     assert.ok(addMs + switchMs < 10_000, `took ${addMs} + ${switchMs} ms`);
     console.log(`      10,000 instances: added in ${addMs} ms, every state switched in ${switchMs} ms`);
     // The store reloads what was written.
-    const reloaded = new InstanceStore(memento, new Secrets(), now);
+    const reloaded = new InstanceStore(memento, new MemorySecrets(), now);
     assert.strictEqual(reloaded.loadProblem, undefined, JSON.stringify(reloaded.loadProblem));
     assert.strictEqual(reloaded.list().length, 10_000);
   });

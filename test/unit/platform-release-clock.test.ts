@@ -13,32 +13,12 @@ import { autodlInstance } from '../../src/core/platforms/autodl';
 import type { PlatformInstance } from '../../src/core/platforms/types';
 import { releaseNotices } from '../../src/extension/guardDecisions';
 import { applyPlatformList, observedReleaseWatch, recordObservation, type ApplyDeps, type Observation } from '../../src/extension/monitors/platformApply';
-import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { InstanceStore } from '../../src/extension/store';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
 const DAY = 86400;
 const H = 3600;
 
-class Memento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-  async update(key: string, value: unknown): Promise<void> {
-    this.data.set(key, value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
-  }
-}
-class Secrets implements SecretsLike {
-  readonly data = new Map<string, string>();
-  async get(k: string) {
-    return this.data.get(k);
-  }
-  async store(k: string, v: string) {
-    this.data.set(k, v);
-  }
-  async delete(k: string) {
-    this.data.delete(k);
-  }
-}
 
 const catalog = builtinCatalog();
 const autodl = factsFor('autodl');
@@ -74,7 +54,7 @@ function shutDownRow(stoppedAt: number, uuid = 'pro-76576c61fdf1'): PlatformInst
 }
 
 function setup(now: () => number) {
-  const store = new InstanceStore(new Memento(), new Secrets(), now);
+  const store = new InstanceStore(new MemoryMemento(), new MemorySecrets(), now);
   const observations = new Map<string, Observation>();
   const d: ApplyDeps = { store, now, catalog: () => catalog, log: { info: () => undefined }, invalidate: () => undefined, observations };
   return { store, observations, d };

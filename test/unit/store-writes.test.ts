@@ -2,25 +2,11 @@
 // chain stayed rejected, so two instances lived only in memory and were gone after a reload).
 import { strict as assert } from 'node:assert';
 import { ACCOUNTS_KEY, ACCOUNTS_UNREADABLE_KEY, PlatformAccounts } from '../../src/extension/commands/platforms/accountStore';
-import { InstanceStore, type MementoLike, type SecretsLike } from '../../src/extension/store';
+import { InstanceStore } from '../../src/extension/store';
+import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 import type { Instance } from '../../src/core/instances';
 
-class FlakyMemento implements MementoLike {
-  readonly data = new Map<string, unknown>();
-  failNext = 0;
-  async update(key: string, value: unknown): Promise<void> {
-    await new Promise((r) => setTimeout(r, 1));
-    if (this.failNext > 0) {
-      this.failNext--;
-      throw new Error('SQLITE_FULL: database or disk is full');
-    }
-    this.data.set(key, JSON.parse(JSON.stringify(value)));
-  }
-  get<T>(key: string): T | undefined {
-    return this.data.get(key) as T | undefined;
-  }
-}
-const secrets: SecretsLike = { get: async () => undefined, store: async () => undefined, delete: async () => undefined };
+const secrets = new MemorySecrets();
 const fields = (id: string): Omit<Instance, 'intervals' | 'createdAt'> => ({
   id,
   name: `box ${id}`,
@@ -33,7 +19,7 @@ const fields = (id: string): Omit<Instance, 'intervals' | 'createdAt'> => ({
 
 describe('instance store writes after a failed one', () => {
   it('the failed write rejects for its caller; the next writes happen and a reload has everything', async () => {
-    const m = new FlakyMemento();
+    const m = new MemoryMemento();
     const store = new InstanceStore(m, secrets, () => 1_795_000_000);
     m.failNext = 1;
     await assert.rejects(store.add(fields('a'), 'running'), /SQLITE_FULL/);
@@ -47,7 +33,7 @@ describe('instance store writes after a failed one', () => {
 
 describe('platform accounts that cannot be read', () => {
   it('are kept aside, and adding an account does not destroy them', async () => {
-    const m = new FlakyMemento();
+    const m = new MemoryMemento();
     const saved = [{ id: 'autodl-1', kind: 'autodl-pro', label: 'main', powerActions: true, addedByANewerVersion: { x: 1 } }];
     m.data.set(ACCOUNTS_KEY, saved);
     const store = { data: new Map<string, string>(), get: async (k: string) => store.data.get(k), store: async (k: string, v: string) => void store.data.set(k, v), delete: async (k: string) => void store.data.delete(k) };
