@@ -5,11 +5,11 @@
 import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPage, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../core/platforms/aliyun';
 import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
 import { classifyFailure } from '../../core/platforms/errors';
-import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
+import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
-import { inRegion, mapBounded, REGION_PARALLEL } from './regions';
+import { allPages, RegionIndex } from './regions';
 
 export interface AliyunOptions {
   accessKeyId: string;
@@ -34,7 +34,7 @@ export class AliyunConnector implements Connector {
   private sdk: Promise<Sdk> | undefined;
   private regionList: Promise<string[]> | undefined;
   /** The region each instance was listed in (power actions and prices go there). */
-  private readonly regionOf = new Map<string, string>();
+  private readonly where = new RegionIndex('aliyun-ecs', () => this.regions(), true);
 
   constructor(private readonly o: AliyunOptions) {}
 
@@ -90,41 +90,16 @@ export class AliyunConnector implements Connector {
 
   /** Every region's instances, at most REGION_PARALLEL regions at once, each row with the region it lives in. */
   async list(): Promise<PlatformInstance[]> {
-    const regions = await this.regions();
-    const per = await mapBounded(regions, REGION_PARALLEL, (r) => this.listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
-    const out: PlatformInstance[] = [];
-    for (const [k, list] of per.entries()) {
-      for (const p of list) {
-        if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
-        this.regionOf.set(p.ref, regions[k]!);
-        out.push({ ...p, region: p.region ?? regions[k]! });
-      }
-    }
-    return out;
+    return this.where.listAll((r) => this.listRegion(r));
   }
 
-  private async listRegion(region: string): Promise<PlatformInstance[]> {
-    const out: PlatformInstance[] = [];
-    for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
-      const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, pageNumber: page, pageSize: PAGE })), region);
-      const p = aliyunPage(body, PAGE);
-      out.push(...p.instances);
-      if (out.length >= p.total || p.instances.length === 0) break;
-    }
-    return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
+  private listRegion(region: string): Promise<PlatformInstance[]> {
+    return allPages(async (n) => aliyunPage(await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, pageNumber: n, pageSize: PAGE })), region), PAGE), 1);
   }
 
-  /** The region of an instance: where the last list saw it, else the first region (in order) that has it. */
-  private async regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
-    const known = this.regionOf.get(ref);
-    if (known) return { region: known };
-    const regions = await this.regions();
-    if (regions.length === 1) return { region: regions[0]! };
-    const found = await mapBounded(regions, REGION_PARALLEL, (r) => this.rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
-    const k = found.findIndex((x) => x !== undefined);
-    if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
-    this.regionOf.set(ref, regions[k]!);
-    return { region: regions[k]!, row: found[k]! };
+
+  private regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
+    return this.where.find(ref, (r, x) => this.rowIn(r, x));
   }
 
   private async rowIn(region: string, ref: string): Promise<Record<string, unknown> | undefined> {

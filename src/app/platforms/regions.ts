@@ -2,6 +2,7 @@
 // the connector's own bounded SDK wrapper. A region that fails fails the read, named: a
 // region dropped silently would hide its instances (and their bills).
 import { REGION_PARALLEL } from '../../core/platforms/regions';
+import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance, type PlatformKind } from '../../core/platforms/types';
 import { PlatformError } from './errors';
 
 /** `fn` over `items`, at most `limit` at a time, results in order. The first failure is thrown once all started ones have ended. */
@@ -31,3 +32,54 @@ export function inRegion(region: string, e: unknown): unknown {
 }
 
 export { REGION_PARALLEL };
+
+/** One region's instances, page by page, until the platform's total or MAX_INSTANCES_PER_ACCOUNT. */
+export async function allPages(page: (n: number) => Promise<{ instances: PlatformInstance[]; total: number }>, first: number): Promise<PlatformInstance[]> {
+  const out: PlatformInstance[] = [];
+  for (let n = first; out.length < MAX_INSTANCES_PER_ACCOUNT; n++) {
+    const p = await page(n);
+    out.push(...p.instances);
+    if (out.length >= p.total || p.instances.length === 0) break;
+  }
+  return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
+}
+
+/** Where each instance of a cloud account lives, learnt from the lists; an instance not listed yet is looked for in each region. */
+export class RegionIndex {
+  private readonly regionOf = new Map<string, string>();
+
+  constructor(
+    private readonly kind: PlatformKind,
+    private readonly regions: () => Promise<string[]>,
+    /** Keep a row's own region where the parser found one (阿里云's RegionId); else the region it was listed in. */
+    private readonly rowRegionFirst: boolean,
+  ) {}
+
+  /** Every region's instances, at most REGION_PARALLEL regions at once, each row with its region. */
+  async listAll(listRegion: (region: string) => Promise<PlatformInstance[]>): Promise<PlatformInstance[]> {
+    const regions = await this.regions();
+    const per = await mapBounded(regions, REGION_PARALLEL, (r) => listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
+    const out: PlatformInstance[] = [];
+    for (const [k, list] of per.entries()) {
+      for (const p of list) {
+        if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
+        this.regionOf.set(p.ref, regions[k]!);
+        out.push({ ...p, region: (this.rowRegionFirst ? p.region : undefined) ?? regions[k]! });
+      }
+    }
+    return out;
+  }
+
+  /** The region of an instance: where the last list saw it, else the first region (in order) that has it. */
+  async find(ref: string, rowIn: (region: string, ref: string) => Promise<Record<string, unknown> | undefined>): Promise<{ region: string; row?: Record<string, unknown> }> {
+    const known = this.regionOf.get(ref);
+    if (known) return { region: known };
+    const regions = await this.regions();
+    if (regions.length === 1) return { region: regions[0]! };
+    const found = await mapBounded(regions, REGION_PARALLEL, (r) => rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
+    const k = found.findIndex((x) => x !== undefined);
+    if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
+    this.regionOf.set(ref, regions[k]!);
+    return { region: regions[k]!, row: found[k]! };
+  }
+}

@@ -6,11 +6,11 @@ import type { Readable } from 'node:stream';
 import { classifyFailure } from '../../core/platforms/errors';
 import { tencentBalance, tencentBilling, tencentInstance, tencentPage, tencentPrice, tencentRegions } from '../../core/platforms/tencent';
 import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
-import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
+import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
-import { inRegion, mapBounded, REGION_PARALLEL } from './regions';
+import { allPages, RegionIndex } from './regions';
 
 export interface TencentOptions {
   secretId: string;
@@ -40,7 +40,7 @@ export class TencentConnector implements Connector {
   readonly capabilities = CONNECTOR_CAPABILITIES['tencent-cvm'];
   private regionList: Promise<string[]> | undefined;
   /** The region each instance was listed in (power actions and prices go there). */
-  private readonly regionOf = new Map<string, string>();
+  private readonly where = new RegionIndex('tencent-cvm', () => this.regions(), false);
 
   constructor(private readonly o: TencentOptions) {}
 
@@ -119,40 +119,16 @@ export class TencentConnector implements Connector {
 
   /** Every region's instances, at most REGION_PARALLEL regions at once; each row's region is the one it was listed in. */
   async list(): Promise<PlatformInstance[]> {
-    const regions = await this.regions();
-    const per = await mapBounded(regions, REGION_PARALLEL, (r) => this.listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
-    const out: PlatformInstance[] = [];
-    for (const [k, list] of per.entries()) {
-      for (const p of list) {
-        if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
-        this.regionOf.set(p.ref, regions[k]!);
-        out.push({ ...p, region: regions[k]! });
-      }
-    }
-    return out;
+    return this.where.listAll((r) => this.listRegion(r));
   }
 
-  private async listRegion(region: string): Promise<PlatformInstance[]> {
-    const out: PlatformInstance[] = [];
-    for (let page = 0; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
-      const p = tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: page * PAGE, Limit: PAGE }, region), PAGE);
-      out.push(...p.instances);
-      if (out.length >= p.total || p.instances.length === 0) break;
-    }
-    return out.slice(0, MAX_INSTANCES_PER_ACCOUNT);
+  private listRegion(region: string): Promise<PlatformInstance[]> {
+    return allPages(async (n) => tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: n * PAGE, Limit: PAGE }, region), PAGE), 0);
   }
 
-  /** The region of an instance: where the last list saw it, else the first region (in order) that has it. */
-  private async regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
-    const known = this.regionOf.get(ref);
-    if (known) return { region: known };
-    const regions = await this.regions();
-    if (regions.length === 1) return { region: regions[0]! };
-    const found = await mapBounded(regions, REGION_PARALLEL, (r) => this.rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
-    const k = found.findIndex((x) => x !== undefined);
-    if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
-    this.regionOf.set(ref, regions[k]!);
-    return { region: regions[k]!, row: found[k]! };
+
+  private regionFor(ref: string): Promise<{ region: string; row?: Record<string, unknown> }> {
+    return this.where.find(ref, (r, x) => this.rowIn(r, x));
   }
 
   private async rowIn(region: string, ref: string): Promise<Record<string, unknown> | undefined> {
