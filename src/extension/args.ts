@@ -101,6 +101,8 @@ export const PlatformPowerArgs = z.strictObject({
   /** Release: proceed even when checkpoints on the box are not synced. */
   discardUnsynced: z.boolean().optional(),
   acceptNewHostKey: z.boolean().optional(),
+  /** How long to wait for the platform to report the new state (default 300 s). */
+  waitSeconds: z.number().int().min(1).max(1800).optional(),
 });
 
 /** A tree node, a bare id, or `{ id }`: every instance command accepts any of these. */

@@ -100,6 +100,28 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     noteSecret('pw-42023');
   });
 
+  it('a platform that accepts a power-off and never stops: the command says the box keeps billing, and its row and the status bar stay marked', async () => {
+    const inst = (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1')!;
+    s.powerOffIgnored = true;
+    try {
+      const msg = await vscode.commands.executeCommand('gpuRent.powerOff', { id: inst.id, confirm: true, waitSeconds: 4 }).then(
+        () => '',
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      assert.match(msg, /did NOT power off and keeps billing ¥[\d.]+\/h/);
+      assert.match(msg, /still reports "[^"]+" after 4 s/);
+      const stored = (await state()).instances.find((i) => i.id === inst.id)! as StateInstance & { stillBilling?: { action: string; fenPerHour: number } };
+      assert.strictEqual(current(stored).state, 'running', 'never recorded as stopped');
+      assert.strictEqual(stored.stillBilling?.action, 'powerOff', 'the row is marked still billing');
+      assert.ok(stored.stillBilling.fenPerHour > 0);
+      const bar = (await vscode.commands.executeCommand('gpuRent.getState')) as { statusBar: { text: string } };
+      assert.match(bar.statusBar.text, /\$\(warning\)/, 'the status bar turns to a warning');
+      log(`power-off ignored by the platform: ${msg.slice(0, 160)}`);
+    } finally {
+      s.powerOffIgnored = false;
+    }
+  });
+
   it('links a manual entry with the same SSH host:port instead of adding the instance twice, and records the platform’s state', async () => {
     const manual = (await vscode.commands.executeCommand('gpuRent.addInstance', { name: 'e2e-manual-same-box', login: 'ssh -p 42600 root@127.0.0.1', platform: 'autodl', card: 'RTX 4090', state: 'stopped' })) as string;
     s.add({ platform: 'autodl-pro', id: 'pro-e2e-2', name: 'platform-side-name', state: 'running', sshPort: 42600 });

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { exec, log, readInfo, waitFor } from '../support';
+import { exec, fails, log, readInfo, waitFor } from '../support';
 
 interface State {
   instances: { id: string; sync?: { lastSyncAt?: number }; jobs?: { id: string; state?: string; exitCode?: number | null }[] }[];
@@ -58,6 +58,13 @@ describe('training runs: progress, end of run, monitor (loopback sshd)', functio
     const inst = (await state()).instances.find((i) => i.id === id)!;
     assert.equal(inst.jobs?.find((j) => j.id === job)?.exitCode, 1);
     assert.ok(inst.sync?.lastSyncAt, 'the final sync ran and was recorded');
+  });
+
+  it('an end action that cannot happen is refused before the run starts: a non-root login without sudo cannot power the box off', async () => {
+    const before = fs.existsSync(work) ? fs.readdirSync(work).length : 0;
+    const msg = await fails('gpuRent.startTraining', { id, command: 'sleep 1', cwd: work, then: 'sync-then-power-off' });
+    assert.match(msg, /End action .* cannot happen on runs box: .*Nothing was started\./);
+    assert.strictEqual(fs.readdirSync(work).length, before, 'nothing was started on the box');
   });
 
   it('Show GPU Monitor opens the panel for the instance', async () => {

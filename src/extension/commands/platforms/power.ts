@@ -130,7 +130,8 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
     const targets = cap === 'powerOn:gpu' ? TARGET.powerOnGpu : cap === 'powerOn:noGpu' ? TARGET.powerOnNoGpu : action === 'powerOff' ? TARGET.powerOff : TARGET.release;
-    const r = await waitForState(connector, ref, targets, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, signal: abort.signal, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch((e: unknown) => {
+    const deadlineMs = scripted?.waitSeconds !== undefined ? scripted.waitSeconds * 1000 : SETTLE_DEADLINE_MS;
+    const r = await waitForState(connector, ref, targets, { deadlineMs, intervalMs: Math.min(SETTLE_EVERY_MS, deadlineMs / 4), signal: abort.signal, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch((e: unknown) => {
       ctx.log.warn(`[${inst.id}] state after ${cap} could not be read: ${platformErrorText(e)}`);
       return { settled: false as const, last: undefined };
     });
@@ -138,6 +139,14 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (action === 'powerOn' && r.settled) await mon.refreshLogin(inst.id, account, connector as Connector);
     ctx.tree.refresh(inst.id);
     const state = r.last?.state;
+    // A stop the platform accepted but never carried out bills on: said loudly, and marked on the
+    // row and the status bar until the instance is seen stopped (issue 22.2). Not on a cancel.
+    if (!r.settled && action === 'powerOff' && !abort.signal.aborted) {
+      const seen = state ? platformStateLabel(state) : '?';
+      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + (inst.pricing.storageGbDay * inst.pricing.dataDiskGb) / 24, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', seen, Math.round(deadlineMs / 1000)) }).catch(() => undefined);
+      ctx.tree.refresh(inst.id);
+      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, priceText, seen, Math.round(deadlineMs / 1000)));
+    }
     if (!r.settled && !scripted) void showWarning(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
     return state;
   });
