@@ -37,6 +37,7 @@ export const Commands = {
   removePlatformAccount: 'gpuRent.removePlatformAccount',
   refreshPlatforms: 'gpuRent.refreshPlatforms',
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
+  keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',
   powerOn: 'gpuRent.powerOn',
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',

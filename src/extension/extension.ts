@@ -39,7 +39,7 @@ import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guar
 import { getState, openCalculator, refresh, showLog } from './commands/view/view';
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
 import { PlatformAccounts } from './commands/platforms/accountStore';
-import { platformAction } from './commands/platforms/power';
+import { keepAlive, platformAction } from './commands/platforms/power';
 import { platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -212,6 +212,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.powerOn, (a) => platformAction(ctx, platformMonitor, 'powerOn', a));
   command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));
+  command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
   log.info(`activated; ${store.list().length} instances`);
 }
 

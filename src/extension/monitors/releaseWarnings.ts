@@ -52,8 +52,12 @@ export class ReleaseWarnings implements vscode.Disposable {
       // With the platform's API a start in no-GPU mode (AutoDL: ¥0.1/h) resets the release clock.
       const power = this.ctx.platformPower(inst);
       const noGpu = vscode.l10n.t('Start in No-GPU Mode');
-      void showWarning(msg, ...(power ? [noGpu] : []), show).then(async (p) => {
+      // AutoDL: a start and a shut-down restart the clock (the cost is stated before anything runs).
+      const keep = vscode.l10n.t('Keep It (Start and Shut Down)…');
+      const canKeep = power && inst.platform === 'autodl' && n.watch.kind !== 'probablyReleased';
+      void showWarning(msg, ...(power ? [noGpu] : []), ...(canKeep ? [keep] : []), show).then(async (p) => {
         if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
+        if (p === keep) void vscode.commands.executeCommand('gpuRent.keepAliveOnPlatform', { kind: 'instance', id: inst.id });
         if (p === noGpu && power) {
           try {
             await withNotificationProgress({ title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));

@@ -122,6 +122,22 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     }
   });
 
+  it('Keep from Release: a shut-down instance is started and shut down again, each step recorded; the platform saw one start and one stop', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-e2e-keep', name: 'e2e-keep-alive', state: 'shutdown', sshPort: 42700 });
+    await vscode.commands.executeCommand('gpuRent.refreshPlatforms');
+    const inst = await waitFor('the shut-down instance', async () => (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-keep'));
+    assert.strictEqual(current(inst).state, 'stopped');
+    const ons = s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length;
+    const offs = s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_off').length;
+    const r = await vscode.commands.executeCommand('gpuRent.keepAliveOnPlatform', { id: inst.id, confirm: true, waitSeconds: 20 });
+    assert.strictEqual(r, 'stopped');
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, ons + 1, 'one start');
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_off').length, offs + 1, 'one stop');
+    const stored = (await state()).instances.find((i) => i.id === inst.id)!;
+    assert.strictEqual(current(stored).state, 'stopped');
+    assert.ok(stored.intervals.some((i) => i.state === 'running'), `the run between was recorded: ${stored.intervals.map((i) => i.state).join(' → ')}`);
+  });
+
   it('links a manual entry with the same SSH host:port instead of adding the instance twice, and records the platform’s state', async () => {
     const manual = (await vscode.commands.executeCommand('gpuRent.addInstance', { name: 'e2e-manual-same-box', login: 'ssh -p 42600 root@127.0.0.1', platform: 'autodl', card: 'RTX 4090', state: 'stopped' })) as string;
     s.add({ platform: 'autodl-pro', id: 'pro-e2e-2', name: 'platform-side-name', state: 'running', sshPort: 42600 });

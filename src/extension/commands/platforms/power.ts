@@ -4,7 +4,7 @@
 // and recorded at the time it was seen. After a start, the platform's SSH login (new port and
 // password on AutoDL) replaces the stored one and the pooled connection is dropped.
 import * as vscode from 'vscode';
-import { showWarning, withNotificationProgress } from '../../notify';
+import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import type { Instance } from '../../../core/instances';
@@ -16,6 +16,7 @@ import { releaseDialog } from '../../releaseDialog';
 import { releaseNeedsStopped } from '../../../core/guards/powerOffer';
 import { Commands } from '../../commandIds';
 import type { PlatformMonitor } from '../../monitors/platforms';
+import { formatCny } from '../../../core/money';
 import { formatRate } from '../../present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
@@ -150,6 +151,69 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (!r.settled && !scripted) void showWarning(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
     return state;
   });
+}
+
+/** About how long a keep-alive runs: the start, the platform settling, the shut-down. */
+const KEEP_ALIVE_MINUTES = 5;
+
+/**
+ * Keep from Release: AutoDL deletes a shut-down instance, data and all, 15 days after it was
+ * shut down; a start and a shut-down restart that clock. Started in no-GPU mode where the
+ * account's API can (the console token, ¥0.1/h), else with its GPU at its hourly price, and shut
+ * down again as soon as it runs. Opt-in, its cost stated first, each step shown; a shut-down
+ * that does not happen is said loudly and marks the row like any power-off (issue 18.3).
+ */
+export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
+  const t = await target(ctx, mon, arg);
+  if (!t) return undefined;
+  const { scripted, inst, account, connector } = t;
+  if (account.kind !== 'autodl-pro' && account.kind !== 'autodl-web') throw new UserError(vscode.l10n.t('{0} does not release stopped instances on a clock: nothing to keep alive.', platformName(account.kind)));
+  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  const seen = mon.observations.get(inst.id)?.state ?? currentState(inst.intervals);
+  if (seen !== 'stopped') throw new UserError(vscode.l10n.t('{0} is not shut down ({1}): only a shut-down instance is on the release clock.', inst.name, platformStateLabel(seen as never)));
+  const how = can(account.kind, 'powerOn:noGpu') ? 'noGpu' : can(account.kind, 'powerOn:gpu') ? 'gpu' : undefined;
+  if (!how) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
+  const ref = inst.platformRef!.ref;
+  const rate = how === 'noGpu' ? inst.pricing.noGpuModeRate : (mon.observations.get(inst.id)?.priceFenPerHour ?? (await connector.price(ref).then((p) => p?.fenPerHour, () => undefined)) ?? inst.pricing.hourlyRate);
+  const cost = formatCny(Math.max(1, Math.round((rate * KEEP_ALIVE_MINUTES) / 60)));
+  const way = how === 'noGpu' ? vscode.l10n.t('in no-GPU mode ({0})', formatRate(rate, vscode.l10n)) : vscode.l10n.t('with its GPU ({0}: this API has no no-GPU start)', formatRate(rate, vscode.l10n));
+  if (!scripted) {
+    const go = vscode.l10n.t('Start and Shut Down');
+    const msg = vscode.l10n.t('Keep {0} from being released? GPU Rent starts it {1} and shuts it down again as soon as it runs: about {2} minutes, about {3} (any minimum charge of the platform applies). AutoDL’s 15-day clock then starts again.', inst.name, way, KEEP_ALIVE_MINUTES, cost);
+    if ((await showWarning(msg, { modal: true }, go)) !== go) return undefined;
+  }
+  ctx.log.info(`[${inst.id}] keep-alive on ${account.id}/${ref}: start ${how}, then shut down (${rate} fen/h)`);
+  const deadlineMs = scripted?.waitSeconds !== undefined ? scripted.waitSeconds * 1000 : SETTLE_DEADLINE_MS;
+  const every = Math.min(SETTLE_EVERY_MS, deadlineMs / 4);
+  const started = ctx.now();
+  const state = await withNotificationProgress({ title: vscode.l10n.t('Keeping {0} from release…', inst.name) }, async (progress) => {
+    progress.report({ message: vscode.l10n.t('starting {0}…', way) });
+    try {
+      await connector.powerOn(ref, how);
+    } catch (e) {
+      throw new UserError(platformErrorText(e));
+    }
+    const up = await waitForState(connector, ref, how === 'noGpu' ? TARGET.powerOnNoGpu : TARGET.powerOnGpu, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
+    if (up.last) await mon.observe(inst.id, account, up.last);
+    progress.report({ message: vscode.l10n.t('shutting down again…') });
+    try {
+      await connector.powerOff(ref, 'keep');
+    } catch (e) {
+      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate, why: platformErrorText(e) }).catch(() => undefined);
+      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: {2}', inst.name, formatRate(rate, vscode.l10n), platformErrorText(e)));
+    }
+    const down = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
+    if (down.last) await mon.observe(inst.id, account, down.last);
+    ctx.tree.refresh(inst.id);
+    if (!down.settled) {
+      const last = down.last ? platformStateLabel(down.last.state) : '?';
+      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', last, Math.round(deadlineMs / 1000)) }).catch(() => undefined);
+      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, formatRate(rate, vscode.l10n), last, Math.round(deadlineMs / 1000)));
+    }
+    return down.last?.state;
+  });
+  if (!scripted) void showInfo(vscode.l10n.t('{0} ran for {1} s and is shut down again: AutoDL’s 15-day release clock starts again now.', inst.name, Math.max(1, Math.round(ctx.now() - started))));
+  return state;
 }
 
 async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<{ risk?: ReleaseRisk; failed: boolean }> {
