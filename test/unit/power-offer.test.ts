@@ -1,6 +1,6 @@
 // Issue 22.1: what a run's end, the idle guard and a failed power-off may offer, from facts.
 import { strict as assert } from 'node:assert';
-import { checkEndAction, endActionChoices, idleActionRoute, isRefused, nextBestActions, type PowerFacts } from '../../src/core/guards/powerOffer';
+import { checkEndAction, endActionChoices, idleActionRoute, isRefused, nextBestActions, releaseNeedsStopped, type PowerFacts } from '../../src/core/guards/powerOffer';
 
 const actions = (f: PowerFacts) => endActionChoices(f).offered.map((o) => `${o.action}${o.via ? `@${o.via}` : ''}`);
 const refused = (f: PowerFacts) => Object.fromEntries(endActionChoices(f).refused.map((r) => [r.action, r.reason]));
@@ -34,6 +34,14 @@ describe('core: end actions offered only when they can happen', () => {
     assert.ok(isRefused(one));
     assert.equal(one.reason, 'boxCannotPowerOff');
     assert.ok(!isRefused(checkEndAction('sync', { boxPower: 'none', syncFolders: false })));
+  });
+});
+
+describe('core: release of a running instance', () => {
+  it('AutoDL Pro and 阿里云 (DeleteInstance, Force=false) release only a stopped instance: power off first; 腾讯云 terminates a running one', () => {
+    assert.equal(releaseNeedsStopped('autodl-pro'), true);
+    assert.equal(releaseNeedsStopped('aliyun-ecs'), true);
+    assert.equal(releaseNeedsStopped('tencent-cvm'), false);
   });
 });
 

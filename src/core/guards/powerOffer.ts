@@ -117,7 +117,11 @@ export function nextBestActions(f: Pick<PowerFacts, 'account'>, failedVia: 'conn
   return out;
 }
 
-/** Platforms whose API releases only a stopped instance (AutoDL's developer API): release is power off → stopped → release. */
+/**
+ * Platforms whose API releases only a stopped instance (AutoDL's developer API; 阿里云's
+ * DeleteInstance with Force=false, which its connector refuses to send otherwise): release is
+ * power off → stopped → release.
+ */
 export function releaseNeedsStopped(kind: PlatformKind): boolean {
-  return kind === 'autodl-pro';
+  return kind === 'autodl-pro' || kind === 'aliyun-ecs';
 }
