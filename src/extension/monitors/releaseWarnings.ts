@@ -9,6 +9,7 @@ import type { CommandContext } from '../commands/context';
 import type { Instance } from '../../core/instances';
 import type { GuardPlatformFacts } from '../../core/guards/facts';
 import type { ReleaseWatch } from '../../core/guards/release';
+import { can } from '../../core/platforms/types';
 
 /** The platform's clock (monitors/platforms PlatformFacts): the release day it states, and when it was last read. */
 export interface PlatformClockSource {
@@ -55,10 +56,12 @@ export class ReleaseWarnings implements vscode.Disposable {
       // AutoDL: a start and a shut-down restart the clock (the cost is stated before anything runs).
       const keep = vscode.l10n.t('Keep It (Start and Shut Down)…');
       const canKeep = power && inst.platform === 'autodl' && n.watch.kind !== 'probablyReleased';
-      void showWarning(msg, ...(power ? [noGpu] : []), ...(canKeep ? [keep] : []), show).then(async (p) => {
+      // Only where the account's API can start in no-GPU mode (not AutoDL's developer API).
+      const canNoGpu = power?.kind !== undefined && can(power.kind, 'powerOn:noGpu');
+      void showWarning(msg, ...(canNoGpu ? [noGpu] : []), ...(canKeep ? [keep] : []), show).then(async (p) => {
         if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
         if (p === keep) void vscode.commands.executeCommand('gpuRent.keepAliveOnPlatform', { kind: 'instance', id: inst.id });
-        if (p === noGpu && power) {
+        if (p === noGpu && power && canNoGpu) {
           try {
             await withNotificationProgress({ title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));
             void showInfo(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
