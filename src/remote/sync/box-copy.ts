@@ -2,7 +2,7 @@
 // saved beside it as "notes (box copy 2020-03-01).md" (the date is the box file's mtime, UTC),
 // with ", 2", ", 3"… where that name is taken. The name keeps the extension, so the copy opens
 // like the original; it is made with an exclusive create or link, so nothing is replaced.
-import { closeSync, linkSync, openSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, linkSync, openSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 
 const MAX_NAME_BYTES = 255;
 const TRIES = 1000;
@@ -55,22 +55,32 @@ export function saveBeside(part: string, rel: string, mtime: number, pathOf: (re
     const name = boxCopyName(rel, mtime, n);
     if (taken.has(name.toLowerCase())) continue;
     const path = pathOf(name);
+    let linked = false;
     try {
       linkSync(part, path); // fails on a name that exists: nothing is replaced
-      unlinkSync(part);
-      return name;
+      linked = true;
     } catch (e) {
       if (code(e) === 'EEXIST') continue;
-      // A disk without hard links (FAT, some network shares): claim the name, then move onto it.
-      try {
-        closeSync(openSync(path, 'wx'));
-      } catch (e2) {
-        if (code(e2) === 'EEXIST') continue;
-        throw e2;
-      }
-      renameSync(part, path);
+    }
+    if (linked) {
+      // Outside the try: a failed unlink must not send the loop on to link the part again.
+      unlinkSync(part);
       return name;
     }
+    // A disk without hard links (FAT, some network shares): claim the name, then move onto it.
+    try {
+      closeSync(openSync(path, 'wx'));
+    } catch (e2) {
+      if (code(e2) === 'EEXIST') continue;
+      throw e2;
+    }
+    try {
+      renameSync(part, path);
+    } catch (e3) {
+      rmSync(path, { force: true }); // the empty placeholder, not a file of the user's
+      throw e3;
+    }
+    return name;
   }
   throw new Error(`no free name beside ${rel} for the box's copy`);
 }
