@@ -183,7 +183,8 @@ export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretSc
     let content: string | undefined;
     if (listedFileRule(f.rel) === 'content') {
       if (r.truncated) r.unscanned += f.size === undefined || shouldReadContent(f.rel, f.size) ? 1 : 0;
-      else content = await readListed(f, r, maxFiles, maxBytes);
+      // A size that rules the content out (too big) needs no open: the name is still checked.
+      else if (f.size === undefined || shouldReadContent(f.rel, f.size)) content = await readListed(f, r, maxFiles, maxBytes);
     }
     r.findings.push(...scanFile(content === undefined ? { path: f.rel } : { path: f.rel, content }));
   }
