@@ -170,6 +170,16 @@ export function beijingNextMonthStart(t: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / 1000 - BEIJING_OFFSET;
 }
 
+/** "2026-11-09 16:01": the Beijing date and time of t, to the minute. */
+export function beijingDateTime(t: number): string {
+  return new Date((t + BEIJING_OFFSET) * 1000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** "2026-11-09": the Beijing calendar day of t. */
+export function beijingDate(t: number): string {
+  return beijingDateTime(t).slice(0, 10);
+}
+
 /** "2026-11" for the Beijing month containing t. */
 export function beijingMonthKey(t: number): string {
   const d = new Date((t + BEIJING_OFFSET) * 1000);

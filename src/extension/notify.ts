@@ -26,8 +26,8 @@ const SHOW = {
   info: (m: string, o: vscode.MessageOptions, items: vscode.MessageItem[]) => vscode.window.showInformationMessage(m, o, ...items),
 } as const;
 
-/** What a message becomes on screen: exported for the tests. */
-export function renderMessage(message: string, options: vscode.MessageOptions = {}): { message: string; detail?: string; cut: boolean } {
+/** What a message and its modal detail become on screen. */
+function renderMessage(message: string, options: vscode.MessageOptions = {}): { message: string; detail?: string; cut: boolean } {
   const m = forNotification(message, options.modal ? { max: 2000 } : {});
   const d = options.detail === undefined ? undefined : forNotification(options.detail, { keepNewlines: true });
   return { message: m.text, ...(d ? { detail: d.text } : {}), cut: m.cut || !!d?.cut };

@@ -2,7 +2,7 @@
 // data disk per day after a power-off, compute as if it ran where the platform keeps charging,
 // the day a platform releases a stopped instance (AutoDL: 15 days after shutdown), and that
 // nothing bills after a release. Pure: `l10n` is passed in.
-import type { Pricing } from '../core/spend';
+import { beijingDate, storageRateFor, type Pricing } from '../core/spend';
 import type { ReleaseRule } from '../core/guards/facts';
 import { formatCny } from '../core/money';
 import { formatRate, type L10n } from './present';
@@ -19,19 +19,10 @@ export interface AfterPowerInput {
   now: number;
 }
 
-/** The data disk's cost per day, fen (the configured size × the per-GB-day price). */
-export function diskFenPerDay(p: Pricing): number {
-  return Math.round(p.storageGbDay * p.dataDiskGb);
-}
-
-/** A Beijing calendar day, YYYY-MM-DD. */
-export function beijingDay(epochSeconds: number): string {
-  return new Date((epochSeconds + 8 * 3600) * 1000).toISOString().slice(0, 10);
-}
 
 /** One line per fact: what bills once the action is done, and when the platform deletes a stopped instance. */
 export function afterPowerLines(i: AfterPowerInput, l10n: L10n): string[] {
-  const disk = diskFenPerDay(i.pricing);
+  const disk = storageRateFor(i.pricing, 'stopped');
   const diskText = disk > 0 ? l10n.t('{0}/day ({1} GB)', formatCny(disk), i.pricing.dataDiskGb) : '';
   const lines: string[] = [];
   switch (i.choice) {
@@ -54,7 +45,7 @@ export function afterPowerLines(i: AfterPowerInput, l10n: L10n): string[] {
   }
   if (i.choice === 'powerOff:keep' || i.choice === 'powerOff:stopCharging') {
     for (const r of i.releaseRules) {
-      if (r.kind === 'releaseAfterStoppedDays') lines.push(l10n.t('A stopped instance is released with its data after {0} days: about {1} (Beijing) if it stays off.', r.days, beijingDay(i.now + r.days * 86400)));
+      if (r.kind === 'releaseAfterStoppedDays') lines.push(l10n.t('A stopped instance is released with its data after {0} days: about {1} (Beijing) if it stays off.', r.days, beijingDate(i.now + r.days * 86400)));
       else lines.push(l10n.t('Stopping keeps a free snapshot for {0} hours only.', r.hours));
     }
   }

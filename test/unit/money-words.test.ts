@@ -7,7 +7,8 @@ import { summarizeSpend } from '../../src/core/spend';
 import { InstanceStore } from '../../src/extension/store';
 import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
-import { afterPowerLines, beijingDay } from '../../src/extension/powerWords';
+import { afterPowerLines } from '../../src/extension/powerWords';
+import { beijingDate } from '../../src/core/spend';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -108,7 +109,7 @@ describe('power dialogs say what keeps billing after the action', () => {
       'After the power-off the GPU stops billing; the data disk keeps billing ¥3.50/day (50 GB).',
       'A stopped instance is released with its data after 15 days: about 2026-11-25 (Beijing) if it stays off.',
     ]);
-    assert.equal(beijingDay(T0 - 1), '2026-11-09');
+    assert.equal(beijingDate(T0 - 1), '2026-11-09');
   });
 
   it('a cloud keep-charging power-off says compute still bills; economical mode says only the disks do', () => {

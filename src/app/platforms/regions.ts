@@ -31,8 +31,6 @@ export function inRegion(region: string, e: unknown): unknown {
   return e;
 }
 
-export { REGION_PARALLEL };
-
 /** One region's instances, page by page, until the platform's total or MAX_INSTANCES_PER_ACCOUNT. */
 export async function allPages(page: (n: number) => Promise<{ instances: PlatformInstance[]; total: number }>, first: number): Promise<PlatformInstance[]> {
   const out: PlatformInstance[] = [];

@@ -7,6 +7,7 @@ import { renderTable } from '../../core/format';
 import { can, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance } from '../../core/platforms/types';
 import { mapBounded } from '../../app/platforms/regions';
 import { RELEASE_SOON_DAYS } from '../../core/platforms/clock';
+import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
@@ -17,10 +18,6 @@ const specs = {
   json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)' },
 } satisfies FlagSpecs;
 
-/** The platform's release time as a Beijing date and time (AutoDL's clock), e.g. "2026-04-23 00:13". */
-export function beijingDay(epoch: number): string {
-  return new Date((epoch + 8 * 3600) * 1000).toISOString().slice(0, 16).replace('T', ' ');
-}
 
 /** Cloud rows carry no price: each running one not prepaid is asked (spot: the spot price), 4 at a time, at most PRICED_PER_ACCOUNT; a price that cannot be read stays '?'. */
 const PRICED_PER_ACCOUNT = 100;
@@ -80,7 +77,7 @@ export const command: CliCommand = {
           billing: i.billing ?? null,
           region: i.region ?? null,
           releaseAt: i.releaseAt ?? null,
-          releaseDay: i.releaseAt !== undefined ? beijingDay(i.releaseAt) : null,
+          releaseDay: i.releaseAt !== undefined ? beijingDateTime(i.releaseAt) : null,
         })),
       );
       io.stdout(jsonForTerminal(rows, 2) + '\n');
@@ -96,7 +93,7 @@ export const command: CliCommand = {
             i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
             i.billing === 'prepaid' ? 'prepaid' : i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h${i.billing === 'spot' ? ' spot' : ''}` : '?',
             i.region ?? '?',
-            i.releaseAt !== undefined ? `${beijingDay(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? ' (soon)' : ''}` : '',
+            i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? ' (soon)' : ''}` : '',
             i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
           ].map((cell) => forTerminal(cell)),
         ),

@@ -5,7 +5,7 @@ import { findPlatform, type Catalog, type Platform } from '../../../core/catalog
 import { midpoint, unitPrice } from '../../../core/cost';
 import { factsFor, factsFromCatalog, type GuardPlatformFacts } from '../../../core/guards/facts';
 import { yuanToFen } from '../../../core/money';
-import type { Pricing } from '../../../core/spend';
+import { beijingDateTime, type Pricing } from '../../../core/spend';
 import { UsageError, type FlagSpecs } from '../../args';
 
 export const PRICING_FLAGS = {
@@ -67,9 +67,7 @@ export function perHour(fenPerHour: number): string {
 
 /** "2026-12-01 21:05 (Beijing)" for epoch seconds. */
 export function beijingText(t: number): string {
-  const d = new Date((t + 8 * 3600) * 1000);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())} (Beijing)`;
+  return `${beijingDateTime(t)} (Beijing)`;
 }
 
 export function durationText(seconds: number): string {

@@ -8,8 +8,8 @@ import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import type { Instance } from '../../../core/instances';
-import { can, type Capability, type Connector } from '../../../core/platforms/types';
-import { currentState } from '../../../core/spend';
+import { can, type Capability, type Connector, type PlatformState } from '../../../core/platforms/types';
+import { currentState, storageRateFor } from '../../../core/spend';
 import type { Account } from '../../../app/platforms/accounts';
 import { PlatformPowerArgs } from '../../args';
 import { releaseDialog } from '../../releaseDialog';
@@ -116,7 +116,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
       }
       const stopped = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, onProgress: (p) => progress.report({ message: vscode.l10n.t('waiting until stopped: {0}', platformStateLabel(p.state)) }) }).catch(() => ({ settled: false as const, last: undefined }));
       if (stopped.last) await mon.observe(inst.id, account, stopped.last);
-      if (!stopped.settled) await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + (inst.pricing.storageGbDay * inst.pricing.dataDiskGb) / 24, why: vscode.l10n.t('it did not reach "stopped" (last seen: {0})', stopped.last ? platformStateLabel(stopped.last.state) : '?') }).catch(() => undefined);
+      if (!stopped.settled) await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + storageRateFor(inst.pricing, 'running') / 24, why: vscode.l10n.t('it did not reach "stopped" (last seen: {0})', stopped.last ? platformStateLabel(stopped.last.state) : '?') }).catch(() => undefined);
       if (!stopped.settled) throw new UserError(vscode.l10n.t('{0} was NOT released and keeps billing {1}: it did not reach "stopped" (last seen: {2}). Stop it in the platform’s console.', inst.name, priceText, stopped.last ? platformStateLabel(stopped.last.state) : '?'));
       progress.report({ message: vscode.l10n.t('stopped; releasing…') });
     }
@@ -142,12 +142,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     const state = r.last?.state;
     // A stop the platform accepted but never carried out bills on: said loudly, and marked on the
     // row and the status bar until the instance is seen stopped (issue 22.2). Not on a cancel.
-    if (!r.settled && action === 'powerOff' && !abort.signal.aborted) {
-      const seen = state ? platformStateLabel(state) : '?';
-      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + (inst.pricing.storageGbDay * inst.pricing.dataDiskGb) / 24, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', seen, Math.round(deadlineMs / 1000)) }).catch(() => undefined);
-      ctx.tree.refresh(inst.id);
-      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, priceText, seen, Math.round(deadlineMs / 1000)));
-    }
+    if (!r.settled && action === 'powerOff' && !abort.signal.aborted) throw await notStopped(ctx, inst, price, state, deadlineMs);
     if (!r.settled && !scripted) void showWarning(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
     return state;
   });
@@ -199,21 +194,30 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
     try {
       await connector.powerOff(ref, 'keep');
     } catch (e) {
-      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate, why: platformErrorText(e) }).catch(() => undefined);
+      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate + storageRateFor(inst.pricing, 'running') / 24, why: platformErrorText(e) }).catch(() => undefined);
       throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: {2}', inst.name, formatRate(rate, vscode.l10n), platformErrorText(e)));
     }
     const down = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
     if (down.last) await mon.observe(inst.id, account, down.last);
     ctx.tree.refresh(inst.id);
-    if (!down.settled) {
-      const last = down.last ? platformStateLabel(down.last.state) : '?';
-      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', last, Math.round(deadlineMs / 1000)) }).catch(() => undefined);
-      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, formatRate(rate, vscode.l10n), last, Math.round(deadlineMs / 1000)));
-    }
+    if (!down.settled) throw await notStopped(ctx, inst, rate, down.last?.state, deadlineMs);
     return down.last?.state;
   });
   if (!scripted) void showInfo(vscode.l10n.t('{0} ran for {1} s and is shut down again: AutoDL’s 15-day release clock starts again now.', inst.name, Math.max(1, Math.round(ctx.now() - started))));
   return state;
+}
+
+/**
+ * A power-off the platform accepted but did not carry out within the wait: the row and the status
+ * bar are marked (compute at `computeFen` plus the disk) until the instance is seen stopped, and
+ * the error says so (issue 22.2).
+ */
+async function notStopped(ctx: CommandContext, inst: Instance, computeFen: number, seen: PlatformState | undefined, waitedMs: number): Promise<UserError> {
+  const last = seen ? platformStateLabel(seen) : '?';
+  const seconds = Math.round(waitedMs / 1000);
+  await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: computeFen + storageRateFor(inst.pricing, 'running') / 24, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', last, seconds) }).catch(() => undefined);
+  ctx.tree.refresh(inst.id);
+  return new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, formatRate(computeFen, vscode.l10n), last, seconds));
 }
 
 async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<{ risk?: ReleaseRisk; failed: boolean }> {

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning } from '../../notify';
 import { formatCny } from '../../../core/money';
+import { storageRateFor } from '../../../core/spend';
 import { isEndAction, type EndAction } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
 import type { RemoteConnection } from '../../../remote/connection';
@@ -121,14 +122,15 @@ async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r:
   const power = r.steps.find((s) => s.step !== 'sync');
   const sync = r.steps.find((s) => s.step === 'sync');
   const cur = ctx.store.get(inst.id) ?? inst;
-  const rate = formatRate(cur.pricing.hourlyRate + cur.pricing.storageGbDay * cur.pricing.dataDiskGb / 24, vscode.l10n);
+  const fenPerHour = cur.pricing.hourlyRate + storageRateFor(cur.pricing, 'running') / 24;
+  const rate = formatRate(fenPerHour, vscode.l10n);
   const why = r.stopped === 'syncFailed' ? vscode.l10n.t('the final sync failed ({0}), so no power action ran', sync?.detail ?? '?') : r.stopped === 'noWayToPower' ? vscode.l10n.t('nothing here can do it (no platform account with power actions, and the login cannot power the box off)') : (power?.detail ?? '?');
   const msg = r.action === 'sync-then-no-gpu' ? vscode.l10n.t('{0}: {1} did NOT switch to no-GPU mode and keeps billing {2}: {3}', job.id, inst.name, rate, why) : vscode.l10n.t('{0}: {1} did NOT power off and keeps billing {2}: {3}', job.id, inst.name, rate, why);
   const detail = [backupArmed ? vscode.l10n.t('The box’s own power-off stays armed and tries again 15 minutes after the run’s end.') : '', vscode.l10n.t('Power it off through the account, release it (its checkpoints are checked first), or stop it in the platform’s console.')].filter(Boolean).join('\n\n');
   ctx.log.error(`[${inst.id}] ${msg}`);
   ctx.notices.note('job', inst.id, `still billing after end action ${r.action}`);
   // Beyond the modal: the tree row and the status bar say so until the box is seen stopped or its state changes.
-  await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', fenPerHour: cur.pricing.hourlyRate + cur.pricing.storageGbDay * cur.pricing.dataDiskGb / 24, why }).catch((e) => ctx.log.warn(`[${inst.id}] could not store the still-billing mark: ${String(e)}`));
+  await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', fenPerHour, why }).catch((e) => ctx.log.warn(`[${inst.id}] could not store the still-billing mark: ${String(e)}`));
   const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
   const next = nextBestActions({ account: ctx.platformPower(inst)?.kind ? { kind: ctx.platformPower(inst)!.kind!, powerAllowed: true } : undefined }, failedVia);
   const offAccount = vscode.l10n.t('Power Off Through Account');
