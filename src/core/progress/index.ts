@@ -1,6 +1,6 @@
 // Training runs you can see: progress read from the log, ETA and cost to finish, why a run ended.
 export { readLine, parseInterval, parseCount, pyDict, MAX_LINE, type LineReading, type ProgressSource } from './lines';
-export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, type Progress, type LossPoint } from './tracker';
+export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, type Progress, type LossPoint, type Diverged } from './tracker';
 export { estimateFinish, isStalled, stallThreshold, costOfSeconds, DEFAULT_STALL_SECONDS, type Finish, type RunPrice } from './eta';
 export { detectCause, lastLines, type EndCause } from './causes';
 

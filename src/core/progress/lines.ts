@@ -19,6 +19,7 @@ export interface LineReading {
   remainingSeconds?: number;
   /** The bar counts steps within one epoch (Lightning), not the whole run. */
   perEpoch?: boolean;
+  /** Scalars as printed; a loss may be NaN or ±Infinity (a diverged run): the tracker keeps only finite ones. */
   scalars?: Record<string, number>;
   /** A header line: the run's total optimization steps / epochs. */
   headerTotal?: number;
@@ -52,6 +53,15 @@ export function parseCount(s: string): number | undefined {
 }
 
 const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
+
+/** A printed number, with Python's and C's spellings of the non-finite ones (`nan`, `inf`, `-inf`, `Infinity`). */
+export function printedNumber(s: string): number {
+  const t = s.trim().toLowerCase();
+  if (t === 'nan' || t === '-nan' || t === '+nan') return NaN;
+  if (t === 'inf' || t === '+inf' || t === 'infinity' || t === '+infinity') return Infinity;
+  if (t === '-inf' || t === '-infinity') return -Infinity;
+  return Number(t);
+}
 
 /** swift's `5m 0s`, `1h 2m 3s`, `2d 1h`. */
 function parseWords(s: string): number | undefined {
@@ -116,12 +126,12 @@ function trimColons(s: string): string {
 /** `, loss=0.512, v_num=0, train_loss=0.5` or `loss: 0.512` after a bar's rate. */
 function postfixScalars(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  const re = /([A-Za-z_][A-Za-z0-9_./()-]{0,40})\s*[=:]\s*(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|nan|inf)/gi;
+  const re = /([A-Za-z_][A-Za-z0-9_./()-]{0,40})\s*[=:]\s*(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)(?![a-z]))/gi;
   let m: RegExpExecArray | null;
   let n = 0;
   while ((m = re.exec(text)) && n++ < 32) {
-    const v = Number(m[2]!.toLowerCase() === 'inf' ? Infinity : m[2]!.toLowerCase() === 'nan' ? NaN : m[2]);
-    if (Number.isFinite(v)) out[m[1]!] = v;
+    const v = printedNumber(m[2]!);
+    if (Number.isFinite(v) || isLossKey(m[1]!)) out[m[1]!] = v;
   }
   return out;
 }
@@ -139,7 +149,7 @@ export function pyDict(text: string): Map<string, number | string> | null {
   while ((m = re.exec(body)) && n++ < 64) {
     const s = m[2] ?? m[3];
     if (s !== undefined) out.set(m[1]!, s);
-    else out.set(m[1]!, Number(m[4] ?? m[5]));
+    else out.set(m[1]!, printedNumber(m[4] ?? m[5]!));
   }
   return out.size ? out : null;
 }
@@ -154,7 +164,7 @@ function logDict(line: string): LineReading | null {
   const scalars: Record<string, number> = {};
   for (const [k, v] of d) {
     const num = typeof v === 'number' ? v : /^-?[0-9.]+(?:e[-+]?\d+)?$/i.test(v) ? Number(v) : NaN;
-    if (!HF_NOT_SCALARS.has(k) && Number.isFinite(num)) scalars[k] = num;
+    if (!HF_NOT_SCALARS.has(k) && (Number.isFinite(num) || (typeof v === 'number' && isLossKey(k)))) scalars[k] = num;
   }
   const epoch = d.get('epoch');
   if (typeof epoch === 'number' && Number.isFinite(epoch)) r.epoch = epoch;
@@ -198,12 +208,10 @@ function deepspeed(line: string): LineReading | null {
   }
   m = /global_step=(\d{1,12}),.*?RunningAvgSamplesPerSec=([0-9.]+)/.exec(line);
   if (m) return { source: 'deepspeed', step: Number(m[1]), scalars: { samples_per_sec: Number(m[2]) } };
-  m = /\bsteps: (\d{1,12}) loss: (-?[0-9.]+(?:e[-+]?\d+)?|nan)(?: iter time \(s\): ([0-9.]+))?(?: samples\/sec: ([0-9.]+))?/.exec(line);
+  m = /\bsteps: (\d{1,12}) loss: (-?[0-9.]+(?:e[-+]?\d+)?|-?nan|-?inf)(?: iter time \(s\): ([0-9.]+))?(?: samples\/sec: ([0-9.]+))?/.exec(line);
   if (m) {
     const r: LineReading = { source: 'deepspeed', step: Number(m[1]) };
-    const loss = Number(m[2]);
-    r.scalars = {};
-    if (Number.isFinite(loss)) r.scalars.loss = loss;
+    r.scalars = { loss: printedNumber(m[2]!) };
     if (m[3] && Number(m[3]) > 0) r.rate = 1 / Number(m[3]);
     if (m[4]) r.scalars.samples_per_sec = Number(m[4]);
     return r;
@@ -245,6 +253,11 @@ function generic(line: string): LineReading | null {
   delete scalars.iter;
   if (Object.keys(scalars).length) r.scalars = scalars;
   return r;
+}
+
+/** A training-loss key (not eval/val/test): its non-finite value is kept, it is the sign of a diverged run. */
+export function isLossKey(k: string): boolean {
+  return /loss/i.test(k) && !/^(eval|val|test)/i.test(k);
 }
 
 /** What one line (already split off at \r or \n) says, or null. Never throws. */

@@ -2,11 +2,24 @@
 // the log, from a byte offset), it splits at \n and \r (tqdm redraws its bar with \r), keeps an
 // unfinished last line for the next chunk, and folds each line's reading into one state: step,
 // total, rate, loss and other scalars, and when progress last moved. Pure: time comes in.
-import { readLine, type LineReading, type ProgressSource } from './lines';
+import { isLossKey, readLine, type LineReading, type ProgressSource } from './lines';
 
 export interface LossPoint {
   step: number;
   loss: number;
+}
+
+/** The training loss came out NaN or ±Inf: the run has diverged and every hour from here is paid for nothing. */
+export interface Diverged {
+  value: 'nan' | 'inf' | '-inf';
+  /** Loss readings in a row that were not finite. */
+  readings: number;
+  /** Epoch seconds of the first of them. */
+  since: number;
+  /** The step it was first seen at, where the log said. */
+  step: number | null;
+  /** The last finite loss before it, if any. */
+  lastFiniteLoss: number | null;
 }
 
 export interface Progress {
@@ -28,6 +41,8 @@ export interface Progress {
   lastOutputAt: number | null;
   /** Loss by step, oldest first, at most MAX_LOSS_POINTS (thinned evenly when full). */
   lossCurve: LossPoint[];
+  /** Set while the latest training loss is NaN or ±Inf; back to null at the next finite loss. */
+  diverged: Diverged | null;
 }
 
 export const MAX_LOSS_POINTS = 2000;
@@ -37,14 +52,16 @@ const RATE_WINDOW_SECONDS = 600;
 const LOSS_KEYS = ['loss', 'train_loss', 'train_loss_step', 'loss_step', 'lm_loss', 'lm loss', 'total_loss'];
 
 export function emptyProgress(): Progress {
-  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [] };
+  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [], diverged: null };
 }
 
 function pickLoss(scalars: Record<string, number>): number | undefined {
   for (const k of LOSS_KEYS) if (k in scalars) return scalars[k];
-  for (const [k, v] of Object.entries(scalars)) if (/loss/i.test(k) && !/^(eval|val|test)/i.test(k)) return v;
+  for (const [k, v] of Object.entries(scalars)) if (isLossKey(k)) return v;
   return undefined;
 }
+
+const nonFiniteName = (v: number): Diverged['value'] => (Number.isNaN(v) ? 'nan' : v > 0 ? 'inf' : '-inf');
 
 export class ProgressTracker {
   private pending = '';
@@ -155,11 +172,18 @@ export class ProgressTracker {
       if (measured !== null) p.rate = measured;
     }
     if (r.scalars) {
-      Object.assign(p.scalars, r.scalars);
+      for (const [k, v] of Object.entries(r.scalars)) if (Number.isFinite(v)) p.scalars[k] = v;
       const loss = pickLoss(r.scalars);
       if (loss !== undefined && Number.isFinite(loss)) {
         p.loss = loss;
+        p.diverged = null;
         this.addLoss(p.step ?? p.lossCurve.length, loss);
+      } else if (loss !== undefined) {
+        const d = p.diverged;
+        if (d) {
+          d.readings++;
+          d.value = nonFiniteName(loss);
+        } else p.diverged = { value: nonFiniteName(loss), readings: 1, since: now, step: p.step, lastFiniteLoss: p.loss };
       }
     }
     if (moved || r.scalars || r.rate !== undefined) p.lastUpdateAt = now;
