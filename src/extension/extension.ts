@@ -28,7 +28,8 @@ import { uploadFolder } from './commands/sync/upload';
 import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync/watch';
 import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
-import { runLines } from './commands/runs/text';
+import { divergedCount, runLines } from './commands/runs/text';
+import { DivergedMonitor } from './monitors/diverged';
 import { showGpuMonitor } from './commands/runs/monitor';
 import { startDistributedTraining } from './commands/runs/distributed';
 import { MonitorPanel } from './monitorPanel';
@@ -124,12 +125,13 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), () => runLines(tree.runs, now(), vscode.l10n));
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), () => runLines(tree.runs, now(), vscode.l10n), () => divergedCount(tree.runs));
   const calculator = new CalculatorPanel(context.extensionUri, settings, log);
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs: tree.runs, log });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);
   const poller = new Poller(view, ctx, idle);
+  subs.push(new DivergedMonitor(ctx, () => poller.probeNow()));
   const releaseWarnings = new ReleaseWarnings(ctx, platformFacts);
   subs.push(statusBar, calculator, poller, releaseWarnings);
 

@@ -30,6 +30,8 @@ export class SpendStatusBar implements vscode.Disposable {
     private readonly platformName: (id: string) => string = (id) => id,
     /** Running jobs' progress lines for the tooltip (`name: step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`). */
     private readonly runLines: () => string[] = () => [],
+    /** Running jobs whose training loss is NaN/±Inf now: the item turns to a warning while any is. */
+    private readonly divergedRuns: () => number = () => 0,
   ) {
     this.item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Right, 100);
     this.item.name = vscode.l10n.t('GPU Spend');
@@ -49,12 +51,15 @@ export class SpendStatusBar implements vscode.Disposable {
       return;
     }
     const stillBilling = instances.filter((i) => i.stillBilling).length;
-    const text = statusBarText(s, vscode.l10n, stillBilling);
+    const diverged = this.divergedRuns();
+    const text = (diverged > 0 ? '$(warning) ' : '') + statusBarText(s, vscode.l10n, stillBilling);
     if (text !== this.item.text) this.item.text = text;
-    const label = statusBarAccessibility(s, vscode.l10n);
+    const label = statusBarAccessibility(s, vscode.l10n) + (diverged > 0 ? `, ${vscode.l10n.t('{0} training run(s) diverged (loss NaN or Inf)', diverged)}` : '');
     if (label !== this.item.accessibilityInformation?.label) this.item.accessibilityInformation = { label, role: 'button' };
     const runs = this.runLines();
-    const runsMd = runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${forMarkdown(l)}`).join('\n') : '';
+    const runsMd =
+      (runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${forMarkdown(l)}`).join('\n') : '') +
+      (diverged > 0 ? `\n\n⚠ ${forMarkdown(vscode.l10n.t('{0} training run(s) diverged: the loss is NaN or Inf and the instance keeps billing. Stop the run or let gpuRent.training.onDiverged do it.', diverged))}` : '');
     // Rebuilt only when its text changes: a new MarkdownString every tick made an open tooltip flicker.
     const tipText = tooltipMarkdown(s, instances, vscode.l10n, this.platformName) + runsMd;
     if (tipText !== this.tipText) {
@@ -63,7 +68,7 @@ export class SpendStatusBar implements vscode.Disposable {
       tip.isTrusted = { enabledCommands: [Commands.openCalculator] };
       this.item.tooltip = tip;
     }
-    const background = s.budget.level === 'exceeded' ? 'statusBarItem.errorBackground' : s.budget.level === 'warning' || stillBilling > 0 ? 'statusBarItem.warningBackground' : undefined;
+    const background = s.budget.level === 'exceeded' ? 'statusBarItem.errorBackground' : s.budget.level === 'warning' || stillBilling > 0 || diverged > 0 ? 'statusBarItem.warningBackground' : undefined;
     if (background !== this.background) {
       this.background = background;
       this.item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;

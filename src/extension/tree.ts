@@ -5,7 +5,7 @@ import { forLabel, forMarkdown, forTerminal } from '../core/text';
 import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
-import { summarizeSpend } from '../core/spend';
+import { burnRateFenPerHour, summarizeSpend } from '../core/spend';
 import type { ConnectionState } from '../app/pool';
 import { RunWatch } from '../app/runs/watch';
 import { progressText } from './commands/runs/text';
@@ -116,6 +116,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
       const billing = stillBillingText(inst, this.now(), vscode.l10n);
       if (billing) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
+      else if ((inst.jobs ?? []).some((j) => j.state !== 'exited' && this.runs.get(inst.id, j.id)?.progress.diverged)) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
       item.description = forLabel([billing?.description, instanceDescription(inst, spend, vscode.l10n), link, pi?.description].filter(Boolean).join(' · '), 300);
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${forMarkdown(inst.name)}** — ${forMarkdown(this.platformName(inst.platform))}\n\n`);
@@ -165,8 +166,11 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const icon = exited ? (j.exitCode === 0 ? 'pass' : 'error') : 'run';
       const when = exited && j.endedAt ? vscode.l10n.t('ended {0} ago', formatDuration(Math.max(0, this.now() - j.endedAt), vscode.l10n)) : vscode.l10n.t('started {0} ago', formatDuration(Math.max(0, this.now() - j.startedAt), vscode.l10n));
       const run = !exited ? this.runs.get(inst.id, j.id) : undefined;
-      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n, undefined, this.runs.lastSeen(run, this.now())) : '';
-      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [progress || status, j.command].filter(Boolean).join(' · '), icon, tooltip: [j.command, when, progress].filter(Boolean).join('\n') };
+      // A diverged run burns the instance's whole rate (the spend code's burn rate) for nothing.
+      const burning = run?.progress.diverged ? burnRateFenPerHour(inst.intervals) : null;
+      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n, undefined, this.runs.lastSeen(run, this.now()), burning) : '';
+      const diverged = !!run?.progress.diverged;
+      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [progress || status, j.command].filter(Boolean).join(' · '), icon: diverged ? 'warning' : icon, tooltip: [j.command, when, progress, diverged ? vscode.l10n.t('The training loss is not a number: the run has diverged and every hour from here is paid for nothing.') : ''].filter(Boolean).join('\n') };
       node.command = { command: Commands.showJobs, title: vscode.l10n.t('Jobs and Logs'), arguments: [node] };
       out.push(node);
     }

@@ -18,11 +18,32 @@ export interface RunEntry {
 
 const key = (instanceId: string, jobId: string) => `${instanceId}\u0000${jobId}`;
 
+/** Where the loss was NaN/±Inf, by step: the monitor marks these on its curve (which holds finite losses only). */
+export interface DivergedSpan {
+  value: 'nan' | 'inf' | '-inf';
+  /** The step of the first non-finite reading and of the latest one while it lasted (null: the log gave no step). */
+  from: number | null;
+  to: number | null;
+  readings: number;
+  since: number;
+}
+
+/** Divergences remembered per run (the latest ones). */
+export const MAX_DIVERGED_SPANS = 50;
+
 export class RunWatch {
   private readonly tails = new Map<string, LogTail>();
   private readonly entries = new Map<string, RunEntry>();
   /** Instances whose box did not answer the last poll: their runs' progress is stale (the caller's clock when first missed). */
   private readonly unreachableSince = new Map<string, number>();
+  private readonly spans = new Map<string, DivergedSpan[]>();
+  private readonly listeners = new Set<(e: RunEntry) => void>();
+
+  /** Called after every read of a run's log (the diverged-run monitor listens); a throwing listener is ignored. */
+  onUpdate(fn: (e: RunEntry) => void): { dispose(): void } {
+    this.listeners.add(fn);
+    return { dispose: () => void this.listeners.delete(fn) };
+  }
 
   /** Reads the new part of the job's log and records its progress. */
   async update(conn: RemoteConnection, o: { instanceId: string; jobId: string; logPath: string; alive: boolean; price: RunPrice | null; now: number }): Promise<RunEntry> {
@@ -33,7 +54,36 @@ export class RunWatch {
     const entry: RunEntry = { instanceId: o.instanceId, jobId: o.jobId, progress: u.progress, alive: o.alive, price: o.price, readAt: o.now, boxAt: u.chunk.boxNow ?? o.now };
     this.entries.set(k, entry);
     this.unreachableSince.delete(o.instanceId);
+    this.noteDiverged(k, u.progress);
+    for (const l of this.listeners) {
+      try {
+        l(entry);
+      } catch {
+        // A listener's failure is its own; the read stands.
+      }
+    }
     return entry;
+  }
+
+  private noteDiverged(k: string, p: Progress): void {
+    const d = p.diverged;
+    if (!d) return;
+    let list = this.spans.get(k);
+    if (!list) this.spans.set(k, (list = []));
+    const last = list[list.length - 1];
+    if (last && last.since === d.since && last.from === d.step) {
+      last.to = p.step;
+      last.readings = d.readings;
+      last.value = d.value;
+      return;
+    }
+    list.push({ value: d.value, from: d.step, to: p.step, readings: d.readings, since: d.since });
+    if (list.length > MAX_DIVERGED_SPANS) list.splice(0, list.length - MAX_DIVERGED_SPANS);
+  }
+
+  /** The run's divergences seen so far, oldest first (the current one last while it lasts). */
+  divergedSpans(instanceId: string, jobId: string): readonly DivergedSpan[] {
+    return this.spans.get(key(instanceId, jobId)) ?? [];
   }
 
   get(instanceId: string, jobId: string): RunEntry | undefined {
@@ -74,6 +124,7 @@ export class RunWatch {
       if (i === instanceId && (jobId === undefined || j === jobId)) {
         this.entries.delete(k);
         this.tails.delete(k);
+        this.spans.delete(k);
       }
     }
   }

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { showError, showInfo, showWarning } from '../../notify';
 import { formatCny } from '../../../core/money';
 import { storageRateFor } from '../../../core/spend';
-import { isEndAction, type EndAction } from '../../../core/progress';
+import { isEndAction, type Diverged, type EndAction } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
 import type { RemoteConnection } from '../../../remote/connection';
 import { runEndAction, type EndActionResult, type PowerActions } from '../../../app/runs/endAction';
@@ -15,12 +15,26 @@ import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
 import { formatDuration, formatRate } from '../../present';
 import { causeText } from './text';
+import { divergedEndLine } from './divergedText';
 
 const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
 
 /** The end action chosen when the job started (Start Training's `then` or the setting). */
 export async function rememberEndAction(ctx: CommandContext, instId: string, jobId: string, action: EndAction): Promise<void> {
   await ctx.memento.update(END_ACTION_KEY(instId, jobId), action === 'nothing' ? undefined : action);
+}
+
+const DIVERGED_STOP_KEY = (instId: string, jobId: string) => `gpuRent.run.divergedStop.${instId}.${jobId}`;
+
+/** The run is being stopped because its loss diverged (monitors/diverged.ts): its end report says so. null clears it. */
+export async function rememberDivergedStop(ctx: CommandContext, instId: string, jobId: string, d: Pick<Diverged, 'value' | 'readings' | 'step'> | null): Promise<void> {
+  await ctx.memento.update(DIVERGED_STOP_KEY(instId, jobId), d ? { value: d.value, readings: d.readings, step: d.step } : undefined);
+}
+
+function divergedStopOf(ctx: CommandContext, instId: string, jobId: string): Pick<Diverged, 'value' | 'readings' | 'step'> | undefined {
+  const v = ctx.memento.get<{ value?: unknown; readings?: unknown; step?: unknown }>(DIVERGED_STOP_KEY(instId, jobId));
+  if (!v || (v.value !== 'nan' && v.value !== 'inf' && v.value !== '-inf') || typeof v.readings !== 'number') return undefined;
+  return { value: v.value, readings: v.readings, step: typeof v.step === 'number' ? v.step : null };
 }
 
 export function endActionOf(ctx: CommandContext, instId: string, jobId: string): EndAction {
@@ -47,6 +61,8 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
   const { boxPowerOf } = await import('./powerFacts');
   const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
   ctx.tree.runs.forget(inst.id, job.id);
+  const diverged = divergedStopOf(ctx, inst.id, job.id);
+  if (diverged) await ctx.memento.update(DIVERGED_STOP_KEY(inst.id, job.id), undefined);
   const action = endActionOf(ctx, inst.id, job.id);
   let result: EndActionResult | undefined;
   let boxDid: string | undefined;
@@ -76,7 +92,7 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
       if (result.stillBilling) void stillBilling(ctx, inst, job, result, !!onBox?.armed && result.stopped !== 'syncFailed');
     }
   }
-  show(ctx, inst, job, report, action, result, boxDid);
+  show(ctx, inst, job, report, action, result, boxDid, diverged);
 }
 
 function actionText(action: EndAction, r: EndActionResult | undefined, boxDid: string | undefined): string {
@@ -91,15 +107,16 @@ function actionText(action: EndAction, r: EndActionResult | undefined, boxDid: s
   return sync?.ok ? vscode.l10n.t('Final sync verified ({0}).', sync.detail) : vscode.l10n.t('Final sync failed: {0}', sync?.detail ?? '?');
 }
 
-function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, action: EndAction, result: EndActionResult | undefined, boxDid: string | undefined): void {
-  const ok = r.exitCode === 0;
+function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, action: EndAction, result: EndActionResult | undefined, boxDid: string | undefined, diverged?: Pick<Diverged, 'value' | 'readings' | 'step'>): void {
+  const ok = r.exitCode === 0 && !diverged;
   const head = ok ? vscode.l10n.t('{0} on {1} finished.', job.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', job.id, inst.name, String(r.exitCode ?? '?'));
   const facts = [r.durationSeconds !== null ? vscode.l10n.t('Ran {0}', formatDuration(r.durationSeconds, vscode.l10n)) : '', r.costFen !== null ? vscode.l10n.t('cost {0}', formatCny(r.costFen)) : ''].filter(Boolean).join(' · ');
   const cause = r.cause ? causeText(r.cause, vscode.l10n) : '';
   const tail = !ok && !r.cause && r.lastLines.length ? vscode.l10n.t('Last lines: {0}', r.lastLines.slice(-3).join(' ⏎ ')) : '';
   const act = actionText(action, result, boxDid);
-  const msg = [head, facts, cause, act, tail].filter(Boolean).join(' ');
-  ctx.log.info(`[${inst.id}] run ${job.id} ended: exit ${r.exitCode ?? '?'}${r.cause ? `, cause ${r.cause.kind}` : ''}${act ? `; ${act}` : ''}`);
+  const why = diverged ? divergedEndLine(diverged, vscode.l10n) : '';
+  const msg = [head, why, facts, cause, act, tail].filter(Boolean).join(' ');
+  ctx.log.info(`[${inst.id}] run ${job.id} ended: exit ${r.exitCode ?? '?'}${diverged ? `, stopped: loss ${diverged.value} for ${diverged.readings} readings` : ''}${r.cause ? `, cause ${r.cause.kind}` : ''}${act ? `; ${act}` : ''}`);
   for (const l of r.lastLines) ctx.log.info(`[${inst.id}] ${job.id} | ${l}`);
   ctx.notices.note('job', inst.id, `${job.id} exited ${r.exitCode ?? '?'}${r.cause ? ` (${r.cause.kind})` : ''}`);
   const logs = vscode.l10n.t('Show Log');

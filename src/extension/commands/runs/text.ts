@@ -1,9 +1,10 @@
 // Words for training runs: the progress line in the tree and the status bar tooltip, the cause
 // of a run's end with what helps, and the end action's result. Pure: l10n is passed in.
 import { formatCny } from '../../../core/money';
-import type { EndCause, Finish, Progress } from '../../../core/progress';
-import type { L10n } from '../../present';
+import type { Diverged, EndCause, Finish, Progress } from '../../../core/progress';
+import { formatRate, type L10n } from '../../present';
 import type { RunWatch } from '../../../app/runs/watch';
+import { burningFenPerHour } from '../../../app/runs/diverged';
 
 export function etaDuration(seconds: number, l10n: L10n): string {
   const m = Math.round(Math.max(0, seconds) / 60);
@@ -22,7 +23,9 @@ export function clock(t: number): string {
 
 /** `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`; '' when the log shows no progress. */
 /** `lastSeenSeconds`: the box does not answer and the figures are this old: no countdown, no cost, the age instead. */
-export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: number) => string = clock, lastSeenSeconds: number | null = null): string {
+/** A diverged run leads with it (`loss NaN since step 1200 · ¥3.60/h burning · step 1250/5000`): no countdown, no cost to finish. */
+export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: number) => string = clock, lastSeenSeconds: number | null = null, burningFenPerHour: number | null = null): string {
+  if (p.diverged) return divergedProgressText(p, p.diverged, l10n, lastSeenSeconds, burningFenPerHour);
   const parts: string[] = [];
   if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
   else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
@@ -38,6 +41,24 @@ export function progressText(p: Progress, f: Finish, l10n: L10n, clockOf: (t: nu
   }
   if (f.etaSeconds !== null && f.finishAt !== null) parts.push(p.scope === 'epoch' ? l10n.t('{0} left in this epoch', etaDuration(f.etaSeconds, l10n)) : l10n.t('{0} left ({1})', etaDuration(f.etaSeconds, l10n), clockOf(f.finishAt)));
   if (f.costToFinishFen !== null && p.scope !== 'epoch') parts.push(l10n.t('{0} to finish', formatCny(f.costToFinishFen)));
+  return parts.join(' · ');
+}
+
+/** NaN, Inf, -Inf: as Python prints them, the same in every language. */
+export function nonFiniteLabel(v: Diverged['value']): string {
+  return v === 'nan' ? 'NaN' : v === 'inf' ? 'Inf' : '-Inf';
+}
+
+/** `loss NaN since step 1200`, or without a step `loss NaN for 20 log lines`. */
+export function divergedText(d: Diverged, l10n: L10n): string {
+  return d.step !== null ? l10n.t('loss {0} since step {1}', nonFiniteLabel(d.value), d.step) : l10n.t('loss {0} for {1} log lines', nonFiniteLabel(d.value), d.readings);
+}
+
+function divergedProgressText(p: Progress, d: Diverged, l10n: L10n, lastSeenSeconds: number | null, burning: number | null): string {
+  const parts = [divergedText(d, l10n)];
+  if (burning !== null && burning > 0) parts.push(l10n.t('{0} burning', formatRate(burning, l10n)));
+  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
+  if (lastSeenSeconds !== null) parts.push(l10n.t('box not answering · last seen {0} ago', etaDuration(lastSeenSeconds, l10n)));
   return parts.join(' · ');
 }
 
@@ -66,8 +87,13 @@ export function runLines(runs: RunWatch, now: number, l10n: L10n): string[] {
   return runs
     .running()
     .map((e) => {
-      const t = progressText(e.progress, runs.finish(e, now), l10n, undefined, runs.lastSeen(e, now));
+      const t = progressText(e.progress, runs.finish(e, now), l10n, undefined, runs.lastSeen(e, now), burningFenPerHour(e.price));
       return t ? `${e.jobId}: ${t}` : '';
     })
     .filter(Boolean);
+}
+
+/** Running jobs whose loss is NaN/±Inf now (the status bar turns to a warning while any is). */
+export function divergedCount(runs: RunWatch): number {
+  return runs.running().filter((e) => e.progress.diverged !== null).length;
 }
