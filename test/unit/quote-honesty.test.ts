@@ -171,46 +171,4 @@ describe('quote: multi-GPU, idle hours, provenance, bounds', () => {
     const price = mergeCatalog(cat, { platforms: [{ id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 3 }, { card: 'RTX 4090', mode: 'hour', yuan: 4 }] }] });
     assert.ok(!price.ok && price.errors[0]!.path === 'platforms[0].prices[1]' && price.errors[0]!.message.includes('platforms[0].prices[0]'));
   });
-
-  it('merging 80,000 platforms (a 10.6 MB catalog) is linear and takes well under a second (it took 28 s, then 2–7 s)', function () {
-    this.timeout(60000);
-    const make = (n: number) => ({
-      asOf: '2026-11-01',
-      platforms: [
-        ...Array.from({ length: n }, (_, i) => ({ id: `p${i}`, name: { zh: `平台${i}`, en: `P ${i}` }, billingModes: ['hour'], prices: [{ card: 'RTX 4090', mode: 'hour', yuan: 1 + (i % 7) }] })),
-        { id: 'autodl', prices: [{ card: '4090', mode: 'hour', yuan: 3 }] },
-      ],
-    });
-    // Best of 3, in wall time and in CPU time (process.cpuUsage: every thread of this process, GC
-    // helpers included). On a loaded shared CI machine the wall time mostly measures the
-    // neighbours (on a 2-core box at load 12 a 0.6 s merge took up to 3 s), while CPU time is
-    // the merge's own work; so the bounds are on CPU time: 1.5 s is far below the 2–7 s of the
-    // zod-per-platform merge and the 28 s of the quadratic one, and leaves room for a slow CI core.
-    const time = (n: number) => {
-      const o = make(n);
-      let ms = Number.POSITIVE_INFINITY;
-      let cpuMs = Number.POSITIVE_INFINITY;
-      for (let k = 0; k < 3; k++) {
-        const c0 = process.cpuUsage();
-        const t0 = performance.now();
-        const r = mergeCatalog(cat, o);
-        ms = Math.min(ms, performance.now() - t0);
-        const c = process.cpuUsage(c0);
-        cpuMs = Math.min(cpuMs, (c.user + c.system) / 1000);
-        assert.ok(r.ok);
-        assert.equal(r.catalog.platforms.length, cat.platforms.length + n);
-      }
-      return { ms, cpuMs, bytes: JSON.stringify(o).length };
-    };
-    time(2000); // warm up
-    const small = time(10000);
-    const big = time(80000);
-    assert.ok(big.bytes > 10e6, String(big.bytes));
-    const said = `${Math.round(small.cpuMs)} ms CPU (${Math.round(small.ms)} ms wall) for 10,000, ${Math.round(big.cpuMs)} ms CPU (${Math.round(big.ms)} ms wall) for 80,000 (${(big.bytes / 1e6).toFixed(1)} MB)`;
-    console.log(`      merge: ${said}`);
-    // 8× the platforms: about 8× the time when linear, 64× when quadratic.
-    assert.ok(big.cpuMs / small.cpuMs < 20, said);
-    assert.ok(big.cpuMs < 1500, said);
-  });
-
 });

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { findCard, type CardSpec } from '../cards';
 import { yuanToFen } from '../money';
-import { fastPlatform, platformJson, type AmountJson, type CatalogJson } from './schema';
+import { platformJson, type AmountJson, type CatalogJson } from './schema';
 import type { CardPrice, Catalog, CatalogError, CatalogResult, FenRange, NumRange, Platform, Provenance } from './index';
 
 export type Parsed = z.output<typeof platformJson>;
@@ -147,35 +147,12 @@ export function crossCheck(platforms: readonly Parsed[], cards: readonly CardSpe
   return errors;
 }
 
-/**
- * The parsed platforms each catalog was built from, so a merge parses only what the user wrote.
- * A hole: a merge resolved that platform straight away (its parsed form died young instead of
- * being kept, a quarter of a big merge's memory); parsedAt parses its checked JSON again.
- */
-export const parsedOf = new WeakMap<Catalog, (Parsed | undefined)[]>();
-
-export function parsedAt(json: CatalogJson, parsed: (Parsed | undefined)[], i: number): Parsed {
-  let p = parsed[i];
-  if (!p) {
-    const j = json.platforms[i];
-    p = fastPlatform(j) ?? platformJson.parse(j);
-    parsed[i] = p;
-  }
-  return p;
-}
-
-/**
- * `checked`: the cross-checks already passed (a merge over a checked catalog; only then may
- * `platforms` have holes). `resolved`: platforms a merge resolved already, by index.
- */
-export function finish(json: CatalogJson, platforms: (Parsed | undefined)[], cards: readonly CardSpec[], catalogProv: Provenance, checked = false, resolved: readonly (Platform | undefined)[] = []): CatalogResult {
+/** Cross-checks the parsed platforms and resolves them into the catalog. */
+export function finish(json: CatalogJson, platforms: readonly Parsed[], cards: readonly CardSpec[], catalogProv: Provenance): CatalogResult {
   const memo: CardMemo = new Map();
-  const errors = checked ? [] : crossCheck(platforms as Parsed[], cards, (i) => ['platforms', i], memo);
+  const errors = crossCheck(platforms, cards, (i) => ['platforms', i], memo);
   if (errors.length) return { ok: false, errors };
   const cardId = (n: string) => cardKey(n, cards, memo);
-  const out: Platform[] = new Array<Platform>(platforms.length);
-  for (let i = 0; i < out.length; i++) out[i] = resolved[i] ?? resolvePlatform(parsedAt(json, platforms, i), catalogProv, cardId);
-  const catalog: Catalog = { asOf: catalogProv.asOf, platforms: out, cards, json };
-  parsedOf.set(catalog, platforms);
+  const catalog: Catalog = { asOf: catalogProv.asOf, platforms: platforms.map((p) => resolvePlatform(p, catalogProv, cardId)), cards, json };
   return { ok: true, catalog };
 }
