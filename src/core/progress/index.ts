@@ -2,7 +2,8 @@
 export { readLine, parseInterval, parseCount, pyDict, MAX_LINE, type LineReading, type ProgressSource } from './lines';
 export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, type Progress, type LossPoint, type Diverged } from './tracker';
 export { estimateFinish, isStalled, stallThreshold, costOfSeconds, DEFAULT_STALL_SECONDS, type Finish, type RunPrice } from './eta';
-export { detectCause, lastLines, type EndCause } from './causes';
+export { detectCause, lastLines, END_CAUSE_KINDS, MAX_CAUSE_LINE, type EndCause, type EndCauseKind } from './causes';
+export { causeSummary, causeRemedies, causeLang, EXTRA_DISK_GB, type CauseLang, type Remedy, type RemedyCode, type RemedyFacts } from './causeText';
 
 /** What happens when a run ends: the final checkpoint sync first, then (only if it succeeded) the power action. */
 export type EndAction = 'nothing' | 'sync' | 'sync-then-no-gpu' | 'sync-then-power-off';
