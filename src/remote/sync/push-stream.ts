@@ -88,6 +88,21 @@ export function unpackCommand(root: string, parts: readonly string[]): string {
   return `/bin/sh -c ${shArg(script)} sh ${[root, ...parts].map(shArg).join(' ')}`;
 }
 
+/**
+ * The first stream of a push, sent before the box's folder was listed: makes `root` (and,
+ * through tar, every folder below it), unpacks each NAME.part, then says per name whether
+ * NAME existed on the box (`e`: its .part is removed again, push's usual checks decide) or
+ * not (`n`), and hashes the .part of each new one. Listing, folder creation and upload in one
+ * round trip.
+ */
+export function firstUnpackCommand(root: string, names: readonly string[]): string {
+  const script =
+    'mkdir -p -- "$1" && cd -- "$1" || exit 3; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
+    'n=$#; for t do if [ -e "$t" ] || [ -L "$t" ]; then rm -f -- "$t.part"; echo e; else set -- "$@" "$t.part"; echo n; fi; done; shift $n; ' +
+    `[ $# -eq 0 ] && exit 0; ${HASH_ARGS}`;
+  return `/bin/sh -c ${shArg(script)} sh ${[root, ...names].map(shArg).join(' ')}`;
+}
+
 /** Runs `command` on the box and gives its stdout, at most `cap` bytes (more: undefined). */
 async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal): Promise<{ code: number | null; out: string } | undefined> {
   const chunks: Buffer[] = [];
@@ -125,6 +140,94 @@ export async function renameUp(sftp: SFTPWrapper, files: ReadonlyArray<{ rel: st
   return new Set(files.filter((_, k) => ok[k]).map((f) => f.rel));
 }
 
+/** Reads a batch: its tar members and what each delivered file's .part will hold; a file that changed while read is left. */
+async function readBatch<F extends StreamFile>(root: string, batch: readonly F[], left: F[]): Promise<{ members: Array<{ name: string; data: Buffer; mtime: number }>; ok: Array<[F, Streamed]> }> {
+  const members: Array<{ name: string; data: Buffer; mtime: number }> = [];
+  const ok: Array<[F, Streamed]> = [];
+  for (const f of batch) {
+    // The bytes as read, and the file unchanged around the read (else SFTP takes it and says so).
+    const data = await fsp.readFile(f.path).catch(() => undefined);
+    const now = await fsp.lstat(f.path).catch(() => undefined);
+    if (!data || data.length !== f.size || !now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) {
+      left.push(f);
+      continue;
+    }
+    members.push({ name: f.rel + PART_SUFFIX, data, mtime: f.mtime });
+    const target = `${root}/${f.rel}`;
+    ok.push([f, { digest: createHash('sha256').update(data).digest('hex'), part: target + PART_SUFFIX, target, box: { full: undefined, prefix: undefined } }]);
+  }
+  return { members, ok };
+}
+
+/** Whether one more file fits the batch so far (files, bytes, and names on the command line). */
+function fits(batch: { files: number; bytes: number; names: number }, f: StreamFile, maxBytes = BATCH_BYTES): boolean {
+  const nameBytes = shArg(f.rel + PART_SUFFIX).length + 1;
+  return batch.files === 0 || (batch.files < BATCH_FILES && batch.bytes + f.size <= maxBytes && batch.names + nameBytes <= BATCH_NAME_BYTES);
+}
+
+/** At most this much file data goes in the first stream, sent before the box is listed (all of it wasted on a push of unchanged files). */
+export const FIRST_STREAM_BYTES = 1024 * 1024;
+
+export interface FirstStream<F> {
+  /** Sent and unpacked, the box's hash of each .part given; nothing was at their path on the box. */
+  sent: Map<F, Streamed>;
+  /** Something was at their path on the box: their .part was removed, push's usual checks decide. */
+  existed: F[];
+  /** Not in the stream, or the stream failed: push's usual path. */
+  left: F[];
+  /** Did the stream run (and so make the folder)? */
+  ran: boolean;
+  /** A stream was tried and failed (the box cannot unpack it): the pass sends no more. */
+  failed: boolean;
+}
+
+/**
+ * The first files of a push, sent in one stream before the box's folder is listed (folded
+ * into the command: it makes the folder, unpacks, and says which names existed). `root` is
+ * the folder as given (relative to the login's home, or absolute).
+ */
+export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal): Promise<FirstStream<F>> {
+  const out: FirstStream<F> = { sent: new Map(), existed: [], left: [], ran: false, failed: false };
+  const stream = remote.stream?.bind(remote);
+  if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { ...out, left: [...files] };
+  const batch: F[] = [];
+  const acc = { files: 0, bytes: 0, names: 0 };
+  for (const f of files) {
+    if (!fits(acc, f, FIRST_STREAM_BYTES) || f.size > FIRST_STREAM_BYTES) {
+      out.left.push(f);
+      continue;
+    }
+    batch.push(f);
+    acc.files++;
+    acc.bytes += f.size;
+    acc.names += shArg(f.rel + PART_SUFFIX).length + 1;
+  }
+  const { members, ok } = await readBatch(root, batch, out.left);
+  if (ok.length < PUSH_STREAM_MIN_FILES) {
+    out.left.push(...ok.map(([f]) => f));
+    return out;
+  }
+  const gz = gzipSync(tarOf(members), { level: 1 });
+  const r = await run(stream, firstUnpackCommand(root, ok.map(([f]) => f.rel)), gz, ok.length * 82 + 1024, signal);
+  out.ran = r?.code === 0;
+  out.failed = !out.ran && !signal?.aborted;
+  const lines = r?.code === 0 ? r.out.split('\n') : [];
+  const flags = lines.slice(0, ok.length);
+  const fresh = flags.filter((l) => l === 'n').length;
+  const answers = flags.length === ok.length && flags.every((l) => l === 'e' || l === 'n') ? (fresh ? parseBatchHashOutput(lines.slice(ok.length).join('\n'), fresh) : []) : undefined;
+  if (!answers) {
+    out.failed = !signal?.aborted;
+    out.left.push(...ok.map(([f]) => f));
+    return out;
+  }
+  let k = 0;
+  ok.forEach(([f, s], i) => {
+    if (flags[i] === 'e') out.existed.push(f);
+    else out.sent.set(f, { ...s, box: { full: answers[k++], prefix: undefined } });
+  });
+  return out;
+}
+
 /**
  * Sends `files` (small, not on the box at the plan) into their .part files under `root`.
  * Resolves with what each delivered file's .part now holds (the SHA-256 of the bytes read
@@ -137,24 +240,11 @@ export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: s
   const stream = remote.stream?.bind(remote);
   if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { sent, left: [...files] };
   let batch: F[] = [];
-  let bytes = 0;
+  let acc = { files: 0, bytes: 0, names: 0 };
   const flush = async () => {
-    const members: Array<{ name: string; data: Buffer; mtime: number }> = [];
-    const ok: Array<[F, Streamed]> = [];
-    for (const f of batch) {
-      // The bytes as read, and the file unchanged around the read (else SFTP takes it and says so).
-      const data = await fsp.readFile(f.path).catch(() => undefined);
-      const now = await fsp.lstat(f.path).catch(() => undefined);
-      if (!data || data.length !== f.size || !now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) {
-        left.push(f);
-        continue;
-      }
-      members.push({ name: f.rel + PART_SUFFIX, data, mtime: f.mtime });
-      const target = `${root}/${f.rel}`;
-      ok.push([f, { digest: createHash('sha256').update(data).digest('hex'), part: target + PART_SUFFIX, target, box: { full: undefined, prefix: undefined } }]);
-    }
+    const { members, ok } = await readBatch(root, batch, left);
     batch = [];
-    bytes = 0;
+    acc = { files: 0, bytes: 0, names: 0 };
     if (!ok.length) return;
     const gz = gzipSync(tarOf(members), { level: 1 });
     const r = await run(stream, unpackCommand(root, members.map((m) => m.name)), gz, ok.length * 80 + 1024, signal);
@@ -164,20 +254,16 @@ export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: s
       else left.push(f);
     });
   };
-  let names = 0;
   for (const f of files) {
     if (signal?.aborted) {
       left.push(f);
       continue;
     }
-    const nameBytes = shArg(f.rel + PART_SUFFIX).length + 1;
-    if (batch.length && (batch.length >= BATCH_FILES || bytes + f.size > BATCH_BYTES || names + nameBytes > BATCH_NAME_BYTES)) {
-      await flush();
-      names = 0;
-    }
+    if (!fits(acc, f)) await flush();
     batch.push(f);
-    bytes += f.size;
-    names += nameBytes;
+    acc.files++;
+    acc.bytes += f.size;
+    acc.names += shArg(f.rel + PART_SUFFIX).length + 1;
   }
   if (batch.length) await flush();
   return { sent, left };

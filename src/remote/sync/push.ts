@@ -21,7 +21,9 @@ import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameO
 import { sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
-import { PUSH_STREAM_MIN_FILES, renameUp, streamUp } from './push-stream';
+import { PUSH_STREAM_MIN_FILES, renameUp, streamFirst, streamUp, type Streamed } from './push-stream';
+import { boxCompression, SAMPLE_BYTES, worthCompressing } from './compress';
+import { pushGzipped } from './push-gzip';
 import { passSignal } from '../util/deadline';
 import { trimEndOf } from '../../core/boxLines';
 
@@ -38,6 +40,10 @@ export interface PushOptions {
   inFlight?: number;
   stallMs?: number;
   signal?: AbortSignal;
+  /** Compress compressible big files in flight through the box's gzip (default true). */
+  compress?: boolean;
+  /** One line per decision worth a log line (the box has no gzip, so nothing is compressed). */
+  log?: (line: string) => void;
   /**
    * The local tree as listed before (the one the secret scan checked): pushed as it is, with
    * its skipped entries reported. Without it the pass lists `localDir` itself.
@@ -54,6 +60,12 @@ export interface PushReport {
   skipped: Array<{ name: string; reason: PushSkipReason }>;
   seconds: number;
   interrupted: boolean;
+  /**
+   * Compression in flight: the box's gzip (probed once per connection) or none; big files
+   * sent compressed, their original bytes and the compressed bytes that crossed the link.
+   * (Small files in tar streams are always gzip -1 where the box has gzip.)
+   */
+  compression?: { tool: 'gzip' | 'none'; files: number; rawBytes: number; wireBytes: number };
 }
 
 export type PushProgress = Exclude<SyncProgress, { kind: 'skipped' }> | { kind: 'skipped'; name: string; reason: PushSkipReason };
@@ -81,6 +93,9 @@ interface Ctx {
   hasher: HashBatcher;
   madeDirs: Set<string>;
   onProgress: (p: PushProgress) => void;
+  /** The box has a working gzip and compression is on. */
+  gzip: boolean;
+  compressed: (raw: number, wire: number) => void;
 }
 
 const lost = (e: unknown, name: string) => new SyncError('connection-lost', `connection lost while pushing ${name}: ${(e as Error).message}`, { name });
@@ -108,6 +123,28 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
       else hash = sha256();
     }
   }
+  c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
+  let bytes = 0;
+  let done = from;
+  // Compressible: as much as pays goes through the box's gzip; the rest over SFTP below.
+  if (c.gzip && f.size >= BIG && from < f.size && (await sampleWorthIt(f))) {
+    const g = await pushGzipped(c.remote, f.path, part, {
+      from,
+      size: f.size,
+      hash,
+      signal: opts.signal,
+      onBytes: (n) => {
+        done += n;
+        c.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+      },
+    }).catch(() => ({ raw: 0, wire: 0, stopped: 'failed' as const }));
+    if (g.stopped === 'aborted') return { kind: 'interrupted' };
+    if (g.raw > 0) c.compressed(g.raw, g.wire);
+    bytes += g.raw;
+    from += g.raw;
+    if (g.stopped === 'failed') c.opts.log?.(`push: ${f.rel}: the compressed upload stopped at ${from} bytes; the rest goes uncompressed over SFTP`);
+  }
+  if (from >= f.size) return finishSent(f, hash, bytes, part, target);
   let handle: Buffer;
   try {
     handle = await openWrite(sftp, part, from > 0);
@@ -115,11 +152,8 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
     if (sftpCode(e) === undefined) throw lost(e, f.rel);
     return { kind: 'skipped', reason: 'remote-unwritable' };
   }
-  c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
-  let bytes = 0;
-  let done = from;
   try {
-    bytes = await uploadRange(sftp, handle, f.path, {
+    bytes += await uploadRange(sftp, handle, f.path, {
       from,
       size: f.size,
       hash,
@@ -146,10 +180,29 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
   } catch (e) {
     throw lost(e, f.rel);
   }
-  // The local file must be what we hashed: same size and mtime as when the push began.
+  return finishSent(f, hash, bytes, part, target);
+}
+
+/** The local file must be what we hashed: same size and mtime as when the push began. */
+async function finishSent(f: LocalFile, hash: Sha256, bytes: number, part: string, target: string): Promise<Sent | Outcome> {
   const now = await fsp.lstat(f.path).catch(() => undefined);
   if (!now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) return { kind: 'skipped', reason: 'local-changed' };
   return { kind: 'sent', digest: await hash.digest(), bytes, part, target };
+}
+
+/** The first bytes of a local file say whether compressing it pays (its name first: weights, archives, media never). */
+async function sampleWorthIt(f: LocalFile): Promise<boolean> {
+  const fh = await fsp.open(f.path, 'r').catch(() => undefined);
+  if (!fh) return false;
+  try {
+    const buf = Buffer.alloc(Math.min(SAMPLE_BYTES, f.size));
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    return worthCompressing(f.rel, buf.subarray(0, bytesRead));
+  } catch {
+    return false;
+  } finally {
+    await fh.close();
+  }
 }
 
 interface Sent {
@@ -219,29 +272,62 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
   const hasher = new HashBatcher(remote);
   try {
     const localFiles = tree.files;
-    const sftp = await remote.sftp();
     const remoteDir = remotePathForSftp(opts.remoteDir);
+    const smallLocal = localFiles.filter((f) => f.size < BIG);
+    // Asked at once, side by side: the SFTP session and the listing, whether the box has a
+    // working gzip (once per connection), and the first small files in one stream that also
+    // makes the folder and says which names exist (all of it one round trip before bytes move).
+    const compP = boxCompression(remote);
+    const firstP = streamFirst(remote, trimEndOf(remoteDir, '/') || '/', smallLocal, opts.signal);
+    const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
     let listing;
     try {
       listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
     } catch (e) {
       if (!(e instanceof RemoteFolderError && e.code === 'remote-missing')) throw e;
-      await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
+      // The first stream makes the folder; without one (or if it failed), SFTP does.
+      if (!(await firstP).ran) await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
       listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
     }
+    const first = await firstP;
+    const comp = await compP;
+    const compression = { tool: comp.gzip ? ('gzip' as const) : ('none' as const), files: 0, rawBytes: 0, wireBytes: 0 };
+    report.compression = compression;
+    if (!comp.gzip) opts.log?.('push: the box has no working gzip; files go uncompressed (plain SFTP, no tar streams)');
     const root = listing.root;
     madeDirs.add(root);
     const onBox = new Map(listing.files.map((f) => [f.rel, f]));
+    // Sent by the first stream: nothing was at their path when the box unpacked them.
+    const firstSent = new Map<LocalFile, Streamed>();
+    for (const [f, u] of first.sent) {
+      const target = `${root}/${f.rel}`;
+      firstSent.set(f, { ...u, target, part: target + PART_SUFFIX });
+    }
     const todo: LocalFile[] = [];
     for (const f of localFiles) {
+      if (firstSent.has(f)) continue;
       const r = onBox.get(f.rel);
       if (r && r.size === f.size && r.mtime === f.mtime) report.unchanged++;
       else if (r && r.mtime > f.mtime && !opts.force) report.skipped.push({ name: f.rel, reason: 'remote-newer' });
       else todo.push(f);
     }
-    onProgress({ kind: 'listed', files: localFiles.length, toPull: todo.length });
-    const c: Ctx = { remote, sftp, opts, root, hasher, madeDirs, onProgress };
+    onProgress({ kind: 'listed', files: localFiles.length, toPull: todo.length + firstSent.size });
+    const c: Ctx = {
+      remote,
+      sftp,
+      opts,
+      root,
+      hasher,
+      madeDirs,
+      onProgress,
+      gzip: comp.gzip && opts.compress !== false && remote.stream !== undefined,
+      compressed: (raw, wire) => {
+        compression.files++;
+        compression.rawBytes += raw;
+        compression.wireBytes += wire;
+      },
+    };
     let fatal: unknown;
     const record = (f: LocalFile, out: Outcome) => {
       if (out.kind === 'pushed') {
@@ -293,7 +379,8 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     // SFTP meanwhile; what a stream did not deliver follows over SFTP.
     const fresh = small.filter((f) => !onBox.has(f.rel));
     const byStream = fresh.length >= PUSH_STREAM_MIN_FILES && remote.stream ? new Set(fresh) : new Set<LocalFile>();
-    const [up] = await Promise.all([streamUp(remote, root, [...byStream], opts.signal), overSftp(small.filter((f) => !byStream.has(f)))]);
+    const [up] = await Promise.all([comp.gzip && !first.failed ? streamUp(remote, root, [...byStream], opts.signal) : { sent: new Map<LocalFile, Streamed>(), left: [...byStream] }, overSftp(small.filter((f) => !byStream.has(f)))]);
+    for (const [f, u] of firstSent) up.sent.set(f, u);
     await overSftp(up.left);
     const answers = new Map<LocalFile, Promise<HashAnswer>>();
     for (const [f, s] of sent) answers.set(f, hasher.full(s.part, f.size));
