@@ -74,14 +74,14 @@ describe('end causes on real failure tails', () => {
       }
       assert.match(causeRemedies(c, 'zh-cn').map((r) => r.text).join(''), /[\u4e00-\u9fff]/);
     }
-    const oom = causeRemedies({ kind: 'cudaOom', line: '' }, 'en').map((r) => r.text).join(' ');
+    const oom = causeRemedies({ kind: 'cudaOom' }, 'en').map((r) => r.text).join(' ');
     assert.match(oom, /smaller batch.*gradient checkpointing.*4-bit QLoRA.*more VRAM/s);
-    const disk = (rate?: number) => causeRemedies({ kind: 'diskFull', line: '' }, 'en', rate === undefined ? {} : { storageFenPerGbDay: rate }).find((r) => r.code === 'enlargeDisk')!.text;
+    const disk = (rate?: number) => causeRemedies({ kind: 'diskFull' }, 'en', rate === undefined ? {} : { storageFenPerGbDay: rate }).find((r) => r.code === 'enlargeDisk')!.text;
     assert.match(disk(0.7), /50 GB more costs ¥0\.35\/day/);
     assert.match(disk(), /50 GB more costs \?\/day/);
-    assert.match(causeRemedies({ kind: 'hostOom', line: '' }, 'en').map((r) => r.text).join(' '), /num_workers.*host RAM/s);
-    assert.match(causeRemedies({ kind: 'nccl', line: '' }, 'en').map((r) => r.text).join(' '), /NCCL_DEBUG=INFO.*NCCL_SOCKET_IFNAME.*one node/s);
-    assert.match(causeRemedies({ kind: 'noKernelImage', line: '' }, 'en', { computeCapability: '12.0' }).map((r) => r.text).join(' '), /sm_120/);
+    assert.match(causeRemedies({ kind: 'hostOom' }, 'en').map((r) => r.text).join(' '), /num_workers.*host RAM/s);
+    assert.match(causeRemedies({ kind: 'nccl' }, 'en').map((r) => r.text).join(' '), /NCCL_DEBUG=INFO.*NCCL_SOCKET_IFNAME.*one node/s);
+    assert.match(causeRemedies({ kind: 'noKernelImage' }, 'en', { computeCapability: '12.0' }).map((r) => r.text).join(' '), /sm_120/);
   });
 
   it('a long line is quoted as a bounded window and the scan stays fast on a 256 KiB tail of near-misses', () => {

@@ -15,6 +15,7 @@ import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
 import { formatDuration, formatRate } from '../../present';
 import { causeText } from './text';
+import { causeLang } from '../../../core/progress/causeText';
 import { divergedEndLine } from './divergedText';
 
 const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
@@ -111,7 +112,7 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
   const ok = r.exitCode === 0 && !diverged;
   const head = ok ? vscode.l10n.t('{0} on {1} finished.', job.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', job.id, inst.name, String(r.exitCode ?? '?'));
   const facts = [r.durationSeconds !== null ? vscode.l10n.t('Ran {0}', formatDuration(r.durationSeconds, vscode.l10n)) : '', r.costFen !== null ? vscode.l10n.t('cost {0}', formatCny(r.costFen)) : ''].filter(Boolean).join(' · ');
-  const cause = r.cause ? causeText(r.cause, vscode.l10n) : '';
+  const cause = r.cause ? causeText(r.cause, vscode.l10n, causeLang(vscode.env.language), { storageFenPerGbDay: inst.pricing.storageGbDay }) : '';
   const tail = !ok && !r.cause && r.lastLines.length ? vscode.l10n.t('Last lines: {0}', r.lastLines.slice(-3).join(' ⏎ ')) : '';
   const act = actionText(action, result, boxDid);
   const why = diverged ? divergedEndLine(diverged, vscode.l10n) : '';

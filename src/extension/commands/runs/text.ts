@@ -2,6 +2,7 @@
 // of a run's end with what helps, and the end action's result. Pure: l10n is passed in.
 import { formatCny } from '../../../core/money';
 import type { Diverged, EndCause, Finish, Progress } from '../../../core/progress';
+import { causeRemedies, causeSummary, type CauseLang, type RemedyFacts } from '../../../core/progress/causeText';
 import { formatRate, type L10n } from '../../present';
 import type { RunWatch } from '../../../app/runs/watch';
 import { burningFenPerHour } from '../../../app/runs/diverged';
@@ -62,24 +63,9 @@ function divergedProgressText(p: Progress, d: Diverged, l10n: L10n, lastSeenSeco
   return parts.join(' · ');
 }
 
-/** What the cause is and what helps. */
-export function causeText(c: EndCause, l10n: L10n): string {
-  switch (c.kind) {
-    case 'cudaOom':
-      return l10n.t('CUDA out of memory. Try a smaller batch (per-device batch size, with more gradient accumulation), gradient checkpointing, or 4-bit QLoRA.');
-    case 'noKernelImage':
-      return l10n.t('This PyTorch build has no kernels for this GPU (“no kernel image is available”): install a PyTorch build for this card’s CUDA version. Check GPU shows which one fits.');
-    case 'cudaInit':
-      return l10n.t('CUDA could not start (driver or device problem). Check GPU shows the driver and what PyTorch sees.');
-    case 'nccl':
-      return l10n.t('NCCL error between GPUs or nodes: check the nodes reach each other on the rendezvous port, the same NCCL/PyTorch versions, and NCCL_SOCKET_IFNAME.');
-    case 'killed':
-      return l10n.t('The process was killed (often the out-of-memory killer: too little RAM for the data loader workers or the model load). Try fewer workers or a smaller load.');
-    case 'diskFull':
-      return l10n.t('The disk is full: free space on the data disk or save fewer checkpoints (save_total_limit).');
-    case 'hostOom':
-      return l10n.t('The machine ran out of RAM: fewer data loader workers, a streaming dataset, or a larger instance.');
-  }
+/** What the cause is and what helps: the CLI's words (core/progress/causeText.ts), in the UI's language (`causeLang(vscode.env.language)`). */
+export function causeText(c: EndCause, _l10n: L10n, lang: CauseLang = 'en', facts: RemedyFacts = {}): string {
+  return [causeSummary(c, lang), ...causeRemedies(c, lang, facts).map((r) => r.text)].join(' ');
 }
 
 /** One line per running job for the status bar tooltip: `job: step 450/1500 · …`. */
