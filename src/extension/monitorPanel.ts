@@ -9,7 +9,7 @@ import { GpuStream } from '../app/runs/gpuStream';
 import type { InstanceSessions } from '../app/session';
 import type { RunWatch } from '../app/runs/watch';
 import { buildCalculatorHtml, makeNonce } from '../webview/html';
-import { parseMonitorWebviewMessage, type MonitorHostMessage, type SampleTuple } from '../webview/monitor-protocol';
+import { divergedSpansOf, parseMonitorWebviewMessage, type MonitorHostMessage, type SampleTuple } from '../webview/monitor-protocol';
 import { toLocale } from '../webview/protocol';
 import type { InstanceStore } from './store';
 
@@ -161,10 +161,11 @@ export class MonitorPanel implements vscode.Disposable {
     const run = inst?.jobs?.filter((j) => j.state !== 'exited').map((j) => this.deps.runs.get(inst.id, j.id)).find(Boolean);
     if (!run) return;
     const curve = run.progress.lossCurve;
-    const key = `${run.jobId}:${curve.length}:${curve.at(-1)?.step ?? ''}`;
+    const diverged = divergedSpansOf(this.deps.runs.divergedSpans(run.instanceId, run.jobId), run.progress.diverged, curve.at(-1)?.step ?? null);
+    const key = `${run.jobId}:${curve.length}:${curve.at(-1)?.step ?? ''}:${diverged.map((d) => `${d.from}-${d.to}-${d.readings}-${d.current}`).join(',')}`;
     if (key === this.lastLossKey) return;
     this.lastLossKey = key;
-    this.post({ type: 'loss', job: run.jobId, loss: curve.slice(-5000).map((p) => ({ step: p.step, loss: p.loss })) });
+    this.post({ type: 'loss', job: run.jobId, loss: curve.slice(-5000).map((p) => ({ step: p.step, loss: p.loss })), ...(diverged.length ? { diverged } : {}) });
   }
 
   private post(m: MonitorHostMessage): void {

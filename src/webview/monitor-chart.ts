@@ -22,7 +22,19 @@ export function yAxis(ymax: number): { step: number; top: number; ticks: number 
   return { step, top, ticks: Math.min(MAX_TICKS, Math.max(1, Math.round(top / step))) };
 }
 
-export function lineChart(series: readonly Series[], o: { width: number; height: number; title: string; xMin: number; xMax: number; yMax?: number; unit: string; xLabel?: (x: number) => string }): string {
+/** A stretch of x drawn over the plot (the loss curve's NaN/Inf steps): shaded, edged, labelled. */
+export interface Band {
+  from: number;
+  to: number;
+  label: string;
+  /** Still going on (the latest readings): drawn as the warning it is. */
+  current?: boolean;
+}
+
+/** The most bands one chart draws. */
+export const MAX_BANDS = 50;
+
+export function lineChart(series: readonly Series[], o: { width: number; height: number; title: string; xMin: number; xMax: number; yMax?: number; unit: string; xLabel?: (x: number) => string; bands?: readonly Band[] }): string {
   const W = Math.max(200, Math.floor(o.width));
   const H = Math.max(80, Math.floor(o.height));
   const left = 44;
@@ -46,6 +58,18 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
   }
   if (o.xLabel) {
     out.push(`<text class="tick" x="${left}" y="${H - 4}">${escapeXml(o.xLabel(o.xMin))}</text>`, `<text class="tick" x="${W - right}" y="${H - 4}" text-anchor="end">${escapeXml(o.xLabel(o.xMax))}</text>`);
+  }
+  // Bands under the lines; at least 3 px wide so a single NaN step still shows.
+  for (const b of (o.bands ?? []).slice(-MAX_BANDS)) {
+    if (!Number.isFinite(b.from) || !Number.isFinite(b.to)) continue;
+    const x1 = Math.max(left, Math.min(W - right, X(Math.min(b.from, b.to))));
+    const x2 = Math.max(left, Math.min(W - right, X(Math.max(b.from, b.to))));
+    if (!Number.isFinite(x1) || !Number.isFinite(x2)) continue;
+    const w = Math.max(3, x2 - x1);
+    const x = Math.min(x1, W - right - w);
+    const cls = `diverged${b.current ? ' current' : ''}`;
+    out.push(`<g class="${cls}"><rect x="${x.toFixed(1)}" y="${top}" width="${w.toFixed(1)}" height="${ph}"/><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top}" y2="${top + ph}"/><title>${escapeXml(b.label)}</title></g>`);
+    if (b.current) out.push(`<text class="diverged-label" x="${Math.max(left + 2, Math.min(x, W - right - 4)).toFixed(1)}" y="${top + 10}" text-anchor="${x > left + pw / 2 ? 'end' : 'start'}">${escapeXml(b.label)}</text>`);
   }
   series.forEach((s, i) => {
     // At most one point per pixel column: a 30-minute window at 1 Hz is 1800 points.

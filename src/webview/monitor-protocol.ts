@@ -18,6 +18,10 @@ export const MAX_MONITOR_SAMPLES = MAX_GPUS * (MAX_MONITOR_WINDOW_SECONDS + 1);
 export const MAX_SAMPLES_PER_MESSAGE = MAX_GPUS * 64;
 export type SampleTuple = z.infer<typeof SampleTuple>;
 const LossPoint = z.strictObject({ step: n, loss: n });
+/** Where the loss was NaN/±Inf (from the first such step to the latest): the page marks it on the curve. */
+const DivergedSpan = z.strictObject({ from: n, to: n, value: z.enum(['nan', 'inf', '-inf']), readings: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), current: z.boolean() });
+export const MAX_DIVERGED_SPANS_SENT = 50;
+export type DivergedSpanMessage = z.infer<typeof DivergedSpan>;
 
 export const MonitorHostMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -35,7 +39,7 @@ export const MonitorHostMessageSchema = z.discriminatedUnion('type', [
     now: n,
   }),
   z.strictObject({ type: z.literal('samples'), samples: z.array(SampleTuple).max(MAX_SAMPLES_PER_MESSAGE), idleSeconds: z.number().finite().min(0), now: n }),
-  z.strictObject({ type: z.literal('loss'), loss: z.array(LossPoint).max(5000), job: z.string().max(200) }),
+  z.strictObject({ type: z.literal('loss'), loss: z.array(LossPoint).max(5000), job: z.string().max(200), diverged: z.array(DivergedSpan).max(MAX_DIVERGED_SPANS_SENT).optional() }),
   z.strictObject({ type: z.literal('state'), state: z.enum(['streaming', 'reconnecting', 'stopped']), reason: z.string().max(500).optional() }),
 ]);
 export type MonitorHostMessage = z.infer<typeof MonitorHostMessageSchema>;
@@ -54,4 +58,24 @@ export function parseMonitorWebviewMessage(raw: unknown): MonitorWebviewMessage 
 export function parseMonitorHostMessage(raw: unknown): MonitorHostMessage | undefined {
   const r = MonitorHostMessageSchema.safeParse(raw);
   return r.success ? r.data : undefined;
+}
+
+/**
+ * The run's NaN/Inf stretches for the page: by step where the log gave steps, else placed after
+ * the last finite point (the curve does not just stop; the page draws the stretch beside it).
+ */
+export function divergedSpansOf(
+  spans: readonly { value: DivergedSpanMessage['value']; from: number | null; to: number | null; readings: number; since: number }[],
+  current: { since: number; step: number | null } | null,
+  lastCurveStep: number | null,
+): DivergedSpanMessage[] {
+  const out: DivergedSpanMessage[] = [];
+  for (const s of spans.slice(-MAX_DIVERGED_SPANS_SENT)) {
+    const from = s.from ?? s.to ?? lastCurveStep ?? 0;
+    const to = Math.max(from, s.to ?? from);
+    if (!Number.isFinite(from) || !Number.isFinite(to)) continue;
+    const isCurrent = current !== null && current.since === s.since && current.step === s.from;
+    out.push({ from, to, value: s.value, readings: Math.max(1, Math.floor(s.readings)), current: isCurrent });
+  }
+  return out;
 }

@@ -6,14 +6,14 @@ import '../../media/monitor.css';
 import { formatCny } from '../core/money';
 import { addCapped, MAX_GPUS } from '../core/progress/gpu';
 import { lineChart, type Series } from './monitor-chart';
-import { parseMonitorHostMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
+import { parseMonitorHostMessage, type DivergedSpanMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
 const TEXT = {
-  en: { util: 'Utilisation', mem: 'Memory used', power: 'Power', temp: 'Temperature', loss: 'Loss', idle: 'GPU idle {0} ≈ {1}', noLoss: 'No loss in the log yet', streaming: 'live', reconnecting: 'reconnecting…', stopped: 'paused', ago: '{0} min ago', now: 'now', step: 'step {0}' },
-  'zh-cn': { util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步' },
+  en: { util: 'Utilisation', mem: 'Memory used', power: 'Power', temp: 'Temperature', loss: 'Loss', idle: 'GPU idle {0} ≈ {1}', noLoss: 'No loss in the log yet', streaming: 'live', reconnecting: 'reconnecting…', stopped: 'paused', ago: '{0} min ago', now: 'now', step: 'step {0}', nanSpan: 'loss {0} from step {1} to {2} ({3} log lines)', nanNow: 'The loss is {0} since step {1}: the run has diverged (the curve shows finite losses only; the red stretch is where it is {0}).' },
+  'zh-cn': { util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步', nanSpan: '第 {1} 步到第 {2} 步 loss 为 {0}（{3} 条日志）', nanNow: '从第 {1} 步起 loss 为 {0}：训练已经发散（曲线只画有限的 loss，红色区段是 {0} 的部分）。' },
 };
 type Words = (typeof TEXT)['en'];
 const fill = (s: string, ...a: (string | number)[]) => s.replace(/\{(\d)\}/g, (_, i: string) => String(a[Number(i)] ?? ''));
@@ -27,6 +27,8 @@ let now = Date.now() / 1000;
 let state = 'stopped';
 let job = '';
 let loss: { step: number; loss: number }[] = [];
+let diverged: DivergedSpanMessage[] = [];
+const nonFinite = (v: DivergedSpanMessage['value']) => (v === 'nan' ? 'NaN' : v === 'inf' ? 'Inf' : '-Inf');
 let dirty = false;
 
 type Timed = { t: number; s: SampleTuple };
@@ -69,8 +71,13 @@ function render(): void {
   const idleFen = Math.round((idleSeconds * rate) / 3600);
   const head = `<header><h1>${esc(name)}</h1><span class="state ${state}">${esc(words[state as 'streaming'] ?? state)}</span><p class="idle">${esc(fill(words.idle, minutes(idleSeconds), formatCny(idleFen)))}</p></header>`;
   const legend = `<p class="legend">${gpus.map((g, i) => `<span class="series-key s${i % 8}">GPU ${g}</span>`).join(' ')}</p>`;
-  const lossSvg = loss.length
-    ? lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: loss[0]!.step, xMax: loss[loss.length - 1]!.step, xLabel: (x) => fill(words.step, Math.round(x)) })
+  // The curve holds finite losses only: where the loss was NaN/Inf it is a red stretch, so the curve never just stops.
+  const bands = diverged.map((d) => ({ from: d.from, to: d.to, current: d.current, label: fill(words.nanSpan, nonFinite(d.value), d.from, d.to, d.readings) }));
+  const steps = [...loss.map((p) => p.step), ...diverged.flatMap((d) => [d.from, d.to])];
+  const now_ = diverged.find((d) => d.current);
+  const lossSvg = steps.length
+    ? (now_ ? `<p class="diverged-note">${esc(fill(words.nanNow, nonFinite(now_.value), now_.from))}</p>` : '') +
+      lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: Math.min(...steps), xMax: Math.max(...steps), xLabel: (x) => fill(words.step, Math.round(x)), bands })
     : `<p class="empty">${esc(words.noLoss)}</p>`;
   app.innerHTML =
     head +
@@ -101,6 +108,7 @@ function onMessage(m: MonitorHostMessage): void {
       byGpu.clear();
       add(m.samples);
       loss = m.loss;
+      diverged = [];
       break;
     case 'samples':
       now = m.now;
@@ -110,6 +118,7 @@ function onMessage(m: MonitorHostMessage): void {
     case 'loss':
       loss = m.loss;
       job = m.job;
+      diverged = m.diverged ?? [];
       break;
     case 'state':
       state = m.state;
