@@ -5,7 +5,7 @@
 // checkpoint sync first, the power action only after it; app/runs/endAction.ts).
 import type { Diverged, EndAction } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
-import type { JobInfo } from '../../remote/jobs';
+import { stopJob, type JobInfo } from '../../remote/jobs';
 
 export const ON_DIVERGED = ['off', 'stop', 'stopThenNoGpu', 'stopThenPowerOff'] as const;
 export type OnDiverged = (typeof ON_DIVERGED)[number];
@@ -93,7 +93,6 @@ export interface DivergedStop {
 
 /** Stops the diverged run (TERM to its process group, KILL after the grace time) and says whether it is gone. */
 export async function stopDivergedRun(conn: RemoteConnection, jobId: string, opts: { graceSeconds?: number } = {}): Promise<DivergedStop> {
-  const { stopJob } = await import('../../remote/jobs');
   const job = await stopJob(conn, jobId, { graceSeconds: opts.graceSeconds ?? 10 });
   return { job, stopped: job.state === 'exited' || job.state === 'lost' };
 }
