@@ -2,10 +2,11 @@
 import { renderTable } from '../../core/format';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatCny, yuanToFen } from '../../core/money';
-import type { RunPrice } from '../../core/progress';
+import { causeSummary, type CauseLang, type Diverged, type RemedyFacts, type RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
-import { jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
+import { clockText, durationWords, jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
+import { endReportJson, readJobEndReport, type EndReport, type EndReportJson } from '../../app/runs/endReport';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { NODES_FLAG, withNodes } from './run-nodes';
 import type { CliCommand } from '../command';
@@ -20,6 +21,11 @@ export const RUN_PRICE_FLAGS = {
   'sync-every': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'checkpoint sync interval on spot (default 1800)' },
 } as const satisfies FlagSpecs;
 
+/** The storage rate priced by the disk-full remedy ("?" without --storage-rate). */
+export function remedyFactsFromFlags(f: { 'storage-rate'?: number }): RemedyFacts {
+  return { storageFenPerGbDay: f['storage-rate'] !== undefined ? f['storage-rate'] * 100 : null };
+}
+
 export function runPriceFromFlags(f: { rate?: number; 'disk-gb'?: number; 'storage-rate'?: number; spot?: boolean; 'sync-every'?: number }): RunPrice | null {
   if (f.rate === undefined) return null;
   return {
@@ -29,26 +35,78 @@ export function runPriceFromFlags(f: { rate?: number; 'disk-gb'?: number; 'stora
   };
 }
 
-/** Each job with its progress read from its log's tail (null where nothing is known). */
-export async function jobsWithProgress(conn: RemoteConnection, jobs: readonly JobInfo[], price: RunPrice | null, now: number): Promise<{ job: JobInfo; progress: ProgressJson | null; line: string }[]> {
-  const out = [];
+export interface JobRow {
+  job: JobInfo;
+  progress: ProgressJson | null;
+  line: string;
+  /** A running job whose training loss is NaN/Inf. */
+  diverged: Diverged | null;
+  /** An exited job's end: exit code, duration, cost, cause. */
+  end: EndReport | null;
+}
+
+/** Each job with its progress read from its log's tail (null where nothing is known), and for an exited one its end report. */
+export async function jobsWithProgress(conn: RemoteConnection, jobs: readonly JobInfo[], price: RunPrice | null, now: number): Promise<JobRow[]> {
+  const out: JobRow[] = [];
   for (const job of jobs) {
+    if (job.state === 'exited') {
+      const end = await readJobEndReport(conn, job, price).catch(() => null);
+      out.push({ job, progress: null, line: '', diverged: null, end });
+      continue;
+    }
     const r = await jobProgress(conn, job, price, { localNow: now }).catch(() => null);
-    const known = r && (r.progress.step !== null || r.progress.loss !== null);
-    out.push({ job, progress: known ? progressJson(r.progress, r.finish) : null, line: known ? progressLine(r.progress, r.finish, formatCny) : '' });
+    const known = r && (r.progress.step !== null || r.progress.loss !== null || r.progress.diverged !== null);
+    const diverged = job.state === 'running' ? (r?.progress.diverged ?? null) : null;
+    out.push({ job, progress: known ? progressJson(r.progress, r.finish) : null, line: known ? progressLine(r.progress, r.finish, formatCny) : '', diverged, end: null });
   }
   return out;
 }
 
+const nonFinite = (v: Diverged['value']) => (v === 'nan' ? 'NaN' : v === 'inf' ? 'Inf' : '-Inf');
+
+/** "loss NaN for 12 readings since 21:40 (step 3400) — the run has diverged, still billing ¥2.10/h". */
+export function divergedLine(d: Diverged, price: RunPrice | null, offsetMinutes?: number): string {
+  const burn = price ? ` ${formatCny(Math.round(price.computeFenPerHour + price.storageFenPerDay / 24))}/h` : '';
+  return `loss ${nonFinite(d.value)} for ${d.readings} reading${d.readings === 1 ? '' : 's'} since ${clockText(d.since, offsetMinutes)}${d.step !== null ? ` (step ${d.step})` : ''} — the run has diverged, still billing${burn}`;
+}
+
+/** The JSON of a diverged run: the value, how many readings in a row, since when (epoch seconds), the step, the last finite loss. */
+export function divergedJson(d: Diverged): Diverged {
+  return { value: d.value, readings: d.readings, since: d.since, step: d.step, lastFiniteLoss: d.lastFiniteLoss };
+}
+
+/** "exit 1 · ran 2 h 10 min · ¥7.80 · CUDA out of memory: …" for the table; the remedies are printed under it. */
+export function endLine(r: EndReport, lang: CauseLang): string {
+  const parts = [r.stopped ? `stopped, exit ${r.exitCode ?? '?'}` : `exit ${r.exitCode ?? '?'}`];
+  if (r.durationSeconds !== null) parts.push(`ran ${durationWords(r.durationSeconds)}`);
+  if (r.costFen !== null) parts.push(formatCny(r.costFen));
+  if (r.cause) parts.push(causeSummary(r.cause, lang));
+  return parts.join(' · ');
+}
+
+/** The remedies block printed under the table for each exited job with a cause: its quoted line, then what helps. */
+export function endDetails(name: string, r: EndReportJson): string {
+  if (!r.cause) return '';
+  const lines = [`${name}: ${r.cause.kind}${r.cause.line !== null ? ` — ${r.cause.line}` : ''}`, ...r.remedies.map((x) => `  - ${x.text}`)];
+  return lines.map((l) => forTerminal(l)).join('\n') + '\n';
+}
+
+export const LANG_FLAG = { lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the cause and remedies of an exited job (en, zh-cn)' } } as const satisfies FlagSpecs;
+
 const specs = {
-  json: { type: 'boolean', description: 'print the jobs as JSON (each with "progress": step, total, rate, etaSeconds, costToFinish in yuan, loss, stalled; null where unknown)' },
+  json: {
+    type: 'boolean',
+    description:
+      'print the jobs as JSON (each with "progress": step, total, rate, etaSeconds, costToFinish in yuan, loss, stalled; "diverged" for a running job whose loss is NaN/Inf; for an exited job "end": exitCode, durationSeconds, costFen, cause {kind, line}, remedies [{code, text}]; null where unknown)',
+  },
+  ...LANG_FLAG,
   ...RUN_PRICE_FLAGS,
   ...NODES_FLAG,
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent jobs TARGET [--json] [--rate YUAN [--disk-gb GB --storage-rate YUAN] [--spot]]';
-const SUMMARY = `List the jobs started with gpu-rent run: state (running, exited with its code, or lost when the box restarted under it), start time and log file. ${TARGET_HELP}`;
+const USAGE = 'gpu-rent jobs TARGET [--json] [--lang en|zh-cn] [--rate YUAN [--disk-gb GB --storage-rate YUAN] [--spot]]';
+const SUMMARY = `List the jobs started with gpu-rent run: state (running, exited with its code, or lost when the box restarted under it), start time and log file; a running job's progress (and a diverged loss), an exited job's duration, cost (with --rate), the cause read from its log and what helps. ${TARGET_HELP}`;
 
 export function stateText(j: JobInfo): string {
   if (j.state === 'exited') return j.stopped ? `stopped (exit ${j.exitCode})` : `exited ${j.exitCode}`;
@@ -75,17 +133,22 @@ export const command: CliCommand = {
     }
     return withRemote(positionals[0], flags, io, async (conn) => {
       const jobs = await listJobs(conn);
-      const rows = await jobsWithProgress(conn, jobs, runPriceFromFlags(flags), Math.floor(Date.now() / 1000));
+      const price = runPriceFromFlags(flags);
+      const lang = (flags.lang ?? 'en') as CauseLang;
+      const facts = remedyFactsFromFlags(flags);
+      const rows = await jobsWithProgress(conn, jobs, price, Math.floor(Date.now() / 1000));
       if (flags.json) {
-        io.stdout(jsonForTerminal(rows.map((r) => ({ ...r.job, progress: r.progress })), 2) + '\n');
+        io.stdout(jsonForTerminal(rows.map((r) => ({ ...r.job, progress: r.progress, diverged: r.diverged ? divergedJson(r.diverged) : null, end: r.end ? endReportJson(r.end, lang, facts) : null })), 2) + '\n');
         return 0;
       }
       if (jobs.length === 0) {
         io.stdout('no jobs on this box (start one with gpu-rent run TARGET --name NAME -- COMMAND)\n');
         return 0;
       }
-      const table = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG', 'PROGRESS'], ...rows.map(({ job: j, line }) => [forTerminal(j.name), stateText(j), when(j.startedAt), forTerminal(j.logPath), forTerminal(line || '-')])];
+      const table = [['NAME', 'STATE', 'STARTED (UTC)', 'LOG', 'PROGRESS / END'], ...rows.map(({ job: j, line, diverged, end }) => [forTerminal(j.name), stateText(j), when(j.startedAt), forTerminal(j.logPath), forTerminal((end ? endLine(end, lang) : diverged ? divergedLine(diverged, price) : line) || '-')])];
       io.stdout(renderTable(table));
+      const details = rows.map((r) => (r.end ? endDetails(r.job.name, endReportJson(r.end, lang, facts)) : '')).filter(Boolean);
+      if (details.length) io.stdout('\n' + details.join(''));
       return 0;
     });
   },

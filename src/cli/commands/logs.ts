@@ -11,7 +11,10 @@ import { jobProgress, progressJson, progressLine } from '../../app/runs/progress
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
-import { RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
+import { divergedJson, divergedLine, endDetails, endLine, LANG_FLAG, remedyFactsFromFlags, RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
+import { endReportJson, jobEndReportOf, readJobEndReport, type EndReport } from '../../app/runs/endReport';
+import type { CauseLang, RemedyFacts } from '../../core/progress';
+import type { CliIO } from '../command';
 import { NODES_FLAG, withNodes } from './run-nodes';
 
 const specs = {
@@ -27,14 +30,21 @@ const specs = {
   },
   raw: { type: 'boolean', description: "print the log's bytes unchanged, terminal escapes included (default: control characters other than newline, tab and carriage return are shown as \\x1b…)" },
   progress: { type: 'boolean', description: "print the run's progress read from the log (step, ETA, cost to finish, loss, stalled) instead of the log; with --follow, a progress line on stderr as it changes" },
-  json: { type: 'boolean', description: 'with --progress: print it as JSON' },
+  json: { type: 'boolean', description: 'print the job as JSON instead of the log: state, "progress" (and "diverged") while it runs, "end" once it exited (exitCode, durationSeconds, costFen, cause {kind, line}, remedies [{code, text}])' },
+  ...LANG_FLAG,
   ...RUN_PRICE_FLAGS,
   ...NODES_FLAG,
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent logs TARGET NAME [--follow] [--lines N] [--bytes N] [--raw] [--progress [--json] [--rate YUAN …]]';
-const SUMMARY = `Print a job's log (started with gpu-rent run): its last lines, read from the end of the file on the box. ${TARGET_HELP}`;
+const USAGE = 'gpu-rent logs TARGET NAME [--follow] [--lines N] [--bytes N] [--raw] [--progress] [--json] [--lang en|zh-cn] [--rate YUAN …]';
+const SUMMARY = `Print a job's log (started with gpu-rent run): its last lines, read from the end of the file on the box; once the job exited, its exit code, duration, cost (with --rate), the cause read from the log and what helps, on stderr. ${TARGET_HELP}`;
+
+/** The end of an exited job on stderr, after its log: \`[name: exit 1 · ran 2 h · ¥7.80 · CUDA out of memory …]\` and the remedies. */
+function printEnd(io: CliIO, name: string, r: EndReport, lang: CauseLang, facts: RemedyFacts): void {
+  io.stderr(`[${forTerminal(name)}: ${forTerminal(endLine(r, lang))}]\n`);
+  io.stderr(endDetails(name, endReportJson(r, lang, facts)));
+}
 
 /** A log chunk as printed: the program's own newlines, tabs and carriage returns kept, every other control made visible. */
 export function logText(text: string, raw: boolean): string {
@@ -60,21 +70,31 @@ export const command: CliCommand = {
     const name = positionals[1]!;
     const price = runPriceFromFlags(flags);
     const raw = flags.raw === true;
+    const lang = (flags.lang ?? 'en') as CauseLang;
+    const facts = remedyFactsFromFlags(flags);
     return withRemote(positionals[0], flags, io, async (conn) => {
-      if (flags.progress && !flags.follow) {
+      if ((flags.progress || flags.json) && !flags.follow) {
         const { listJobs, sanitizeJobName } = await import('../../remote/jobs');
         const job = (await listJobs(conn, { name })).find((j) => j.name === sanitizeJobName(name));
         if (!job) throw new UsageError(`no job named ${name} on this box (gpu-rent jobs TARGET lists them)`);
+        if (job.state === 'exited') {
+          const end = await readJobEndReport(conn, job, price);
+          if (flags.json) io.stdout(jsonForTerminal({ name: job.name, state: job.state, progress: null, diverged: null, end: endReportJson(end, lang, facts) }, 2) + '\n');
+          else io.stdout(forTerminal(`${job.name}: ${endLine(end, lang)}`) + '\n' + endDetails(job.name, endReportJson(end, lang, facts)));
+          return 0;
+        }
         const r = await jobProgress(conn, job, price, { localNow: Math.floor(Date.now() / 1000) });
-        if (flags.json) io.stdout(jsonForTerminal({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null }, 2) + '\n');
-        else io.stdout(forTerminal(`${job.name}: ${stateText(job)}${r ? ` · ${progressLine(r.progress, r.finish, formatCny) || 'no progress in the log yet'}` : ' · no log'}`) + '\n');
+        const diverged = job.state === 'running' ? (r?.progress.diverged ?? null) : null;
+        if (flags.json) io.stdout(jsonForTerminal({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null, diverged: diverged ? divergedJson(diverged) : null, end: null }, 2) + '\n');
+        else io.stdout(forTerminal(`${job.name}: ${stateText(job)}${diverged ? ` · ${divergedLine(diverged, price)}` : r ? ` · ${progressLine(r.progress, r.finish, formatCny) || 'no progress in the log yet'}` : ' · no log'}`) + '\n');
         return 0;
       }
       if (!flags.follow) {
         const { job, text, logBytes, shownFromByte } = await readLog(conn, name, { lines: flags.lines, maxBytes: flags.bytes });
         io.stdout(logText(text, raw));
         if (shownFromByte > 0 && logBytes !== null) io.stderr(`[read the last ${formatBytes(logBytes - shownFromByte)} of a ${formatBytes(logBytes)} log; --bytes N reads more]\n`);
-        if (job.state !== 'running') io.stderr(`[${forTerminal(job.name)}: ${stateText(job)}]\n`);
+        if (job.state === 'exited') printEnd(io, job.name, jobEndReportOf(job, text, price), lang, facts);
+        else if (job.state !== 'running') io.stderr(`[${forTerminal(job.name)}: ${stateText(job)}]\n`);
         return 0;
       }
       const ac = new AbortController();
@@ -99,7 +119,8 @@ export const command: CliCommand = {
         };
         const job = await followLog(conn, name, { lines: flags.lines, onData, signal: ac.signal });
         io.stdout(logText(decoder.end(), raw));
-        io.stderr(`[${forTerminal(job.name)}: ${stateText(job)}]\n`);
+        if (job.state === 'exited') printEnd(io, job.name, await readJobEndReport(conn, job, price), lang, facts);
+        else io.stderr(`[${forTerminal(job.name)}: ${stateText(job)}]\n`);
       } catch (e) {
         if (!ac.signal.aborted) throw e;
       } finally {
