@@ -8,12 +8,14 @@ export class UsageError extends Error {
   }
 }
 
+/** `short`: a one-letter alias (`-i FILE` or `-iFILE` like ssh for `--identity FILE`). */
 export type FlagSpec =
-  | { type: 'boolean'; description: string }
-  | { type: 'string'; description: string; valueName?: string; repeat?: boolean; choices?: readonly string[] }
+  | { type: 'boolean'; description: string; short?: string }
+  | { type: 'string'; description: string; short?: string; valueName?: string; repeat?: boolean; choices?: readonly string[] }
   | {
       type: 'number';
       description: string;
+      short?: string;
       valueName?: string;
       min?: number;
       max?: number;
@@ -74,11 +76,18 @@ export function parseArgs<S extends FlagSpecs>(argv: readonly string[], specs: S
   const flags: Record<string, unknown> = {};
   const positionals: string[] = [];
   let rest: string[] = [];
+  const shortOf = new Map<string, string>();
+  for (const [name, spec] of Object.entries(specs)) if (spec.short) shortOf.set(spec.short, name);
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    let arg = argv[i]!;
     if (arg === '--') {
       rest = argv.slice(i + 1);
       break;
+    }
+    // `-i FILE` / `-iFILE`: a declared short alias reads as its long flag.
+    if (/^-[A-Za-z]/.test(arg) && shortOf.has(arg[1]!)) {
+      const long = shortOf.get(arg[1]!)!;
+      arg = arg.length > 2 ? `--${long}=${arg.slice(2)}` : `--${long}`;
     }
     if (arg.startsWith('--') && arg.length > 2) {
       const eq = arg.indexOf('=');
@@ -134,7 +143,7 @@ export function formatHelp(usage: string, summary: string, specs: FlagSpecs): st
   const entries = Object.entries(specs);
   if (entries.length) {
     lines.push('Options:');
-    const left = entries.map(([name, spec]) => (spec.type === 'boolean' ? `--${name}` : `--${name} ${spec.type === 'number' ? (spec.valueName ?? 'N') : (spec.valueName ?? 'VALUE')}`));
+    const left = entries.map(([name, spec]) => `${spec.short ? `-${spec.short}, ` : ''}${spec.type === 'boolean' ? `--${name}` : `--${name} ${spec.type === 'number' ? (spec.valueName ?? 'N') : (spec.valueName ?? 'VALUE')}`}`);
     const width = Math.max(...left.map((l) => l.length), 6) + 2;
     entries.forEach(([, spec], i) => lines.push(`  ${left[i]!.padEnd(width)}${spec.description}`));
     lines.push(`  ${'--help'.padEnd(width)}show this help`);

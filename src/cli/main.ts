@@ -1,8 +1,10 @@
 // The `gpu-rent` command line: dispatches to one module per command. Bad input exits 2 with
 // one line on stderr; other failures exit 1 with a message, never a stack trace.
+import { version } from '../../package.json';
 import { forTerminalLines } from '../core/text';
 import { UsageError } from './args';
 import type { CliCommand, CliIO } from './command';
+import { errorCode, jsonError, wantsJson } from './json-error';
 import { allCommands, findCommand } from './commands';
 
 async function topHelp(): Promise<string> {
@@ -33,7 +35,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   if (name === '--version' || name === '-V') {
-    io.stdout(`${process.env.GPU_RENT_VERSION ?? '0.1.0'}\n`);
+    io.stdout(`${version}\n`);
     return 0;
   }
   const command: CliCommand | undefined = await findCommand(name);
@@ -50,15 +52,18 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       return 0;
     }
   }
+  const json = wantsJson(rest);
   try {
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
+      if (json) io.stdout(jsonError('usage', err.message));
       io.stderr(`gpu-rent ${name}: ${err.message}\n`);
       return 2;
     }
     // Messages may quote what a box printed: escapes made visible, never written raw.
     const message = forTerminalLines(err instanceof Error ? err.message : String(err));
+    if (json) io.stdout(jsonError(errorCode(err), err instanceof Error ? err.message : String(err)));
     io.stderr(`gpu-rent ${name}: ${message}\n`);
     if (io.env.GPU_RENT_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
     return 1;
@@ -92,6 +97,15 @@ if (require.main === module) {
   // A closed pipe (`gpu-rent quote | head`) is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
+  });
+  // Ctrl-C ends every wait at once. Commands that must stop cleanly (push, sync, logs --follow:
+  // a partial file, a resumable transfer) add their own handler and say what they stopped; then
+  // this one steps aside.
+  process.on('SIGINT', () => {
+    if (process.listenerCount('SIGINT') > 1) return;
+    const name = process.argv[2];
+    process.stderr.write(`\ngpu-rent${name && /^[a-z-]{1,30}$/.test(name) ? ` ${name}` : ''}: interrupted\n`);
+    process.exit(130);
   });
   const io: CliIO = {
     stdout: (t) => void process.stdout.write(t),

@@ -17,7 +17,7 @@ export const TARGET_HELP =
 
 export const REMOTE_FLAGS = {
   'accept-new': { type: 'boolean', description: 'trust and pin the host key on first contact without asking (scripts)' },
-  identity: { type: 'string', valueName: 'FILE', repeat: true, description: 'private key file to try first (like ssh -i; repeatable)' },
+  identity: { type: 'string', short: 'i', valueName: 'FILE', repeat: true, description: 'private key file to try first (like ssh -i; repeatable)' },
   'connect-timeout': { type: 'number', valueName: 'SECONDS', min: 0, exclusiveMin: true, max: 600, description: 'SSH connect and handshake deadline (default 20)' },
 } as const satisfies FlagSpecs;
 

@@ -38,11 +38,11 @@ describe('gpu-rent smi', () => {
     assert.match(r.stdout, /driver 520\.61\.05, CUDA ≤ 11\.8, 8 GPUs/);
   });
 
-  it('a failure output: {"error": {kind, message}} and exit 1', () => {
+  it('a failure output: {"error": {code, message} (the one --json error contract)} and exit 1', () => {
     const r = runCli(['smi', join(SMI, 'errors_nvml_driver_library_mismatch.txt'), '--json']);
     assert.equal(r.code, 1);
-    assert.deepEqual(Object.keys(JSON.parse(r.stdout).error).sort(), ['kind', 'message']);
-    assert.equal(JSON.parse(r.stdout).error.kind, 'nvml-mismatch');
+    assert.deepEqual(Object.keys(JSON.parse(r.stdout).error).sort(), ['code', 'message']);
+    assert.equal(JSON.parse(r.stdout).error.code, 'nvml-mismatch');
     const plain = runCli(['smi', '-'], { input: 'garbage\n' });
     assert.equal(plain.code, 1);
     assert.match(plain.stderr, /unrecognized/);

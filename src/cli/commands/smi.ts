@@ -1,6 +1,7 @@
 // `gpu-rent smi FILE|- [--json]`: parse any nvidia-smi output (table, CSV, -q -x XML, -q
 // text) into one model. A failure output (driver mismatch, no driver, …) exits 1.
 import { open } from 'node:fs/promises';
+import { jsonError } from '../json-error';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { parseNvidiaSmi, type SmiPartial, type SmiReport } from '../../core/smi';
@@ -120,7 +121,7 @@ export const command: CliCommand = {
     if (path === undefined) throw new UsageError('needs FILE (or - for standard input)');
     const result = parseNvidiaSmi(await readInput(path, io.readStdin));
     if (!result.ok) {
-      if (flags.json) io.stdout(jsonForTerminal({ error: { kind: result.error.kind, message: result.error.message } }, 2) + '\n');
+      if (flags.json) io.stdout(jsonError(result.error.kind, result.error.message));
       else io.stderr(`gpu-rent smi: not a usable nvidia-smi report (${result.error.kind}): ${forTerminal(result.error.message)}\n`);
       return 1;
     }

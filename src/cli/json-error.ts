@@ -1,0 +1,38 @@
+// The one error contract of every `--json` command: a JSON object on stdout,
+// `{"error": {"code": "...", "message": "..."}}` (plus fields a command adds), and a non-zero
+// exit. `code` is stable for scripts (usage, failed, or the specific code of the failure: an
+// nvidia-smi parse error's kind, a connection's code); `message` is for people.
+import { jsonForTerminal } from '../core/text';
+
+export interface JsonErrorBody {
+  code: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export function jsonError(code: string, message: string, extra: Record<string, unknown> = {}): string {
+  const error: JsonErrorBody = { ...extra, code, message };
+  return jsonForTerminal({ error }, 2) + '\n';
+}
+
+/** Whether argv asks for JSON (`--json` before any bare `--`). */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+const CODE = /^[a-z][a-z0-9-]{0,40}$/i;
+
+/**
+ * The stable code of a thrown error: the string `code` of it or of its causes (connection and
+ * platform errors carry one: auth-failed, host-key-changed, …), an app error's kind, else `failed`.
+ */
+export function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
+    const o = e as { code?: unknown; info?: { code?: unknown; kind?: unknown }; cause?: unknown };
+    for (const c of [o.code, o.info?.code, o.info?.kind]) if (typeof c === 'string' && CODE.test(c)) return c;
+    e = o.cause;
+  }
+  return 'failed';
+}
