@@ -67,6 +67,51 @@ describe('training runs: progress, end of run, monitor (loopback sshd)', functio
     assert.strictEqual(fs.readdirSync(work).length, before, 'nothing was started on the box');
   });
 
+  it('a run whose loss turns NaN: told once, and with gpuRent.training.onDiverged = stop it is stopped after N readings and its end action (sync) runs', async () => {
+    const cfg = vscode.workspace.getConfiguration('gpuRent');
+    await cfg.update('training.onDiverged', 'stop', vscode.ConfigurationTarget.Global);
+    await cfg.update('training.divergedReadings', 3, vscode.ConfigurationTarget.Global);
+    try {
+      const before = (await state()).instances.find((i) => i.id === id)?.sync?.lastSyncAt ?? 0;
+      // Synthetic HF Trainer-style lines (the header, a tqdm bar, print(logs) dicts) whose loss turns nan at step 4.
+      const script = [
+        "printf '***** Running training *****\\n  Num Epochs = 1\\n  Total optimization steps = 1,000\\n'",
+        'i=0; while [ $i -lt 900 ]; do i=$((i+1)); if [ $i -le 3 ]; then l=1.5; else l=nan; fi; printf "\\r  0%%|          | %d/1000 [00:10<01:00,  5.00it/s]\\n{\'loss\': %s, \'learning_rate\': 2e-05, \'epoch\': 0.01}\\n" $i $l; sleep 0.2; done',
+      ].join('; ');
+      const job = await exec<string>('gpuRent.startTraining', { id, command: script, cwd: work, then: 'sync' });
+      log(`started ${job}`);
+      const stopped = await waitFor(
+        'the diverged run to be stopped',
+        async () => {
+          await exec('gpuRent.refresh');
+          return (await state()).guardNotices.find((n) => n.kind === 'job' && n.instanceId === id && n.detail === `${job} diverged: stopped by onDiverged`);
+        },
+        60_000,
+        1000,
+      );
+      assert.ok(stopped);
+      await waitFor(
+        'the end of the stopped run',
+        async () => {
+          await exec('gpuRent.refresh');
+          return (await state()).guardNotices.find((n) => n.kind === 'job' && n.instanceId === id && n.detail.startsWith(`${job} exited`));
+        },
+        60_000,
+        1000,
+      );
+      // One notice per divergence: the warning (when a poll saw it before N readings) at most once, the stop once.
+      const notices = (await state()).guardNotices.filter((n) => n.kind === 'job' && n.instanceId === id && n.detail.startsWith(`${job} diverged`));
+      assert.equal(notices.filter((n) => n.detail === `${job} diverged: stopped by onDiverged`).length, 1, JSON.stringify(notices));
+      assert.ok(notices.filter((n) => n.detail === `${job} diverged (loss nan)`).length <= 1, JSON.stringify(notices));
+      const inst = (await state()).instances.find((i) => i.id === id)!;
+      assert.equal(inst.jobs?.find((j) => j.id === job)?.state, 'exited');
+      assert.ok((inst.sync?.lastSyncAt ?? 0) > before, 'the end action’s sync ran after the stop');
+    } finally {
+      await cfg.update('training.onDiverged', undefined, vscode.ConfigurationTarget.Global);
+      await cfg.update('training.divergedReadings', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('Show GPU Monitor opens the panel for the instance', async () => {
     assert.equal(await exec<string>('gpuRent.showGpuMonitor', { kind: 'instance', id }), id);
     await waitFor('the monitor tab', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.label.includes('runs box')));
