@@ -4,8 +4,11 @@
 // Input is untrusted box output: lines are capped (core/boxLines) and every pattern is linear
 // (eslint's regexp/no-super-linear-backtracking and -move over this folder).
 import { MAX_BOX_LINE } from '../boxLines';
+import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, torchtuneDesc, yoloHeader, yoloRow } from './formats';
 
-export type ProgressSource = 'tqdm' | 'hf' | 'swift' | 'lightning' | 'deepspeed' | 'generic';
+export { isLossKey, printedNumber };
+
+export type ProgressSource = 'tqdm' | 'hf' | 'swift' | 'lightning' | 'deepspeed' | 'generic' | 'jsonl' | 'yolo' | 'mmengine' | 'megatron';
 
 export interface LineReading {
   source: ProgressSource;
@@ -24,6 +27,12 @@ export interface LineReading {
   /** A header line: the run's total optimization steps / epochs. */
   headerTotal?: number;
   headerEpochs?: number;
+  /** How the printed epoch counts: 1 when the first epoch is printed as 1 (YOLO, YOLOX, mmengine), 0 when as 0 (Lightning, MetricLogger). */
+  epochBase?: 0 | 1;
+  /** A YOLO table header's loss column names. */
+  columns?: string[];
+  /** A YOLO epoch row's losses, in column order (the first is the run's loss: the table prints no total). */
+  losses?: number[];
 }
 
 /** Longest line looked at; the rest of a pathological line is ignored. */
@@ -54,15 +63,6 @@ export function parseCount(s: string): number | undefined {
 
 const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
 
-/** A printed number, with Python's and C's spellings of the non-finite ones (`nan`, `inf`, `-inf`, `Infinity`). */
-export function printedNumber(s: string): number {
-  const t = s.trim().toLowerCase();
-  if (t === 'nan' || t === '-nan' || t === '+nan') return NaN;
-  if (t === 'inf' || t === '+inf' || t === 'infinity' || t === '+infinity') return Infinity;
-  if (t === '-inf' || t === '-infinity') return -Infinity;
-  return Number(t);
-}
-
 /** swift's `5m 0s`, `1h 2m 3s`, `2d 1h`. */
 function parseWords(s: string): number | undefined {
   const m = /^(?:(\d{1,6})d\s?)?(?:(\d{1,6})h\s?)?(?:(\d{1,6})m\s?)?(?:(\d{1,6}(?:\.\d+)?)s)?$/.exec(s.trim());
@@ -74,20 +74,58 @@ function parseWords(s: string): number | undefined {
 const NOT_TRAINING = /download|fetch|loading|load |map|token|filter|shard|generat|convert|extract|upload|eval|valid|predict|test|infer|sanity|pack|preprocess|resolv|verif|sampl|saving|writ/i;
 const TRAINING_BAR_UNITS = /^(?:it|step|steps|batch|batches|iter|iters|ba)$/;
 
-/** A tqdm bar (format_meter with the default bar_format). */
-function tqdmBar(line: string): LineReading | null {
-  const pipe = line.indexOf('%|');
-  if (pipe < 0) return null;
-  // `{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]`
-  let d = pipe;
-  while (d > 0 && d > pipe - 4 && line.charCodeAt(d - 1) >= 48 && line.charCodeAt(d - 1) <= 57) d--;
-  const head = d < pipe ? [line, line.slice(Math.max(0, pipe - 200, 0), d)] : null;
-  const tail = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/.exec(line.slice(pipe + 2, pipe + 2 + 600));
+/** One bar on a line: its reading (null when it is not the training loop's), where its desc starts and where it ends. */
+interface Bar {
+  reading: LineReading | null;
+  descStart: number;
+  end: number;
+}
+
+const BAR_TAIL = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
+// A bar printed without its glyphs (Colab, `ascii` off in a pipe): `Epoch 0:  93% 1586/1702 [12:50<00:56, …]`.
+const BARE_TAIL = /^ +([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?) ?\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
+const MAX_BARS_LOOKED_AT = 64;
+
+/**
+ * The last training bar on a line (tqdm's format_meter, default bar_format). Several redraws joined on
+ * one line (a pasted or `nohup` log lost their \r) read as the last of them; a bar without glyphs too.
+ */
+function lastBar(line: string): Bar | null {
+  const at: { pct: number; bare: boolean }[] = [];
+  for (let i = line.indexOf('%'); i >= 0 && at.length < MAX_BARS_LOOKED_AT * 4; i = line.indexOf('%', i + 1)) {
+    const next = line.charCodeAt(i + 1);
+    if (next === 124 /* | */) at.push({ pct: i, bare: false });
+    else if (next === 32 && i > 0 && isDigit(line.charCodeAt(i - 1))) at.push({ pct: i, bare: true });
+  }
+  let later: Bar | null = null;
+  for (let k = at.length - 1, tried = 0; k >= 0 && tried < MAX_BARS_LOOKED_AT; k--, tried++) {
+    const bar = tqdmBar(line, at[k]!.pct, at[k]!.bare);
+    if (!bar) continue;
+    if (bar.reading) return bar;
+    later ??= bar;
+  }
+  return later;
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/** The bar whose percentage sign is at `pct`: `{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]`. */
+function tqdmBar(line: string, pct: number, bare: boolean): Bar | null {
+  let d = pct;
+  while (d > 0 && d > pct - 4 && isDigit(line.charCodeAt(d - 1))) d--;
+  if (d === pct) return null;
+  const after = bare ? pct + 1 : pct + 2;
+  const tail = (bare ? BARE_TAIL : BAR_TAIL).exec(line.slice(after, after + 600));
   if (!tail) return null;
-  const desc = trimColons(head?.[1] ?? '');
+  const end = after + tail.index + tail[0].length;
+  // The desc starts after the previous bar or bracketed prefix (`[rank0]:`, `[STDERR]`), at most 200 characters back.
+  const close = line.lastIndexOf(']', d - 1);
+  const descStart = Math.max(close + 1, d - 200, 0);
+  const bar: Bar = { reading: null, descStart, end };
+  const desc = trimColons(line.slice(descStart, d));
   const step = parseCount(tail[1]!);
   const total = tail[2] === '?' ? undefined : parseCount(tail[2]!);
-  if (step === undefined) return null;
+  if (step === undefined) return bar;
   const r: LineReading = { source: 'tqdm', step };
   if (total !== undefined && total > 0) r.total = total;
   const rem = tail[4] !== undefined && tail[4] !== '?' ? parseInterval(tail[4]) : undefined;
@@ -103,17 +141,34 @@ function tqdmBar(line: string): LineReading | null {
       if (perSecond !== undefined && Number.isFinite(perSecond) && perSecond > 0) r.rate = perSecond;
     }
   }
-  if (!TRAINING_BAR_UNITS.test(unit)) return null;
+  if (!TRAINING_BAR_UNITS.test(unit)) return bar;
   const scalars = postfixScalars(extra.slice(rate ? rate[0].length : 0));
   const lightning = /^Epoch (\d{1,6})(?:\/(\d{1,6}))?$/.exec(desc);
+  const yolo = lightning ? null : yoloRow(desc);
+  const tune = lightning || yolo ? null : torchtuneDesc(desc);
   if (lightning) {
     r.source = 'lightning';
     r.epoch = Number(lightning[1]);
     if (lightning[2] !== undefined && Number(lightning[2]) > 0) r.epochTotal = Number(lightning[2]);
     r.perEpoch = true;
-  } else if (desc && NOT_TRAINING.test(desc) && !/train/i.test(desc)) return null;
+    r.epochBase = 0;
+  } else if (yolo) {
+    // An epoch row: the bar counts this epoch's batches; the run is epochs × batches.
+    r.source = 'yolo';
+    r.epoch = yolo.epoch!;
+    if (yolo.epochTotal! > 0) r.epochTotal = yolo.epochTotal!;
+    r.losses = yolo.losses!;
+    r.perEpoch = true;
+    r.epochBase = 1;
+  } else if (tune) {
+    r.epoch = tune.epoch!;
+    r.perEpoch = true;
+    r.epochBase = 1;
+    Object.assign(scalars, tune.scalars);
+  } else if (desc && NOT_TRAINING.test(desc) && !/train/i.test(desc)) return bar;
   if (Object.keys(scalars).length) r.scalars = scalars;
-  return r;
+  bar.reading = r;
+  return bar;
 }
 
 /** `s` without the colons and spaces around it (a bar's `desc: `), by hand: `/[:\s]+$/` is quadratic on a long run. */
@@ -124,24 +179,15 @@ function trimColons(s: string): string {
 }
 
 /** `, loss=0.512, v_num=0, train_loss=0.5` or `loss: 0.512` after a bar's rate. */
-function postfixScalars(text: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const re = /([A-Za-z_][A-Za-z0-9_./()-]{0,40})\s*[=:]\s*(-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|[-+]?(?:nan|inf(?:inity)?)(?![a-z]))/gi;
-  let m: RegExpExecArray | null;
-  let n = 0;
-  while ((m = re.exec(text)) && n++ < 32) {
-    const v = printedNumber(m[2]!);
-    if (Number.isFinite(v) || isLossKey(m[1]!)) out[m[1]!] = v;
-  }
-  return out;
-}
+const postfixScalars = keyValues;
 
-/** A Python dict repr's `'key': value` pairs (numbers, quoted strings). */
+/** A Python dict repr's `'key': value` pairs (numbers, quoted strings): the last whole dict on the line (dicts printed back to back, a bar's `tqdm.write` joined). */
 export function pyDict(text: string): Map<string, number | string> | null {
-  const open = text.indexOf("{'");
+  const close = text.lastIndexOf('}');
+  if (close < 0) return null;
+  const open = text.lastIndexOf("{'", close);
   if (open < 0) return null;
-  const close = text.indexOf('}', open);
-  const body = text.slice(open + 1, close < 0 ? undefined : close);
+  const body = text.slice(open + 1, close);
   const out = new Map<string, number | string>();
   const re = /'([^'\\]{1,80})':\s*(?:'([^'\\]{0,200})'|"([^"\\]{0,200})"|(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)|(?:np\.float\d+\()?(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\)?)/g;
   let m: RegExpExecArray | null;
@@ -154,13 +200,13 @@ export function pyDict(text: string): Map<string, number | string> | null {
   return out.size ? out : null;
 }
 
-const HF_NOT_SCALARS = new Set(['epoch', 'global_step/max_steps', 'percentage', 'elapsed_time', 'remaining_time', 'step']);
+const HF_NOT_SCALARS = new Set(['epoch', 'global_step/max_steps', 'percentage', 'elapsed_time', 'remaining_time', 'step', 'Step', 'current_steps', 'total_steps', 'iter', 'mode']);
 
-/** Trainer / LLaMA-Factory / ms-swift / accelerate-example log dicts. */
-function logDict(line: string): LineReading | null {
-  const d = pyDict(line);
-  if (!d) return null;
-  const r: LineReading = { source: 'hf' };
+/** Trainer / LLaMA-Factory / ms-swift / accelerate-example log dicts, and the same as JSON lines (`trainer_log.jsonl`, swift's `logging.jsonl`, mmcv's `*.log.json`). */
+function logDict(line: string, d: Map<string, number | string>, source: ProgressSource): LineReading | null {
+  const mode = d.get('mode');
+  if (typeof mode === 'string' && mode !== 'train') return null;
+  const r: LineReading = { source };
   const scalars: Record<string, number> = {};
   for (const [k, v] of d) {
     const num = typeof v === 'number' ? v : /^-?[0-9.]+(?:e[-+]?\d+)?$/i.test(v) ? Number(v) : NaN;
@@ -177,8 +223,15 @@ function logDict(line: string): LineReading | null {
       if (Number(m[2]) > 0) r.total = Number(m[2]);
     }
   }
-  const step = d.get('global_step') ?? d.get('step');
-  if (r.step === undefined && typeof step === 'number' && Number.isInteger(step) && step >= 0) r.step = step;
+  // LLaMA-Factory's `current_steps`/`total_steps`, mlx's `'Step': '20'`, mmcv's `iter`.
+  const stepOf = (v: number | string | undefined): number | undefined => {
+    const n = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : v;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
+  };
+  const step = stepOf(d.get('global_step')) ?? stepOf(d.get('step')) ?? stepOf(d.get('Step')) ?? stepOf(d.get('current_steps')) ?? stepOf(d.get('iter'));
+  if (r.step === undefined && step !== undefined) r.step = step;
+  const total = stepOf(d.get('total_steps')) ?? stepOf(d.get('max_steps'));
+  if (r.total === undefined && total !== undefined && total > 0) r.total = total;
   const rem = d.get('remaining_time');
   if (typeof rem === 'string') {
     const s = parseWords(rem) ?? parseInterval(rem);
@@ -223,6 +276,9 @@ function deepspeed(line: string): LineReading | null {
 function header(line: string): LineReading | null {
   let m = /Total optimization steps\s*=\s*([0-9][0-9,]{0,15})/.exec(line);
   if (m) return { source: 'hf', headerTotal: Number(m[1]!.replace(/,/g, '')) };
+  // Unsloth's banner: `Total batch size = 16 | Total steps = 312`.
+  m = /\bTotal steps = ([0-9][0-9,]{0,15})/.exec(line);
+  if (m) return { source: 'hf', headerTotal: Number(m[1]!.replace(/,/g, '')) };
   m = /\bNum Epochs\s*=\s*([0-9][0-9,]{0,9})/.exec(line);
   if (m) return { source: 'hf', headerEpochs: Number(m[1]!.replace(/,/g, '')) };
   m = /\btrain_iters\s*\.{2,}\s*([0-9]{1,12})\s*$/.exec(line);
@@ -255,32 +311,90 @@ function generic(line: string): LineReading | null {
   return r;
 }
 
-/** A training-loss key (not eval/val/test): its non-finite value is kept, it is the sign of a diverged run. */
-export function isLossKey(k: string): boolean {
-  return /loss/i.test(k) && !/^(eval|val|test)/i.test(k);
+/** What a piece of a line with no bar in it says. */
+function readSegment(line: string): LineReading | null {
+  if (line.trim().length < 4) return null;
+  if (line.includes("{'")) {
+    const d = pyDict(line);
+    return d ? logDict(line, d, 'hf') : null;
+  }
+  if (line.includes('{"')) {
+    const d = jsonPairs(line);
+    return d ? logDict(line, d, 'jsonl') : null;
+  }
+  if (line.includes('Epoch') || line.includes('Iter')) {
+    const m = epochIterLogger(line) ?? yoloHeader(line);
+    if (m) return m;
+  }
+  if (line.includes('iteration')) {
+    const m = megatron(line);
+    if (m) return m;
+  }
+  if (line.includes('| epoch ')) {
+    const m = fairseq(line);
+    if (m) return m;
+  }
+  if (line.includes('(epoch ')) {
+    const m = charRnn(line);
+    if (m) return m;
+  }
+  if (line.includes(' it/s')) {
+    const m = notebookBar(line);
+    if (m) return m;
+  }
+  if (line.includes('step')) {
+    const d = deepspeed(line);
+    if (d) return d;
+  }
+  if (line.includes(' = ') || line.includes('max_steps') || line.includes('train_iters')) {
+    const h = header(line);
+    if (h) return h;
+  }
+  if (line.includes('epoch') || line.includes('training for')) {
+    const m = epochNotice(line);
+    if (m) return m;
+  }
+  if (/step|iter|epoch|\bit\b/i.test(line)) return iterLoss(line) ?? generic(line) ?? stepWithLoss(line);
+  return null;
 }
 
-/** What one line (already split off at \r or \n) says, or null. Never throws. */
-export function readLine(raw: string): LineReading | null {
-  if (raw.length < 4 || raw.trim().length < 4) return null;
+/**
+ * Everything one line (already split off at \r or \n) says, in the order printed: a dict before a bar,
+ * the line's last training bar, then whatever was printed after that bar without a line end (a
+ * `tqdm.write` dict, a DeepSpeed step line, a logger's next message). Never throws.
+ */
+export function readLineParts(raw: string): LineReading[] {
+  if (raw.length < 4 || raw.trim().length < 4) return [];
   const cut = raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw;
   const line = cut.includes('\x1b') ? cut.replace(ANSI, '') : cut;
   try {
-    if (line.includes('%|')) return tqdmBar(line);
-    if (line.includes("{'")) return logDict(line);
-    if (line.includes('step')) {
-      const d = deepspeed(line);
-      if (d) return d;
+    const bar = line.includes('%') ? lastBar(line) : null;
+    if (!bar) {
+      const r = readSegment(line);
+      return r ? [r] : [];
     }
-    if (line.includes(' = ') || line.includes('max_steps') || line.includes('train_iters')) {
-      const h = header(line);
-      if (h) return h;
+    const out: LineReading[] = [];
+    const head = line.slice(0, bar.descStart);
+    if (head.includes("{'") || head.includes('{"')) {
+      const h = readSegment(head);
+      if (h) out.push(h);
     }
-    if (/step|iter|epoch|\bit\b/i.test(line)) return generic(line);
-    return null;
+    if (bar.reading) out.push(bar.reading);
+    let tail = line.slice(bar.end);
+    const another = tail.indexOf('%|');
+    if (another >= 0) tail = tail.slice(0, another);
+    const t = readSegment(tail);
+    if (t) out.push(t);
+    return out;
   } catch {
-    return null;
+    return [];
   }
+}
+
+/** What one line says: its last training bar if it has one, else its one reading, or null. Never throws. */
+export function readLine(raw: string): LineReading | null {
+  const parts = readLineParts(raw);
+  return parts.find((r) => r.source === 'tqdm' || r.source === 'lightning' || r.source === 'yolo') ?? parts[0] ?? null;
 }
 
 export { finite };

@@ -2,7 +2,7 @@
 // the log, from a byte offset), it splits at \n and \r (tqdm redraws its bar with \r), keeps an
 // unfinished last line for the next chunk, and folds each line's reading into one state: step,
 // total, rate, loss and other scalars, and when progress last moved. Pure: time comes in.
-import { isLossKey, readLine, type LineReading, type ProgressSource } from './lines';
+import { isLossKey, readLineParts, type LineReading, type ProgressSource } from './lines';
 
 export interface LossPoint {
   step: number;
@@ -74,6 +74,10 @@ export class ProgressTracker {
   private explicitRateAt: number | null = null;
   private samples: { t: number; step: number }[] = [];
   private sawEpochZero = false;
+  /** A YOLO table header's loss column names, for the rows under it. */
+  private yoloColumns: string[] | null = null;
+  /** The unfinished last line as it was last read: the same line read again (grown, or finished) is the same reading, not a new one. */
+  private lastPending = '';
 
   get progress(): Progress {
     return this.p;
@@ -92,24 +96,31 @@ export class ProgressTracker {
     for (let i = this.pending.length; i < all.length; i++) {
       const c = all.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
-      if (i > start && this.apply(all.slice(start, i), now)) changed = true;
+      if (i > start && this.apply(all.slice(start, i), now, false)) changed = true;
       start = i + 1;
     }
     this.pending = all.slice(start);
     if (this.pending.length > MAX_PENDING) this.pending = this.pending.slice(-MAX_PENDING);
     // tqdm's current bar has no line end yet: read it now, and again when it is finished.
-    if (this.pending.length > 0 && this.apply(this.pending, now)) changed = true;
+    if (this.pending.length > 0 && this.apply(this.pending, now, true)) changed = true;
     return changed || before !== this.p.lastUpdateAt || beforeStep !== this.p.step;
   }
 
-  private apply(line: string, now: number): boolean {
-    const r = readLine(line);
-    if (!r) return false;
-    return this.fold(r, now);
+  private apply(line: string, now: number, unfinished: boolean): boolean {
+    // The unfinished line read last time, grown or finished now: its readings were already counted.
+    const again = this.lastPending !== '' && line.startsWith(this.lastPending);
+    this.lastPending = unfinished ? line : '';
+    let changed = false;
+    for (const r of readLineParts(line)) if (this.fold(r, now, again)) changed = true;
+    return changed;
   }
 
-  private fold(r: LineReading, now: number): boolean {
+  private fold(r: LineReading, now: number, again: boolean): boolean {
     const p = this.p;
+    if (r.columns) {
+      this.yoloColumns = r.columns;
+      return false;
+    }
     if (r.headerTotal !== undefined && r.headerTotal > 0) {
       this.headerTotal = r.headerTotal;
       p.total = r.headerTotal;
@@ -138,11 +149,13 @@ export class ProgressTracker {
       p.epoch = r.epoch;
     }
     if (r.epochTotal !== undefined) p.epochTotal = r.epochTotal;
-    // Per-epoch counts (Lightning's bar, `Epoch [3/10] Step [45/100]`): the run is epochs × steps.
+    // Per-epoch counts (Lightning's bar, YOLO's epoch rows, `Epoch [3/10] Step [45/100]`): the run is
+    // epochs × steps, and a finished epoch is not a finished run.
     const perEpoch = r.perEpoch || (r.source === 'generic' && step !== undefined && total !== undefined && r.epochTotal !== undefined);
     if (perEpoch && step !== undefined && total !== undefined && r.epoch !== undefined) {
       this.perEpochTotal = total;
-      const epochIndex = r.source === 'lightning' || this.sawEpochZero ? r.epoch : Math.max(0, r.epoch - 1);
+      const zeroBased = r.epochBase !== undefined ? r.epochBase === 0 : r.source === 'lightning' || this.sawEpochZero;
+      const epochIndex = zeroBased ? r.epoch : Math.max(0, r.epoch - 1);
       const epochs = p.epochTotal ?? this.headerEpochs;
       if (epochs) {
         step = epochIndex * total + step;
@@ -171,22 +184,28 @@ export class ProgressTracker {
       const measured = this.measuredRate();
       if (measured !== null) p.rate = measured;
     }
-    if (r.scalars) {
-      for (const [k, v] of Object.entries(r.scalars)) if (Number.isFinite(v)) p.scalars[k] = v;
-      const loss = pickLoss(r.scalars);
-      if (loss !== undefined && Number.isFinite(loss)) {
-        p.loss = loss;
-        p.diverged = null;
-        this.addLoss(p.step ?? p.lossCurve.length, loss);
-      } else if (loss !== undefined) {
-        const d = p.diverged;
-        if (d) {
-          d.readings++;
-          d.value = nonFiniteName(loss);
-        } else p.diverged = { value: nonFiniteName(loss), readings: 1, since: now, step: p.step, lastFiniteLoss: p.loss };
-      }
+    let scalars = r.scalars;
+    let loss = scalars ? pickLoss(scalars) : undefined;
+    if (r.losses) {
+      // A YOLO row names its losses only in the header above it; the first column is the run's loss.
+      const names = this.yoloColumns;
+      scalars = { ...scalars };
+      r.losses.forEach((v, i) => (scalars![names?.[i] ?? `loss${i + 1}`] = v));
+      loss = r.losses[0];
     }
-    if (moved || r.scalars || r.rate !== undefined) p.lastUpdateAt = now;
+    if (scalars) for (const [k, v] of Object.entries(scalars)) if (Number.isFinite(v)) p.scalars[k] = v;
+    if (loss !== undefined && Number.isFinite(loss)) {
+      p.loss = loss;
+      p.diverged = null;
+      this.addLoss(p.step ?? p.lossCurve.length, loss);
+    } else if (loss !== undefined) {
+      const d = p.diverged;
+      if (d) {
+        if (!again) d.readings++;
+        d.value = nonFiniteName(loss);
+      } else p.diverged = { value: nonFiniteName(loss), readings: 1, since: now, step: p.step, lastFiniteLoss: p.loss };
+    }
+    if (moved || scalars || r.rate !== undefined) p.lastUpdateAt = now;
     if (p.source === null) p.source = r.source;
     return true;
   }
