@@ -21,15 +21,15 @@ export default tseslint.config(
   },
   {
     files: ['src/core/**/*.ts', 'src/webview/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: forbiddenInPure, patterns: [{ group: ['../remote/*', '../extension/*', '../cli/*'], message: 'core/webview must not import adapters.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: forbiddenInPure, patterns: [{ group: ['**/remote', '**/remote/**', '**/extension', '**/extension/**', '**/cli', '**/cli/**', '**/app', '**/app/**'], message: 'core/webview are the bottom layer: they import no adapter, no app service, no front end (at any depth).' }] }] },
   },
   {
     files: ['src/remote/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/remote is Node only: never vscode.' }], patterns: [{ group: ['../app/*', '../../app/*', '../extension/*', '../../extension/*', '../cli/*', '../../cli/*'], message: 'src/remote is below src/app and the front ends.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/remote is Node only: never vscode.' }], patterns: [{ group: ['**/app', '**/app/**', '**/extension', '**/extension/**', '**/cli', '**/cli/**', '**/webview', '**/webview/**'], message: 'src/remote is below src/app and the front ends (at any depth).' }] }] },
   },
   {
     files: ['src/app/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/app serves both front ends: never vscode.' }], patterns: [{ group: ['../extension/*', '../cli/*', '../webview/*'], message: 'src/app must not import a front end.' }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'src/app serves both front ends: never vscode.' }], patterns: [{ group: ['**/extension', '**/extension/**', '**/cli', '**/cli/**', '**/webview', '**/webview/**'], message: 'src/app must not import a front end (at any depth).' }] }] },
   },
   {
     // Box and platform text reaches notifications: every one goes through src/extension/notify.ts,

@@ -26,7 +26,7 @@ const forbidden = (spec: string): string | undefined => {
   if (spec === 'vscode') return 'vscode';
   if (spec === 'ssh2' || spec.startsWith('ssh2/')) return 'ssh2';
   if (spec.startsWith('node:') || builtinModules.includes(bare)) return `Node built-in ${spec}`;
-  if (/(^|\/)(remote|extension|cli)(\/|$)/.test(spec) && spec.startsWith('.')) return `adapter ${spec}`;
+  if (/(^|\/)(remote|extension|cli|app)(\/|$)/.test(spec) && spec.startsWith('.')) return `adapter or app service ${spec}`;
   return undefined;
 };
 
@@ -38,7 +38,7 @@ describe('layering', () => {
   });
 
   for (const dir of ['src/core', 'src/webview']) {
-    it(`${dir} imports no vscode, ssh2, Node built-ins or adapters`, () => {
+    it(`${dir} imports no vscode, ssh2, Node built-ins, adapters or app services`, () => {
       const offenders: string[] = [];
       for (const file of tsFiles(dir)) {
         for (const spec of importsOf(readFileSync(file, 'utf8'))) {
