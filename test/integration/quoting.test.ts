@@ -2,7 +2,8 @@
 // `printf %s` (inside the login-shell wrapper, so through two levels of quoting), and an
 // injection payload creates nothing, wherever it goes (command argument, job name, folder, env).
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { listJobs, readLog, startJob, type JobInfo } from '../../src/remote/jobs';
@@ -62,11 +63,13 @@ describe('shell quoting on a real box', function () {
   });
 
   it("the payload x'; touch /tmp/PWNED; ' creates nothing, wherever it goes", async () => {
-    const marker = `/tmp/PWNED-${process.pid}`;
+    // Markers only in a folder this test made: what other programs leave in /tmp is not looked at.
+    const dir = mkdtempSync(join(tmpdir(), 'gpr-quoting-'));
+    chmodSync(dir, 0o777); // the box user must be able to create the marker, or the check could not fail
+    const marker = join(dir, 'PWNED-payload');
+    const classicMarker = join(dir, 'PWNED');
     const payload = `x'; touch ${marker}; '`;
-    const classic = "x'; touch /tmp/PWNED; '";
-    rmSync('/tmp/PWNED', { force: true });
-    rmSync(marker, { force: true });
+    const classic = `x'; touch ${classicMarker}; '`;
     for (const p of [classic, payload]) {
       assert.equal((await conn.exec(`printf %s ${shQuote(p)}`)).stdout, p);
       assert.equal((await conn.exec(`echo ${shQuote(p)}`, { login: false })).stdout, p + '\n');
@@ -80,9 +83,10 @@ describe('shell quoting on a real box', function () {
       const info = await waitExited(conn, inFolder.name);
       assert.equal(info.exitCode, 127);
     }
-    assert.equal(existsSync('/tmp/PWNED'), false);
+    assert.equal(existsSync(classicMarker), false);
     assert.equal(existsSync(marker), false);
-    assert.equal((await conn.exec(`ls ${shQuote(marker)} /tmp/PWNED 2>/dev/null | wc -l`)).stdout.trim(), '0');
+    assert.equal((await conn.exec(`ls ${shQuote(marker)} ${shQuote(classicMarker)} 2>/dev/null | wc -l`)).stdout.trim(), '0');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
