@@ -143,3 +143,43 @@ describe('ETA and cost to finish (fake clock)', () => {
     assert.equal(f.costToFinishFen, null);
   });
 });
+
+// Synthetic lines (written here, not captured) for the cases the real excerpts do not show; the real
+// ones are in progress-real.test.ts.
+describe('formats on synthetic lines', () => {
+  it('JSON lines with NaN / Infinity (Python json.dumps writes them; JSON.parse refuses them) are read tolerantly', () => {
+    const t = new ProgressTracker();
+    t.feed('{"current_steps": 5, "total_steps": 93, "loss": 5.7013, "epoch": 0.16}\n', 1);
+    assert.equal(t.progress.loss, 5.7013);
+    t.feed('{"current_steps": 10, "total_steps": 93, "loss": NaN, "epoch": 0.33}\n', 2);
+    assert.deepEqual([t.progress.step, t.progress.total, t.progress.diverged?.value, t.progress.diverged?.lastFiniteLoss], [10, 93, 'nan', 5.7013]);
+    t.feed('{"current_steps": 15, "total_steps": 93, "loss": Infinity, "epoch": 0.49}\n', 3);
+    assert.deepEqual([t.progress.diverged?.value, t.progress.diverged?.readings], ['inf', 2]);
+    t.feed('{"current_steps": 20, "total_steps": 93, "loss": 0.5741, "epoch": 0.66}\n', 4);
+    assert.equal(t.progress.diverged, null);
+    assert.equal(t.progress.loss, 0.5741);
+  });
+  it('a YOLO epoch row at 100 % of its batches is one epoch of the run, not the run; its NaN losses diverge', () => {
+    const header = '      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n';
+    const p = progressOf(header + '      3/100     10.2G      1.234      0.567      1.089         12        640: 100%|██████████| 118/118 [01:02<00:00,  1.89it/s]\n', 1);
+    assert.deepEqual([p.step, p.total, p.epoch, p.epochTotal, p.loss, p.scalars.cls_loss], [3 * 118, 100 * 118, 3, 100, 1.234, 0.567]);
+    const q = progressOf(header + '      4/100     10.2G        nan        nan        nan         12        640:  38%|███▊      | 45/118 [00:24<00:39,  1.86it/s]\n', 1);
+    assert.deepEqual([q.step, q.total, q.diverged?.value], [3 * 118 + 45, 100 * 118, 'nan']);
+  });
+  it('several redraws joined on one line: the last counts; a dict or a step line printed after the bar is read too', () => {
+    const p = progressOf(' 10%|█         | 10/100 [00:10<01:30,  1.00it/s] 11%|█         | 11/100 [00:11<01:29,  1.00it/s]{\'loss\': 2.5, \'grad_norm\': 1.1, \'learning_rate\': 1e-05, \'epoch\': 0.11}\n', 1);
+    assert.deepEqual([p.step, p.total, p.loss, p.epoch], [11, 100, 2.5, 0.11]);
+  });
+  it('no total is invented: step lines without one leave the total unknown', () => {
+    const p = progressOf('step: 14  loss:  3.24405  grad_norm:  0.8319\niter 15: loss 3.1, time 500.00ms\n', 1);
+    assert.deepEqual([p.step, p.total, p.loss], [15, null, 3.1]);
+    assert.equal(readLine('Dumping profiler traces at step 200'), null, 'a step without a loss is not progress');
+    assert.equal(readLine('| epoch 010 | valid on \'valid\' subset  1000 / 1311 loss=1.60'), null, 'fairseq validation is not the run');
+  });
+  it('Megatron: the fp16 loss scale is not a loss, the lm loss is', () => {
+    const p = progressOf(' iteration       10/ 1000000 | consumed samples:           40 | loss scale: 8388608.0 | number of skipped iterations:  10 |\n', 1);
+    assert.deepEqual([p.step, p.total, p.loss, p.diverged], [10, 1000000, null, null]);
+    const q = progressOf(' iteration       20/ 1000000 | lm loss: nan | loss scale: 32768.0 |\n', 1);
+    assert.equal(q.diverged?.value, 'nan');
+  });
+});
