@@ -94,5 +94,12 @@ describe('end causes on real failure tails', () => {
     assert.equal(detectCause(noise, 1), null);
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     assert.ok(ms < 200, `${ms} ms`);
+    // Lines that repeat a pattern's start without its end (each was quadratic: 120–750 ms before the bounds).
+    for (const line of ['ProcessGroupNCCL'.repeat(1000), 'Killed x'.repeat(2000), 'DataLoader worker (pid'.repeat(700)]) {
+      const t1 = process.hrtime.bigint();
+      assert.equal(detectCause((line + '\n').repeat(16), 1), null);
+      const ms1 = Number(process.hrtime.bigint() - t1) / 1e6;
+      assert.ok(ms1 < 60, `${line.slice(0, 16)}…: ${ms1} ms`);
+    }
   });
 });

@@ -41,7 +41,7 @@ const RULES: { kind: Exclude<EndCauseKind, 'killed'>; res: RegExp[] }[] = [
     kind: 'hostOom',
     res: [
       /Out of memory: Killed process|oom-kill|oom_kill_process/,
-      /DataLoader worker \(pid[^)]*\) is killed by signal: Killed/,
+      /DataLoader worker \(pid[^)]{0,40}\) is killed by signal: Killed/,
       // Launchers reporting a child killed by SIGKILL: torchrun, DeepSpeed, accelerate / torch.distributed.launch.
       /Signal 9 \(SIGKILL\) received by PID/i,
       /exitcode\s*: -9\b|exits with return code = -9\b|died with <Signals\.SIGKILL: 9>|returned non-zero exit status -9\b/,
@@ -55,7 +55,8 @@ const RULES: { kind: Exclude<EndCauseKind, 'killed'>; res: RegExp[] }[] = [
       /Watchdog caught collective operation timeout/,
       /NCCL error in:|NCCL error: /,
       /ncclUnhandledCudaError|ncclSystemError|ncclInternalError|ncclRemoteError|ncclInvalidUsage|DistBackendError/,
-      /NCCL error|NCCL WARN|ProcessGroupNCCL.*(?:timeout|Timeout)/,
+      // Literals only: `ProcessGroupNCCL.*timeout` was quadratic on a long line that repeats the name.
+      /NCCL error|NCCL WARN|detected by watchdog|Some NCCL operations have failed or timed out/,
     ],
   },
 ];
@@ -85,9 +86,10 @@ export function detectCause(logTail: string, exitCode: number | null, opts: { st
       }
     }
   }
+  // Bounded repeats: a line that repeats `Killed x` or `DataLoader worker (pid` must not go quadratic.
   for (let i = lines.length - 1; i >= Math.max(0, lines.length - 20); i--) {
     const l = lines[i]!.trim();
-    if (/(?:^|[\]\s:])Killed$|line \d+: +\d+ Killed|Killed\s+\S.*python|\bexit (?:code|status) (?:137|247)\b/.test(l)) return { kind: 'killed', line: l.slice(0, MAX_CAUSE_LINE) };
+    if (/(?:^|[\]\s:])Killed$|line \d+: +\d+ Killed|Killed[ \t]{1,40}(?:[^\s/]{0,40}\/){0,6}python|\bexit (?:code|status) (?:137|247)\b/.test(l)) return { kind: 'killed', line: l.slice(0, MAX_CAUSE_LINE) };
   }
   if (!opts.stopped && (exitCode === 137 || exitCode === -9)) return { kind: 'killed', line: null };
   return null;
