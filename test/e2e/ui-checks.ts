@@ -426,7 +426,12 @@ function englishChecks(): UiCheck[] {
         // Check GPU from the row: the report opens in a tab named after the instance.
         await row.hover();
         await row.locator('.action-label[aria-label="Check GPU"]').first().click();
-        await page.locator('.tabs-container .tab').filter({ hasText: 'GPU check — walkthrough box' }).first().waitFor({ timeout: 60_000 });
+        const reportTab = page.locator('.tabs-container .tab').filter({ hasText: 'GPU check — walkthrough box' }).first();
+        await reportTab.waitFor({ timeout: 60_000 });
+        // Rendered, not Markdown source: the Markdown preview's tab, and its page shows the heading as a heading.
+        const tabText = (await reportTab.textContent()) ?? '';
+        if (!/^\s*Preview\b/.test(tabText)) throw new Error(`the GPU check report opened as source, not rendered: tab "${tabText}"`);
+        process.stdout.write(`         report tab: ${JSON.stringify(tabText.trim())}\n`);
         await shot(page, outDir, 'walkthrough-check.png');
         // Sync from the context menu: it asks for the box folder, then the local one.
         const menu = async (label: string) => {

@@ -1,5 +1,7 @@
-// The GPU check's report: a read-only Markdown document titled after the instance, opened in
-// the current editor group, with the fix (fresh env first where advised) to copy or run.
+// The GPU check's report: a read-only Markdown document titled after the instance, opened
+// rendered (VS Code's Markdown preview) in the current editor group, with the fix (fresh env
+// first where advised) to copy or run. Where the preview is unavailable (the built-in Markdown
+// extension disabled) the document opens as text.
 import * as vscode from 'vscode';
 import type { Diagnosis } from '../../../core/doctor';
 import { fixScript } from '../../../core/doctor-fix';
@@ -36,7 +38,11 @@ export class DoctorView implements vscode.Disposable {
     this.docs.set(uri.toString(), md);
     this.changed.fire(uri);
     const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: false });
+    const rendered = await Promise.resolve(vscode.commands.executeCommand('markdown.showPreview', uri)).then(
+      () => true,
+      () => false,
+    );
+    if (!rendered) await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: false });
     return script;
   }
 
