@@ -179,6 +179,7 @@ export function epochNotice(line: string): LineReading | null {
 
 /** A step printed without a total beside a training loss: torchtitan `step: 14  loss:  3.24405`, `[Rank 1] Step 4 loss=-3.98`, `Epoch: 0, step: 9, loss: nan`. */
 export function stepWithLoss(line: string): LineReading | null {
+  if (/\b(?:eval|val|valid|validation|test)\b/i.test(line)) return null;
   const s = /\b(?:global[_ ])?step\s*(?:[:=]\s*)?(\d{1,12})\b/i.exec(line);
   if (!s) return null;
   const rest = line.slice(s.index + s[0].length);

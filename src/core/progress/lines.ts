@@ -99,7 +99,16 @@ function lastBar(line: string): Bar | null {
   }
   let later: Bar | null = null;
   for (let k = at.length - 1, tried = 0; k >= 0 && tried < MAX_BARS_LOOKED_AT; k--, tried++) {
-    const bar = tqdmBar(line, at[k]!.pct, at[k]!.bare);
+    // The desc starts where the bar before it on the line ended (redraws joined without their \r).
+    let from = 0;
+    for (let j = k - 1, back = 0; j >= 0 && back < 4; j--, back++) {
+      const e = barEnd(line, at[j]!.pct, at[j]!.bare);
+      if (e !== null && e <= at[k]!.pct) {
+        from = e;
+        break;
+      }
+    }
+    const bar = tqdmBar(line, at[k]!.pct, at[k]!.bare, from);
     if (!bar) continue;
     if (bar.reading) return bar;
     later ??= bar;
@@ -107,10 +116,17 @@ function lastBar(line: string): Bar | null {
   return later;
 }
 
+/** Where the bar whose percentage sign is at `pct` ends, or null when there is no bar there. */
+function barEnd(line: string, pct: number, bare: boolean): number | null {
+  const after = bare ? pct + 1 : pct + 2;
+  const tail = (bare ? BARE_TAIL : BAR_TAIL).exec(line.slice(after, after + 600));
+  return tail ? after + tail.index + tail[0].length : null;
+}
+
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 
 /** The bar whose percentage sign is at `pct`: `{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]`. */
-function tqdmBar(line: string, pct: number, bare: boolean): Bar | null {
+function tqdmBar(line: string, pct: number, bare: boolean, from: number): Bar | null {
   let d = pct;
   while (d > 0 && d > pct - 4 && isDigit(line.charCodeAt(d - 1))) d--;
   if (d === pct) return null;
@@ -118,9 +134,8 @@ function tqdmBar(line: string, pct: number, bare: boolean): Bar | null {
   const tail = (bare ? BARE_TAIL : BAR_TAIL).exec(line.slice(after, after + 600));
   if (!tail) return null;
   const end = after + tail.index + tail[0].length;
-  // The desc starts after the previous bar or bracketed prefix (`[rank0]:`, `[STDERR]`), at most 200 characters back.
-  const close = line.lastIndexOf(']', d - 1);
-  const descStart = Math.max(close + 1, d - 200, 0);
+  // The desc starts after the previous bar on the line, at most 200 characters back.
+  const descStart = Math.max(from, d - 200, 0);
   const bar: Bar = { reading: null, descStart, end };
   const desc = trimColons(line.slice(descStart, d));
   const step = parseCount(tail[1]!);
