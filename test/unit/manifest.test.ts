@@ -70,6 +70,22 @@ describe('manifest', () => {
     }
   });
 
+  it('the walkthrough: each step links and completes on a contributed command, in both languages, with an image that exists', () => {
+    const ids = new Set(Object.values(Commands) as string[]);
+    const walks = pkg.contributes.walkthroughs as { steps: { description: string; media: { image: string }; completionEvents: string[] }[] }[];
+    assert.equal(walks.length, 1);
+    assert.ok(walks[0]!.steps.length >= 5);
+    for (const step of walks[0]!.steps) {
+      for (const lang of [nlsEn, nlsZh]) {
+        const links = [...(lang[step.description.slice(1, -1)] ?? '').matchAll(/\(command:([\w.]+)\)/g)].map((m) => m[1]!);
+        assert.equal(links.length, 1, step.description);
+        assert.ok(ids.has(links[0]!), links[0]);
+        assert.deepEqual(step.completionEvents, [`onCommand:${links[0]}`]);
+      }
+      assert.ok(existsSync(step.media.image), step.media.image);
+    }
+  });
+
   it('every %key% exists in package.nls.json and package.nls.zh-cn.json, and neither has strays', () => {
     const keys = new Set(percentKeys(pkg));
     assert.ok(keys.size > 30);
