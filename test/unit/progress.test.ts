@@ -183,3 +183,15 @@ describe('formats on synthetic lines', () => {
     assert.equal(q.diverged?.value, 'nan');
   });
 });
+
+describe('ms-swift dicts with every value quoted (synthetic lines in the newer swift format)', () => {
+  it('reads the step, total, epoch, loss and s/it rate, and a quoted nan loss diverges', () => {
+    const t = new ProgressTracker();
+    t.feed("Train:   2%|▎         | 1/40 [01:08<44:41, 68.75s/it]{'loss': '0.3605', 'grad_norm': '1.021', 'learning_rate': '5e-05', 'epoch': '0.129', 'global_step/max_steps': '1/40', 'elapsed_time': '1m 9s', 'remaining_time': '44m 41s', 'train_speed(s/it)': '68.75'}\n", 1);
+    const p = t.progress;
+    assert.deepEqual([p.step, p.total, p.epoch, p.loss, p.scalars.grad_norm], [1, 40, 0.129, 0.3605, 1.021]);
+    assert.ok(Math.abs(p.rate! - 1 / 68.75) < 1e-9);
+    t.feed("{'loss': 'nan', 'epoch': '0.26', 'global_step/max_steps': '2/40'}\n", 2);
+    assert.equal(t.progress.diverged?.value, 'nan');
+  });
+});

@@ -215,6 +215,7 @@ export function pyDict(text: string): Map<string, number | string> | null {
   return out.size ? out : null;
 }
 
+const PRINTED_NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$|^[-+]?(?:nan|inf(?:inity)?)$/i;
 const HF_NOT_SCALARS = new Set(['epoch', 'global_step/max_steps', 'percentage', 'elapsed_time', 'remaining_time', 'step', 'Step', 'current_steps', 'total_steps', 'iter', 'mode']);
 
 /** Trainer / LLaMA-Factory / ms-swift / accelerate-example log dicts, and the same as JSON lines (`trainer_log.jsonl`, swift's `logging.jsonl`, mmcv's `*.log.json`). */
@@ -223,12 +224,14 @@ function logDict(line: string, d: Map<string, number | string>, source: Progress
   if (typeof mode === 'string' && mode !== 'train') return null;
   const r: LineReading = { source };
   const scalars: Record<string, number> = {};
+  // Newer ms-swift prints every value as a string (`'loss': '0.3605'`, `'epoch': '0.129'`); a quoted `'nan'` is a loss too.
+  const numberOf = (v: number | string | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && PRINTED_NUMBER.test(v) ? printedNumber(v) : undefined);
   for (const [k, v] of d) {
-    const num = typeof v === 'number' ? v : /^-?[0-9.]+(?:e[-+]?\d+)?$/i.test(v) ? Number(v) : NaN;
-    if (!HF_NOT_SCALARS.has(k) && (Number.isFinite(num) || (typeof v === 'number' && isLossKey(k)))) scalars[k] = num;
+    const num = numberOf(v);
+    if (num !== undefined && !HF_NOT_SCALARS.has(k) && (Number.isFinite(num) || isLossKey(k))) scalars[k] = num;
   }
-  const epoch = d.get('epoch');
-  if (typeof epoch === 'number' && Number.isFinite(epoch)) r.epoch = epoch;
+  const epoch = numberOf(d.get('epoch'));
+  if (epoch !== undefined && Number.isFinite(epoch)) r.epoch = epoch;
   const gs = d.get('global_step/max_steps');
   if (typeof gs === 'string') {
     r.source = 'swift';
@@ -252,9 +255,12 @@ function logDict(line: string, d: Map<string, number | string>, source: Progress
     const s = parseWords(rem) ?? parseInterval(rem);
     if (s !== undefined) r.remainingSeconds = s;
   }
-  const speed = d.get('train_speed(iter/s)');
-  if (typeof speed === 'number' && speed > 0 && Number.isFinite(speed)) r.rate = speed;
+  const speed = numberOf(d.get('train_speed(iter/s)'));
+  const slowness = numberOf(d.get('train_speed(s/it)'));
+  if (speed !== undefined && speed > 0 && Number.isFinite(speed)) r.rate = speed;
+  else if (slowness !== undefined && slowness > 0 && Number.isFinite(slowness)) r.rate = 1 / slowness;
   delete scalars['train_speed(iter/s)'];
+  delete scalars['train_speed(s/it)'];
   delete scalars['global_step'];
   // accelerate's examples: `epoch 0: {'accuracy': 0.75, 'f1': 0.83}`
   const ep = /^\s*epoch\s+(\d{1,6})\s*:/i.exec(line);
