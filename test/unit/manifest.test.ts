@@ -57,8 +57,10 @@ describe('manifest', () => {
 
   it('menus and welcome links name only contributed commands', () => {
     const ids = new Set(Object.values(Commands) as string[]);
-    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, { command: string }[]>)) {
-      for (const it of items) assert.ok(ids.has(it.command), `${menu}: ${it.command}`);
+    const submenus = new Set(((pkg.contributes.submenus ?? []) as { id: string }[]).map((m) => m.id));
+    for (const [menu, items] of Object.entries(pkg.contributes.menus as Record<string, { command?: string; submenu?: string }[]>)) {
+      if (menu.includes('.')) assert.ok(submenus.has(menu), `menu ${menu} is not a declared submenu`);
+      for (const it of items) assert.ok(it.submenu ? submenus.has(it.submenu) : ids.has(it.command!), `${menu}: ${it.command ?? it.submenu}`);
     }
     for (const lang of [nlsEn, nlsZh]) {
       for (const w of pkg.contributes.viewsWelcome as { contents: string }[]) {
@@ -68,6 +70,25 @@ describe('manifest', () => {
         for (const l of links) assert.ok(ids.has(l), l);
       }
     }
+  });
+
+  it('the instance context menu: no two items share a group position, and one Release shows per instance', () => {
+    const items = pkg.contributes.menus['view/item/context'] as { command?: string; submenu?: string; when: string; group?: string }[];
+    const seen = new Map<string, string>();
+    for (const it of items) {
+      if (!it.group || it.group.startsWith('inline')) continue;
+      // Items shown for the same kind of element may not collide; the when clause names the element kind.
+      const kind = /viewItem (?:=~ \/\^|== )([a-z]+)/.exec(it.when)?.[1] ?? '?';
+      const key = `${kind} ${it.group}`;
+      assert.ok(!seen.has(key), `${it.command ?? it.submenu} and ${seen.get(key)} share ${key}`);
+      seen.set(key, it.command ?? it.submenu!);
+    }
+    const rel = items.find((i) => i.command === 'gpuRent.releaseInstance')!;
+    const re = new RegExp(/\/(.*)\//.exec(rel.when)![1]!);
+    assert.ok(re.test('instance:running:x'));
+    assert.ok(!re.test('instance:running:x:api:poff:prel'), 'Release Instance hidden where Release on Platform is offered');
+    const onPlatform = items.find((i) => i.command === 'gpuRent.releaseOnPlatform')!;
+    assert.ok(new RegExp(/\/(.*)\//.exec(onPlatform.when)![1]!).test('instance:running:x:api:poff:prel'));
   });
 
   it('the walkthrough: each step links and completes on a contributed command, in both languages, with an image that exists', () => {
