@@ -174,6 +174,8 @@ describe('formats on synthetic lines', () => {
     const p = progressOf('step: 14  loss:  3.24405  grad_norm:  0.8319\niter 15: loss 3.1, time 500.00ms\n', 1);
     assert.deepEqual([p.step, p.total, p.loss], [15, null, 3.1]);
     assert.equal(readLine('Dumping profiler traces at step 200'), null, 'a step without a loss is not progress');
+    const q = progressOf('Epoch 2/10, step 300, loss: 0.25\n', 1);
+    assert.deepEqual([q.step, q.total, q.epoch, q.epochTotal, q.loss], [300, null, 2, 10, 0.25]);
     assert.equal(readLine('| epoch 010 | valid on \'valid\' subset  1000 / 1311 loss=1.60'), null, 'fairseq validation is not the run');
   });
   it('Megatron: the fp16 loss scale is not a loss, the lm loss is', () => {

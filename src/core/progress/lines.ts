@@ -375,8 +375,15 @@ function readSegment(line: string): LineReading | null {
     const m = epochNotice(line);
     if (m) return m;
   }
-  if (/step|iter|epoch|\bit\b/i.test(line)) return iterLoss(line) ?? generic(line) ?? stepWithLoss(line);
-  return null;
+  if (!/step|iter|epoch|\bit\b/i.test(line)) return null;
+  const g = iterLoss(line) ?? generic(line);
+  if (g && g.step !== undefined) return g;
+  // `Epoch 1/10, step 100, loss: 0.5`: the epoch from generic, the step (no total) beside its loss.
+  const s = stepWithLoss(line);
+  if (!g || !s) return g ?? s;
+  s.epoch = g.epoch ?? s.epoch;
+  if (g.epochTotal !== undefined) s.epochTotal = g.epochTotal;
+  return s;
 }
 
 /**
