@@ -13,8 +13,8 @@ export interface CliCommand {
   name: string;
   /** One line for `gpu-rent --help`. */
   summary: string;
-  /** Full help text for `gpu-rent NAME --help`. */
-  help: () => string;
+  /** Full help text for `gpu-rent NAME --help`; `ctx` (the environment and the command's arguments) lets it pick a language. */
+  help: (ctx?: { env: NodeJS.ProcessEnv; argv: readonly string[] }) => string;
   /** Returns the exit code. Throw UsageError for bad input (exit 2). */
   run: (argv: string[], io: CliIO) => Promise<number>;
 }

@@ -48,7 +48,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     const dashdash = rest.indexOf('--');
     const helpAt = Math.max(rest.indexOf('--help'), rest.indexOf('-h'));
     if (dashdash === -1 || helpAt < dashdash) {
-      io.stdout(command.help());
+      io.stdout(command.help({ env: io.env, argv: rest }));
       return 0;
     }
   }
