@@ -1,12 +1,12 @@
 // A big compressible file pushed through the box's own gzip: the file is cut into segments
-// (8 MiB of the original), each gzip-compressed here (zlib, on the thread pool, the next one
-// while the current one crosses the link) and appended to NAME.part on the box by
+// (1 MiB, 2, 4, then 8 MiB of the original), each gzip-compressed here (zlib level 6, on the thread pool, the
+// next one while the current one crosses the link) and appended to NAME.part on the box by
 // `gzip -dc >> NAME.part`, which then prints the .part's size. A segment counts (and its bytes
 // go into the SHA-256 that push verifies against the box's) only when the .part has grown by
 // exactly the segment, so what is on the box after a cut is a true prefix, which the next
-// push resumes as it resumes an SFTP upload. Where compressing is slower than the link
-// carries plain bytes (a fast link), or a segment fails, the rest goes over SFTP from the
-// last confirmed byte.
+// push resumes as it resumes an SFTP upload. Where compressing is the bottleneck the level
+// steps down to 1; where even that is slower than the link carries plain bytes (a fast link),
+// or a segment fails, the rest goes over SFTP from the last confirmed byte.
 import { promises as fsp } from 'node:fs';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
@@ -15,6 +15,10 @@ import type { SyncRemote } from './types';
 
 const gzipAsync = promisify(gzip);
 export const SEGMENT_BYTES = 8 * 1024 * 1024;
+/** The first segment is small, so the first compressed bytes leave within ~0.1 s; each next one doubles up to SEGMENT_BYTES. */
+const FIRST_SEGMENT = 1024 * 1024;
+/** Files from this size on are worth a stream of their own (a channel costs ~3 round trips). */
+export const GZIP_MIN_FILE = 256 * 1024;
 
 export interface GzipPushResult {
   /** Bytes of the original confirmed on the box (from `from` on). */
@@ -43,8 +47,10 @@ export async function pushGzipped(
   const fh = await fsp.open(path, 'r');
   let at = o.from;
   let wire = 0;
+  let segment = FIRST_SEGMENT;
   const readSeg = async (off: number) => {
-    const len = Math.min(SEGMENT_BYTES, o.size - off);
+    const len = Math.min(segment, o.size - off);
+    segment = Math.min(SEGMENT_BYTES, segment * 2);
     const buf = Buffer.allocUnsafe(len);
     let got = 0;
     while (got < len) {
@@ -54,11 +60,13 @@ export async function pushGzipped(
     }
     return buf.subarray(0, got);
   };
+  let level = o.level ?? 6;
   const prepare = async (off: number) => {
     const raw = await readSeg(off);
     const t0 = performance.now();
-    const z = await gzipAsync(raw, { level: o.level ?? 6 });
-    return { raw, z, compressMs: performance.now() - t0 };
+    const at = level;
+    const z = await gzipAsync(raw, { level: at });
+    return { raw, z, level: at, compressMs: performance.now() - t0 };
   };
   try {
     let next = at < o.size ? prepare(at) : undefined;
@@ -90,9 +98,12 @@ export async function pushGzipped(
       o.onBytes?.(seg.raw.length);
       at = end;
       wire += seg.z.length;
-      // Plain bytes would cross this link faster than this segment took to compress: the rest goes as it is.
+      // Compressing is the bottleneck (the link carried the segment faster than it took to
+      // compress): level 6 steps down to 1, and where even plain bytes would cross faster
+      // than level 1 compresses, the rest goes as it is.
       const linkBytesPerMs = seg.z.length / Math.max(1, sendMs);
-      if (next && seg.raw.length / linkBytesPerMs < seg.compressMs) {
+      if (next && seg.level > 1 && seg.compressMs > sendMs) level = 1;
+      else if (next && seg.level === 1 && seg.raw.length / linkBytesPerMs < seg.compressMs) {
         void next.catch(() => undefined);
         return { raw: at - o.from, wire, stopped: 'fast-link' };
       }

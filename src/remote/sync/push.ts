@@ -23,7 +23,7 @@ import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { PUSH_STREAM_MIN_FILES, renameUp, streamFirst, streamUp, type Streamed } from './push-stream';
 import { boxCompression, SAMPLE_BYTES, worthCompressing } from './compress';
-import { pushGzipped } from './push-gzip';
+import { GZIP_MIN_FILE, pushGzipped } from './push-gzip';
 import { passSignal } from '../util/deadline';
 import { trimEndOf } from '../../core/boxLines';
 
@@ -127,7 +127,7 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
   let bytes = 0;
   let done = from;
   // Compressible: as much as pays goes through the box's gzip; the rest over SFTP below.
-  if (c.gzip && f.size >= BIG && from < f.size && (await sampleWorthIt(f))) {
+  if (c.gzip && f.size >= GZIP_MIN_FILE && from < f.size && (await sampleWorthIt(f))) {
     const g = await pushGzipped(c.remote, f.path, part, {
       from,
       size: f.size,
