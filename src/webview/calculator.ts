@@ -6,7 +6,8 @@ import { builtinCatalog, dating, mergeCatalog, WARNING_TEXT, type Catalog, type 
 import { findCard } from '../core/cards';
 import { breakEvenHours, cheapestPricedRow, midpoint, quoteCatalog, type QuoteRow } from '../core/cost';
 import { formatCny } from '../core/money';
-import { hoursFromSteps } from '../core/perf';
+import { DEFAULT_JOB } from '../core/job-defaults';
+import { jobInputFor } from './job-input';
 import { inputsForCard } from './rescale';
 import { breakEvenChart, crossover, stackedBars, type Bar, type ModeLine } from './charts';
 import { CalculatorInputsSchema, DEFAULT_INPUTS, parseHostMessage, restoreState, SORT_KEYS, type CalculatorInputs, type Locale, type WebviewMessage } from './protocol';
@@ -15,13 +16,14 @@ import { fill, strings, type Strings } from './strings';
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
-type NumKey = 'gpuHours' | 'steps' | 'secondsPerStep' | 'gpus' | 'storageGb' | 'days' | 'idleHours' | 'downloadGb';
+type NumKey = 'gpuHours' | 'steps' | 'secondsPerStep' | 'gpus' | 'storageGb' | 'vramGb' | 'days' | 'idleHours' | 'downloadGb';
 const FIELDS: { key: NumKey; min: number; max: number; integer?: boolean; step: string }[] = [
   { key: 'gpuHours', min: 0, max: 100_000, step: '0.5' },
   { key: 'steps', min: 0, max: 1_000_000_000, integer: true, step: '100' },
   { key: 'secondsPerStep', min: 0, max: 100_000, step: '0.1' },
   { key: 'gpus', min: 1, max: 8, integer: true, step: '1' },
   { key: 'storageGb', min: 0, max: 1_000_000, step: '1' },
+  { key: 'vramGb', min: 0, max: 10_000, step: '1' },
   { key: 'days', min: 0, max: 3650, step: '1' },
   { key: 'idleHours', min: 0, max: 100_000, step: '1' },
   { key: 'downloadGb', min: 0, max: 1_000_000, step: '1' },
@@ -79,7 +81,7 @@ function post(msg: WebviewMessage): void {
 function numberField(key: NumKey): HTMLElement {
   const f = FIELDS.find((x) => x.key === key)!;
   const id = `f-${key}`;
-  const input = h('input', { id, type: 'number', inputmode: 'decimal', min: String(f.min), max: String(f.max), step: f.step, value: String(inputs[key]), 'aria-describedby': `${id}-err` });
+  const input = h('input', { id, type: 'number', inputmode: 'decimal', min: String(f.min), max: String(f.max), step: f.step, value: String(inputs[key] ?? DEFAULT_JOB.vramGb), 'aria-describedby': `${id}-err` });
   const err = h('span', { id: `${id}-err`, class: 'error', role: 'alert' });
   const onChange = () => {
     const problem = validate(key, input.value);
@@ -323,19 +325,7 @@ function compute(): void {
     return;
   }
   saveState();
-  const gpuHours = inputs.workMode === 'hours' ? inputs.gpuHours : hoursFromSteps(inputs.steps, inputs.secondsPerStep);
-  const res = quoteCatalog(catalog, {
-    gpuHours,
-    refCard: inputs.card,
-    cards: [inputs.card],
-    ...(inputs.platforms.length ? { platforms: inputs.platforms } : {}),
-    gpus: inputs.gpus,
-    storageGb: inputs.storageGb,
-    days: inputs.days,
-    idleHours: inputs.idleHours,
-    downloadGb: inputs.downloadGb,
-    includeSpot: inputs.spot,
-  });
+  const res = quoteCatalog(catalog, jobInputFor(inputs));
   const rows = res.rows;
   const cheapest = cheapestPricedRow(rows);
   const width = Math.max(360, Math.min(1100, (document.getElementById('results')?.clientWidth ?? 800) - 8));

@@ -2,6 +2,7 @@
 // the host safeParses what the webview posts and drops what fails, and the webview does the
 // same with what the host posts. Requests carry an id that the reply echoes.
 import { z } from 'zod';
+import { DEFAULT_JOB } from '../core/job-defaults';
 
 const MAX_TEXT = 200;
 const name = z.string().min(1).max(MAX_TEXT);
@@ -29,6 +30,8 @@ export const CalculatorInputsSchema = z.strictObject({
   days: z.number().min(0).max(3650),
   idleHours: z.number().min(0).max(100_000),
   downloadGb: z.number().min(0).max(1_000_000),
+  /** VRAM the job needs per card, GB (absent in state saved before it existed: the default job's). */
+  vramGb: z.number().min(0).max(10_000).optional(),
   spot: z.boolean(),
   platforms: z.array(name).max(50),
   sort: z.strictObject({ key: z.enum(SORT_KEYS), descending: z.boolean() }),
@@ -42,14 +45,15 @@ export type CalculatorState = z.infer<typeof CalculatorStateSchema>;
 export const DEFAULT_INPUTS: CalculatorInputs = {
   card: 'RTX 3090',
   workMode: 'hours',
-  gpuHours: 15,
+  gpuHours: DEFAULT_JOB.gpuHours,
   steps: 0,
   secondsPerStep: 0,
   gpus: 1,
-  storageGb: 24,
+  storageGb: DEFAULT_JOB.storageGb,
   days: 1,
   idleHours: 0,
   downloadGb: 0,
+  vramGb: DEFAULT_JOB.vramGb,
   spot: false,
   platforms: [],
   sort: { key: 'total', descending: false },

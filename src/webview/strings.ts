@@ -1,4 +1,5 @@
 // The calculator's words in English and Simplified Chinese (the webview cannot use vscode.l10n).
+import { quoteNotes } from '../core/quote-notes';
 import type { Locale } from './protocol';
 
 const en = {
@@ -13,6 +14,7 @@ const en = {
   secondsPerStep: 'Seconds per step',
   gpus: 'GPUs',
   storageGb: 'Data disk (GB)',
+  vramGb: 'VRAM needed per card (GB)',
   days: 'Days kept',
   idleHours: 'Hours kept stopped',
   downloadGb: 'Download (GB)',
@@ -64,20 +66,8 @@ const en = {
   errMax: 'At most {0}.',
   sortAsc: 'sorted ascending',
   sortDesc: 'sorted descending',
-  notes: {
-    hoursEstimated: 'hours estimated from the card’s speed relative to the reference card',
-    vramShort: 'not enough GPU memory for the job',
-    noCuda: 'not a CUDA device: custom CUDA ops will not run',
-    exceedsFreeQuota: 'longer than the free quota',
-    spotLongJob: 'spot for a job over 1 h: never marked cheapest (the report: formal training never on spot; its 8 h spot run was reclaimed at hour 2)',
-    storageBundled: 'storage is part of the instance price',
-    idleKeptRunning: 'stopping loses the data here, so idle time is billed as running',
-    priceDerived: 'spot price derived from the hourly price and the usual discount',
-    multiGpuPcie: 'multi-GPU over PCIe: about 1.6× for 2 cards, not 2×',
-    multiGpuEstimate: 'more cards than the report measured: the speed-up is an estimate (×1.6 per doubling)',
-    storageBundledUnpriced: 'data disk bundled with the instance and not priced in the catalog: “?”, never marked cheapest',
-    bandwidthBundledUnpriced: 'bandwidth bought separately by the month, not priced in the catalog: “?”, never marked cheapest',
-  } as Record<string, string>,
+  /** A quote row's notes by code: core/quote-notes.ts, the words `gpu-rent quote` prints. */
+  notes: quoteNotes('en'),
 };
 
 export type Strings = typeof en;
@@ -94,6 +84,7 @@ const zh: Strings = {
   secondsPerStep: '每步秒数',
   gpus: '卡数',
   storageGb: '数据盘（GB）',
+  vramGb: '每张卡需要的显存（GB）',
   days: '保留天数',
   idleHours: '停机保留小时数',
   downloadGb: '下载量（GB）',
@@ -145,20 +136,7 @@ const zh: Strings = {
   errMax: '最大 {0}。',
   sortAsc: '升序',
   sortDesc: '降序',
-  notes: {
-    hoursEstimated: '时长按此卡相对参考卡的算力估算',
-    vramShort: '显存不够这个任务',
-    noCuda: '不是 CUDA 设备：自定义 CUDA 算子无法运行',
-    exceedsFreeQuota: '超出免费额度',
-    spotLongJob: '超过 1 小时的任务用竞价实例：不会标为最便宜（报告：正式训练绝不用 spot；8 小时的竞价任务在第 2 小时被回收）',
-    storageBundled: '存储费已含在实例价格中',
-    idleKeptRunning: '该平台停机会丢数据，所以空闲时间按运行计费',
-    priceDerived: '竞价价格由按小时价格和常见折扣推算',
-    multiGpuPcie: '多卡走 PCIe：2 卡约 1.6 倍，而不是 2 倍',
-    multiGpuEstimate: '卡数超出报告实测：加速比为估算（每翻一倍 ×1.6）',
-    storageBundledUnpriced: '数据盘与实例绑定，价格表没有数字：“?”，不会标为最便宜',
-    bandwidthBundledUnpriced: '带宽按月另购，价格表没有数字：“?”，不会标为最便宜',
-  },
+  notes: quoteNotes('zh-cn'),
 };
 
 export function strings(locale: Locale): Strings {
