@@ -45,6 +45,8 @@ export interface FakeInstance {
   chargeType?: string;
   /** 阿里云: SpotStrategy (NoSpot, SpotAsPriceGo, SpotWithPriceLimit); the fixture row's when unset. */
   spotStrategy?: string;
+  /** 阿里云/腾讯云: the ClientToken it was created with (the same token gets the same instance). */
+  clientToken?: string;
 }
 
 /**
@@ -101,8 +103,9 @@ import webRow from '../fixtures/platforms/autodl-web-list-row.json';
 import webSnap from '../fixtures/platforms/autodl-web-snapshot.json';
 import tcBodies from '../fixtures/platforms/tencent-bodies.json';
 import tcRow from '../fixtures/platforms/tencent-instance.json';
+import createBodies from '../fixtures/platforms/create-bodies.json';
 
-const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies };
+const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies, create: createBodies };
 
 export class PlatformServer {
   readonly requests: RecordedRequest[] = [];
@@ -127,6 +130,11 @@ export class PlatformServer {
   maxInFlight = 0;
   /** Body bytes written by the hostile modes (what reached the socket before the client gave up). */
   hostileBytesSent = 0;
+  /** Creates (AutoDL Pro pro/create, 阿里云/腾讯云 RunInstances): the new instance's SSH port and password, the images the clouds know, and paths/actions whose next reply is dropped after the instance is made (a lost answer). */
+  createLogin = { sshPort: 40022, password: 'pw-created' };
+  images = { tencent: ['img-pi0ii46r'], aliyun: ['ubuntu_22_04_x64_20G_alibase_20240130.vhd'] };
+  readonly loseReply = new Set<string>();
+  private createSeq = 0;
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
   creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
   private readonly shapes: Record<string, Record<string, unknown>>;
@@ -150,6 +158,7 @@ export class PlatformServer {
       ali: read('aliyun-bodies.json'),
       tcRow: read('tencent-instance.json'),
       tc: read('tencent-bodies.json'),
+      create: read('create-bodies.json'),
     };
   }
 
@@ -233,6 +242,9 @@ export class PlatformServer {
     res.on('close', () => this.inFlight--);
     if (this.replyDelayMs > 0) await new Promise((r) => setTimeout(r, this.replyDelayMs));
     const send = (status: number, json: unknown) => {
+      // A lost answer: the work is done, the connection drops before a byte of the reply.
+      const key = typeof tc === 'string' || typeof acs === 'string' ? action : u.pathname;
+      if (status === 200 && this.loseReply.delete(key)) return void res.destroy();
       res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(json));
     };
@@ -357,6 +369,15 @@ export class PlatformServer {
       this.move(i, 'releasing', 'released');
       return ok(null);
     }
+    if (p === 'autodl-pro' && path === `${pre}/create` && method === 'POST') {
+      // The page's body; its answer's data is the new id. A balance at or below zero is refused as the connectors' sources show.
+      if (this.balances.autodlPro <= 0) return fail('insufficientBalance');
+      const id = `pro-${(0x7641990995 + ++this.createSeq).toString(16).padStart(12, '0')}`;
+      const inst = this.add({ platform: 'autodl-pro', id, name: String(params.instance_name ?? id), state: 'creating', specId: String(params.gpu_spec_uuid ?? ''), sshPort: this.createLogin.sshPort, password: this.createLogin.password });
+      inst.pending = { state: 'running', at: Date.now() + this.transitionMs };
+      const doc = this.shapes.proDoc as { create: { response: Record<string, unknown> } };
+      return send(200, { ...doc.create.response, data: id });
+    }
     if ((p === 'autodl-pro' && path === '/api/v1/dev/wallet/balance' && method === 'POST') || (p === 'autodl-web' && path === '/api/v1/wallet' && method === 'GET')) {
       return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb });
     }
@@ -472,6 +493,19 @@ export class PlatformServer {
       }
       case 'DescribePrice':
         return send(200, b.describePrice);
+      case 'DescribeImages': {
+        const c = this.shapes.create as { aliyunDescribeImages: { Images: { Image: Record<string, unknown>[] } } };
+        const known = this.images.aliyun.filter((x) => !params.ImageId || x === params.ImageId);
+        return send(200, { ...c.aliyunDescribeImages, TotalCount: known.length, Images: { Image: known.map((x) => ({ ...c.aliyunDescribeImages.Images.Image[0], ImageId: x, ImageName: x })) } });
+      }
+      case 'RunInstances': {
+        // ClientToken: the same token answers with the instance it made before.
+        const again = mine.find((i) => i.clientToken !== undefined && i.clientToken === params.ClientToken);
+        const i = again ?? this.add({ platform: 'aliyun', id: `i-created${++this.createSeq}`, name: params.InstanceName ?? '', state: 'Pending', ...(params.RegionId ? { region: params.RegionId } : {}), chargeType: 'PostPaid', spotStrategy: params.SpotStrategy ?? 'NoSpot', sshPort: this.createLogin.sshPort, password: this.createLogin.password, ...(params.ClientToken ? { clientToken: params.ClientToken } : {}) });
+        if (!again) i.pending = { state: 'Running', at: Date.now() + this.transitionMs };
+        const c = this.shapes.create as { aliyunRunInstances: Record<string, unknown> };
+        return send(200, { ...c.aliyunRunInstances, InstanceIdSets: { InstanceIdSet: [i.id] } });
+      }
       case 'QueryAccountBalance':
         return send(200, { ...b.queryAccountBalance, Data: { ...(b.queryAccountBalance!.Data as object), AvailableAmount: this.balances.aliyun } });
     }
@@ -488,7 +522,7 @@ export class PlatformServer {
     const f = this.takeFault('tencent', action);
     if (f) {
       if (f.status && f.status !== 200) return send(f.status, { message: 'upstream error' });
-      const body = (b[f.error] ?? b.rateLimited) as { Error?: Record<string, unknown> };
+      const body = (b[f.error] ?? (this.shapes.create as Record<string, Record<string, unknown>>)[f.error] ?? b.rateLimited) as { Error?: Record<string, unknown> };
       return reply(f.message !== undefined ? { ...body, Error: { ...body.Error, Message: f.message } } : body);
     }
     const home = String((this.shapes.tcRow!.Placement as { Zone?: unknown }).Zone).replace(/-\d+$/, '');
@@ -521,6 +555,19 @@ export class PlatformServer {
         return reply(params.InstanceChargeType === 'SPOTPAID' ? b.inquiryPriceSpot : b.inquiryPrice);
       case 'DescribeRegions':
         return reply(b.describeRegions);
+      case 'DescribeImages': {
+        const c = this.shapes.create as { tencentDescribeImages: { ImageSet: Record<string, unknown>[] } };
+        const known = this.images.tencent.filter((x) => !ids || ids.includes(x));
+        return reply({ ...c.tencentDescribeImages, TotalCount: known.length, ImageSet: known.map((x) => ({ ...c.tencentDescribeImages.ImageSet[0], ImageId: x })) });
+      }
+      case 'RunInstances': {
+        const c = this.shapes.create as { tencentRunInstances: Record<string, unknown> };
+        const token = typeof params.ClientToken === 'string' ? params.ClientToken : undefined;
+        const again = token ? mine.find((i) => i.clientToken === token) : undefined;
+        const i = again ?? this.add({ platform: 'tencent', id: `ins-created${++this.createSeq}`, name: String(params.InstanceName ?? ''), state: 'PENDING', region, chargeType: String(params.InstanceChargeType ?? 'POSTPAID_BY_HOUR'), sshPort: this.createLogin.sshPort, password: this.createLogin.password, ...(token ? { clientToken: token } : {}) });
+        if (!again) i.pending = { state: 'RUNNING', at: Date.now() + this.transitionMs };
+        return reply({ ...c.tencentRunInstances, InstanceIdSet: [i.id] });
+      }
       case 'DescribeAccountBalance':
         return reply({ ...b.describeAccountBalance, Balance: this.balances.tencent, RealBalance: this.balances.tencent });
     }

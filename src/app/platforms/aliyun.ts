@@ -73,6 +73,11 @@ export class AliyunConnector implements Connector {
     return transportError(this.kind, e);
   }
 
+  /** One ECS call in a region through the SDK, bounded like every other (create.ts: RunInstances, DescribePrice, DescribeImages). */
+  ecsCall(fn: (c: InstanceType<Sdk['ecs']['default']>, m: Sdk['ecs']) => Promise<{ body?: { toMap(): Record<string, unknown> } }>, region: string): Promise<Record<string, unknown>> {
+    return this.ecs(fn, region);
+  }
+
   /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
   regions(): Promise<string[]> {
     const choice = this.o.regions ?? [this.o.regionId];

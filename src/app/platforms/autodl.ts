@@ -211,6 +211,10 @@ export class AutodlProConnector extends AutodlBase {
     const fen = autodlBalance(await this.call('POST', '/api/v1/dev/wallet/balance', {}, { signal }));
     return fen !== undefined ? { fen, readAt: this.o.now() } : this.badResponse('balance without assets');
   }
+  /** `pro/create` (create.ts builds the body): the reply's `data` is the new instance's id. Sent once, never retried here. */
+  async proCreate(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    return this.call('POST', '/api/v1/dev/instance/pro/create', body, { signal });
+  }
 }
 
 export class AutodlWebConnector extends AutodlBase {

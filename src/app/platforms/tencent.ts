@@ -102,6 +102,11 @@ export class TencentConnector implements Connector {
     }
   }
 
+  /** One CVM call in a region, bounded like every other (create.ts: RunInstances, its price inquiry, DescribeImages). */
+  cvmCall(action: string, req: unknown, region: string): Promise<Record<string, unknown>> {
+    return this.call('cvm', action, req, region);
+  }
+
   /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
   regions(): Promise<string[]> {
     const choice = this.o.regions ?? [this.o.region];
