@@ -104,6 +104,7 @@ import webSnap from '../fixtures/platforms/autodl-web-snapshot.json';
 import tcBodies from '../fixtures/platforms/tencent-bodies.json';
 import tcRow from '../fixtures/platforms/tencent-instance.json';
 import createBodies from '../fixtures/platforms/create-bodies.json';
+import stockBodies from '../fixtures/platforms/stock-bodies.json';
 
 const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies, create: createBodies };
 
@@ -138,6 +139,9 @@ export class PlatformServer {
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
   creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
   private readonly shapes: Record<string, Record<string, unknown>>;
+  /** Free cards (stock-bodies.json): AutoDL gpu_stock `data` per region_sign (the fixture's for one not set), 阿里云/腾讯云 rows per region (the fixture's, moved into the region asked, when not set). */
+  readonly stock: { autodl: Record<string, unknown>; aliyun: Record<string, unknown[]>; tencent: Record<string, unknown[]> } = { autodl: {}, aliyun: {}, tencent: {} };
+  private readonly stockShapes = structuredClone(stockBodies) as Record<string, Record<string, unknown>>;
   private server: Server | undefined;
   url = '';
 
@@ -381,6 +385,10 @@ export class PlatformServer {
     if ((p === 'autodl-pro' && path === '/api/v1/dev/wallet/balance' && method === 'POST') || (p === 'autodl-web' && path === '/api/v1/wallet' && method === 'GET')) {
       return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb });
     }
+    if (p === 'autodl-pro' && path === '/api/v1/dev/machine/region/gpu_stock' && method === 'POST') {
+      const sign = String(params.region_sign ?? '');
+      return ok(Object.hasOwn(this.stock.autodl, sign) ? this.stock.autodl[sign] : this.stockShapes.autodlGpuStock!.data);
+    }
     send(404, { code: 'NotFound', msg: path, data: null });
   }
 
@@ -493,6 +501,12 @@ export class PlatformServer {
       }
       case 'DescribePrice':
         return send(200, b.describePrice);
+      case 'DescribeAvailableResource': {
+        const shape = this.stockShapes.aliyunDescribeAvailableResource as { AvailableZones: { AvailableZone: Record<string, unknown>[] } };
+        const r = params.RegionId ?? '';
+        const zones = Object.hasOwn(this.stock.aliyun, r) ? this.stock.aliyun[r]! : shape.AvailableZones.AvailableZone.map((z) => ({ ...z, RegionId: r, ZoneId: `${r}-i` }));
+        return send(200, { ...shape, AvailableZones: { AvailableZone: zones } });
+      }
       case 'DescribeImages': {
         const c = this.shapes.create as { aliyunDescribeImages: { Images: { Image: Record<string, unknown>[] } } };
         const known = this.images.aliyun.filter((x) => !params.ImageId || x === params.ImageId);
@@ -555,6 +569,11 @@ export class PlatformServer {
         return reply(params.InstanceChargeType === 'SPOTPAID' ? b.inquiryPriceSpot : b.inquiryPrice);
       case 'DescribeRegions':
         return reply(b.describeRegions);
+      case 'DescribeZoneInstanceConfigInfos': {
+        const shape = this.stockShapes.tencentDescribeZoneInstanceConfigInfos as { InstanceTypeQuotaSet: Record<string, unknown>[] };
+        const rows = Object.hasOwn(this.stock.tencent, region) ? this.stock.tencent[region]! : shape.InstanceTypeQuotaSet.map((q) => ({ ...q, Zone: `${region}-3` }));
+        return reply({ ...shape, InstanceTypeQuotaSet: rows });
+      }
       case 'DescribeImages': {
         const c = this.shapes.create as { tencentDescribeImages: { ImageSet: Record<string, unknown>[] } };
         const known = this.images.tencent.filter((x) => !ids || ids.includes(x));

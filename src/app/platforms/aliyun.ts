@@ -10,6 +10,8 @@ import { PlatformError, transportError } from './errors';
 import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
 import { allPages, RegionIndex } from './regions';
+import type { StockRow } from '../../core/platforms/stock';
+import { readAliyunStock, type StockQuery } from './stock';
 
 export interface AliyunOptions {
   accessKeyId: string;
@@ -190,6 +192,11 @@ export class AliyunConnector implements Connector {
   sshLogin(): Promise<undefined> {
     // ECS returns no password; the login the user entered (a key, usually) stays.
     return Promise.resolve(undefined);
+  }
+
+  /** GPU instance types per region and zone, Available or SoldOut (DescribeAvailableResource, pay-as-you-go): app/platforms/stock.ts. */
+  async stock(q: StockQuery = {}): Promise<StockRow[]> {
+    return readAliyunStock(q.regions?.length ? q.regions : await this.regions(), (region) => this.ecs((c, m) => c.describeAvailableResource(new m.DescribeAvailableResourceRequest({ regionId: region, destinationResource: 'InstanceType', instanceChargeType: 'PostPaid', resourceType: 'instance' })), region), this.o.now);
   }
 }
 

@@ -10,6 +10,8 @@ import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PlatformKind, type PowerOffMode, type PowerOnMode, type SshLogin } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { exchange, replyJson, tooDeep, type Reply } from './http';
+import { autodlConsoleStock, type StockRow } from '../../core/platforms/stock';
+import { readAutodlStock, type StockQuery } from './stock';
 
 /** Snapshots by instance, with the state word they were read in: a new state reads a new one (a restart moves port and password). */
 export type SnapshotCache = Map<string, { rawState: string; data: Record<string, unknown> }>;
@@ -207,6 +209,20 @@ export class AutodlProConnector extends AutodlBase {
     this.refuseUnlessStopped(autodlInstance({ uuid: ref, status }, this.o.now()) ?? { ref, name: ref, state: 'unknown', rawState: String(status) });
     await this.call('POST', '/api/v1/dev/instance/pro/release', { instance_uuid: ref }, { signal });
   }
+  /** Free cards per region (`gpu_stock`), for the regions asked or those the account's instances are in (app/platforms/stock.ts). */
+  async stock(q: StockQuery = {}): Promise<StockRow[]> {
+    const names = new Map<string, string>();
+    if (!q.regions?.length) {
+      for (let page = 1, max = 1; page <= max && page <= 50; page++) {
+        const data = (await this.call('POST', '/api/v1/dev/instance/pro/list', { page_index: page, page_size: PAGE_SIZE }, { signal: q.signal })) as { list?: unknown; max_page?: unknown } | null;
+        const rows = Array.isArray(data?.list) ? data.list.slice(0, PAGE_SIZE) : [];
+        for (const r of rows as { region_sign?: unknown; region_name?: unknown }[]) if (typeof r?.region_sign === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(r.region_sign)) names.set(r.region_sign, (typeof r.region_name === 'string' && r.region_name.length <= 60 ? r.region_name.trim() : '') || r.region_sign);
+        max = typeof data?.max_page === 'number' ? data.max_page : 1;
+        if (!rows.length) break;
+      }
+    }
+    return readAutodlStock(q.regions?.length ? q.regions : [...names.keys()], (body) => this.call('POST', '/api/v1/dev/machine/region/gpu_stock', body, { signal: q.signal }), names, this.o.now);
+  }
   async balance(signal?: AbortSignal): Promise<Balance> {
     const fen = autodlBalance(await this.call('POST', '/api/v1/dev/wallet/balance', {}, { signal }));
     return fen !== undefined ? { fen, readAt: this.o.now() } : this.badResponse('balance without assets');
@@ -259,6 +275,11 @@ export class AutodlWebConnector extends AutodlBase {
   }
   async release(): Promise<void> {
     this.notSupported('release ordinary AutoDL instances in the console');
+  }
+  /** Free cards on the hosts of the account's instances: each console row's `gpu_idle_num` of `gpu_all_num`. */
+  async stock(q: StockQuery = {}): Promise<StockRow[]> {
+    const rows = autodlConsoleStock(await this.rawRows(q.signal), this.o.now());
+    return q.regions?.length ? rows.filter((r) => q.regions!.includes(r.region)) : rows;
   }
   async balance(signal?: AbortSignal): Promise<Balance> {
     const fen = autodlBalance(await this.call('GET', '/api/v1/wallet', undefined, { signal }));

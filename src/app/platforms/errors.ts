@@ -24,6 +24,7 @@ const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
   noStock: 'no stock of this GPU spec now (暂无库存): try again later, or another spec or region',
   noGpuOnHost: "the instance's host has no free GPU now (空闲GPU不足): wait and try again, start it in no-GPU mode to reach its data, or clone/migrate it to a host with free GPUs in the console",
   realName: '实名认证 required: finish real-name verification in the AutoDL console first',
+  quota: 'an account quota is used up (instances, cores or GPUs of this type): raise it in the console (quota centre), or release an instance you do not need',
   notFound: 'no such instance on this account',
   invalidState: 'the instance is not in a state that allows this',
   notSupported: 'this platform offers no such action',

@@ -11,6 +11,8 @@ import { PlatformError, transportError } from './errors';
 import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
 import { allPages, RegionIndex } from './regions';
+import type { StockRow } from '../../core/platforms/stock';
+import { readTencentStock, type StockQuery } from './stock';
 
 export interface TencentOptions {
   secretId: string;
@@ -198,6 +200,11 @@ export class TencentConnector implements Connector {
 
   sshLogin(): Promise<undefined> {
     return Promise.resolve(undefined);
+  }
+
+  /** GPU instance types per region and zone, SELL or SOLD_OUT with the hourly price (DescribeZoneInstanceConfigInfos, pay-as-you-go): app/platforms/stock.ts. */
+  async stock(q: StockQuery = {}): Promise<StockRow[]> {
+    return readTencentStock(q.regions?.length ? q.regions : await this.regions(), (region) => this.call('cvm', 'DescribeZoneInstanceConfigInfos', { Filters: [{ Name: 'instance-charge-type', Values: ['POSTPAID_BY_HOUR'] }] }, region), this.o.now);
   }
 }
 

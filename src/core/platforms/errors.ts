@@ -8,6 +8,7 @@ const BY_CODE: [RegExp, FailureKind][] = [
   [/AuthFailure|InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecretId|Forbidden\.RAM|NoPermission|UnauthorizedOperation|^Forbidden$|^AccessDenied/i, 'auth'],
   [/Throttling|RequestLimitExceeded|TooManyRequests|RateLimit/i, 'rateLimited'],
   [/NotEnoughBalance|InsufficientBalance|Arrearage|BalanceNotEnough|InsufficientFunds|NotEnoughMoney|InsufficientBalance|ResourceInsufficient\.Balance|^FailedOperation\.BalanceInsufficient/i, 'insufficientBalance'],
+  [/QuotaExceed|LimitExceeded\.[A-Za-z]{0,40}Quota|InstanceQuota|QuotaNotEnough/i, 'quota'],
   [/NoStock|SoldOut|ResourceInsufficient|ResourcesSoldOut|OperationDenied\.NoStock|GpuNotEnough|InsufficientStock|Zone\.NotOnSale/i, 'noStock'],
   [/RealName|NotCertified|Identity|Unverified/i, 'realName'],
   [/NotFound|NotExist|InvalidInstanceId/i, 'notFound'],

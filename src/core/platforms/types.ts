@@ -102,6 +102,8 @@ export type FailureKind =
   /** The instance's host has no free GPU now (AutoDL 该主机空闲GPU不足): wait, or clone/migrate to another host. */
   | 'noGpuOnHost'
   | 'realName'
+  /** An account quota (instances, cores, GPUs of a type) is used up: raise it in the console. */
+  | 'quota'
   | 'notFound'
   | 'invalidState'
   | 'badResponse'

@@ -34,6 +34,8 @@ export function platformErrorText(e: unknown): string {
         return vscode.l10n.t("the instance's host has no free GPU now: wait and try again, start it in no-GPU mode to reach its data, or clone/migrate it to a host with free GPUs in the console");
       case 'realName':
         return vscode.l10n.t('实名认证 required: finish real-name verification in the console');
+      case 'quota':
+        return vscode.l10n.t('an account quota is used up: raise it in the console, or release an instance you do not need');
       case 'notFound':
         return vscode.l10n.t('no such instance on this account');
       case 'invalidState':

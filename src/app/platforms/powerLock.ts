@@ -1,0 +1,109 @@
+// Never two power-ons in flight for one instance: a lock per instance (account id and the
+// platform's ref) that every power-on path takes (Power On, Keep from Release, the end-of-run
+// no-GPU start, Start When a Card Is Free, `gpu-rent power-on`). In one process a map; across
+// CLI processes a lock file beside the accounts (O_EXCL, the holder's pid inside; a file whose
+// pid is gone is taken over).
+import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+
+export interface PowerLockHolder {
+  /** What holds it ("power-on", "wait-for-gpu", "keep-alive", …), for the message to the second caller. */
+  what: string;
+  since: number;
+}
+
+export type Release = () => void;
+
+export function powerLockKey(accountId: string, ref: string): string {
+  return `${accountId}/${ref}`;
+}
+
+export class PowerOnLocks {
+  private readonly held = new Map<string, PowerLockHolder>();
+
+  /** The release function, or undefined (with `holder`) when a power-on for this instance is in flight. */
+  tryAcquire(key: string, what: string, now = Date.now()): { release: Release } | { busy: PowerLockHolder } {
+    const h = this.held.get(key);
+    if (h) return { busy: h };
+    const mine: PowerLockHolder = { what, since: now };
+    this.held.set(key, mine);
+    let done = false;
+    return {
+      release: () => {
+        if (done) return;
+        done = true;
+        if (this.held.get(key) === mine) this.held.delete(key);
+      },
+    };
+  }
+
+  holder(key: string): PowerLockHolder | undefined {
+    return this.held.get(key);
+  }
+
+  /** Runs `fn` holding the lock; a second caller gets `busy` at once (never queued behind the first). */
+  async run<T>(key: string, what: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; busy: PowerLockHolder }> {
+    const l = this.tryAcquire(key, what);
+    if ('busy' in l) return { ok: false, busy: l.busy };
+    try {
+      return { ok: true, value: await fn() };
+    } finally {
+      l.release();
+    }
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * A lock file `<dir>/power-<sha256(key)>.lock` holding the pid: taken with O_EXCL, so two
+ * processes cannot both hold it; one left by a process that is gone is taken over.
+ */
+export function acquireFileLock(dir: string, key: string, what: string, pid = process.pid): { release: Release } | { busy: { pid: number; what: string } } {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `power-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      const fd = openSync(file, 'wx', 0o600);
+      writeSync(fd, JSON.stringify({ pid, what: what.slice(0, 60) }));
+      closeSync(fd);
+      let done = false;
+      return {
+        release: () => {
+          if (done) return;
+          done = true;
+          try {
+            const now = JSON.parse(readFileSync(file, 'utf8').slice(0, 200)) as { pid?: unknown };
+            if (now.pid === pid) unlinkSync(file);
+          } catch {
+            /* gone already */
+          }
+        },
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      let holder: { pid?: unknown; what?: unknown } = {};
+      try {
+        holder = JSON.parse(readFileSync(file, 'utf8').slice(0, 200)) as typeof holder;
+      } catch {
+        /* half-written or unreadable: treated as stale below */
+      }
+      const hp = typeof holder.pid === 'number' && Number.isInteger(holder.pid) && holder.pid > 0 ? holder.pid : 0;
+      if (hp && alive(hp)) return { busy: { pid: hp, what: typeof holder.what === 'string' ? holder.what.slice(0, 60) : 'power-on' } };
+      try {
+        unlinkSync(file);
+      } catch {
+        /* another process took it over first */
+      }
+    }
+  }
+  return { busy: { pid: 0, what: 'power-on' } };
+}
