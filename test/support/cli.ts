@@ -15,7 +15,8 @@ export function runCli(args: string[], opts: { input?: string; env?: NodeJS.Proc
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first`);
   const r = spawnSync(process.execPath, [CLI, ...args], {
     input: opts.input,
-    env: { ...process.env, ...opts.env },
+    // English unless a test asks otherwise: the CLI speaks Chinese under a zh locale.
+    env: { ...process.env, LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...opts.env },
     cwd: opts.cwd,
     encoding: 'utf8',
     timeout: opts.timeoutMs ?? 30000,
