@@ -432,6 +432,21 @@ function englishChecks(): UiCheck[] {
         const tabText = (await reportTab.textContent()) ?? '';
         if (!/^\s*Preview\b/.test(tabText)) throw new Error(`the GPU check report opened as source, not rendered: tab "${tabText}"`);
         process.stdout.write(`         report tab: ${JSON.stringify(tabText.trim())}\n`);
+        // The preview's page (a webview: frames in frames) shows the report as HTML: its heading an <h1>, the verdict in a code block.
+        let rendered = '';
+        for (let i = 0; i < 100 && !rendered; i++) {
+          for (const f of page.frames()) {
+            if (f === page.mainFrame()) continue;
+            const h1 = await f.evaluate(() => {
+              const h = document.querySelector('h1');
+              return h && document.querySelector('pre, code') ? h.textContent ?? '' : '';
+            }).catch(() => '');
+            if (h1.includes('walkthrough box')) rendered = h1;
+          }
+          if (!rendered) await page.waitForTimeout(200);
+        }
+        if (!rendered) throw new Error('the GPU check preview shows no rendered report (no <h1> with the instance name and no code block in any frame)');
+        process.stdout.write(`         rendered heading: ${JSON.stringify(rendered)}\n`);
         await shot(page, outDir, 'walkthrough-check.png');
         // Sync from the context menu: it asks for the box folder, then the local one.
         const menu = async (label: string) => {
