@@ -70,6 +70,12 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       remote,
       sftp,
       opts,
+      compressed: (raw, wire) => {
+        const c = (report.compressed ??= { files: 0, rawBytes: 0, wireBytes: 0 });
+        c.files++;
+        c.rawBytes += raw;
+        c.wireBytes += wire;
+      },
       localRoot,
       state: await readState(localRoot, source),
       onProgress,

@@ -17,6 +17,8 @@ import { alreadySavedBeside, localCopyOf, type LocalFileStat } from './planner';
 import { publishNew, saveBeside } from './box-copy';
 import type { SyncState } from './state';
 import { PullError, pullRange, readSmall, SMALL_FILE } from './transfer';
+import { boxCompression, worthCompressing } from './compress';
+import { PULL_GZIP_MIN_FILE, pullGzipped, readSample } from './pull-gzip';
 import type { SyncOptions, SyncProgress, SyncRemote } from './types';
 import type { Semaphore } from '../util/semaphore';
 
@@ -52,6 +54,8 @@ export interface Ctx {
   prefetched?: Map<string, Promise<HashAnswer>>;
   /** Local folders made and checked, or being so (one check per folder, shared by its files). */
   madeDirs?: Map<string, Promise<boolean>>;
+  /** Counts a file pulled compressed: its original bytes and the compressed bytes that crossed the link. */
+  compressed?: (raw: number, wire: number) => void;
   /** lstat of each listed file's local copy, taken for the plan (absent: nothing there). */
   localStats?: ReadonlyMap<string, LocalFileStat>;
   /** The listing's relative paths, lower-cased: a box copy saved beside a file never takes one. */
@@ -161,6 +165,18 @@ async function ensureLocalDir(ctx: Ctx, f: RemoteFile, dir: string): Promise<boo
   }
 }
 
+const noGzipSaid = new WeakSet<Ctx>();
+
+/** Whether the box has a working gzip (probed once per connection); the first "no" of a pass is logged. */
+async function boxGzip(ctx: Ctx): Promise<boolean> {
+  const { gzip } = await boxCompression(ctx.remote);
+  if (!gzip && !noGzipSaid.has(ctx)) {
+    noGzipSaid.add(ctx);
+    ctx.opts.log?.('sync: the box has no working gzip; files come uncompressed');
+  }
+  return gzip;
+}
+
 /** Pulls one settled remote file; never leaves anything but a `.part` unless verified. */
 export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Outcome> {
   const { sftp, opts } = ctx;
@@ -254,8 +270,32 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
     }
     let bytes = 0;
     let done = from;
+    const onBytes = (n: number) => {
+      done += n;
+      ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+    };
+    // Compressible: through the box's gzip; refused (a bomb, a corrupt stream) or failed, the
+    // .part is back at `from` and SFTP pulls it as it is.
+    if (ctx.remote.stream && opts.compress !== false && f.size - from >= PULL_GZIP_MIN_FILE && (await boxGzip(ctx))) {
+      const sample = await readSample(sftp, handle, f.size).catch(() => undefined);
+      if (sample && worthCompressing(f.rel, sample)) {
+        const g = await pullGzipped(ctx.remote, f.abs, out, { from, size: f.size, hash, signal: opts.signal, onBytes });
+        if (g.ok) {
+          bytes = g.raw;
+          ctx.compressed?.(g.raw, g.wire);
+        } else if (g.why === 'aborted') {
+          await out.close().catch(() => undefined);
+          return { kind: 'interrupted' };
+        } else {
+          opts.log?.(`sync: ${f.rel}: ${g.message}; pulling it uncompressed`);
+          done = from;
+          hash = sha256();
+          await hashLocal(part, hash, from);
+        }
+      }
+    }
     try {
-      bytes = await pullRange(sftp, handle, out, {
+      if (bytes === 0 && from < f.size) bytes = await pullRange(sftp, handle, out, {
         from,
         size: f.size,
         hash,
@@ -264,10 +304,7 @@ export async function pullFile(ctx: Ctx, f: RemoteFile, attempt = 1): Promise<Ou
         stallMs: opts.stallMs,
         signal: opts.signal,
         syncEvery: opts.durable ? undefined : 0,
-        onBytes: (n) => {
-          done += n;
-          ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
-        },
+        onBytes,
       });
       if (opts.durable) await out.sync();
     } catch (err) {

@@ -281,14 +281,23 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const firstP = streamFirst(remote, trimEndOf(remoteDir, '/') || '/', smallLocal, opts.signal);
     const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
+    const list = () => listRemote(sftp, remoteDir, { platform: 'linux' });
+    const missing = (e: unknown, orUnreadable: boolean) => e instanceof RemoteFolderError && (e.code === 'remote-missing' || (orUnreadable && e.code === 'remote-unreadable'));
     let listing;
     try {
-      listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
+      listing = await list();
     } catch (e) {
-      if (!(e instanceof RemoteFolderError && e.code === 'remote-missing')) throw e;
-      // The first stream makes the folder; without one (or if it failed), SFTP does.
-      if (!(await firstP).ran) await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
-      listing = await listRemote(sftp, remoteDir, { platform: 'linux' });
+      // Missing, or made by the first stream while it was being listed (then unreadable for a
+      // moment): listed again once that stream is done; still missing, SFTP makes it.
+      if (!missing(e, true)) throw e;
+      await firstP;
+      try {
+        listing = await list();
+      } catch (e2) {
+        if (!missing(e2, false)) throw e2;
+        await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
+        listing = await list();
+      }
     }
     const first = await firstP;
     const comp = await compP;

@@ -62,6 +62,10 @@ export interface SyncOptions {
   force?: boolean;
   /** Local platform for name rules (default: this process's). */
   platform?: string;
+  /** Pull compressible big files through the box's gzip (default true; weights, archives and media never). */
+  compress?: boolean;
+  /** One line per decision worth a log line (a compressed stream refused, so the file came uncompressed). */
+  log?: (line: string) => void;
 }
 
 export interface SyncReport {
@@ -86,6 +90,8 @@ export interface SyncReport {
   kept: { name: string; boxCopy: string }[];
   /** Such files whose current box version was saved beside them on an earlier pass (not pulled again). */
   keptEarlier: number;
+  /** Files pulled through the box's gzip: their original bytes and the compressed bytes that crossed the link. */
+  compressed?: { files: number; rawBytes: number; wireBytes: number };
 }
 
 export type SyncProgress =

@@ -1,0 +1,202 @@
+// Compression in flight against a real OpenSSH server on loopback, through the production
+// connection (RemoteConnection + app/sync's syncRemote): a compressible text file goes up and
+// comes down through the box's gzip, an incompressible one (random bytes) and weights by name
+// as they are, every copy checked byte for byte; a box whose PATH has no gzip gets everything
+// plain and the log says so; a box whose gzip is hostile (a script earlier in PATH, as a
+// compromised image would ship it) and answers a compressed pull with a decompression bomb or
+// with garbage is refused with a clear log line, the file comes over SFTP verified, and
+// nothing is left outside the chosen folder, no .part inside it.
+import { strict as assert } from 'node:assert';
+import { createHash, randomBytes } from 'node:crypto';
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSshd, type TestSshd } from '../support/sshd';
+import { connectionTo } from './remote-helpers';
+import { syncRemote } from '../../src/app/sync';
+import { pushOnce } from '../../src/remote/sync/push';
+import { syncOnce } from '../../src/remote/sync';
+import type { RemoteConnection } from '../../src/remote/connection';
+
+const MiB = 1024 * 1024;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const OLD = Math.floor(Date.now() / 1000) - 3600;
+
+/** JSONL-like text that compresses about as real instruction data does (ratio ~0.3). */
+function textOf(bytes: number): Buffer {
+  const words = ['训练', '数据', '模型', '显卡', '实例', '计费', 'checkpoint', 'loss', '学习率', '批量', '梯度', '推理', '释放', '关机', '同步'];
+  const lines: string[] = [];
+  let n = 0;
+  for (let i = 0; n < bytes; i++) {
+    const pick = () => words[(i * 7 + n * 13 + (n >> 3)) % words.length]!;
+    const line = JSON.stringify({ id: i, instruction: `${pick()}${pick()}${i % 97}`, output: Array.from({ length: 12 }, pick).join('，') + `。${(i * 2654435761) % 100000}` }) + '\n';
+    lines.push(line);
+    n += Buffer.byteLength(line);
+  }
+  return Buffer.from(lines.join('')).subarray(0, bytes);
+}
+
+describe('compression in flight (real sshd)', function () {
+  this.timeout(120_000);
+  let sshd: TestSshd;
+  let work: string;
+  let uid = 0;
+  let gid = 0;
+  const conns: RemoteConnection[] = [];
+  const bashrc = () => join(sshd.home, '.bashrc');
+  let bashrcText = '';
+
+  before(async () => {
+    sshd = await startSshd();
+    uid = statSync(sshd.home).uid;
+    gid = statSync(sshd.home).gid;
+    bashrcText = readFileSync(bashrc(), 'utf8');
+  });
+  after(async () => {
+    await sshd?.stop();
+  });
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), 'sync-compress-'));
+  });
+  afterEach(() => {
+    for (const c of conns.splice(0)) c.close();
+    writeFileSync(bashrc(), bashrcText);
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const remoteOf = () => {
+    const c = connectionTo(sshd, join(work, 'known_hosts'));
+    conns.push(c);
+    return syncRemote(c);
+  };
+  const boxDir = (name: string) => {
+    const d = join(sshd.home, `${name}-${randomBytes(3).toString('hex')}`);
+    return d;
+  };
+  const chownTree = (d: string) => {
+    chownSync(d, uid, gid);
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) chownTree(join(d, e.name));
+      else chownSync(join(d, e.name), uid, gid);
+    }
+  };
+  const files = (d: string, rel = ''): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name), `${rel}${e.name}/`) : [`${rel}${e.name}`])).sort();
+  const sameTree = (a: string, b: string) => {
+    assert.deepEqual(files(b).filter((n) => !n.startsWith('.gpu-rent')), files(a));
+    for (const n of files(a)) assert.equal(sha(readFileSync(join(b, n))), sha(readFileSync(join(a, n))), n);
+  };
+  const put = (dir: string, rel: string, data: Buffer) => {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), data);
+    utimesSync(join(dir, rel), OLD, OLD);
+  };
+
+  it('a text file goes up and comes down compressed, random bytes and weights as they are; every copy verified', async () => {
+    const local = join(work, 'up');
+    put(local, 'data/train.jsonl', textOf(6 * MiB + 12345));
+    put(local, 'data/noise.dat', randomBytes(3 * MiB));
+    // Text named like weights still goes as it is: the name decides before any sample.
+    put(local, 'model.safetensors', textOf(2 * MiB));
+    const remote = boxDir('up');
+    const logs: string[] = [];
+    const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
+    assert.equal(r.files, 3);
+    assert.deepEqual(r.skipped, []);
+    assert.equal(r.compression?.tool, 'gzip');
+    assert.equal(r.compression?.files, 1, 'only the text file went compressed');
+    assert.equal(r.compression?.rawBytes, 6 * MiB + 12345);
+    assert.ok(r.compression!.wireBytes < r.compression!.rawBytes / 2, `compressed to ${r.compression!.wireBytes} bytes`);
+    sameTree(local, remote);
+    assert.equal(Math.floor(statSync(join(remote, 'data/train.jsonl')).mtimeMs / 1000), OLD);
+    assert.deepEqual(logs, []);
+    // And back down.
+    const down = join(work, 'down');
+    const s = await syncOnce(remoteOf(), { remoteDir: remote, localDir: down, settleSeconds: 0, source: 'test' });
+    assert.equal(s.files, 3);
+    assert.deepEqual(s.skipped, []);
+    assert.equal(s.compressed?.files, 1);
+    assert.ok(s.compressed!.wireBytes < s.compressed!.rawBytes / 2);
+    sameTree(local, down);
+    rmSync(remote, { recursive: true, force: true });
+  });
+
+  it('a box without gzip in PATH: everything goes plain, and the log says so', async () => {
+    // A PATH with every tool of the image except gzip and its kin.
+    const nogz = join(sshd.home, 'nogz');
+    mkdirSync(nogz, { recursive: true });
+    for (const dir of ['/usr/local/bin', '/usr/bin', '/usr/sbin'])
+      for (const name of readdirSync(dir)) {
+        if (/^(?:gzip|gunzip|zcat|zstd|unzstd|zstdcat|pigz|unpigz)$/.test(name)) continue;
+        try {
+          symlinkSync(join(dir, name), join(nogz, name));
+        } catch {
+          /* already linked from an earlier folder */
+        }
+      }
+    writeFileSync(bashrc(), `export PATH="$HOME/nogz"\n${bashrcText}`);
+    try {
+      const local = join(work, 'up');
+      put(local, 'train.jsonl', textOf(3 * MiB));
+      for (let i = 0; i < 40; i++) put(local, `small/s-${i}.txt`, textOf(500 + i));
+      const remote = boxDir('nogz');
+      const logs: string[] = [];
+      const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
+      assert.equal(r.files, 41);
+      assert.equal(r.compression?.tool, 'none');
+      assert.equal(r.compression?.files, 0);
+      assert.ok(logs.some((l) => /no working gzip/.test(l)), logs.join('\n'));
+      sameTree(local, remote);
+      const down = join(work, 'down');
+      const dlogs: string[] = [];
+      const s = await syncOnce(remoteOf(), { remoteDir: remote, localDir: down, settleSeconds: 0, source: 'test', log: (l) => dlogs.push(l) });
+      assert.equal(s.files, 41);
+      assert.equal(s.compressed, undefined);
+      assert.ok(dlogs.some((l) => /no working gzip/.test(l)), dlogs.join('\n'));
+      sameTree(local, down);
+      rmSync(remote, { recursive: true, force: true });
+    } finally {
+      rmSync(nogz, { recursive: true, force: true });
+    }
+  });
+
+  for (const [attack, script, said] of [
+    ['a decompression bomb (endless zeros, gzipped)', 'exec /usr/bin/gzip -1 -c < /dev/zero', /decompression bomb/],
+    ['a corrupt compressed stream (random bytes)', 'exec head -c 3000000 /dev/urandom', /not valid gzip/],
+    ['endless empty gzip members', "while :; do printf '\\037\\213\\010\\000\\000\\000\\000\\000\\000\\003\\003\\000\\000\\000\\000\\000\\000\\000\\000\\000' || exit 0; done", /more compressed bytes/],
+  ] as const) {
+    it(`a hostile box's gzip answers a compressed pull with ${attack}: refused, said, pulled verified over SFTP, nothing left over`, async () => {
+      const evil = join(sshd.home, 'evil');
+      mkdirSync(evil, { recursive: true });
+      // Real gzip for everything (the probe, push's unpacking) but the compressed pull (-4).
+      writeFileSync(join(evil, 'gzip'), `#!/bin/sh\nif [ "$1" = "-4" ]; then touch "$HOME/evil/ran"; ${script}; fi\nexec /usr/bin/gzip "$@"\n`, { mode: 0o755 });
+      chownTree(evil);
+      writeFileSync(bashrc(), `export PATH="$HOME/evil:$PATH"\n${bashrcText}`);
+      try {
+        const remote = boxDir('hostile');
+        const content = textOf(4 * MiB + 77);
+        put(remote, 'train.jsonl', content);
+        chownTree(remote);
+        const parent = join(work, 'parent');
+        mkdirSync(parent);
+        const down = join(parent, 'chosen');
+        const logs: string[] = [];
+        const rss0 = process.memoryUsage().rss;
+        const s = await syncOnce(remoteOf(), { remoteDir: remote, localDir: down, settleSeconds: 0, source: 'test', log: (l) => logs.push(l) });
+        const rssGrowth = process.memoryUsage().rss - rss0;
+        assert.ok(statSync(join(evil, 'ran')).isFile(), 'the hostile gzip really ran');
+        assert.equal(s.files, 1);
+        assert.deepEqual(s.skipped, []);
+        assert.equal(s.compressed, undefined);
+        assert.ok(logs.some((l) => l.startsWith('sync: train.jsonl: ') && said.test(l) && /pulling it uncompressed/.test(l)), logs.join('\n'));
+        assert.equal(sha(readFileSync(join(down, 'train.jsonl'))), sha(content));
+        // Nothing beside the chosen folder; inside it the file and sync's state only.
+        assert.deepEqual(readdirSync(parent), ['chosen']);
+        assert.deepEqual(files(down).filter((n) => !n.startsWith('.gpu-rent')), ['train.jsonl']);
+        assert.ok(rssGrowth < 128 * MiB, `RSS grew by ${(rssGrowth / MiB).toFixed(0)} MiB`);
+        rmSync(remote, { recursive: true, force: true });
+      } finally {
+        rmSync(evil, { recursive: true, force: true });
+      }
+    });
+  }
+});
