@@ -24,6 +24,7 @@ const core: Record<string, Loader> = {
   release: async () => (await import('./commands/power')).release,
   balance: async () => (await import('./commands/balance')).command,
   push: async () => (await import('./commands/push')).command,
+  create: async () => (await import('./commands/create')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;

@@ -47,6 +47,8 @@ export interface FakeInstance {
   spotStrategy?: string;
   /** 阿里云/腾讯云: the ClientToken it was created with (the same token gets the same instance). */
   clientToken?: string;
+  /** AutoDL Pro: the user in the snapshot's ssh_command (root when unset; a loopback sshd's test user for a created instance). */
+  sshUser?: string;
 }
 
 /**
@@ -132,7 +134,7 @@ export class PlatformServer {
   /** Body bytes written by the hostile modes (what reached the socket before the client gave up). */
   hostileBytesSent = 0;
   /** Creates (AutoDL Pro pro/create, 阿里云/腾讯云 RunInstances): the new instance's SSH port and password, the images the clouds know, and paths/actions whose next reply is dropped after the instance is made (a lost answer). */
-  createLogin = { sshPort: 40022, password: 'pw-created' };
+  createLogin: { sshPort: number; password: string; user?: string } = { sshPort: 40022, password: 'pw-created' };
   images = { tencent: ['img-pi0ii46r'], aliyun: ['ubuntu_22_04_x64_20G_alibase_20240130.vhd'] };
   readonly loseReply = new Set<string>();
   private createSeq = 0;
@@ -377,7 +379,7 @@ export class PlatformServer {
       // The page's body; its answer's data is the new id. A balance at or below zero is refused as the connectors' sources show.
       if (this.balances.autodlPro <= 0) return fail('insufficientBalance');
       const id = `pro-${(0x7641990995 + ++this.createSeq).toString(16).padStart(12, '0')}`;
-      const inst = this.add({ platform: 'autodl-pro', id, name: String(params.instance_name ?? id), state: 'creating', specId: String(params.gpu_spec_uuid ?? ''), sshPort: this.createLogin.sshPort, password: this.createLogin.password });
+      const inst = this.add({ platform: 'autodl-pro', id, name: String(params.instance_name ?? id), state: 'creating', specId: String(params.gpu_spec_uuid ?? ''), sshPort: this.createLogin.sshPort, password: this.createLogin.password, ...(this.createLogin.user ? { sshUser: this.createLogin.user } : {}) });
       inst.pending = { state: 'running', at: Date.now() + this.transitionMs };
       const doc = this.shapes.proDoc as { create: { response: Record<string, unknown> } };
       return send(200, { ...doc.create.response, data: id });
@@ -417,7 +419,7 @@ export class PlatformServer {
       ...doc.snapshot.response.data,
       ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}),
       ...(i.priceLi !== undefined ? { payg_price: i.priceLi } : {}),
-      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
+      ssh_command: `ssh -p ${i.sshPort} ${i.sshUser ?? 'root'}@127.0.0.1`,
       proxy_host: '127.0.0.1',
       ssh_port: i.sshPort,
       root_password: i.password,

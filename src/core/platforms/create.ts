@@ -174,7 +174,7 @@ export function createRefusalOf(f: PlatformFailure, s: Pick<CreateSpec, 'card' |
   const own = { platformCode: f.code, platformMessage: f.message };
   if (f.kind === 'realName') return refuse('realName', own);
   if (f.kind === 'insufficientBalance') return refuse('balanceTooLow', own);
-  if (QUOTA.test(text)) return refuse('quotaExceeded', own);
+  if (f.kind === 'quota' || QUOTA.test(text)) return refuse('quotaExceeded', own);
   if (BAD_TYPE.test(text)) return refuse('unknownCard', { card: s.card, ...own });
   if (BAD_IMAGE.test(text)) return refuse('imageNotFound', { image: s.image ?? '', ...own });
   if (BAD_ZONE.test(text)) return refuse('unknownRegion', { region: s.region ?? '', ...own });

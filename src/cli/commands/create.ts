@@ -1,0 +1,238 @@
+// `gpu-rent create --account ID --card C …`: a new instance through the platform's API. Without
+// --yes it shows what it would create, its price per hour and the storage per day, and creates
+// nothing. With --yes the create is sent once; a create whose answer is lost is looked for by
+// its name (and running the same command again finds it by name before sending anything), so
+// an instance is never created twice nor reported failed while it exists.
+import { randomBytes } from 'node:crypto';
+import { createInstance, previewCreate, type CreateInput, type CreateOutcome, type CreatePreview } from '../../app/platforms/create';
+import { PLATFORM_NAMES } from '../../app/platforms/errors';
+import { formatCny, yuanToFen } from '../../core/money';
+import { AUTODL_MAX_EXPAND_GB, canCreate, CREATE_KINDS, defaultCreateName, isRefusal, type CreateRefusal } from '../../core/platforms/create';
+import { AUTODL_SPEC_CARDS } from '../../core/platforms/autodl';
+import { forTerminal, jsonForTerminal } from '../../core/text';
+import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import type { CliCommand, CliIO } from '../command';
+import type { SshLogin } from '../../core/platforms/types';
+import { jsonError } from '../json-error';
+import { connectorFor, failureLine, loadAccounts } from './accounts';
+
+const specs = {
+  account: { type: 'string', valueName: 'ID', description: 'the platform account to create it on (gpu-rent accounts list)' },
+  card: { type: 'string', valueName: 'C', description: `AutoDL Pro: the card or its spec id (${Object.entries(AUTODL_SPEC_CARDS).map(([s, c]) => `${c} = ${s}`).join(', ')}); 阿里云/腾讯云: the instance type (ecs.gn7i-c8g1.2xlarge, GN7.2XLARGE32)` },
+  gpus: { type: 'number', valueName: 'N', integer: true, min: 1, max: 8, description: 'GPUs (AutoDL Pro 1-4; on the clouds the instance type fixes it; default 1)' },
+  region: { type: 'string', valueName: 'R', description: 'AutoDL Pro: a data center (westDC3, beijingDC2; default any); 阿里云: a region id (default the account\'s first); 腾讯云: a zone (ap-guangzhou-3, required)' },
+  image: { type: 'string', valueName: 'ID', description: 'the image: AutoDL Pro base-image-… or your image-…; 阿里云/腾讯云 an image id (checked with DescribeImages)' },
+  'disk-gb': { type: 'number', valueName: 'N', integer: true, min: 0, max: 32768, description: `AutoDL Pro: system disk expansion (0-${AUTODL_MAX_EXPAND_GB} GB); 阿里云/腾讯云: a data disk of N GB` },
+  'cuda-min': { type: 'string', valueName: 'X.Y', description: 'the lowest CUDA the host\'s driver must offer (AutoDL cuda_v_from)' },
+  torch: { type: 'string', valueName: 'VERSION', description: 'take the CUDA bound from your PyTorch: 2.1.0+cu121, cu121, or a plain 2.4.0 (its PyPI wheel\'s CUDA)' },
+  name: { type: 'string', valueName: 'N', description: 'the instance name (letters, digits, . _ -; default gpu-rent-DATE-TIME-xxxx). A create is looked for by it: run the same command with the same --name to retry safely' },
+  spot: { type: 'boolean', description: '阿里云/腾讯云: a spot (preemptible) instance; needs --max-price' },
+  'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan' },
+  'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)' },
+  vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs' },
+  'security-group': { type: 'string', valueName: 'ID', description: '阿里云: the security group RunInstances needs' },
+  yes: { type: 'boolean', description: 'create it (without it, only what would be created and its price are shown)' },
+  wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for it to run and give its login (default 300; 0: do not wait)' },
+  'no-pin': { type: 'boolean', description: 'do not connect once to pin the new instance\'s host key' },
+  json: { type: 'boolean', description: 'print JSON' },
+} satisfies FlagSpecs;
+
+const USAGE = 'gpu-rent create --account ID --card C [--gpus N] [--region R] [--image ID] [--disk-gb N] [--cuda-min X.Y | --torch VERSION] [--name N] [--spot --max-price YUAN] [--auto-release HOURS] --yes [--json]';
+
+/** One English sentence per refusal, with what to do. */
+export function refusalLine(r: CreateRefusal): string {
+  const d = r.detail;
+  const own = d.platformCode ? ` (${String(d.platformCode)}${d.platformMessage ? ` ${String(d.platformMessage)}` : ''})` : '';
+  switch (r.code) {
+    case 'unknownCard':
+      return `unknown card "${String(d.card)}"${own}: ${d.known ? `AutoDL Pro offers ${String(d.known)}` : 'give an instance type the platform sells in that zone (gpu-rent stock lists them)'}`;
+    case 'unknownRegion':
+      return `unknown region "${String(d.region)}"${own}${d.known ? `: the account reads ${String(d.known)}` : ''}${d.note ? ` (${String(d.note)})` : ''}`;
+    case 'imageNotFound':
+      return `image "${String(d.image)}" not found${own}: give an image id the platform lists (AutoDL: base-image-… or your image-…; 阿里云/腾讯云: DescribeImages in that region)`;
+    case 'imageRequired':
+      return '--image is required: the platform creates no instance without one';
+    case 'cudaUnmet':
+      return d.newest ? `no host offers CUDA ≥ ${String(d.cuda)}: the newest driver known offers CUDA ${String(d.newest)}; lower --cuda-min or use a PyTorch built for an older CUDA` : `no host with a free ${String(d.card)} meets CUDA ≥ ${String(d.cuda)} now${own}: lower --cuda-min (or pick a PyTorch built for an older CUDA), another card, or try later`;
+    case 'balanceTooLow':
+      return `the balance does not cover an hour${d.balanceFen !== undefined ? ` (${formatCny(Number(d.balanceFen))}${d.priceFenPerHour !== undefined ? ` for ${formatCny(Number(d.priceFenPerHour))}/h` : ''})` : ''}${own}: top the account up first`;
+    case 'realName':
+      return `the account is not real-name verified (实名认证)${own}: finish the verification in the platform's console, then run this again`;
+    case 'quotaExceeded':
+      return `the account's instance quota is used up${own}: release an instance or ask the platform for a higher quota`;
+    case 'noStock':
+      return `no ${String(d.card)} is free now${own}: try another card or region, or later (gpu-rent stock shows free cards)`;
+    case 'tooManyGpus':
+      return `${String(d.gpus)} GPUs: at most ${String(d.max)} here${d.note ? ` (${String(d.note)})` : ''}`;
+    case 'diskTooLarge':
+      return `--disk-gb ${String(d.diskGb)}: at most ${String(d.max)}`;
+    case 'spotNotOffered':
+      return 'AutoDL Pro creates pay-as-you-go instances only: no --spot';
+    case 'autoReleaseNotOffered':
+      return 'AutoDL Pro has no auto-release time in its create: no --auto-release';
+    case 'badName':
+      return `--name "${String(d.name)}": letters, digits, . _ - only, at most 60, starting with a letter or digit`;
+    case 'badCuda':
+      return `"${String(d.given)}" is not a CUDA version (12.1) nor a PyTorch version or wheel tag (2.1.0+cu121, cu121)`;
+    case 'notSupported':
+      return `${PLATFORM_NAMES[d.kind as keyof typeof PLATFORM_NAMES] ?? String(d.kind)} accounts cannot create instances here (${CREATE_KINDS.join(', ')} can)`;
+  }
+}
+
+function previewLines(p: CreatePreview, account: string): string[] {
+  const s = p.spec;
+  const lines = [`on ${PLATFORM_NAMES[p.kind]} (account ${account}):`];
+  const row = (k: string, v: string) => lines.push(`  ${k.padEnd(9)} ${v}`);
+  row('name', s.name);
+  row('card', `${s.card} ×${s.gpus}${typeof p.request.gpu_spec_uuid === 'string' ? ` (spec ${p.request.gpu_spec_uuid})` : ''}`);
+  row('region', s.region ?? (p.region ? p.region : 'any'));
+  row('image', s.image ?? '?');
+  if (s.diskGb) row('disk', `${s.diskGb} GB${p.kind === 'autodl-pro' ? ' more system disk' : ' data disk'}`);
+  if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? ' (what your PyTorch needs)' : ''}`);
+  row('billing', s.spot ? `spot, at most ${formatCny(s.spot.maxPriceFen)}/h` : 'pay-as-you-go');
+  row('price', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/h (the platform's quote)` : p.kind === 'autodl-pro' ? 'not quoted by AutoDL before a create: its price shows once it exists (gpu-rent instances)' : '? (the platform gave no quote)');
+  if (s.diskGb) row('storage', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day (${p.storageSource === 'catalog' ? 'catalog estimate, not the platform\'s quote' : 'the platform\'s quote'})` : '?/day (not quoted separately; included in the price above where the platform counts it)');
+  if (s.autoReleaseHours !== undefined) row('release', `by the platform itself in ${s.autoReleaseHours} h`);
+  if (p.balanceFen !== undefined) row('balance', formatCny(p.balanceFen));
+  return lines;
+}
+
+function outcomeJson(account: string, p: CreatePreview, o: CreateOutcome | undefined, hostKey?: string): Record<string, unknown> {
+  return {
+    account,
+    platform: p.kind,
+    name: p.spec.name,
+    request: p.request,
+    priceFenPerHour: p.priceFenPerHour ?? null,
+    storageFenPerDay: p.storageFenPerDay ?? null,
+    storageSource: p.storageSource ?? null,
+    balanceFen: p.balanceFen ?? null,
+    cudaMin: p.cuda?.cuda ?? null,
+    created: o?.status === 'created' && !o.recovered && !p.existing,
+    existing: p.existing ? p.existing.ref : null,
+    ...(o?.status === 'created' ? { ref: o.ref, recovered: o.recovered, settled: o.settled, state: o.instance?.state ?? null, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user, password: o.login.password !== undefined } : null } : {}),
+    ...(o?.status === 'unknown' ? { outcome: 'unknown' } : {}),
+    ...(hostKey ? { hostKey } : {}),
+  };
+}
+
+/**
+ * First contact with the new instance: one SSH connection that pins its host key in gpu-rent's
+ * known_hosts (the instance was just created by this command, so its key is trusted on first
+ * contact, as --accept-new does), and says the fingerprint. A box that does not answer yet is
+ * no failure: its key is pinned on the first command that reaches it.
+ */
+async function pinHostKey(login: SshLogin, io: CliIO): Promise<string | undefined> {
+  const { SshPool } = await import('../../app/pool');
+  const pool = new SshPool();
+  try {
+    const conn = await pool.get(`create:${login.host}:${login.port}`, { host: login.host, port: login.port, user: login.user, identityFiles: [], source: 'address', ignored: [] }, { acceptNew: true, identityFiles: [], env: io.env, connectTimeoutMs: 20_000, ...(login.password ? { password: login.password } : {}), ...(io.env.GPU_RENT_KNOWN_HOSTS ? { knownHostsPath: io.env.GPU_RENT_KNOWN_HOSTS } : {}) });
+    const fp = conn.hostKeyFingerprint;
+    io.stderr(`  host key pinned on first contact: ${fp ?? '?'}\n`);
+    return fp;
+  } catch (e) {
+    io.stderr(forTerminal(`  not reachable over SSH yet (${e instanceof Error ? e.message : String(e)}): its host key is pinned on the first command that reaches it`) + '\n');
+    return undefined;
+  } finally {
+    pool.dispose();
+  }
+}
+
+export const command: CliCommand = {
+  name: 'create',
+  summary: 'create an instance through a platform account (AutoDL Pro, 阿里云, 腾讯云): shows the price first, creates only with --yes',
+  help: () =>
+    formatHelp(
+      USAGE,
+      [
+        'Creates a new instance. Without --yes: what would be created, its price per hour and the storage per day, and nothing is created.',
+        'Refused before anything is created: an unknown card or region, an image not found, a CUDA bound no host meets, a balance',
+        'short of an hour, an account not real-name verified, a quota used up. The name is checked first: an instance of that name',
+        'is the one (never a second). A create whose answer is lost is looked for by its name; run the same command again to retry.',
+        'The AutoDL console token cannot create (its create/clone needs a host id from undocumented endpoints).',
+        'Exit codes: 0 created (or found by name), 1 refused or failed, 2 preview only (no --yes) or bad usage, 3 outcome unknown.',
+      ].join('\n'),
+      specs,
+    ),
+  run: async (argv, io) => {
+    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    if (!flags.account) throw new UsageError('--account ID is required (gpu-rent accounts list)');
+    if (!flags.card) throw new UsageError('--card is required');
+    if (flags.spot && flags['max-price'] === undefined) throw new UsageError('--spot needs --max-price YUAN (the most per hour you pay)');
+    if (!flags.spot && flags['max-price'] !== undefined) throw new UsageError('--max-price is for --spot');
+    if (flags['cuda-min'] !== undefined && flags.torch !== undefined) throw new UsageError('--cuda-min and --torch exclude each other');
+    const json = flags.json === true;
+    const fail = (code: string, message: string, exit = 1) => {
+      if (json) io.stdout(jsonError(code, message));
+      io.stderr(`gpu-rent create: ${message}\n`);
+      return exit;
+    };
+    const a = (await loadAccounts(io)).find((x) => x.account.id === flags.account);
+    if (!a) return fail('no-account', `no account ${forTerminal(flags.account)} (gpu-rent accounts list)`);
+    if (!canCreate(a.account.kind)) return fail('not-supported', refusalLine({ code: 'notSupported', detail: { kind: a.account.kind } }));
+    if (flags.yes && !a.account.powerActions) return fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`);
+    const name = flags.name ?? defaultCreateName(Math.floor(Date.now() / 1000), randomBytes(2).toString('hex'));
+    const input: CreateInput = {
+      card: flags.card,
+      gpus: flags.gpus ?? 1,
+      name,
+      ...(flags.region !== undefined ? { region: flags.region } : {}),
+      ...(flags.image !== undefined ? { image: flags.image } : {}),
+      ...(flags['disk-gb'] ? { diskGb: flags['disk-gb'] } : {}),
+      ...(flags['cuda-min'] !== undefined ? { cudaMin: flags['cuda-min'] } : {}),
+      ...(flags.torch !== undefined ? { torch: flags.torch } : {}),
+      ...(flags.spot ? { spot: { maxPriceFen: yuanToFen(flags['max-price']!) } } : {}),
+      ...(flags['auto-release'] !== undefined ? { autoReleaseHours: flags['auto-release'] } : {}),
+      ...(flags.vswitch ? { vSwitchId: flags.vswitch } : {}),
+      ...(flags['security-group'] ? { securityGroupId: flags['security-group'] } : {}),
+    };
+    const c = connectorFor(a, io);
+    let p: CreatePreview | CreateRefusal;
+    try {
+      p = await previewCreate(c, input);
+    } catch (e) {
+      return fail('failed', failureLine(e));
+    }
+    if (isRefusal(p)) {
+      if (json) io.stdout(jsonError(p.code, refusalLine(p), { refused: true }));
+      io.stderr(forTerminal(`gpu-rent create: refused, nothing created: ${refusalLine(p)}`) + '\n');
+      return 1;
+    }
+    if (p.existing) io.stderr(forTerminal(`gpu-rent create: an instance named "${name}" already exists (${p.existing.ref}, ${p.existing.rawState || p.existing.state}): it is the one, nothing new is created (use another --name for a second)`) + '\n');
+    for (const l of previewLines(p, a.account.id)) io.stderr(forTerminal(l) + '\n');
+    if (!flags.yes) {
+      if (json) io.stdout(jsonForTerminal({ preview: true, ...outcomeJson(a.account.id, p, undefined) }, 2) + '\n');
+      io.stderr('gpu-rent create: nothing created; add --yes to create it\n');
+      return 2;
+    }
+    const waitS = flags.wait ?? 300;
+    const interval = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) > 0 ? Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) : 3000;
+    let o: CreateOutcome;
+    try {
+      o = await createInstance(c, p, { settleMs: waitS * 1000, intervalMs: interval, onProgress: (l) => io.stderr(forTerminal(`  ${l}`) + '\n') });
+    } catch (e) {
+      return fail('failed', `not created: ${failureLine(e)}`);
+    }
+    if (o.status === 'refused') {
+      if (json) io.stdout(jsonError(o.refusal.code, refusalLine(o.refusal), { refused: true }));
+      io.stderr(forTerminal(`gpu-rent create: refused, nothing created: ${refusalLine(o.refusal)}`) + '\n');
+      return 1;
+    }
+    if (o.status === 'unknown') {
+      const msg = `the create was sent but its answer was lost (${o.reason}); no instance named "${o.name}" is listed yet. It may still appear: check gpu-rent instances; running this same command again (same --name ${o.name}) looks for it by name before creating anything`;
+      if (json) io.stdout(jsonForTerminal({ ...outcomeJson(a.account.id, p, o), error: { code: 'outcome-unknown', message: msg } }, 2) + '\n');
+      io.stderr(forTerminal(`gpu-rent create: ${msg}`) + '\n');
+      return 3;
+    }
+    if (o.recovered && !p.existing) io.stderr(forTerminal(`  found by name after the lost answer: ${o.ref}`) + '\n');
+    let hostKey: string | undefined;
+    if (o.login) {
+      io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? ' (password: in the platform console; gpu-rent keeps it for you in the extension)' : ''}`) + '\n');
+      if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io);
+    }
+    else if (waitS > 0 && !o.settled) io.stderr(forTerminal(`  ${o.ref} is not running after ${waitS} s (last: ${o.instance?.state ?? 'unknown'}); gpu-rent instances shows it and its login once the platform gives one`) + '\n');
+    if (json) io.stdout(jsonForTerminal(outcomeJson(a.account.id, p, o, hostKey), 2) + '\n');
+    else io.stdout(`${forTerminal(o.ref)}: ${p.existing ? 'exists' : o.recovered ? 'created (found by name)' : 'created'}${o.settled ? `, ${o.instance?.state ?? 'running'}` : ''}\n`);
+    return 0;
+  },
+};
