@@ -20,6 +20,7 @@ import { shQuote } from '../../src/remote/shell';
 import { secureUpload, wipeRamDir, RamUploadRefused, inspectRamTarget } from '../../src/remote/guards/ramdisk';
 import { captureEnvironment, startRebuild } from '../../src/remote/guards/environment';
 import { followLog } from '../../src/remote/jobs';
+import { loopRounds } from './remote-helpers';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -183,7 +184,7 @@ describe('guards against a real sshd', function () {
       // A fresh connection (the laptop went to sleep and came back) still finds it running.
       conn.close();
       conn = new RemoteConnection(conn.target, { knownHostsPath: join(work, 'known_hosts'), acceptNew: true, agent: false, useDefaultKeys: false, opTimeoutMs: 20000 });
-      await sleep(1500);
+      await loopRounds(sshd, '.gpu-rent/watchdog', 1);
       const again = await status();
       assert.equal(again.running, true);
       assert.equal(again.pid, s.pid);
@@ -216,7 +217,7 @@ describe('guards against a real sshd', function () {
       await installWatchdog(conn, base());
       await until('quiet', status, (s) => s.state?.kind === 'quiet');
       setClock(t0 + 1000);
-      await sleep(2500);
+      await loopRounds(sshd, '.gpu-rent/watchdog', 2);
       let s = await status();
       assert.equal(s.running, true, 'still inside the window');
       assert.equal(existsSync(join(sshd.home, 'action-ran')), false);
@@ -280,7 +281,7 @@ describe('guards against a real sshd', function () {
         assert.ok(s.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29T12:05:00Z'));
         assert.equal(existsSync(join(sshd.home, 'hook-ran')), true);
         const hitsAfter = hits;
-        await sleep(2500);
+        await loopRounds(sshd, '.gpu-rent/watchdog', 2);
         const later = await status();
         assert.equal(later.events.filter((e) => e.kind === 'hook-start').length, 1, 'the hook runs once');
         assert.equal(later.running, true);

@@ -69,3 +69,23 @@ export function plainStream(client: Client, rewrite: (command: string) => string
       });
     });
 }
+
+/**
+ * Waits until an on-box watchdog loop (the watchdog or an after-job trigger) has gone round
+ * `rounds` more times: each round rewrites its heartbeat file, so its modification time moves.
+ * A negative check after this ("it did not fire") has seen the loop decide, instead of trusting
+ * a fixed sleep on a loaded machine. `dir` is relative to the box user's home.
+ */
+export async function loopRounds(sshd: TestSshd, dir: string, rounds = 2, ms = 30000): Promise<void> {
+  const mtime = () => sshd.runAsUser(`stat -c %.9Y "$HOME/${dir}/heartbeat" 2>/dev/null || echo none`).trim();
+  const end = Date.now() + ms;
+  let last = mtime();
+  let seen = 0;
+  while (seen < rounds) {
+    if (Date.now() > end) throw new Error(`the loop in ~/${dir} went round ${seen} of ${rounds} times in ${ms} ms`);
+    await sleep(100);
+    const now = mtime();
+    if (now !== last && now !== 'none') seen++;
+    last = now;
+  }
+}

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Instance } from '../../src/core/instances';
 import type { RemoteConnection } from '../../src/remote/connection';
-import { startJob } from '../../src/remote/jobs';
+import { listJobs, startJob } from '../../src/remote/jobs';
 import { syncOnce } from '../../src/remote/sync';
 import { syncRemote } from '../../src/app/sync';
 import { runEndAction, stillBillingLine, syncOutcomeOf, type PowerActions } from '../../src/app/runs/endAction';
@@ -15,7 +15,7 @@ import { powerOffFromBox } from '../../src/app/runs/boxPower';
 import { afterJobOutcome, armAfterJob, disarmAfterJob } from '../../src/app/runs/onBox';
 import { readEndReport } from '../../src/app/runs/endReport';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, sleep, tempDir } from './remote-helpers';
+import { connectionTo, loopRounds, sleep, tempDir } from './remote-helpers';
 
 async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 30000): Promise<T> {
   const end = Date.now() + ms;
@@ -72,7 +72,8 @@ describe('end of a run (real sshd)', function () {
     sshd.runAsUser(`date +%s > ${clock}`);
     await startJob(conn, { name: 'graced', command: ['true'], cwd: '~', runner: 'setsid' });
     await armAfterJob(conn, 'graced', { actionCommand: ACTION, graceSeconds: 900, pollSeconds: 1, clockFile: clock });
-    await sleep(2500);
+    // The trigger has looked at the ended job twice and held back.
+    await loopRounds(sshd, '.gpu-rent/after-job/graced', 2);
     assert.equal((await afterJobOutcome(conn, 'graced')).fired, false, 'within the grace time');
     sshd.runAsUser(`echo $(( $(date +%s) + 901 )) > ${clock}`);
     await until('the trigger after the grace time', () => afterJobOutcome(conn, 'graced'), (o) => o.fired);
@@ -82,7 +83,9 @@ describe('end of a run (real sshd)', function () {
     await startJob(conn, { name: 'awake', command: ['sh', '-c', 'sleep 2'], cwd: '~', runner: 'setsid' });
     await armAfterJob(conn, 'awake', { actionCommand: ACTION, graceSeconds: 0, pollSeconds: 1 });
     assert.equal((await disarmAfterJob(conn, 'awake')).wasRunning, true);
-    await sleep(3500);
+    // The job ends (it sleeps 2 s) after the trigger was disarmed: nothing is left on the box to act.
+    await until('the job to end', async () => (await listJobs(conn)).find((j) => j.name === 'awake')?.state, (st) => st === 'exited');
+    assert.equal((await afterJobOutcome(conn, 'awake')).armed, false, 'no trigger left running');
     assert.equal(existsSync(home('powered-off')), false, 'the laptop handled it: the box does nothing');
   });
 
