@@ -23,6 +23,7 @@ const core: Record<string, Loader> = {
   'power-off': async () => (await import('./commands/power')).powerOff,
   release: async () => (await import('./commands/power')).release,
   balance: async () => (await import('./commands/balance')).command,
+  stock: async () => (await import('./commands/stock')).command,
   push: async () => (await import('./commands/push')).command,
   create: async () => (await import('./commands/create')).command,
 };

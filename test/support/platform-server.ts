@@ -74,6 +74,8 @@ export interface RecordedRequest {
   authorization: string;
   /** 阿里云: the RegionId parameter; 腾讯云: the X-TC-Region header. */
   region: string;
+  /** When it arrived (epoch ms): how far apart a client's calls are. */
+  at: number;
 }
 
 export interface Fault {
@@ -241,7 +243,7 @@ export class PlatformServer {
     const action = typeof tc === 'string' ? tc : typeof acs === 'string' ? acs : '';
     const tcRegion = req.headers['x-tc-region'];
     const region = typeof tc === 'string' ? (typeof tcRegion === 'string' ? tcRegion : '') : typeof acs === 'string' ? (query.RegionId ?? formOf(body).RegionId ?? '') : '';
-    this.requests.push({ platform, method: req.method ?? '', path: u.pathname, query, body, action, authorization: auth, region });
+    this.requests.push({ platform, method: req.method ?? '', path: u.pathname, query, body, action, authorization: auth, region, at: Date.now() });
     this.tick();
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

@@ -10,6 +10,11 @@ import { can, type Capability, type Connector, type PlatformInstance } from '../
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
+import { join } from 'node:path';
+import { configHome } from '../../app/platforms/accountFile';
+import { acquireFileLock, powerLockKey } from '../../app/platforms/powerLock';
+import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../../core/platforms/gpuWait';
+import { powerOnWhenFree } from './power-wait';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)' },
@@ -17,7 +22,8 @@ const specs = {
   'stop-charging': { type: 'boolean', description: 'power-off on 阿里云/腾讯云: ask for economical mode (StopCharging / STOP_CHARGING: vCPU, memory and GPU stop billing; disks and public IP / EIP still bill). The default there' },
   'keep-charging': { type: 'boolean', description: 'power-off on 阿里云/腾讯云: keep-charging mode instead (compute keeps billing as if it ran; the instance keeps its resources)' },
   yes: { type: 'boolean', description: 'do it (without it, only the instance, its price per hour and the action are shown)' },
-  wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for the state to settle (default 180; 0: do not wait)' },
+  wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: MAX_WAIT_S, description: 'how long to wait for the state to settle (default 180, at most 1800; 0: do not wait); with --wait-for-gpu how long to wait for a free card (default 3600, at most 86400)' },
+  'wait-for-gpu': { type: 'boolean', description: 'power-on: when the platform has no free card, try again (at most once every 15 s, backing off to every 5 minutes) until one is free, --wait runs out or Ctrl-C; other refusals (balance, real-name, quota, token) end it at once' },
   json: { type: 'boolean', description: 'print the final state as JSON' },
 } satisfies FlagSpecs;
 
@@ -44,7 +50,7 @@ async function find(io: CliIO, target: string, accountId: string | undefined): P
 }
 
 function makeCommand(action: Action): CliCommand {
-  const usage = `gpu-rent ${action} INSTANCE [--account ID]${action === 'power-on' ? ' [--no-gpu]' : action === 'power-off' ? ' [--keep-charging]' : ''} [--yes]`;
+  const usage = `gpu-rent ${action} INSTANCE [--account ID]${action === 'power-on' ? ' [--no-gpu | --wait-for-gpu [--wait SECONDS]]' : action === 'power-off' ? ' [--keep-charging]' : ''} [--yes]`;
   const summary = {
     'power-on': 'start an instance through its platform (GPU, or no-GPU mode where offered)',
     'power-off': 'shut an instance down through its platform; on 阿里云/腾讯云 in economical mode (StopCharging), read back, saying what still bills',
@@ -62,6 +68,9 @@ function makeCommand(action: Action): CliCommand {
       if (flags['stop-charging'] && action !== 'power-off') throw new UsageError('--stop-charging is for power-off');
       if (flags['keep-charging'] && action !== 'power-off') throw new UsageError('--keep-charging is for power-off');
       if (flags['keep-charging'] && flags['stop-charging']) throw new UsageError('--keep-charging and --stop-charging exclude each other');
+      if (flags['wait-for-gpu'] && action !== 'power-on') throw new UsageError('--wait-for-gpu is for power-on');
+      if (flags['wait-for-gpu'] && flags['no-gpu']) throw new UsageError('--wait-for-gpu waits for a card; a no-GPU start needs none');
+      if (!flags['wait-for-gpu'] && (flags.wait ?? 0) > 1800) throw new UsageError('--wait: at most 1800 seconds to settle (longer waits are for --wait-for-gpu)');
       const found = await find(io, target, flags.account);
       if (typeof found === 'string') {
         io.stderr(`gpu-rent ${action}: ${found}\n`);
@@ -89,6 +98,13 @@ function makeCommand(action: Action): CliCommand {
         io.stderr(`gpu-rent ${action}: nothing done; add --yes to proceed\n`);
         return 2;
       }
+      if (flags['wait-for-gpu']) return powerOnWhenFree(io, a, c, inst, { waitS: flags.wait ?? DEFAULT_WAIT_S, json: flags.json === true });
+      // Never two power-ons in flight for one instance (a --wait-for-gpu in another shell holds this lock).
+      const lock = action === 'power-on' ? acquireFileLock(join(configHome(io.env), 'locks'), powerLockKey(a.account.id, inst.ref), 'power-on') : undefined;
+      if (lock && 'busy' in lock) {
+        io.stderr(`gpu-rent ${action}: another gpu-rent${lock.busy.pid ? ` (pid ${lock.busy.pid}, ${forTerminal(lock.busy.what)})` : ''} is powering on ${forTerminal(inst.name)} now: nothing sent\n`);
+        return 1;
+      }
       try {
         if (action === 'power-on') await c.powerOn(inst.ref, flags['no-gpu'] ? 'noGpu' : 'gpu');
         else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
@@ -96,6 +112,8 @@ function makeCommand(action: Action): CliCommand {
       } catch (e) {
         io.stderr(`gpu-rent ${action}: ${failureLine(e)}\n`);
         return 1;
+      } finally {
+        if (lock && 'release' in lock) lock.release();
       }
       const targets = action === 'power-on' ? (flags['no-gpu'] ? TARGET.powerOnNoGpu : TARGET.powerOnGpu) : action === 'power-off' ? TARGET.powerOff : TARGET.release;
       const waitS = flags.wait ?? 180;
