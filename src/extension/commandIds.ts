@@ -41,6 +41,7 @@ export const Commands = {
   powerOn: 'gpuRent.powerOn',
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',
+  createInstance: 'gpuRent.createInstance',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -39,6 +39,7 @@ import { scanSecrets } from './commands/guards/secrets';
 import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guards/watchdog';
 import { getState, openCalculator, refresh, showLog } from './commands/view/view';
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
+import { createInstanceCommand } from './commands/platforms/create';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { platformPowerActions } from './commands/platforms/endOfRunPower';
@@ -215,6 +216,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));
   command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
+  command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -203,7 +203,8 @@ describe('create an instance (local platform server)', function () {
       s.createLogin = { sshPort: sshd.port, password: sshd.password, user: sshd.user };
     });
     afterEach(() => rm(home, { recursive: true, force: true }));
-    const args = ['create', '--account', 'env-autodl-pro', '--card', '5090', '--image', 'base-image-12be412037', '--torch', 'cu121', '--name', 'cli-a'];
+    const base = ['create', '--account', 'env-autodl-pro', '--image', 'base-image-12be412037'];
+    const args = [...base, '--card', '5090', '--torch', 'cu121', '--name', 'cli-a'];
 
     it('without --yes shows what it would create and creates nothing (exit 2)', async () => {
       const r = await run([...args, '--json'], env);
@@ -247,14 +248,14 @@ describe('create an instance (local platform server)', function () {
       assert.match(lost.stdout, /created \(found by name\)/);
       s.instances.clear();
       s.fault({ platform: 'autodl-pro', on: CREATE, error: 'realName' });
-      const rn = await run([...args, '--name', 'cli-b', '--yes', '--json'], env);
+      const rn = await run([...base, '--card', '5090', '--name', 'cli-b', '--yes', '--json'], env);
       assert.strictEqual(rn.code, 1);
       assert.match(rn.stderr, /not real-name verified.*TORealName.*finish the verification/);
       assert.strictEqual((JSON.parse(rn.stdout) as { error: { code: string } }).error.code, 'realName');
-      const card = await run([...args, '--card', 'A100', '--yes'], env);
+      const card = await run([...base, '--card', 'A100', '--yes'], env);
       assert.strictEqual(card.code, 1);
       assert.match(card.stderr, /unknown card "A100".*AutoDL Pro offers/);
-      const cuda = await run([...args.slice(0, -4), '--name', 'cli-c', '--cuda-min', '20.0', '--yes'], env);
+      const cuda = await run([...base, '--card', '5090', '--name', 'cli-c', '--cuda-min', '20.0', '--yes'], env);
       assert.strictEqual(cuda.code, 1);
       assert.match(cuda.stderr, /no host offers CUDA ≥ 20\.0/);
       assert.strictEqual(s.instances.size, 0);

@@ -81,7 +81,7 @@ export function refusalLine(r: CreateRefusal): string {
 
 function previewLines(p: CreatePreview, account: string): string[] {
   const s = p.spec;
-  const lines = [`on ${PLATFORM_NAMES[p.kind]} (account ${account}):`];
+  const lines = [`would create on ${PLATFORM_NAMES[p.kind]} (account ${account}):`];
   const row = (k: string, v: string) => lines.push(`  ${k.padEnd(9)} ${v}`);
   row('name', s.name);
   row('card', `${s.card} ×${s.gpus}${typeof p.request.gpu_spec_uuid === 'string' ? ` (spec ${p.request.gpu_spec_uuid})` : ''}`);
