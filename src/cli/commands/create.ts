@@ -88,7 +88,7 @@ function previewLines(p: CreatePreview, account: string): string[] {
   row('region', s.region ?? (p.region ? p.region : 'any'));
   row('image', s.image ?? '?');
   if (s.diskGb) row('disk', `${s.diskGb} GB${p.kind === 'autodl-pro' ? ' more system disk' : ' data disk'}`);
-  if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? ' (what your PyTorch needs)' : ''}`);
+  if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? ' (what your PyTorch needs)' : ''}${p.kind === 'autodl-pro' ? '' : ': not a create parameter here, the image decides the driver'}`);
   row('billing', s.spot ? `spot, at most ${formatCny(s.spot.maxPriceFen)}/h` : 'pay-as-you-go');
   row('price', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/h (the platform's quote)` : p.kind === 'autodl-pro' ? 'not quoted by AutoDL before a create: its price shows once it exists (gpu-rent instances)' : '? (the platform gave no quote)');
   if (s.diskGb) row('storage', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day (${p.storageSource === 'catalog' ? 'catalog estimate, not the platform\'s quote' : 'the platform\'s quote'})` : '?/day (not quoted separately; included in the price above where the platform counts it)');

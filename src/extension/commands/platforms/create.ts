@@ -91,7 +91,7 @@ function detailLines(p: CreatePreview): string[] {
     vscode.l10n.t('Image: {0}', s.image ?? '?'),
   ];
   if (s.diskGb) lines.push(vscode.l10n.t('Disk: {0} GB', s.diskGb));
-  if (p.cuda) lines.push(vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda));
+  if (p.cuda) lines.push(p.kind === 'autodl-pro' ? vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda) : vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda));
   if (s.spot) lines.push(vscode.l10n.t('Spot, at most {0}/h', formatCny(s.spot.maxPriceFen)));
   lines.push(p.priceFenPerHour !== undefined ? vscode.l10n.t('Price: {0}/h (the platform’s quote)', formatCny(p.priceFenPerHour)) : vscode.l10n.t('Price: not quoted by the platform before a create; it shows in the tree once the instance exists.'));
   if (s.diskGb) lines.push(p.storageFenPerDay !== undefined ? (p.storageSource === 'catalog' ? vscode.l10n.t('Storage: {0}/day (catalog estimate, not the platform’s quote)', formatCny(p.storageFenPerDay)) : vscode.l10n.t('Storage: {0}/day (the platform’s quote)', formatCny(p.storageFenPerDay))) : vscode.l10n.t('Storage: ?/day (not quoted separately)'));
