@@ -104,7 +104,8 @@ describe('compression in flight (real sshd)', function () {
     assert.deepEqual(r.skipped, []);
     assert.equal(r.compression?.tool, 'gzip');
     assert.equal(r.compression?.files, 1, 'only the text file went compressed');
-    assert.equal(r.compression?.rawBytes, 6 * MiB + 12345);
+    // On loopback the link outruns compression: after a segment or two the rest may go plain.
+    assert.ok(r.compression!.rawBytes >= MiB && r.compression!.rawBytes <= 6 * MiB + 12345, `compressed ${r.compression!.rawBytes} bytes of the file`);
     assert.ok(r.compression!.wireBytes < r.compression!.rawBytes / 2, `compressed to ${r.compression!.wireBytes} bytes`);
     sameTree(local, remote);
     assert.equal(Math.floor(statSync(join(remote, 'data/train.jsonl')).mtimeMs / 1000), OLD);

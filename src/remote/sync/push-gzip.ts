@@ -1,7 +1,8 @@
 // A big compressible file pushed through the box's own gzip: the file is cut into segments
-// (1 MiB, 2, 4, then 8 MiB of the original), each gzip-compressed here (zlib level 6, on the thread pool, the
-// next one while the current one crosses the link) and appended to NAME.part on the box by
-// `gzip -dc >> NAME.part`, which then prints the .part's size. A segment counts (and its bytes
+// (1 MiB, 2, 4, then 8 MiB of the original), each gzip-compressed here (zlib level 6, on the
+// thread pool) and sent on a channel of its own while the one before it still crosses, two at
+// once; the box inflates each beside NAME.part and appends it in order (APPEND), then prints
+// the .part's size. A segment counts (and its bytes
 // go into the SHA-256 that push verifies against the box's) only when the .part has grown by
 // exactly the segment, so what is on the box after a cut is a true prefix, which the next
 // push resumes as it resumes an SFTP upload. Where compressing is the bottleneck the level
@@ -29,9 +30,21 @@ export interface GzipPushResult {
   stopped?: 'fast-link' | 'failed' | 'aborted';
 }
 
-/** Appends stdin, decompressed, to "$1" and prints its new size (a failure prints nothing). */
-const APPEND = shArg('gzip -dc >> "$1" && wc -c < "$1"');
-const CREATE = shArg('gzip -dc > "$1" && wc -c < "$1"');
+/** Segments on their way at once (each its own channel): the link stays busy between them. */
+const IN_FLIGHT = 2;
+
+/**
+ * The segment at offset "$2" of "$1": inflated into "$1.seg$2" as it arrives, then, once the
+ * .part holds exactly the bytes before it (the segment before landed), appended, and the
+ * .part's size printed. A segment whose turn does not come within a minute gives up.
+ */
+const APPEND = shArg(
+  's="$1.seg$2"; gzip -dc > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
+    'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); [ $i -gt 1200 ] && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
+    '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$1" && rm -f -- "$s" && wc -c < "$1"',
+);
+/** The first segment of a fresh .part replaces whatever was there. */
+const CREATE = shArg('s="$1.seg0"; gzip -dc > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }');
 
 /**
  * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
@@ -68,48 +81,73 @@ export async function pushGzipped(
     const z = await gzipAsync(raw, { level: at });
     return { raw, z, level: at, compressMs: performance.now() - t0 };
   };
+  type Seg = Awaited<ReturnType<typeof prepare>>;
+  /** One segment on its way: sent as soon as it is compressed, while the one before it is still crossing. */
+  const send = (seg: Seg, off: number, stop: AbortSignal) => {
+    const t0 = performance.now();
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    return stream(`/bin/sh -c ${off === 0 ? CREATE : APPEND} sh ${shArg(part)} ${off}`, {
+      stdin: seg.z,
+      signal: stop,
+      timeoutMs: 120_000 + Math.ceil(seg.z.length / 10_000),
+      onStdout: (c) => {
+        outBytes += c.length;
+        if (outBytes <= 64) out.push(c);
+      },
+    }).then(
+      (r) => ({ ok: r.code === 0 && outBytes <= 64 && Number(Buffer.concat(out).toString('latin1').trim()) === off + seg.raw.length, sendMs: performance.now() - t0 }),
+      () => ({ ok: false, sendMs: performance.now() - t0 }),
+    );
+  };
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  const inFlight: Array<{ seg: Seg; off: number; sent: ReturnType<typeof send> }> = [];
+  let queued = at;
+  let fastLink = false;
+  const launch = async () => {
+    // A fresh .part's first segment goes alone: it replaces whatever stale .part was there.
+    while (!fastLink && inFlight.length < (at === 0 ? 1 : IN_FLIGHT) && queued < o.size) {
+      const seg = await prepare(queued);
+      if (seg.raw.length === 0) return false;
+      inFlight.push({ seg, off: queued, sent: send(seg, queued, stop.signal) });
+      queued += seg.raw.length;
+    }
+    return true;
+  };
   try {
-    let next = at < o.size ? prepare(at) : undefined;
-    while (next) {
+    if (!(await launch())) return { raw: 0, wire, stopped: 'failed' };
+    while (inFlight.length) {
+      const { seg, off, sent } = inFlight[0]!;
+      // The next segment is read, compressed and sent while this one finishes.
+      const more = launch();
+      const r = await sent;
       if (o.signal?.aborted) return { raw: at - o.from, wire, stopped: 'aborted' };
-      const seg = await next;
-      if (seg.raw.length === 0) return { raw: at - o.from, wire, stopped: 'failed' };
-      const end = at + seg.raw.length;
-      next = end < o.size ? prepare(end) : undefined;
-      const t0 = performance.now();
-      const out: Buffer[] = [];
-      let outBytes = 0;
-      const r = await stream(`/bin/sh -c ${at === 0 ? CREATE : APPEND} sh ${shArg(part)}`, {
-        stdin: seg.z,
-        signal: o.signal,
-        timeoutMs: 60_000 + Math.ceil(seg.z.length / 10_000),
-        onStdout: (c) => {
-          outBytes += c.length;
-          if (outBytes <= 64) out.push(c);
-        },
-      }).catch(() => undefined);
-      const sendMs = performance.now() - t0;
-      const boxSize = Number(Buffer.concat(out).toString('latin1').trim());
-      if (!r || r.code !== 0 || outBytes > 64 || boxSize !== end) {
-        void next?.catch(() => undefined);
-        return { raw: at - o.from, wire, stopped: o.signal?.aborted ? 'aborted' : 'failed' };
+      if (!r.ok || off !== at) {
+        stop.abort();
+        await more.catch(() => undefined);
+        return { raw: at - o.from, wire, stopped: 'failed' };
       }
+      inFlight.shift();
       o.hash.update(seg.raw);
       o.onBytes?.(seg.raw.length);
-      at = end;
+      at += seg.raw.length;
       wire += seg.z.length;
       // Compressing is the bottleneck (the link carried the segment faster than it took to
       // compress): level 6 steps down to 1, and where even plain bytes would cross faster
-      // than level 1 compresses, the rest goes as it is.
-      const linkBytesPerMs = seg.z.length / Math.max(1, sendMs);
-      if (next && seg.level > 1 && seg.compressMs > sendMs) level = 1;
-      else if (next && seg.level === 1 && seg.raw.length / linkBytesPerMs < seg.compressMs) {
-        void next.catch(() => undefined);
-        return { raw: at - o.from, wire, stopped: 'fast-link' };
+      // than level 1 compresses, what is not yet sent goes as it is.
+      const linkBytesPerMs = seg.z.length / Math.max(1, r.sendMs);
+      if (seg.level > 1 && seg.compressMs > r.sendMs) level = 1;
+      else if (seg.level === 1 && seg.raw.length / linkBytesPerMs < seg.compressMs) fastLink = true;
+      if (!(await more) || (!inFlight.length && !(await launch()))) {
+        stop.abort();
+        return { raw: at - o.from, wire, stopped: 'failed' };
       }
     }
-    return { raw: at - o.from, wire };
+    return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire };
   } finally {
+    o.signal?.removeEventListener('abort', onAbort);
     await fh.close();
   }
 }
