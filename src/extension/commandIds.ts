@@ -38,6 +38,7 @@ export const Commands = {
   refreshPlatforms: 'gpuRent.refreshPlatforms',
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',
+  powerOnWhenFree: 'gpuRent.powerOnWhenFree',
   powerOn: 'gpuRent.powerOn',
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',

@@ -42,6 +42,7 @@ import { addPlatformAccount, removePlatformAccount } from './commands/platforms/
 import { createInstanceCommand } from './commands/platforms/create';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
+import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
 import { platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -216,6 +217,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));
   command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
+  command(Commands.powerOnWhenFree, (a) => powerOnWhenFree(ctx, platformMonitor, a));
   command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a));
   log.info(`activated; ${store.list().length} instances`);
 }

@@ -11,7 +11,8 @@ import { classifyFailure } from '../../src/core/platforms/errors';
 import { MAX_CALL_INTERVAL_MS, MIN_CALL_INTERVAL_MS, nextDelayMs, refusalAdvice, waitedText, waitVerdict } from '../../src/core/platforms/gpuWait';
 import type { PlatformFailure } from '../../src/core/platforms/types';
 import { PlatformError } from '../../src/app/platforms/errors';
-import { acquireFileLock, PowerOnLocks, powerLockKey } from '../../src/app/platforms/powerLock';
+import { acquireFileLock, PowerOnLocks, powerLockKey, unlockedConnector, withPowerOnLock } from '../../src/app/platforms/powerLock';
+import type { Connector } from '../../src/core/platforms/types';
 import { waitForGpu, type WaitClock } from '../../src/app/platforms/waitForGpu';
 
 /** A clock whose sleeps advance it at once, recording every pause. */
@@ -195,6 +196,33 @@ describe('power-on lock', () => {
     assert.strictEqual(l.holder('k'), undefined);
     const r = await l.run('k', 'z', async () => l.run('k', 'again', async () => 1));
     assert.ok(r.ok && !r.value.ok && r.value.busy.what === 'z', JSON.stringify(r));
+  });
+
+  it('a connector with the lock: a second power-on of one instance while one is in flight is refused, another instance is not; a wait holding the lock uses the unlocked one', async () => {
+    const locks = new PowerOnLocks();
+    const pending: (() => void)[] = [];
+    const release = () => pending.shift()!();
+    const sent: string[] = [];
+    const raw = { kind: 'autodl-pro', name: 'raw', powerOn: (ref: string) => (sent.push(ref), new Promise<void>((r) => pending.push(r))), get(this: { name: string }) { return Promise.resolve(this.name); } } as unknown as Connector;
+    const c = withPowerOnLock(raw, 'acct', locks);
+    const first = c.powerOn('r', 'gpu');
+    await assert.rejects(c.powerOn('r', 'noGpu'), (e: PlatformError) => e.failure.code === 'PowerOnInFlight' && e.failure.kind === 'invalidState');
+    const other = c.powerOn('r2', 'gpu');
+    release();
+    await first;
+    release();
+    await other;
+    assert.deepStrictEqual(sent, ['r', 'r2']);
+    assert.strictEqual(await (c.get as unknown as () => Promise<string>)(), 'raw', 'other methods keep their this');
+    assert.strictEqual(unlockedConnector(c), raw);
+    assert.strictEqual(unlockedConnector(raw), raw);
+    // While a wait holds the lock, the locked connector refuses and the wait's own calls go through.
+    const held = locks.tryAcquire(powerLockKey('acct', 'r'), 'wait-for-gpu');
+    await assert.rejects(c.powerOn('r', 'gpu'), /wait-for-gpu/);
+    const p = unlockedConnector(c).powerOn('r', 'gpu');
+    release();
+    await p;
+    if ('release' in held) held.release();
   });
 
   it('across processes: a live holder blocks, a dead one is taken over, release removes the file', () => {

@@ -6,6 +6,8 @@
 import { mkdirSync, openSync, readFileSync, unlinkSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
+import type { Connector, PowerOnMode } from '../../core/platforms/types';
+import { PlatformError } from './errors';
 
 export interface PowerLockHolder {
   /** What holds it ("power-on", "wait-for-gpu", "keep-alive", …), for the message to the second caller. */
@@ -106,4 +108,37 @@ export function acquireFileLock(dir: string, key: string, what: string, pid = pr
     }
   }
   return { busy: { pid: 0, what: 'power-on' } };
+}
+
+const RAW = Symbol('unlocked connector');
+
+/**
+ * The connector with its `powerOn` taking the instance's lock for the call: every power-on path
+ * that uses it (Power On, Keep from Release, the end-of-run no-GPU start, Create's start) is
+ * refused at once while another power-on of the same instance is in flight, a wait for a card
+ * included. The wait itself calls the unlocked connector (`unlockedConnector`) under the lock it holds.
+ */
+export function withPowerOnLock<C extends Connector>(c: C, accountId: string, locks: PowerOnLocks): C {
+  return new Proxy(c, {
+    get(target, prop) {
+      if (prop === RAW) return target;
+      if (prop === 'powerOn') {
+        return async (ref: string, mode: PowerOnMode, signal?: AbortSignal) => {
+          const l = locks.tryAcquire(powerLockKey(accountId, ref), 'power-on');
+          if ('busy' in l) throw new PlatformError({ platform: target.kind, kind: 'invalidState', code: 'PowerOnInFlight', message: `a power-on of this instance is already in flight (${l.busy.what}): nothing sent` });
+          try {
+            return await target.powerOn(ref, mode, signal);
+          } finally {
+            l.release();
+          }
+        };
+      }
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+export function unlockedConnector<C extends Connector>(c: C): C {
+  return ((c as unknown as Record<symbol, C | undefined>)[RAW] ?? c) as C;
 }

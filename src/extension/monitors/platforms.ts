@@ -21,6 +21,7 @@ import type { CommandContext } from '../commands/context';
 import type { PlatformAccounts } from '../commands/platforms/accountStore';
 import { platformErrorText } from '../commands/platforms/words';
 import type { Node } from '../tree';
+import { PowerOnLocks, withPowerOnLock } from '../../app/platforms/powerLock';
 import { applyPlatformList, applyPlatformLogin, observedInstance, observedReleaseWatch, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
 
 export type { Observation } from './platformApply';
@@ -101,6 +102,8 @@ export class PlatformMonitor implements vscode.Disposable {
   readonly observations: Map<string, Observation>;
   readonly status: Map<string, AccountStatus>;
   readonly accounts: PlatformAccounts;
+  /** One lock per instance shared by every power-on path (connectors made here take it for each power-on; Start When a Card Is Free holds it while it waits). */
+  readonly powerLocks = new PowerOnLocks();
   private readonly backoff = new Map<string, { until: number; seconds: number }>();
   private readonly snapshots = new Map<string, SnapshotCache>();
   private readonly identities = new Map<string, string>();
@@ -143,7 +146,7 @@ export class PlatformMonitor implements vscode.Disposable {
     this.identities.set(a.id, accountIdentity(a.kind, secret));
     let snapshots = this.snapshots.get(a.id);
     if (!snapshots) this.snapshots.set(a.id, (snapshots = new Map()));
-    return makeConnector(a, secret, endpoints, { timeoutMs: TIMEOUT_MS, now: this.ctx.now, snapshots });
+    return withPowerOnLock(makeConnector(a, secret, endpoints, { timeoutMs: TIMEOUT_MS, now: this.ctx.now, snapshots }), a.id, this.powerLocks);
   }
 
   /** The account and connector of a linked instance. */
