@@ -43,6 +43,7 @@ import { createInstanceCommand } from './commands/platforms/create';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
+import { StockView } from './stockView';
 import { platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -97,8 +98,11 @@ export function activate(context: vscode.ExtensionContext): void {
     void showError(vscode.l10n.t('GPU Rent could not read its saved platform accounts; they were kept aside. Add them again (their secrets are still in the secret store).'));
   }
   const platformFacts = new PlatformFacts(accounts, () => store.list(), now);
-  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts);
+  // "Available now" per account: connectors from the platform monitor (made below), read only while expanded.
+  const stockView = new StockView(accounts, async (a) => late.platforms?.connector(a), now);
+  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts, stockView);
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
+  subs.push(stockView, stockView.attach(view as vscode.TreeView<unknown>, (n) => ((n as { kind?: string }).kind === 'stock' ? (n as { accountId?: string }).accountId : undefined)));
   const notices = new GuardNotices(log, now);
   const watches = new SyncWatches(store, sessions, tree, log, now);
   const doctor = new DoctorView();

@@ -14,11 +14,15 @@ import { formatDuration, formatRate, instanceDescription, priceProvenance, state
 import type { InstanceStore } from './store';
 import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
+import type { StockNodeInfo, StockView } from './stockView';
 
 export type Node =
   | { kind: 'platform'; platform: string }
   | { kind: 'instance'; id: string }
-  | { kind: 'detail'; key: string; instanceId: string; label: string; description?: string; icon: string; tooltip?: string; command?: vscode.Command };
+  | { kind: 'detail'; key: string; instanceId: string; label: string; description?: string; icon: string; tooltip?: string; command?: vscode.Command }
+  /** An account's "Available now": the cards free per region (stockView.ts), read only while expanded. */
+  | { kind: 'stock'; platform: string; accountId: string }
+  | ({ kind: 'stockRow'; accountId: string } & StockNodeInfo);
 
 const GIB = 1024 ** 3;
 
@@ -39,7 +43,21 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     private readonly language: string,
     private readonly connection: (id: string) => ConnectionState | undefined = () => undefined,
     private readonly platforms?: PlatformFacts,
-  ) {}
+    private readonly stock?: StockView,
+  ) {
+    stock?.onDidChange((accountId) => {
+      const n = this.stockNodes.get(accountId);
+      if (n) this.changed.fire(n);
+    });
+  }
+
+  private readonly stockNodes = new Map<string, Node & { kind: 'stock' }>();
+
+  private stockNode(platform: string, accountId: string): Node & { kind: 'stock' } {
+    let n = this.stockNodes.get(accountId);
+    if (!n || n.platform !== platform) this.stockNodes.set(accountId, (n = { kind: 'stock', platform, accountId }));
+    return n;
+  }
 
   /** Refresh one instance (its node and children), or everything. */
   refresh(id?: string): void {
@@ -65,10 +83,11 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     return n;
   }
 
-  getChildren(node?: Node): Node[] {
+  getChildren(node?: Node): Node[] | Promise<Node[]> {
     const instances = this.store.list();
     if (!node) return groupByPlatform(instances).map((g) => this.platformNode(g.platform));
-    if (node.kind === 'platform') return instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id));
+    if (node.kind === 'platform') return [...instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id)), ...(this.stock?.accountsOf(node.platform) ?? []).map((a) => this.stockNode(node.platform, a.id))];
+    if (node.kind === 'stock') return this.stock ? this.stock.children(node.accountId).then((rows) => rows.map((r) => ({ kind: 'stockRow' as const, accountId: node.accountId, ...r }))) : [];
     if (node.kind === 'instance') {
       const inst = this.store.get(node.id);
       return inst ? this.details(inst) : [];
@@ -82,6 +101,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       return inst ? this.platformNode(inst.platform) : undefined;
     }
     if (node.kind === 'detail') return this.instanceNode(node.instanceId);
+    if (node.kind === 'stock') return this.platformNode(node.platform);
+    if (node.kind === 'stockRow') return this.stockNodes.get(node.accountId);
     return undefined;
   }
 
@@ -133,6 +154,25 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       tip.appendMarkdown('`' + `ssh -p ${inst.login.port} ${inst.login.user}@${inst.login.host}`.replace(/`/g, '') + '`');
       item.tooltip = tip;
       item.accessibilityInformation = { label: `${inst.name}, ${stateLabel(state, vscode.l10n)}, ${item.description}` };
+      return item;
+    }
+    if (node.kind === 'stock') {
+      const item = new vscode.TreeItem(vscode.l10n.t('Available now'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `stock:${node.accountId}`;
+      item.contextValue = 'stock';
+      item.iconPath = new vscode.ThemeIcon('pulse');
+      item.description = forLabel(this.platforms?.accounts.get(node.accountId)?.label ?? node.accountId);
+      item.tooltip = vscode.l10n.t('Free cards per region with the price per hour, read from the platform only while this is open, at most once a minute.');
+      return item;
+    }
+    if (node.kind === 'stockRow') {
+      // Platform text (card and region names, error messages): plain labels, one line each.
+      const item = new vscode.TreeItem(forLabel(node.label), vscode.TreeItemCollapsibleState.None);
+      item.id = `stock:${node.accountId}:${node.key}`;
+      item.contextValue = 'stockRow';
+      item.iconPath = new vscode.ThemeIcon(node.icon, node.iconColor ? new vscode.ThemeColor(node.iconColor) : undefined);
+      if (node.description) item.description = forLabel(node.description, 300);
+      if (node.tooltip) item.tooltip = forTerminal(node.tooltip.slice(0, 2000));
       return item;
     }
     // Detail rows carry box text (GPU names, job ids and commands, sync errors): plain labels, one line each.

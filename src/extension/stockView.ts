@@ -1,0 +1,114 @@
+// The tree's "Available now" node under each platform, one per connected account with a stock
+// read: the cards free now per region with the price per hour (`?` where the platform sends
+// none). Read only while the node is expanded and the view is visible, at most once a minute
+// per account (app/platforms/stock.ts' StockCache), and again each minute while it stays open.
+import * as vscode from 'vscode';
+import type { Account } from '../app/platforms/accounts';
+import { hasStock, StockCache } from '../app/platforms/stock';
+import { formatCny } from '../core/money';
+import { freeText, sortStock, STOCK_TTL_S, type StockRow } from '../core/platforms/stock';
+import { CATALOG_PLATFORM, type Connector } from '../core/platforms/types';
+import type { PlatformAccounts } from './commands/platforms/accountStore';
+import { platformErrorText } from './commands/platforms/words';
+
+/** The most rows one account's node shows (free first). */
+const MAX_SHOWN = 60;
+
+export interface StockNodeInfo {
+  key: string;
+  label: string;
+  description?: string;
+  icon: string;
+  iconColor?: string;
+  tooltip?: string;
+}
+
+export class StockView implements vscode.Disposable {
+  private readonly cache: StockCache;
+  private readonly open = new Set<string>();
+  private readonly changed = new vscode.EventEmitter<string>();
+  readonly onDidChange = this.changed.event;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private visible = true;
+
+  constructor(
+    private readonly accounts: PlatformAccounts,
+    private readonly connector: (a: Account) => Promise<Connector | undefined>,
+    now: () => number,
+  ) {
+    this.cache = new StockCache(now);
+  }
+
+  /** The connected accounts of a catalog platform whose connector reads stock. */
+  accountsOf(platform: string): Account[] {
+    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform);
+  }
+
+  /** Tracks the view (call from the tree view's expand, collapse and visibility events). */
+  attach(view: vscode.TreeView<unknown>, accountOf: (node: unknown) => string | undefined): vscode.Disposable {
+    this.visible = view.visible;
+    const subs = [
+      view.onDidExpandElement((e) => {
+        const id = accountOf(e.element);
+        if (id) this.open.add(id);
+        this.schedule();
+      }),
+      view.onDidCollapseElement((e) => {
+        const id = accountOf(e.element);
+        if (id) this.open.delete(id);
+        this.schedule();
+      }),
+      view.onDidChangeVisibility((e) => {
+        this.visible = e.visible;
+        this.schedule();
+      }),
+    ];
+    return { dispose: () => subs.forEach((s) => s.dispose()) };
+  }
+
+  private schedule(): void {
+    const want = this.visible && this.open.size > 0;
+    if (want && !this.timer) this.timer = setInterval(() => this.open.forEach((id) => this.changed.fire(id)), STOCK_TTL_S * 1000);
+    if (!want && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** The rows under an account's node: the free cards (then sold out), or one line saying why there are none. */
+  async children(accountId: string): Promise<StockNodeInfo[]> {
+    const a = this.accounts.get(accountId);
+    if (!a) return [];
+    this.open.add(accountId);
+    this.schedule();
+    let rows: StockRow[];
+    try {
+      const c = await this.connector(a);
+      if (!c || !hasStock(c)) return [{ key: 'none', label: vscode.l10n.t('This platform does not say which cards are free'), icon: 'info' }];
+      rows = sortStock(await this.cache.read(a.id, c));
+    } catch (e) {
+      return [{ key: 'error', label: vscode.l10n.t('Could not read the free cards'), description: platformErrorText(e), icon: 'warning', iconColor: 'list.warningForeground', tooltip: platformErrorText(e) }];
+    }
+    if (!rows.length) return [{ key: 'empty', label: a.kind === 'autodl-pro' ? vscode.l10n.t('No stock read: no instance of this account names a region yet') : vscode.l10n.t('No GPU types listed'), icon: 'info' }];
+    const shown = rows.slice(0, MAX_SHOWN).map((r, i): StockNodeInfo => {
+      const price = r.priceFenPerHour !== undefined ? vscode.l10n.t('{0}/h', formatCny(r.priceFenPerHour)) : vscode.l10n.t('price ?');
+      const free = r.status === 'free' ? (r.free !== undefined ? vscode.l10n.t('{0} free', freeText(r)) : vscode.l10n.t('available')) : r.status === 'soldOut' ? vscode.l10n.t('sold out') : vscode.l10n.t('free ?');
+      const where = r.zone ? `${r.region} · ${r.zone}` : r.region;
+      return {
+        key: `${i}:${r.card}:${r.region}:${r.zone ?? ''}`,
+        label: r.card,
+        description: `${where} · ${free} · ${price}`,
+        icon: r.status === 'free' ? 'pass' : r.status === 'soldOut' ? 'circle-slash' : 'question',
+        ...(r.status === 'free' ? { iconColor: 'testing.iconPassed' } : {}),
+        tooltip: vscode.l10n.t('{0} in {1}: {2}, {3}. Read {4} from the platform; read again at most once a minute while this is open.', r.card, where, free, price, new Date(r.readAt * 1000).toLocaleTimeString()),
+      };
+    });
+    if (rows.length > MAX_SHOWN) shown.push({ key: 'more', label: vscode.l10n.t('{0} more (gpu-rent stock lists them all)', rows.length - MAX_SHOWN), icon: 'ellipsis' });
+    return shown;
+  }
+
+  dispose(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.changed.dispose();
+  }
+}
