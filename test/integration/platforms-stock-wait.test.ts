@@ -104,7 +104,10 @@ describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform 
     s.stock.autodl['westDC2'] = [{ 'RTX 4090': { idle_gpu_num: 0, total_gpu_num: 8 } }];
     const none = await run(['stock', '--region', 'westDC2', '--free-only'], { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro });
     assert.strictEqual(none.code, 0, none.stderr);
-    assert.match(none.stdout, /no cards in westDC2/);
+    assert.match(none.stdout, /no free cards in westDC2/);
+    const unknown = await run(['stock', '--region', 'westDC2', '--card', 'H20'], { ...base, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro });
+    assert.strictEqual(unknown.code, 0, unknown.stderr);
+    assert.match(unknown.stdout, /no cards matching H20 in westDC2; cards there: RTX 4090/);
     const sold = await run(['stock', '--region', 'westDC2'], { ...base, GPU_RENT_HOME: await mkdtemp(join(tmpdir(), 'gpu-rent-stock-')), GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro });
     assert.match(sold.stdout, /RTX 4090\s+sold out\s+0\/8/);
     const bad = await run(['stock', '--region', 'westDC2'], { ...base, GPU_RENT_HOME: await mkdtemp(join(tmpdir(), 'gpu-rent-stock-')), GPU_RENT_AUTODL_TOKEN: 'wrong' });
@@ -173,6 +176,16 @@ describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform 
     assert.strictEqual(noStock.code, 0, noStock.stderr);
     assert.match(noStock.stderr, /no free card \(OperationDenied\.NoStock/);
     assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 2, 'one try each: nothing retried after a refusal');
+    // Bad input: a long --wait is for --wait-for-gpu; no card is needed for a no-GPU start; a running instance has nothing to wait for.
+    const long = await run(['power-on', 'pro-1', '--wait', '3600', '--yes'], env);
+    assert.strictEqual(long.code, 2);
+    assert.match(long.stderr, /at most 1800 seconds to settle/);
+    assert.strictEqual((await run(['power-on', 'pro-1', '--wait-for-gpu', '--no-gpu', '--yes'], env)).code, 2);
+    s.add({ platform: 'autodl-pro', id: 'pro-up', name: 'up', state: 'running' });
+    const up = await run(['power-on', 'pro-up', '--wait-for-gpu', '--yes'], env);
+    assert.strictEqual(up.code, 1);
+    assert.match(up.stderr, /up is running, not shut down: nothing to wait for/);
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 2, 'nothing sent for bad input');
   });
 
   it('Ctrl-C ends the wait at once: exit 130, the time waited said, no more calls afterwards', async () => {

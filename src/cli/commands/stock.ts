@@ -42,6 +42,8 @@ interface AccountStock {
   error?: string;
   failure?: string;
   rows: StockRow[];
+  /** Cards read before --card/--free-only were applied (for the "no such card" message). */
+  seen?: string[];
 }
 
 interface CacheFile {
@@ -106,7 +108,7 @@ export const command: CliCommand = {
             rows = await c.stock(regions.length ? { regions } : {});
             await remember(path, rows, now);
           }
-          return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })) };
+          return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })), seen: [...new Set(filterStock(rows, flags.region ? { region: flags.region } : {}).map((r) => r.instanceType ?? r.card))] };
         } catch (e) {
           return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), failure: e instanceof PlatformError ? e.failure.kind : 'other', rows: [] };
         }
@@ -118,7 +120,12 @@ export const command: CliCommand = {
     } else {
       const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.card, s.status === 'free' ? 'yes' : s.status === 'soldOut' ? 'sold out' : '?', freeText(s), s.priceFenPerHour !== undefined ? `${formatCny(s.priceFenPerHour)}/h` : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
       if (rows.length) io.stdout(renderTable([['ACCOUNT', 'REGION', 'ZONE/HOST', 'CARD', 'FREE NOW', 'FREE', 'PRICE', 'READ AT (UTC)'], ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']));
-      else if (results.some((r) => r.ok)) io.stdout(`no cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${results.some((r) => r.platform === 'autodl-pro') && !flags.region ? ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)' : ''}\n`);
+      else if (results.some((r) => r.ok)) {
+        const seen = [...new Set(results.flatMap((r) => r.seen ?? []))];
+        // An unknown card: say which cards there are, so the next try can name one.
+        const known = flags.card && seen.length ? `; cards there: ${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}` : '';
+        io.stdout(`no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${results.some((r) => r.platform === 'autodl-pro') && !flags.region ? ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)' : ''}\n`);
+      }
     }
     return results.some((r) => r.ok) ? 0 : 1;
   },
