@@ -12,6 +12,7 @@ import { checkRebuild, planRebuild, writeCapture, type EnvCapture } from '../../
 import { runCli } from '../support/cli';
 import { ASKABLE_PROBLEMS, checkCondaEnvironment } from '../../src/core/guards/environment';
 import { checkEnvironmentYml, readEnvironmentYaml } from '../../src/remote/guards/environment-yml';
+import { bestCpuMs } from '../support/timing';
 
 // The shape `conda env export --no-builds` writes (two-space list items, the pip section's
 // items at four, prefix last), as in the public exports in conda/conda's own test data
@@ -142,10 +143,10 @@ describe('environment.yml read as YAML', () => {
 
   it('nesting a parser would choke on is refused before parsing, fast', () => {
     for (const yml of ['['.repeat(200_000), '- '.repeat(100_000) + 'x', `dependencies:\n${'  '.repeat(40)}- x\n`, '{a: '.repeat(50_000)]) {
-      const t0 = performance.now();
       const r = readEnvironmentYaml(yml);
       assert.ok(!r.ok, yml.slice(0, 20));
-      assert.ok(performance.now() - t0 < 200, `${(performance.now() - t0).toFixed(0)} ms`);
+      const ms = bestCpuMs(() => readEnvironmentYaml(yml));
+      assert.ok(ms < 200, `${ms.toFixed(0)} ms CPU`);
     }
     const big = readEnvironmentYaml('# x\n'.repeat(100_000));
     assert.deepEqual(big.ok ? null : big.kind, 'tooLarge');
