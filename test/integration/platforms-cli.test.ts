@@ -1,24 +1,13 @@
 // gpu-rent accounts / instances / power-on / power-off / release / balance, the built CLI
 // against the local platform server (run asynchronously so the server in this process answers).
 import * as assert from 'node:assert';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI } from '../support/cli';
+import { runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = runCliAsync;
 
 describe('gpu-rent platform commands (built CLI, local platform server)', function () {
   this.timeout(60000);

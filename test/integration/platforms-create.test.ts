@@ -3,14 +3,13 @@
 // real loopback sshd), a lost create answer is found by name and never sent twice, each refusal
 // comes before anything is created; then the built CLI end to end, host key pinned on first contact.
 import * as assert from 'node:assert';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeConnector, type Endpoints } from '../../src/app/platforms/accounts';
 import { createInstance, previewCreate, type CreatePreview } from '../../src/app/platforms/create';
 import { isRefusal, type CreateRefusal } from '../../src/core/platforms/create';
-import { CLI } from '../support/cli';
+import { runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 import { startSshd, type TestSshd } from '../support/sshd';
 
@@ -27,17 +26,7 @@ function refusal(p: CreatePreview | CreateRefusal): CreateRefusal {
   return p;
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = runCliAsync;
 
 describe('create an instance (local platform server)', function () {
   this.timeout(60000);

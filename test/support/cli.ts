@@ -1,5 +1,5 @@
 // Runs the built CLI (dist/cli.js) as a user would: a new process, real argv, real stdio.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -23,4 +23,21 @@ export function runCli(args: string[], opts: { input?: string; env?: NodeJS.Proc
   });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * The built CLI in a new process with only PATH and `env` (no inherited variables: what a
+ * fresh shell with these settings sees), without blocking this process (a local server in the
+ * same process must keep answering).
+ */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }
