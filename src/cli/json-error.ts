@@ -10,9 +10,10 @@ export interface JsonErrorBody {
   [extra: string]: unknown;
 }
 
-export function jsonError(code: string, message: string, extra: Record<string, unknown> = {}): string {
+/** `indent` 0: one line (an event in a stream of JSON lines, as `sync --watch --json` prints). */
+export function jsonError(code: string, message: string, extra: Record<string, unknown> = {}, indent = 2): string {
   const error: JsonErrorBody = { ...extra, code, message };
-  return jsonForTerminal({ error }, 2) + '\n';
+  return jsonForTerminal({ error }, indent || undefined) + '\n';
 }
 
 /** Whether argv asks for JSON (`--json` before any bare `--`). */

@@ -314,6 +314,12 @@ describe('push against a real sshd', function () {
       assert.match(stopped.stderr, /push stopped: .*likely secret/);
       assert.match(stopped.stderr, /\.env/);
       assert.ok(!existsSync(remoteDir), 'nothing on the box');
+      const stoppedJson = runCli([...args(), '--json'], { env: env() });
+      assert.equal(stoppedJson.code, 3);
+      const e = (JSON.parse(stoppedJson.stdout) as { error: { code: string; message: string; findings: { path: string }[] } }).error;
+      assert.equal(e.code, 'secrets-found');
+      assert.match(e.message, /likely secret.*nothing was pushed/);
+      assert.deepEqual([...new Set(e.findings.map((f) => f.path))], ['.env']);
       const allowed = runCli([...args(), '--allow-secrets', '--json'], { env: env() });
       assert.equal(allowed.code, 0, allowed.stderr);
       const j = JSON.parse(allowed.stdout) as { files: number; pushed: string[] };
@@ -350,7 +356,10 @@ describe('push against a real sshd', function () {
       assert.ok(!existsSync(remoteDir), 'nothing on the box');
       const json = runCli([...args(), '--scan-limit-mb', '1', '--json'], { env: env() });
       assert.equal(json.code, 3);
-      assert.deepEqual(JSON.parse(json.stdout), { error: 'scan-incomplete', reason: 'maxBytes', limit: 1024 * 1024, filesSeen: 1, unscanned: 2 });
+      // The one --json error contract: error.code and error.message, with the scan's figures beside them.
+      assert.deepEqual(JSON.parse(json.stdout), {
+        error: { code: 'scan-incomplete', message: 'the secret scan stopped at its 1 MiB limit of file content after 1 file: 2 files were not checked: nothing was pushed', reason: 'maxBytes', limit: 1024 * 1024, filesSeen: 1, unscanned: 2 },
+      });
       // Read in full (the default limit), the token is found.
       const full = runCli(args(), { env: env() });
       assert.equal(full.code, 3);

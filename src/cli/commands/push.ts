@@ -1,6 +1,8 @@
 // `gpu-rent push TARGET --local DIR --remote DIR [--force] [--allow-secrets] [--allow-unscanned] [--json]`: upload
 // new and changed files to the rented box, each verified there before it appears.
 import { formatBytes } from '../../core/format';
+import { forTerminal } from '../../core/text';
+import { jsonError } from '../json-error';
 import { SCAN_MAX_BYTES } from '../../core/guards/secrets';
 import { pushFolder, type PushProgress, type PushReport, type PushSkipReason } from '../../app/push';
 import { syncRemote } from '../../app/sync';
@@ -62,7 +64,7 @@ function cutText(scan: { truncated: { reason: 'maxFiles' | 'maxBytes'; filesSeen
 }
 
 export function pushReportJson(r: PushReport): Record<string, unknown> {
-  return { files: r.files, bytes: r.bytes, pushed: r.pushed, unchanged: r.unchanged, skipped: r.skipped, seconds: r.seconds, interrupted: r.interrupted };
+  return { files: r.files, bytes: r.bytes, pushed: r.pushed, unchanged: r.unchanged, skipped: r.skipped, seconds: r.seconds, interrupted: r.interrupted, ...(r.compression ? { compression: r.compression } : {}) };
 }
 
 function reportText(r: PushReport): string {
@@ -110,6 +112,8 @@ export const command: CliCommand = {
             localDir: flags.local!,
             remoteDir: flags.remote!,
             force: flags.force === true,
+            // What the transfer decided (no gzip on the box, a stream refused): one stderr line each.
+            log: (line: string) => io.stderr(`gpu-rent push: ${forTerminal(line)}\n`),
             allowSecrets: flags['allow-secrets'] === true,
             allowUnscanned: flags['allow-unscanned'] === true,
             ...(flags['scan-limit-mb'] !== undefined ? { scanLimits: { maxBytes: flags['scan-limit-mb'] * 1024 * 1024 } } : {}),
@@ -118,7 +122,7 @@ export const command: CliCommand = {
           progressPrinter(io, json),
         );
         if (r.kind === 'secrets-found') {
-          if (json) io.stdout(JSON.stringify({ error: 'secrets-found', findings: r.findings }) + '\n');
+          if (json) io.stdout(jsonError('secrets-found', `the secret scan found ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'}: nothing was pushed`, { findings: r.findings }));
           else {
             io.stderr(`push stopped: ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'} in ${flags.local} (nothing was sent):\n`);
             for (const f of r.findings.slice(0, 50)) io.stderr(`  ${printable(f.path)}${f.line ? `:${f.line}` : ''}  ${f.kind}  ${printable(f.hint)}\n`);
@@ -129,7 +133,7 @@ export const command: CliCommand = {
         }
         if (r.kind === 'scan-incomplete') {
           const t = r.scan.truncated;
-          if (json) io.stdout(JSON.stringify({ error: 'scan-incomplete', reason: t.reason, limit: t.limit, filesSeen: t.filesSeen, unscanned: r.scan.unscanned }) + '\n');
+          if (json) io.stdout(jsonError('scan-incomplete', `${cutText(r.scan)}: nothing was pushed`, { reason: t.reason, limit: t.limit, filesSeen: t.filesSeen, unscanned: r.scan.unscanned }));
           else {
             io.stderr(`push stopped: ${cutText(r.scan)} (nothing was sent).\n`);
             io.stderr(

@@ -10,6 +10,7 @@ import { syncOnce, watchSync, type SkipReason, type SyncProgress, type SyncRepor
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+import { errorCode, jsonError } from '../json-error';
 
 const specs = {
   remote: { type: 'string', valueName: 'DIR', description: 'folder on the box to pull from (e.g. /root/autodl-tmp/checkpoints)' },
@@ -97,6 +98,7 @@ export function reportJson(r: SyncReport): Record<string, unknown> {
     interrupted: r.interrupted,
     kept: r.kept.map((k) => ({ name: k.name, boxCopy: k.boxCopy })),
     keptEarlier: r.keptEarlier,
+    ...(r.compressed ? { compressed: r.compressed } : {}),
   };
 }
 
@@ -171,6 +173,7 @@ export const command: CliCommand = {
           durable: flags.fsync === true,
           force: flags.force === true,
           signal: ac.signal,
+          log: (line: string) => io.stderr(`gpu-rent sync: ${forTerminal(line)}\n`),
         };
         const onProgress = progressPrinter(io, json);
         if (flags.watch === undefined) {
@@ -197,8 +200,8 @@ export const command: CliCommand = {
                 lastSkipped = skipped;
               }
             } else {
-              const msg = e.error.message.split('\n')[0];
-              if (json) io.stdout(jsonForTerminal({ error: msg, code: (e.error as { code?: unknown }).code ?? null, retryInSeconds: Math.round(e.retryInMs / 100) / 10 }) + '\n');
+              const msg = e.error.message.split('\n')[0] ?? '';
+              if (json) io.stdout(jsonError(errorCode(e.error), msg, { retryInSeconds: Math.round(e.retryInMs / 100) / 10 }, 0));
               else io.stderr(`${msg}; retrying in ${(e.retryInMs / 1000).toFixed(1)} s\n`);
             }
           },

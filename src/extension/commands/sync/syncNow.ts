@@ -42,7 +42,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
     let lastDraw = 0;
     try {
       const conn = await ctx.sessions.connect(inst, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});
-      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable ?? true }, (p) => {
+      const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable ?? true, log: (line: string) => ctx.log.info(`[${inst.id}] sync: ${line}`) }, (p) => {
         meter.observe(p);
         const s = meter.snapshot();
         if (p.kind === 'listed') progress.report({ message: vscode.l10n.t('{0} files to copy', s.filesTotal ?? 0) });

@@ -88,7 +88,7 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
       try {
         const conn = await ctx.sessions.connect(inst, a?.acceptNewHostKey ? { acceptNewHostKey: true } : {});
         const onScanProgress = (n: number) => progress.report({ message: vscode.l10n.t('Checking {0} for secrets… {1} files', basename(dirs.localDir), n) });
-        return await pushFolder(syncRemote(conn), { ...dirs, force: a?.force === true, allowSecrets, allowUnscanned, exclude, ...(scanLimits ? { scanLimits } : {}), onScanProgress, signal: abort.signal }, onProgress);
+        return await pushFolder(syncRemote(conn), { ...dirs, force: a?.force === true, allowSecrets, allowUnscanned, exclude, ...(scanLimits ? { scanLimits } : {}), onScanProgress, signal: abort.signal, log: (line: string) => ctx.log.info(`[${inst.id}] upload: ${line}`) }, onProgress);
       } catch (e) {
         if (e instanceof SyncError) throw new UserError(vscode.l10n.t('Upload failed: {0}', e.message));
         throw e;
