@@ -44,7 +44,7 @@ import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
 import { StockView } from './stockView';
-import { platformPowerActions } from './commands/platforms/endOfRunPower';
+import { platformAccountFacts, platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
 import { IdleMonitor } from './monitors/idle';
@@ -128,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): void {
     doctor,
     jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
     platformPower: (inst) => (late.platforms ? platformPowerActions(late.platforms, inst) : undefined),
+    platformAccount: (inst) => (late.platforms ? platformAccountFacts(late.platforms, inst) : undefined),
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 

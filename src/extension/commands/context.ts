@@ -3,6 +3,7 @@ import type * as vscode from 'vscode';
 import type { Catalog } from '../../core/catalog';
 import type { Instance } from '../../core/instances';
 import type { PowerActions } from '../../app/runs/endAction';
+import type { PowerFacts } from '../../core/guards/powerOffer';
 import type { SshPool } from '../../app/pool';
 import type { ReleaseEvents } from '../../app/release';
 import type { InstanceSessions } from '../../app/session';
@@ -30,6 +31,8 @@ export interface CommandContext {
   doctor: DoctorView;
   /** The platform's power actions for an instance linked to an account that allows them (issue 11's connectors); undefined otherwise. */
   platformPower(inst: Instance): PowerActions | undefined;
+  /** The linked account's platform and whether its power actions are allowed, also when they are not (then platformPower is undefined). */
+  platformAccount(inst: Instance): PowerFacts['account'];
   /** The job-log output channel, made on first use. */
   jobOutput(): vscode.OutputChannel;
 }

@@ -12,12 +12,13 @@ import { guardFacts, IdleWatch, idleSettingsOf, type IdleNotice } from '../guard
 import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../guardText';
 import { stateLabel } from '../present';
 import type { CommandContext } from '../commands/context';
+import { powerFactsOf } from '../commands/runs/powerFacts';
 
 export class IdleMonitor {
   private readonly idle = new IdleWatch();
   private settingsWarned = false;
 
-  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'log' | 'now' | 'notices' | 'platformPower'>) {}
+  constructor(private readonly ctx: Pick<CommandContext, 'settings' | 'store' | 'catalog' | 'log' | 'now' | 'notices' | 'platformPower' | 'platformAccount'>) {}
 
   forget(id: string): void {
     this.idle.forget(id);
@@ -77,7 +78,7 @@ export class IdleMonitor {
     const state = action === 'noGpuMode' ? 'noGpu' : 'stopped';
     // Through the account only where its connector can do this action (AutoDL's developer API has no no-GPU start).
     const account = this.ctx.platformPower(inst);
-    const route = idleActionRoute(action, { account: account?.kind ? { kind: account.kind, powerAllowed: true } : undefined, boxPower: 'unknown', syncFolders: !!inst.sync });
+    const route = idleActionRoute(action, powerFactsOf(this.ctx, inst, 'unknown'));
     const power = route === 'connector' ? account : undefined;
     if (power) {
       try {

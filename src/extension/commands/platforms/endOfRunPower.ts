@@ -9,9 +9,19 @@ import type { Instance } from '../../../core/instances';
 import { afterPowerOff, powerOffModeFor } from '../../../core/platforms/billing';
 import { can } from '../../../core/platforms/types';
 import type { PlatformMonitor } from '../../monitors/platforms';
+import type { PowerFacts } from '../../../core/guards/powerOffer';
 
 const DEADLINE_MS = 5 * 60_000;
 const EVERY_MS = 3000;
+
+/**
+ * The linked account's platform and whether its power actions are allowed: known also when they
+ * are off (then platformPowerActions is undefined), so a read-only account is named as such.
+ */
+export function platformAccountFacts(mon: Pick<PlatformMonitor, 'accounts' | 'powerAllowed'>, inst: Instance): PowerFacts['account'] {
+  const account = inst.platformRef ? mon.accounts.get(inst.platformRef.account) : undefined;
+  return account ? { kind: account.kind, powerAllowed: mon.powerAllowed(account.id) } : undefined;
+}
 
 export function platformPowerActions(mon: PlatformMonitor, inst: Instance): PowerActions | undefined {
   const account = inst.platformRef ? mon.accounts.get(inst.platformRef.account) : undefined;

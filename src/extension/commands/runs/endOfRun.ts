@@ -150,7 +150,8 @@ async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r:
   // Beyond the modal: the tree row and the status bar say so until the box is seen stopped or its state changes.
   await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', fenPerHour, why }).catch((e) => ctx.log.warn(`[${inst.id}] could not store the still-billing mark: ${String(e)}`));
   const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
-  const next = nextBestActions({ account: ctx.platformPower(inst)?.kind ? { kind: ctx.platformPower(inst)!.kind!, powerAllowed: true } : undefined }, failedVia);
+  const { powerFactsOf } = await import('./powerFacts');
+  const next = nextBestActions(powerFactsOf(ctx, inst, 'unknown'), failedVia);
   const offAccount = vscode.l10n.t('Power Off Through Account');
   const release = vscode.l10n.t('Release…');
   const buttons = [...(next.includes('powerOffThroughAccount') ? [offAccount] : []), release];

@@ -21,7 +21,7 @@ export async function boxPowerOf(ctx: Pick<CommandContext, 'log'>, inst: Instanc
   );
 }
 
-export function powerFactsOf(ctx: Pick<CommandContext, 'platformPower'>, inst: Instance, boxPower: BoxPower): PowerFacts {
-  const power = ctx.platformPower(inst);
-  return { account: power?.kind ? { kind: power.kind, powerAllowed: true } : undefined, boxPower, syncFolders: !!inst.sync };
+/** The one place the facts are built (Start Training, the idle guard, the still-billing notice): the account as it is, read-only included. */
+export function powerFactsOf(ctx: Pick<CommandContext, 'platformAccount'>, inst: Instance, boxPower: BoxPower): PowerFacts {
+  return { account: ctx.platformAccount(inst), boxPower, syncFolders: !!inst.sync };
 }
