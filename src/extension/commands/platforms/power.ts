@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { releaseRisk, type ReleaseRisk } from '../../../app/release';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
+import { releaseThroughPlatform } from '../../../app/platforms/releaseFlow';
+import { PlatformError } from '../../../app/platforms/errors';
 import type { Instance } from '../../../core/instances';
 import { can, type Capability, type Connector, type PlatformState } from '../../../core/platforms/types';
 import { currentState, storageRateFor } from '../../../core/spend';
@@ -102,31 +104,43 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   }
   const ref = inst.platformRef!.ref;
   ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
-  if (action === 'release') {
-    ctx.watches.stop(inst.id);
-    await ctx.releases.willRelease({ inst, acceptNewHostKey: scripted?.acceptNewHostKey === true, removing: false });
-  }
   return withNotificationProgress({ title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
-    if (stopFirst) {
-      progress.report({ message: vscode.l10n.t('powering off first (released only when stopped)…') });
-      try {
-        await connector.powerOff(ref, 'keep');
-      } catch (e) {
-        throw new UserError(vscode.l10n.t('{0} was not released: the power-off before it failed: {1}', inst.name, platformErrorText(e)));
+    if (action === 'release') {
+      // Power off (where the platform releases only stopped instances) and see it stopped first: the
+      // sync watches stop and "about to release" fires only then, so a failed power-off leaves them
+      // for an instance that still exists (app/platforms/releaseFlow).
+      const flow = await releaseThroughPlatform(connector, ref, {
+        stopFirst,
+        deadlineMs: SETTLE_DEADLINE_MS,
+        intervalMs: SETTLE_EVERY_MS,
+        onStep: (step, seen) => {
+          if (step === 'poweringOff') progress.report({ message: vscode.l10n.t('powering off first (released only when stopped)…') });
+          else if (step === 'waitingStopped' && seen) progress.report({ message: vscode.l10n.t('waiting until stopped: {0}', platformStateLabel(seen.state)) });
+          else if (step === 'releasing' && stopFirst) progress.report({ message: vscode.l10n.t('stopped; releasing…') });
+        },
+        beforeRelease: async () => {
+          ctx.watches.stop(inst.id);
+          await ctx.releases.willRelease({ inst, acceptNewHostKey: scripted?.acceptNewHostKey === true, removing: false });
+        },
+      }).catch((e: unknown) => {
+        // The release request is sent once: a refusal is shown with the platform's own code, never retried.
+        throw e instanceof PlatformError ? new UserError(platformErrorText(e)) : e;
+      });
+      if (flow.kind === 'powerOffFailed') throw new UserError(vscode.l10n.t('{0} was not released: the power-off before it failed: {1}', inst.name, platformErrorText(flow.error)));
+      if (flow.kind === 'notStopped') {
+        if (flow.last) await mon.observe(inst.id, account, flow.last);
+        await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + storageRateFor(inst.pricing, 'running') / 24, why: vscode.l10n.t('it did not reach "stopped" (last seen: {0})', flow.last ? platformStateLabel(flow.last.state) : '?') }).catch(() => undefined);
+        throw new UserError(vscode.l10n.t('{0} was NOT released and keeps billing {1}: it did not reach "stopped" (last seen: {2}). Stop it in the platform’s console.', inst.name, priceText, flow.last ? platformStateLabel(flow.last.state) : '?'));
       }
-      const stopped = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs: SETTLE_DEADLINE_MS, intervalMs: SETTLE_EVERY_MS, onProgress: (p) => progress.report({ message: vscode.l10n.t('waiting until stopped: {0}', platformStateLabel(p.state)) }) }).catch(() => ({ settled: false as const, last: undefined }));
-      if (stopped.last) await mon.observe(inst.id, account, stopped.last);
-      if (!stopped.settled) await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: price + storageRateFor(inst.pricing, 'running') / 24, why: vscode.l10n.t('it did not reach "stopped" (last seen: {0})', stopped.last ? platformStateLabel(stopped.last.state) : '?') }).catch(() => undefined);
-      if (!stopped.settled) throw new UserError(vscode.l10n.t('{0} was NOT released and keeps billing {1}: it did not reach "stopped" (last seen: {2}). Stop it in the platform’s console.', inst.name, priceText, stopped.last ? platformStateLabel(stopped.last.state) : '?'));
-      progress.report({ message: vscode.l10n.t('stopped; releasing…') });
-    }
-    try {
-      if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
-      else if (cap === 'powerOff:keep' || cap === 'powerOff:stopCharging') await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
-      else await connector.release(ref);
-    } catch (e) {
-      // Sent once: a refusal is shown with the platform's own code, never retried.
-      throw new UserError(platformErrorText(e));
+      if (flow.stopped) await mon.observe(inst.id, account, flow.stopped);
+    } else {
+      try {
+        if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
+        else await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
+      } catch (e) {
+        // Sent once: a refusal is shown with the platform's own code, never retried.
+        throw new UserError(platformErrorText(e));
+      }
     }
     const abort = new AbortController();
     token.onCancellationRequested(() => abort.abort());
