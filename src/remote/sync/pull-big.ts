@@ -1,0 +1,229 @@
+// Pulling a big file (over SMALL_FILE): compare by hash when the local copy has the same size,
+// resume a trusted .part, pull the rest (through the box's gzip when it pays, else pipelined
+// SFTP reads) while the box hashes the file or its identity brackets the read, verify size
+// and SHA-256, and only then publish it. Never leaves anything but a .part unverified.
+import { createReadStream, promises as fsp } from 'node:fs';
+import { dirname } from 'node:path';
+import type { SFTPWrapper } from 'ssh2';
+import { diskFull, isDiskFull, SyncError } from './errors';
+import { boxIdentity, remoteHash } from './hash-batch';
+import { identityUsable, sameIdentity, type HashAnswer } from './remote-hash';
+import type { RemoteFile } from './list';
+import { sha256 } from './local-hash';
+import { lstatRemote, openedIsListed } from './safe-paths';
+import { closeHandle, fstat, sftpCode } from './sftp-util';
+import { alreadySavedBeside } from './planner';
+import { PullError, pullRange } from './transfer';
+import { boxCompression, worthCompressing } from './compress';
+import { PULL_GZIP_MIN_FILE, pullGzipped, readSample } from './pull-gzip';
+import { boxHash, ensureLocalDir, lookLocal, lost, lstatOrUndefined, openOrSkip, publish, toLocalStat, verifyInPlace, type Ctx, type Outcome } from './pull-common';
+
+async function hashLocal(path: string, hash: { update(data: Buffer): void }, limit?: number): Promise<void> {
+  if (limit === 0) return;
+  await new Promise<void>((res, rej) => {
+    const s = createReadStream(path, limit === undefined ? {} : { start: 0, end: limit - 1 });
+    s.on('data', (d) => hash.update(d as Buffer));
+    s.on('end', res);
+    s.on('error', rej);
+  });
+}
+
+async function freeBytes(dir: string): Promise<number | undefined> {
+  try {
+    const s = await fsp.statfs(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An fstat whose SFTP failure means "unreadable" and whose transport failure is fatal. */
+function fstatOrSkip(sftp: SFTPWrapper, handle: Buffer) {
+  return fstat(sftp, handle).catch((err: unknown) => {
+    if (sftpCode(err) === undefined) throw lost(err);
+    return undefined;
+  });
+}
+
+const noGzipSaid = new WeakSet<Ctx>();
+
+/** Whether the box has a working gzip (probed once per connection); the first "no" of a pass is logged. */
+async function boxGzip(ctx: Ctx): Promise<boolean> {
+  const { gzip } = await boxCompression(ctx.remote);
+  if (!gzip && !noGzipSaid.has(ctx)) {
+    noGzipSaid.add(ctx);
+    ctx.opts.log?.('sync: the box has no working gzip; files come uncompressed');
+  }
+  return gzip;
+}
+
+/** What a failed range pull means for this file: an outcome, or an error that ends the pass. */
+async function rangeFailure(err: unknown, f: RemoteFile, local: string, part: string, from: number): Promise<Outcome> {
+  if (err instanceof PullError) {
+    const fl = err.failure;
+    if (fl.kind === 'aborted') return { kind: 'interrupted' };
+    if (fl.kind === 'remote-shrank') return { kind: 'skipped', reason: 'changed-during-download' };
+    if (fl.kind === 'remote-io') return { kind: 'skipped', reason: 'unreadable' };
+    if (fl.kind === 'local-io') {
+      if (fl.code === 'ENOSPC' || fl.code === 'EDQUOT') throw diskFull(f.rel, f.size - from, await freeBytes(dirname(local)));
+      throw new SyncError('local-io', `cannot write ${part}: ${fl.message}`, { name: f.rel });
+    }
+    throw lost(err, f.rel);
+  }
+  if (isDiskFull(err)) throw diskFull(f.rel);
+  throw err;
+}
+
+/** Attempt 2, as a fresh pull would make it: the local folder checked again first. */
+async function pullBigAgain(ctx: Ctx, f: RemoteFile, local: string, part: string): Promise<Outcome> {
+  if (!(await ensureLocalDir(ctx, f, dirname(local)))) return { kind: 'skipped', reason: 'local-conflict' };
+  return pullBig(ctx, f, local, part, 2);
+}
+
+/** Pulls one settled remote file over SMALL_FILE whose local folder is checked; never leaves anything but a `.part` unless verified. */
+export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: string, attempt: number): Promise<Outcome> {
+  const { sftp, opts } = ctx;
+  const localSt = await lstatOrUndefined(local);
+  if (localSt && !localSt.isFile()) return { kind: 'skipped', reason: 'local-conflict' };
+
+  let localDigest: string | undefined;
+  // Same size locally but not known to match: compare hashes before moving any bytes.
+  if (localSt && localSt.size === f.size && attempt === 1) {
+    const h = sha256();
+    const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocal(local, h)]);
+    localDigest = await h.digest();
+    const verified = await verifyInPlace(ctx, f, local, localDigest, remote);
+    if (verified) return verified;
+  }
+  const look = await lookLocal(ctx, f, localSt && toLocalStat(localSt), async () => {
+    if (localDigest !== undefined) return localDigest;
+    const h = sha256();
+    await hashLocal(local, h);
+    return h.digest();
+  });
+  if (!look.replace && alreadySavedBeside(f, ctx.state.savedBeside?.[f.rel])) return { kind: 'saved-earlier' };
+
+  let partSt = await lstatOrUndefined(part);
+  if (partSt && !partSt.isFile()) {
+    if (partSt.isDirectory()) return { kind: 'skipped', reason: 'local-conflict' };
+    await fsp.rm(part, { force: true });
+    partSt = undefined;
+  }
+  let from = partSt?.size ?? 0;
+  if (from > f.size) {
+    ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: 'too-long' });
+    from = 0;
+  }
+
+  // The file's identity before any byte is read, asked alongside the open (one round trip).
+  const id0P = opts.boxHash ? Promise.resolve(undefined) : boxIdentity(ctx.remote, f.abs);
+  const handle = await openOrSkip(sftp, f.abs);
+  if (handle === 'unreadable') {
+    void id0P;
+    return { kind: 'skipped', reason: 'unreadable' };
+  }
+  try {
+    const [st0, atPath, id0] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs), id0P]);
+    if (!st0) return { kind: 'skipped', reason: 'unreadable' };
+    if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
+    if (!openedIsListed(f, st0, atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
+
+    // A resumed .part is trusted only if its bytes hash like the box's first bytes.
+    let hash = sha256();
+    if (from > 0) {
+      const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocal(part, hash, from)]);
+      const localPrefix = await hash.peek();
+      if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
+        ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
+        from = 0;
+        hash = sha256();
+      }
+    }
+    if (from === 0) await fsp.rm(part, { force: true });
+
+    const free = await freeBytes(dirname(local));
+    if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
+
+    // Checked by its identity on the box (no second read there), or else the box hashes the
+    // file while we pull it; either way bracketed by the two stats.
+    const idBefore = id0 && identityUsable(id0, f) ? id0 : undefined;
+    const remoteFull: Promise<HashAnswer> | undefined = idBefore ? undefined : boxHash(ctx, f, attempt);
+    ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
+    let out: fsp.FileHandle;
+    try {
+      out = await fsp.open(part, from === 0 ? 'w' : 'r+');
+    } catch (err) {
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      throw new SyncError('local-io', `cannot write ${part}: ${(err as Error).message}`, { name: f.rel });
+    }
+    let bytes = 0;
+    let done = from;
+    const onBytes = (n: number) => {
+      done += n;
+      ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+    };
+    // Compressible: through the box's gzip; refused (a bomb, a corrupt stream) or failed, the
+    // .part is back at `from` and SFTP pulls it as it is.
+    if (ctx.remote.stream && opts.compress !== false && f.size - from >= PULL_GZIP_MIN_FILE && (await boxGzip(ctx))) {
+      const sample = await readSample(sftp, handle, f.size).catch(() => undefined);
+      if (sample && worthCompressing(f.rel, sample)) {
+        const g = await pullGzipped(ctx.remote, f.abs, out, { from, size: f.size, hash, signal: opts.signal, onBytes });
+        if (g.ok) {
+          bytes = g.raw;
+          ctx.compressed?.(g.raw, g.wire);
+        } else if (g.why === 'aborted') {
+          await out.close().catch(() => undefined);
+          return { kind: 'interrupted' };
+        } else {
+          opts.log?.(`sync: ${f.rel}: ${g.message}; pulling it uncompressed`);
+          done = from;
+          hash = sha256();
+          await hashLocal(part, hash, from);
+        }
+      }
+    }
+    try {
+      if (bytes === 0 && from < f.size) bytes = await pullRange(sftp, handle, out, {
+        from,
+        size: f.size,
+        hash,
+        inFlight: opts.inFlight,
+        chunkBytes: opts.chunkBytes,
+        stallMs: opts.stallMs,
+        signal: opts.signal,
+        syncEvery: opts.durable ? undefined : 0,
+        onBytes,
+      });
+      if (opts.durable) await out.sync();
+    } catch (err) {
+      await out.close().catch(() => undefined);
+      return await rangeFailure(err, f, local, part, from);
+    }
+    await out.close();
+
+    const [remote, st1, idAfter] = await Promise.all([
+      remoteFull ?? Promise.resolve(undefined),
+      fstatOrSkip(sftp, handle),
+      idBefore ? boxIdentity(ctx.remote, f.abs) : Promise.resolve(undefined),
+    ]);
+    if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+    // Written to (or replaced) between the first look and the last byte: not one version.
+    if (idBefore && !(idAfter && sameIdentity(idBefore, idAfter))) return { kind: 'skipped', reason: 'changed-during-download' };
+
+    const digest = await hash.digest();
+    const partNow = await fsp.stat(part);
+    const sizeOk = partNow.size === f.size;
+    const hashOk = !remote || remote.full === null ? true : remote.full === digest;
+    if (remote && remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
+    if (!sizeOk || !hashOk) {
+      await fsp.rm(part, { force: true });
+      if (attempt === 1) return pullBigAgain(ctx, f, local, part);
+      return { kind: 'skipped', reason: 'verify-failed' };
+    }
+    await fsp.utimes(part, f.mtime, f.mtime);
+    const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, bytes, look);
+    return out1.kind === 'pulled' && idBefore ? { ...out1, byIdentity: true } : out1;
+  } finally {
+    await closeHandle(sftp, handle);
+  }
+}
