@@ -26,6 +26,7 @@ const core: Record<string, Loader> = {
   stock: async () => (await import('./commands/stock')).command,
   push: async () => (await import('./commands/push')).command,
   create: async () => (await import('./commands/create')).command,
+  schedule: async () => (await import('./commands/schedule')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;
