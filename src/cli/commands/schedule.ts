@@ -4,6 +4,7 @@
 // the next run does what is still inside its window and reports the rest as missed.
 import { configHome } from '../../app/platforms/accountFile';
 import { PLATFORM_NAMES } from '../../app/platforms/errors';
+import { mapBounded } from '../../app/platforms/regions';
 import { addRule, readSchedules, removeRule, runDue, type RunResult, type ScheduleAccount } from '../../app/schedule';
 import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
@@ -111,21 +112,22 @@ async function list(io: CliIO, json: boolean): Promise<number> {
   const now = nowS(io);
   const accounts = await loadAccounts(io);
   const conns = new Map(accounts.map((a) => [a.account.id, { a, c: connectorFor(a, io) }]));
-  const rows: ListRow[] = await Promise.all(
-    f.rules.map(async (rule): Promise<ListRow> => {
-      const row: ListRow = { rule, next: nextDue(rule, now) };
-      const h = [...f.history].reverse().find((x) => x.rule === rule.id);
-      if (h) row.last = { outcome: h.outcome, at: h.at, detail: h.detail };
-      const x = conns.get(rule.account);
-      if (!x) return row;
-      const inst = await x.c.get(rule.ref).catch(() => undefined);
-      if (inst) row.state = inst.state;
-      let price = inst?.priceFenPerHour;
-      if (price === undefined && can(x.a.account.kind, 'price')) price = await x.c.price(rule.ref).then((p) => p?.fenPerHour, () => undefined);
-      if (price !== undefined) row.price = price;
-      return row;
-    }),
-  );
+  // Each instance read once, 4 at a time; what cannot be read shows as '?'.
+  const keys = [...new Set(f.rules.map((r) => `${r.account}\n${r.ref}`))];
+  const read = new Map<string, { state?: string; price?: number }>();
+  await mapBounded(keys, 4, async (k) => {
+    const [account, ref] = k.split('\n') as [string, string];
+    const x = conns.get(account);
+    if (!x) return;
+    const inst = await x.c.get(ref).catch(() => undefined);
+    let price = inst?.priceFenPerHour;
+    if (price === undefined && can(x.a.account.kind, 'price')) price = await x.c.price(ref).then((p) => p?.fenPerHour, () => undefined);
+    read.set(k, { ...(inst ? { state: inst.state } : {}), ...(price !== undefined ? { price } : {}) });
+  });
+  const rows: ListRow[] = f.rules.map((rule) => {
+    const h = [...f.history].reverse().find((x) => x.rule === rule.id);
+    return { rule, next: nextDue(rule, now), ...read.get(`${rule.account}\n${rule.ref}`), ...(h ? { last: { outcome: h.outcome, at: h.at, detail: h.detail } } : {}) };
+  });
   rows.sort((p, q) => p.next - q.next);
   if (json) {
     io.stdout(
