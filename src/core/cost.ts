@@ -33,16 +33,16 @@
 //   job on: every cost priced, and not spot for a job over the report's 1 h spot limit.
 // Components without a figure in the catalog are listed in `unpriced` and left out of the
 // total, never guessed.
-import { BOUNDS, MAX_TOTAL_FEN, type Bound } from './bounds';
-import { cardById, findCard, type CardSpec } from './cards';
-import { PERIOD_HOURS, type BillingMode, type Catalog, type FenRange, type NumRange, type Platform, type Provenance, type WarningCode } from './catalog';
-import { roundFen, type Fen } from './money';
-import { beyondMeasuredGpus, jobWallHours, REFERENCE_CARD } from './perf';
-
+import { MAX_TOTAL_FEN } from './bounds';
+import { findCard, type CardSpec } from './cards';
+import type { BillingMode, Catalog, FenRange, NumRange, Platform, Provenance, WarningCode } from './catalog';
+import type { Fen } from './money';
 import { unitPrice } from './billing-modes';
-import { DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, expectedLossPerReclaim, SPOT_LIMIT_HOURS } from './spot-model';
+import { addRanges, cardAndPlatformNotes, dataDiskCost, downloadCost, gpuTimeCost, idleCost, rowBasis, spotReworkCost } from './cost-components';
+import { SPOT_LIMIT_HOURS } from './spot-model';
 
 export { PERIOD_HOURS } from './catalog';
+export { addRanges, downloadHours } from './cost-components';
 export { breakEvenHours, unitPrice, type BreakEven } from './billing-modes';
 export { DEFAULT_CHECKPOINT_INTERVAL_HOURS, DEFAULT_RECLAIM_RATE_PER_HOUR, expectedLossPerReclaim, reworkHoursIfReclaimedAt, SPOT_LIMIT_HOURS } from './spot-model';
 
@@ -110,14 +110,6 @@ export type RowNote =
  */
 export type IdleBasis = 'noGpuMode' | 'fullRate' | 'keptRunning' | 'storageOnly' | 'inPlan' | 'unpriced' | 'none';
 
-/** Hours measured on `card` (by id or alias), when the input gives them and they are usable. */
-function measuredOn(measuredHours: JobInput['measuredHours'], card: CardSpec, catalog: Catalog): number | null {
-  for (const [name, hours] of Object.entries(measuredHours ?? {})) {
-    if (findCard(name, catalog.cards)?.id === card.id && Number.isFinite(hours) && hours > 0) return hours;
-  }
-  return null;
-}
-
 export interface QuoteRow {
   platform: string;
   platformName: { zh: string; en: string };
@@ -174,29 +166,6 @@ export interface QuoteResult {
   skipped: Skipped[];
 }
 
-const ZERO: FenRange = { min: 0, max: 0 };
-
-/**
- * A non-negative finite input within its bound (core/bounds.ts); anything else takes the
- * default. The front ends refuse out-of-bound values with the flag's name, so the clamp here
- * only keeps direct callers' products finite.
- */
-function num(x: number | undefined, dflt: number, b: Bound = BOUNDS.hours): number {
-  return x !== undefined && Number.isFinite(x) && x >= 0 ? Math.min(x, b.max) : dflt;
-}
-
-function scale(r: FenRange, k: number): FenRange {
-  return { min: roundFen(r.min * k), max: roundFen(r.max * k) };
-}
-
-function scaleByRange(r: FenRange, k: NumRange): FenRange {
-  return { min: roundFen(r.min * k.min), max: roundFen(r.max * k.max) };
-}
-
-export function addRanges(...rs: FenRange[]): FenRange {
-  return rs.reduce((a, b) => ({ min: a.min + b.min, max: a.max + b.max }), ZERO);
-}
-
 /** The figure a range is sorted and summarized by: its midpoint, rounded to a fen. */
 export function midpoint(r: FenRange): Fen {
   return Math.round((r.min + r.max) / 2);
@@ -212,131 +181,24 @@ function resolveCards(catalog: Catalog, names: string[] | undefined): CardSpec[]
   return out;
 }
 
-/** Hours to move `gb` at `mbps` (1 GB = 8000 Mb). */
-export function downloadHours(gb: number, mbps: NumRange): NumRange {
-  const h = (m: number) => (m > 0 ? (gb * 8000) / m / 3600 : Infinity);
-  return { min: h(mbps.max), max: h(mbps.min) };
-}
-
 /** Quotes one platform × card × mode; null when there is no price figure (or no speed estimate, or a total beyond bounds). */
 export function quoteRow(platform: Platform, card: CardSpec, mode: BillingMode, input: JobInput, catalog: Catalog): QuoteRow | null {
   const r = quoteRowOrSkip(platform, card, mode, input, catalog);
   return typeof r === 'string' ? null : r;
 }
 
+/** One row, its bill assembled component by component (cost-components.ts), or why there is none. */
 function quoteRowOrSkip(platform: Platform, card: CardSpec, mode: BillingMode, input: JobInput, catalog: Catalog): QuoteRow | SkipReason {
   const price = unitPrice(platform, card.id, mode);
   if (!price) return 'noFigure';
-  const refCard = findCard(input.refCard ?? REFERENCE_CARD, catalog.cards) ?? cardById(REFERENCE_CARD)!;
-  const gpus = Math.max(1, Math.floor(num(input.gpus, 1, BOUNDS.gpus)));
-  const measured = measuredOn(input.measuredHours, card, catalog);
-  const eff = input.scalingEfficiency !== undefined && Number.isFinite(input.scalingEfficiency) ? Math.min(1, Math.max(0, input.scalingEfficiency)) : undefined;
-  const wall = measured
-    ? jobWallHours(Math.min(measured, BOUNDS.jobHours.max), card, card, gpus, eff)
-    : jobWallHours(num(input.gpuHours, 0, BOUNDS.jobHours), refCard, card, gpus, eff);
-  if (!wall) return 'noSpeedEstimate';
-  const notes: RowNote[] = [];
-  const unpriced: QuoteRow['unpriced'] = [];
-  if (price.derived) notes.push('priceDerived');
-  if (wall.estimated && refCard.id !== card.id && !measured) notes.push('hoursEstimated');
-  if (gpus > 1) notes.push('multiGpuPcie');
-  if (beyondMeasuredGpus(gpus) && eff === undefined) notes.push('multiGpuEstimate');
-
-  const storageGb = num(input.storageGb, 0, BOUNDS.gb);
-  const idleHours = num(input.idleHours, 0, BOUNDS.hours);
-  const dlGb = num(input.downloadGb, 0, BOUNDS.gb);
-  const subscription = mode === 'day' || mode === 'week' || mode === 'month';
-
-  // Download time.
-  let dlHours: NumRange | null = null;
-  if (dlGb > 0) {
-    const bw = platform.bandwidthMbps.value;
-    if (bw && bw.min > 0) dlHours = downloadHours(dlGb, bw);
-    else if (!subscription) unpriced.push('download');
-  } else dlHours = { min: 0, max: 0 };
-
-  const busyMax = wall.hours + idleHours + (dlHours?.max ?? 0);
-  const busyMin = wall.hours + idleHours + (dlHours?.min ?? 0);
-  const days = num(input.days, 0, BOUNDS.days);
-  const storageDays = Math.max(days, Math.ceil(busyMax / 24 - 1e-9));
-  const storageDaysMin = Math.max(days, Math.ceil(busyMin / 24 - 1e-9));
-
-  // GPU time.
-  let gpu: FenRange;
-  let periods: number | null = null;
-  if (subscription) {
-    const spanHours = Math.max(days * 24, busyMax);
-    periods = Math.max(1, Math.ceil(spanHours / PERIOD_HOURS[mode] - 1e-9));
-    gpu = scale(price.perPeriod, gpus * periods);
-  } else {
-    gpu = scale(price.perPeriod, gpus * wall.hours);
-  }
-
-  // Storage: bundled disks are a cost of their own (the report: paid with the GPU), `?` without a figure.
-  let storage = ZERO;
-  if (storageGb > 0) {
-    const rate = platform.dataDisk.fenPerGbDay;
-    if (rate) storage = scaleByRange(rate, { min: storageGb * storageDaysMin, max: storageGb * storageDays });
-    else {
-      unpriced.push('storage');
-      if (platform.dataDisk.bundled) notes.push('storageBundledUnpriced');
-    }
-  }
-
-  // Idle (stopped but kept) hours.
-  let idle = ZERO;
-  let idleBasis: IdleBasis = idleHours > 0 ? 'unpriced' : 'none';
-  const hourlyInstance: FenRange = subscription ? ZERO : { min: price.perPeriod.min * gpus, max: price.perPeriod.max * gpus };
-  if (idleHours > 0 && subscription) idleBasis = 'inPlan';
-  else if (idleHours > 0) {
-    const ng = platform.noGpuMode;
-    if ((ng.support === 'yes' || ng.support === 'partial') && ng.hourlyRate) {
-      idle = scale(ng.hourlyRate, idleHours);
-      idleBasis = 'noGpuMode';
-    } else if (platform.stoppedBills === 'everything') {
-      idle = scale(hourlyInstance, idleHours);
-      idleBasis = 'fullRate';
-    } else if (platform.stoppedBills === 'dataLost') {
-      idle = scale(hourlyInstance, idleHours);
-      idleBasis = 'keptRunning';
-      notes.push('idleKeptRunning');
-    } else if (platform.stoppedBills === 'storageOnly' && ng.support !== 'yes' && ng.support !== 'partial') idleBasis = 'storageOnly';
-    else unpriced.push('idle');
-  }
-
-  // Download hours, and bandwidth bought separately (big clouds) pro rata for the days kept.
-  let download = ZERO;
-  if (dlHours && dlGb > 0 && !subscription) {
-    const ngRate = platform.noGpuMode.hourlyRate;
-    const rate = input.downloadInNoGpuMode && ngRate ? ngRate : hourlyInstance;
-    download = scaleByRange(rate, dlHours);
-  }
-  if (platform.warnings.includes('bandwidthExtra')) {
-    const bwMonth = platform.bandwidthMbps.fenPerMonth;
-    if (bwMonth) download = addRanges(download, scaleByRange(bwMonth, { min: storageDaysMin / 30, max: storageDays / 30 }));
-    else {
-      if (!unpriced.includes('download')) unpriced.push('download');
-      notes.push('bandwidthBundledUnpriced');
-    }
-  }
-
-  // Spot rework: each reclaim loses the work since the last checkpoint, at most the work so far.
-  let spotRework = ZERO;
-  let spot: QuoteRow['spot'] = null;
-  if (mode === 'spot') {
-    const reclaims = num(input.reclaimRatePerHour, DEFAULT_RECLAIM_RATE_PER_HOUR, BOUNDS.reclaimRatePerHour) * wall.hours;
-    const interval = num(input.checkpointIntervalHours, DEFAULT_CHECKPOINT_INTERVAL_HOURS, BOUNDS.checkpointHours) || DEFAULT_CHECKPOINT_INTERVAL_HOURS;
-    const lostHours = reclaims * expectedLossPerReclaim(wall.hours, interval);
-    spotRework = scale(price.perPeriod, gpus * lostHours);
-    spot = { reclaims, reworkHours: lostHours };
-    if (wall.hours > SPOT_LIMIT_HOURS) notes.push('spotLongJob');
-  }
-
-  if (!card.cuda) notes.push('noCuda');
-  if (input.vramNeededGb !== undefined && card.vramGb < input.vramNeededGb) notes.push('vramShort');
-  const quota = platform.freeQuotaHours?.value;
-  if (platform.kind === 'free' && quota && wall.hours > quota.max) notes.push('exceedsFreeQuota');
-  for (const w of platform.warnings) notes.push(w);
+  const b = rowBasis(platform, card, mode, input, catalog, price);
+  if (typeof b === 'string') return b;
+  const { gpu, periods } = gpuTimeCost(b);
+  const storage = dataDiskCost(b);
+  const { idle, idleBasis } = idleCost(b);
+  const download = downloadCost(b);
+  const { spotRework, spot } = spotReworkCost(b);
+  cardAndPlatformNotes(b, card);
 
   const breakdown = { gpu, storage, idle, download, spotRework };
   const total = addRanges(gpu, storage, idle, download, spotRework);
@@ -346,18 +208,18 @@ function quoteRowOrSkip(platform: Platform, card: CardSpec, mode: BillingMode, i
     platformName: platform.name,
     card: card.id,
     mode,
-    gpus,
-    wallHours: wall.hours,
-    hoursEstimated: wall.estimated,
+    gpus: b.gpus,
+    wallHours: b.wallHours,
+    hoursEstimated: b.hoursEstimated,
     periods,
-    downloadHours: dlHours,
+    downloadHours: b.dlHours,
     breakdown,
     total,
-    unpriced,
+    unpriced: b.unpriced,
     idleBasis,
     spot,
     price,
-    notes,
+    notes: b.notes,
   };
 }
 
