@@ -10,6 +10,7 @@ import { PlatformError, transportError } from './errors';
 import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
 import { allPages, RegionIndex } from './regions';
+import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readAliyunStock, type StockQuery } from './stock';
 
@@ -37,6 +38,8 @@ export class AliyunConnector implements Connector {
   private regionList: Promise<string[]> | undefined;
   /** The region each instance was listed in (power actions and prices go there). */
   private readonly where = new RegionIndex('aliyun-ecs', () => this.regions(), true);
+  /** The last list's rows: a price read after it needs no second DescribeInstances. */
+  private readonly listed = new ListedRows('InstanceId');
 
   constructor(private readonly o: AliyunOptions) {}
 
@@ -97,11 +100,16 @@ export class AliyunConnector implements Connector {
 
   /** Every region's instances, at most REGION_PARALLEL regions at once, each row with the region it lives in. */
   async list(): Promise<PlatformInstance[]> {
+    this.listed.clear();
     return this.where.listAll((r) => this.listRegion(r));
   }
 
   private listRegion(region: string): Promise<PlatformInstance[]> {
-    return allPages(async (n) => aliyunPage(await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, pageNumber: n, pageSize: PAGE })), region), PAGE), 1);
+    return allPages(async (n) => {
+      const body = await this.ecs((c, m) => c.describeInstances(new m.DescribeInstancesRequest({ regionId: region, pageNumber: n, pageSize: PAGE })), region);
+      this.listed.put((body.Instances as { Instance?: unknown } | undefined)?.Instance);
+      return aliyunPage(body, PAGE);
+    }, 1);
   }
 
 
@@ -156,7 +164,8 @@ export class AliyunConnector implements Connector {
    * paid ahead. Undefined (shown "?") where the platform gives no figure or does not say how it bills.
    */
   async price(ref: string): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const { region, row } = await this.raw(ref);
+    const listed = this.listed.take(ref);
+    const { region, row } = listed ? { region: (await this.regionFor(ref)).region, row: listed } : await this.raw(ref);
     const type = typeof row.InstanceType === 'string' ? row.InstanceType : undefined;
     if (!type) return undefined;
     const zone = typeof row.ZoneId === 'string' ? row.ZoneId : undefined;

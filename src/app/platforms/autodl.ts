@@ -12,6 +12,7 @@ import { PlatformError, transportError } from './errors';
 import { exchange, replyJson, tooDeep, type Reply } from './http';
 import { autodlConsoleStock, type StockRow } from '../../core/platforms/stock';
 import { readAutodlStock, type StockQuery } from './stock';
+import { ListedRows } from './listedRows';
 
 /** Snapshots by instance, with the state word they were read in: a new state reads a new one (a restart moves port and password). */
 export type SnapshotCache = Map<string, { rawState: string; data: Record<string, unknown> }>;
@@ -88,10 +89,13 @@ abstract class AutodlBase implements Connector {
 
   protected readonly snapshots: SnapshotCache;
 
-  protected async listPaged(path: string, signal?: AbortSignal): Promise<PlatformInstance[]> {
+  protected async listPaged(path: string, signal?: AbortSignal, rows?: ListedRows): Promise<PlatformInstance[]> {
     const out: PlatformInstance[] = [];
+    rows?.clear();
     for (let page = 1; out.length < MAX_INSTANCES_PER_ACCOUNT; page++) {
       const data = await this.call('POST', path, { page_index: page, page_size: PAGE_SIZE }, { signal });
+      const list = (data as { list?: unknown } | null)?.list;
+      rows?.put(Array.isArray(list) ? list.slice(0, PAGE_SIZE) : undefined);
       const p = autodlPage(data, this.o.now(), PAGE_SIZE);
       out.push(...p.instances);
       if (page >= p.maxPage || p.instances.length === 0) break;
@@ -112,12 +116,22 @@ abstract class AutodlBase implements Connector {
   protected abstract snapshot(ref: string, signal?: AbortSignal): Promise<unknown>;
 
   async price(ref: string, signal?: AbortSignal): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const p = withAutodlSnapshot({ ref, name: ref, state: 'unknown', rawState: '' }, await this.snapshotObj(ref, signal), this.o.now());
+    const p = withAutodlSnapshot({ ref, name: ref, state: 'unknown', rawState: '' }, await this.snapshotOnce(ref, signal), this.o.now());
     return p.priceFenPerHour !== undefined ? { fenPerHour: p.priceFenPerHour, readAt: p.priceReadAt ?? this.o.now() } : undefined;
   }
 
   async sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined> {
-    return autodlLogin(await this.snapshotObj(ref, signal));
+    return autodlLogin(await this.snapshotOnce(ref, signal));
+  }
+
+  /** Snapshots this connector read from the platform (a connector serves one refresh or one action): each answers one more read instead of a second request. */
+  private readonly readHere = new Set<string>();
+
+  /** The snapshot this connector just read for the list or a state read (once), else a fresh one. */
+  private async snapshotOnce(ref: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const cached = this.snapshots.get(ref);
+    if (cached && this.readHere.delete(ref)) return cached.data;
+    return this.snapshotObj(ref, signal);
   }
 
   /** A fresh snapshot (and the cache updated with it, keeping the state it was read in). */
@@ -125,7 +139,10 @@ abstract class AutodlBase implements Connector {
     const d = await this.snapshot(ref, signal);
     const data = d && typeof d === 'object' && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
     const state = rawState ?? this.snapshots.get(ref)?.rawState;
-    if (state !== undefined) this.remember(ref, state, data);
+    if (state !== undefined) {
+      this.remember(ref, state, data);
+      if (rawState !== undefined && this.readHere.size < MAX_CACHED) this.readHere.add(ref);
+    }
     return data;
   }
 
@@ -238,8 +255,10 @@ export class AutodlWebConnector extends AutodlBase {
   protected kindForCtor(): PlatformKind {
     return 'autodl-web';
   }
+  /** The last list's rows: a new instance's login is in its row, no second list needed. */
+  private readonly listed = new ListedRows('uuid');
   list(signal?: AbortSignal) {
-    return this.listPaged('/api/v1/instance', signal);
+    return this.listPaged('/api/v1/instance', signal, this.listed);
   }
   protected snapshot(ref: string, signal?: AbortSignal) {
     return this.call('GET', '/api/v1/instance/snapshot', undefined, { query: { instance_uuid: ref }, signal });
@@ -252,7 +271,7 @@ export class AutodlWebConnector extends AutodlBase {
   }
   /** The login from the list row (ssh_command, root_password); the snapshot where the row has none. */
   override async sshLogin(ref: string, signal?: AbortSignal): Promise<SshLogin | undefined> {
-    const row = (await this.rawRows(signal)).find((r) => r.uuid === ref);
+    const row = this.listed.take(ref) ?? (await this.rawRows(signal)).find((r) => r.uuid === ref);
     return (row && autodlLogin(row)) ?? super.sshLogin(ref, signal);
   }
   private async rawRows(signal?: AbortSignal): Promise<Record<string, unknown>[]> {

@@ -11,6 +11,7 @@ import { PlatformError, transportError } from './errors';
 import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
 import { allPages, RegionIndex } from './regions';
+import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readTencentStock, type StockQuery } from './stock';
 
@@ -35,6 +36,8 @@ type FetchReply = { status: number; statusText: string; headers: { get(name: str
 /** What one call's guards saw: a redirect refused before anything was sent there. */
 interface CallGuard {
   refused?: ReplyError;
+  /** How many redirects were refused on this client: a call that saw the count move was refused. */
+  count: number;
 }
 
 export class TencentConnector implements Connector {
@@ -43,6 +46,10 @@ export class TencentConnector implements Connector {
   private regionList: Promise<string[]> | undefined;
   /** The region each instance was listed in (power actions and prices go there). */
   private readonly where = new RegionIndex('tencent-cvm', () => this.regions(), false);
+  /** The last list's rows: a price read after it needs no second DescribeInstances. */
+  private readonly listed = new ListedRows('InstanceId');
+  /** One SDK client per service and region, built at its first call. */
+  private readonly clients = new Map<string, { client: Client; guard: CallGuard }>();
 
   constructor(private readonly o: TencentOptions) {}
 
@@ -54,7 +61,18 @@ export class TencentConnector implements Connector {
    * client's `parseResponse` (given the unread reply) is replaced by one that reads the body
    * through http.ts's cap and depth check.
    */
-  private client(which: 'cvm' | 'billing', guard: CallGuard, region = this.o.region): Client {
+  private client(which: 'cvm' | 'billing', region = this.o.region): { client: Client; guard: CallGuard } {
+    const key = `${which}:${region}`;
+    let made = this.clients.get(key);
+    if (!made) {
+      const guard: CallGuard = { count: 0 };
+      made = { client: this.makeClient(which, guard, region), guard };
+      this.clients.set(key, made);
+    }
+    return made;
+  }
+
+  private makeClient(which: 'cvm' | 'billing', guard: CallGuard, region: string): Client {
     const { cvm, CommonClient } = loadSdks();
     const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
     const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };
@@ -73,6 +91,7 @@ export class TencentConnector implements Connector {
       const to = `${url.protocol ?? ''}//${url.host ?? ''}`.toLowerCase();
       if (to !== origin) {
         guard.refused = new ReplyError('RedirectRefused', `${origin} redirected to another origin, ${to.slice(0, 200)}: not followed, nothing was sent there`);
+        guard.count++;
         throw guard.refused;
       }
       return undefined;
@@ -82,8 +101,8 @@ export class TencentConnector implements Connector {
   }
 
   private async call(which: 'cvm' | 'billing', action: string, req: unknown, region = this.o.region): Promise<Record<string, unknown>> {
-    const guard: CallGuard = {};
-    const client = this.client(which, guard, region);
+    const { client, guard } = this.client(which, region);
+    const refusedBefore = guard.count;
     // Covers the body as well as the headers (node-fetch's own timeout stops at the headers once the body is read here).
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), this.o.timeoutMs);
@@ -93,7 +112,7 @@ export class TencentConnector implements Connector {
       const timedOut = abort.signal.aborted;
       // A refused body is not left streaming in.
       abort.abort();
-      if (guard.refused) throw transportError(this.kind, guard.refused);
+      if (guard.count !== refusedBefore && guard.refused) throw transportError(this.kind, guard.refused);
       if (isReplyError(e)) throw transportError(this.kind, e);
       const err = e as { code?: unknown; message?: string; name?: string; httpCode?: unknown };
       if (typeof err?.httpCode === 'number') throw new PlatformError(classifyFailure(this.kind, undefined, err.message, err.httpCode));
@@ -126,11 +145,16 @@ export class TencentConnector implements Connector {
 
   /** Every region's instances, at most REGION_PARALLEL regions at once; each row's region is the one it was listed in. */
   async list(): Promise<PlatformInstance[]> {
+    this.listed.clear();
     return this.where.listAll((r) => this.listRegion(r));
   }
 
   private listRegion(region: string): Promise<PlatformInstance[]> {
-    return allPages(async (n) => tencentPage(await this.call('cvm', 'DescribeInstances', { Offset: n * PAGE, Limit: PAGE }, region), PAGE), 0);
+    return allPages(async (n) => {
+      const r = await this.call('cvm', 'DescribeInstances', { Offset: n * PAGE, Limit: PAGE }, region);
+      this.listed.put(r.InstanceSet);
+      return tencentPage(r, PAGE);
+    }, 0);
   }
 
 
@@ -181,7 +205,8 @@ export class TencentConnector implements Connector {
    * paid ahead. Undefined (shown "?") where the platform gives no figure or does not say how it bills.
    */
   async price(ref: string): Promise<{ fenPerHour: number; readAt: number } | undefined> {
-    const { region, row } = await this.raw(ref);
+    const listed = this.listed.take(ref);
+    const { region, row } = listed ? { region: (await this.regionFor(ref)).region, row: listed } : await this.raw(ref);
     const zone = (row.Placement as { Zone?: unknown } | undefined)?.Zone;
     if (typeof row.InstanceType !== 'string' || typeof zone !== 'string') return undefined;
     const billing = tencentBilling(row.InstanceChargeType);
