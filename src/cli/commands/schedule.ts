@@ -94,7 +94,7 @@ async function add(io: CliIO, target: string | undefined, flags: { at?: string; 
   io.stdout(`added ${rule.id}: ${scheduleAtText(rule)} (Beijing): ${WORDS[action]} ${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}); next ${bj(nextDue(rule, now))}\n`);
   io.stderr(`it runs only when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run)\n`);
   if (action !== 'power-on' && (a.account.kind === 'autodl-pro' || a.account.kind === 'autodl-web' || a.account.kind === 'aliyun-ecs')) {
-    io.stderr(`for the stop side the platform's own timer is safer where offered (${a.account.kind === 'aliyun-ecs' ? '阿里云 auto-release time' : 'AutoDL console timed shutdown'}): it runs while this machine sleeps\n`);
+    io.stderr(`for the stop side the platform's own timer is safer where offered (${a.account.kind === 'aliyun-ecs' ? '阿里云 auto-release time, which RELEASES it, disks and all' : 'AutoDL console timed shutdown'}): it runs while this machine sleeps\n`);
   }
   return 0;
 }
