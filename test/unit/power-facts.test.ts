@@ -3,7 +3,7 @@
 // actions not allowed in gpuRent.platforms.powerActions) is named as such, not hidden as "no account".
 import { strict as assert } from 'node:assert';
 import { createInstance, type Instance } from '../../src/core/instances';
-import { checkEndAction, idleActionRoute, isRefused, nextBestActions } from '../../src/core/guards/powerOffer';
+import { checkEndAction, consoleReason, idleActionRoute, isRefused, nextBestActions } from '../../src/core/guards/powerOffer';
 import type { Account } from '../../src/app/platforms/accounts';
 import { platformAccountFacts, platformPowerActions } from '../../src/extension/commands/platforms/endOfRunPower';
 import { powerFactsOf } from '../../src/extension/commands/runs/powerFacts';
@@ -31,6 +31,8 @@ describe('extension: power facts from the linked account (read-only included)', 
     assert.equal(c.reason, 'accountReadOnly');
     assert.equal(idleActionRoute('stop', facts), 'console');
     assert.deepEqual(nextBestActions(facts, 'box'), ['releaseGuard', 'console']);
+    assert.equal(consoleReason('stop', facts), 'accountReadOnly', 'the idle notice says: allow power actions');
+    assert.equal(consoleReason('noGpuMode', facts), 'noApi', 'AutoDL Pro has no no-GPU start, read-only or not');
   });
   it('the same account with power actions allowed: powered off through it', () => {
     const { ctx, inst } = setup('autodl-pro', ['acc1']);
@@ -53,6 +55,7 @@ describe('extension: power facts from the linked account (read-only included)', 
     const { platformRef: _, ...unlinked } = inst;
     const facts = powerFactsOf(ctx, unlinked as Instance, 'none');
     assert.equal(facts.account, undefined);
+    assert.equal(consoleReason('stop', facts), 'noApi');
     assert.equal((checkEndAction('sync-then-power-off', facts) as { reason: string }).reason, 'boxCannotPowerOff');
   });
 });

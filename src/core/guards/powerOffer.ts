@@ -109,6 +109,15 @@ export function idleActionRoute(action: IdleActionKind, f: PowerFacts): PowerVia
   return boxCanPowerOff(f.boxPower) ? 'box' : 'console';
 }
 
+/**
+ * Why an idle-guard action goes to the console: the linked account could do it but is read-only
+ * (allow its power actions), or nothing here has an API for it.
+ */
+export function consoleReason(action: 'noGpuMode' | 'stop', f: PowerFacts): 'accountReadOnly' | 'noApi' {
+  const cap = action === 'noGpuMode' ? 'powerOn:noGpu' : 'powerOff:keep';
+  return f.account && !f.account.powerAllowed && can(f.account.kind, cap) ? 'accountReadOnly' : 'noApi';
+}
+
 /** After a power action that did not happen: what the user can still do, best first. */
 export function nextBestActions(f: Pick<PowerFacts, 'account'>, failedVia: 'connector' | 'box'): ('powerOffThroughAccount' | 'releaseGuard' | 'console')[] {
   const out: ('powerOffThroughAccount' | 'releaseGuard' | 'console')[] = [];

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import type { IdleActionKind } from '../../core/guards/actions';
-import { idleActionRoute } from '../../core/guards/powerOffer';
+import { consoleReason, idleActionRoute } from '../../core/guards/powerOffer';
 import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
 import type { RemoteConnection } from '../../remote/connection';
@@ -78,7 +78,8 @@ export class IdleMonitor {
     const state = action === 'noGpuMode' ? 'noGpu' : 'stopped';
     // Through the account only where its connector can do this action (AutoDL's developer API has no no-GPU start).
     const account = this.ctx.platformPower(inst);
-    const route = idleActionRoute(action, powerFactsOf(this.ctx, inst, 'unknown'));
+    const facts = powerFactsOf(this.ctx, inst, 'unknown');
+    const route = idleActionRoute(action, facts);
     const power = route === 'connector' ? account : undefined;
     if (power) {
       try {
@@ -95,6 +96,7 @@ export class IdleMonitor {
     }
     await vscode.commands.executeCommand(Commands.switchState, { id, state });
     this.idle.forget(id);
-    void showInfo(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));
+    if (consoleReason(action, facts) === 'accountReadOnly') void showInfo(vscode.l10n.t('Recorded {0} as {1}. Its platform account is read-only: do the same in the platform’s console, or allow power actions for it (gpuRent.platforms.powerActions).', inst.name, stateLabel(state, vscode.l10n)));
+    else void showInfo(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));
   }
 }
