@@ -7,6 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper, Stats } from 'ssh2';
 import { isChannelOpen, onSessionGone, SFTP_EOF, sftpCode } from './sftp-util';
 import { corkableSocketOf } from '../ssh2-internals';
+import { ReadWindow, type Read } from './read-window';
 
 export interface PullOptions {
   /** Remote offset to start from (the verified size of an existing `.part`). */
@@ -79,25 +80,19 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
   // less time for 256 MiB on a loaded 2-core VM). ssh2 splits a read itself where a
   // server allows less. 16 in flight keep the same 4 MiB on the way as 64 × 64 KiB would.
   const chunk = opts.chunkBytes ?? 261120;
-  // Refill in bursts and send each burst as one socket write (ssh2 writes every request
-  // separately otherwise): fewer syscalls per byte on a link that is CPU-bound in JS.
-  const refillAt = Math.max(1, inFlightMax - Math.max(1, Math.floor(inFlightMax / 8)));
+  // Refill in bursts (ReadWindow.wantsRefill) and send each burst as one socket write (ssh2
+  // writes every request separately otherwise): fewer syscalls per byte on a link that is
+  // CPU-bound in JS.
   const sock = corkableSocketOf(sftp);
   const spare: Buffer[] = []; // written buffers, reused for the next reads
   const stallMs = opts.stallMs ?? 60_000;
   const end = opts.size;
 
   return new Promise<number>((resolve, reject) => {
-    let nextIssue = opts.from; // next offset to request
-    let nextWrite = opts.from; // next offset to hash and write
-    let inFlight = 0;
-    const retry: Array<{ at: number; len: number }> = []; // tails of short reads
-    const ready = new Map<number, Buffer>(); // completed reads waiting for their turn
-    let readyBytes = 0;
+    const win = new ReadWindow(opts.from, end, inFlightMax, chunk);
     let writing = false;
     let writePos = opts.from; // where the next write lands in the local file
     let writeQueue: Buffer[] = [];
-    let queuedBytes = 0;
     let failure: PullFailure | undefined;
     let settled = false;
     let lastProgress = Date.now();
@@ -122,8 +117,8 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       if (failure) {
         // Replies still due would be dropped anyway; only a dead or stalled link or an
         // interrupt is worth not waiting for, an SFTP error status still drains its peers.
-        if (writing || (inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
-      } else if (writing || inFlight > 0 || nextWrite < end) return;
+        if (writing || (win.inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
+      } else if (writing || win.inFlight > 0 || !win.complete) return;
       if (syncing) {
         void syncing.then(finish);
         return;
@@ -133,14 +128,13 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       opts.signal?.removeEventListener('abort', onAbort);
       unsubscribe();
       if (failure) reject(new PullError(failure));
-      else resolve(nextWrite - opts.from);
+      else resolve(win.nextWrite - opts.from);
     };
 
     function fail(f: PullFailure) {
       if (!failure) failure = f;
       // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
-      ready.clear();
-      readyBytes = 0;
+      win.dropReady();
       // What is already in order still lands, so the .part keeps every byte received.
       if (!writing && writeQueue.length) void writeLoop();
       finish();
@@ -148,7 +142,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
 
     const pump = () => {
       if (failure) return finish();
-      if (inFlight > 0 && inFlight > refillAt && retry.length === 0) return finish();
+      if (!win.wantsRefill()) return finish();
       sock?.cork();
       try {
         fill();
@@ -159,29 +153,21 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     };
 
     const fill = () => {
-      // Backpressure: do not read further ahead than the disk is keeping up with.
-      while (inFlight < inFlightMax && queuedBytes + readyBytes < inFlightMax * chunk * 2) {
-        let at: number;
-        let len: number;
-        const r = retry.shift();
-        if (r) ({ at, len } = r);
-        else if (nextIssue < end) {
-          at = nextIssue;
-          len = Math.min(chunk, end - nextIssue);
-          nextIssue += len;
-        } else break;
-        issue(at, len);
-      }
+      // The window holds back reads further ahead than the disk is keeping up with.
+      for (let r = win.take(); r; r = win.take()) issue(r);
     };
 
-    const issue = (at: number, len: number) => {
-      if (!isChannelOpen(sftp)) return fail({ kind: 'transport', message: 'SFTP channel closed' });
-      inFlight++;
+    const issue = (r: Read) => {
+      const { at, len } = r;
+      if (!isChannelOpen(sftp)) {
+        win.answered();
+        return fail({ kind: 'transport', message: 'SFTP channel closed' });
+      }
       const reuse = len === chunk ? spare.pop() : undefined;
       const buf = reuse ?? Buffer.allocUnsafe(len);
       try {
         sftp.read(handle, buf, 0, len, at, (err: Error | null | undefined, n: number) => {
-          inFlight--;
+          win.answered();
           if (failure) return finish();
           if (err) {
             const code = sftpCode(err);
@@ -191,31 +177,23 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
           }
           if (n === 0) return fail({ kind: 'remote-shrank', at });
           lastProgress = Date.now();
-          if (n < len) retry.push({ at: at + n, len: len - n });
-          ready.set(at, n < len ? buf.subarray(0, n) : buf);
-          readyBytes += n;
+          win.landed(r, buf, n);
           drainReady();
           pump();
         });
       } catch (e) {
-        inFlight--;
+        win.answered();
         fail({ kind: 'transport', message: e instanceof Error ? e.message : String(e) });
       }
     };
 
     const drainReady = () => {
-      let piece = ready.get(nextWrite);
-      while (piece) {
-        ready.delete(nextWrite);
-        readyBytes -= piece.length;
+      for (const piece of win.inOrder()) {
         opts.hash.update(piece);
         writeQueue.push(piece);
-        queuedBytes += piece.length;
-        nextWrite += piece.length;
-        piece = ready.get(nextWrite);
       }
       // Disk writes in blocks of about 1 MiB (one syscall each), not one per 32 KiB read.
-      if (!writing && writeQueue.length && (queuedBytes >= WRITE_BLOCK || nextWrite >= end || inFlight === 0)) void writeLoop();
+      if (!writing && writeQueue.length && (win.queued >= WRITE_BLOCK || win.complete || win.inFlight === 0)) void writeLoop();
     };
 
     const writeLoop = async () => {
@@ -238,7 +216,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
             }
             written = total;
           }
-          queuedBytes -= total;
+          win.written(total);
           unsynced += total;
           if (syncEvery > 0 && unsynced >= syncEvery && !syncing && writePos < end) {
             unsynced = 0;
@@ -260,10 +238,10 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         writeQueue = [];
-        queuedBytes = 0;
+        win.dropQueued();
         writing = false;
         failure ??= { kind: 'local-io', message: err.message, code: err.code };
-        ready.clear();
+        win.dropReady();
       }
       writing = false;
       finish();
