@@ -1,6 +1,7 @@
 // The range pull's bookkeeping (remote/sync/read-window.ts), driven without SFTP: replies in
 // any order and of any length must still hand out exactly the file's bytes, in file order.
 import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
 import { ReadWindow, type Read } from '../../src/remote/sync/read-window';
 
 /** Answers `r` from `file` with `n` bytes, as an SFTP read into a fresh buffer would. */
@@ -96,5 +97,65 @@ describe('sync: the range pull window', () => {
     reply(w, file, a!);
     assert.deepEqual(Buffer.concat(w.inOrder()), file.subarray(0, 4));
     assert.equal(w.nextWrite, 4);
+  });
+
+  it('sends a short read\'s tail even when the bytes held after it fill the backpressure budget', () => {
+    // fast-check's counterexample: 15 bytes, 2 reads of 3 out, every read one byte short.
+    const file = fileOf(15);
+    const w = new ReadWindow(0, 15, 2, 3);
+    const out: Read[] = [];
+    const got: Buffer[] = [];
+    for (let steps = 0; !w.complete; steps++) {
+      assert.ok(steps < 100, `stalled at byte ${w.nextWrite} with ${w.inFlight} out`);
+      if (w.wantsRefill()) out.push(...takeAll(w));
+      const r = out.splice(out.length > 1 ? 1 : 0, 1)[0];
+      if (!r) break;
+      reply(w, file, r, r.len > 1 ? r.len - 1 : 1);
+      got.push(...w.inOrder());
+    }
+    assert.equal(w.nextWrite, 15, `stalled at byte ${w.nextWrite}`);
+    assert.deepEqual(Buffer.concat(got), file);
+  });
+
+  it('hands out exactly the file from the resume offset, whatever the reply order, short reads and disk pace', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 0, max: 3000 }),
+        fc.integer({ min: 1, max: 97 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 50 }),
+        (size, fromSeed, chunk, inFlightMax, choices) => {
+          const file = fileOf(size);
+          const from = size === 0 ? 0 : fromSeed % (size + 1);
+          const w = new ReadWindow(from, size, inFlightMax, chunk);
+          const out: Read[] = [];
+          const got: Buffer[] = [];
+          let k = 0;
+          const pick = () => choices[k++ % choices.length]!;
+          for (let steps = 0; !w.complete || out.length > 0; steps++) {
+            assert.ok(steps < 100_000, 'the pull makes progress');
+            if (w.wantsRefill()) out.push(...takeAll(w));
+            assert.ok(w.inFlight <= inFlightMax);
+            assert.equal(w.inFlight, out.length);
+            const c = pick();
+            if (out.length > 0 && c % 3 !== 0) {
+              const [r] = out.splice(c % out.length, 1);
+              assert.ok(r!.at >= from && r!.len > 0 && r!.at + r!.len <= size, 'inside [from, size)');
+              reply(w, file, r!, 1 + (pick() % r!.len));
+              got.push(...w.inOrder());
+            } else if (w.queued > 0) w.written(1 + (c % w.queued));
+            else if (out.length > 0) {
+              const [r] = out.splice(0, 1);
+              reply(w, file, r!);
+              got.push(...w.inOrder());
+            }
+          }
+          assert.deepEqual(Buffer.concat(got), file.subarray(from));
+          assert.equal(w.nextWrite, size);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

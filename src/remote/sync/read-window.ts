@@ -60,12 +60,17 @@ export class ReadWindow {
     return !(this.out > 0 && this.out > this.refillAt && this.retry.length === 0);
   }
 
-  /** The next read to send, counted as in flight; none while the window is full, the disk is behind, or nothing is left. */
+  /**
+   * The next read to send, counted as in flight; none while the window is full or nothing is
+   * left. A short read's tail goes out even when the disk is behind: the bytes held after it
+   * wait for it, and holding it back too stalled the pull once they filled the backpressure
+   * budget. New chunks wait while twice the window is held or queued.
+   */
   take(): Read | undefined {
-    if (this.out >= this.inFlightMax || this.queuedBytes + this.readyBytes >= this.inFlightMax * this.chunk * 2) return undefined;
+    if (this.out >= this.inFlightMax) return undefined;
     let r = this.retry.shift();
     if (!r) {
-      if (this.nextIssue >= this.end) return undefined;
+      if (this.nextIssue >= this.end || this.queuedBytes + this.readyBytes >= this.inFlightMax * this.chunk * 2) return undefined;
       r = { at: this.nextIssue, len: Math.min(this.chunk, this.end - this.nextIssue) };
       this.nextIssue += r.len;
     }
