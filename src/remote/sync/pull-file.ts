@@ -5,7 +5,7 @@
 import { dirname } from 'node:path';
 import type { RemoteFile } from './list';
 import { PART_SUFFIX } from './names';
-import { SMALL_FILE } from './transfer';
+import { SMALL_FILE } from './small-read';
 import { ensureLocalDir, localPathOf, type Ctx, type Outcome } from './pull-common';
 import { pullBig } from './pull-big';
 import { pullSmall } from './pull-small';

@@ -11,7 +11,7 @@ import { PART_SUFFIX } from './names';
 import { lstatRemote, openedIsListed } from './safe-paths';
 import { closeHandle } from './sftp-util';
 import { alreadySavedBeside, type LocalFileStat } from './planner';
-import { readSmall } from './transfer';
+import { readSmall } from './small-read';
 import { boxHash, ensureLocalDir, localPathOf, lookLocal, lost, NOTHING_THERE, openOrSkip, publish, statOf, verifyInPlace, type Ctx, type LocalLook, type Outcome } from './pull-common';
 
 /**
