@@ -88,16 +88,16 @@ describe('sync: pullRange with reads answered out of order and short', function 
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const from of [0, 1234]) {
-    it(`pulls the whole file from byte ${from}, in order, before the stall timer (4 reads of 97 bytes out)`, async () => {
+  for (const [from, syncEvery] of [[0, 0], [1234, 0], [0, 1000]] as const) {
+    it(`pulls the whole file from byte ${from}, in order, before the stall timer (4 reads of 97 bytes out${syncEvery ? `, a datasync every ${syncEvery} bytes` : ''})`, async () => {
       const handle = await new Promise<Buffer>((res, rej) => sftp.open('/f', 'r', (err, h) => (err ? rej(err) : res(h))));
-      const path = join(dir, `f-${from}.part`);
+      const path = join(dir, `f-${from}-${syncEvery}.part`);
       const out = await open(path, 'w');
       await out.write(content.subarray(0, from), 0, from, 0);
       const hash = createHash('sha256');
       const t0 = Date.now();
       try {
-        const n = await pullRange(sftp, handle, out, { from, size: content.length, hash, inFlight: 4, chunkBytes: 97, stallMs: 3000, syncEvery: 0 });
+        const n = await pullRange(sftp, handle, out, { from, size: content.length, hash, inFlight: 4, chunkBytes: 97, stallMs: 3000, syncEvery });
         assert.equal(n, content.length - from);
       } finally {
         await out.close();

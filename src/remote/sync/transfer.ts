@@ -8,6 +8,7 @@ import type { SFTPWrapper } from 'ssh2';
 import { isChannelOpen, onSessionGone, SFTP_EOF, sftpCode } from './sftp-util';
 import { corkableSocketOf } from '../ssh2-internals';
 import { ReadWindow, type Read } from './read-window';
+import { PartAppender } from './part-appender';
 
 // The small-file burst read lived here; importers of SMALL_FILE still find it here.
 export { readSmall, SMALL_FILE, type SmallRead } from './small-read';
@@ -93,15 +94,12 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
 
   return new Promise<number>((resolve, reject) => {
     const win = new ReadWindow(opts.from, end, inFlightMax, chunk);
+    const part = new PartAppender(out, opts.from, end, opts.syncEvery ?? SYNC_EVERY);
     let writing = false;
-    let writePos = opts.from; // where the next write lands in the local file
     let writeQueue: Buffer[] = [];
     let failure: PullFailure | undefined;
     let settled = false;
     let lastProgress = Date.now();
-    const syncEvery = opts.syncEvery ?? SYNC_EVERY;
-    let unsynced = 0;
-    let syncing: Promise<void> | undefined;
 
     const stallTimer = setInterval(() => {
       if (Date.now() - lastProgress > stallMs) fail({ kind: 'stalled', ms: stallMs });
@@ -112,6 +110,12 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     // even if some read callback were never to fire.
     const onClose = () => fail({ kind: 'transport', message: 'SFTP channel closed' });
     const unsubscribe = onSessionGone(sftp, onClose);
+    const release = () => {
+      settled = true;
+      clearInterval(stallTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      unsubscribe();
+    };
 
     const finish = () => {
       if (settled) return;
@@ -122,14 +126,12 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
         // interrupt is worth not waiting for, an SFTP error status still drains its peers.
         if (writing || (win.inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
       } else if (writing || win.inFlight > 0 || !win.complete) return;
+      const syncing = part.syncing;
       if (syncing) {
         void syncing.then(finish);
         return;
       }
-      settled = true;
-      clearInterval(stallTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      unsubscribe();
+      release();
       if (failure) reject(new PullError(failure));
       else resolve(win.nextWrite - opts.from);
     };
@@ -205,35 +207,8 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
         while (writeQueue.length) {
           const batch = writeQueue;
           writeQueue = [];
-          const total = batch.reduce((n, b) => n + b.length, 0);
-          // Gathered write, no copy; a short write (rare) finishes with plain writes.
-          let written = (await out.writev(batch, writePos)).bytesWritten;
-          writePos += written;
-          if (written < total) {
-            const rest = Buffer.concat(batch).subarray(written);
-            let off = 0;
-            while (off < rest.length) {
-              const { bytesWritten } = await out.write(rest, off, rest.length - off, writePos);
-              off += bytesWritten;
-              writePos += bytesWritten;
-            }
-            written = total;
-          }
+          const total = await part.append(batch);
           win.written(total);
-          unsynced += total;
-          if (syncEvery > 0 && unsynced >= syncEvery && !syncing && writePos < end) {
-            unsynced = 0;
-            // One at a time, never awaited by the writes; its failure only means the final
-            // fsync does the work (and reports any error).
-            syncing = out.datasync().then(
-              () => {
-                syncing = undefined;
-              },
-              () => {
-                syncing = undefined;
-              },
-            );
-          }
           for (const b of batch) if (b.length === chunk && b.byteOffset === 0 && spare.length < inFlightMax) spare.push(b);
           opts.onBytes?.(total);
           if (!failure) pump();
@@ -251,10 +226,7 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
     };
 
     if (opts.from >= end) {
-      settled = true;
-      clearInterval(stallTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      unsubscribe();
+      release();
       resolve(0);
       return;
     }
