@@ -7,7 +7,7 @@
 //     random with numbers, one character in five swapped for another, so it compresses like real prose (gzip -6 ratio printed), not
 //     like one repeated line.
 //  2. 1000 × 512 B (random bytes) at 40 ms RTT, 100 and 10 Mbit/s: the CLI vs rsync -a.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { startSshd, type TestSshd } from '../test/support/sshd';
 import { CLI } from '../test/support/cli';
 import { startShapingProxy } from '../test/support/shaping-proxy';
+import { runAsync } from './util';
 
 const ROUNDS = Number(process.env.PUSH_BENCH_ROUNDS ?? 5);
 const TEXT_MB = Number(process.env.PUSH_BENCH_TEXT_MB ?? 100);
@@ -76,15 +77,6 @@ export function makeTextDataset(dir: string, mb: number): number {
   return total;
 }
 
-function runAsync(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} failed (${code}): ${stderr.slice(0, 500)}`))));
-  });
-}
 
 function sha256Dir(dir: string): string {
   const h = createHash('sha256');

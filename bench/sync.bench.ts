@@ -25,6 +25,7 @@ import { syncRemote } from '../src/app/sync';
 import { parseTarget } from '../src/remote/target';
 import { syncOnce } from '../src/remote/sync';
 import { startShapingProxy } from '../test/support/shaping-proxy';
+import { runAsync } from './util';
 
 const ROUNDS_BIG = Number(process.env.SYNC_BENCH_ROUNDS ?? 3);
 const ROUNDS_SMALL = 7;
@@ -61,16 +62,6 @@ function run(cmd: string, args: string[], env?: NodeJS.ProcessEnv): void {
   if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr.slice(0, 500)}`);
 }
 
-/** The same, without blocking this process's event loop (the shaping proxy runs in it). */
-function runAsync(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString('utf8')).slice(-2000)));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} failed (${code}): ${stderr.slice(0, 500)}`))));
-  });
-}
 
 /** Runs a command to the end without blocking the event loop; gives its exit code and stdout. */
 function runCapture(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string }> {

@@ -31,7 +31,7 @@ describe('platform calls per refresh (counted by the platform server)', function
   let ep: Endpoints;
   beforeEach(async () => {
     s = await PlatformServer.start();
-    ep = { autodlApi: s.url, autodlWebApi: s.url, aliyun: s.url, tencent: s.url };
+    ep = s.endpoints;
   });
   afterEach(() => s.close());
   const fresh = () => ({ store: new InstanceStore(new MemoryMemento(), new MemorySecrets(), now), observations: new Map<string, Observation>() });

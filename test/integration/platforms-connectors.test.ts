@@ -30,7 +30,7 @@ describe('platform connectors against the local server', function () {
   beforeEach(async () => {
     s = await PlatformServer.start();
     s.transitionMs = 200;
-    ep = { autodlApi: s.url, autodlWebApi: s.url, aliyun: s.url, tencent: s.url };
+    ep = s.endpoints;
   });
   afterEach(() => s.close());
 

@@ -35,7 +35,7 @@ describe('create an instance (local platform server)', function () {
   beforeEach(async () => {
     s = await PlatformServer.start();
     s.transitionMs = 200;
-    ep = { autodlApi: s.url, autodlWebApi: s.url, aliyun: s.url, tencent: s.url };
+    ep = s.endpoints;
   });
   afterEach(() => s.close());
   const pro = () => makeConnector({ kind: 'autodl-pro' }, { token: s.creds.autodlPro }, ep, opts);

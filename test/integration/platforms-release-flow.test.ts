@@ -17,7 +17,7 @@ describe('release through a platform: power off first, then "about to release", 
   beforeEach(async () => {
     s = await PlatformServer.start();
     s.transitionMs = 200;
-    ep = { autodlApi: s.url, autodlWebApi: s.url, aliyun: s.url, tencent: s.url };
+    ep = s.endpoints;
   });
   afterEach(() => s.close());
   const pro = () => makeConnector({ kind: 'autodl-pro' }, { token: s.creds.autodlPro }, ep, { timeoutMs: 5000, now });

@@ -186,6 +186,11 @@ export class PlatformServer {
     return this.url.replace(/^http:\/\//, '');
   }
 
+  /** Every connector pointed at this server. */
+  get endpoints(): { autodlApi: string; autodlWebApi: string; aliyun: string; tencent: string } {
+    return { autodlApi: this.url, autodlWebApi: this.url, aliyun: this.url, tencent: this.url };
+  }
+
   close(): Promise<void> {
     return new Promise((r) => (this.server ? this.server.close(() => r()) : r()));
   }
