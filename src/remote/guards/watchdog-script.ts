@@ -140,8 +140,9 @@ fire() { # reason time: the final hook, then the action unless the hook failed; 
     run_limited 120 "$GR_ACTION" >> "$DIR/${WATCHDOG_FILES.output}" 2>&1
     event "action-exit $?"
   fi
-  echo "fired $2" > "$DIR/${WATCHDOG_FILES.state}"
+  # The pid file goes first: whoever reads "fired" must never find the watchdog still running.
   rm -f "$DIR/${WATCHDOG_FILES.pid}"
+  echo "fired $2" > "$DIR/${WATCHDOG_FILES.state}"
   exit 0
 }
 
