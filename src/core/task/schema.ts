@@ -3,7 +3,7 @@
 // with zod and returns Task values in fen and seconds, or errors that name the line, column
 // and field. The file may come from a cloned repository, so it is bounded like box text: size,
 // task count, string lengths and YAML aliases are capped, patterns are linear, nothing throws.
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Node, type Pair } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, Lexer, LineCounter, parseDocument, visit, type Node, type Pair } from 'yaml';
 import { z } from 'zod';
 import { BOUNDS } from '../bounds';
 import { cardSpecs, findCard, normalizeCardName } from '../cards';
@@ -20,6 +20,8 @@ export const MAX_NAME = 64;
 export const MAX_PATH = 4096;
 /** YAML aliases expanded when the document becomes values (yaml's maxAliasCount; a billion-laughs file needs thousands). */
 export const MAX_ALIASES = 100;
+/** Flow collections nested deeper than this are refused before the (recursive) YAML composer sees them. */
+export const MAX_NESTING = 64;
 const MAX_ERRORS = 50;
 const MAX_LIST = 64;
 const MAX_ENV_VARS = 256;
@@ -476,6 +478,13 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
   if (text.length > MAX_TASK_FILE_BYTES || utf8Length(text) > MAX_TASK_FILE_BYTES) {
     return fail(1, 1, '', `the task file is larger than ${MAX_TASK_FILE_BYTES / 1024} KiB`);
   }
+  const scanned = preScan(text);
+  if (scanned) {
+    let line = 1;
+    let lineStart = 0;
+    for (let i = text.indexOf('\n'); i !== -1 && i < scanned.offset; i = text.indexOf('\n', i + 1)) [line, lineStart] = [line + 1, i + 1];
+    return fail(line, scanned.offset - lineStart + 1, '', scanned.message);
+  }
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true, version: '1.2', schema: 'core', strict: true, logLevel: 'error' });
   const at = (offset: number | undefined) => {
@@ -489,19 +498,26 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
     };
   }
   let complexKey: Node | undefined;
+  let unresolved: Node | undefined;
   visit(doc, {
+    Alias(_, alias) {
+      if (alias.resolve(doc) !== undefined) return undefined;
+      unresolved = alias;
+      return visit.BREAK;
+    },
     Pair(_, pair) {
       if (isScalar(pair.key) && (pair.key.value === null || typeof pair.key.value !== 'object')) return undefined;
       complexKey = (pair.key as Node | null) ?? undefined;
       return visit.BREAK;
     },
   });
+  if (unresolved) return fail(at(unresolved.range?.[0]).line, at(unresolved.range?.[0]).column, '', 'YAML: an alias (*name) with no anchor (&name) before it');
   if (complexKey) return fail(at(complexKey.range?.[0]).line, at(complexKey.range?.[0]).column, '', 'a key is a plain word, not a list or mapping');
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    const msg = e instanceof ReferenceError && /alias/i.test(e.message) ? `more than ${MAX_ALIASES} YAML aliases expanded` : 'the YAML could not be read';
+    const msg = e instanceof ReferenceError && e.message.includes('Excessive alias count') ? `more than ${MAX_ALIASES} YAML aliases expanded` : 'the YAML could not be read';
     return fail(1, 1, '', msg);
   }
   if (value === null || value === undefined) return fail(1, 1, '', 'the task file is empty (write name: and run:, or tasks: [...])');
@@ -529,7 +545,7 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
       }
       const field = fieldName(iss.path);
       if (errors.some((e) => e.field === field)) continue; // one problem per field: the first zod found
-      const node = nodeAt(doc.contents, iss.path);
+      const node = nodeAt(doc.contents, iss.path, iss.code === 'invalid_key');
       errors.push({ ...at(node?.range?.[0]), field, message: issueMessage(iss, iss.path, value) });
     }
     errors.sort((a, b) => a.line - b.line || a.column - b.column);
@@ -548,6 +564,28 @@ function narrowUnion(iss: z.core.$ZodIssue, depth: number): z.core.$ZodIssue[] {
   const matched = iss.errors.filter((branch) => !branch.every((b) => b.code === 'invalid_type' && b.path.length === 0));
   if (matched.length !== 1) return [iss];
   return matched[0]!.flatMap((b) => narrowUnion({ ...b, path: [...iss.path, ...b.path] } as z.core.$ZodIssue, depth + 1));
+}
+
+/**
+ * One pass of yaml's lexer (iterative, linear) before the document is built: a file with more alias
+ * nodes than MAX_ALIASES, or flow collections nested deeper than MAX_NESTING, is refused there, so
+ * neither a billion-laughs file nor 100k brackets reach the composer (which takes seconds on them
+ * and recurses). The offset is where the limit was crossed.
+ */
+function preScan(text: string): { offset: number; message: string } | undefined {
+  let offset = 0;
+  let aliases = 0;
+  let depth = 0;
+  for (const token of new Lexer().lex(text)) {
+    // The lexer's own markers (document, scalar, flow error) are not source text.
+    if (token !== '\u0002' && token !== '\u001f' && token !== '\u0018') offset += token.length;
+    if (token.startsWith('*')) {
+      if (++aliases > MAX_ALIASES) return { offset: offset - token.length, message: `more than ${MAX_ALIASES} YAML aliases` };
+    } else if (token === '[' || token === '{') {
+      if (++depth > MAX_NESTING) return { offset: offset - 1, message: `lists or mappings nested more than ${MAX_NESTING} deep` };
+    } else if (token === ']' || token === '}') depth = Math.max(0, depth - 1);
+  }
+  return undefined;
 }
 
 function yamlMessage(code: string, message: string): string {
