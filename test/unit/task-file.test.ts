@@ -219,7 +219,7 @@ describe('task file (gpu-rent.yaml)', () => {
         ['name: a\nrun: x\nsetup: {environment: e.json, comands: [a]}\n', { line: 3, column: 30, field: 'setup.comands', message: 'unknown key "comands"; did you mean commands?' }],
         ['name: a\nrun: x\nend: shutdown\n', { line: 3, column: 6, field: 'end', message: 'end is one of none, no-gpu, power-off, release' }],
         ['name: a\nrun: x\nresources: {gpus: 9}\n', { line: 3, field: 'resources.gpus' }],
-        ['name: a\nrun: x\nsmoke: {steps: 0}\n', { line: 3, field: 'smoke.steps' }],
+        ['name: a\nrun: x\nsmoke: {steps: 0}\n', { line: 3, column: 16, field: 'smoke.steps', message: 'smoke.steps is at least 1' }],
         ['name: a\nrun: "x\\0y"\n', { line: 2, field: 'run', message: 'run holds a control character' }],
       ];
       for (const [text, want] of cases) {
@@ -284,6 +284,13 @@ describe('task file (gpu-rent.yaml)', () => {
       const [t] = tasksOf(parseTaskFile('name: a\nrun: &cmd python train.py\nresume: python train.py --resume {checkpoint}\ncheckpoints: {remote: &c ckpt, local: *c}\n'));
       assert.equal(t!.checkpoints!.local, 'ckpt');
       assert.deepEqual(oneError('name: a\nrun: x\nresources:\n  cards: [*nope]\n'), { line: 4, column: 11, field: '', message: 'YAML: an alias (*name) with no anchor (&name) before it' });
+    });
+
+    it('refuses more than 4096 list items and keys before yaml builds them (a 120k-item list took 1.5 s)', () => {
+      const t0 = performance.now();
+      const e = oneError(`name: a\nrun: x\ndata: [${'1,'.repeat(120_000)}1]\n`);
+      assert.ok(performance.now() - t0 < 500);
+      assert.deepEqual(e, { line: 3, column: 8 + 4096 * 2 - 4 - 1, field: '', message: 'more than 4096 list items and mapping keys' });
     });
 
     it('refuses 33 tasks, a 17 KiB command and a 65-character name', () => {

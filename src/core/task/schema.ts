@@ -22,6 +22,12 @@ export const MAX_PATH = 4096;
 export const MAX_ALIASES = 100;
 /** Flow collections nested deeper than this are refused before the (recursive) YAML composer sees them. */
 export const MAX_NESTING = 64;
+/**
+ * List items and mapping keys in the whole file (32 full tasks are well under 2,000): yaml takes
+ * ~1.5 s to build a 120,000-item flow list and checks duplicate keys pairwise, so a file with more
+ * is refused before it is built.
+ */
+export const MAX_ENTRIES = 4096;
 const MAX_ERRORS = 50;
 const MAX_LIST = 64;
 const MAX_ENV_VARS = 256;
@@ -40,6 +46,7 @@ const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 const DURATION_RE = /^(?:(\d{1,6})h)?(?:(\d{1,7})m)?(?:(\d{1,9})s)?$/;
 // Control characters (the point is to find them).
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+const CONTROLS_RE = /[\u0000-\u001f\u007f]/g;
 // A command may hold tabs and newlines, never NUL or other controls.
 const COMMAND_CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 /** The ssh logins an `instance` may be: `ssh [-p N] user@host [-p N]`, `user@host[:port]`, `ssh://user@host[:port]`. */
@@ -295,8 +302,16 @@ function taskSchema(platformIds: readonly string[] | undefined) {
       budget_yuan: yuan('budget_yuan', 10_000_000).optional().meta({ title: 'Budget, ¥', description: 'The most the whole launch may cost; it stops (syncing first) when the projected cost passes this.' }),
       smoke: z
         .strictObject({
-          steps: z.int({ error: 'smoke.steps is a whole number' }).min(1).max(BOUNDS.steps.max).optional().meta({ title: 'Smoke steps', description: 'Stop after this many training steps (default 20).' }),
-          minutes: z.number({ error: 'smoke.minutes is a number' }).gt(0).max(24 * 60).optional().meta({ title: 'Smoke minutes', description: 'Stop after this many minutes (default 5).' }),
+          steps: z
+            .int({ error: 'smoke.steps is a whole number' })
+            .min(1, { error: 'smoke.steps is at least 1' })
+            .max(BOUNDS.steps.max, { error: 'smoke.steps is at most a billion' })
+            .optional().meta({ title: 'Smoke steps', description: 'Stop after this many training steps (default 20).' }),
+          minutes: z
+            .number({ error: 'smoke.minutes is a number' })
+            .gt(0, { error: 'smoke.minutes must be more than 0' })
+            .max(24 * 60, { error: 'smoke.minutes is at most a day (1440)' })
+            .optional().meta({ title: 'Smoke minutes', description: 'Stop after this many minutes (default 5).' }),
         })
         .optional()
         .meta({ title: 'Small test (--smoke)', description: 'What `--smoke` stops at: steps, minutes, whichever first (default 20 steps or 5 minutes).' }),
@@ -568,14 +583,16 @@ function narrowUnion(iss: z.core.$ZodIssue, depth: number): z.core.$ZodIssue[] {
 
 /**
  * One pass of yaml's lexer (iterative, linear) before the document is built: a file with more alias
- * nodes than MAX_ALIASES, or flow collections nested deeper than MAX_NESTING, is refused there, so
- * neither a billion-laughs file nor 100k brackets reach the composer (which takes seconds on them
- * and recurses). The offset is where the limit was crossed.
+ * nodes than MAX_ALIASES, flow collections nested deeper than MAX_NESTING or more than MAX_ENTRIES
+ * items and keys is refused there, so neither a billion-laughs file, 100k brackets nor a 100k-item
+ * list reaches the composer (which takes seconds on them and recurses). The offset is where the
+ * limit was crossed.
  */
 function preScan(text: string): { offset: number; message: string } | undefined {
   let offset = 0;
   let aliases = 0;
   let depth = 0;
+  let entries = 0;
   for (const token of new Lexer().lex(text)) {
     // The lexer's own markers (document, scalar, flow error) are not source text.
     if (token !== '\u0002' && token !== '\u001f' && token !== '\u0018') offset += token.length;
@@ -584,12 +601,15 @@ function preScan(text: string): { offset: number; message: string } | undefined 
     } else if (token === '[' || token === '{') {
       if (++depth > MAX_NESTING) return { offset: offset - 1, message: `lists or mappings nested more than ${MAX_NESTING} deep` };
     } else if (token === ']' || token === '}') depth = Math.max(0, depth - 1);
+    else if (token === ',' || token === '-' || token === ':' || token === '?') {
+      if (++entries > MAX_ENTRIES) return { offset: offset - 1, message: `more than ${MAX_ENTRIES} list items and mapping keys` };
+    }
   }
   return undefined;
 }
 
 function yamlMessage(code: string, message: string): string {
-  const firstLine = message.split('\n')[0] ?? '';
+  const firstLine = (message.split('\n')[0] ?? '').replace(CONTROLS_RE, '?');
   const cut = firstLine.length > 160 ? `${firstLine.slice(0, 160)}…` : firstLine;
   return code === 'DUPLICATE_KEY' ? 'a key appears twice in the same mapping' : cut;
 }
