@@ -145,6 +145,18 @@ describe('task file (gpu-rent.yaml)', () => {
       assert.equal(inner.line, 5);
       assert.equal(inner.field, 'resources.max_yuan_per_hr');
       assert.match(inner.message, /did you mean max_yuan_per_hour\?/);
+      for (const [text, field, want] of [
+        ['name: a\nrun: x\nsmoke: {step: 3}\n', 'smoke.step', 'steps'],
+        ['name: a\nrun: x\ndata: [{fetch: wget u, remot: /a}]\n', 'data[0].remot', 'remote'],
+        ['name: a\nrun: x\ncheckpoints: {remote: a, local: b, evry: 10m}\n', 'checkpoints.evry', 'every'],
+        ['tasks:\n  - name: a\n    run: x\n    smoke: {minute: 1}\n', 'tasks[0].smoke.minute', 'minutes'],
+      ] as const) {
+        const r = parseTaskFile(text);
+        const e = r.ok ? undefined : r.errors.find((x) => x.field === field);
+        assert.equal(e?.message, `unknown key "${field.split('.').pop()}"; did you mean ${want}?`, JSON.stringify(r));
+      }
+      const task = parseTaskFile('task:\n  - name: a\n    run: x\n');
+      assert.ok(!task.ok && task.errors.some((e) => e.field === 'task' && e.message.endsWith('did you mean tasks?')));
       const far = oneError('name: a\nrun: x\nzzz: 1\n');
       assert.equal(far.message, 'unknown key "zzz"');
     });
@@ -313,6 +325,17 @@ describe('task file (gpu-rent.yaml)', () => {
       }
       // Brackets inside a command are text, not nesting.
       assert.equal(tasksOf(parseTaskFile(`name: a\nrun: echo ${'['.repeat(100)}\n`))[0]!.run, `echo ${'['.repeat(100)}`);
+    });
+
+    it('turns any amount of whole fen written in yuan into exactly that many fen (fast-check)', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 1_000_000_000 }), (fen) => {
+          const yuanText = `${Math.floor(fen / 100)}.${String(fen % 100).padStart(2, '0')}`;
+          const [t] = tasksOf(parseTaskFile(`name: a\nrun: x\nbudget_yuan: ${yuanText}\nprice_yuan_per_hour: ${fen <= 10_000_000 ? yuanText : 1}\n`));
+          return t!.budgetFen === fen && (fen > 10_000_000 || t!.priceFenPerHour === fen);
+        }),
+        { numRuns: 500 },
+      );
     });
 
     it('never throws, and every error has a line, column and message (fast-check)', () => {

@@ -360,14 +360,23 @@ export const taskFileInputSchema = z
 type TaskInput = z.output<typeof taskInputSchema>;
 
 const TASK_KEYS = Object.keys(taskInputSchema.shape);
-const KEYS_BY_OBJECT: Record<string, readonly string[]> = {
-  '': TASK_KEYS,
-  resources: Object.keys(resourcesSchema(undefined).shape),
-  checkpoints: ['remote', 'local', 'every'],
-  smoke: ['steps', 'minutes'],
-  data: ['push', 'fetch', 'remote'],
-  setup: ['environment', 'commands'],
-};
+/** The keys of the mapping a field holds (through optional, default, list and union), for "did you mean". */
+function mappingKeys(schema: z.core.$ZodType, depth = 0): string[] | undefined {
+  const def = schema._zod.def as { type: string; innerType?: z.core.$ZodType; element?: z.core.$ZodType; options?: z.core.$ZodType[]; shape?: Record<string, unknown> };
+  if (depth > 4) return undefined;
+  if (def.type === 'object' && def.shape) return Object.keys(def.shape);
+  if ((def.type === 'optional' || def.type === 'default') && def.innerType) return mappingKeys(def.innerType, depth + 1);
+  if (def.type === 'array' && def.element) return mappingKeys(def.element, depth + 1);
+  if (def.type === 'union' && def.options) return def.options.map((o) => mappingKeys(o, depth + 1)).find((k) => k !== undefined);
+  return undefined;
+}
+/** Per field of a task that holds a mapping (resources, data, setup, checkpoints, smoke): its keys. */
+const KEYS_BY_OBJECT: Record<string, readonly string[]> = Object.fromEntries(
+  TASK_KEYS.flatMap((k) => {
+    const keys = mappingKeys(taskInputSchema.shape[k as keyof typeof taskInputSchema.shape]);
+    return keys ? [[k, keys]] : [];
+  }),
+);
 
 /** Levenshtein distance, for "did you mean"; both strings are short (keys). */
 function editDistance(a: string, b: string): number {
@@ -549,7 +558,8 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
       if (errors.length >= MAX_ERRORS) break;
       if (iss.code === 'unrecognized_keys') {
         const objectKind = iss.path.filter((s) => typeof s === 'string' && s !== 'tasks').slice(-1)[0];
-        const known = KEYS_BY_OBJECT[typeof objectKind === 'string' ? objectKind : ''] ?? (multi && iss.path.length === 0 ? ['tasks'] : TASK_KEYS);
+        // A task's own keys (and, at the top of a one-task file, `tasks`), or the keys of the mapping the key sits in.
+        const known = typeof objectKind === 'string' ? (KEYS_BY_OBJECT[objectKind] ?? TASK_KEYS) : iss.path.length === 0 ? [...TASK_KEYS, 'tasks'] : TASK_KEYS;
         for (const key of iss.keys.slice(0, MAX_ERRORS)) {
           const path = [...iss.path, key];
           const node = nodeAt(doc.contents, path, true);
