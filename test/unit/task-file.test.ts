@@ -317,13 +317,16 @@ describe('task file (gpu-rent.yaml)', () => {
         [`name: a\nrun: x\nextra: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`, 3, 7 + 65],
         [`name: a\nrun: x\nextra: ${'{a: '.repeat(40_000)}1${'}'.repeat(40_000)}\n`, 3, 7 + 64 * 4 + 1],
         [`name: a\r\nrun: x\r\nextra:\r\n  - ${'['.repeat(70)}\r\n`, 4, 4 + 65],
+        // Block lists nested on one line (`- - - 1`): 4000 of them overflowed yaml's stack.
+        [`name: a\nrun: x\nextra:\n  ${'- '.repeat(4000)}1\n`, 4, 3 + 64 * 2],
       ];
       for (const [text, line, column] of cases) {
         const t0 = performance.now();
         assert.deepEqual(oneError(text), { line, column, field: '', message: 'lists or mappings nested more than 64 deep' });
         assert.ok(performance.now() - t0 < 500);
       }
-      // Brackets inside a command are text, not nesting.
+      // Brackets inside a command are text, not nesting; a few nested lists are fine.
+      assert.equal(oneError('name: a\nrun: x\nextra:\n  - - - 1\n').field, 'extra');
       assert.equal(tasksOf(parseTaskFile(`name: a\nrun: echo ${'['.repeat(100)}\n`))[0]!.run, `echo ${'['.repeat(100)}`);
     });
 

@@ -603,7 +603,12 @@ function preScan(text: string): { offset: number; message: string } | undefined 
   let aliases = 0;
   let depth = 0;
   let entries = 0;
+  let indicatorsOnLine = 0; // `- - - 1` nests block lists on one line, with no bracket to count
   for (const token of new Lexer().lex(text)) {
+    if (token.includes('\n')) indicatorsOnLine = 0;
+    else if ((token === '-' || token === '?') && ++indicatorsOnLine > MAX_NESTING) {
+      return { offset, message: `lists or mappings nested more than ${MAX_NESTING} deep` };
+    }
     // The lexer's own markers (document, scalar, flow error) are not source text.
     if (token !== '\u0002' && token !== '\u001f' && token !== '\u0018') offset += token.length;
     if (token.startsWith('*')) {
