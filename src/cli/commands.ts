@@ -27,6 +27,7 @@ const core: Record<string, Loader> = {
   push: async () => (await import('./commands/push')).command,
   create: async () => (await import('./commands/create')).command,
   schedule: async () => (await import('./commands/schedule')).command,
+  launch: async () => (await import('./commands/launch')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;

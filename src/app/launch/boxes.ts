@@ -1,0 +1,190 @@
+// Getting the box a launch runs on, one candidate of the task at a time: an SSH login as given,
+// an existing platform instance (powered on when it is not running, waiting for a card when
+// the host has none free), or a new one created through the platform's API. Each comes back
+// with its price per hour (the platform's figure, the task's own for an SSH login, or null:
+// shown as ?) and whether it is spot.
+import type { Fen } from '../../core/money';
+import { can, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
+import type { Task, TaskInstance } from '../../core/task/types';
+import { tryParseTarget, type SshTarget } from '../../remote/target';
+import { TARGET, waitForState } from '../platforms/settle';
+import { createInstance, previewCreate } from '../platforms/create';
+import { isRefusal } from '../../core/platforms/create';
+import { waitForGpu } from '../platforms/waitForGpu';
+import { PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
+import { PlatformError } from '../platforms/errors';
+
+export interface LaunchAccount {
+  id: string;
+  connector: Connector;
+  /** The account allows power actions (power-on, create, release). */
+  powerActions: boolean;
+}
+
+export interface AcquiredBox {
+  kind: 'ssh' | 'platform';
+  label: string;
+  target: SshTarget;
+  /** A password the platform gave for this login (never written to the launch state). */
+  password?: string;
+  login?: string;
+  account?: string;
+  ref?: string;
+  created?: boolean;
+  priceFenPerHour: Fen | null;
+  spot: boolean;
+}
+
+export class AcquireError extends Error {
+  constructor(
+    readonly code: 'badLogin' | 'noAccount' | 'notFound' | 'ambiguous' | 'readOnly' | 'noLogin' | 'notStarted' | 'createRefused' | 'createUnknown' | 'noCard' | 'tooExpensive',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface AcquireOptions {
+  accounts: readonly LaunchAccount[];
+  /** How long to wait for a free card / for the state to settle. */
+  waitForGpuMs: number;
+  settleMs: number;
+  intervalMs: number;
+  signal?: AbortSignal;
+  say(line: string): void;
+  /** A name for a created instance (unique per creation: "<task>-<n>"). */
+  createName: string;
+  locks: PowerOnLocks;
+}
+
+function sshBox(i: Extract<TaskInstance, { kind: 'ssh' }>, task: Task): AcquiredBox {
+  const r = tryParseTarget(i.login);
+  if (!r.ok) throw new AcquireError('badLogin', `the instance "${i.login.slice(0, 200)}" is not an SSH login: ${r.problem}`);
+  return { kind: 'ssh', label: `${r.target.user ?? ''}${r.target.user ? '@' : ''}${r.target.host}:${r.target.port}`, target: r.target, login: i.login, priceFenPerHour: task.priceFenPerHour ?? null, spot: task.resources.spot };
+}
+
+function loginTarget(l: SshLogin): SshTarget {
+  return { host: l.host, port: l.port, user: l.user, identityFiles: [], source: 'address', ignored: [] };
+}
+
+async function priceOf(c: Connector, inst: PlatformInstance, signal?: AbortSignal): Promise<Fen | null> {
+  if (inst.priceFenPerHour !== undefined) return inst.priceFenPerHour;
+  if (!can(c.kind, 'price')) return null;
+  return c.price(inst.ref, signal).then((p) => p?.fenPerHour ?? null, () => null);
+}
+
+async function platformLogin(a: LaunchAccount, inst: PlatformInstance, o: AcquireOptions): Promise<SshLogin> {
+  const l = can(a.connector.kind, 'sshLogin') ? await a.connector.sshLogin(inst.ref, o.signal).catch(() => undefined) : undefined;
+  if (l) return l;
+  if (inst.ssh) return inst.ssh;
+  throw new AcquireError('noLogin', `${a.id}/${inst.ref} gives no SSH login through its API: put its login ("ssh -p PORT root@HOST") in the task's instance instead`);
+}
+
+async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
+  if (!o.accounts.length) throw new AcquireError('noAccount', `the instance "${ref.slice(0, 200)}" is a platform instance, and no platform account is set up (gpu-rent accounts add)`);
+  const hits: { a: LaunchAccount; inst: PlatformInstance }[] = [];
+  const errors: string[] = [];
+  await Promise.all(
+    o.accounts.map(async (a) => {
+      try {
+        for (const inst of await a.connector.list(o.signal)) if (inst.ref === ref || inst.name === ref) hits.push({ a, inst });
+      } catch (e) {
+        errors.push(`${a.id}: ${(e as Error).message}`);
+      }
+    }),
+  );
+  if (hits.length > 1) throw new AcquireError('ambiguous', `"${ref.slice(0, 200)}" matches ${hits.length} instances (${hits.map((h) => `${h.a.id}/${h.inst.ref}`).join(', ')}): use the platform id`);
+  const hit = hits[0];
+  if (!hit) throw new AcquireError('notFound', `no instance "${ref.slice(0, 200)}" on ${o.accounts.map((a) => a.id).join(', ')}${errors.length ? ` (${errors.join('; ')})` : ''}`);
+  const { a } = hit;
+  let inst = hit.inst;
+  if (inst.state !== 'running') {
+    if (!a.powerActions) throw new AcquireError('readOnly', `${inst.name} is ${inst.state} and account ${a.id} is read-only: it cannot be powered on`);
+    o.say(`${inst.name} is ${inst.rawState || inst.state}: powering it on`);
+    const w = await waitForGpu({ connector: unlockedConnector(a.connector), ref: inst.ref, lockKey: powerLockKey(a.id, inst.ref), locks: o.locks, maxWaitMs: o.waitForGpuMs, ...(o.signal ? { signal: o.signal } : {}), onTry: (t) => t.verdict === 'noCard' && o.say(`no card free yet (${t.attempt} tries)`) });
+    if (w.kind !== 'started') throw new AcquireError(w.kind === 'gaveUp' ? 'noCard' : 'notStarted', `${inst.name} did not start: ${w.kind === 'refused' ? w.failure.message : w.kind === 'gaveUp' ? `no free card within ${Math.round(w.waitedMs / 1000)} s` : w.kind}`);
+    const r = await waitForState(a.connector, inst.ref, TARGET.powerOnGpu, { deadlineMs: o.settleMs, intervalMs: o.intervalMs, ...(o.signal ? { signal: o.signal } : {}) });
+    if (!r.settled || !r.last) throw new AcquireError('notStarted', `${inst.name} was started but is not running after ${Math.round(o.settleMs / 1000)} s`);
+    inst = r.last;
+  }
+  const price = await priceOf(a.connector, inst, o.signal);
+  if (task.resources.maxFenPerHour !== undefined && price !== null && price > task.resources.maxFenPerHour) throw new AcquireError('tooExpensive', `${inst.name} costs ${price / 100} ¥/h, over the task's max_yuan_per_hour`);
+  const login = await platformLogin(a, inst, o);
+  return { kind: 'platform', label: `${inst.name} (${a.id}/${inst.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: inst.ref, priceFenPerHour: price, spot: inst.billing === 'spot' || task.resources.spot };
+}
+
+async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
+  const c = task.create;
+  const accounts = o.accounts.filter((a) => !c?.account || a.id === c.account);
+  if (!accounts.length) throw new AcquireError('noAccount', c?.account ? `no account ${c.account} (gpu-rent accounts list)` : 'instance: new needs a platform account that can create (gpu-rent accounts add --allow-power)');
+  const cards = task.resources.cards.length ? task.resources.cards : [];
+  if (!cards.length) throw new AcquireError('createRefused', 'instance: new needs resources.cards (which card to create)');
+  const reasons: string[] = [];
+  for (const a of accounts) {
+    if (!a.powerActions) {
+      reasons.push(`${a.id}: read-only`);
+      continue;
+    }
+    for (const card of cards) {
+      const p = await previewCreate(a.connector, { card: c?.spec ?? card, gpus: task.resources.gpus, name: o.createName, ...(c?.region ? { region: c.region } : {}), ...(c?.image ? { image: c.image } : {}), ...(c?.diskGb ? { diskGb: c.diskGb } : {}) }, o.signal).catch((e: unknown) => {
+        if (e instanceof PlatformError) return e;
+        throw e;
+      });
+      if (p instanceof PlatformError) {
+        reasons.push(`${a.id} ${card}: ${p.message}`);
+        continue;
+      }
+      if (isRefusal(p)) {
+        reasons.push(`${a.id} ${card}: ${p.code}`);
+        continue;
+      }
+      if (task.resources.maxFenPerHour !== undefined && p.priceFenPerHour !== undefined && p.priceFenPerHour > task.resources.maxFenPerHour) {
+        reasons.push(`${a.id} ${card}: ${p.priceFenPerHour / 100} ¥/h is over max_yuan_per_hour`);
+        continue;
+      }
+      o.say(`creating ${o.createName} on ${a.id} (${card}${p.priceFenPerHour !== undefined ? `, ${(p.priceFenPerHour / 100).toFixed(2)} ¥/h` : ', price per hour not quoted before a create'})`);
+      const r = await createInstance(a.connector, p, { settleMs: o.settleMs, intervalMs: o.intervalMs, onProgress: o.say, ...(o.signal ? { signal: o.signal } : {}) });
+      if (r.status === 'refused') {
+        reasons.push(`${a.id} ${card}: ${r.refusal.code}`);
+        continue;
+      }
+      if (r.status === 'unknown') throw new AcquireError('createUnknown', `the create of ${r.name} on ${a.id} got no answer (${r.reason}); it may exist: launch --resume looks for it by name`);
+      if (!r.settled) throw new AcquireError('notStarted', `${o.createName} was created (${r.ref}) but is not running yet`);
+      const inst = r.instance ?? (await a.connector.get(r.ref, o.signal));
+      const login = r.login ?? (inst ? await platformLogin(a, inst, o) : undefined);
+      if (!login) throw new AcquireError('noLogin', `${r.ref} gives no SSH login through its API`);
+      const price = inst ? await priceOf(a.connector, inst, o.signal) : (p.priceFenPerHour ?? null);
+      return { kind: 'platform', label: `${o.createName} (${a.id}/${r.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: r.ref, created: true, priceFenPerHour: price ?? p.priceFenPerHour ?? null, spot: inst?.billing === 'spot' };
+    }
+  }
+  throw new AcquireError('createRefused', `no instance could be created: ${reasons.join('; ')}`);
+}
+
+/** The box for one candidate. Throws AcquireError with what stopped it. */
+export function acquireBox(i: TaskInstance, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
+  if (i.kind === 'ssh') return Promise.resolve().then(() => sshBox(i, task));
+  if (i.kind === 'named') return namedBox(i.ref, task, o);
+  return newBox(task, o);
+}
+
+/** The box again after a restart of the launcher: the SSH login, or the platform instance's current login. */
+export async function reacquireBox(box: { kind: 'ssh' | 'platform'; login?: string; account?: string; ref?: string; candidate: number }, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
+  const cand = task.instances[box.candidate];
+  if (box.kind === 'ssh' && cand?.kind === 'ssh') return sshBox(cand, task);
+  if (box.kind === 'ssh' && box.login) return sshBox({ kind: 'ssh', login: box.login }, task);
+  return namedBox(box.ref ?? '', { ...task }, { ...o, accounts: o.accounts.filter((a) => a.id === box.account) });
+}
+
+/** What the platform says of a box now: still ours and running, or gone (stopped, released, reclaimed). */
+export async function platformStateOf(a: LaunchAccount | undefined, ref: string | undefined, signal?: AbortSignal): Promise<'running' | 'gone' | 'unknown'> {
+  if (!a || !ref) return 'unknown';
+  try {
+    const inst = await a.connector.get(ref, signal);
+    if (!inst) return 'gone';
+    if (inst.state === 'running') return 'running';
+    if (inst.state === 'stopped' || inst.state === 'released' || inst.state === 'releasing' || inst.state === 'stopping') return 'gone';
+    return 'unknown';
+  } catch (e) {
+    return e instanceof PlatformError && e.failure.kind === 'notFound' ? 'gone' : 'unknown';
+  }
+}

@@ -1,0 +1,105 @@
+// A task as `gpu-rent.yaml` describes it, after validation (core/task/schema.ts) and defaults:
+// what to rent, what to push, what to run, where checkpoints go and what happens at the end.
+// Money is fen, durations seconds, exactly as everywhere else.
+
+/** Where the task runs: a new instance, an existing one (name or platform id), or an SSH login; tried in order. */
+export type TaskInstance = { kind: 'new' } | { kind: 'named'; ref: string } | { kind: 'ssh'; login: string };
+
+export interface TaskResources {
+  /** Acceptable cards, card ids from core/cards (aliases resolved: "4090" → "rtx4090"), in order of preference; empty = any priced card. */
+  cards: string[];
+  /** GPUs per instance (default 1). */
+  gpus: number;
+  /** VRAM each card must have, GB. */
+  minVramGb?: number;
+  /** The most the instance may cost per hour, fen. */
+  maxFenPerHour?: number;
+  /** Catalog platform ids allowed; empty = all. */
+  platforms: string[];
+  /** Spot (preemptible) instances allowed (default false). */
+  spot: boolean;
+}
+
+export interface TaskData {
+  /** A local folder or file (relative to the task file's folder) pushed to `remote` on the box. */
+  push?: string;
+  /** A shell command run on the box (a download: huggingface-cli, wget, a dataset script). */
+  fetch?: string;
+  /** Where `push` goes on the box, or the folder `fetch` runs in (created); absolute or ~/… */
+  remote: string;
+}
+
+export interface TaskCheckpoints {
+  /** The checkpoint folder on the box, relative to the remote workdir or absolute / ~/… */
+  remote: string;
+  /** The local folder it is synced into (relative to the task file's folder). */
+  local: string;
+  /** Seconds between verified syncs while the run goes (default 600). */
+  everySeconds: number;
+}
+
+/** none | no-gpu | power-off | release (release asks unless --yes). */
+export type TaskEnd = 'none' | 'no-gpu' | 'power-off' | 'release';
+export const TASK_ENDS: readonly TaskEnd[] = ['none', 'no-gpu', 'power-off', 'release'];
+
+export interface TaskSmoke {
+  /** Stop after this many training steps (as the log's progress counts them). */
+  steps?: number;
+  /** Stop after this many seconds of running. */
+  seconds?: number;
+}
+
+export interface TaskCreate {
+  account?: string;
+  /** The platform's spec id or instance type; default the card from resources.cards. */
+  spec?: string;
+  region?: string;
+  image?: string;
+  diskGb?: number;
+}
+
+export interface Task {
+  /** Letters, digits, - and _ (1–64): names the job on the box, the launch state and ~/gpu-rent/<name>. */
+  name: string;
+  resources: TaskResources;
+  /** Candidates in order (a spot recovery moves to the next one that is not lost). */
+  instances: TaskInstance[];
+  /** Local folder pushed (relative to the task file's folder; default "."), .gitignore respected. */
+  workdir: string;
+  /** Where it goes on the box (default ~/gpu-rent/<name>); absolute or ~/… */
+  remoteWorkdir: string;
+  data: TaskData[];
+  /** Commands run once on the box in the remote workdir before the run (each must exit 0). */
+  setup: string[];
+  /** An environment capture (gpu-rent env capture) to rebuild before setup, relative to the task file's folder. */
+  environment?: string;
+  /** The run command (a shell command line, in the remote workdir). */
+  run: string;
+  /** Environment variables for setup and run. */
+  env: Record<string, string>;
+  checkpoints?: TaskCheckpoints;
+  /** The run command after an interruption; `{checkpoint}` becomes the last verified checkpoint's path on the box. */
+  resume?: string;
+  end: TaskEnd;
+  /** The most the whole launch may cost, fen. */
+  budgetFen?: number;
+  /** What --smoke stops at (default 20 steps or 5 minutes, whichever comes first). */
+  smoke: TaskSmoke;
+  /** The hourly price of an SSH-login instance, fen (what the console shows): the meter and the budget use it. */
+  priceFenPerHour?: number;
+  /** How `instance: new` creates (YAML `create:`): the account, the platform's spec or card, region, image, data disk. */
+  create?: TaskCreate;
+  /** Seconds an SSH-login spot box may stop answering before it counts as reclaimed (default 120). */
+  reclaimAfterSeconds: number;
+}
+
+/** One problem in a task file: where (1-based line and column, the field's path) and what. */
+export interface TaskFileError {
+  line: number;
+  column: number;
+  /** The field's path, e.g. "tasks[1].resources.max_yuan_per_hour"; "" for the file as a whole. */
+  field: string;
+  message: string;
+}
+
+export type TaskFileResult = { ok: true; tasks: Task[] } | { ok: false; errors: TaskFileError[] };

@@ -1,0 +1,276 @@
+// gpu-rent launch end to end on real boxes (loopback OpenSSH sshd, real SFTP, a real Python
+// training loop writing checkpoints and a progress bar): a launch on an SSH login that pushes
+// the workdir as git sees it, runs setup and the run detached, syncs checkpoints and ends; a
+// launch killed mid-run and resumed; a spot box that stops answering mid-run, relaunched on a
+// second box from the last verified checkpoint with none lost; a budget cap that stops a run;
+// the smoke test; a red GPU check that stops before anything is pushed; a task file error that
+// names its line and field.
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, runCli, runCliAsync } from '../support/cli';
+import { startSshd, type TestSshd } from '../support/sshd';
+import { tempDir, sleep } from './remote-helpers';
+
+// Our own test program (not a captured log): N steps, a tqdm-shaped bar per step, a checkpoint
+// folder every K steps (written under a temporary name, then renamed: complete or absent), and
+// --resume DIR to start after the step a checkpoint holds.
+const TRAIN_PY = `import os, sys, time
+args = sys.argv[1:]
+out = args[args.index('--out') + 1]
+n = int(os.environ.get('STEPS', '20')); every = int(os.environ.get('EVERY', '5')); delay = float(os.environ.get('DELAY', '0.3'))
+start = 0
+if '--resume' in args:
+    p = args[args.index('--resume') + 1]
+    start = int(open(os.path.join(p, 'step')).read())
+    print('resumed from', p, 'at step', start, flush=True)
+os.makedirs(out, exist_ok=True)
+for i in range(start + 1, n + 1):
+    time.sleep(delay)
+    print('%3d%%|%-10s| %d/%d [00:01<00:05, %.2fit/s]' % (i * 100 // n, '#' * (i * 10 // n), i, n, 1 / delay), flush=True)
+    if i % every == 0:
+        d = os.path.join(out, 'step-%04d' % i)
+        os.makedirs(d + '.tmp', exist_ok=True)
+        open(os.path.join(d + '.tmp', 'weights.bin'), 'wb').write(os.urandom(2048))
+        open(os.path.join(d + '.tmp', 'step'), 'w').write(str(i))
+        os.rename(d + '.tmp', d)
+print('training done', flush=True)
+`;
+
+interface State {
+  phase: string;
+  outcome?: { kind: string; detail: string; exitCode?: number | null };
+  recoveries: number;
+  box?: { label: string };
+  boxes: { label: string; leftBecause?: string }[];
+  job?: { resumedFrom?: string; attempt: number };
+  lastSync?: { checkpoint?: string };
+  end?: { action: string; ok: boolean; stillBilling: boolean };
+  events: { text: string }[];
+  spentFen: number | null;
+}
+
+describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
+  this.timeout(240000);
+  let a: TestSshd;
+  let b: TestSshd;
+  let home: ReturnType<typeof tempDir>;
+  let env: Record<string, string>;
+  const login = (s: TestSshd) => `ssh://${s.user}@127.0.0.1:${s.port}`;
+  const keys = (s: TestSshd) => ['--accept-new', '--identity', s.privateKeyPath];
+
+  /** A repository folder with the task file, the script, a .gitignore'd file, and git. */
+  function repo(name: string, yaml: string): string {
+    const dir = join(home.path, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'train.py'), TRAIN_PY);
+    writeFileSync(join(dir, 'requirements.txt'), '# nothing to install\n');
+    writeFileSync(join(dir, '.gitignore'), 'scratch/\n*.log\nckpt-home/\n');
+    mkdirSync(join(dir, 'scratch'), { recursive: true });
+    writeFileSync(join(dir, 'scratch', 'big-local-only.bin'), Buffer.alloc(4096, 1));
+    writeFileSync(join(dir, 'run.log'), 'local log, ignored\n');
+    writeFileSync(join(dir, 'gpu-rent.yaml'), yaml);
+    execFileSync('git', ['init', '-q', dir]);
+    return dir;
+  }
+  const launch = (dir: string, args: string[], s: TestSshd = a) => runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), ...args, ...keys(s)], { env, timeoutMs: 200000 });
+  const status = (dir: string): State => {
+    const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], { env, timeoutMs: 30000 });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    return JSON.parse(r.stdout) as State;
+  };
+  const ckpts = (dir: string) => (existsSync(join(dir, 'ckpt-home')) ? readdirSync(join(dir, 'ckpt-home')).filter((n) => n.startsWith('step-')).sort() : []);
+
+  before(async () => {
+    [a, b] = await Promise.all([startSshd(), startSshd()]);
+    home = tempDir('gpu-rent-launch-');
+    env = { GPU_RENT_KNOWN_HOSTS: join(home.path, 'kh'), HOME: home.path, GPU_RENT_HOME: join(home.path, 'cfg'), GPU_RENT_PASSWORD: '', GPU_RENT_LAUNCH_POLL_MS: '500' };
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    home?.remove();
+  });
+
+  it('an SSH login: push (gitignore respected), setup, run detached, every checkpoint synced and verified, done', () => {
+    const dir = repo('plain', [
+      'name: plain',
+      'resources: {cards: [4090], gpus: 1}',
+      `instance: "${login(a)}"`,
+      'setup: [pip --version >/dev/null 2>&1 || true, "echo set-up > setup-ran"]',
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "12", EVERY: "4", DELAY: "0.2"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 1.98',
+      'end: none',
+    ].join('\n') + '\n');
+    const r = launch(dir, []);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /\[plain \d\d:\d\d:\d\d\] acquired .*127\.0\.0\.1.* at ¥1\.98\/h/);
+    assert.match(r.stderr, /check: .*RTX 4090/);
+    assert.match(r.stderr, /push: workdir → .*gpu-rent\/plain: \d+ sent, .*2 left out by \.gitignore/);
+    assert.match(r.stderr, /watch: step \d+\/12/);
+    assert.deepEqual(ckpts(dir), ['step-0004', 'step-0008', 'step-0012']);
+    const remote = join(a.home, 'gpu-rent', 'plain');
+    assert.ok(existsSync(join(remote, 'train.py')));
+    assert.equal(existsSync(join(remote, 'scratch')), false, '.gitignore: scratch/ is not pushed');
+    assert.equal(existsSync(join(remote, 'run.log')), false, '.gitignore: *.log is not pushed');
+    assert.equal(existsSync(join(remote, '.git')), false, '.git is never pushed');
+    assert.equal(readFileSync(join(remote, 'setup-ran'), 'utf8').trim(), 'set-up');
+    const s = status(dir);
+    assert.equal(s.phase, 'done');
+    assert.equal(s.outcome?.kind, 'finished');
+    assert.equal(s.lastSync?.checkpoint, 'step-0012');
+    assert.equal(typeof s.spentFen, 'number');
+    // The same weights on both sides.
+    assert.deepEqual(readFileSync(join(dir, 'ckpt-home', 'step-0008', 'weights.bin')), readFileSync(join(remote, 'ckpt', 'step-0008', 'weights.bin')));
+    // Done means done: --resume has nothing to continue, and the text status says so.
+    const again = launch(dir, ['--resume']);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /has ended \(finished\)/);
+  });
+
+  it('killed mid-run (SIGKILL) and resumed: the run went on on the box and the resumed launch finishes it', async () => {
+    const dir = repo('killed', [
+      'name: killed',
+      `instance: "${login(a)}"`,
+      'resources: {cards: [], gpus: 1}',
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "30", EVERY: "10", DELAY: "0.25"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+    ].join('\n') + '\n');
+    const child = spawn(process.execPath, [CLI, 'launch', '--file', join(dir, 'gpu-rent.yaml'), ...keys(a)], { env: { ...process.env, ...env, LANG: 'C.UTF-8' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    for (let i = 0; i < 200 && !/watch: step/.test(err); i++) await sleep(100);
+    assert.match(err, /watch: step/, err);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const mid = status(dir);
+    assert.equal(mid.phase, 'watch', 'the state on disk says where it was');
+    const fresh = launch(dir, []);
+    assert.equal(fresh.code, 1, 'a launch in progress is not started twice');
+    assert.match(fresh.stderr, /in progress \(watch on .*\): continue it with --resume/);
+    const r = launch(dir, ['--resume']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /resumed at watch/);
+    assert.doesNotMatch(r.stderr, /run: started/, 'the run is not started again');
+    assert.deepEqual(ckpts(dir), ['step-0010', 'step-0020', 'step-0030']);
+    assert.equal(status(dir).outcome?.kind, 'finished');
+  });
+
+  it('a budget cap: a step it cannot cover at the current burn is not started; a run whose projected cost passes it is stopped after a verified sync (exit 3)', () => {
+    const small = repo('budget-small', ['name: budget-small', `instance: "${login(a)}"`, 'run: python3 train.py --out ckpt', 'price_yuan_per_hour: 3.6', 'budget_yuan: 0.5'].join('\n') + '\n');
+    const r0 = launch(small, []);
+    assert.equal(r0.code, 3, r0.stderr + r0.stdout);
+    assert.match(r0.stderr, /budget: the budget cap ¥0\.50 does not cover 10 more minutes at ¥3\.60\/h/);
+    assert.equal(existsSync(join(a.home, 'gpu-rent', 'budget-small')), false, 'nothing was pushed');
+    assert.equal(status(small).outcome?.kind, 'budget');
+
+    const dir = repo('budget', [
+      'name: budget',
+      `instance: "${login(a)}"`,
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "100000", EVERY: "3", DELAY: "0.1"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 3.6',
+      'budget_yuan: 1',
+    ].join('\n') + '\n');
+    const r = launch(dir, []);
+    assert.equal(r.code, 3, r.stderr + r.stdout);
+    assert.match(r.stderr, /budget: the projected cost to finish, ¥\d+\.\d\d, passes the budget cap ¥1\.00/);
+    assert.match(r.stderr, /end: sync ok/);
+    const jobs = JSON.parse(runCli(['jobs', login(a), ...keys(a), '--json'], { env, timeoutMs: 60000 }).stdout) as { name: string; state: string; stopped: boolean }[];
+    const job = jobs.find((j) => j.name === 'budget')!;
+    assert.equal(job.state, 'exited', 'the run was stopped on the box');
+    const onBox = readdirSync(join(a.home, 'gpu-rent', 'budget', 'ckpt')).filter((n) => /^step-\d+$/.test(n)).sort();
+    assert.deepEqual(ckpts(dir), onBox, 'every checkpoint the box wrote is home');
+    assert.equal(status(dir).phase, 'stopped');
+  });
+
+  it('--smoke stops after the smoke steps, syncs, and says how to run it whole', () => {
+    const dir = repo('smoke', [
+      'name: smoke',
+      `instance: "${login(a)}"`,
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "5000", EVERY: "2", DELAY: "0.1"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'smoke: {steps: 6}',
+    ].join('\n') + '\n');
+    const r = launch(dir, ['--smoke']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /smoke test done: \d+ steps ran/);
+    const s = status(dir);
+    assert.equal(s.outcome?.kind, 'smoke');
+    assert.ok(ckpts(dir).includes('step-0006'), ckpts(dir).join(','));
+    assert.ok(!ckpts(dir).includes('step-0100'), 'it stopped early');
+  });
+
+  it('a red GPU check stops before anything is pushed or run', () => {
+    b.setNvidiaSmi(null);
+    try {
+      const dir = repo('red', ['name: red', `instance: "${login(b)}"`, 'run: python3 train.py --out ckpt'].join('\n') + '\n');
+      const r = launch(dir, [], b);
+      assert.equal(r.code, 3, r.stderr + r.stdout);
+      assert.match(r.stderr, /the doctor's verdict is no-driver/);
+      assert.match(r.stdout, /doctor: the GPU check failed/);
+      assert.equal(existsSync(join(b.home, 'gpu-rent', 'red')), false, 'nothing was pushed');
+    } finally {
+      b.setNvidiaSmi('rtx4090_driver535.86.05_q.xml');
+    }
+  });
+
+  it('a task file error names its line and field; a missing file says where it looked', () => {
+    const dir = join(home.path, 'bad');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'gpu-rent.yaml'), 'name: bad\nrun: python train.py\nchekpoints: {remote: ckpt, local: ./c}\n');
+    const r = runCli(['launch'], { env, cwd: dir });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 3, column 1 \(chekpoints\):.*checkpoints/);
+    const none = runCli(['launch'], { env, cwd: home.path });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no task file: .*gpu-rent\.yaml or .*gpu-rent\.yml not found/);
+    const j = runCli(['launch', '--json'], { env, cwd: dir });
+    assert.equal(JSON.parse(j.stdout).error.code, 'badTaskFile');
+  });
+
+  // Last: it stops box a for good.
+  it('a spot box that stops answering mid-run: relaunched on the second box from the last verified checkpoint, none lost, #recoveries 1', async () => {
+    const dir = repo('spot', [
+      'name: spot',
+      `instance: ["${login(a)}", "${login(b)}"]`,
+      'resources: {cards: [], gpus: 1, spot: true}',
+      'run: python3 train.py --out ckpt',
+      'resume: python3 train.py --out ckpt --resume {checkpoint}',
+      'env: {STEPS: "300", EVERY: "5", DELAY: "0.15"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'reclaim_after: 10s',
+      'price_yuan_per_hour: 0.9',
+    ].join('\n') + '\n');
+    const run = runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { ...env, LANG: 'C.UTF-8' });
+    let s: State | undefined;
+    for (let i = 0; i < 600 && !s?.lastSync?.checkpoint; i++) {
+      await sleep(200);
+      const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], { env, timeoutMs: 30000 });
+      if (r.code === 0) s = JSON.parse(r.stdout) as State;
+    }
+    assert.ok(s?.lastSync?.checkpoint, 'a checkpoint was synced before the reclaim');
+    const synced = s.lastSync.checkpoint;
+    await a.stop(); // the spot box is gone: its sshd stops answering
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /reclaimed: .*has not answered SSH for \d+ s \(spot\)/);
+    assert.match(r.stderr, /recovery #1: relaunching on the next instance/);
+    assert.match(r.stderr, new RegExp(`push: checkpoints → .*resuming from ${synced}`));
+    assert.match(r.stderr, /run: started spot .*resuming from .*step-\d{4}/);
+    const end = status(dir);
+    assert.equal(end.outcome?.kind, 'finished');
+    assert.equal(end.recoveries, 1);
+    assert.equal(end.boxes[0]?.leftBecause, 'reclaimed');
+    // None lost: every checkpoint from step 5 to 300 is home (those after the reclaim redone on b).
+    const want = Array.from({ length: 60 }, (_, i) => `step-${String((i + 1) * 5).padStart(4, '0')}`);
+    assert.deepEqual(ckpts(dir), want);
+    const log = readFileSync(join(b.home, '.gpu-rent', 'jobs', 'spot', 'output.log'), 'utf8');
+    assert.match(log, /resumed from .*step-\d{4} at step \d+/);
+  });
+});
