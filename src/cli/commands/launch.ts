@@ -2,13 +2,10 @@
 // from gpu-rent.yaml run end to end (src/app/launch/run.ts): acquire, check, push, setup, run,
 // verified syncs, the end action. Every step goes to stderr as it happens; the state is kept
 // on disk, so a killed launch continues with --resume.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { formatCny } from '../../core/money';
 import { spentFen, type LaunchState } from '../../core/task/launch';
 import type { Task } from '../../core/task/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
-import { builtinCatalog } from '../../core/catalog';
 import { configHome } from '../../app/platforms/accountFile';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
@@ -45,25 +42,13 @@ const SUMMARY = [
 ].join('\n');
 
 /** Reads and validates the task file; a UsageError names the line and field of every problem. */
-export async function readTaskFile(flagFile: string | undefined, cwd: string): Promise<{ file: string; tasks: Task[] }> {
-  const { parseTaskFile } = await import('../../core/task/schema');
-  const candidates = flagFile ? [resolve(cwd, flagFile)] : [resolve(cwd, 'gpu-rent.yaml'), resolve(cwd, 'gpu-rent.yml')];
-  for (const file of candidates) {
-    let text: string;
-    try {
-      const buf = await readFile(file);
-      if (buf.length > 256 * 1024) throw new UsageError(`${file}: ${buf.length} bytes; a task file is at most 256 KiB`);
-      text = buf.toString('utf8');
-    } catch (e) {
-      if (e instanceof UsageError) throw e;
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && (!flagFile || candidates.length > 1)) continue;
-      throw new UsageError(`cannot read the task file ${file}: ${(e as Error).message}`);
-    }
-    const r = parseTaskFile(text, { platformIds: builtinCatalog().platforms.map((p) => p.id) });
-    if (!r.ok) throw new UsageError(`${file} has ${r.errors.length} problem(s):\n${r.errors.map((x) => `  line ${x.line}, column ${x.column}${x.field ? ` (${x.field})` : ''}: ${x.message}`).join('\n')}`);
-    return { file, tasks: r.tasks };
-  }
-  throw new UsageError(`no task file: ${candidates.join(' or ')} not found (write one: gpu-rent launch --help, the README's "Launch a task")`);
+export async function readTaskFileOrExit(flagFile: string | undefined, cwd: string): Promise<{ file: string; tasks: Task[] }> {
+  const { readTaskFile, taskFileErrorLines } = await import('../../app/launch/taskFile');
+  const r = await readTaskFile(cwd, flagFile);
+  if (r.ok) return r;
+  if (r.kind === 'notFound') throw new UsageError(`no task file: ${r.looked.join(' or ')} not found (write one: gpu-rent launch --help, the README's "Launch a task")`);
+  if (r.kind === 'unreadable') throw new UsageError(`cannot read the task file ${r.file}: ${r.message}`);
+  throw new UsageError(`${r.file} has ${r.errors.length} problem(s):\n${taskFileErrorLines(r.errors).map((l) => `  ${l}`).join('\n')}`);
 }
 
 export function pickTask(tasks: readonly Task[], name: string | undefined, file: string): Task {
@@ -107,7 +92,7 @@ export const command: CliCommand = {
     const json = flags.json === true;
     let read: { file: string; tasks: Task[] };
     try {
-      read = await readTaskFile(flags.file, process.cwd());
+      read = await readTaskFileOrExit(flags.file, process.cwd());
     } catch (e) {
       if (json && e instanceof UsageError) return fail(io, 'badTaskFile', e.message, 2);
       throw e;
