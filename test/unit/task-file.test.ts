@@ -215,7 +215,7 @@ describe('task file (gpu-rent.yaml)', () => {
       assert.deepEqual(r.errors[0], { line: 3, column: 1, field: '', message: 'YAML: Tabs are not allowed as indentation' });
       const dup = oneError('name: a\nrun: x\nname: b\n');
       assert.deepEqual(dup, { line: 3, column: 1, field: '', message: 'YAML: a key appears twice in the same mapping' });
-      assert.deepEqual(oneError('name: a\nrun: x\nenv: {1: a, "1": b}\n'), { line: 3, column: 14, field: '', message: 'YAML: a key appears twice in the same mapping' });
+      assert.deepEqual(oneError('name: a\nrun: x\nenv: {1: a, "1": b}\n'), { line: 3, column: 13, field: '', message: 'YAML: a key appears twice in the same mapping' });
     });
 
     it('the other checks: name, instance, paths, env names, data, setup, platforms, end', () => {
