@@ -43,6 +43,8 @@ export const Commands = {
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',
   createInstance: 'gpuRent.createInstance',
+  runTask: 'gpuRent.runTask',
+  launchStatus: 'gpuRent.launchStatus',
 } as const;
 
 export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -44,6 +44,8 @@ import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
 import { StockView } from './stockView';
+import { LaunchReportView, showLaunchStatus } from './commands/launch/report';
+import { runTask } from './commands/launch/runTask';
 import { platformAccountFacts, platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -224,6 +226,10 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
   command(Commands.powerOnWhenFree, (a) => powerOnWhenFree(ctx, platformMonitor, a));
   command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a));
+  const launchReports = new LaunchReportView();
+  subs.push(launchReports);
+  command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));
+  command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -1,0 +1,144 @@
+// Run Task on a Rented GPU… and Launch Status in a real VS Code against the loopback sshd: a
+// task on an SSH login (password, then a key) whose run is a real Python loop writing
+// checkpoints and a progress bar, launched through the command with a script's choices; the
+// local checkpoints folder then holds every checkpoint, byte for byte, the launch state (the
+// CLI's file under GPU_RENT_HOME) says done, and Launch Status renders it. A smoke test stops
+// after its steps. A task file with an error is refused with its line and field, and the
+// editor opens it at that line.
+import * as assert from 'assert';
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+import { exec, fails, log, readInfo } from '../support';
+
+// Our own test program (not a captured log), as in test/integration/launch.test.ts: N steps, a
+// tqdm-shaped bar per step, a checkpoint folder every K steps (written under a temporary name,
+// then renamed: complete or absent).
+const TRAIN_PY = `import os, sys, time
+args = sys.argv[1:]
+out = args[args.index('--out') + 1]
+n = int(os.environ.get('STEPS', '20')); every = int(os.environ.get('EVERY', '5')); delay = float(os.environ.get('DELAY', '0.3'))
+os.makedirs(out, exist_ok=True)
+for i in range(1, n + 1):
+    time.sleep(delay)
+    print('%3d%%|%-10s| %d/%d [00:01<00:05, %.2fit/s]' % (i * 100 // n, '#' * (i * 10 // n), i, n, 1 / delay), flush=True)
+    if i % every == 0:
+        d = os.path.join(out, 'step-%04d' % i)
+        os.makedirs(d + '.tmp', exist_ok=True)
+        open(os.path.join(d + '.tmp', 'weights.bin'), 'wb').write(os.urandom(2048))
+        open(os.path.join(d + '.tmp', 'step'), 'w').write(str(i))
+        os.rename(d + '.tmp', d)
+print('training done', flush=True)
+`;
+
+interface State {
+  task: string;
+  phase: string;
+  smoke: boolean;
+  outcome?: { kind: string; detail: string };
+  lastSync?: { checkpoint?: string };
+  end?: { action: string; ok: boolean; stillBilling: boolean };
+  events: { text: string }[];
+}
+
+describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', function () {
+  this.timeout(180_000);
+  const { sshd } = readInfo();
+  let root = '';
+
+  function repo(name: string, yaml: string[]): string {
+    const dir = path.join(root, name);
+    fs.mkdirSync(path.join(dir, 'scratch'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'train.py'), TRAIN_PY);
+    fs.writeFileSync(path.join(dir, '.gitignore'), 'scratch/\nckpt-home/\n');
+    fs.writeFileSync(path.join(dir, 'scratch', 'local-only.bin'), Buffer.alloc(1024, 1));
+    fs.writeFileSync(path.join(dir, 'gpu-rent.yaml'), yaml.join('\n') + '\n');
+    try {
+      execFileSync('git', ['init', '-q', dir]);
+    } catch {
+      /* no git here: .gitignore is still read */
+    }
+    return path.join(dir, 'gpu-rent.yaml');
+  }
+  const ckpts = (file: string) => {
+    const d = path.join(path.dirname(file), 'ckpt-home');
+    return fs.existsSync(d) ? fs.readdirSync(d).filter((n) => n.startsWith('step-')).sort() : [];
+  };
+
+  before(async () => {
+    await vscode.extensions.getExtension('gpu-rent.gpu-rent')!.activate();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'gr-launch-'));
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('a task on an SSH login (password): pushed as git sees it, run detached, every checkpoint synced home, the state says done', async () => {
+    const name = `e2e-${Date.now().toString(36)}`;
+    const file = repo(name, [
+      `name: ${name}`,
+      'resources: {cards: [4090], gpus: 1}',
+      `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`,
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "12", EVERY: "4", DELAY: "0.2"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 1.98',
+      'end: none',
+    ]);
+    const s = await exec<State>('gpuRent.runTask', { file, task: name, mode: 'run', acceptNewHostKey: true, password: sshd.password, pollMs: 500 });
+    log(`${name}: ${s.phase} ${s.outcome?.kind}: ${s.outcome?.detail}`);
+    assert.equal(s.phase, 'done', JSON.stringify(s.events.slice(-6)));
+    assert.equal(s.outcome?.kind, 'finished');
+    assert.equal(s.lastSync?.checkpoint, 'step-0012');
+    assert.deepEqual(ckpts(file), ['step-0004', 'step-0008', 'step-0012']);
+    const remote = path.join(sshd.home, 'gpu-rent', name);
+    assert.ok(fs.existsSync(path.join(remote, 'train.py')), 'the workdir was pushed');
+    assert.equal(fs.existsSync(path.join(remote, 'scratch')), false, '.gitignore: scratch/ is not pushed');
+    assert.deepEqual(fs.readFileSync(path.join(path.dirname(file), 'ckpt-home', 'step-0008', 'weights.bin')), fs.readFileSync(path.join(remote, 'ckpt', 'step-0008', 'weights.bin')), 'the same weights on both sides');
+    assert.ok(s.events.some((e) => /check: .*RTX 4090/.test(e.text)), 'the GPU check ran');
+    // The state is the CLI's file (gpu-rent launch --status reads the same one).
+    const launches = path.join(process.env.GPU_RENT_HOME ?? path.join(os.homedir(), '.config', 'gpu-rent'), 'launches');
+    assert.ok(fs.readdirSync(launches).some((f) => f.startsWith(`${name}-`) && f.endsWith('.json')), `no state file for ${name} in ${launches}`);
+    // Launch Status renders it; a script gets the states too.
+    const r = await exec<{ markdown: string; states: Record<string, State | null> }>('gpuRent.launchStatus', { file });
+    assert.equal(r.states[name]?.phase, 'done');
+    assert.match(r.markdown, new RegExp(`## ${name.replace(/-/g, '\\\\-')} — done`));
+    assert.match(r.markdown, /step\\-0012/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Done means done: Continue has nothing to continue.
+    const again = await fails('gpuRent.runTask', { file, task: name, mode: 'resume', password: sshd.password });
+    assert.match(again, new RegExp(`No launch of ${name} to continue`));
+  });
+
+  it('a smoke test on an SSH login (key): stops after its steps, syncs, and says so', async () => {
+    const name = `smoke-${Date.now().toString(36)}`;
+    const file = repo(name, [
+      `name: ${name}`,
+      'resources: {cards: [4090]}',
+      `instance: "ssh -p ${sshd.port} -i ${sshd.privateKeyPath} ${sshd.user}@${sshd.host}"`,
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "400", EVERY: "2", DELAY: "0.25"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'smoke: {steps: 4}',
+      'end: none',
+    ]);
+    const s = await exec<State>('gpuRent.runTask', { file, mode: 'smoke', acceptNewHostKey: true, pollMs: 500 });
+    log(`${name}: ${s.phase} ${s.outcome?.kind}: ${s.outcome?.detail}`);
+    assert.equal(s.smoke, true);
+    assert.equal(s.phase, 'done', JSON.stringify(s.events.slice(-6)));
+    assert.equal(s.outcome?.kind, 'smoke');
+    assert.ok(ckpts(file).includes('step-0002'), `checkpoints home: ${ckpts(file).join(', ')}`);
+    assert.ok(ckpts(file).length < 200, 'the run was stopped, not run to its end');
+  });
+
+  it('a task file with an error: refused with its line and field, and the editor opens the file at that line', async () => {
+    const file = repo('bad', ['name: bad', `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`, 'run: python3 train.py', 'chekpoints: {remote: ckpt, local: ./ckpt-home}']);
+    const msg = await fails('gpuRent.runTask', { file, mode: 'run' });
+    assert.match(msg, /line 4, column 1 \(chekpoints\): unknown key "chekpoints"; did you mean checkpoints\?/);
+    const editor = vscode.window.activeTextEditor;
+    assert.equal(editor?.document.uri.fsPath, file);
+    assert.equal(editor?.selection.active.line, 3);
+    assert.ok(!fs.existsSync(path.join(sshd.home, 'gpu-rent', 'bad')), 'nothing was pushed');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+});
