@@ -226,6 +226,8 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
     `for n in ${only}; do [ -d "$n" ] || continue`,
     '  pid=$(cat "$n/pid" 2>/dev/null); code=$(cat "$n/exit" 2>/dev/null)',
     '  alive=0; if [ -n "$pid" ] && alive "$pid" "$n"; then alive=1; fi',
+    // It may have ended between the two reads: its exit code is written before the wrapper goes.
+    '  [ "$alive" = 0 ] && [ -z "$code" ] && code=$(cat "$n/exit" 2>/dev/null)',
     '  age=$(( $(date +%s) - $(stat -c %Y "$n/command" 2>/dev/null || date +%s) ))',
     '  stopped=0; [ -f "$n/stopped" ] && stopped=1',
     '  printf "JOB\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\t%s\\n" "$n" "$pid" "$code" "$alive" "$(cat "$n/started" 2>/dev/null)" "$(cat "$n/finished" 2>/dev/null)" "$(cat "$n/runner" 2>/dev/null)" "$stopped" "$age" "$PWD/$n/output.log" "$(head -c 2000 "$n/cwd" 2>/dev/null | head -n 1)"',
