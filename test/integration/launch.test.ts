@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { CLI, runCli, runCliAsync } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { tempDir, sleep } from './remote-helpers';
+import { PlatformServer } from '../support/platform-server';
 
 // Our own test program (not a captured log): N steps, a tqdm-shaped bar per step, a checkpoint
 // folder every K steps (written under a temporary name, then renamed: complete or absent), and
@@ -272,5 +273,95 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
     assert.deepEqual(ckpts(dir), want);
     const log = readFileSync(join(b.home, '.gpu-rent', 'jobs', 'spot', 'output.log'), 'utf8');
     assert.match(log, /resumed from .*step-\d{4} at step \d+/);
+  });
+});
+
+describe('gpu-rent launch on a platform (the platform test server + real sshd boxes)', function () {
+  this.timeout(240000);
+  let s: PlatformServer;
+  let c: TestSshd;
+  let d: TestSshd;
+  let home: ReturnType<typeof tempDir>;
+  let env: Record<string, string>;
+  const file = (dir: string) => join(dir, 'gpu-rent.yaml');
+  const ckpts = (dir: string) => (existsSync(join(dir, 'ckpt-home')) ? readdirSync(join(dir, 'ckpt-home')).filter((n) => n.startsWith('step-')).sort() : []);
+  function repo(name: string, yaml: string): string {
+    const dir = join(home.path, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'train.py'), TRAIN_PY);
+    writeFileSync(join(dir, 'gpu-rent.yaml'), yaml);
+    return dir;
+  }
+  const status = (dir: string): State => JSON.parse(runCli(['launch', '--file', file(dir), '--status', '--json'], { env, timeoutMs: 30000 }).stdout) as State;
+
+  before(async () => {
+    [s, c, d] = await Promise.all([PlatformServer.start(), startSshd(), startSshd()]);
+    home = tempDir('gpu-rent-launch-p-');
+    env = { GPU_RENT_KNOWN_HOSTS: join(home.path, 'kh'), HOME: home.path, GPU_RENT_HOME: join(home.path, 'cfg'), GPU_RENT_PASSWORD: '', GPU_RENT_LAUNCH_POLL_MS: '500', GPU_RENT_AUTODL_API: s.url, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, GPU_RENT_ALLOW_POWER: '1', GPU_RENT_SETTLE_INTERVAL_MS: '100' };
+  });
+  after(async () => {
+    await Promise.all([c?.stop(), d?.stop(), s?.close()]);
+    home?.remove();
+  });
+
+  it('instance: new creates only when confirmed (--yes), runs on it, brings the checkpoints home, then powers it off through the platform', async () => {
+    s.createLogin = { sshPort: c.port, password: c.password, user: c.user };
+    const dir = repo('made', [
+      'name: made',
+      'instance: new',
+      'resources: {cards: [4090], gpus: 1}',
+      'create: {account: env-autodl-pro, image: base-image-12be412037}',
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "8", EVERY: "4", DELAY: "0.2"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'end: power-off',
+    ].join('\n') + '\n');
+    const no = await runCliAsync(['launch', '--file', file(dir), '--accept-new'], env);
+    assert.equal(no.code, 1, no.stderr + no.stdout);
+    assert.match(no.stderr, /quote: cheapest in the catalog: rtx4090 on AutoDL ¥\d+\.\d\d\/h \(field report.*undated/);
+    assert.match(no.stderr, /not created: made on env-autodl-pro \(rtx4090 × 1, price per hour not quoted by the platform before a create\)\. .*gpu-rent launch --yes/);
+    assert.equal(s.instances.size, 0, 'nothing was created');
+    const r = await runCliAsync(['launch', '--file', file(dir), '--accept-new', '--yes'], env);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /creating made on env-autodl-pro/);
+    assert.match(r.stderr, /acquired made \(env-autodl-pro\/[\w-]+\) at ¥\d+\.\d\d\/h/);
+    assert.match(r.stderr, /end: powerOff ok \(connector\)/);
+    const made = [...s.instances.values()].find((i) => i.name === 'made')!;
+    assert.equal(made.state, 'shutdown', 'the platform says it is off');
+    assert.deepEqual(ckpts(dir), ['step-0004', 'step-0008']);
+    const st = status(dir);
+    assert.equal(st.outcome?.kind, 'finished');
+    assert.equal(st.end?.stillBilling, false);
+  });
+
+  it('a spot instance the platform takes back mid-run: synced on the notice, relaunched on the next candidate from the last checkpoint', async () => {
+    s.add({ platform: 'autodl-pro', id: 'spot-1', name: 'spotbox', state: 'running', sshPort: c.port, password: c.password, sshUser: c.user });
+    const dir = repo('taken', [
+      'name: taken',
+      `instance: [spotbox, "ssh://${d.user}@127.0.0.1:${d.port}"]`,
+      'resources: {cards: [], gpus: 1, spot: true}',
+      'run: python3 train.py --out ckpt',
+      'resume: python3 train.py --out ckpt --resume {checkpoint}',
+      'env: {STEPS: "260", EVERY: "5", DELAY: "0.15"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 0.9',
+    ].join('\n') + '\n');
+    const run = runCliAsync(['launch', '--file', file(dir), '--accept-new', '--identity', d.privateKeyPath], env);
+    let st: State | undefined;
+    for (let i = 0; i < 600 && !st?.lastSync?.checkpoint; i++) {
+      await sleep(200);
+      const r = runCli(['launch', '--file', file(dir), '--status', '--json'], { env, timeoutMs: 30000 });
+      if (r.code === 0) st = JSON.parse(r.stdout) as State;
+    }
+    assert.ok(st?.lastSync?.checkpoint, 'a checkpoint was synced first');
+    s.instances.get('spot-1')!.state = 'shutdown'; // the platform took it back
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /reclaimed: spotbox .*was taken back by the platform/);
+    assert.match(r.stderr, /run: started taken .*resuming from .*step-\d{4}/);
+    const end = status(dir);
+    assert.equal(end.recoveries, 1);
+    assert.equal(end.outcome?.kind, 'finished');
+    assert.deepEqual(ckpts(dir), Array.from({ length: 52 }, (_, i) => `step-${String((i + 1) * 5).padStart(4, '0')}`));
   });
 });

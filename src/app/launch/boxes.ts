@@ -52,6 +52,8 @@ export interface AcquireOptions {
   intervalMs: number;
   signal?: AbortSignal;
   say(line: string): void;
+  /** Asked before a create (it bills from the moment it runs): true = create. */
+  confirmCreate(what: string): Promise<boolean>;
   /** A name for a created instance (unique per creation: "<task>-<n>"). */
   createName: string;
   locks: PowerOnLocks;
@@ -125,8 +127,10 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
       reasons.push(`${a.id}: read-only`);
       continue;
     }
-    for (const card of cards) {
-      const p = await previewCreate(a.connector, { card: c?.spec ?? card, gpus: task.resources.gpus, name: o.createName, ...(c?.region ? { region: c.region } : {}), ...(c?.image ? { image: c.image } : {}), ...(c?.diskGb ? { diskGb: c.diskGb } : {}) }, o.signal).catch((e: unknown) => {
+    // The platform's own spec names: the task's create.spec, else the card as AutoDL and the clouds spell it ("4090" for rtx4090).
+    const asked = c?.spec ? [c.spec] : [...new Set(cards.flatMap((id) => [id, id.replace(/^rtx/, '')]))];
+    for (const card of asked) {
+      const p = await previewCreate(a.connector, { card, gpus: task.resources.gpus, name: o.createName, ...(c?.region ? { region: c.region } : {}), ...(c?.image ? { image: c.image } : {}), ...(c?.diskGb ? { diskGb: c.diskGb } : {}) }, o.signal).catch((e: unknown) => {
         if (e instanceof PlatformError) return e;
         throw e;
       });
@@ -142,7 +146,9 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
         reasons.push(`${a.id} ${card}: ${p.priceFenPerHour / 100} ¥/h is over max_yuan_per_hour`);
         continue;
       }
-      o.say(`creating ${o.createName} on ${a.id} (${card}${p.priceFenPerHour !== undefined ? `, ${(p.priceFenPerHour / 100).toFixed(2)} ¥/h` : ', price per hour not quoted before a create'})`);
+      const what = `${o.createName} on ${a.id} (${card} × ${task.resources.gpus}${p.priceFenPerHour !== undefined ? `, ¥${(p.priceFenPerHour / 100).toFixed(2)}/h` : ', price per hour not quoted by the platform before a create'})`;
+      if (!(await o.confirmCreate(what))) throw new AcquireError('createRefused', `not created: ${what}. A create bills from the moment it runs: confirm it (gpu-rent launch --yes)`);
+      o.say(`creating ${what}`);
       const r = await createInstance(a.connector, p, { settleMs: o.settleMs, intervalMs: o.intervalMs, onProgress: o.say, ...(o.signal ? { signal: o.signal } : {}) });
       if (r.status === 'refused') {
         reasons.push(`${a.id} ${card}: ${r.refusal.code}`);

@@ -34,6 +34,8 @@ import { lockLaunch, readState, statePath, writeState } from './store';
 import { newestCheckpoint, workdirExclusions } from './workdir';
 import type { Instance } from '../../core/instances';
 import type { EndAction } from '../../core/progress';
+import { builtinCatalog, dating, formatDating, type Catalog } from '../../core/catalog';
+import { quoteTask } from '../../core/task/quote';
 
 export interface LaunchHost {
   configHome: string;
@@ -42,6 +44,8 @@ export interface LaunchHost {
   accounts(): Promise<LaunchAccount[]>;
   /** Every step and event as it happens, with the state after it. */
   onEvent?(line: string, state: LaunchState): void;
+  /** Asked before a create (unless `yes`): true = create. */
+  confirmCreate?(what: string): Promise<boolean>;
   /** Asked before a release (unless `yes`): true = release. */
   confirmRelease?(label: string): Promise<boolean>;
   signal?: AbortSignal;
@@ -64,8 +68,10 @@ export interface LaunchOptions {
   smoke: boolean;
   /** Continue the launch in progress (required when one is). */
   resume: boolean;
-  /** Release without asking (end: release). */
+  /** Create and release without asking (instance: new, end: release). */
   yes: boolean;
+  /** The price catalog the quote reads (default the built-in one). */
+  catalog?: Catalog;
 }
 
 export class LaunchError extends Error {
@@ -252,6 +258,7 @@ class Run {
       intervalMs: this.host.settleIntervalMs ?? 3000,
       ...(this.host.signal ? { signal: this.host.signal } : {}),
       say: (l: string) => void this.save(l),
+      confirmCreate: async (what: string) => this.o.yes || ((await this.host.confirmCreate?.(what)) ?? false),
       createName,
       locks: this.locks,
     };
@@ -294,7 +301,19 @@ class Run {
     }
   }
 
+  /** The catalog's view of the task before anything is rented: the cheapest fitting cards, with source and date. */
+  private async quote(): Promise<void> {
+    const q = quoteTask(this.o.catalog ?? builtinCatalog(), this.task);
+    if (!q.rows.length) {
+      const why = { noCard: 'no platform in the catalog prices these cards', overCap: 'every catalog price is over max_yuan_per_hour', noPlatform: 'none of the platforms allowed is in the catalog' }[q.empty!];
+      return this.save(`quote: ${why}`);
+    }
+    const top = q.rows.slice(0, 3).map((r) => `${r.card}${r.gpus > 1 ? ` × ${r.gpus}` : ''} on ${r.platformName.en}${r.mode === 'spot' ? ' (spot)' : ''} ${formatCny(r.fenPerHour.min)}${r.fenPerHour.max !== r.fenPerHour.min ? `–${formatCny(r.fenPerHour.max)}` : ''}/h (${r.source}, ${formatDating(dating(r))})`);
+    return this.save(`quote: cheapest in the catalog: ${top.join('; ')}`);
+  }
+
   private async acquire(): Promise<void> {
+    if (!this.s.box && !this.s.boxes.length) await this.quote();
     if (await this.budgetStops()) return this.finish('budget', this.stopReason!.detail);
     const kinds = this.task.instances.map((i) => (i.kind === 'new' ? ('new' as const) : ('existing' as const)));
     const reasons: string[] = [];

@@ -10,6 +10,7 @@ import { configHome } from '../../app/platforms/accountFile';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { jsonError } from '../json-error';
+import { loadCatalog } from '../catalog-file';
 import type { CliIO } from '../command';
 
 function fail(io: CliIO, code: string, message: string, exit: number): number {
@@ -23,8 +24,9 @@ const specs = {
   smoke: { type: 'boolean', description: "the small test first: stop after the task's smoke steps or minutes (default 20 steps or 5 min), sync, end" },
   resume: { type: 'boolean', description: 'continue the launch in progress (after Ctrl-C, a crash, the laptop sleeping)' },
   status: { type: 'boolean', description: 'show where the launch is (step, box, progress, spent, last sync) and do nothing' },
-  yes: { type: 'boolean', description: 'end: release releases without asking (after the verified final sync)' },
+  yes: { type: 'boolean', description: 'do not ask: instance: new creates, end: release releases (after the verified final sync)' },
   json: { type: 'boolean', description: 'print the launch state as JSON at the end (with --status: now)' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog (the quote before renting)' },
   ...REMOTE_FLAGS,
 } as const;
 
@@ -123,12 +125,16 @@ export const command: CliCommand = {
     const verify = Number(io.env.GPU_RENT_POWER_VERIFY_SECONDS);
     try {
       const s = await launchTask(
-        { file: read.file, task, smoke: flags.smoke === true, resume: flags.resume === true, yes: flags.yes === true },
+        { file: read.file, task, smoke: flags.smoke === true, resume: flags.resume === true, yes: flags.yes === true, catalog: loadCatalog(flags.catalog) },
         {
           configHome: home,
           connectOptions: () => connectOptions(flags, io),
           accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
           onEvent: (line) => io.stderr(forTerminal(`[${task.name} ${clock(now())}] ${line}`) + '\n'),
+          confirmCreate: async (what) => {
+            const a = await promptLine(`Create ${forTerminal(what)}? It bills from the moment it runs. (yes/no) `, false);
+            return a !== null && /^y(es)?$/i.test(a.trim());
+          },
           confirmRelease: async (label) => {
             const a = await promptLine(`Release ${forTerminal(label)}? Its disks and everything on them are deleted (the checkpoints are home, verified). (yes/no) `, false);
             return a !== null && /^y(es)?$/i.test(a.trim());

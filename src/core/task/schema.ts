@@ -118,12 +118,29 @@ const command = (what: string) =>
     .refine((s) => s.trim() !== '', { error: `${what} is empty` })
     .refine((s) => !COMMAND_CONTROL_RE.test(s), { error: `${what} holds a control character` });
 
+/**
+ * Whether a local path stays inside the task file's folder: relative, and no `..` that climbs
+ * out of it. A cloned repository's task file decides these paths, and the box's files are
+ * written to the checkpoint folder: neither may reach ~/.ssh or anything else outside the repo.
+ */
+export function staysInside(p: string): boolean {
+  if (p.startsWith('/') || p.startsWith('~') || p.startsWith('\\') || /^[A-Za-z]:/.test(p)) return false;
+  let depth = 0;
+  for (const part of p.split(/[/\\]/)) {
+    if (part === '..') depth--;
+    else if (part !== '' && part !== '.') depth++;
+    if (depth < 0) return false;
+  }
+  return true;
+}
+
 const localPath = (what: string) =>
   z
     .string({ error: `${what} is a path (a string)` })
     .min(1, { error: `${what} is empty` })
     .max(MAX_PATH, { error: `${what} is longer than ${MAX_PATH} characters` })
-    .refine((s) => !CONTROL_RE.test(s), { error: `${what} holds a control character` });
+    .refine((s) => !CONTROL_RE.test(s), { error: `${what} holds a control character` })
+    .refine(staysInside, { error: `${what} must be inside the task file's folder (a relative path, no .. out of it, not absolute or ~)` });
 
 /** A path on the box: absolute or ~/…, or (relativeOk) relative to the remote workdir; never `..`, never control characters. */
 function remotePathProblem(p: string, relativeOk: boolean): string | undefined {
@@ -318,6 +335,16 @@ function taskSchema(platformIds: readonly string[] | undefined) {
       price_yuan_per_hour: yuan('price_yuan_per_hour', BOUNDS.yuanPerHour.max)
         .optional()
         .meta({ title: 'Price of an ssh-login instance, ¥/h', description: 'What the console shows for a box given as an ssh login; the meter and the budget use it.' }),
+      create: z
+        .strictObject({
+          account: z.string({ error: 'create.account is an account id (a string)' }).min(1).max(MAX_NAME, { error: `create.account is at most ${MAX_NAME} characters` }).optional().meta({ title: 'Account', description: 'The platform account to create on (gpu-rent accounts list); default: each that can create.' }),
+          spec: z.string({ error: 'create.spec is a string' }).min(1).max(MAX_NAME, { error: `create.spec is at most ${MAX_NAME} characters` }).regex(/^[\w.-]+$/, { error: 'create.spec is letters, digits, ., _ and -' }).optional().meta({ title: 'Spec or instance type', description: "The platform's spec id (AutoDL Pro) or instance type (阿里云, 腾讯云); default: the card from resources.cards." }),
+          region: z.string({ error: 'create.region is a string' }).min(1).max(MAX_NAME, { error: `create.region is at most ${MAX_NAME} characters` }).regex(/^[\w.-]+$/, { error: 'create.region is letters, digits, ., _ and -' }).optional().meta({ title: 'Region', description: 'AutoDL Pro data center, 阿里云 region or zone, 腾讯云 zone.' }),
+          image: z.string({ error: 'create.image is a string' }).min(1).max(200, { error: 'create.image is at most 200 characters' }).regex(/^[\w.:/-]+$/, { error: 'create.image is letters, digits, ., :, /, _ and -' }).optional().meta({ title: 'Image', description: 'The image id to create from (AutoDL Pro: base-image-… or image-…).' }),
+          disk_gb: z.int({ error: 'create.disk_gb is a whole number' }).min(1, { error: 'create.disk_gb is at least 1' }).max(65536, { error: 'create.disk_gb is at most 65536' }).optional().meta({ title: 'Data disk, GB', description: 'Extra data disk to ask for.' }),
+        })
+        .optional()
+        .meta({ title: 'Create (instance: new)', description: 'How `instance: new` creates: account, spec, region, image, data disk.' }),
       reclaim_after: duration(MIN_RECLAIM_AFTER_SECONDS)
         .default(DEFAULT_RECLAIM_AFTER_SECONDS)
         .meta({ title: 'Reclaimed after', description: 'How long an ssh-login spot box may stop answering before it counts as reclaimed (default 2m).' }),
@@ -687,5 +714,6 @@ function toTask(t: TaskInput): Task {
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.price_yuan_per_hour !== undefined) task.priceFenPerHour = yuanToFen(t.price_yuan_per_hour);
+  if (t.create) task.create = { ...(t.create.account !== undefined ? { account: t.create.account } : {}), ...(t.create.spec !== undefined ? { spec: t.create.spec } : {}), ...(t.create.region !== undefined ? { region: t.create.region } : {}), ...(t.create.image !== undefined ? { image: t.create.image } : {}), ...(t.create.disk_gb !== undefined ? { diskGb: t.create.disk_gb } : {}) };
   return task;
 }
