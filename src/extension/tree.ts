@@ -15,6 +15,8 @@ import type { InstanceStore } from './store';
 import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
 import type { StockNodeInfo, StockView } from './stockView';
+import type { LaunchState } from '../core/task/launch';
+import { launchRowText } from './commands/launch/treeText';
 
 export type Node =
   | { kind: 'platform'; platform: string }
@@ -22,7 +24,9 @@ export type Node =
   | { kind: 'detail'; key: string; instanceId: string; label: string; description?: string; icon: string; tooltip?: string; command?: vscode.Command }
   /** An account's "Available now": the cards free per region (stockView.ts), read only while expanded. */
   | { kind: 'stock'; platform: string; accountId: string }
-  | ({ kind: 'stockRow'; accountId: string } & StockNodeInfo);
+  | ({ kind: 'stockRow'; accountId: string } & StockNodeInfo)
+  /** A launch this window drives (Run Task on a Rented GPU…), at the top while it runs. */
+  | { kind: 'launch'; key: string };
 
 const GIB = 1024 ** 3;
 
@@ -59,6 +63,16 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     return n;
   }
 
+  private readonly launchNodes = new Map<string, { node: Node & { kind: 'launch' }; state: LaunchState }>();
+
+  /** The launch's row: shown (or updated) with its state, removed with undefined. */
+  setLaunch(key: string, state: LaunchState | undefined): void {
+    const had = this.launchNodes.get(key);
+    if (state) this.launchNodes.set(key, { node: had?.node ?? { kind: 'launch', key }, state });
+    else this.launchNodes.delete(key);
+    this.changed.fire(had && state ? had.node : undefined);
+  }
+
   /** Refresh one instance (its node and children), or everything. */
   refresh(id?: string): void {
     const node = id ? this.instanceNodes.get(id) : undefined;
@@ -85,7 +99,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   getChildren(node?: Node): Node[] | Promise<Node[]> {
     const instances = this.store.list();
-    if (!node) return groupByPlatform(instances).map((g) => this.platformNode(g.platform));
+    if (!node) return [...[...this.launchNodes.values()].map((l) => l.node), ...groupByPlatform(instances).map((g) => this.platformNode(g.platform))];
     if (node.kind === 'platform') return [...instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id)), ...(this.stock?.accountsOf(node.platform) ?? []).map((a) => this.stockNode(node.platform, a.id))];
     if (node.kind === 'stock') return this.stock ? this.stock.children(node.accountId).then((rows) => rows.map((r) => ({ kind: 'stockRow' as const, accountId: node.accountId, ...r }))) : [];
     if (node.kind === 'instance') {
@@ -154,6 +168,18 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       tip.appendMarkdown('`' + `ssh -p ${inst.login.port} ${inst.login.user}@${inst.login.host}`.replace(/`/g, '') + '`');
       item.tooltip = tip;
       item.accessibilityInformation = { label: `${inst.name}, ${stateLabel(state, vscode.l10n)}, ${item.description}` };
+      return item;
+    }
+    if (node.kind === 'launch') {
+      const l = this.launchNodes.get(node.key);
+      const t = l ? launchRowText(l.state, this.now(), vscode.l10n) : { label: node.key, description: '', tooltip: '' };
+      const item = new vscode.TreeItem(forLabel(t.label), vscode.TreeItemCollapsibleState.None);
+      item.id = `launch:${node.key}`;
+      item.contextValue = 'launch';
+      item.iconPath = new vscode.ThemeIcon('rocket');
+      item.description = forLabel(t.description, 300);
+      item.tooltip = forTerminal(t.tooltip.slice(0, 2000), { keep: '\n' });
+      item.command = { command: Commands.launchStatus, title: vscode.l10n.t('Launch Status'), arguments: l ? [vscode.Uri.file(l.state.file)] : [] };
       return item;
     }
     if (node.kind === 'stock') {

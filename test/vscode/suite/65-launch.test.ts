@@ -1,5 +1,5 @@
 // Run Task on a Rented GPU… and Launch Status in a real VS Code against the loopback sshd: a
-// task on an SSH login (password, then a key) whose run is a real Python loop writing
+// task on an SSH login (with a password) whose run is a real Python loop writing
 // checkpoints and a progress bar, launched through the command with a script's choices; the
 // local checkpoints folder then holds every checkpoint, byte for byte, the launch state (the
 // CLI's file under GPU_RENT_HOME) says done, and Launch Status renders it. A smoke test stops
@@ -48,18 +48,19 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
   const { sshd } = readInfo();
   let root = '';
 
-  function repo(name: string, yaml: string[]): string {
+  function repo(name: string, yaml: string[], git = true): string {
     const dir = path.join(root, name);
     fs.mkdirSync(path.join(dir, 'scratch'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'train.py'), TRAIN_PY);
     fs.writeFileSync(path.join(dir, '.gitignore'), 'scratch/\nckpt-home/\n');
     fs.writeFileSync(path.join(dir, 'scratch', 'local-only.bin'), Buffer.alloc(1024, 1));
     fs.writeFileSync(path.join(dir, 'gpu-rent.yaml'), yaml.join('\n') + '\n');
-    try {
-      execFileSync('git', ['init', '-q', dir]);
-    } catch {
-      /* no git here: .gitignore is still read */
-    }
+    if (git)
+      try {
+        execFileSync('git', ['init', '-q', dir]);
+      } catch {
+        /* no git here: .gitignore is still read */
+      }
     return path.join(dir, 'gpu-rent.yaml');
   }
   const ckpts = (file: string) => {
@@ -110,19 +111,19 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
     assert.match(again, new RegExp(`No launch of ${name} to continue`));
   });
 
-  it('a smoke test on an SSH login (key): stops after its steps, syncs, and says so', async () => {
+  it('a smoke test (the only task in its file, picked without asking): stops after its steps, syncs, and says so', async () => {
     const name = `smoke-${Date.now().toString(36)}`;
     const file = repo(name, [
       `name: ${name}`,
       'resources: {cards: [4090]}',
-      `instance: "ssh -p ${sshd.port} -i ${sshd.privateKeyPath} ${sshd.user}@${sshd.host}"`,
+      `instance: "ssh://${sshd.user}@${sshd.host}:${sshd.port}"`,
       'run: python3 train.py --out ckpt',
       'env: {STEPS: "400", EVERY: "2", DELAY: "0.25"}',
       'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
       'smoke: {steps: 4}',
       'end: none',
     ]);
-    const s = await exec<State>('gpuRent.runTask', { file, mode: 'smoke', acceptNewHostKey: true, pollMs: 500 });
+    const s = await exec<State>('gpuRent.runTask', { file, mode: 'smoke', acceptNewHostKey: true, password: sshd.password, pollMs: 500 });
     log(`${name}: ${s.phase} ${s.outcome?.kind}: ${s.outcome?.detail}`);
     assert.equal(s.smoke, true);
     assert.equal(s.phase, 'done', JSON.stringify(s.events.slice(-6)));
@@ -132,7 +133,7 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
   });
 
   it('a task file with an error: refused with its line and field, and the editor opens the file at that line', async () => {
-    const file = repo('bad', ['name: bad', `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`, 'run: python3 train.py', 'chekpoints: {remote: ckpt, local: ./ckpt-home}']);
+    const file = repo('bad', ['name: bad', `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`, 'run: python3 train.py', 'chekpoints: {remote: ckpt, local: ./ckpt-home}'], false);
     const msg = await fails('gpuRent.runTask', { file, mode: 'run' });
     assert.match(msg, /line 4, column 1 \(chekpoints\): unknown key "chekpoints"; did you mean checkpoints\?/);
     const editor = vscode.window.activeTextEditor;

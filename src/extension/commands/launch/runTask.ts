@@ -46,6 +46,8 @@ export type RunTaskArgs = z.infer<typeof RunTaskArgs>;
 
 type Mode = 'run' | 'smoke' | 'resume' | 'status';
 
+const ROW_REFRESH_MS = 3000;
+
 async function pickMode(task: Task, inProgress: LaunchState | undefined): Promise<Mode | undefined> {
   const items: (vscode.QuickPickItem & { mode: Mode })[] = [
     ...(inProgress ? [{ label: vscode.l10n.t('Continue'), description: vscode.l10n.t('the launch in progress: {0}', inProgress.phase), mode: 'resume' as const }] : []),
@@ -131,6 +133,10 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   const poll = a.pollMs ?? (Number(process.env.GPU_RENT_LAUNCH_POLL_MS) || undefined);
   const ac = new AbortController();
   ctx.log.info(`[launch ${task.name}] ${mode} from ${file}`);
+  // The tree's row follows the state file (saved at every reading) while this window drives the launch.
+  const rowKey = `${file}#${task.name}`;
+  let following = true;
+  const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && ctx.tree.setLaunch(rowKey, st), () => undefined), ROW_REFRESH_MS);
   const title = mode === 'smoke' ? vscode.l10n.t('Smoke test of {0}', task.name) : mode === 'resume' ? vscode.l10n.t('Continuing the launch of {0}', task.name) : vscode.l10n.t('Launching {0}', task.name);
   try {
     const s = await withNotificationProgress({ title, cancellable: true }, (progress, token) => {
@@ -139,8 +145,9 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
         configHome: home,
         connectOptions: (box) => connectOptionsFor(ctx, a, box),
         accounts: () => accountsFor(platforms),
-        onEvent: (line) => {
+        onEvent: (line, st) => {
           ctx.log.info(`[launch ${task.name}] ${line}`);
+          if (following) ctx.tree.setLaunch(rowKey, st);
           progress.report({ message: line });
         },
         confirmCreate: async (what) => {
@@ -167,5 +174,9 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
       return launchStatus(home, file, task.name);
     }
     throw e;
+  } finally {
+    following = false;
+    clearInterval(follow);
+    ctx.tree.setLaunch(rowKey, undefined);
   }
 }

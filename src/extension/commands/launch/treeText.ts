@@ -1,0 +1,56 @@
+// Words for a launch's row in the Instances view while this window drives it: the task, the
+// step it is at, the box, the training step and what it cost so far; the latest event in the
+// tooltip. Pure: l10n is passed in. Box text (labels, event lines) is cut to one plain line by
+// the tree (forLabel), never rendered as Markdown here.
+import { formatCny } from '../../../core/money';
+import { spentFen, type LaunchPhase, type LaunchState } from '../../../core/task/launch';
+import type { L10n } from '../../present';
+
+export function phaseWords(p: LaunchPhase, l10n: L10n): string {
+  switch (p) {
+    case 'acquire':
+      return l10n.t('getting a box');
+    case 'check':
+      return l10n.t('checking the GPU');
+    case 'push':
+      return l10n.t('pushing the workdir');
+    case 'setup':
+      return l10n.t('setting up');
+    case 'run':
+      return l10n.t('starting the run');
+    case 'watch':
+      return l10n.t('running');
+    case 'end':
+      return l10n.t('ending (final sync, end action)');
+    case 'done':
+      return l10n.t('done');
+    case 'stopped':
+      return l10n.t('stopped early');
+    case 'failed':
+      return l10n.t('failed');
+  }
+}
+
+export interface LaunchRowText {
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+export function launchRowText(s: LaunchState, now: number, l10n: L10n): LaunchRowText {
+  const spent = spentFen(s, now);
+  const p = s.progress;
+  const parts = [
+    phaseWords(s.phase, l10n),
+    s.box ? s.box.label : '',
+    p && p.step !== null ? l10n.t('step {0}', p.total !== null ? `${p.step}/${p.total}` : String(p.step)) : '',
+    l10n.t('{0} spent', spent.unknown ? `${formatCny(spent.fen)}+?` : formatCny(spent.fen)),
+    s.recoveries ? `#recoveries ${s.recoveries}` : '',
+  ];
+  const last = s.events[s.events.length - 1];
+  return {
+    label: s.smoke ? l10n.t('{0} (smoke test)', s.task) : s.task,
+    description: parts.filter(Boolean).join(' · '),
+    tooltip: [s.file, last ? last.text : ''].filter(Boolean).join('\n'),
+  };
+}
