@@ -3,7 +3,7 @@
 // the app layer saves. A plain formatter stands in for vscode.l10n.
 import { strict as assert } from 'node:assert';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
-import { launchRowText, phaseWords } from '../../src/extension/commands/launch/treeText';
+import { launchRowText, outcomeLine, phaseWords } from '../../src/extension/commands/launch/treeText';
 import type { L10n } from '../../src/extension/present';
 import { LAUNCH_STEPS } from '../../src/core/task/launch';
 
@@ -39,5 +39,11 @@ describe('extension/commands/launch/treeText', () => {
   it('every phase has its words', () => {
     for (const p of [...LAUNCH_STEPS, 'done', 'stopped', 'failed'] as const) assert.ok(phaseWords(p, l10n).length > 0, p);
     assert.equal(new Set([...LAUNCH_STEPS, 'done', 'stopped', 'failed'].map((p) => phaseWords(p as never, l10n))).size, LAUNCH_STEPS.length + 3);
+  });
+
+  it('the outcome line says it once: the words are left out when the detail starts with them (English), kept before an English detail otherwise (zh-CN)', () => {
+    assert.equal(outcomeLine('smoke test done', 'smoke test done: 6 steps ran'), 'smoke test done: 6 steps ran');
+    assert.equal(outcomeLine('finished', 'lora finished (exit 0)'), 'finished: lora finished (exit 0)');
+    assert.equal(outcomeLine('冒烟测试完成', 'smoke test done: 6 steps ran'), '冒烟测试完成: smoke test done: 6 steps ran');
   });
 });

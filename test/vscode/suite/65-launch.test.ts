@@ -6,12 +6,12 @@
 // after its steps. A task file with an error is refused with its line and field, and the
 // editor opens it at that line.
 import * as assert from 'assert';
-import { execFileSync } from 'child_process';
+import { execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
-import { exec, fails, log, readInfo } from '../support';
+import { exec, fails, log, readInfo, waitFor } from '../support';
 
 // Our own test program (not a captured log), as in test/integration/launch.test.ts: N steps, a
 // tqdm-shaped bar per step, a checkpoint folder every K steps (written under a temporary name,
@@ -39,6 +39,7 @@ interface State {
   smoke: boolean;
   outcome?: { kind: string; detail: string };
   lastSync?: { checkpoint?: string };
+  job?: { attempt: number; resumedFrom?: string };
   end?: { action: string; ok: boolean; stillBilling: boolean };
   events: { text: string }[];
 }
@@ -130,6 +131,48 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
     assert.equal(s.outcome?.kind, 'smoke');
     assert.ok(ckpts(file).includes('step-0002'), `checkpoints home: ${ckpts(file).join(', ')}`);
     assert.ok(ckpts(file).length < 200, 'the run was stopped, not run to its end');
+    // Show status: the state as it is, nothing runs.
+    const shown = await exec<State>('gpuRent.runTask', { file, mode: 'status' });
+    assert.equal(shown.outcome?.kind, 'smoke');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('a launch started by the CLI and killed mid-run is continued by the extension (the same state file): Run is refused while it is in progress, Continue finishes it without restarting the run', async () => {
+    const name = `handoff-${Date.now().toString(36)}`;
+    const file = repo(name, [
+      `name: ${name}`,
+      'resources: {cards: [4090]}',
+      `instance: "ssh://${sshd.user}@${sshd.host}:${sshd.port}"`,
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "40", EVERY: "10", DELAY: "0.3"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'end: none',
+    ]);
+    const cli = path.join(vscode.extensions.getExtension('gpu-rent.gpu-rent')!.extensionPath, 'dist', 'cli.js');
+    const child = spawn(process.execPath, [cli, 'launch', '--file', file, '--accept-new'], { cwd: path.dirname(file), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', GPU_RENT_PASSWORD: sshd.password, GPU_RENT_LAUNCH_POLL_MS: '500' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const launches = path.join(process.env.GPU_RENT_HOME ?? path.join(os.homedir(), '.config', 'gpu-rent'), 'launches');
+    const stateNow = (): State | undefined => {
+      const f = fs.existsSync(launches) ? fs.readdirSync(launches).find((n) => n.startsWith(`${name}-`) && n.endsWith('.json')) : undefined;
+      return f ? (JSON.parse(fs.readFileSync(path.join(launches, f), 'utf8')) as State) : undefined;
+    };
+    try {
+      await waitFor('the CLI launch to be watching its run', () => (child.exitCode !== null ? Promise.reject(new Error(`the CLI exited ${child.exitCode}: ${stderr.slice(-600)}`)) : stateNow()?.phase === 'watch'), 90_000, 300);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    await new Promise((r) => child.once('exit', r).once('error', r));
+    log(`${name}: CLI killed at ${stateNow()?.phase}`);
+    const refused = await fails('gpuRent.runTask', { file, mode: 'run', password: sshd.password });
+    assert.match(refused, new RegExp(`A launch of ${name} is in progress: choose Continue`));
+    const s = await exec<State>('gpuRent.runTask', { file, mode: 'resume', password: sshd.password, pollMs: 500 });
+    log(`${name}: ${s.phase} ${s.outcome?.kind}: ${s.outcome?.detail}`);
+    assert.equal(s.phase, 'done', JSON.stringify(s.events.slice(-6)));
+    assert.equal(s.outcome?.kind, 'finished');
+    assert.equal(s.job?.attempt, 1, 'the run went on on the box: not started again');
+    assert.deepEqual(ckpts(file), ['step-0010', 'step-0020', 'step-0030', 'step-0040']);
+    assert.ok(s.events.some((e) => e.text.startsWith('resumed at')), 'the extension resumed the launch the CLI started');
   });
 
   it('a task file with an error: refused with its line and field, and the editor opens the file at that line', async () => {

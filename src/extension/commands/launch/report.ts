@@ -10,6 +10,7 @@ import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/ta
 import { forMarkdown, forMarkdownCode } from '../../../core/text';
 import { isScripted } from '../registry';
 import { readWorkspaceTaskFile } from './taskFile';
+import { outcomeLine } from './treeText';
 
 export const LAUNCH_SCHEME = 'gpu-rent-launch';
 
@@ -48,7 +49,7 @@ export function launchMarkdown(name: string, s: LaunchState | undefined, now: nu
   const lines = [
     `## ${md(name)} — ${md(s.phase)}${s.smoke ? ` (${vscode.l10n.t('smoke test')})` : ''}`,
     '',
-    ...(s.outcome ? [`- **${vscode.l10n.t('Outcome')}**: ${md(outcomeWords(s.outcome.kind))}: ${md(s.outcome.detail)}`] : []),
+    ...(s.outcome ? [`- **${vscode.l10n.t('Outcome')}**: ${md(outcomeLine(outcomeWords(s.outcome.kind), s.outcome.detail))}`] : []),
     `- **${vscode.l10n.t('Started')}**: ${md(when(s.startedAt))}, ${vscode.l10n.t('updated')} ${md(clock(s.updatedAt))}`,
     `- **${vscode.l10n.t('Box')}**: ${s.box ? `${md(s.box.label)}, ${s.box.priceFenPerHour === null ? '? ¥/h' : md(`${formatCny(s.box.priceFenPerHour)}/h`)}${s.box.spot ? `, ${vscode.l10n.t('spot')}` : ''}` : vscode.l10n.t('none held')}`,
     `- **${vscode.l10n.t('Spent')}**: ${md(spentText(s, now))} · #recoveries ${s.recoveries}`,

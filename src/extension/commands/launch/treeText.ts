@@ -54,3 +54,8 @@ export function launchRowText(s: LaunchState, now: number, l10n: L10n): LaunchRo
     tooltip: [s.file, last ? last.text : ''].filter(Boolean).join('\n'),
   };
 }
+
+/** "finished: lora finished (exit 0)" says it twice: the outcome's words are left out when the app's detail already starts with them. */
+export function outcomeLine(words: string, detail: string): string {
+  return detail.toLowerCase().startsWith(words.toLowerCase()) ? detail : `${words}: ${detail}`;
+}
