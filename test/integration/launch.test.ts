@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CLI, runCli, runCliAsync } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -233,6 +235,52 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
     assert.match(none.stderr, /no task file: .*gpu-rent\.yaml or .*gpu-rent\.yml not found/);
     const j = runCli(['launch', '--json'], { env, cwd: dir });
     assert.equal(JSON.parse(j.stdout).error.code, 'badTaskFile');
+  });
+
+  it('a spot notice on the box (阿里云 metadata termination-time): the checkpoints come home at once and the run moves to the next box', async () => {
+    // The metadata service as 阿里云 documents it: 404 until a reclaim is scheduled, then the time (ISO 8601, UTC).
+    // Both boxes are this machine: the notice is served once (to box a), box b then sees 404 as its own metadata would say.
+    let notice: string | null = null;
+    const meta = createServer((req, res) => {
+      if (req.url === '/latest/meta-data/instance/spot/termination-time' && notice) {
+        res.end(notice);
+        notice = null;
+      } else res.writeHead(404).end('Not Found');
+    });
+    await new Promise<void>((r) => meta.listen(0, '127.0.0.1', r));
+    try {
+      const port = (meta.address() as AddressInfo).port;
+      const dir = repo('notice', [
+        'name: notice',
+        `instance: ["${login(a)}", "${login(b)}"]`,
+        'resources: {cards: [], gpus: 1, spot: true}',
+        'run: python3 train.py --out ckpt',
+        'resume: python3 train.py --out ckpt --resume {checkpoint}',
+        'env: {STEPS: "260", EVERY: "5", DELAY: "0.15"}',
+        'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+        'price_yuan_per_hour: 0.9',
+      ].join('\n') + '\n');
+      const run = runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { ...env, LANG: 'C.UTF-8', GPU_RENT_SPOT_METADATA: `127.0.0.1:${port}` });
+      let s: State | undefined;
+      for (let i = 0; i < 600 && !s?.lastSync?.checkpoint; i++) {
+        await sleep(200);
+        const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], { env, timeoutMs: 30000 });
+        if (r.code === 0) s = JSON.parse(r.stdout) as State;
+      }
+      assert.ok(s?.lastSync?.checkpoint);
+      notice = '2026-12-02T01:40:00Z';
+      const r = await run;
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      assert.match(r.stderr, /spot: the platform announced the reclaim of .* at 2026-12-02T01:40:00Z: syncing the checkpoints now/);
+      assert.match(r.stderr, /reclaimed: .*announced its reclaim at 2026-12-02T01:40:00Z/);
+      assert.match(r.stderr, /run: started notice .*resuming from .*step-\d{4}/);
+      const end = status(dir);
+      assert.equal(end.recoveries, 1);
+      assert.equal(end.outcome?.kind, 'finished');
+      assert.deepEqual(ckpts(dir), Array.from({ length: 52 }, (_, i) => `step-${String((i + 1) * 5).padStart(4, '0')}`));
+    } finally {
+      meta.close();
+    }
   });
 
   // Last: it stops box a for good.

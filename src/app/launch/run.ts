@@ -32,6 +32,7 @@ import { syncRemote } from '../sync';
 import { acquireBox, AcquireError, platformStateOf, reacquireBox, type AcquiredBox, type LaunchAccount } from './boxes';
 import { lockLaunch, readState, statePath, writeState } from './store';
 import { newestCheckpoint, workdirExclusions } from './workdir';
+import { readSpotNotice } from './spotNotice';
 import type { Instance } from '../../core/instances';
 import type { EndAction } from '../../core/progress';
 import { builtinCatalog, dating, formatDating, type Catalog } from '../../core/catalog';
@@ -59,6 +60,8 @@ export interface LaunchHost {
   settleIntervalMs?: number;
   /** Seconds the box's SSH port may stay up after a power-off from the box (default 120). */
   powerVerifySeconds?: number;
+  /** Where a spot box's metadata service answers (default 阿里云's 100.100.100.200); tests point it at a local server. */
+  spotMetadataHost?: string;
 }
 
 export interface LaunchOptions {
@@ -156,6 +159,8 @@ class Run {
   private lastSyncAt = 0;
   private unreachableSince: number | undefined;
   private lastLineAt = 0;
+  /** Whether the box has a spot notice service worth asking (false once it answers nothing). */
+  private spotService = true;
 
   constructor(
     private readonly o: LaunchOptions,
@@ -478,6 +483,7 @@ class Run {
     this.live = undefined;
     this.tail = undefined;
     this.unreachableSince = undefined;
+    this.spotService = true;
     return this.phase('acquire', `recovery #${this.s.recoveries}: relaunching on the next instance`);
   }
 
@@ -519,6 +525,18 @@ class Run {
       const say = changed && (this.lastLineAt === 0 || this.now() - this.lastLineAt >= PROGRESS_LINE_SECONDS);
       if (say) this.lastLineAt = this.now();
       await this.save(say ? line : undefined, { progress: { step: progress.step, total: progress.total, etaSeconds: f.etaSeconds, costToFinishFen: f.costToFinishFen, loss: progress.loss } });
+      // The box's own notice (阿里云 metadata): the checkpoints come home now, then the run moves.
+      if (this.s.box?.spot && this.spotService) {
+        const n = await readSpotNotice(live.conn, this.host.spotMetadataHost, this.host.signal).catch(() => ({ kind: 'none' as const }));
+        if (n.kind === 'noService') {
+          this.spotService = false;
+          await this.save('spot: this box has no reclaim notice service; a reclaim is seen when the platform or the box stops answering');
+        } else if (n.kind === 'notice') {
+          await this.save(`spot: the platform announced the reclaim of ${this.s.box.label} at ${n.at}: syncing the checkpoints now`);
+          if (this.task.checkpoints) await this.syncCheckpoints(false).catch((e: unknown) => this.save(`sync: failed: ${errText(e)}`));
+          return this.reclaimed(`announced its reclaim at ${n.at}`);
+        }
+      }
       // Platform: a spot box the platform took back.
       if (this.s.box?.kind === 'platform' && this.s.box.spot) {
         const st = await platformStateOf(this.accounts.find((a) => a.id === this.s.box?.account), this.s.box?.ref);

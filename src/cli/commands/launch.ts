@@ -143,6 +143,7 @@ export const command: CliCommand = {
           ...(poll > 0 ? { pollMs: poll } : {}),
           ...(settle > 0 ? { settleIntervalMs: settle } : {}),
           ...(Number.isInteger(verify) && verify >= 1 ? { powerVerifySeconds: verify } : {}),
+          ...(io.env.GPU_RENT_SPOT_METADATA ? { spotMetadataHost: io.env.GPU_RENT_SPOT_METADATA } : {}),
         },
       );
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');
