@@ -25,7 +25,7 @@ import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
-import { outcomeWords, spentText } from './report';
+import { outcomeWords, spentText } from './reportText';
 import { pickTask, readWorkspaceTaskFile } from './taskFile';
 import { outcomeLine } from './treeText';
 
@@ -88,9 +88,9 @@ async function accountsFor(platforms: PlatformMonitor): Promise<LaunchAccount[]>
 function tellOutcome(ctx: CommandContext, s: LaunchState): void {
   const statusButton = vscode.l10n.t('Launch Status');
   const open = (p: Thenable<string | undefined>) => void p.then((t) => t === statusButton && vscode.commands.executeCommand(Commands.launchStatus, vscode.Uri.file(s.file)));
-  const outcome = s.outcome ? outcomeLine(outcomeWords(s.outcome.kind), s.outcome.detail) : s.phase;
+  const outcome = s.outcome ? outcomeLine(outcomeWords(s.outcome.kind, vscode.l10n), s.outcome.detail) : s.phase;
   const end = s.end ? (s.end.ok ? vscode.l10n.t('End ({0}): done.', s.end.action) : vscode.l10n.t('End ({0}): NOT done: {1}', s.end.action, s.end.detail)) : '';
-  const text = vscode.l10n.t('{0}: {1}. Spent {2}. {3}', s.task, outcome, spentText(s, ctx.now()), end);
+  const text = vscode.l10n.t('{0}: {1}. Spent {2}. {3}', s.task, outcome, spentText(s, ctx.now(), vscode.l10n), end);
   if (s.end?.stillBilling) {
     const box = [...s.boxes, ...(s.box ? [s.box] : [])].pop();
     const price = box?.priceFenPerHour !== undefined && box.priceFenPerHour !== null ? `${formatCny(box.priceFenPerHour)}/h` : '? ¥/h';

@@ -1,0 +1,62 @@
+// Words and Markdown of Launch Status, pure (l10n passed in): one section per task from its
+// launch state. Box and platform text (labels, details, event lines) is data: escaped with
+// forMarkdown in prose, inert (backticks replaced) inside the one fenced block.
+import { formatCny } from '../../../core/money';
+import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/task/launch';
+import { forMarkdown, forMarkdownCode } from '../../../core/text';
+import type { L10n } from '../../present';
+import { outcomeLine } from './treeText';
+
+const when = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+const clock = (s: number) => new Date(s * 1000).toISOString().slice(11, 19);
+
+export function outcomeWords(k: LaunchOutcome, l10n: L10n): string {
+  switch (k) {
+    case 'finished':
+      return l10n.t('finished');
+    case 'smoke':
+      return l10n.t('smoke test done');
+    case 'budget':
+      return l10n.t('stopped by the budget cap');
+    case 'doctor':
+      return l10n.t('stopped by the GPU check');
+    case 'runFailed':
+      return l10n.t('the run failed');
+    case 'failed':
+      return l10n.t('a step failed');
+    case 'noBox':
+      return l10n.t('no instance could be had');
+  }
+}
+
+export function spentText(s: LaunchState, now: number, l10n: L10n): string {
+  const spent = spentFen(s, now);
+  return spent.unknown ? l10n.t('? (a box’s price is not known; {0} known)', formatCny(spent.fen)) : formatCny(spent.fen);
+}
+
+/** One task's section of the report. */
+export function launchMarkdown(name: string, s: LaunchState | undefined, now: number, l10n: L10n): string {
+  const md = forMarkdown;
+  if (!s) return [`## ${md(name)}`, '', l10n.t('Not launched yet.'), ''].join('\n');
+  const p = s.progress;
+  const lines = [
+    `## ${md(name)} — ${md(s.phase)}${s.smoke ? ` (${l10n.t('smoke test')})` : ''}`,
+    '',
+    ...(s.outcome ? [`- **${l10n.t('Outcome')}**: ${md(outcomeLine(outcomeWords(s.outcome.kind, l10n), s.outcome.detail))}`] : []),
+    `- **${l10n.t('Started')}**: ${md(when(s.startedAt))}, ${l10n.t('updated')} ${md(clock(s.updatedAt))}`,
+    `- **${l10n.t('Box')}**: ${s.box ? `${md(s.box.label)}, ${s.box.priceFenPerHour === null ? '? ¥/h' : md(`${formatCny(s.box.priceFenPerHour)}/h`)}${s.box.spot ? `, ${l10n.t('spot')}` : ''}` : l10n.t('none held')}`,
+    `- **${l10n.t('Spent')}**: ${md(spentText(s, now, l10n))} · #recoveries ${s.recoveries}`,
+    ...(p ? [`- **${l10n.t('Progress')}**: ${md(`${p.step ?? '?'}/${p.total ?? '?'}`)}${p.loss !== null ? ` · loss ${md(String(p.loss))}` : ''}${p.etaSeconds !== null ? ` · ${l10n.t('ETA {0} min', Math.round(p.etaSeconds / 60))}` : ''}${p.costToFinishFen !== null ? ` · ${l10n.t('{0} to finish', md(formatCny(p.costToFinishFen)))}` : ''}`] : []),
+    ...(s.lastSync ? [`- **${l10n.t('Last verified sync')}**: ${md(clock(s.lastSync.at))}, ${l10n.t('{0} file(s)', s.lastSync.files)}${s.lastSync.checkpoint ? `, ${l10n.t('newest {0}', md(s.lastSync.checkpoint))}` : ''}`] : []),
+    ...(s.end ? [`- **${l10n.t('End')}** (${md(s.end.action)}): ${s.end.ok ? l10n.t('done') : `**${l10n.t('NOT done')}**`}${s.end.stillBilling ? ` — **${l10n.t('STILL BILLING')}**` : ''}: ${md(s.end.detail)}`] : []),
+    ...s.boxes.map((b) => `- ${l10n.t('Earlier box')}: ${md(b.label)} (${md(b.leftBecause ?? 'left')})`),
+    '',
+    `### ${l10n.t('Recent events')}`,
+    '',
+    '```text',
+    ...s.events.slice(-20).map((e) => forMarkdownCode(`${clock(e.at)} ${e.text}`).replace(/\n/g, ' ')),
+    '```',
+    '',
+  ];
+  return lines.join('\n');
+}
