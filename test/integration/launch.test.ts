@@ -7,7 +7,7 @@
 // names its line and field.
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -160,6 +160,28 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
     assert.doesNotMatch(r.stderr, /run: started/, 'the run is not started again');
     assert.deepEqual(ckpts(dir), ['step-0010', 'step-0020', 'step-0030']);
     assert.equal(status(dir).outcome?.kind, 'finished');
+  });
+
+  it('setup: {environment}: the capture (gpu-rent env capture) is rebuilt on the box first, and setup and the run use that env', () => {
+    // Box b gets a venv with a marker package (pip's own); the capture is taken from it with the CLI.
+    b.runAsUser('python3 -m venv "$HOME/srcenv"');
+    appendFileSync(join(b.home, '.profile'), 'export PATH="$HOME/srcenv/bin:$PATH"\n');
+    const dir = repo('envtask', [
+      'name: envtask',
+      `instance: "${login(b)}"`,
+      'setup: {environment: gpu-rent-env, commands: ["command -v python > which-python"]}',
+      'run: python train.py --out ckpt',
+      'env: {STEPS: "4", EVERY: "2", DELAY: "0.1"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+    ].join('\n') + '\n');
+    const cap = runCli(['env', 'capture', login(b), ...keys(b), '--out', join(dir, 'gpu-rent-env')], { env, timeoutMs: 120000 });
+    assert.equal(cap.code, 0, cap.stderr);
+    const r = launch(dir, [], b);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /setup: rebuilding the environment from gpu-rent-env as envtask/);
+    assert.match(r.stderr, /setup: environment envtask ready/);
+    assert.equal(readFileSync(join(b.home, 'gpu-rent', 'envtask', 'which-python'), 'utf8').trim(), join(b.home, '.gpu-rent', 'venvs', 'envtask', 'bin', 'python'));
+    assert.deepEqual(ckpts(dir), ['step-0002', 'step-0004']);
   });
 
   it('a budget cap: a step it cannot cover at the current burn is not started; a run whose projected cost passes it is stopped after a verified sync (exit 3)', () => {

@@ -398,7 +398,7 @@ class Run {
     const live = this.live!;
     const existing = (await listJobs(live.conn, { name }))[0];
     let job: JobInfo | undefined = existing && (existing.state === 'running' || existing.state === 'starting') ? existing : undefined;
-    if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...lines].join('\n')], cwd: live.remoteWorkdir, env: this.task.env });
+    if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...this.activation(), ...lines].join('\n')], cwd: live.remoteWorkdir, env: this.task.env });
     for (;;) {
       const j = (await listJobs(live.conn, { name }))[0];
       if (!j || (j.state !== 'running' && j.state !== 'starting')) return j ?? { ...job, state: 'lost' };
@@ -406,11 +406,61 @@ class Run {
     }
   }
 
+  /** The env rebuilt from the task's capture: its name, and the line that puts its python first on PATH. */
+  private envName(): string {
+    return /^[A-Za-z0-9]/.test(this.task.name) ? this.task.name : `env${this.task.name}`;
+  }
+
+  private activation(): string[] {
+    if (!this.task.environment) return [];
+    const n = shQuote(this.envName());
+    return [`if command -v conda >/dev/null 2>&1 && [ -d "$(conda info --base)/envs/"${n} ]; then export PATH="$(conda info --base)/envs/"${n}"/bin:$PATH"; elif [ -d "$HOME/.gpu-rent/venvs/"${n} ]; then export PATH="$HOME/.gpu-rent/venvs/"${n}"/bin:$PATH"; fi`];
+  }
+
+  /** The capture rebuilt on this box (a detached job env-NAME; torch for this box's driver). */
+  private async rebuildEnvironment(): Promise<boolean> {
+    const live = this.live!;
+    const { readCapture, rebuild } = await import('../environment');
+    const at = resolve(this.base, this.task.environment!);
+    const dir = at.endsWith('.json') ? resolve(at, '..') : at;
+    const name = this.envName();
+    const running = (await listJobs(live.conn, { name: `env-${name}` }))[0];
+    if (!running || (running.state !== 'running' && running.state !== 'starting')) {
+      const cap = await readCapture(dir);
+      const started = await rebuild(live.conn, cap, { envName: name });
+      await this.save(`setup: rebuilding the environment from ${this.task.environment} as ${name} (${started.requirements.kept} requirement(s), for driver ${started.targetDriver.version ?? '?'})`);
+    }
+    for (;;) {
+      const j = (await listJobs(live.conn, { name: `env-${name}` }))[0];
+      if (j && (j.state === 'running' || j.state === 'starting')) {
+        await this.sleep(Math.min(2000, this.host.pollMs ?? 5000));
+        continue;
+      }
+      const log = j ? await live.conn.exec(`tail -n 5 ${shQuote(j.logPath)} 2>/dev/null`, { login: false, timeoutMs: 15000, maxOutputBytes: 8192 }).then((r) => r.stdout, () => '') : '';
+      if (j?.state === 'exited' && j.exitCode === 0) {
+        await this.save(`setup: environment ${name} ready`);
+        return true;
+      }
+      // An env of that name from an earlier try on this box is kept and used.
+      if (j?.state === 'exited' && j.exitCode === 3 && /exists already/.test(log)) {
+        await this.save(`setup: environment ${name} is already on this box; using it`);
+        return true;
+      }
+      this.stopReason = { kind: 'failed', detail: `the environment rebuild failed (exit ${j?.exitCode ?? j?.state ?? 'gone'}): ${log.replace(/\s+/g, ' ').slice(-400)}` };
+      return false;
+    }
+  }
+
   private async setup(): Promise<void> {
     const live = this.live!;
     const lines = [...this.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...this.task.setup];
-    if (this.s.setupDone || lines.length === 0) return this.phase('run', this.s.setupDone ? undefined : 'setup: nothing to set up');
+    if (this.s.setupDone || (lines.length === 0 && !this.task.environment)) return this.phase('run', this.s.setupDone ? undefined : 'setup: nothing to set up');
     if (await this.budgetStops()) return this.phase('end');
+    if (this.task.environment && !(await this.rebuildEnvironment())) return this.phase('end');
+    if (!lines.length) {
+      await this.save('setup: done', { setupDone: true });
+      return this.phase('run');
+    }
     await this.save(`setup: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
     const j = await this.detached(`${this.task.name}-setup`, lines);
     if (j.state !== 'exited' || j.exitCode !== 0) {
@@ -439,7 +489,7 @@ class Run {
     const existing = (await listJobs(live.conn, { name: this.task.name }))[0];
     if (existing && (existing.state === 'running' || existing.state === 'starting') && this.s.job) return this.phase('watch', `run: ${this.task.name} is still running on the box`);
     const { command, from } = this.resumeCommand();
-    const job = await startJob(live.conn, { name: this.task.name, command: [command], cwd: live.remoteWorkdir, env: this.task.env });
+    const job = await startJob(live.conn, { name: this.task.name, command: [[...this.activation(), command].join('; ')], cwd: live.remoteWorkdir, env: this.task.env });
     const attempt = (this.s.job?.attempt ?? 0) + 1;
     this.tail = undefined;
     return this.save(`run: started ${job.name} (pid ${job.pid ?? '?'}, via ${job.runner ?? '?'})${from ? `, resuming from ${from}` : ''}`, { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? this.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
