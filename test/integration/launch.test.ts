@@ -259,6 +259,37 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
     assert.equal(JSON.parse(j.stdout).error.code, 'badTaskFile');
   });
 
+  it('nodes: 2 with torchrun: both boxes checked, pushed and set up, the launcher started on each with its rank, rank 0\'s checkpoints home', () => {
+    // A torchrun stand-in (no torch here): records its argv, then runs the script as torchrun would on one GPU.
+    for (const box of [a, b]) box.runAsUser(`cat > "$HOME/bin/torchrun" <<'EOF_T'\n#!/bin/sh\nprintf '%s\\n' "$@" > "$HOME/torchrun.argv"\nwhile [ $# -gt 0 ]; do case "$1" in --*) shift ;; *) break ;; esac; done\nexec python3 "$@"\nEOF_T\nchmod +x "$HOME/bin/torchrun"`);
+    const dir = repo('ddp', [
+      'name: ddp',
+      `instance: ["${login(a)}", "${login(b)}"]`,
+      'nodes: 2',
+      'launcher: torchrun',
+      'master_addr: 127.0.0.1',
+      'port: 29633',
+      'setup: "echo ok > setup-ran"',
+      'run: python3 train.py --out ckpt',
+      'env: {STEPS: "6", EVERY: "3", DELAY: "0.2"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 2',
+    ].join('\n') + '\n');
+    const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { env, timeoutMs: 200000 });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /acquired rank 0: .*127\.0\.0\.1/);
+    assert.match(r.stderr, /acquired rank 1: .*127\.0\.0\.1/);
+    assert.match(r.stderr, /run: started ddp on 2 nodes with torchrun \(1 GPU\(s\) each, rendezvous 127\.0\.0\.1:29633\)/);
+    for (const [rank, box] of [a, b].entries()) {
+      assert.equal(readFileSync(join(box.home, 'gpu-rent', 'ddp', 'setup-ran'), 'utf8').trim(), 'ok');
+      assert.deepEqual(readFileSync(join(box.home, 'torchrun.argv'), 'utf8').trim().split('\n'), ['--nnodes=2', `--node_rank=${rank}`, '--nproc_per_node=1', '--master_addr=127.0.0.1', '--master_port=29633', 'train.py', '--out', 'ckpt']);
+    }
+    assert.deepEqual(ckpts(dir), ['step-0003', 'step-0006']);
+    const st = status(dir) as State & { nodes?: unknown[] };
+    assert.equal(st.outcome?.kind, 'finished');
+    assert.equal(st.nodes?.length, 1);
+  });
+
   it('a spot notice on the box (阿里云 metadata termination-time): the checkpoints come home at once and the run moves to the next box', async () => {
     // The metadata service as 阿里云 documents it: 404 until a reclaim is scheduled, then the time (ISO 8601, UTC).
     // Both boxes are this machine: the notice is served once (to box a), box b then sees 404 as its own metadata would say.

@@ -26,6 +26,7 @@ import { SshPool } from '../pool';
 import { probeInstance, verdictLevel } from '../probe';
 import { pushFolder } from '../push';
 import { LogTail } from '../runs/logTail';
+import { multiNodeJobs, splitCommand, startMultiNode, stopMultiNode, type RunNode } from '../runs/multinode';
 import { runEndAction, syncOutcomeOf, type EndActionResult, type PowerActions } from '../runs/endAction';
 import { boxPowerOffCommand, powerOffFromBox, probeBoxPower } from '../runs/boxPower';
 import { syncRemote } from '../sync';
@@ -155,6 +156,8 @@ export async function launchTask(o: LaunchOptions, host: LaunchHost): Promise<La
 
 class Run {
   private live: Live | undefined;
+  /** A multi-node run's other nodes, rank 1…N-1 (`live` is rank 0). */
+  private others: Live[] = [];
   private tail: LogTail | undefined;
   private lastSyncAt = 0;
   private unreachableSince: number | undefined;
@@ -195,11 +198,21 @@ class Run {
   private async finish(kind: LaunchOutcome, detail: string, exitCode?: number | null): Promise<void> {
     const phase: LaunchPhase = kind === 'finished' || kind === 'smoke' ? 'done' : kind === 'budget' || kind === 'doctor' ? 'stopped' : 'failed';
     const spent = spentFen(this.s, this.now());
-    await this.save(`${phase}: ${detail} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`, { phase, outcome: { kind, detail: detail.slice(0, 2000), ...(exitCode !== undefined ? { exitCode } : {}) }, ...(this.s.box ? { box: { ...this.s.box, leftAt: this.s.box.leftAt ?? this.now(), leftBecause: this.s.box.leftBecause ?? 'ended' } } : {}) });
+    await this.save(`${phase}: ${detail} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`, { phase, outcome: { kind, detail: detail.slice(0, 2000), ...(exitCode !== undefined ? { exitCode } : {}) }, ...(this.s.box ? { box: { ...this.s.box, leftAt: this.s.box.leftAt ?? this.now(), leftBecause: this.s.box.leftBecause ?? 'ended' } } : {}), ...(this.s.nodes ? { nodes: this.s.nodes.map((n) => ({ ...n, leftAt: n.leftAt ?? this.now(), leftBecause: n.leftBecause ?? 'ended' })) } : {}) });
   }
 
+  private get all(): Live[] {
+    return [this.live!, ...this.others];
+  }
+
+  /** What every box held now costs per hour; null when one's price is not known. */
   private get burn(): Fen | null {
-    return this.s.box?.priceFenPerHour ?? null;
+    let total = 0;
+    for (const b of [...(this.s.box ? [this.s.box] : []), ...(this.s.nodes ?? [])]) {
+      if (b.priceFenPerHour === null) return null;
+      total += b.priceFenPerHour;
+    }
+    return this.s.box ? total : null;
   }
 
   /** Stops the launch (outcome budget) when the cap cannot cover what comes next. */
@@ -274,6 +287,8 @@ class Run {
     if (!b) return this.phase('acquire');
     const box = await reacquireBox(b, this.task, this.acquireOptions(b.label));
     this.live = await this.connect(box);
+    this.others = [];
+    for (const n of this.s.nodes ?? []) this.others.push(await this.connect(await reacquireBox(n, this.task, this.acquireOptions(n.label))));
   }
 
   /**
@@ -317,9 +332,29 @@ class Run {
     return this.save(`quote: cheapest in the catalog: ${top.join('; ')}`);
   }
 
+  /** A multi-node run: the first `nodes` candidates, every one of them, rank 0 first. */
+  private async acquireNodes(n: number): Promise<void> {
+    if (this.task.instances.length < n) return this.finish('noBox', `nodes: ${n} needs ${n} instances; the task names ${this.task.instances.length}`);
+    const records: LaunchBox[] = [];
+    const lives: Live[] = [];
+    for (let i = 0; i < n; i++) {
+      const cand = this.task.instances[i]!;
+      const created = records.filter((b) => b.created).length;
+      const box = await acquireBox(cand, this.task, this.acquireOptions(created ? `${this.task.name}-${created + 1}` : this.task.name));
+      const record: LaunchBox = { candidate: i, kind: box.kind, label: box.label.slice(0, 300), ...(box.login ? { login: box.login.slice(0, 2000) } : {}), ...(box.account ? { account: box.account } : {}), ...(box.ref ? { ref: box.ref } : {}), ...(box.created ? { created: true } : {}), priceFenPerHour: box.priceFenPerHour, spot: box.spot, acquiredAt: this.now() };
+      records.push(record);
+      await this.save(`acquired rank ${i}: ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}`, { box: records[0], nodes: records.slice(1) });
+      lives.push(await this.connect(box));
+    }
+    this.live = lives[0];
+    this.others = lives.slice(1);
+    return this.phase('check', `connected to ${n} nodes`);
+  }
+
   private async acquire(): Promise<void> {
     if (!this.s.box && !this.s.boxes.length) await this.quote();
     if (await this.budgetStops()) return this.finish('budget', this.stopReason!.detail);
+    if ((this.task.nodes ?? 1) > 1) return this.acquireNodes(this.task.nodes!);
     const kinds = this.task.instances.map((i) => (i.kind === 'new' ? ('new' as const) : ('existing' as const)));
     const reasons: string[] = [];
     for (;;) {
@@ -351,7 +386,12 @@ class Run {
   }
 
   private async check(): Promise<void> {
-    const live = this.live!;
+    for (const live of this.all) if (!(await this.checkOne(live))) return this.phase('end');
+    return this.phase('push');
+  }
+
+  /** The doctor on one box; false (and the stop reason) when its verdict is red. */
+  private async checkOne(live: Live): Promise<boolean> {
     const card = this.task.resources.cards[0] ?? '';
     const pr = await probeInstance(live.conn, { card, gpuCount: this.task.resources.gpus, state: 'running' }, this.now(), this.host.signal);
     const level = verdictLevel(pr.diagnosis);
@@ -360,42 +400,52 @@ class Run {
     if (level === 'error') {
       await this.save(`check: ${gpus}; the doctor's verdict is ${pr.diagnosis.verdict} (${pr.diagnosis.reasons.map((r) => r.code).join(', ')})${cardLine}`);
       this.stopReason = { kind: 'doctor', detail: `the GPU check failed on ${live.box.label}: ${pr.diagnosis.verdict}; nothing was pushed or run (gpu-rent doctor says what to fix)` };
-      return this.phase('end');
+      return false;
     }
-    return this.phase('push', `check: ${gpus}, driver ${pr.diagnosis.driverVersion ?? '?'}, torch ${pr.diagnosis.torchVersion ?? '?'}: ${pr.diagnosis.verdict}${cardLine}`);
+    await this.save(`check${this.others.length ? ` ${live.box.label}` : ''}: ${gpus}, driver ${pr.diagnosis.driverVersion ?? '?'}, torch ${pr.diagnosis.torchVersion ?? '?'}: ${pr.diagnosis.verdict}${cardLine}`);
+    return true;
   }
 
   private async push(): Promise<void> {
     if (await this.budgetStops()) return this.phase('end');
-    const live = this.live!;
+    for (const live of this.all) if (!(await this.pushTo(live))) return;
+    return this.phase('setup');
+  }
+
+  /** The workdir and data to one box (and, after a recovery, the checkpoints); false when it stopped the launch. */
+  private async pushTo(live: Live): Promise<boolean> {
     const remote = syncRemote(live.conn);
     const workdir = resolve(this.base, this.task.workdir);
     const localCkpt = this.task.checkpoints ? resolve(this.base, this.task.checkpoints.local) : undefined;
     const ex = await workdirExclusions(workdir, [localCkpt, ...this.task.data.map((d) => (d.push ? resolve(this.base, d.push) : undefined))].filter((p): p is string => !!p && p.startsWith(workdir + '/')).map((p) => p.slice(workdir.length + 1)));
     const r = await pushFolder(remote, { localDir: workdir, remoteDir: live.remoteWorkdir, exclude: ex.exclude, ...(this.host.signal ? { signal: this.host.signal } : {}) });
-    if (r.kind === 'secrets-found') return this.finish('failed', `push: the secret scan found ${r.findings.length} likely secret(s) in ${workdir} (${r.findings.slice(0, 5).map((f) => `${f.path}: ${f.kind}`).join(', ')}); nothing was sent. Remove them or add them to .gitignore`);
-    if (r.kind === 'scan-incomplete') return this.finish('failed', `push: the secret scan stopped at its limit (${r.scan.truncated}); nothing was sent`);
+    if (r.kind === 'secrets-found') return this.fail('failed', `push: the secret scan found ${r.findings.length} likely secret(s) in ${workdir} (${r.findings.slice(0, 5).map((f) => `${f.path}: ${f.kind}`).join(', ')}); nothing was sent. Remove them or add them to .gitignore`);
+    if (r.kind === 'scan-incomplete') return this.fail('failed', `push: the secret scan stopped at its limit (${r.scan.truncated}); nothing was sent`);
     await this.save(`push: workdir → ${live.remoteWorkdir}: ${r.report.files} sent, ${r.report.unchanged ?? 0} already there, ${ex.ignored} left out by .gitignore`);
     for (const d of this.task.data) {
       if (!d.push) continue;
       const local = resolve(this.base, d.push);
       const to = onBox(d.remote, live.home, live.remoteWorkdir);
       const dr = await pushFolder(remote, { localDir: local, remoteDir: to, ...(this.host.signal ? { signal: this.host.signal } : {}) });
-      if (dr.kind !== 'pushed') return this.finish('failed', `push: ${d.push}: ${dr.kind === 'secrets-found' ? `the secret scan found ${dr.findings.length} likely secret(s)` : 'the secret scan stopped at its limit'}; not sent`);
+      if (dr.kind !== 'pushed') return this.fail('failed', `push: ${d.push}: ${dr.kind === 'secrets-found' ? `the secret scan found ${dr.findings.length} likely secret(s)` : 'the secret scan stopped at its limit'}; not sent`);
       await this.save(`push: ${d.push} → ${to}: ${dr.report.files} sent`);
     }
     // A recovery: the last verified checkpoint goes up before the resume.
     if (this.s.recoveries > 0 && localCkpt && live.remoteCheckpoints && this.s.lastSync?.checkpoint) {
       const cp = await pushFolder(remote, { localDir: localCkpt, remoteDir: live.remoteCheckpoints, ...(this.host.signal ? { signal: this.host.signal } : {}) });
-      if (cp.kind !== 'pushed') return this.finish('failed', `push: the checkpoints could not be sent back: ${cp.kind}`);
+      if (cp.kind !== 'pushed') return this.fail('failed', `push: the checkpoints could not be sent back: ${cp.kind}`);
       await this.save(`push: checkpoints → ${live.remoteCheckpoints}: ${cp.report.files} sent (resuming from ${this.s.lastSync.checkpoint})`);
     }
-    return this.phase('setup');
+    return true;
+  }
+
+  private async fail(kind: 'failed', detail: string): Promise<false> {
+    await this.finish(kind, detail);
+    return false;
   }
 
   /** Runs `lines` as a detached job named `name` in the remote workdir and waits for it to end; its exit code. */
-  private async detached(name: string, lines: string[]): Promise<JobInfo> {
-    const live = this.live!;
+  private async detached(live: Live, name: string, lines: string[]): Promise<JobInfo> {
     const existing = (await listJobs(live.conn, { name }))[0];
     let job: JobInfo | undefined = existing && (existing.state === 'running' || existing.state === 'starting') ? existing : undefined;
     if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...this.activation(), ...lines].join('\n')], cwd: live.remoteWorkdir, env: this.task.env });
@@ -418,8 +468,7 @@ class Run {
   }
 
   /** The capture rebuilt on this box (a detached job env-NAME; torch for this box's driver). */
-  private async rebuildEnvironment(): Promise<boolean> {
-    const live = this.live!;
+  private async rebuildEnvironment(live: Live): Promise<boolean> {
     const { readCapture, rebuild } = await import('../environment');
     const at = resolve(this.base, this.task.environment!);
     const dir = at.endsWith('.json') ? resolve(at, '..') : at;
@@ -452,24 +501,30 @@ class Run {
   }
 
   private async setup(): Promise<void> {
-    const live = this.live!;
-    const lines = [...this.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...this.task.setup];
-    if (this.s.setupDone || (lines.length === 0 && !this.task.environment)) return this.phase('run', this.s.setupDone ? undefined : 'setup: nothing to set up');
+    const fetches = this.task.data.filter((d) => d.fetch).length;
+    if (this.s.setupDone || (fetches + this.task.setup.length === 0 && !this.task.environment)) return this.phase('run', this.s.setupDone ? undefined : 'setup: nothing to set up');
     if (await this.budgetStops()) return this.phase('end');
-    if (this.task.environment && !(await this.rebuildEnvironment())) return this.phase('end');
-    if (!lines.length) {
-      await this.save('setup: done', { setupDone: true });
-      return this.phase('run');
-    }
-    await this.save(`setup: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
-    const j = await this.detached(`${this.task.name}-setup`, lines);
-    if (j.state !== 'exited' || j.exitCode !== 0) {
-      const tail = await live.conn.exec(`tail -n 5 ${shQuote(j.logPath)} 2>/dev/null`, { login: false, timeoutMs: 15000, maxOutputBytes: 8192 }).then((r) => r.stdout.replace(/\s+/g, ' ').slice(-400), () => '');
-      this.stopReason = { kind: 'failed', detail: `setup failed (exit ${j.exitCode ?? j.state}): ${tail}` };
-      return this.phase('end');
-    }
+    // Every node at once (the same commands, each on its own box).
+    const results = await Promise.all(this.all.map((live) => this.setupOne(live)));
+    if (results.some((ok) => !ok)) return this.phase('end');
     await this.save('setup: done', { setupDone: true });
     return this.phase('run');
+  }
+
+  /** The environment rebuild, data fetches and setup commands on one box; false (and the stop reason) when one failed. */
+  private async setupOne(live: Live): Promise<boolean> {
+    const on = this.others.length ? ` on ${live.box.label}` : '';
+    const lines = [...this.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...this.task.setup];
+    if (this.task.environment && !(await this.rebuildEnvironment(live))) return false;
+    if (!lines.length) return true;
+    await this.save(`setup${on}: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
+    const j = await this.detached(live, `${this.task.name}-setup`, lines);
+    if (j.state !== 'exited' || j.exitCode !== 0) {
+      const tail = await live.conn.exec(`tail -n 5 ${shQuote(j.logPath)} 2>/dev/null`, { login: false, timeoutMs: 15000, maxOutputBytes: 8192 }).then((r) => r.stdout.replace(/\s+/g, ' ').slice(-400), () => '');
+      this.stopReason = { kind: 'failed', detail: `setup failed${on} (exit ${j.exitCode ?? j.state}): ${tail}` };
+      return false;
+    }
+    return true;
   }
 
   private resumeCommand(): { command: string; from?: string } {
@@ -489,10 +544,32 @@ class Run {
     const existing = (await listJobs(live.conn, { name: this.task.name }))[0];
     if (existing && (existing.state === 'running' || existing.state === 'starting') && this.s.job) return this.phase('watch', `run: ${this.task.name} is still running on the box`);
     const { command, from } = this.resumeCommand();
+    if (this.others.length) return this.runNodes(command, from);
     const job = await startJob(live.conn, { name: this.task.name, command: [[...this.activation(), command].join('; ')], cwd: live.remoteWorkdir, env: this.task.env });
     const attempt = (this.s.job?.attempt ?? 0) + 1;
     this.tail = undefined;
     return this.save(`run: started ${job.name} (pid ${job.pid ?? '?'}, via ${job.runner ?? '?'})${from ? `, resuming from ${from}` : ''}`, { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? this.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
+  }
+
+  /** The run on every node at once through the launcher (rank 0 first; the others stopped when one fails to start). */
+  private async runNodes(command: string, from: string | undefined): Promise<void> {
+    const r = await startMultiNode(this.runNodesOf(), {
+      name: this.task.name,
+      command: splitCommand(command),
+      launcher: this.task.launcher!,
+      cwd: this.task.remoteWorkdir,
+      env: this.task.env,
+      ...(this.task.masterAddr ? { masterAddr: this.task.masterAddr } : {}),
+      ...(this.task.rendezvousPort ? { port: this.task.rendezvousPort } : {}),
+    });
+    const attempt = (this.s.job?.attempt ?? 0) + 1;
+    this.tail = undefined;
+    const first = r.nodes[0]!.job;
+    return this.save(`run: started ${r.name} on ${r.nodes.length} nodes with ${this.task.launcher} (${r.gpusPerNode} GPU(s) each, rendezvous ${r.masterAddr}:${r.port})${from ? `, resuming from ${from}` : ''}`, { phase: 'watch', job: { name: r.name, startedAt: first.startedAt ?? this.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
+  }
+
+  private runNodesOf(): RunNode[] {
+    return this.all.map((l) => ({ label: l.box.label, conn: l.conn }));
   }
 
   private async syncCheckpoints(final: boolean): Promise<{ ok: boolean; files: number; bytes: number; detail: string }> {
@@ -564,6 +641,12 @@ class Run {
         if (this.stopReason) return this.phase('end');
         return this.finishRun('runFailed', `${job.name} ${job.state === 'lost' ? 'was lost (the box restarted?)' : `exited with code ${job.exitCode}`}`, job.exitCode);
       }
+      // Another node's run ended while rank 0 goes on: the run cannot finish; stop them all.
+      if (this.others.length) {
+        const states = await multiNodeJobs(this.runNodesOf().slice(1), this.task.name).catch(() => []);
+        const dead = states.find((x) => x.job && x.job.state !== 'running' && x.job.state !== 'starting' && !(x.job.state === 'exited' && x.job.exitCode === 0));
+        if (dead) return this.stopRun('runFailed', `${dead.label} ended its part of the run (${dead.job!.state === 'exited' ? `exit ${dead.job!.exitCode}` : dead.job!.state}): the others were stopped`);
+      }
       this.tail ??= new LogTail(job.logPath);
       const u = await this.tail.update(live.conn).catch(() => undefined);
       const progress = u?.progress ?? this.tail.progress;
@@ -608,7 +691,8 @@ class Run {
     this.stopReason = { kind, detail };
     // The checkpoints come home before the run is stopped (the end's verified sync follows).
     if (this.task.checkpoints) await this.syncCheckpoints(false).catch(() => undefined);
-    await stopJob(this.live!.conn, this.task.name, { graceSeconds: 10 }).catch((e: unknown) => this.save(`stop: ${errText(e)}`));
+    if (this.others.length) await stopMultiNode(this.runNodesOf(), this.task.name, { graceSeconds: 10 }).catch((e: unknown) => this.save(`stop: ${errText(e)}`));
+    else await stopJob(this.live!.conn, this.task.name, { graceSeconds: 10 }).catch((e: unknown) => this.save(`stop: ${errText(e)}`));
     return this.phase('end', `stopping the run: ${detail}`);
   }
 
@@ -617,8 +701,7 @@ class Run {
     return this.phase('end', detail);
   }
 
-  private platformPower(): PowerActions | undefined {
-    const b = this.s.box;
+  private platformPower(b: LaunchBox | undefined): PowerActions | undefined {
     const a = b?.kind === 'platform' ? this.accounts.find((x) => x.id === b.account) : undefined;
     if (!a || !b?.ref || !a.powerActions) return undefined;
     const ref = b.ref;
@@ -642,32 +725,40 @@ class Run {
   }
 
   private async end(): Promise<void> {
-    const live = this.live;
     const reason = this.stopReason ?? (this.s.outcome ? { kind: this.s.outcome.kind, detail: this.s.outcome.detail, exitCode: this.s.outcome.exitCode } : { kind: 'failed' as const, detail: 'the launch was interrupted before its end; the end action ran on resume' });
     const ranNothing = reason.kind === 'doctor' || !this.s.job;
     const action: EndAction = ranNothing ? (this.task.end === 'power-off' ? 'sync-then-power-off' : this.task.end === 'no-gpu' ? 'sync-then-no-gpu' : 'nothing') : endActionOf(this.task);
-    let result: EndActionResult | undefined;
-    if (live) {
-      const power = this.platformPower();
-      const boxCmd = action === 'sync-then-power-off' && !power ? boxPowerOffCommand((await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power) : null;
-      const inst = { id: this.task.name, intervals: [] } as unknown as Instance;
-      result = await runEndAction(action, inst, {
-        // Nothing ran (a red doctor): there is nothing of this launch's on the box to bring home.
-        sync: async () => (ranNothing || !this.task.checkpoints ? { ok: true, files: 0, bytes: 0, detail: 'nothing to sync: the run did not start' } : this.syncCheckpoints(true)),
-        power,
-        ...(boxCmd ? { powerOffFromBox: () => powerOffFromBox(live.conn, boxCmd, { verifySeconds: this.host.powerVerifySeconds ?? 120, pollMs: 1000 }) } : {}),
-        log: () => undefined,
-      });
-      for (const st of result.steps) await this.save(`end: ${st.step} ${st.ok ? 'ok' : 'FAILED'}${'via' in st ? ` (${st.via})` : ''}: ${st.detail}`);
-      if (this.task.end === 'release' && result.ok) await this.release();
+    const results: EndActionResult[] = [];
+    if (this.live) {
+      const records = [this.s.box, ...(this.s.nodes ?? [])];
+      for (const [rank, live] of this.all.entries()) {
+        // Rank 0 holds the checkpoints; the other nodes act only once its sync is verified.
+        const first = rank === 0;
+        if (!first && results[0] && !results[0].ok && results[0].stopped === 'syncFailed') break;
+        const power = this.platformPower(records[rank]);
+        const boxCmd = action === 'sync-then-power-off' && !power ? boxPowerOffCommand((await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power) : null;
+        const inst = { id: this.others.length ? `${this.task.name} rank ${rank}` : this.task.name, intervals: [] } as unknown as Instance;
+        const r = await runEndAction(action, inst, {
+          // Nothing ran (a red doctor): there is nothing of this launch's on the box to bring home.
+          sync: async () => (ranNothing || !this.task.checkpoints ? { ok: true, files: 0, bytes: 0, detail: 'nothing to sync: the run did not start' } : first ? this.syncCheckpoints(true) : { ok: true, files: 0, bytes: 0, detail: 'the checkpoints come from rank 0 (verified)' }),
+          power,
+          ...(boxCmd ? { powerOffFromBox: () => powerOffFromBox(live.conn, boxCmd, { verifySeconds: this.host.powerVerifySeconds ?? 120, pollMs: 1000 }) } : {}),
+          log: () => undefined,
+        });
+        results.push(r);
+        const on = this.others.length ? ` (${live.box.label})` : '';
+        for (const st of r.steps) if (first || st.step !== 'sync') await this.save(`end${on}: ${st.step} ${st.ok ? 'ok' : 'FAILED'}${'via' in st ? ` (${st.via})` : ''}: ${st.detail}`);
+        if (this.task.end === 'release' && r.ok) await this.release(records[rank]);
+      }
     }
-    const billing = result?.stillBilling ? ` The box keeps billing${this.burn !== null ? ` ${formatCny(this.burn)}/h` : ''}: power it off yourself (gpu-rent power-off or the console).` : '';
-    await this.save(undefined, { end: { action: this.task.end, ok: result?.ok ?? false, stillBilling: result?.stillBilling ?? false, detail: (result ? result.steps.map((x) => `${x.step}: ${x.ok ? 'ok' : 'failed'}`).join(', ') : 'no connection to the box') + billing } });
+    const ok = results.length > 0 && results.length === this.all.length && results.every((r) => r.ok);
+    const stillBilling = results.some((r) => r.stillBilling) || (action !== 'nothing' && action !== 'sync' && results.length < (this.live ? this.all.length : 0));
+    const billing = stillBilling ? ` The box${this.others.length ? 'es keep' : ' keeps'} billing${this.burn !== null ? ` ${formatCny(this.burn)}/h` : ''}: power ${this.others.length ? 'them' : 'it'} off yourself (gpu-rent power-off or the console).` : '';
+    await this.save(undefined, { end: { action: this.task.end, ok, stillBilling, detail: (results.length ? results.flatMap((r) => r.steps.map((x) => `${x.step}: ${x.ok ? 'ok' : 'failed'}`)).join(', ') : 'no connection to the box') + billing } });
     return this.finish(reason.kind, reason.detail + billing, reason.exitCode);
   }
 
-  private async release(): Promise<void> {
-    const b = this.s.box;
+  private async release(b: LaunchBox | undefined): Promise<void> {
     const a = b?.kind === 'platform' ? this.accounts.find((x) => x.id === b.account) : undefined;
     if (!b || !a || !b.ref) return this.save('end: release: an SSH login cannot be released from here; release it in the platform console (the checkpoints are home)');
     if (!a.powerActions) return this.save(`end: release: account ${a.id} is read-only; nothing released`);

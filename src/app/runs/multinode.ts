@@ -8,6 +8,15 @@ import { RemoteError } from '../../remote/errors';
 import { countGpus, listJobs, readLog, sanitizeJobName, startJob, stopJob, type JobInfo, type Launcher, type StartedJob } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 
+/** `python train.py --lr 1e-4` → argv (spaces split; quotes keep a part whole). */
+export function splitCommand(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(s))) out.push(m[1] ?? m[2] ?? m[3]!);
+  return out;
+}
+
 export interface RunNode {
   /** How the user named it (TARGET, instance name). */
   label: string;

@@ -55,6 +55,8 @@ export const LaunchStateSchema = z.strictObject({
   updatedAt: time,
   /** The box in use; earlier ones (reclaimed, failed) in `boxes`. */
   box: BoxSchema.optional(),
+  /** A multi-node run's other nodes (rank 1…N-1), beside `box` (rank 0). */
+  nodes: z.array(BoxSchema).max(16).optional(),
   boxes: z.array(BoxSchema).max(100),
   recoveries: z.number().int().min(0).max(1000),
   job: z.strictObject({ name: text(64), startedAt: time, resumedFrom: text(4096).optional(), attempt: z.number().int().min(1).max(1000) }).optional(),
@@ -90,7 +92,7 @@ export function boxCostFen(b: LaunchBox, now: number): Fen | null {
 export function spentFen(s: LaunchState, now: number): { fen: Fen; unknown: boolean } {
   let total = 0;
   let unknown = false;
-  for (const b of [...s.boxes, ...(s.box ? [s.box] : [])]) {
+  for (const b of [...s.boxes, ...(s.box ? [s.box] : []), ...(s.nodes ?? [])]) {
     const c = boxCostFen(b, now);
     if (c === null) unknown = true;
     else total += c;

@@ -37,6 +37,7 @@ export const MIN_CHECKPOINT_EVERY_SECONDS = 30;
 export const DEFAULT_SMOKE_STEPS = 20;
 export const DEFAULT_SMOKE_SECONDS = 300;
 export const DEFAULT_RECLAIM_AFTER_SECONDS = 120;
+export const MAX_NODES = 16;
 export const MIN_RECLAIM_AFTER_SECONDS = 10;
 /** The longest duration a task file may give: a year. */
 const MAX_DURATION_SECONDS = 366 * 24 * 3600;
@@ -345,11 +346,34 @@ function taskSchema(platformIds: readonly string[] | undefined) {
         })
         .optional()
         .meta({ title: 'Create (instance: new)', description: 'How `instance: new` creates: account, spec, region, image, data disk.' }),
+      nodes: z
+        .int({ error: 'nodes is a whole number' })
+        .min(1, { error: 'nodes is at least 1' })
+        .max(MAX_NODES, { error: `nodes is at most ${MAX_NODES}` })
+        .default(1)
+        .meta({ title: 'Nodes', description: 'Instances the run spans (multi-node): the first candidates in order, rank 0 first. More than 1 needs launcher.' }),
+      launcher: z
+        .enum(['torchrun', 'deepspeed', 'accelerate'], { error: 'launcher is torchrun, deepspeed or accelerate' })
+        .optional()
+        .meta({ title: 'Launcher', description: 'Wraps run in torchrun, deepspeed (--no_ssh, a hostfile) or accelerate with the node count, rank and rendezvous; needed for nodes > 1.' }),
+      master_addr: z
+        .string({ error: 'master_addr is an address (a string)' })
+        .regex(/^[\w.:-]{1,253}$/, { error: 'master_addr is a host name or IP address' })
+        .optional()
+        .meta({ title: 'Rendezvous address', description: "The first node's address as the others reach it (default: its private address)." }),
+      port: z
+        .int({ error: 'port is a whole number' })
+        .min(1024, { error: 'port is at least 1024' })
+        .max(65535, { error: 'port is at most 65535' })
+        .optional()
+        .meta({ title: 'Rendezvous port', description: 'On the first node (default 29500).' }),
       reclaim_after: duration(MIN_RECLAIM_AFTER_SECONDS)
         .default(DEFAULT_RECLAIM_AFTER_SECONDS)
         .meta({ title: 'Reclaimed after', description: 'How long an ssh-login spot box may stop answering before it counts as reclaimed (default 2m).' }),
     })
     .superRefine((t, ctx) => {
+      if (t.nodes > 1 && t.launcher === undefined) ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'nodes > 1 needs launcher (torchrun, deepspeed or accelerate)', input: t.nodes });
+      if (t.nodes > 1 && t.resources?.spot) ctx.addIssue({ code: 'custom', path: ['nodes'], message: 'a multi-node run on spot instances is not relaunched after a reclaim: use spot: false for nodes > 1', input: t.nodes });
       if (t.resume !== undefined && t.checkpoints === undefined) {
         ctx.addIssue({ code: 'custom', path: ['resume'], message: 'resume needs checkpoints (there is nothing to resume from)', input: t.resume });
       }
@@ -714,6 +738,10 @@ function toTask(t: TaskInput): Task {
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.price_yuan_per_hour !== undefined) task.priceFenPerHour = yuanToFen(t.price_yuan_per_hour);
+  if (t.nodes > 1) task.nodes = t.nodes;
+  if (t.launcher !== undefined) task.launcher = t.launcher;
+  if (t.master_addr !== undefined) task.masterAddr = t.master_addr;
+  if (t.port !== undefined) task.rendezvousPort = t.port;
   if (t.create) task.create = { ...(t.create.account !== undefined ? { account: t.create.account } : {}), ...(t.create.spec !== undefined ? { spec: t.create.spec } : {}), ...(t.create.region !== undefined ? { region: t.create.region } : {}), ...(t.create.image !== undefined ? { image: t.create.image } : {}), ...(t.create.disk_gb !== undefined ? { diskGb: t.create.disk_gb } : {}) };
   return task;
 }

@@ -87,6 +87,12 @@ export interface Task {
   smoke: TaskSmoke;
   /** The hourly price of an SSH-login instance, fen (what the console shows): the meter and the budget use it. */
   priceFenPerHour?: number;
+  /** Instances the run spans (multi-node; default 1): the first `nodes` candidates, rank 0 first. */
+  nodes?: number;
+  launcher?: 'torchrun' | 'deepspeed' | 'accelerate';
+  /** The first node's address as the others reach it (default: its private address). */
+  masterAddr?: string;
+  rendezvousPort?: number;
   /** How `instance: new` creates (YAML `create:`): the account, the platform's spec or card, region, image, data disk. */
   create?: TaskCreate;
   /** Seconds an SSH-login spot box may stop answering before it counts as reclaimed (default 120). */

@@ -29,7 +29,7 @@ export async function startDistributedTraining(ctx: CommandContext, arg: unknown
   if (!a) return undefined;
   const insts = a.ids.map((id) => ctx.sessions.powered(id));
   const conns = await Promise.all(insts.map(async (i) => (await ctx.sessions.open(i.id)).conn));
-  const { startMultiNode } = await import('../../../app/runs/multinode');
+  const { startMultiNode, splitCommand } = await import('../../../app/runs/multinode');
   const stamp = new Date(ctx.now() * 1000).toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   const run = await withNotificationProgress({ title: vscode.l10n.t('Checking the nodes and starting {0}…', a.launcher) }, () =>
     startMultiNode(
@@ -46,15 +46,6 @@ export async function startDistributedTraining(ctx: CommandContext, arg: unknown
   ctx.log.info(`distributed ${run.name}: ${run.nodes.map((n) => `${n.label} rank ${n.rank}`).join(', ')}, ${run.masterAddr}:${run.port}, ${run.gpusPerNode} GPU(s) per node`);
   if (!isScripted(arg)) void showInfo(vscode.l10n.t('Started {0} on {1} nodes ({2} GPUs each), rendezvous {3}.', run.name, run.nodes.length, run.gpusPerNode, `${run.masterAddr}:${run.port}`));
   return run.name;
-}
-
-/** `python train.py --lr 1e-4` → argv (spaces split; quotes keep a part whole). */
-export function splitCommand(s: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(s))) out.push(m[1] ?? m[2] ?? m[3]!);
-  return out;
 }
 
 async function ask(ctx: CommandContext, arg: unknown, selected: unknown): Promise<Args | undefined> {
