@@ -15,31 +15,7 @@ import { CLI, runCli, runCliAsync } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { tempDir, sleep } from './remote-helpers';
 import { PlatformServer } from '../support/platform-server';
-
-// Our own test program (not a captured log): N steps, a tqdm-shaped bar per step, a checkpoint
-// folder every K steps (written under a temporary name, then renamed: complete or absent), and
-// --resume DIR to start after the step a checkpoint holds.
-const TRAIN_PY = `import os, sys, time
-args = sys.argv[1:]
-out = args[args.index('--out') + 1]
-n = int(os.environ.get('STEPS', '20')); every = int(os.environ.get('EVERY', '5')); delay = float(os.environ.get('DELAY', '0.3'))
-start = 0
-if '--resume' in args:
-    p = args[args.index('--resume') + 1]
-    start = int(open(os.path.join(p, 'step')).read())
-    print('resumed from', p, 'at step', start, flush=True)
-os.makedirs(out, exist_ok=True)
-for i in range(start + 1, n + 1):
-    time.sleep(delay)
-    print('%3d%%|%-10s| %d/%d [00:01<00:05, %.2fit/s]' % (i * 100 // n, '#' * (i * 10 // n), i, n, 1 / delay), flush=True)
-    if i % every == 0:
-        d = os.path.join(out, 'step-%04d' % i)
-        os.makedirs(d + '.tmp', exist_ok=True)
-        open(os.path.join(d + '.tmp', 'weights.bin'), 'wb').write(os.urandom(2048))
-        open(os.path.join(d + '.tmp', 'step'), 'w').write(str(i))
-        os.rename(d + '.tmp', d)
-print('training done', flush=True)
-`;
+import { TRAIN_PY } from '../support/train-loop';
 
 interface State {
   phase: string;
@@ -52,6 +28,17 @@ interface State {
   end?: { action: string; ok: boolean; stillBilling: boolean };
   events: { text: string }[];
   spentFen: number | null;
+}
+
+/** Waits (at most 2 minutes) until the launch of the task file `file` has a verified checkpoint; its state then. */
+async function firstCheckpoint(file: string, env: Record<string, string>): Promise<State> {
+  for (let i = 0; i < 600; i++) {
+    await sleep(200);
+    const r = runCli(['launch', '--file', file, '--status', '--json'], { env, timeoutMs: 30000 });
+    const st = r.code === 0 ? (JSON.parse(r.stdout) as State) : undefined;
+    if (st?.lastSync?.checkpoint) return st;
+  }
+  assert.fail(`no checkpoint was synced for ${file}`);
 }
 
 describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
@@ -314,13 +301,7 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
         'price_yuan_per_hour: 0.9',
       ].join('\n') + '\n');
       const run = runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { ...env, LANG: 'C.UTF-8', GPU_RENT_SPOT_METADATA: `127.0.0.1:${port}` });
-      let s: State | undefined;
-      for (let i = 0; i < 600 && !s?.lastSync?.checkpoint; i++) {
-        await sleep(200);
-        const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], { env, timeoutMs: 30000 });
-        if (r.code === 0) s = JSON.parse(r.stdout) as State;
-      }
-      assert.ok(s?.lastSync?.checkpoint);
+      await firstCheckpoint(join(dir, 'gpu-rent.yaml'), env);
       notice = '2026-12-02T01:40:00Z';
       const r = await run;
       assert.equal(r.code, 0, r.stderr + r.stdout);
@@ -350,14 +331,7 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
       'price_yuan_per_hour: 0.9',
     ].join('\n') + '\n');
     const run = runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { ...env, LANG: 'C.UTF-8' });
-    let s: State | undefined;
-    for (let i = 0; i < 600 && !s?.lastSync?.checkpoint; i++) {
-      await sleep(200);
-      const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], { env, timeoutMs: 30000 });
-      if (r.code === 0) s = JSON.parse(r.stdout) as State;
-    }
-    assert.ok(s?.lastSync?.checkpoint, 'a checkpoint was synced before the reclaim');
-    const synced = s.lastSync.checkpoint;
+    const synced = (await firstCheckpoint(join(dir, 'gpu-rent.yaml'), env)).lastSync!.checkpoint!;
     await a.stop(); // the spot box is gone: its sshd stops answering
     const r = await run;
     assert.equal(r.code, 0, r.stderr + r.stdout);
@@ -448,13 +422,7 @@ describe('gpu-rent launch on a platform (the platform test server + real sshd bo
       'price_yuan_per_hour: 0.9',
     ].join('\n') + '\n');
     const run = runCliAsync(['launch', '--file', file(dir), '--accept-new', '--identity', d.privateKeyPath], env);
-    let st: State | undefined;
-    for (let i = 0; i < 600 && !st?.lastSync?.checkpoint; i++) {
-      await sleep(200);
-      const r = runCli(['launch', '--file', file(dir), '--status', '--json'], { env, timeoutMs: 30000 });
-      if (r.code === 0) st = JSON.parse(r.stdout) as State;
-    }
-    assert.ok(st?.lastSync?.checkpoint, 'a checkpoint was synced first');
+    await firstCheckpoint(file(dir), env);
     s.instances.get('spot-1')!.state = 'shutdown'; // the platform took it back
     const r = await run;
     assert.equal(r.code, 0, r.stderr + r.stdout);

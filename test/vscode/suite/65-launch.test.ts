@@ -12,26 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { exec, fails, log, readInfo, waitFor } from '../support';
-
-// Our own test program (not a captured log), as in test/integration/launch.test.ts: N steps, a
-// tqdm-shaped bar per step, a checkpoint folder every K steps (written under a temporary name,
-// then renamed: complete or absent).
-const TRAIN_PY = `import os, sys, time
-args = sys.argv[1:]
-out = args[args.index('--out') + 1]
-n = int(os.environ.get('STEPS', '20')); every = int(os.environ.get('EVERY', '5')); delay = float(os.environ.get('DELAY', '0.3'))
-os.makedirs(out, exist_ok=True)
-for i in range(1, n + 1):
-    time.sleep(delay)
-    print('%3d%%|%-10s| %d/%d [00:01<00:05, %.2fit/s]' % (i * 100 // n, '#' * (i * 10 // n), i, n, 1 / delay), flush=True)
-    if i % every == 0:
-        d = os.path.join(out, 'step-%04d' % i)
-        os.makedirs(d + '.tmp', exist_ok=True)
-        open(os.path.join(d + '.tmp', 'weights.bin'), 'wb').write(os.urandom(2048))
-        open(os.path.join(d + '.tmp', 'step'), 'w').write(str(i))
-        os.rename(d + '.tmp', d)
-print('training done', flush=True)
-`;
+import { TRAIN_PY } from '../../support/train-loop';
 
 interface State {
   task: string;

@@ -10,33 +10,19 @@ import { forMarkdown } from '../../../core/text';
 import { isScripted } from '../registry';
 import { readWorkspaceTaskFile } from './taskFile';
 import { launchMarkdown } from './reportText';
+import { MarkdownReportView } from '../../markdownReport';
 
 export const LAUNCH_SCHEME = 'gpu-rent-launch';
 
 export class LaunchReportView implements vscode.Disposable {
-  private readonly docs = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  private readonly registration: vscode.Disposable;
+  private readonly view = new MarkdownReportView(LAUNCH_SCHEME);
 
-  constructor() {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(LAUNCH_SCHEME, { onDidChange: this.changed.event, provideTextDocumentContent: (uri) => this.docs.get(uri.toString()) ?? '' });
-  }
-
-  async show(md: string): Promise<void> {
-    const uri = vscode.Uri.from({ scheme: LAUNCH_SCHEME, path: `/${vscode.l10n.t('Launch Status')}.md` });
-    this.docs.set(uri.toString(), md);
-    this.changed.fire(uri);
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const rendered = await Promise.resolve(vscode.commands.executeCommand('markdown.showPreview', uri)).then(
-      () => true,
-      () => false,
-    );
-    if (!rendered) await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: false });
+  show(md: string): Promise<void> {
+    return this.view.open(`/${vscode.l10n.t('Launch Status')}.md`, md);
   }
 
   dispose(): void {
-    this.registration.dispose();
-    this.changed.dispose();
+    this.view.dispose();
   }
 }
 

@@ -7,6 +7,7 @@ import type { Diagnosis } from '../../../core/doctor';
 import { fixScript } from '../../../core/doctor-fix';
 import type { Instance } from '../../../core/instances';
 import { forMarkdown, forMarkdownCode, forTerminal } from '../../../core/text';
+import { MarkdownReportView } from '../../markdownReport';
 
 export const DOCTOR_SCHEME = 'gpu-rent-doctor';
 
@@ -18,13 +19,7 @@ function titleOf(inst: Instance): string {
 }
 
 export class DoctorView implements vscode.Disposable {
-  private readonly docs = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  private readonly registration: vscode.Disposable;
-
-  constructor() {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(DOCTOR_SCHEME, { onDidChange: this.changed.event, provideTextDocumentContent: (uri) => this.docs.get(uri.toString()) ?? '' });
-  }
+  private readonly view = new MarkdownReportView(DOCTOR_SCHEME);
 
   /** Shows the report; returns the fix script's lines (null when there is none). */
   async show(inst: Instance, d: Diagnosis): Promise<string[] | null> {
@@ -34,20 +29,11 @@ export class DoctorView implements vscode.Disposable {
     const fence = (s: string) => s.replace(/```/g, '` ` `');
     // Box text (GPU name, versions, env names) is data: escaped in the heading, inert in the fences.
     const md = [`# ${forMarkdown(titleOf(inst))}`, '', '```text', forMarkdownCode(describeDiagnosis(d, lang)), '```', ...(script ? ['', `## ${vscode.l10n.t('Fix')}`, '', '```sh', ...script.map((l) => fence(forTerminal(l))), '```'] : [])].join('\n');
-    const uri = vscode.Uri.from({ scheme: DOCTOR_SCHEME, path: `/${inst.id}/${titleOf(inst)}.md` });
-    this.docs.set(uri.toString(), md);
-    this.changed.fire(uri);
-    const doc = await vscode.workspace.openTextDocument(uri);
-    const rendered = await Promise.resolve(vscode.commands.executeCommand('markdown.showPreview', uri)).then(
-      () => true,
-      () => false,
-    );
-    if (!rendered) await vscode.window.showTextDocument(doc, { preview: true, preserveFocus: false });
+    await this.view.open(`/${inst.id}/${titleOf(inst)}.md`, md);
     return script;
   }
 
   dispose(): void {
-    this.registration.dispose();
-    this.changed.dispose();
+    this.view.dispose();
   }
 }
