@@ -46,6 +46,7 @@ import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
 import { StockView } from './stockView';
 import { LaunchReportView, showLaunchStatus } from './commands/launch/report';
 import { runTask } from './commands/launch/runTask';
+import { watchLaunchRows } from './commands/launch/watchRows';
 import { platformAccountFacts, platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -230,6 +231,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(launchReports);
   command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
+  subs.push(watchLaunchRows(tree, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
   log.info(`activated; ${store.list().length} instances`);
 }
 
