@@ -191,8 +191,10 @@ class Run {
     if (line) this.host.onEvent?.(line, this.s);
   }
 
+  /** The next step; its line says what the boxes have cost so far. */
   private async phase(p: LaunchPhase, line?: string): Promise<void> {
-    await this.save(line, { phase: p });
+    const spent = spentFen(this.s, this.now());
+    await this.save(line && this.s.box ? `${line} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}` : line, { phase: p });
   }
 
   private async finish(kind: LaunchOutcome, detail: string, exitCode?: number | null): Promise<void> {
