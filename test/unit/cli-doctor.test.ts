@@ -81,6 +81,12 @@ describe('gpu-rent diagnose', () => {
     const zh = runCli(['diagnose', '--driver', '470.57.02', '--torch', '1.12.0+cu102', '--gpu', 'RTX 3090', '--lang', 'zh-cn']);
     assert.match(zh.stdout, /架构/);
     assert.match(zh.stdout, /torch==1\.12\.0\+cu116/);
+    // Like quote: a zh locale speaks Chinese without --lang; --lang en wins over it.
+    const args = ['diagnose', '--driver', '470.57.02', '--torch', '1.12.0+cu102', '--gpu', 'RTX 3090'];
+    assert.equal(runCli(args, { env: { LANG: 'zh_CN.UTF-8' } }).stdout, zh.stdout);
+    const en = runCli([...args, '--lang', 'en'], { env: { LC_ALL: 'zh_CN.UTF-8' } }).stdout;
+    assert.doesNotMatch(en, /架构/);
+    assert.equal(en, runCli(args).stdout);
   });
 
   it('bad flags: exit 2, one line naming the problem', () => {

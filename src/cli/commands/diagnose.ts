@@ -2,9 +2,10 @@
 // the verdict from versions typed by hand (e.g. read off a screenshot).
 import { forTerminalLines } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { diagnose, type Diagnosis } from '../../core/doctor';
-import { describeDiagnosis, type DoctorLang } from '../../core/doctor-text';
+import { describeDiagnosis } from '../../core/doctor-text';
 import { parseTorchVersion } from '../../core/compat/version';
 
 const specs = {
@@ -14,7 +15,7 @@ const specs = {
   gpu: { type: 'string', valueName: 'NAME', description: 'GPU name, e.g. "RTX 3090" (to check the architecture)' },
   'compute-cap': { type: 'string', valueName: 'X.Y', description: 'GPU compute capability, e.g. 8.6' },
   json: { type: 'boolean', description: 'print the verdict as JSON' },
-  lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the text output (en, zh-cn)' },
+  lang: LANG_FLAG_SPEC,
 } as const;
 
 const USAGE = 'gpu-rent diagnose --driver VER [--cuda X.Y] --torch VER[+cuXYZ|+cpu] [--gpu NAME | --compute-cap X.Y] [--json]';
@@ -51,7 +52,7 @@ export const command: CliCommand = {
       ...(flags['compute-cap'] ? { computeCapability: flags['compute-cap'] } : {}),
     });
     if (flags.json) io.stdout(JSON.stringify(diagnosisJson(d), null, 2) + '\n');
-    else io.stdout(forTerminalLines(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang)));
+    else io.stdout(forTerminalLines(describeDiagnosis(d, cliLang(flags.lang, io.env))));
     return d.verdict === 'ok' ? 0 : 1;
   },
 };

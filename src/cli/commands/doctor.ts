@@ -2,9 +2,10 @@
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
 import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
-import { describeDiagnosis, describeSmiFailure, type DoctorLang } from '../../core/doctor-text';
+import { describeDiagnosis, describeSmiFailure } from '../../core/doctor-text';
 import { runLocal } from '../local-doctor';
 import { diagnosisJson } from './diagnose';
 import { smiJson, smiText } from './smi';
@@ -13,7 +14,7 @@ const specs = {
   local: { type: 'boolean', description: 'check this machine (run nvidia-smi and python here)' },
   python: { type: 'string', valueName: 'PATH', description: 'the Python to probe (default: python3)' },
   json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON' },
-  lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the text output (en, zh-cn)' },
+  lang: LANG_FLAG_SPEC,
 } as const;
 
 const USAGE = 'gpu-rent doctor --local [--python PATH] [--json]';
@@ -35,7 +36,7 @@ export const command: CliCommand = {
       );
     } else {
       if (smi.ok) io.stdout(smiText(smi.report));
-      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, (flags.lang ?? 'en') as DoctorLang))}.\n`);
+      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, cliLang(flags.lang, io.env)))}.\n`);
       if (probe.ok) {
         const p = probe.probe;
         const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : 'system Python';
@@ -43,7 +44,7 @@ export const command: CliCommand = {
           forTerminalLines(`Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`) + '\n',
         );
       } else io.stdout(`Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`);
-      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, (flags.lang ?? 'en') as DoctorLang)));
+      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, cliLang(flags.lang, io.env))));
     }
     return d.verdict === 'ok' ? 0 : 1;
   },

@@ -9,6 +9,7 @@ import { clockText, durationWords, jobProgress, progressJson, progressLine, type
 import { endReportJson, readJobEndReport, type EndReport, type EndReportJson } from '../../app/runs/endReport';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { NODES_FLAG, withNodes } from './run-nodes';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 
@@ -91,7 +92,7 @@ export function endDetails(name: string, r: EndReportJson): string {
   return lines.map((l) => forTerminal(l)).join('\n') + '\n';
 }
 
-export const LANG_FLAG = { lang: { type: 'string', valueName: 'LANG', choices: ['en', 'zh-cn'], description: 'language of the cause and remedies of an exited job (en, zh-cn)' } } as const satisfies FlagSpecs;
+export const LANG_FLAG = { lang: { ...LANG_FLAG_SPEC, description: 'language of the cause and remedies of an exited job (en, zh-cn; default from LC_ALL / LC_MESSAGES / LANG)' } } as const satisfies FlagSpecs;
 
 const specs = {
   json: {
@@ -134,7 +135,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn) => {
       const jobs = await listJobs(conn);
       const price = runPriceFromFlags(flags);
-      const lang = (flags.lang ?? 'en') as CauseLang;
+      const lang: CauseLang = cliLang(flags.lang, io.env);
       const facts = remedyFactsFromFlags(flags);
       const rows = await jobsWithProgress(conn, jobs, price, Math.floor(Date.now() / 1000));
       if (flags.json) {

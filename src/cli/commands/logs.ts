@@ -9,6 +9,7 @@ import { followLog, LOG_TAIL_BYTES, LOG_TAIL_MAX_BYTES, readLog } from '../../re
 import { LogTail } from '../../app/runs/logTail';
 import { jobProgress, progressJson, progressLine } from '../../app/runs/progress';
 import { formatHelp, parseArgs, UsageError } from '../args';
+import { cliLang } from '../lang';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
 import { divergedJson, divergedLine, endDetails, endLine, LANG_FLAG, remedyFactsFromFlags, RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
@@ -70,7 +71,7 @@ export const command: CliCommand = {
     const name = positionals[1]!;
     const price = runPriceFromFlags(flags);
     const raw = flags.raw === true;
-    const lang = (flags.lang ?? 'en') as CauseLang;
+    const lang: CauseLang = cliLang(flags.lang, io.env);
     const facts = remedyFactsFromFlags(flags);
     return withRemote(positionals[0], flags, io, async (conn) => {
       if ((flags.progress || flags.json) && !flags.follow) {
