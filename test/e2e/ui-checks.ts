@@ -474,7 +474,18 @@ function englishChecks(): UiCheck[] {
         await shot(page, outDir, 'walkthrough-sync.png');
         await page.keyboard.press('Escape');
         // Stop it (as after a power cycle in the console), then release it.
-        await menu('Switch State');
+        // The right-click must land on this row: a tree that re-renders under the pointer (a
+        // spend tick) can put the menu on its neighbour. The picker names its instance; the wrong
+        // one is closed and the menu opened again.
+        for (let tries = 1; ; tries++) {
+          await menu('Switch State');
+          await widget.waitFor({ state: 'visible', timeout: 15_000 });
+          const ph = (await input.getAttribute('placeholder').catch(() => null)) ?? '';
+          if (ph.includes('walkthrough box')) break;
+          await page.keyboard.press('Escape');
+          if (tries >= 3) throw new Error(`Switch State opened for another instance three times: "${ph}"`);
+          process.stdout.write(`         Switch State opened for another row ("${ph}"); trying again\n`);
+        }
         await step('Stopped');
         // Stopped: only the data disk bills (50 GB at ¥0.5/GB/day ≈ ¥1.04/h on AutoDL).
         await poll('the instance to bill only its disk', async () => ((await row.innerText()).includes('¥1.04/h') ? true : undefined), 10_000);

@@ -25,20 +25,26 @@ describe('launch rows from the state files (extension/commands/launch/watchRows)
     await writeState(statePath(home, file, 'b'), st('b', 'done'));
     const rows = new Map<string, LaunchState>();
     const tree = { setLaunch: (k: string, s: LaunchState | undefined) => (s ? rows.set(k, s) : rows.delete(k)) };
-    const shown = await refreshLaunchRows(tree, dir, new Set(), home);
+    let draws = 0;
+    const counted = { setLaunch: (k: string, s: LaunchState | undefined) => (draws++, tree.setLaunch(k, s)) };
+    const shown = await refreshLaunchRows(counted, dir, new Map(), home);
     assert.deepEqual([...rows.keys()], [`${file}#a`]);
     assert.equal(rows.get(`${file}#a`)!.phase, 'watch');
-    assert.deepEqual([...shown], [`${file}#a`]);
+    assert.deepEqual([...shown.keys()], [`${file}#a`]);
+    // Unchanged state: the row is not drawn again (a tree redrawn under the pointer moves menus).
+    assert.equal(draws, 1);
+    await refreshLaunchRows(counted, dir, shown, home);
+    assert.equal(draws, 1);
     await writeState(statePath(home, file, 'a'), st('a', 'done'));
-    const after = await refreshLaunchRows(tree, dir, shown, home);
+    const after = await refreshLaunchRows(counted, dir, shown, home);
     assert.equal(rows.size, 0);
     assert.equal(after.size, 0);
   });
 
   it('no folder, no task file or a broken one: no rows, no error', async () => {
     const tree = { setLaunch: () => assert.fail('no row expected') };
-    assert.equal((await refreshLaunchRows(tree, undefined, new Set(), home)).size, 0);
+    assert.equal((await refreshLaunchRows(tree, undefined, new Map(), home)).size, 0);
     writeFileSync(join(dir, 'gpu-rent.yaml'), 'name: [\n');
-    assert.equal((await refreshLaunchRows(tree, dir, new Set(), home)).size, 0);
+    assert.equal((await refreshLaunchRows(tree, dir, new Map(), home)).size, 0);
   });
 });

@@ -13,27 +13,30 @@ export interface LaunchRows {
   setLaunch(key: string, state: LaunchState | undefined): void;
 }
 
-/** Reads the workspace's launches once: rows for those in progress, none for the rest. Returns the keys shown. */
-export async function refreshLaunchRows(tree: LaunchRows, folder: string | undefined, shown: ReadonlySet<string>, home = configHome(process.env)): Promise<Set<string>> {
-  const now = new Set<string>();
+/**
+ * Reads the workspace's launches once: rows for those in progress, none for the rest; a row is
+ * redrawn only when its state file changed. Returns what is shown (key → the state's updatedAt).
+ */
+export async function refreshLaunchRows(tree: LaunchRows, folder: string | undefined, shown: ReadonlyMap<string, number>, home = configHome(process.env)): Promise<Map<string, number>> {
+  const now = new Map<string, number>();
   const r = folder ? await readTaskFile(folder) : undefined;
   if (r?.ok) {
     for (const t of r.tasks) {
       const st = await launchStatus(home, r.file, t.name).catch(() => undefined);
       const key = `${r.file}#${t.name}`;
       if (st && !isFinished(st)) {
-        tree.setLaunch(key, st);
-        now.add(key);
+        if (shown.get(key) !== st.updatedAt) tree.setLaunch(key, st);
+        now.set(key, st.updatedAt);
       }
     }
   }
-  for (const key of shown) if (!now.has(key)) tree.setLaunch(key, undefined);
+  for (const key of shown.keys()) if (!now.has(key)) tree.setLaunch(key, undefined);
   return now;
 }
 
 /** Keeps the rows fresh while the extension runs; disposed with it. `folder`: the first workspace folder now. */
 export function watchLaunchRows(tree: LaunchRows, folder: () => string | undefined): { dispose(): void } {
-  let shown = new Set<string>();
+  let shown = new Map<string, number>();
   let busy = false;
   const tick = () => {
     if (busy) return;
