@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { BROKEN_INSTANCE, EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
+import { TRAIN_PY } from '../support/train-loop';
 
 export interface UiCheck {
   title: string;
@@ -504,6 +505,70 @@ function englishChecks(): UiCheck[] {
         await dialog.locator('.monaco-button').filter({ hasText: /^Release Anyway$/ }).first().click();
         await poll('the instance to show as released', async () => ((await row.innerText()).includes('¥0.00/h') ? true : undefined), 15_000);
         await shot(page, outDir, 'walkthrough-released.png');
+      },
+    },
+    {
+      title: 'a task run from the rocket: a gpu-rent.yaml in the workspace, Smoke test first, the password asked, the row and the progress while it runs, the outcome at the end',
+      async run(page, { outDir, ws }) {
+        const { sshd } = JSON.parse(fs.readFileSync(path.join(ws, '.e2e-info.json'), 'utf8')) as { sshd: { host: string; port: number; user: string; password: string; home: string } };
+        // The workspace holds the suites' info file (a password in it: the secret scan would stop a
+        // push of the whole folder, rightly), so the task pushes only its own folder.
+        fs.mkdirSync(path.join(ws, 'job'), { recursive: true });
+        fs.writeFileSync(path.join(ws, 'job', 'train.py'), TRAIN_PY);
+        fs.writeFileSync(path.join(ws, 'gpu-rent.yaml'), [
+          'name: ui-smoke',
+          'workdir: job',
+          `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`,
+          'resources: {cards: [4090]}',
+          'run: python3 train.py --out ckpt',
+          'env: {STEPS: "2000", EVERY: "10", DELAY: "0.15"}',
+          'checkpoints: {remote: ckpt, local: ./ui-ckpt, every: 30s}',
+          'smoke: {steps: 40}',
+          'price_yuan_per_hour: 1.98',
+          '',
+        ].join('\n'));
+        const widget = page.locator('.quick-input-widget');
+        await page.locator('.part.sidebar .title-actions .action-label[aria-label^="Run Task on a Rented GPU"]').first().click();
+        await widget.waitFor({ state: 'visible', timeout: 15_000 });
+        await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Smoke test first' }).first().click();
+        // The login asks its password (a first contact asks to trust the key before).
+        await poll('the password prompt', async () => {
+          const trust = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: 'Trust and Connect' });
+          if (await trust.count()) await trust.first().click();
+          const title = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
+          return (await widget.isVisible()) && title.startsWith('Password for') ? true : undefined;
+        }, 30_000);
+        await widget.locator('.quick-input-box input').fill(sshd.password);
+        await page.keyboard.press('Enter');
+        const launchRow = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: 'ui-smoke' }).first();
+        const center = page.locator('.notifications-center');
+        const rowText = await poll('the launch row to say it runs', async () => {
+          const t = (await launchRow.innerText().catch(() => '')).replace(/\s+/g, ' ');
+          return /running/.test(t) ? t : undefined;
+        }, 60_000).catch(async (e: unknown) => {
+          // What the window said instead (a refusal, an error) makes the failure readable.
+          await page.locator('[id="status.notifications"]').first().click().catch(() => undefined);
+          const said = await center.locator('.notification-list-item').allInnerTexts().catch(() => [] as string[]);
+          throw new Error(`${String(e)}; notifications: ${JSON.stringify(said.map((x) => x.replace(/\s+/g, ' ').slice(0, 300)))}`);
+        });
+        process.stdout.write(`         launch row: ${rowText.slice(0, 200)}\n`);
+        if (!/spent/.test(rowText) || !/127\.0\.0\.1/.test(rowText)) throw new Error(`the launch row does not show the box and the spend: ${rowText}`);
+        await shot(page, outDir, 'launch-running.png');
+        // The end's own notification (the progress one says "stopping the run" before it): outcome, spend, end action.
+        const done = center.locator('.notification-list-item').filter({ hasText: /ui-smoke: smoke test done/ }).filter({ hasText: 'Launch Status' });
+        const outcome = await poll('the outcome notification', async () => {
+          if (!(await center.isVisible().catch(() => false))) await page.locator('[id="status.notifications"]').first().click().catch(() => undefined);
+          return (await done.count()) > 0 ? (await done.first().innerText()).replace(/\s+/g, ' ') : undefined;
+        }, 120_000);
+        process.stdout.write(`         outcome: ${outcome.slice(0, 240)}\n`);
+        if (!/Spent ¥\d+\.\d\d/.test(outcome) || !/End \(none\): done/.test(outcome)) throw new Error(`the outcome does not say what it cost and how it ended: ${outcome}`);
+        // The row goes once the launch has ended.
+        await poll('the launch row to go', async () => ((await launchRow.count()) === 0 ? true : undefined), 15_000);
+        await shot(page, outDir, 'launch-done.png');
+        const got = fs.existsSync(path.join(ws, 'ui-ckpt')) ? fs.readdirSync(path.join(ws, 'ui-ckpt')).filter((n) => n.startsWith('step-')) : [];
+        if (!got.includes('step-0040')) throw new Error(`the smoke test's checkpoints are not home: ${JSON.stringify(got)}`);
+        await center.locator('.codicon-notifications-clear-all, .codicon-clear-all').first().click().catch(() => undefined);
+        await page.keyboard.press('Escape');
       },
     },
   ];
