@@ -24,8 +24,8 @@ export const QUOTE_NOTE_TEXT: Readonly<Record<QuoteNoteCode, { en: string; zh: s
     zh: '任务时长超出免费额度',
   },
   spotLongJob: {
-    en: 'runs over 1 h on spot, never starred: the report only uses spot for jobs of 1 h or less ("正式训练绝不用"); its one 8 h spot run was reclaimed at hour 2 and lost everything',
-    zh: '竞价实例上运行超过 1 小时，不标星：报告只在 1 小时以内的任务上用竞价实例（“正式训练绝不用”）；它唯一一次 8 小时的竞价任务在第 2 小时被回收，全部白跑',
+    en: 'runs over 1 h on spot, never starred: the report only uses spot for jobs of 1 h or less ("正式训练绝不用"); its one 8 h spot run was reclaimed at hour 2 and lost everything. A gpu-rent launch with checkpoints and resume moves a reclaimed run to another box from its last checkpoint (a reclaim then costs one sync interval)',
+    zh: '竞价实例上运行超过 1 小时，不标星：报告只在 1 小时以内的任务上用竞价实例（“正式训练绝不用”）；它唯一一次 8 小时的竞价任务在第 2 小时被回收，全部白跑。用 gpu-rent launch（设置 checkpoints 和 resume）时，被回收的任务会从最后一个检查点换一台机器接着跑（一次回收只损失一个同步间隔）',
   },
   storageBundled: {
     en: 'storage is part of the instance price',
