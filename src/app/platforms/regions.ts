@@ -2,28 +2,9 @@
 // the connector's own bounded SDK wrapper. A region that fails fails the read, named: a
 // region dropped silently would hide its instances (and their bills).
 import { REGION_PARALLEL } from '../../core/platforms/regions';
+import { mapLimited } from '../../remote/util/limit';
 import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance, type PlatformKind } from '../../core/platforms/types';
 import { PlatformError } from './errors';
-
-/** `fn` over `items`, at most `limit` at a time, results in order. The first failure is thrown once all started ones have ended. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  let failure: { e: unknown } | undefined;
-  const worker = async () => {
-    while (!failure && next < items.length) {
-      const k = next++;
-      try {
-        out[k] = await fn(items[k]!);
-      } catch (e) {
-        failure ??= { e };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.e;
-  return out;
-}
 
 /** A region's failure names the region. */
 export function inRegion(region: string, e: unknown): unknown {
@@ -56,7 +37,7 @@ export class RegionIndex {
   /** Every region's instances, at most REGION_PARALLEL regions at once, each row with its region. */
   async listAll(listRegion: (region: string) => Promise<PlatformInstance[]>): Promise<PlatformInstance[]> {
     const regions = await this.regions();
-    const per = await mapBounded(regions, REGION_PARALLEL, (r) => listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
+    const per = await mapLimited(regions, REGION_PARALLEL, (r) => listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
     const out: PlatformInstance[] = [];
     for (const [k, list] of per.entries()) {
       for (const p of list) {
@@ -74,7 +55,7 @@ export class RegionIndex {
     if (known) return { region: known };
     const regions = await this.regions();
     if (regions.length === 1) return { region: regions[0]! };
-    const found = await mapBounded(regions, REGION_PARALLEL, (r) => rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
+    const found = await mapLimited(regions, REGION_PARALLEL, (r) => rowIn(r, ref).catch((e: unknown) => Promise.reject(inRegion(r, e))));
     const k = found.findIndex((x) => x !== undefined);
     if (k < 0) throw new PlatformError({ platform: this.kind, kind: 'notFound', code: 'InvalidInstanceId.NotFound', message: `${ref} (not in ${regions.join(', ').slice(0, 300)})` });
     this.regionOf.set(ref, regions[k]!);

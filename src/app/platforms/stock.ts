@@ -5,7 +5,8 @@ import { REGION_PARALLEL } from '../../core/platforms/regions';
 import { aliyunStock, autodlStock, MAX_STOCK_ROWS, STOCK_TTL_S, tencentStock, type StockRow } from '../../core/platforms/stock';
 import type { Connector } from '../../core/platforms/types';
 import { PlatformError } from './errors';
-import { inRegion, mapBounded } from './regions';
+import { inRegion } from './regions';
+import { mapLimited } from '../../remote/util/limit';
 
 export interface StockQuery {
   /** Regions to read (AutoDL region_sign such as "neimeng-C"; cloud region ids); the account's own when absent. */
@@ -33,7 +34,7 @@ export const MAX_STOCK_REGIONS = 30;
 export async function perRegion(regions: readonly string[], read: (region: string) => Promise<StockRow[]>): Promise<StockRow[]> {
   const list = [...new Set(regions)].slice(0, MAX_STOCK_REGIONS);
   const errors: unknown[] = [];
-  const rows = await mapBounded(list, REGION_PARALLEL, (r) =>
+  const rows = await mapLimited(list, REGION_PARALLEL, (r) =>
     read(r).catch((e: unknown) => {
       // A refused credential is the account's, not the region's: it fails the whole read.
       if (e instanceof PlatformError && (e.failure.kind === 'auth' || e.failure.kind === 'tokenExpired')) throw e;

@@ -5,7 +5,7 @@
 import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
 import { can, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance } from '../../core/platforms/types';
-import { mapBounded } from '../../app/platforms/regions';
+import { mapLimited } from '../../remote/util/limit';
 import { RELEASE_SOON_DAYS } from '../../core/platforms/clock';
 import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
@@ -26,7 +26,7 @@ async function withPrices(c: Connector, list: PlatformInstance[]): Promise<Platf
   const ask = list.filter((i) => i.priceFenPerHour === undefined && i.state === 'running' && i.billing !== undefined && i.billing !== 'prepaid').slice(0, PRICED_PER_ACCOUNT);
   if (!ask.length) return list;
   const prices = new Map<string, { fenPerHour: number; readAt: number }>();
-  await mapBounded(ask, 4, async (i) => {
+  await mapLimited(ask, 4, async (i) => {
     const p = await c.price(i.ref).catch(() => undefined);
     if (p) prices.set(i.ref, p);
   });

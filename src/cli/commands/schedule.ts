@@ -4,7 +4,7 @@
 // the next run does what is still inside its window and reports the rest as missed.
 import { configHome } from '../../app/platforms/accountFile';
 import { PLATFORM_NAMES } from '../../app/platforms/errors';
-import { mapBounded } from '../../app/platforms/regions';
+import { mapLimited } from '../../remote/util/limit';
 import { addRule, readSchedules, removeRule, runDue, type RunResult, type ScheduleAccount } from '../../app/schedule';
 import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
@@ -115,7 +115,7 @@ async function list(io: CliIO, json: boolean): Promise<number> {
   // Each instance read once, 4 at a time; what cannot be read shows as '?'.
   const keys = [...new Set(f.rules.map((r) => `${r.account}\n${r.ref}`))];
   const read = new Map<string, { state?: string; price?: number }>();
-  await mapBounded(keys, 4, async (k) => {
+  await mapLimited(keys, 4, async (k) => {
     const [account, ref] = k.split('\n') as [string, string];
     const x = conns.get(account);
     if (!x) return;

@@ -4,6 +4,7 @@
 // entries in all (an endless tree or folder ends in a clear error, not in memory) and on depth,
 // and a bounded number of requests in flight.
 import type { FileEntry, SFTPWrapper } from 'ssh2';
+import { mapLimited } from '../util/limit';
 import { caseInsensitivePlatform, checkComponent, STATE_FILE, type NameRules, type SkipReason } from './names';
 import { closeHandle, isChannelOpen, kindOf, onSessionGone, realpath, SftpGoneError, sftpCode, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
 
@@ -61,20 +62,6 @@ async function readdirBounded(sftp: SFTPWrapper, path: string, budget: { left: n
   } finally {
     await closeHandle(sftp, handle);
   }
-  return out;
-}
-
-/** `fn` over `items`, at most `limit` at once, results in order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
 }
 
