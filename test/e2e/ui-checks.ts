@@ -136,7 +136,8 @@ function chineseChecks(): UiCheck[] {
       async run(page, { outDir }) {
         const item = page.locator('.part.activitybar .action-item [aria-label]');
         const container = await poll('the “GPU 租卡” activity-bar item', async () => {
-          for (const a of await item.all()) { const l = await a.getAttribute('aria-label'); if (l && W.container.test(l)) return a; }
+          // Not the badge (it carries the same label, aria-hidden, and takes no click).
+          for (const a of await item.all()) { const l = await a.getAttribute('aria-label'); if (l && W.container.test(l) && (await a.getAttribute('aria-hidden')) !== 'true') return a; }
           return undefined;
         }, 60_000);
         const sidebar = page.locator('.part.sidebar');
@@ -237,7 +238,7 @@ function englishChecks(): UiCheck[] {
         const item = page.locator('.part.activitybar .action-item [aria-label]');
         const container = await poll('the GPU Rent activity-bar item', async () => {
           const all = await item.all();
-          for (const a of all) { const l = await a.getAttribute('aria-label'); if (l && CONTAINER_LABEL.test(l)) return a; }
+          for (const a of all) { const l = await a.getAttribute('aria-label'); if (l && CONTAINER_LABEL.test(l) && (await a.getAttribute('aria-hidden')) !== 'true') return a; }
           return undefined;
         }, 60_000);
         const sidebar = page.locator('.part.sidebar');
