@@ -400,7 +400,12 @@ function englishChecks(): UiCheck[] {
         const step = async (fill: string | null, expectTitle?: RegExp) => {
           await widget.waitFor({ state: 'visible', timeout: 15_000 });
           await page.waitForTimeout(250);
-          const t = (await title.innerText().catch(() => '')).trim();
+          // The next step may take a moment to replace the last one (a loaded machine): wait for its title.
+          let t = (await title.innerText().catch(() => '')).trim();
+          for (let i = 0; expectTitle && !expectTitle.test(t) && i < 40; i++) {
+            await page.waitForTimeout(125);
+            t = (await title.innerText().catch(() => '')).trim();
+          }
           titles.push(t);
           if (expectTitle && !expectTitle.test(t)) throw new Error(`step title "${t}" should match ${expectTitle}; so far: ${JSON.stringify(titles)}`);
           if (fill !== null) await input.fill(fill);
