@@ -10,13 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Server, utils, type SFTPWrapper } from 'ssh2';
 import { pullRange } from '../../src/remote/sync/transfer';
+import { testHostKey } from '../support/host-key';
 
 const { STATUS_CODE } = utils.sftp;
 
 /** Serves one file; each READ one byte short where it can be, the oldest held back while newer ones are answered. */
 function startServer(content: Buffer): Promise<{ port: number; reads: () => number; close: () => Promise<void> }> {
   let reads = 0;
-  const server = new Server({ hostKeys: [utils.generateKeyPairSync('ed25519').private] }, (conn) => {
+  const server = new Server({ hostKeys: [testHostKey()] }, (conn) => {
     conn.on('error', () => undefined);
     conn.on('authentication', (ctx) => (ctx.method === 'password' && ctx.password === 'pw' ? ctx.accept() : ctx.reject(['password'])));
     conn.on('ready', () =>

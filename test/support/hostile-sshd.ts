@@ -15,6 +15,7 @@ import { Server, utils, type Connection, type ServerChannel, type SFTPWrapper } 
 import { PROBE_BEGIN, PROBE_END } from '../../src/core/probe';
 import { SMI_QUERY_FIELDS } from '../../src/core/smi';
 import { CLI } from './cli';
+import { testHostKey } from './host-key';
 
 export type HostileMode = 'flood' | 'escapes' | 'tree' | 'wide' | 'forged' | 'stall';
 
@@ -230,7 +231,7 @@ function forgedHashReply(command: string, files: Record<string, Buffer>): string
 }
 
 export async function startHostileSshd(options: HostileOptions): Promise<HostileSshd> {
-  const hostKey = utils.generateKeyPairSync('ed25519').private;
+  const hostKey = testHostKey();
   const password = 'hostile-pass';
   const conns = new Set<Connection>();
   const state: HostileSshd = {

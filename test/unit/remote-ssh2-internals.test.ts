@@ -4,8 +4,9 @@
 import { strict as assert } from 'node:assert';
 import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
-import { Client, Server, utils, type ClientChannel, type SFTPWrapper } from 'ssh2';
+import { Client, Server, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { channelStates, corkableSocketOf, killRemote, sftpChannelOpen, sftpHasExtension } from '../../src/remote/ssh2-internals';
+import { testHostKey } from '../support/host-key';
 
 const until = async (cond: () => boolean, ms = 3000) => {
   const end = Date.now() + ms;
@@ -22,7 +23,7 @@ describe('ssh2 internals (in-process ssh2 server)', function () {
   const signals: string[] = [];
 
   before(async () => {
-    const hostKey = utils.generateKeyPairSync('ed25519').private;
+    const hostKey = testHostKey();
     server = new Server({ hostKeys: [hostKey] }, (conn) => {
       conn.on('authentication', (ctx) => ctx.accept());
       conn.on('ready', () => {
