@@ -20,6 +20,7 @@ import { listJobs, startJob, stopJob, type JobInfo } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 import { syncOnce } from '../../remote/sync';
 import { knownHostsName } from '../../remote/target';
+import { sleep } from '../../remote/util/sleep';
 import { PowerOnLocks } from '../platforms/powerLock';
 import { TARGET, waitForState } from '../platforms/settle';
 import { SshPool } from '../pool';
@@ -96,6 +97,9 @@ export const isFinished = (s: LaunchState) => TERMINAL.has(s.phase);
 export function taskDigest(task: Task): string {
   return createHash('sha256').update(JSON.stringify(task)).digest('hex').slice(0, 32);
 }
+
+/** The pool entry of a launch's box: its account and id (a platform instance) and its endpoint. */
+const poolKey = (box: AcquiredBox) => `launch:${box.account ?? ''}/${box.ref ?? ''}@${knownHostsName(box.target.host, box.target.port)}`;
 
 const errText = (e: unknown) => (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ').slice(0, 600);
 
@@ -261,8 +265,7 @@ class Run {
 
   private async connect(box: AcquiredBox): Promise<Live> {
     const opts = { ...this.host.connectOptions(box), ...(box.password ? { password: box.password } : {}) };
-    const key = `launch:${box.account ?? ''}/${box.ref ?? ''}@${knownHostsName(box.target.host, box.target.port)}`;
-    const conn = await this.pool.get(key, box.target, opts);
+    const conn = await this.pool.get(poolKey(box), box.target, opts);
     const h = await conn.exec('printf %s "$HOME"', { login: false, timeoutMs: 30000 });
     const home = h.stdout.trim().slice(0, 4096);
     if (!home.startsWith('/')) throw new Error(`the box did not say where its home is (${JSON.stringify(h.stdout.slice(0, 80))})`);
@@ -590,13 +593,8 @@ class Run {
     return out;
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((r) => {
-      const signal = this.host.signal;
-      const onAbort = () => (clearTimeout(t), r());
-      const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), r()), ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  private async sleep(ms: number): Promise<void> {
+    await sleep(ms, this.host.signal);
   }
 
   private price(): RunPrice | null {
@@ -608,7 +606,7 @@ class Run {
   private async reclaimed(why: string): Promise<void> {
     const b = this.s.box!;
     await this.save(`reclaimed: ${b.label} ${why}; ${this.s.lastSync?.checkpoint ? `the last verified checkpoint is ${this.s.lastSync.checkpoint}` : 'no checkpoint was synced yet: the run starts over'}`, { boxes: [...this.s.boxes, { ...b, leftAt: this.now(), leftBecause: 'reclaimed' }], box: undefined, recoveries: this.s.recoveries + 1, setupDone: false });
-    if (this.live) this.pool.invalidate(`launch:${this.live.box.account ?? ''}/${this.live.box.ref ?? ''}@${knownHostsName(this.live.box.target.host, this.live.box.target.port)}`);
+    if (this.live) this.pool.invalidate(poolKey(this.live.box));
     this.live = undefined;
     this.tail = undefined;
     this.unreachableSince = undefined;
@@ -657,7 +655,8 @@ class Run {
       const line = `watch: ${progress.step !== null ? `step ${progress.step}${progress.total !== null ? `/${progress.total}` : ''}` : 'no progress line yet'}${progress.loss !== null ? ` · loss ${progress.loss}` : ''}${f.etaSeconds !== null ? ` · ETA ${Math.round(f.etaSeconds / 60)} min` : ''}${f.costToFinishFen !== null ? ` · ${formatCny(f.costToFinishFen)} to finish` : ''} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`;
       const prev = this.s.progress;
       const changed = !prev || prev.step !== progress.step || prev.total !== progress.total;
-      const say = changed && (this.lastLineAt === 0 || this.now() - this.lastLineAt >= PROGRESS_LINE_SECONDS);
+      // The first reading with a step is said at once (a first poll before any bar must not hold it back 30 s).
+      const say = changed && (this.lastLineAt === 0 || (prev?.step ?? null) === null || this.now() - this.lastLineAt >= PROGRESS_LINE_SECONDS);
       if (say) this.lastLineAt = this.now();
       await this.save(say ? line : undefined, { progress: { step: progress.step, total: progress.total, etaSeconds: f.etaSeconds, costToFinishFen: f.costToFinishFen, loss: progress.loss } });
       // The box's own notice (阿里云 metadata): the checkpoints come home now, then the run moves.
