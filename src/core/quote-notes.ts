@@ -2,6 +2,8 @@
 // Simplified Chinese: the words `gpu-rent quote` and the calculator both print for a code.
 import type { RowNote } from './cost';
 import type { WarningCode } from './catalog';
+import { formatCny } from './money';
+import type { FreePlace, StartNow } from './startNow';
 
 export type QuoteNoteCode = Exclude<RowNote, WarningCode>;
 export type QuoteLang = 'en' | 'zh-cn';
@@ -71,4 +73,42 @@ export function quoteNoteText(code: string, lang: QuoteLang): string | undefined
 /** Every note in one language, keyed by code (the calculator's string table). */
 export function quoteNotes(lang: QuoteLang): Record<string, string> {
   return Object.fromEntries(Object.entries(QUOTE_NOTE_TEXT).map(([k, t]) => [k, lang === 'zh-cn' ? t.zh : t.en]));
+}
+
+/** A quote row's start-now mark (core/startNow.ts), in both languages: `gpu-rent quote --stock` and the calculator. */
+export type StartNowCode = 'startNowFree' | 'startNowNone' | 'startNowReadFailed' | 'startNowNotListed';
+
+export const START_NOW_TEXT: Readonly<Record<StartNowCode, { en: string; zh: string }>> = {
+  startNowFree: { en: 'can start now ({0})', zh: '可立即开机（{0}）' },
+  startNowNone: { en: 'none free now', zh: '暂无空闲卡' },
+  startNowReadFailed: { en: 'not checked: the stock read failed', zh: '未检查：读取空闲卡失败' },
+  startNowNotListed: { en: 'not in the stock read (other regions are not checked)', zh: '空闲卡列表中没有（其他地域未检查）' },
+};
+
+/** The mark's code, or undefined where nothing is said (no account for that platform). */
+export function startNowCode(s: StartNow): StartNowCode | undefined {
+  if (s.state === 'free') return 'startNowFree';
+  if (s.state === 'none') return 'startNowNone';
+  return s.reason === 'readFailed' ? 'startNowReadFailed' : s.reason === 'notListed' ? 'startNowNotListed' : undefined;
+}
+
+/** "3 free in 内蒙C区" / "内蒙C区 空闲 3 张"; "available in ap-guangzhou-3, ¥8.68/h" where the platform gives no count. */
+export function freePlaceText(p: FreePlace, lang: QuoteLang): string {
+  const where = p.zone && p.zone !== p.region ? `${p.region} ${p.zone}` : p.region;
+  const price = p.priceFenPerHour !== undefined ? formatCny(p.priceFenPerHour) : undefined;
+  if (lang === 'zh-cn') return `${where} ${p.free !== undefined ? `空闲 ${p.free} 张` : '有货'}${price ? `，${price}/小时` : ''}`;
+  return `${p.free !== undefined ? `${p.free} free` : 'available'} in ${where}${price ? `, ${price}/h` : ''}`;
+}
+
+/** The mark's words (the first `maxPlaces` places, then how many more), or undefined where nothing is said. */
+export function startNowText(s: StartNow, lang: QuoteLang, maxPlaces = 2): string | undefined {
+  const code = startNowCode(s);
+  if (!code) return undefined;
+  const t = lang === 'zh-cn' ? START_NOW_TEXT[code].zh : START_NOW_TEXT[code].en;
+  if (s.state !== 'free') return t;
+  const shown = s.places.slice(0, Math.max(1, maxPlaces)).map((p) => freePlaceText(p, lang));
+  const more = s.places.length - shown.length;
+  if (more > 0) shown.push(lang === 'zh-cn' ? `另有 ${more} 处` : `${more} more`);
+  // A function, so a `$&` in a platform's region name stays text.
+  return t.replace('{0}', () => shown.join(lang === 'zh-cn' ? '；' : '; '));
 }
