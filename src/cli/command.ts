@@ -13,6 +13,8 @@ export interface CliCommand {
   name: string;
   /** One line for `gpu-rent --help`. */
   summary: string;
+  /** The same line in Chinese (shown under a Chinese locale or --lang zh-cn). */
+  summaryZh?: string;
   /** Full help text for `gpu-rent NAME --help`; `ctx` (the environment and the command's arguments) lets it pick a language. */
   help: (ctx?: { env: NodeJS.ProcessEnv; argv: readonly string[] }) => string;
   /** Returns the exit code. Throw UsageError for bad input (exit 2). */

@@ -4,7 +4,7 @@
 export const CLI_LANGS = ['en', 'zh-cn'] as const;
 export type CliLang = (typeof CLI_LANGS)[number];
 
-export const LANG_FLAG_SPEC = { type: 'string', valueName: 'LANG', choices: CLI_LANGS, description: 'language of the text output (en, zh-cn; default from LC_ALL / LC_MESSAGES / LANG)' } as const;
+export const LANG_FLAG_SPEC = { type: 'string', valueName: 'LANG', choices: CLI_LANGS, description: 'language of the text output (en, zh-cn; default from LC_ALL / LC_MESSAGES / LANG)', zh: '文字输出的语言（en、zh-cn；默认取 LC_ALL / LC_MESSAGES / LANG）' } as const;
 
 /** The language for this run. `flag` is the parsed --lang value, if any. */
 export function cliLang(flag: string | undefined, env: NodeJS.ProcessEnv): CliLang {

@@ -6,32 +6,36 @@ import { UsageError } from './args';
 import type { CliCommand, CliIO } from './command';
 import { errorCode, jsonError, wantsJson } from './json-error';
 import { allCommands, findCommand } from './commands';
+import { cliLang, langInArgv, type CliLang } from './lang';
+import { messageIn, t } from './words';
 
-async function topHelp(): Promise<string> {
+async function topHelp(lang: CliLang): Promise<string> {
   const commands = await allCommands();
   const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  const summary = (c: CliCommand) => (lang === 'zh-cn' && c.summaryZh ? c.summaryZh.replace(/。$/, '') : `${c.summary.charAt(0).toUpperCase()}${c.summary.slice(1).replace(/\.$/, '')}`);
   return [
-    'Usage: gpu-rent COMMAND [options]',
+    t(lang, 'Usage: gpu-rent COMMAND [options]', '用法：gpu-rent 命令 [选项]'),
     '',
-    'Price GPU rentals as completed jobs (CNY), check a rented box, run and sync training.',
+    t(lang, 'Price GPU rentals as completed jobs (CNY), check a rented box, run and sync training.', '按完成整个任务的总价（人民币）比较 GPU 租用，检查租到的机器，运行并同步训练。'),
     '',
-    'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}${c.summary.charAt(0).toUpperCase()}${c.summary.slice(1).replace(/\.$/, '')}`),
+    t(lang, 'Commands:', '命令：'),
+    ...commands.map((c) => `  ${c.name.padEnd(width)}${summary(c)}`),
     '',
-    "Run 'gpu-rent COMMAND --help' for a command's options.",
+    t(lang, "Run 'gpu-rent COMMAND --help' for a command's options.", "运行 'gpu-rent 命令 --help' 查看该命令的选项。"),
     '',
   ].join('\n');
 }
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
+  const lang = cliLang(langInArgv(argv), io.env);
   if (name === undefined) {
     // No command is a usage error: the help goes to stderr with exit 2, so `gpu-rent | x` sees nothing.
-    io.stderr(await topHelp());
+    io.stderr(await topHelp(lang));
     return 2;
   }
   if (name === '--help' || name === '-h' || name === 'help') {
-    io.stdout(await topHelp());
+    io.stdout(await topHelp(lang));
     return 0;
   }
   if (name === '--version' || name === '-V') {
@@ -41,7 +45,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   const command: CliCommand | undefined = await findCommand(name);
   if (!command) {
     const names = (await allCommands()).map((c) => c.name);
-    io.stderr(`gpu-rent: unknown command "${name}" (commands: ${names.join(', ')})\n`);
+    io.stderr(`gpu-rent: ${t(lang, 'unknown command "{0}" (commands: {1})', '未知命令 "{0}"（可用命令：{1}）', forTerminalLines(name), names.join(', '))}\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -57,12 +61,13 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
+      // JSON is the same in every language: the English message.
       if (json) io.stdout(jsonError('usage', err.message));
-      io.stderr(`gpu-rent ${name}: ${err.message}\n`);
+      io.stderr(`gpu-rent ${name}: ${messageIn(lang, err)}\n`);
       return 2;
     }
     // Messages may quote what a box printed: escapes made visible, never written raw.
-    const message = forTerminalLines(err instanceof Error ? err.message : String(err));
+    const message = forTerminalLines(messageIn(lang, err));
     if (json) io.stdout(jsonError(errorCode(err), err instanceof Error ? err.message : String(err)));
     io.stderr(`gpu-rent ${name}: ${message}\n`);
     if (io.env.GPU_RENT_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');

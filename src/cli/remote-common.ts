@@ -9,29 +9,38 @@ import type { TrustQuestion } from '../remote/hostkeys';
 import { SshPool } from '../app/pool';
 import { readSshConfigSync } from '../app/sshConfig';
 import { knownHostsName, tryParseTarget, type SshTarget } from '../remote/target';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from './lang';
+import { CliError, t } from './words';
 
 export const TARGET_HELP =
   'TARGET is ssh://user@host:port, the login command the platform shows pasted whole in quotes ' +
   "('ssh -p 12345 root@connect.westb.seetacloud.com'), user@host[:port], or a Host from ~/.ssh/config. " +
   'The password comes from GPU_RENT_PASSWORD or a prompt, never a flag.';
 
+export const TARGET_HELP_ZH =
+  'TARGET 可以是 ssh://user@host:port、平台显示的登录命令（整条加引号粘贴：' +
+  "'ssh -p 12345 root@connect.westb.seetacloud.com'）、user@host[:port]，或 ~/.ssh/config 里的 Host。" +
+  '密码来自 GPU_RENT_PASSWORD 或提示输入，从不通过选项传入。';
+
 export const REMOTE_FLAGS = {
-  'accept-new': { type: 'boolean', description: 'trust and pin the host key on first contact without asking (scripts)' },
-  identity: { type: 'string', short: 'i', valueName: 'FILE', repeat: true, description: 'private key file to try first (like ssh -i; repeatable)' },
-  'connect-timeout': { type: 'number', valueName: 'SECONDS', min: 0, exclusiveMin: true, max: 600, description: 'SSH connect and handshake deadline (default 20)' },
+  'accept-new': { type: 'boolean', description: 'trust and pin the host key on first contact without asking (scripts)', zh: '首次连接时不询问，直接信任并记住主机密钥（脚本用）' },
+  identity: { type: 'string', short: 'i', valueName: 'FILE', repeat: true, description: 'private key file to try first (like ssh -i; repeatable)', zh: '先尝试的私钥文件（同 ssh -i；可重复）' },
+  'connect-timeout': { type: 'number', valueName: 'SECONDS', min: 0, exclusiveMin: true, max: 600, description: 'SSH connect and handshake deadline (default 20)', zh: 'SSH 连接与握手的时限（默认 20 秒）' },
+  lang: LANG_FLAG_SPEC,
 } as const satisfies FlagSpecs;
 
 export interface RemoteFlags {
   'accept-new'?: boolean;
   identity?: string[];
   'connect-timeout'?: number;
+  lang?: string;
 }
 
 /** Parses TARGET or throws a UsageError that names what is wrong with it. */
 export function targetFromArg(text: string | undefined, io: CliIO): SshTarget {
-  if (text === undefined || text.trim() === '') throw new UsageError(`missing TARGET. ${TARGET_HELP}`);
+  if (text === undefined || text.trim() === '') throw new UsageError(`missing TARGET. ${TARGET_HELP}`, `缺少 TARGET。${TARGET_HELP_ZH}`);
   const r = tryParseTarget(text, { sshConfig: readSshConfigSync({ env: io.env }) });
-  if (!r.ok) throw new UsageError(`bad TARGET: ${r.problem}`);
+  if (!r.ok) throw new UsageError(`bad TARGET: ${r.problem}`, `TARGET 无法使用：${r.problem}`);
   return r.target;
 }
 
@@ -74,6 +83,7 @@ export function promptLine(question: string, hidden: boolean): Promise<string | 
 
 /** Connection options from the flags and the environment. */
 export function connectOptions(flags: RemoteFlags, io: CliIO): ConnectOptions {
+  const lang = cliLang(flags.lang, io.env);
   const interactive = Boolean(process.stdin.isTTY);
   const opts: ConnectOptions = {
     acceptNew: flags['accept-new'] === true,
@@ -85,22 +95,53 @@ export function connectOptions(flags: RemoteFlags, io: CliIO): ConnectOptions {
   if (io.env.GPU_RENT_KNOWN_HOSTS) opts.knownHostsPath = io.env.GPU_RENT_KNOWN_HOSTS;
   if (interactive) {
     opts.confirmNewKey = async (q: TrustQuestion) => {
-      io.stderr(`The host ${q.port === 22 ? q.host : `[${q.host}]:${q.port}`} is new to gpu-rent.\n${q.keyType} key fingerprint is ${q.fingerprint}.\n`);
-      const a = await promptLine('Trust it and remember it? (yes/no) ', false);
+      const where = q.port === 22 ? q.host : `[${q.host}]:${q.port}`;
+      io.stderr(t(lang, 'The host {0} is new to gpu-rent.\n{1} key fingerprint is {2}.\n', 'gpu-rent 第一次连接主机 {0}。\n{1} 密钥指纹为 {2}。\n', where, q.keyType, q.fingerprint));
+      const a = await promptLine(t(lang, 'Trust it and remember it? (yes/no) ', '信任并记住它吗？(yes/no) '), false);
       return a !== null && /^y(es)?$/i.test(a.trim());
     };
-    opts.askPassword = async (q) => promptLine(`${q.user}@${q.host}'s password (port ${q.port}): `, true);
+    opts.askPassword = async (q) => promptLine(t(lang, "{0}@{1}'s password (port {2}): ", '{0}@{1} 的密码（端口 {2}）：', q.user, q.host, q.port), true);
   }
   return opts;
 }
 
-/** Turns a RemoteError into an Error whose message the dispatcher prints as is. */
+/** What went wrong, in Chinese, with the extension's words for the same failure; the English detail follows. */
+function remoteErrorZh(e: RemoteError): string {
+  const d = e.detail as { host?: string; port?: number };
+  const where = d.host ? `${d.host}${d.port ? `:${d.port}` : ''}` : '实例';
+  const z = (en: string, zh: string) => t('zh-cn', en, zh, where, e.message);
+  const line = {
+    'bad-target': () => t('zh-cn', 'The login cannot be used: {0}', '该登录信息无法使用：{0}', e.message),
+    'host-key-changed': () => z('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', '{0} 的主机密钥自上次连接后变了。没有发送任何内容：没有密码，也没有命令。如果平台确实迁移了实例，请检查已记住的条目；否则可能有人在中间。'),
+    'host-key-unknown': () => z('The host key of {0} was not trusted, so nothing was sent.', '{0} 的主机密钥未被信任，因此没有发送任何内容。'),
+    'auth-failed': () => z('{0} refused the login. After a restart the platform may show a new password: paste the new login command.', '{0} 拒绝了登录。重启后平台可能显示新密码：请粘贴新的登录命令。'),
+    'no-credentials': () => z('No password or key to log in to {0} with.', '没有可用于登录 {0} 的密码或密钥。'),
+    'connect-refused': () => z('Nothing answers at {0}. The instance may be stopped, or its SSH port changed after a restart: paste the new login command.', '{0} 无应答。实例可能已关机，或重启后 SSH 端口变了：请粘贴新的登录命令。'),
+    'host-not-found': () => z('The host name of {0} cannot be resolved.', '无法解析 {0} 的主机名。'),
+    timeout: () => z('{0} did not answer in time.', '{0} 未在时限内应答。'),
+    'session-limit': () => z('{0} refused another session (too many open at once).', '{0} 拒绝再开会话（同时打开的太多）。'),
+    disconnected: () => z('The connection to {0} dropped.', '到 {0} 的连接断开了。'),
+    aborted: () => t('zh-cn', 'Cancelled.', '已取消。'),
+    protocol: () => z('SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}'),
+    'remote-failed': () => z('SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}'),
+  }[e.code]();
+  const hint = e.hint === 'paste-new-login-command' ? '如果实例重启过，它的 SSH 端口和密码可能变了（AutoDL 每次开关机都会变）：请从控制台粘贴新的登录命令。' : e.hint === 'instance-may-be-starting' ? '控制台可能在 sshd 启动前就显示“运行中”：请等几秒再试。' : '';
+  const detail = line.includes(e.message) ? '' : `\n（${e.message}）`;
+  return `${line}${detail}${hint ? `\n${hint}` : ''}`;
+}
+
+/** Turns a RemoteError into an Error whose message (English, or its `zh` under a Chinese locale) the dispatcher prints as is. */
 export function asCliError(e: unknown): unknown {
   if (e instanceof RemoteError) {
-    if (e.code === 'bad-target') return new UsageError(e.message);
-    return new Error(describeRemoteError(e), { cause: e });
+    if (e.code === 'bad-target') return new UsageError(e.message, `TARGET 无法使用：${e.message}`);
+    return new CliError(describeRemoteError(e), remoteErrorZh(e), { cause: e });
   }
   return e;
+}
+
+/** This command's language from its parsed --lang and the locale. */
+export function langOf(flags: { lang?: string }, io: CliIO): CliLang {
+  return cliLang(flags.lang, io.env);
 }
 
 /**
@@ -110,7 +151,7 @@ export function asCliError(e: unknown): unknown {
  */
 export async function withRemote<T>(targetText: string | undefined, flags: RemoteFlags, io: CliIO, fn: (conn: RemoteConnection, target: SshTarget) => Promise<T>): Promise<T> {
   const target = targetFromArg(targetText, io);
-  for (const note of target.ignored) io.stderr(`note: ignoring ${note} from the target\n`);
+  for (const note of target.ignored) io.stderr(t(cliLang(flags.lang, io.env), 'note: ignoring {0} from the target\n', '注意：忽略 TARGET 中的 {0}\n', note));
   const pool = new SshPool();
   try {
     const conn = await pool.get(`${target.user ?? ''}@${knownHostsName(target.host, target.port)}`, target, connectOptions(flags, io));

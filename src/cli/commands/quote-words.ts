@@ -4,20 +4,9 @@ import type { BillingMode } from '../../core/catalog';
 import type { IdleBasis } from '../../core/cost';
 import type { Dating } from '../../core/format';
 import type { QuoteLang } from '../../core/quote-notes';
-import zhBundle from '../../../l10n/bundle.l10n.zh-cn.json';
+import { fill, shared } from '../words';
 
-const BUNDLE: Readonly<Record<string, string>> = zhBundle;
-
-/** The extension's Chinese for `en` when its bundle has that exact string, else `zh`. */
-export function shared(en: string, zh: string): string {
-  const t = Object.prototype.hasOwnProperty.call(BUNDLE, en) ? BUNDLE[en] : undefined;
-  return typeof t === 'string' && t !== '' ? t : zh;
-}
-
-/** `{0}`-style placeholders, as in vscode.l10n.t. */
-function fill(template: string, ...values: (string | number)[]): string {
-  return template.replace(/\{(\d)\}/g, (m, i: string) => (Number(i) < values.length ? String(values[Number(i)]) : m));
-}
+export { shared };
 
 export interface QuoteWords {
   /** formatHours' "15 h" / "30 min" / "5 s" / "3.2 d" in this language. */
