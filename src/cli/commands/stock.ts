@@ -51,12 +51,12 @@ interface CacheFile {
   rows: StockRow[];
 }
 
-function cachePath(io: CliIO, a: CliAccount, regions: readonly string[]): string {
+export function cachePath(io: CliIO, a: CliAccount, regions: readonly string[]): string {
   const key = createHash('sha256').update(`${a.account.id}\u0000${a.account.kind}\u0000${regions.join(',')}`).digest('hex').slice(0, 32);
   return join(configHome(io.env), 'cache', `stock-${key}.json`);
 }
 
-async function cached(path: string, now: number): Promise<StockRow[] | undefined> {
+export async function cached(path: string, now: number): Promise<StockRow[] | undefined> {
   try {
     const text = await readFile(path, 'utf8');
     if (text.length > 4 * 1024 * 1024) return undefined;
@@ -68,7 +68,7 @@ async function cached(path: string, now: number): Promise<StockRow[] | undefined
   }
 }
 
-async function remember(path: string, rows: StockRow[], now: number): Promise<void> {
+export async function remember(path: string, rows: StockRow[], now: number): Promise<void> {
   try {
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     await writeFile(path, JSON.stringify({ at: now, rows } satisfies CacheFile), { mode: 0o600 });
