@@ -4,6 +4,10 @@
 // silently clamped: the bounds are far above any real rental (the dearest price in the field
 // report is ¥20,000/month for an A100-80G) and keep every product exact in integer fen
 // (¥100,000/h × 8 cards × 100,000 h = 8×10¹² fen, far below 2⁵³ ≈ 9×10¹⁵).
+// The calculator's form and message protocol, the extension's scripted arguments and its
+// input boxes take their limits from here too (boundSchema, boundProblem), so no two of them
+// can disagree.
+import { z } from 'zod';
 
 export interface Bound {
   min: number;
@@ -23,6 +27,8 @@ export const BOUNDS = {
   /** A day/week/month price scales with its hours: ¥100,000/h × 720 h for a month. */
   yuanPerMonth: { min: 0, max: 100_000 * HOURS_IN_MONTH, unit: '¥/month', why: '¥100,000/h held for a month' },
   yuanPerGbDay: { min: 0, max: 1_000, unit: '¥/GB/day', why: 'the report\'s dearest disk is ¥1/GB/day' },
+  /** A price for a whole instance (every card), as the extension stores it: the dearest card on the largest machine. */
+  instanceYuanPerHour: { min: 0, max: 100_000 * 8, unit: '¥/h', why: '¥100,000/h per card × 8 cards' },
   /** No-GPU mode and other per-hour rates that are not a card price. */
   noGpuYuanPerHour: { min: 0, max: 100_000, unit: '¥/h', why: 'as a card price' },
   /** Bandwidth: below 0.1 Mbit/s a download would take years; above 10⁶ nothing rents. */
@@ -71,4 +77,27 @@ export function withinBound(v: number, b: Bound): boolean {
 export function formatBoundNumber(v: number): string {
   if (Number.isInteger(v)) return v.toLocaleString('en-US');
   return String(Number(v.toPrecision(3)));
+}
+
+/** What is wrong with a typed or posted number, as a code the caller puts into words. */
+export type BoundProblem = 'notNumber' | 'notInteger' | 'belowMin' | 'aboveMax';
+
+/** The same test as withinBound, saying which side failed. */
+export function boundProblem(v: number, b: Bound): BoundProblem | undefined {
+  if (!Number.isFinite(v)) return 'notNumber';
+  if (b.integer && !Number.isInteger(v)) return 'notInteger';
+  if (b.exclusiveMin ? v <= b.min : v < b.min) return 'belowMin';
+  if (v > b.max) return 'aboveMax';
+  return undefined;
+}
+
+/** A zod number accepting exactly what withinBound accepts. */
+export function boundSchema(b: Bound): z.ZodNumber {
+  const base = b.integer ? z.number().int() : z.number();
+  return (b.exclusiveMin ? base.gt(b.min) : base.min(b.min)).max(b.max);
+}
+
+/** `b` with 0 allowed: a form field that holds 0 while the other work mode is chosen. */
+export function orZero(b: Bound): Bound {
+  return { ...b, min: 0, exclusiveMin: false };
 }

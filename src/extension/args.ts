@@ -3,9 +3,14 @@
 // wrong types are refused with a message naming the field. Money is in yuan here, as users
 // type it; it becomes fen at once.
 import { z } from 'zod';
+import { BOUNDS, boundSchema } from '../core/bounds';
 import { BILLING_MODES, INSTANCE_STATES, normalizeBillingMode, type BillingMode, type InstanceState } from '../core/spend';
 
-const yuan = z.number().min(0).max(1_000_000);
+// Prices and sizes take core's bounds (the calculator and the CLI read the same): a rate is for the whole instance.
+export const INSTANCE_PRICE_BOUNDS = { hourlyRate: BOUNDS.instanceYuanPerHour, spotRate: BOUNDS.instanceYuanPerHour, noGpuModeRate: BOUNDS.noGpuYuanPerHour, storageGbDay: BOUNDS.yuanPerGbDay } as const;
+const price = (k: keyof typeof INSTANCE_PRICE_BOUNDS) => boundSchema(INSTANCE_PRICE_BOUNDS[k]);
+const gpuCount = boundSchema(BOUNDS.gpus);
+const dataDiskGb = boundSchema(BOUNDS.gb);
 const id = z.string().min(1).max(64);
 
 export const AddInstanceArgs = z.strictObject({
@@ -16,15 +21,15 @@ export const AddInstanceArgs = z.strictObject({
   keyPath: z.string().min(1).max(4096).optional(),
   platform: z.string().min(1).max(64),
   card: z.string().min(1).max(120),
-  gpuCount: z.number().int().min(1).max(64).default(1),
+  gpuCount: gpuCount.default(1),
   /** hour | day | week | month (the older hourly | daily | weekly | monthly still read). */
   billingMode: z.preprocess(normalizeBillingMode, z.enum(BILLING_MODES as [BillingMode, ...BillingMode[]])).default('hour'),
   /** Yuan per hour for the whole instance; default from the catalog. */
-  hourlyRate: yuan.optional(),
-  spotRate: yuan.optional(),
-  noGpuModeRate: yuan.optional(),
-  storageGbDay: yuan.optional(),
-  dataDiskGb: z.number().min(0).max(1_000_000).default(0),
+  hourlyRate: price('hourlyRate').optional(),
+  spotRate: price('spotRate').optional(),
+  noGpuModeRate: price('noGpuModeRate').optional(),
+  storageGbDay: price('storageGbDay').optional(),
+  dataDiskGb: dataDiskGb.default(0),
   state: z.enum(INSTANCE_STATES as [InstanceState, ...InstanceState[]]).default('running'),
 });
 export type AddInstanceArgs = z.infer<typeof AddInstanceArgs>;
@@ -34,13 +39,13 @@ export const EditInstanceArgs = z.strictObject({
   name: z.string().min(1).max(120).optional(),
   platform: z.string().min(1).max(64).optional(),
   card: z.string().min(1).max(120).optional(),
-  gpuCount: z.number().int().min(1).max(64).optional(),
+  gpuCount: gpuCount.optional(),
   billingMode: z.preprocess(normalizeBillingMode, z.enum(BILLING_MODES as [BillingMode, ...BillingMode[]])).optional(),
-  hourlyRate: yuan.optional(),
-  spotRate: yuan.optional(),
-  noGpuModeRate: yuan.optional(),
-  storageGbDay: yuan.optional(),
-  dataDiskGb: z.number().min(0).max(1_000_000).optional(),
+  hourlyRate: price('hourlyRate').optional(),
+  spotRate: price('spotRate').optional(),
+  noGpuModeRate: price('noGpuModeRate').optional(),
+  storageGbDay: price('storageGbDay').optional(),
+  dataDiskGb: dataDiskGb.optional(),
   /** The checkpoint folder on the box and the local folder it syncs into (relative to the workspace, or absolute). */
   syncRemoteDir: z.string().min(2).max(4096).regex(/^\/[^\n\0]*$/, 'must be an absolute path on the box').refine((d) => !d.split('/').includes('..'), 'may not contain ".."').optional(),
   syncLocalDir: z.string().min(1).max(4096).regex(/^[^\n\0]*$/, 'must be one line').optional(),
@@ -57,7 +62,7 @@ export const StartTrainingArgs = z.strictObject({
   cwd: z.string().max(4096).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).max(128), z.string().max(4000)).optional(),
   /** Expected hours; used for the spot warning. */
-  expectedHours: z.number().min(0).max(10_000).optional(),
+  expectedHours: boundSchema(BOUNDS.hours).optional(),
   /** Confirms a long job on a spot instance without a dialog. */
   acceptSpotRisk: z.boolean().default(false),
   acceptNewHostKey: z.boolean().optional(),

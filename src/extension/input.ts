@@ -1,11 +1,12 @@
 // Parsing what people type into input boxes. Never throws; a problem is a code the caller
 // turns into words (and shows inline while the user types).
+import { BOUNDS } from '../core/bounds';
 import { yuanToFen, type Fen } from '../core/money';
 
 export type InputProblem = 'empty' | 'notNumber' | 'negative' | 'tooLarge' | 'notInteger';
 
 /** "1.98", "¥1.98", "1.98元", "1,234.5" → fen. */
-export function parseYuan(text: string, max = 1_000_000): { ok: true; fen: Fen } | { ok: false; problem: InputProblem } {
+export function parseYuan(text: string, max = BOUNDS.instanceYuanPerHour.max): { ok: true; fen: Fen } | { ok: false; problem: InputProblem } {
   const t = text.trim().replace(/^[¥￥]\s*/, '').replace(/\s*(元|yuan|cny)(\s*\/\s*(h|时|小时|hour))?$/i, '').replace(/,/g, '');
   if (t === '') return { ok: false, problem: 'empty' };
   if (!/^-?\d+(\.\d+)?$|^-?\.\d+$/.test(t)) return { ok: false, problem: 'notNumber' };
@@ -26,7 +27,7 @@ export function parseCount(text: string, min: number, max: number): { ok: true; 
   return { ok: true, value: v };
 }
 
-export function parseGb(text: string, max = 1_000_000): { ok: true; value: number } | { ok: false; problem: InputProblem } {
+export function parseGb(text: string, max = BOUNDS.gb.max): { ok: true; value: number } | { ok: false; problem: InputProblem } {
   const t = text.trim().replace(/\s*(gb|g|gib)$/i, '');
   if (t === '') return { ok: false, problem: 'empty' };
   if (!/^\d+(\.\d+)?$/.test(t)) return { ok: false, problem: t.startsWith('-') ? 'negative' : 'notNumber' };

@@ -10,23 +10,25 @@ import { DEFAULT_JOB } from '../core/job-defaults';
 import { jobInputFor } from './job-input';
 import { inputsForCard } from './rescale';
 import { breakEvenChart, crossover, stackedBars, type Bar, type ModeLine } from './charts';
-import { CalculatorInputsSchema, DEFAULT_INPUTS, parseHostMessage, restoreState, SORT_KEYS, type CalculatorInputs, type Locale, type WebviewMessage } from './protocol';
+import { boundProblem } from '../core/bounds';
+import { CalculatorInputsSchema, DEFAULT_INPUTS, FIELD_BOUNDS, parseHostMessage, restoreState, SORT_KEYS, type CalculatorInputs, type Locale, type NumField, type WebviewMessage } from './protocol';
 import { fill, strings, type Strings } from './strings';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
-type NumKey = 'gpuHours' | 'steps' | 'secondsPerStep' | 'gpus' | 'storageGb' | 'vramGb' | 'days' | 'idleHours' | 'downloadGb';
-const FIELDS: { key: NumKey; min: number; max: number; integer?: boolean; step: string }[] = [
-  { key: 'gpuHours', min: 0, max: 100_000, step: '0.5' },
-  { key: 'steps', min: 0, max: 1_000_000_000, integer: true, step: '100' },
-  { key: 'secondsPerStep', min: 0, max: 100_000, step: '0.1' },
-  { key: 'gpus', min: 1, max: 8, integer: true, step: '1' },
-  { key: 'storageGb', min: 0, max: 1_000_000, step: '1' },
-  { key: 'vramGb', min: 0, max: 10_000, step: '1' },
-  { key: 'days', min: 0, max: 3650, step: '1' },
-  { key: 'idleHours', min: 0, max: 100_000, step: '1' },
-  { key: 'downloadGb', min: 0, max: 1_000_000, step: '1' },
+type NumKey = NumField;
+// Only the input's step is the form's own; its bounds are protocol.ts' FIELD_BOUNDS (core's BOUNDS).
+const FIELDS: { key: NumKey; step: string }[] = [
+  { key: 'gpuHours', step: '0.5' },
+  { key: 'steps', step: '100' },
+  { key: 'secondsPerStep', step: '0.1' },
+  { key: 'gpus', step: '1' },
+  { key: 'storageGb', step: '1' },
+  { key: 'vramGb', step: '1' },
+  { key: 'days', step: '1' },
+  { key: 'idleHours', step: '1' },
+  { key: 'downloadGb', step: '1' },
 ];
 
 let locale: Locale = document.documentElement.lang.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en';
@@ -57,14 +59,14 @@ function modeName(m: string): string {
 }
 
 function validate(key: NumKey, text: string): string | undefined {
-  const f = FIELDS.find((x) => x.key === key)!;
+  const b = FIELD_BOUNDS[key];
   const t = text.trim();
   if (t === '') return S.errEmpty;
-  const v = Number(t);
-  if (!Number.isFinite(v)) return S.errNumber;
-  if (f.integer && !Number.isInteger(v)) return S.errInteger;
-  if (v < f.min) return fill(S.errMin, { 0: f.min });
-  if (v > f.max) return fill(S.errMax, { 0: f.max });
+  const problem = boundProblem(Number(t), b);
+  if (problem === 'notNumber') return S.errNumber;
+  if (problem === 'notInteger') return S.errInteger;
+  if (problem === 'belowMin') return fill(S.errMin, { 0: b.min });
+  if (problem === 'aboveMax') return fill(S.errMax, { 0: b.max });
   return undefined;
 }
 
@@ -80,8 +82,9 @@ function post(msg: WebviewMessage): void {
 
 function numberField(key: NumKey): HTMLElement {
   const f = FIELDS.find((x) => x.key === key)!;
+  const b = FIELD_BOUNDS[key];
   const id = `f-${key}`;
-  const input = h('input', { id, type: 'number', inputmode: 'decimal', min: String(f.min), max: String(f.max), step: f.step, value: String(inputs[key] ?? DEFAULT_JOB.vramGb), 'aria-describedby': `${id}-err` });
+  const input = h('input', { id, type: 'number', inputmode: 'decimal', min: String(b.min), max: String(b.max), step: f.step, value: String(inputs[key] ?? DEFAULT_JOB.vramGb), 'aria-describedby': `${id}-err` });
   const err = h('span', { id: `${id}-err`, class: 'error', role: 'alert' });
   const onChange = () => {
     const problem = validate(key, input.value);

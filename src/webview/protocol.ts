@@ -2,6 +2,7 @@
 // the host safeParses what the webview posts and drops what fails, and the webview does the
 // same with what the host posts. Requests carry an id that the reply echoes.
 import { z } from 'zod';
+import { BOUNDS, boundSchema, orZero, type Bound } from '../core/bounds';
 import { DEFAULT_JOB } from '../core/job-defaults';
 
 const MAX_TEXT = 200;
@@ -18,20 +19,40 @@ export function toLocale(language: string | undefined): Locale {
 
 export const SORT_KEYS = ['platform', 'total', 'gpu', 'storage', 'other', 'hours'] as const;
 
-/** The quote form. Bounds are those of the form's inputs; the form validates inline before posting. */
+/**
+ * The form's number fields, each one of core's bounds (the CLI's quote flags read the same).
+ * The form checks them inline and the protocol below is built from them, so the two agree.
+ * Steps and seconds per step hold 0 while the job is given in hours.
+ */
+export const FIELD_BOUNDS = {
+  gpuHours: BOUNDS.hours,
+  steps: orZero(BOUNDS.steps),
+  secondsPerStep: orZero(BOUNDS.secPerStep),
+  gpus: BOUNDS.gpus,
+  storageGb: BOUNDS.gb,
+  vramGb: BOUNDS.vramGb,
+  days: BOUNDS.days,
+  idleHours: BOUNDS.hours,
+  downloadGb: BOUNDS.gb,
+} as const satisfies Record<string, Bound>;
+export type NumField = keyof typeof FIELD_BOUNDS;
+
+const field = (k: NumField) => boundSchema(FIELD_BOUNDS[k]);
+
+/** The quote form. */
 export const CalculatorInputsSchema = z.strictObject({
   card: z.string().max(MAX_TEXT),
   workMode: z.enum(['hours', 'steps']),
-  gpuHours: z.number().min(0).max(100_000),
-  steps: z.number().int().min(0).max(1_000_000_000),
-  secondsPerStep: z.number().min(0).max(100_000),
-  gpus: z.number().int().min(1).max(8),
-  storageGb: z.number().min(0).max(1_000_000),
-  days: z.number().min(0).max(3650),
-  idleHours: z.number().min(0).max(100_000),
-  downloadGb: z.number().min(0).max(1_000_000),
+  gpuHours: field('gpuHours'),
+  steps: field('steps'),
+  secondsPerStep: field('secondsPerStep'),
+  gpus: field('gpus'),
+  storageGb: field('storageGb'),
+  days: field('days'),
+  idleHours: field('idleHours'),
+  downloadGb: field('downloadGb'),
   /** VRAM the job needs per card, GB (absent in state saved before it existed: the default job's). */
-  vramGb: z.number().min(0).max(10_000).optional(),
+  vramGb: field('vramGb').optional(),
   spot: z.boolean(),
   platforms: z.array(name).max(50),
   sort: z.strictObject({ key: z.enum(SORT_KEYS), descending: z.boolean() }),

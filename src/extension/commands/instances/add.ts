@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { BOUNDS } from '../../../core/bounds';
 import { findCard } from '../../../core/cards';
 import { newInstanceId, validateInstance } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
@@ -124,7 +125,7 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
     { title: steps.next(vscode.l10n.t('card')), placeHolder: vscode.l10n.t('Which GPU?'), ignoreFocusOut: true },
   );
   if (!cardPick) return undefined;
-  const countText = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('number of GPUs')), value: '1', ignoreFocusOut: true, validateInput: (v) => { const r = parseCount(v, 1, 64); return r.ok ? undefined : problemText(r.problem); } });
+  const countText = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('number of GPUs')), value: '1', ignoreFocusOut: true, validateInput: (v) => { const r = parseCount(v, BOUNDS.gpus.min, BOUNDS.gpus.max); return r.ok ? undefined : problemText(r.problem); } });
   if (countText === undefined) return undefined;
   const gpuCount = Number(countText.trim());
   const offered = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, 'hour', 0).offeredModes;

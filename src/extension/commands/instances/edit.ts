@@ -1,10 +1,11 @@
 // Edit Instance: name, prices (from now on; past time keeps its price), GPUs, disk size and
 // the checkpoint folders it syncs. Scripted: `{ id, name?, hourlyRate?, …, syncRemoteDir?, syncLocalDir? }`.
 import * as vscode from 'vscode';
+import { BOUNDS } from '../../../core/bounds';
 import { formatCny, yuanToFen } from '../../../core/money';
 import type { Pricing } from '../../../core/spend';
 import { checkRemoteDir } from '../../../app/sync';
-import { EditInstanceArgs } from '../../args';
+import { EditInstanceArgs, INSTANCE_PRICE_BOUNDS } from '../../args';
 import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { formatRate } from '../../present';
 import type { CommandContext } from '../context';
@@ -47,7 +48,7 @@ export async function editInstance(ctx: CommandContext, arg: unknown): Promise<v
         return problem ? folderProblemText(problem) : undefined;
       }
       if (pick.f === 'syncLocalDir') return v.trim() ? undefined : vscode.l10n.t('Enter a value.');
-      const r = pick.f === 'gpuCount' ? parseCount(v, 1, 64) : pick.f === 'dataDiskGb' ? parseGb(v) : parseYuan(v);
+      const r = pick.f === 'gpuCount' ? parseCount(v, BOUNDS.gpus.min, BOUNDS.gpus.max) : pick.f === 'dataDiskGb' ? parseGb(v) : parseYuan(v, INSTANCE_PRICE_BOUNDS[pick.f].max);
       return r.ok ? undefined : problemText(r.problem);
     },
   });

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { createInstance, previewCreate, type CreateInput, type CreatePreview } from '../../../app/platforms/create';
 import type { Account } from '../../../app/platforms/accounts';
+import { BOUNDS, boundSchema } from '../../../core/bounds';
 import { AUTODL_SPEC_CARDS } from '../../../core/platforms/autodl';
 import { AUTODL_MAX_GPUS, canCreate, CREATE_NAME, defaultCreateName, isRefusal, type CreateRefusal } from '../../../core/platforms/create';
 import { CATALOG_PLATFORM } from '../../../core/platforms/types';
@@ -27,7 +28,7 @@ import { platformErrorText, platformName } from './words';
 export const CreateInstanceArgs = z.strictObject({
   account: z.string().min(1).max(64),
   card: z.string().min(1).max(100),
-  gpus: z.number().int().min(1).max(8).optional(),
+  gpus: boundSchema(BOUNDS.gpus).optional(),
   region: z.string().min(1).max(60).optional(),
   image: z.string().min(1).max(120),
   diskGb: z.number().int().min(0).max(32768).optional(),
