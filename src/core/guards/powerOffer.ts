@@ -4,6 +4,7 @@
 // (root, or `sudo -n` allowed), and the prerequisites the action needs when it fires (sync
 // folders). An action that cannot happen is refused with a code the front end words; one whose
 // prerequisite is missing is offered with `needs`, so it is asked for when the run starts.
+import { PLATFORM_DESCRIPTORS } from '../platforms/descriptors';
 import { can, type PlatformKind } from '../platforms/types';
 import type { EndAction } from '../progress';
 import type { IdleActionKind } from './actions';
@@ -132,5 +133,5 @@ export function nextBestActions(f: Pick<PowerFacts, 'account'>, failedVia: 'conn
  * power off → stopped → release.
  */
 export function releaseNeedsStopped(kind: PlatformKind): boolean {
-  return kind === 'autodl-pro' || kind === 'aliyun-ecs';
+  return PLATFORM_DESCRIPTORS[kind].releaseNeedsStopped;
 }

@@ -4,6 +4,7 @@
 // economical mode is not offered for the instance) keeps billing compute as if it ran. AutoDL
 // bills a shut-down instance's paid data disk only. A prepaid (包月/包年) instance's compute was
 // paid ahead and runs out at its expiry whatever its state.
+import { PLATFORM_DESCRIPTORS } from './descriptors';
 import type { PlatformInstance, PlatformKind, PowerOffMode } from './types';
 
 export interface AfterPowerOff {
@@ -17,7 +18,7 @@ export interface AfterPowerOff {
   refused: boolean;
 }
 
-const CLOUD = (k: PlatformKind) => k === 'aliyun-ecs' || k === 'tencent-cvm';
+const CLOUD = (k: PlatformKind) => PLATFORM_DESCRIPTORS[k].keepChargingStopBills;
 
 /** The mode a power-off asks for: economical wherever the connector offers it, unless the user asked to keep charging. */
 export function powerOffModeFor(kind: PlatformKind, keepCharging = false): PowerOffMode {
@@ -39,8 +40,8 @@ export function afterPowerOff(kind: PlatformKind, asked: PowerOffMode, p: Pick<P
  * told apart from what AutoDL sends (no account id in either wallet reply): they stay two.
  */
 export function accountIdentity(kind: PlatformKind, secret: Readonly<Record<string, string>>): string {
-  if (kind === 'aliyun-ecs') return `aliyun:${secret.accessKeyId ?? ''}`;
-  if (kind === 'tencent-cvm') return `tencent:${secret.secretId ?? ''}`;
+  const d = PLATFORM_DESCRIPTORS[kind];
+  if (d.accountKeyField) return `${d.catalogPlatform}:${secret[d.accountKeyField] ?? ''}`;
   // A token is a secret: only a short digest-like fingerprint of it (not reversible in practice for a long token) is kept.
   const t = secret.token ?? '';
   let h = 0x811c9dc5;

@@ -8,7 +8,8 @@ import { findRelease } from '../compat/torch-wheels';
 import { compareVersions, cudaFromTag, parseTorchVersion } from '../compat/version';
 import type { Fen } from '../money';
 import { AUTODL_SPEC_CARDS } from './autodl';
-import type { PlatformFailure, PlatformInstance, PlatformKind } from './types';
+import { PLATFORM_DESCRIPTORS } from './descriptors';
+import { PLATFORM_KINDS, type PlatformFailure, type PlatformInstance, type PlatformKind } from './types';
 
 /**
  * Connectors with a create whose request and reply shapes have a source: AutoDL Pro
@@ -16,7 +17,7 @@ import type { PlatformFailure, PlatformInstance, PlatformKind } from './types';
  * token's create/clone (`/api/v1/order/instance/create|clone/payg`) needs a host id from the
  * console's machine list and is not offered.
  */
-export const CREATE_KINDS: readonly PlatformKind[] = ['autodl-pro', 'aliyun-ecs', 'tencent-cvm'];
+export const CREATE_KINDS: readonly PlatformKind[] = PLATFORM_KINDS.filter((k) => PLATFORM_DESCRIPTORS[k].create);
 export const canCreate = (kind: PlatformKind): boolean => CREATE_KINDS.includes(kind);
 
 /** The Pro API page: `req_gpu_amount` 1-4, `expand_system_disk_by_gb` 0-500. */

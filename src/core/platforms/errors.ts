@@ -1,5 +1,6 @@
 // A platform's refusal → one kind the front ends can word and act on, keeping the platform's
 // own code and message. Matching is by code first, then by the words the platforms use.
+import { DESCRIPTORS } from './descriptors';
 import { boundText, type FailureKind, type PlatformFailure, type PlatformKind } from './types';
 
 const BY_CODE: [RegExp, FailureKind][] = [
@@ -17,15 +18,10 @@ const BY_CODE: [RegExp, FailureKind][] = [
 ];
 
 /**
- * Words that decide whatever the code says: AutoDL answers no stock as `InternalError` ("当前算力规格暂无库存",
- * retryable) and a host without a free GPU as `InstanceError` ("该主机空闲GPU不足").
+ * Words that decide whatever the code says: the words the descriptors name (`errorWords`), in
+ * PLATFORM_KINDS order, each pattern once; they are read in every platform's answers.
  */
-const WORDS_FIRST: [RegExp, FailureKind][] = [
-  [/空闲GPU不足/, 'noGpuOnHost'],
-  [/暂无库存|库存不足/, 'noStock'],
-  [/未完成实名认证|实名认证/, 'realName'],
-  [/无当前资源访问权限/, 'auth'],
-];
+const WORDS_FIRST: (readonly [RegExp, FailureKind])[] = DESCRIPTORS.flatMap((d) => d.errorWords).filter(([re], i, all) => all.findIndex(([o]) => o.source === re.source) === i);
 
 const BY_WORDS: [RegExp, FailureKind][] = [
   [/余额不足|欠费|balance/i, 'insufficientBalance'],

@@ -4,6 +4,7 @@
 // no API exists, what the SSH reachability suggests (a proposal, never a silent switch).
 import type { Fen } from '../money';
 import type { InstanceState } from '../spend';
+import { PLATFORM_DESCRIPTORS } from './descriptors';
 import type { PlatformInstance, PlatformKind, PlatformState } from './types';
 
 export interface PlatformRef {
@@ -94,7 +95,7 @@ export function billingStateOf(state: PlatformState, current: InstanceState | un
  * billing. AutoDL bills only the disk of a shut-down instance.
  */
 export function billedState(kind: PlatformKind, p: Pick<PlatformInstance, 'state' | 'stopCharging'>): PlatformState {
-  return (kind === 'aliyun-ecs' || kind === 'tencent-cvm') && p.state === 'stopped' && !p.stopCharging ? 'running' : p.state;
+  return PLATFORM_DESCRIPTORS[kind].keepChargingStopBills && p.state === 'stopped' && !p.stopCharging ? 'running' : p.state;
 }
 
 /** The change to record, if any. */

@@ -2,36 +2,24 @@
 // platform says about an instance (its own state word mapped onto ours), its price read from
 // the platform in fen per hour, a balance in fen, and what each connector can do. No I/O here.
 import type { Fen } from '../money';
+import { DESCRIPTORS, PLATFORM_DESCRIPTORS, PLATFORM_KINDS, type PlatformKind } from './descriptors';
 
-export const PLATFORM_KINDS = ['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm'] as const;
-export type PlatformKind = (typeof PLATFORM_KINDS)[number];
+export { PLATFORM_KINDS, type PlatformKind };
 
 /** The catalog platform each connector belongs to (the tree groups by it). */
-export const CATALOG_PLATFORM: Record<PlatformKind, string> = {
-  'autodl-pro': 'autodl',
-  'autodl-web': 'autodl',
-  'aliyun-ecs': 'aliyun',
-  'tencent-cvm': 'tencent',
-};
+export const CATALOG_PLATFORM: Record<PlatformKind, string> = Object.fromEntries(DESCRIPTORS.map((d) => [d.kind, d.catalogPlatform])) as Record<PlatformKind, string>;
 
 export const CAPABILITIES = ['list', 'get', 'powerOn:gpu', 'powerOn:noGpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance', 'sshLogin'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
-/** What each connector declares; the UI and CLI offer only these. */
-export const CONNECTOR_CAPABILITIES: Record<PlatformKind, readonly Capability[]> = {
-  // The official developer API has no no-GPU start and no stop-charging mode (AutoDL stops charging compute when shut down anyway).
-  'autodl-pro': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'release', 'price', 'balance', 'sshLogin'],
-  // The console endpoints: the only programmatic no-GPU start. Release stays in the console.
-  'autodl-web': ['list', 'get', 'powerOn:gpu', 'powerOn:noGpu', 'powerOff:keep', 'price', 'balance', 'sshLogin'],
-  'aliyun-ecs': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-  'tencent-cvm': ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-};
+/** What each connector declares (its descriptor's capabilities); the UI and CLI offer only these. */
+export const CONNECTOR_CAPABILITIES: Record<PlatformKind, readonly Capability[]> = Object.fromEntries(DESCRIPTORS.map((d) => [d.kind, d.capabilities])) as Record<PlatformKind, readonly Capability[]>;
 
 /** Experimental connectors are opt-in and labelled so. */
-export const EXPERIMENTAL: ReadonlySet<PlatformKind> = new Set(['autodl-web']);
+export const EXPERIMENTAL: ReadonlySet<PlatformKind> = new Set(DESCRIPTORS.filter((d) => d.experimental).map((d) => d.kind));
 
 export function can(kind: PlatformKind, cap: Capability): boolean {
-  return CONNECTOR_CAPABILITIES[kind].includes(cap);
+  return PLATFORM_DESCRIPTORS[kind].capabilities.includes(cap);
 }
 
 /** Our reading of the platform's state word. Transitional states settle into a steady one. */
