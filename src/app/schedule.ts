@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomicWrite';
 import { PlatformError, describeFailure } from './platforms/errors';
-import { acquireFileLock, powerLockKey, unlockedConnector, type PowerOnLocks, type Release } from './platforms/powerLock';
+import { acquireFileLock, busyText, PowerOnLocks, powerLockKey, unlockedConnector, type Release } from './platforms/powerLock';
 import { TARGET, waitForState } from './platforms/settle';
 import { isTransient, type Connector, type PlatformFailure, type PlatformKind } from '../core/platforms/types';
 import { actionCapability, dueRules, planAction, DEFAULT_GRACE_S, MAX_RULES, ScheduleRuleSchema, SCHEDULE_ACTIONS, type ScheduleAction, type ScheduleRule, type ScheduleTime } from '../core/schedule';
@@ -210,18 +210,21 @@ async function perform(o: RunOptions, rule: ScheduleRule, at: number): Promise<R
     const s = await waitForState(c, rule.ref, TARGET.powerOff, settle).catch(() => ({ settled: false, last: undefined }));
     return s.settled ? { ...base, outcome: 'done', detail: `shut down${offMode === 'stopCharging' ? ' (economical mode asked)' : ''}`, state: 'stopped' } : { ...base, outcome: 'unsettled', detail: `power-off sent, but it reports "${s.last?.rawState || s.last?.state || 'unknown'}" after ${Math.round(settle.deadlineMs / 1000)} s: it may STILL BILL, check it in the console`, state: s.last?.state ?? inst.state };
   }
-  // Power-ons take the instance's lock: never two in flight (a --wait-for-gpu, another run).
+  // Power-ons take the instance's lock: never two in flight (a --wait-for-gpu, the extension's
+  // Start When a Card Is Free, another run). The extension passes its own locks, file-backed.
   const key = powerLockKey(a.id, rule.ref);
-  const file = acquireFileLock(join(o.home, 'locks'), key, `schedule ${rule.id}`);
-  if ('busy' in file) return { ...base, outcome: 'busy', detail: `another gpu-rent${file.busy.pid ? ` (pid ${file.busy.pid}, ${file.busy.what})` : ''} is powering it on now: nothing sent`, state: inst.state };
-  const mem = o.locks?.tryAcquire(key, `schedule ${rule.id}`);
+  const locks = o.locks?.file ? o.locks : new PowerOnLocks({ dir: join(o.home, 'locks') });
+  const held = locks.tryAcquire(key, `schedule ${rule.id}`);
+  if ('busy' in held) return { ...base, outcome: 'busy', detail: `${busyText(held.busy)}: nothing sent`, state: inst.state };
+  // An in-process map without a file (a test's): taken too, so its connector's paths are refused.
+  const mem = o.locks && o.locks !== locks ? o.locks.tryAcquire(key, `schedule ${rule.id}`) : undefined;
   if (mem && 'busy' in mem) {
-    file.release();
-    return { ...base, outcome: 'busy', detail: `a power-on is in flight (${mem.busy.what}): nothing sent`, state: inst.state };
+    held.release();
+    return { ...base, outcome: 'busy', detail: `${busyText(mem.busy)}: nothing sent`, state: inst.state };
   }
-  const release: Release = () => (file.release(), mem && 'release' in mem ? mem.release() : undefined);
-  // Holding the in-process lock: the connector's own locked powerOn would refuse us.
-  const pc = mem ? unlockedConnector(c) : c;
+  const release: Release = () => (held.release(), mem && 'release' in mem ? mem.release() : undefined);
+  // Holding the lock: a connector's own locked powerOn would refuse us.
+  const pc = unlockedConnector(c);
   try {
     if (plan.kind === 'switchToNoGpu') {
       try {

@@ -218,7 +218,7 @@ describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform 
     w.p.kill('SIGINT');
     await w.done;
     assert.strictEqual(second.code, 1);
-    assert.match(second.stderr, /another gpu-rent \(pid \d+, power-on --wait-for-gpu\) is powering on train now: nothing sent/);
+    assert.match(second.stderr, /train is already being started by power-on --wait-for-gpu \(pid \d+\) since \d{4}-\d\d-\d\d \d\d:\d\d Beijing: nothing sent/);
     assert.strictEqual(third.code, 1);
     assert.match(third.stderr, /nothing sent/);
     assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, before, 'the other two sent no power-on');

@@ -169,7 +169,7 @@ describe('gpu-rent schedule (built CLI, local platform server, fixed clock)', fu
       const r = await run(['run', '--json'], at('2026-12-04 17:02'));
       const x = (JSON.parse(r.stdout) as RunJson).results[0]!;
       assert.strictEqual(x.outcome, 'busy');
-      assert.match(x.detail, /power-on --wait-for-gpu\) is powering it on now: nothing sent/);
+      assert.match(x.detail, /^already being started by power-on --wait-for-gpu \(pid \d+\) since \d{4}-\d\d-\d\d \d\d:\d\d Beijing: nothing sent$/);
     } finally {
       power.release();
     }

@@ -11,7 +11,7 @@ import { classifyFailure } from '../../src/core/platforms/errors';
 import { MAX_CALL_INTERVAL_MS, MIN_CALL_INTERVAL_MS, nextDelayMs, refusalAdvice, waitedText, waitVerdict } from '../../src/core/platforms/gpuWait';
 import type { PlatformFailure } from '../../src/core/platforms/types';
 import { PlatformError } from '../../src/app/platforms/errors';
-import { acquireFileLock, PowerOnLocks, powerLockKey, unlockedConnector, withPowerOnLock } from '../../src/app/platforms/powerLock';
+import { acquireFileLock, busyText, PowerOnLocks, powerLockKey, unlockedConnector, withPowerOnLock } from '../../src/app/platforms/powerLock';
 import type { Connector } from '../../src/core/platforms/types';
 import { waitForGpu, type WaitClock } from '../../src/app/platforms/waitForGpu';
 
@@ -228,13 +228,14 @@ describe('power-on lock', () => {
   it('across processes: a live holder blocks, a dead one is taken over, release removes the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gpu-rent-lock-'));
     try {
-      const a = acquireFileLock(dir, 'acct/r', 'power-on --wait-for-gpu');
+      const a = acquireFileLock(dir, 'acct/r', 'power-on --wait-for-gpu', process.pid, 1_764_650_000_000);
       assert.ok('release' in a);
       // Another process (a real child) sees it held by this one.
       const probe = `const m=require(${JSON.stringify(join(__dirname, '..', '..', 'src', 'app', 'platforms', 'powerLock.ts'))});console.log(JSON.stringify(m.acquireFileLock(${JSON.stringify(dir)},'acct/r','power-on')))`;
       const child = spawnSync(process.execPath, ['-r', 'tsx/cjs', '-e', probe], { encoding: 'utf8' });
       assert.strictEqual(child.status, 0, child.stderr);
-      assert.deepStrictEqual(JSON.parse(child.stdout), { busy: { pid: process.pid, what: 'power-on --wait-for-gpu' } });
+      assert.deepStrictEqual(JSON.parse(child.stdout), { busy: { pid: process.pid, what: 'power-on --wait-for-gpu', since: 1_764_650_000_000 } });
+      assert.strictEqual(busyText(JSON.parse(child.stdout).busy), `already being started by power-on --wait-for-gpu (pid ${process.pid}) since 2025-12-02 12:33 Beijing`);
       a.release();
       assert.deepStrictEqual(readdirSync(dir), []);
       // A lock left by a process that is gone (pid of an exited child) is taken over.

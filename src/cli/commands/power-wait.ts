@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { configHome } from '../../app/platforms/accountFile';
 import { describeFailure, PLATFORM_NAMES } from '../../app/platforms/errors';
-import { acquireFileLock, PowerOnLocks, powerLockKey, type Release } from '../../app/platforms/powerLock';
+import { acquireFileLock, busyText, PowerOnLocks, powerLockKey, type Release } from '../../app/platforms/powerLock';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { realClock, waitForGpu, type TryReport } from '../../app/platforms/waitForGpu';
 import { waitedText, type RefusalAdvice } from '../../core/platforms/gpuWait';
@@ -69,7 +69,7 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
   const key = powerLockKey(a.account.id, inst.ref);
   const file = acquireFileLock(join(configHome(io.env), 'locks'), key, 'power-on --wait-for-gpu');
   if ('busy' in file) {
-    io.stderr(`gpu-rent power-on: another gpu-rent${file.busy.pid ? ` (pid ${file.busy.pid}, ${forTerminal(file.busy.what)})` : ''} is powering on ${name} now: nothing sent\n`);
+    io.stderr(`gpu-rent power-on: ${name} is ${forTerminal(busyText(file.busy))}: nothing sent\n`);
     return 1;
   }
   const abort = new AbortController();

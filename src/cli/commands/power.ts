@@ -13,7 +13,7 @@ import type { CliCommand, CliIO } from '../command';
 import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
 import { join } from 'node:path';
 import { configHome } from '../../app/platforms/accountFile';
-import { acquireFileLock, powerLockKey } from '../../app/platforms/powerLock';
+import { acquireFileLock, busyText, powerLockKey } from '../../app/platforms/powerLock';
 import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../../core/platforms/gpuWait';
 import { powerOnWhenFree } from './power-wait';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
@@ -140,7 +140,7 @@ function makeCommand(action: Action): CliCommand {
       // Never two power-ons in flight for one instance (a --wait-for-gpu in another shell holds this lock).
       const lock = action === 'power-on' ? acquireFileLock(join(configHome(io.env), 'locks'), powerLockKey(a.account.id, inst.ref), 'power-on') : undefined;
       if (lock && 'busy' in lock) {
-        io.stderr(`gpu-rent ${action}: another gpu-rent${lock.busy.pid ? ` (pid ${lock.busy.pid}, ${forTerminal(lock.busy.what)})` : ''} is powering on ${forTerminal(inst.name)} now: nothing sent\n`);
+        io.stderr(`gpu-rent ${action}: ${forTerminal(inst.name)} is ${forTerminal(busyText(lock.busy))}: nothing sent\n`);
         return 1;
       }
       try {

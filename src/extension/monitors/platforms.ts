@@ -22,6 +22,8 @@ import type { PlatformAccounts } from '../commands/platforms/accountStore';
 import { platformErrorText } from '../commands/platforms/words';
 import type { Node } from '../tree';
 import { PowerOnLocks, withPowerOnLock } from '../../app/platforms/powerLock';
+import { configHome } from '../../app/platforms/accountFile';
+import { join } from 'node:path';
 import { applyPlatformList, applyPlatformLogin, observedInstance, observedReleaseWatch, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
 
 export type { Observation } from './platformApply';
@@ -102,8 +104,8 @@ export class PlatformMonitor implements vscode.Disposable {
   readonly observations: Map<string, Observation>;
   readonly status: Map<string, AccountStatus>;
   readonly accounts: PlatformAccounts;
-  /** One lock per instance shared by every power-on path (connectors made here take it for each power-on; Start When a Card Is Free holds it while it waits). */
-  readonly powerLocks = new PowerOnLocks();
+  /** One lock per instance shared by every power-on path (connectors made here take it for each power-on; Start When a Card Is Free holds it while it waits), also the lock file `gpu-rent` takes. */
+  readonly powerLocks = new PowerOnLocks({ dir: join(configHome(process.env), 'locks'), owner: 'VS Code' });
   private readonly backoff = new Map<string, { until: number; seconds: number }>();
   private readonly snapshots = new Map<string, SnapshotCache>();
   private readonly identities = new Map<string, string>();

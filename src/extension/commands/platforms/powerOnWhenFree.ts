@@ -7,13 +7,14 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { PlatformError } from '../../../app/platforms/errors';
-import { powerLockKey, unlockedConnector } from '../../../app/platforms/powerLock';
+import { powerLockKey, unlockedConnector, type PowerLockHolder } from '../../../app/platforms/powerLock';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import { waitForGpu } from '../../../app/platforms/waitForGpu';
 import { DEFAULT_WAIT_S, MAX_WAIT_S, type RefusalAdvice } from '../../../core/platforms/gpuWait';
 import type { Instance } from '../../../core/instances';
 import { can } from '../../../core/platforms/types';
-import { currentState } from '../../../core/spend';
+import { beijingDateTime, currentState } from '../../../core/spend';
+import { forNotification } from '../../../core/text';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { formatDuration, formatRate } from '../../present';
 import type { PlatformMonitor } from '../../monitors/platforms';
@@ -54,6 +55,13 @@ function adviceText(a: RefusalAdvice): string {
     default:
       return vscode.l10n.t('The platform refused the power-on for a reason that waiting does not mend.');
   }
+}
+
+/** The refusal when another power-on of the instance is in flight: here, or a `gpu-rent` in a terminal (its pid). */
+export function busyWords(name: string, h: PowerLockHolder): string {
+  const since = h.since > 0 ? beijingDateTime(Math.floor(h.since / 1000)) : '?';
+  const what = String(forNotification(h.what.slice(0, 60)));
+  return h.pid ? vscode.l10n.t('{0} is already being started by {1} (pid {2}) since {3} Beijing time: nothing sent.', name, what, h.pid, since) : vscode.l10n.t('{0} is already being started by {1} since {2} Beijing time: nothing sent.', name, what, since);
 }
 
 export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
@@ -102,7 +110,7 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
       const waited = (ms: number) => formatDuration(ms / 1000, vscode.l10n);
       switch (outcome.kind) {
         case 'busy':
-          throw new UserError(vscode.l10n.t('A power-on of {0} is already in flight ({1}): nothing sent.', inst.name, outcome.holder.what));
+          throw new UserError(busyWords(inst.name, outcome.holder));
         case 'cancelled':
           ctx.log.info(`[${inst.id}] stopped waiting for a card after ${Math.round(outcome.waitedMs / 1000)} s (${outcome.attempts} tries)`);
           if (outcome.inFlight) void showWarning(vscode.l10n.t('Stopped waiting for {0} after {1}; a power-on was on its way and may still start it: the view follows its state.', inst.name, waited(outcome.waitedMs)));
@@ -123,7 +131,7 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
       });
       if (r.last) await mon.observe(inst.id, account, r.last);
       if (r.settled) await mon.refreshLogin(inst.id, account, connector);
-      ctx.tree.refresh(inst.id);
+      ctx.refresh('power', inst.id);
       if (r.settled) void showInfo(vscode.l10n.t('{0} is up: a card was free after {1} of waiting.', inst.name, waited(outcome.waitedMs)));
       else void showWarning(vscode.l10n.t('{0} was started after {1} of waiting but is not running yet (last seen: {2}); the panel keeps following it.', inst.name, waited(outcome.waitedMs), r.last ? platformStateLabel(r.last.state) : '?'));
       return r.last?.state;
