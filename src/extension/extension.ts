@@ -59,6 +59,10 @@ import { readSettings, SETTINGS_SECTION, type Settings } from './settings';
 import { SpendStatusBar } from './statusBar';
 import { InstanceStore } from './store';
 import { InstancesTree } from './tree';
+import { RunWatch } from '../app/runs/watch';
+import { SyncWatching } from '../app/syncWatching';
+import { LaunchRows } from '../app/launch/rows';
+import { ViewVisibility } from './view/visibility';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -100,20 +104,27 @@ export function activate(context: vscode.ExtensionContext): void {
     log.error('saved platform accounts could not be read; kept aside under gpuRent.platformAccounts.unreadable');
     void showError(vscode.l10n.t('GPU Rent could not read its saved platform accounts; they were kept aside. Add them again (their secrets are still in the secret store).'));
   }
+  // The models: owned here, written by the monitors and commands, read by the views, which listen to their events.
   const platformFacts = new PlatformFacts(accounts, () => store.list(), now);
-  // "Available now" per account: connectors from the platform monitor (made below), read only while expanded.
-  const stockView = new StockView(accounts, async (a) => late.platforms?.connector(a), now);
-  const tree = new InstancesTree(store, () => catalogs.get(), now, vscode.env.language, (id) => pool.state(id), platformFacts, stockView);
+  const runs = new RunWatch();
+  const watching = new SyncWatching();
+  const launches = new LaunchRows();
+  const visibility = new ViewVisibility();
+  subs.push(runs, watching, launches, visibility);
+  // Reads the accounts only while the Instances view shows (the visibility model follows the view once it exists).
+  const platformMonitor = new PlatformMonitor(visibility, { store, sessions, settings, now, catalog: () => catalogs.get(), log }, platformFacts);
+  subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
+  // "Available now" per account: connectors from the platform monitor, read only while expanded.
+  const stockView = new StockView(accounts, async (a) => platformMonitor.connector(a), now);
+  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, log: (m) => log.debug(m) });
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   subs.push(stockView, stockView.attach(view as vscode.TreeView<unknown>, (n) => ((n as { kind?: string }).kind === 'stock' ? (n as { accountId?: string }).accountId : undefined)));
   const notices = new GuardNotices(log, now);
-  const watches = new SyncWatches(store, sessions, tree, log, now);
+  const watches = new SyncWatches(store, sessions, watching, log, now);
   const doctor = new DoctorView();
   let jobOutput: vscode.OutputChannel | undefined;
-  subs.push(tree, view, watches, doctor, { dispose: () => jobOutput?.dispose() });
+  subs.push(tree, view, visibility.track(view), watches, doctor, { dispose: () => jobOutput?.dispose() });
 
-  // The platform monitor needs the context; the context's platformPower asks it, once it exists.
-  const late: { platforms?: PlatformMonitor } = {};
   const ctx: CommandContext = {
     store,
     pool,
@@ -125,22 +136,26 @@ export function activate(context: vscode.ExtensionContext): void {
     now,
     language: vscode.env.language,
     memento: context.globalState,
-    tree,
+    runs,
+    watching,
+    platformFacts,
+    launches,
+    refresh: (reason, id) => tree.refresh(reason, id),
     notices,
     watches,
     doctor,
     jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
-    platformPower: (inst) => (late.platforms ? platformPowerActions(late.platforms, inst) : undefined),
-    platformAccount: (inst) => (late.platforms ? platformAccountFacts(late.platforms, inst) : undefined),
+    platformPower: (inst) => platformPowerActions(platformMonitor, inst),
+    platformAccount: (inst) => platformAccountFacts(platformMonitor, inst),
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), () => runLines(tree.runs, now(), vscode.l10n), () => divergedCount(tree.runs));
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
   const calculator = new CalculatorPanel(context.extensionUri, settings, log);
-  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs: tree.runs, log });
+  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);
-  const poller = new Poller(view, ctx, idle);
+  const poller = new Poller(visibility, ctx, idle, () => tree.tickFigures());
   subs.push(new DivergedMonitor(ctx, () => poller.probeNow()));
   const releaseWarnings = new ReleaseWarnings(ctx, platformFacts);
   subs.push(statusBar, calculator, poller, releaseWarnings);
@@ -154,16 +169,12 @@ export function activate(context: vscode.ExtensionContext): void {
   setHasInstances();
   updateBadge();
   subs.push(
-    store.onDidChange((ids) => {
+    // The tree listens to the store and the pool itself (tree.ts); here the view's badge and context key.
+    store.onDidChange(() => {
       setHasInstances();
       updateBadge();
-      if (ids && ids.length === 1) tree.refresh(ids[0]);
-      else tree.refresh();
     }),
-    pool.onDidChangeState((e) => {
-      log.debug(`[${e.key}] connection ${e.state}${e.reason ? `: ${e.reason}` : ''}`);
-      tree.refresh(e.key);
-    }),
+    pool.onDidChangeState((e) => log.debug(`[${e.key}] connection ${e.state}${e.reason ? `: ${e.reason}` : ''}`)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('gpuRent.catalog.overrides')) catalogs.reset();
       // New keepalive or timeouts apply to the next connection; a different ssh config to the next login.
@@ -210,9 +221,6 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.installWatchdog, (a) => installWatchdog(ctx, a));
   command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
-  const platformMonitor = new PlatformMonitor(view, ctx, platformFacts);
-  late.platforms = platformMonitor;
-  subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
@@ -231,7 +239,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(launchReports);
   command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
-  subs.push(watchLaunchRows(tree, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
+  subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -1,7 +1,8 @@
 // The GPU monitor panel: one at a time, for one instance, restored after a reload by a
 // serializer. It streams from ONE long-lived nvidia-smi channel (app/runs/gpuStream) only while
 // the panel is visible; hidden, the channel is closed; shown again, it resumes. It also posts
-// the loss curve of the instance's running job (read by the poll into tree.runs).
+// the loss curve of the instance's running job, read by the poll into the runs model: it listens
+// to the model's events for its instance while it streams.
 import * as vscode from 'vscode';
 import { currentInterval } from '../core/spend';
 import type { Instance } from '../core/instances';
@@ -14,7 +15,6 @@ import { toLocale } from '../webview/protocol';
 import type { InstanceStore } from './store';
 
 export const MONITOR_VIEW_TYPE = 'gpuRent.gpuMonitor';
-const LOSS_EVERY_MS = 5000;
 
 export interface MonitorDeps {
   store: InstanceStore;
@@ -27,7 +27,8 @@ export class MonitorPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private instanceId: string | undefined;
   private stream: GpuStream | undefined;
-  private lossTimer: ReturnType<typeof setInterval> | undefined;
+  /** Listening to the runs model (while the panel is visible). */
+  private lossSub: { dispose(): void } | undefined;
   private lastLossKey = '';
   private state: 'streaming' | 'reconnecting' | 'stopped' = 'stopped';
   private readonly subs: vscode.Disposable[] = [];
@@ -124,12 +125,12 @@ export class MonitorPanel implements vscode.Disposable {
       });
     }
     this.stream.start();
-    this.lossTimer ??= setInterval(() => this.postLoss(), LOSS_EVERY_MS);
+    this.lossSub ??= this.deps.runs.onDidChange((id) => id === this.instanceId && this.postLoss());
   }
 
   private async stopStream(): Promise<void> {
-    if (this.lossTimer) clearInterval(this.lossTimer);
-    this.lossTimer = undefined;
+    this.lossSub?.dispose();
+    this.lossSub = undefined;
     await this.stream?.stop();
   }
 

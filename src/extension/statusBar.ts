@@ -1,6 +1,7 @@
 // Live spend in the status bar: today, this month, the burn rate. Ticks every second while
 // anything bills, otherwise only on change; hidden with no instances or by setting. Budget
-// warnings (80 %, 100 %) pop up once per level per Beijing month.
+// warnings (80 %, 100 %) pop up once per level per Beijing month. It listens to the store and to
+// the runs model (a run's progress read, a run diverged or ended) and reads them; it owns nothing.
 import * as vscode from 'vscode';
 import { showError, showWarning } from './notify';
 import { forMarkdown } from '../core/text';
@@ -10,6 +11,17 @@ import { Commands, STATUS_BAR_ID } from './commandIds';
 import { budgetNotice, statusBarAccessibility, statusBarText, tooltipMarkdown, type BudgetMemo } from './present';
 import type { Settings } from './settings';
 import type { InstanceStore } from './store';
+import type { Event } from '../app/events';
+
+/** The running jobs as the status bar shows them (over the runs model, app/runs/watch.ts). */
+export interface StatusBarRuns {
+  /** Progress lines for the tooltip (`name: step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`). */
+  lines(): string[];
+  /** Running jobs whose training loss is NaN/±Inf now: the item turns to a warning while any is. */
+  diverged(): number;
+  /** The runs changed (the item is updated then, besides its ticking). */
+  onDidChange: Event<unknown>;
+}
 
 const BUDGET_MEMO_KEY = 'gpuRent.budgetNotice';
 
@@ -28,15 +40,13 @@ export class SpendStatusBar implements vscode.Disposable {
     private readonly now: () => number,
     private readonly memento: vscode.Memento,
     private readonly platformName: (id: string) => string = (id) => id,
-    /** Running jobs' progress lines for the tooltip (`name: step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`). */
-    private readonly runLines: () => string[] = () => [],
-    /** Running jobs whose training loss is NaN/±Inf now: the item turns to a warning while any is. */
-    private readonly divergedRuns: () => number = () => 0,
+    private readonly runs?: StatusBarRuns,
   ) {
     this.item = vscode.window.createStatusBarItem(STATUS_BAR_ID, vscode.StatusBarAlignment.Right, 100);
     this.item.name = vscode.l10n.t('GPU Spend');
     this.item.command = Commands.openCalculator;
     this.subs.push(store.onDidChange(() => this.update()));
+    if (runs) this.subs.push(runs.onDidChange(() => this.update()));
     this.update();
   }
 
@@ -51,12 +61,12 @@ export class SpendStatusBar implements vscode.Disposable {
       return;
     }
     const stillBilling = instances.filter((i) => i.stillBilling).length;
-    const diverged = this.divergedRuns();
+    const diverged = this.runs?.diverged() ?? 0;
     const text = (diverged > 0 ? '$(warning) ' : '') + statusBarText(s, vscode.l10n, stillBilling);
     if (text !== this.item.text) this.item.text = text;
     const label = statusBarAccessibility(s, vscode.l10n) + (diverged > 0 ? `, ${vscode.l10n.t('{0} training run(s) diverged (loss NaN or Inf)', diverged)}` : '');
     if (label !== this.item.accessibilityInformation?.label) this.item.accessibilityInformation = { label, role: 'button' };
-    const runs = this.runLines();
+    const runs = this.runs?.lines() ?? [];
     const runsMd =
       (runs.length ? `\n\n**${vscode.l10n.t('Training runs')}**\n\n` + runs.map((l) => `- ${forMarkdown(l)}`).join('\n') : '') +
       (diverged > 0 ? `\n\n⚠ ${forMarkdown(vscode.l10n.t('{0} training run(s) diverged: the loss is NaN or Inf and the instance keeps billing. Stop the run or let gpuRent.training.onDiverged do it.', diverged))}` : '');

@@ -1,13 +1,19 @@
 // The Instances view: platforms → instances → the last probe's GPUs, jobs and sync status.
-// Nodes are cached by id so one instance can be refreshed without rebuilding the tree.
+// Nodes are cached by id so one instance can be refreshed without rebuilding the tree. The view
+// holds no state of its own: it reads the models activate() owns (the store, the runs, the sync
+// watches, the platform facts, the launch rows) and listens to their events, each turned into a
+// request to its refresh scheduler (view/refresh.ts) with the reason and the element it touches.
 import * as vscode from 'vscode';
 import { forLabel, forMarkdown, forTerminal } from '../core/text';
 import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
 import { burnRateFenPerHour, summarizeSpend } from '../core/spend';
-import type { ConnectionState } from '../app/pool';
-import { RunWatch } from '../app/runs/watch';
+import type { ConnectionState, SshPool } from '../app/pool';
+import type { Disposable } from '../app/events';
+import type { RunWatch } from '../app/runs/watch';
+import type { SyncWatching } from '../app/syncWatching';
+import type { LaunchRows } from '../app/launch/rows';
 import { progressText } from './commands/runs/text';
 import { Commands } from './commandIds';
 import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './present';
@@ -15,8 +21,9 @@ import type { InstanceStore } from './store';
 import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
 import type { StockNodeInfo, StockView } from './stockView';
-import type { LaunchState } from '../core/task/launch';
 import { launchRowText } from './commands/launch/treeText';
+import { launchKey, platformKey, RefreshScheduler, stockKey, type ElementKey, type RefreshReason } from './view/refresh';
+import type { ViewVisibility } from './view/visibility';
 
 export type Node =
   | { kind: 'platform'; platform: string }
@@ -30,29 +37,123 @@ export type Node =
 
 const GIB = 1024 ** 3;
 
+/** What the tree shows, owned by activate(); the tree only reads them and listens. */
+export interface TreeModels {
+  store: InstanceStore;
+  catalog: () => Catalog;
+  now: () => number;
+  language: string;
+  /** Running jobs' progress read from their logs (updated by the poll in commands/remote/probe.ts). */
+  runs: RunWatch;
+  /** Instances whose checkpoint folder is being watched (monitors/syncWatches.ts). */
+  watching: SyncWatching;
+  /** Launches in progress (commands/launch). */
+  launches: LaunchRows;
+  /** The Instances view's visibility: refreshes are delivered only while it shows. */
+  visibility: ViewVisibility;
+  connections?: Pick<SshPool, 'state' | 'onDidChangeState'>;
+  platforms?: PlatformFacts;
+  stock?: StockView;
+  /** Debug log of each refresh and its reasons. */
+  log?: (line: string) => void;
+}
+
 export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  private readonly changed = new vscode.EventEmitter<Node | Node[] | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly instanceNodes = new Map<string, Node & { kind: 'instance' }>();
   private readonly platformNodes = new Map<string, Node & { kind: 'platform' }>();
-  /** Instance ids whose checkpoint folder is being watched (set by the sync commands). */
-  readonly watching = new Set<string>();
-  /** Running jobs' progress read from their logs (updated by the poll in commands/remote/probe.ts). */
-  readonly runs = new RunWatch();
+  /** The one way this view is refreshed: debounced, coalesced, only while visible, each with its reason. */
+  readonly refresher: RefreshScheduler;
+  /** Each platform group's description as last drawn: the figures tick redraws a group only when it changed. */
+  private readonly platformText = new Map<string, string>();
+  private readonly subs: Disposable[] = [];
+  private readonly store: InstanceStore;
+  private readonly catalog: () => Catalog;
+  private readonly now: () => number;
+  private readonly language: string;
+  private readonly runs: RunWatch;
+  private readonly watching: SyncWatching;
+  private readonly launches: LaunchRows;
+  private readonly platforms: PlatformFacts | undefined;
+  private readonly stock: StockView | undefined;
+  private readonly connection: (id: string) => ConnectionState | undefined;
 
-  constructor(
-    private readonly store: InstanceStore,
-    private readonly catalog: () => Catalog,
-    private readonly now: () => number,
-    private readonly language: string,
-    private readonly connection: (id: string) => ConnectionState | undefined = () => undefined,
-    private readonly platforms?: PlatformFacts,
-    private readonly stock?: StockView,
-  ) {
-    stock?.onDidChange((accountId) => {
-      const n = this.stockNodes.get(accountId);
-      if (n) this.changed.fire(n);
-    });
+  constructor(m: TreeModels) {
+    this.store = m.store;
+    this.catalog = m.catalog;
+    this.now = m.now;
+    this.language = m.language;
+    this.runs = m.runs;
+    this.watching = m.watching;
+    this.launches = m.launches;
+    this.platforms = m.platforms;
+    this.stock = m.stock;
+    const pool = m.connections;
+    this.connection = pool ? (id) => pool.state(id) : () => undefined;
+    const refresher = (this.refresher = new RefreshScheduler({ fire: (keys) => this.deliver(keys), visible: m.visibility.visible, ...(m.log ? { log: m.log } : {}) }));
+    const request = (reason: RefreshReason, key?: ElementKey) => refresher.request(reason, key);
+    this.subs.push(
+      m.visibility.onDidChangeVisibility((v) => refresher.setVisible(v)),
+      // One instance changed → its node; several → those nodes; added or removed → the whole tree.
+      this.store.onDidChange((ids) => (ids && ids.length ? ids.forEach((id) => request('store', id)) : request('store'))),
+      m.runs.onDidChange((id) => request('runs', id)),
+      m.watching.onDidChange((id) => request('sync-watch', id)),
+      m.launches.onDidChange((c) => request('launch', c.kind === 'updated' ? launchKey(c.key) : undefined)),
+      ...(pool ? [pool.onDidChangeState((e) => request('connection', e.key))] : []),
+      ...(m.platforms ? [m.platforms.onDidChange((id) => request('platforms', id))] : []),
+      // An account's rows read while its node is not shown need no redraw.
+      ...(m.stock ? [m.stock.onDidChange((accountId) => this.stockNodes.has(accountId) && request('stock', stockKey(accountId)))] : []),
+    );
+  }
+
+  /** Asks for a refresh (commands with no model to change: the user's Refresh, a power action's end). */
+  refresh(reason: RefreshReason, id?: string): void {
+    this.refresher.request(reason, id);
+  }
+
+  /**
+   * The periodic figures refresh (while the view shows): only the rows whose figures move on their
+   * own, billing instances (spend, countdowns) and launch rows (spent so far), and a platform
+   * group only when its total's text changed, never the whole tree.
+   */
+  tickFigures(): void {
+    const now = this.now();
+    const spend = summarizeSpend(this.store.list(), now);
+    const billingPlatforms = new Set<string>();
+    for (const p of spend.perInstance) {
+      if (p.burnRate <= 0) continue;
+      this.refresher.request('figures', p.id);
+      billingPlatforms.add(p.platform);
+    }
+    for (const key of this.launches.keys()) this.refresher.request('figures', launchKey(key));
+    for (const platform of billingPlatforms) {
+      const drawn = this.platformText.get(platform);
+      if (drawn !== undefined && drawn !== this.platformDescription(platform, now)) this.refresher.request('figures', platformKey(platform));
+    }
+  }
+
+  /** The scheduler's delivery: the nodes of these keys, or the whole tree (also when a key has no node yet). */
+  private deliver(keys: readonly ElementKey[] | undefined): void {
+    if (!keys) return this.changed.fire(undefined);
+    const nodes: Node[] = [];
+    for (const k of keys) {
+      const n = this.nodeOf(k);
+      if (!n) return this.changed.fire(undefined);
+      nodes.push(n);
+    }
+    this.changed.fire(nodes.length === 1 ? nodes[0] : nodes);
+  }
+
+  private nodeOf(key: ElementKey): Node | undefined {
+    const colon = key.indexOf(':');
+    if (colon < 0) return this.instanceNodes.get(key);
+    const kind = key.slice(0, colon);
+    const rest = key.slice(colon + 1);
+    if (kind === 'platform') return this.platformNodes.get(rest);
+    if (kind === 'launch') return this.launchNodes.get(rest);
+    if (kind === 'stock') return this.stockNodes.get(rest);
+    return undefined;
   }
 
   private readonly stockNodes = new Map<string, Node & { kind: 'stock' }>();
@@ -63,20 +164,12 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     return n;
   }
 
-  private readonly launchNodes = new Map<string, { node: Node & { kind: 'launch' }; state: LaunchState }>();
+  private readonly launchNodes = new Map<string, Node & { kind: 'launch' }>();
 
-  /** The launch's row: shown (or updated) with its state, removed with undefined. */
-  setLaunch(key: string, state: LaunchState | undefined): void {
-    const had = this.launchNodes.get(key);
-    if (state) this.launchNodes.set(key, { node: had?.node ?? { kind: 'launch', key }, state });
-    else this.launchNodes.delete(key);
-    this.changed.fire(had && state ? had.node : undefined);
-  }
-
-  /** Refresh one instance (its node and children), or everything. */
-  refresh(id?: string): void {
-    const node = id ? this.instanceNodes.get(id) : undefined;
-    this.changed.fire(node);
+  private launchNode(key: string): Node & { kind: 'launch' } {
+    let n = this.launchNodes.get(key);
+    if (!n) this.launchNodes.set(key, (n = { kind: 'launch', key }));
+    return n;
   }
 
   platformName(id: string): string {
@@ -99,7 +192,11 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   getChildren(node?: Node): Node[] | Promise<Node[]> {
     const instances = this.store.list();
-    if (!node) return [...[...this.launchNodes.values()].map((l) => l.node), ...groupByPlatform(instances).map((g) => this.platformNode(g.platform))];
+    if (!node) {
+      const keys = this.launches.keys();
+      for (const k of [...this.launchNodes.keys()]) if (!keys.includes(k)) this.launchNodes.delete(k);
+      return [...keys.map((k) => this.launchNode(k)), ...groupByPlatform(instances).map((g) => this.platformNode(g.platform))];
+    }
     if (node.kind === 'platform') return [...instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id)), ...(this.stock?.accountsOf(node.platform) ?? []).map((a) => this.stockNode(node.platform, a.id))];
     if (node.kind === 'stock') return this.stock ? this.stock.children(node.accountId).then((rows) => rows.map((r) => ({ kind: 'stockRow' as const, accountId: node.accountId, ...r }))) : [];
     if (node.kind === 'instance') {
@@ -122,16 +219,16 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   getTreeItem(node: Node): vscode.TreeItem {
     if (node.kind === 'platform') {
-      const list = this.store.list().filter((i) => i.platform === node.platform);
-      const s = summarizeSpend(list, this.now());
+      const now = this.now();
       const item = new vscode.TreeItem(this.platformName(node.platform), vscode.TreeItemCollapsibleState.Expanded);
-      item.id = `platform:${node.platform}`;
+      item.id = platformKey(node.platform);
       item.contextValue = 'platform';
       item.iconPath = new vscode.ThemeIcon('server-environment');
-      item.description = vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRate(s.burnRate, vscode.l10n));
-      const pf = this.platforms && platformGroupText(this.platforms, node.platform, this.now());
+      const description = this.platformDescription(node.platform, now);
+      item.description = description;
+      this.platformText.set(node.platform, description);
+      const pf = this.platforms && platformGroupText(this.platforms, node.platform, now);
       if (pf) {
-        item.description += ` · ${pf.description}`;
         item.tooltip = pf.tooltip;
         if (pf.warning) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));
       }
@@ -171,20 +268,20 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       return item;
     }
     if (node.kind === 'launch') {
-      const l = this.launchNodes.get(node.key);
-      const t = l ? launchRowText(l.state, this.now(), vscode.l10n) : { label: node.key, description: '', tooltip: '' };
+      const state = this.launches.get(node.key);
+      const t = state ? launchRowText(state, this.now(), vscode.l10n) : { label: node.key, description: '', tooltip: '' };
       const item = new vscode.TreeItem(forLabel(t.label), vscode.TreeItemCollapsibleState.None);
-      item.id = `launch:${node.key}`;
+      item.id = launchKey(node.key);
       item.contextValue = 'launch';
       item.iconPath = new vscode.ThemeIcon('rocket');
       item.description = forLabel(t.description, 300);
       item.tooltip = forTerminal(t.tooltip.slice(0, 2000), { keep: '\n' });
-      item.command = { command: Commands.launchStatus, title: vscode.l10n.t('Launch Status'), arguments: l ? [vscode.Uri.file(l.state.file)] : [] };
+      item.command = { command: Commands.launchStatus, title: vscode.l10n.t('Launch Status'), arguments: state ? [vscode.Uri.file(state.file)] : [] };
       return item;
     }
     if (node.kind === 'stock') {
       const item = new vscode.TreeItem(vscode.l10n.t('Available now'), vscode.TreeItemCollapsibleState.Collapsed);
-      item.id = `stock:${node.accountId}`;
+      item.id = stockKey(node.accountId);
       item.contextValue = 'stock';
       item.iconPath = new vscode.ThemeIcon('pulse');
       item.description = forLabel(this.platforms?.accounts.get(node.accountId)?.label ?? node.accountId);
@@ -248,7 +345,16 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     return out;
   }
 
+  /** A platform group's description: this month's spend and the burn rate, then what the platform says. */
+  private platformDescription(platform: string, now: number): string {
+    const s = summarizeSpend(this.store.list().filter((i) => i.platform === platform), now);
+    const pf = this.platforms && platformGroupText(this.platforms, platform, now);
+    return vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRate(s.burnRate, vscode.l10n)) + (pf ? ` · ${pf.description}` : '');
+  }
+
   dispose(): void {
+    this.refresher.dispose();
+    this.subs.forEach((d) => d.dispose());
     this.changed.dispose();
   }
 }

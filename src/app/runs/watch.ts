@@ -3,6 +3,7 @@
 // on since the read (the box's clock for staleness, the caller's for the finish time).
 import { estimateFinish, type Finish, type Progress, type RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
+import { Emitter, type Event } from '../events';
 import { LogTail } from './logTail';
 
 export interface RunEntry {
@@ -37,13 +38,17 @@ export class RunWatch {
   /** Instances whose box did not answer the last poll: their runs' progress is stale (the caller's clock when first missed). */
   private readonly unreachableSince = new Map<string, number>();
   private readonly spans = new Map<string, DivergedSpan[]>();
-  private readonly listeners = new Set<(e: RunEntry) => void>();
+  private readonly updates = new Emitter<RunEntry>();
+  private readonly changes = new Emitter<string>();
 
   /** Called after every read of a run's log (the diverged-run monitor listens); a throwing listener is ignored. */
-  onUpdate(fn: (e: RunEntry) => void): { dispose(): void } {
-    this.listeners.add(fn);
-    return { dispose: () => void this.listeners.delete(fn) };
-  }
+  readonly onUpdate: Event<RunEntry> = this.updates.event;
+
+  /**
+   * The instance whose runs' figures changed: a log read, its box stopped answering, or a run
+   * forgotten (the tree, the status bar and the GPU monitor listen).
+   */
+  readonly onDidChange: Event<string> = this.changes.event;
 
   /** Reads the new part of the job's log and records its progress. */
   async update(conn: RemoteConnection, o: { instanceId: string; jobId: string; logPath: string; alive: boolean; price: RunPrice | null; now: number }): Promise<RunEntry> {
@@ -55,13 +60,9 @@ export class RunWatch {
     this.entries.set(k, entry);
     this.unreachableSince.delete(o.instanceId);
     this.noteDiverged(k, u.progress);
-    for (const l of this.listeners) {
-      try {
-        l(entry);
-      } catch {
-        // A listener's failure is its own; the read stands.
-      }
-    }
+    // A listener's failure is its own (Emitter): the read stands.
+    this.updates.fire(entry);
+    this.changes.fire(o.instanceId);
     return entry;
   }
 
@@ -92,7 +93,9 @@ export class RunWatch {
 
   /** The box did not answer a poll: its runs stop counting down until it answers again (update). */
   unreachable(instanceId: string, now: number): void {
-    if (!this.unreachableSince.has(instanceId)) this.unreachableSince.set(instanceId, now);
+    if (this.unreachableSince.has(instanceId)) return;
+    this.unreachableSince.set(instanceId, now);
+    this.changes.fire(instanceId);
   }
 
   /** Seconds since the run was last read while its box does not answer; null while it answers. */
@@ -118,6 +121,7 @@ export class RunWatch {
   }
 
   forget(instanceId: string, jobId?: string): void {
+    let changed = false;
     for (const k of [...this.entries.keys()]) {
       const [i, j] = k.split('\u0000');
       if (i === instanceId && jobId === undefined) this.unreachableSince.delete(instanceId);
@@ -125,7 +129,14 @@ export class RunWatch {
         this.entries.delete(k);
         this.tails.delete(k);
         this.spans.delete(k);
+        changed = true;
       }
     }
+    if (changed) this.changes.fire(instanceId);
+  }
+
+  dispose(): void {
+    this.updates.dispose();
+    this.changes.dispose();
   }
 }

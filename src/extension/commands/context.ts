@@ -1,4 +1,7 @@
 // What every command handler gets: the composition root builds one of these in activate().
+// Commands get the models (runs, sync watches, platform facts, launch rows), never the view: the
+// views listen to the models. A command that changes nothing a model holds asks for a refresh
+// with its reason.
 import type * as vscode from 'vscode';
 import type { Catalog } from '../../core/catalog';
 import type { Instance } from '../../core/instances';
@@ -9,7 +12,11 @@ import type { ReleaseEvents } from '../../app/release';
 import type { InstanceSessions } from '../../app/session';
 import type { Settings } from '../settings';
 import type { InstanceStore } from '../store';
-import type { InstancesTree } from '../tree';
+import type { RunWatch } from '../../app/runs/watch';
+import type { SyncWatching } from '../../app/syncWatching';
+import type { LaunchRows } from '../../app/launch/rows';
+import type { PlatformFacts } from '../monitors/platforms';
+import type { RefreshReason } from '../view/refresh';
 import type { GuardNotices } from '../monitors/notices';
 import type { SyncWatches } from '../monitors/syncWatches';
 import type { DoctorView } from './remote/doctorView';
@@ -25,7 +32,16 @@ export interface CommandContext {
   now(): number;
   language: string;
   memento: vscode.Memento;
-  tree: InstancesTree;
+  /** Running jobs' progress read from their logs. */
+  runs: RunWatch;
+  /** Instances whose checkpoints are being watched (written by `watches`). */
+  watching: SyncWatching;
+  /** What the platforms said (observations, account status, logins waiting for the user). */
+  platformFacts: PlatformFacts;
+  /** Launches in progress shown in the Instances view. */
+  launches: LaunchRows;
+  /** Asks the Instances view to redraw (the instance's row, or all): debounced, only while it shows. */
+  refresh(reason: RefreshReason, id?: string): void;
   notices: GuardNotices;
   watches: SyncWatches;
   doctor: DoctorView;

@@ -33,7 +33,7 @@ export class DivergedMonitor implements vscode.Disposable {
     private readonly probeNow: () => Promise<void>,
     private readonly policy: () => DivergedPolicy = divergedPolicy,
   ) {
-    this.sub = ctx.tree.runs.onUpdate((e) => this.onRead(e));
+    this.sub = ctx.runs.onUpdate((e) => this.onRead(e));
   }
 
   private onRead(e: RunEntry): void {

@@ -17,10 +17,11 @@ import type { Instance } from '../../core/instances';
 import { balanceLow, inferState, type InferenceMemory } from '../../core/platforms/reconcile';
 import { can, CATALOG_PLATFORM, isTransient, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
 import { currentState, summarizeSpend, type InstanceState } from '../../core/spend';
+import { Emitter, type Event } from '../../app/events';
 import type { CommandContext } from '../commands/context';
+import type { VisibilitySource } from '../view/visibility';
 import type { PlatformAccounts } from '../commands/platforms/accountStore';
 import { platformErrorText } from '../commands/platforms/words';
-import type { Node } from '../tree';
 import { PowerOnLocks, withPowerOnLock } from '../../app/platforms/powerLock';
 import { configHome } from '../../app/platforms/accountFile';
 import { join } from 'node:path';
@@ -40,7 +41,10 @@ export class PlatformFacts {
   readonly status = new Map<string, AccountStatus>();
   /** Logins a platform reports on another host or user than the stored one, waiting for the user's word. */
   readonly pendingLogins = new Map<string, SshLogin>();
-  private readonly pollListeners = new Set<() => void>();
+  private readonly polls = new Emitter<void>();
+  private readonly changes = new Emitter<string | undefined>();
+  /** What the platforms say changed: for one instance (its id), or for many (undefined: after a poll of the accounts). */
+  readonly onDidChange: Event<string | undefined> = this.changes.event;
 
   constructor(
     readonly accounts: PlatformAccounts,
@@ -50,13 +54,18 @@ export class PlatformFacts {
 
   /** Called after each poll of the accounts (the release warnings read the platform's clock then). */
   onDidPoll(listener: () => void): { dispose(): void } {
-    this.pollListeners.add(listener);
-    return { dispose: () => this.pollListeners.delete(listener) };
+    return this.polls.event(listener);
   }
 
-  /** The monitor tells its listeners a poll is done. */
+  /** The monitor tells its listeners a poll is done (everything it read may have changed). */
   polled(): void {
-    for (const l of [...this.pollListeners]) l();
+    this.changes.fire(undefined);
+    this.polls.fire();
+  }
+
+  /** The monitor recorded something about one instance (an observed state, a login waiting for the user's word). */
+  changed(id: string): void {
+    this.changes.fire(id);
   }
 
   /** The release watch of a linked, stopped instance by the platform's own clock (stopped_at / release_at), if the last read gave one. */
@@ -100,6 +109,9 @@ export class PlatformFacts {
   }
 }
 
+/** What the monitor uses of the extension (made before the commands' context, which asks the monitor for power actions). */
+export type PlatformMonitorDeps = Pick<CommandContext, 'store' | 'sessions' | 'settings' | 'now' | 'catalog' | 'log'>;
+
 export class PlatformMonitor implements vscode.Disposable {
   readonly observations: Map<string, Observation>;
   readonly status: Map<string, AccountStatus>;
@@ -116,8 +128,9 @@ export class PlatformMonitor implements vscode.Disposable {
   private readonly subs: vscode.Disposable[];
 
   constructor(
-    private readonly view: vscode.TreeView<Node>,
-    private readonly ctx: CommandContext,
+    /** The Instances view's visibility: the accounts are read only while it shows. */
+    private readonly view: VisibilitySource,
+    private readonly ctx: PlatformMonitorDeps,
     readonly facts: PlatformFacts,
   ) {
     this.accounts = facts.accounts;
@@ -170,7 +183,6 @@ export class PlatformMonitor implements vscode.Disposable {
   private async pollAll(force: boolean): Promise<void> {
     await Promise.all(this.accounts.list().map((a) => this.pollAccount(a, force)));
     await this.inferWithoutApi();
-    this.ctx.tree.refresh();
     this.facts.polled();
   }
 
@@ -243,6 +255,7 @@ export class PlatformMonitor implements vscode.Disposable {
   async observe(id: string, a: Account, p: PlatformInstance): Promise<void> {
     const now = this.ctx.now();
     recordObservation(this.observations, id, a.id, p, now);
+    this.facts.changed(id);
     const inst = this.ctx.store.get(id);
     if (!inst) return;
     const r = observedInstance(inst, a.kind, p, now);
@@ -271,11 +284,11 @@ export class PlatformMonitor implements vscode.Disposable {
       this.ctx.log.info(`[${id}] ${a.id} reports a new login ${l.user}@${l.host}:${l.port} (stored: ${inst.login.user}@${inst.login.host}:${inst.login.port}): kept the stored one, asking`);
       const prev = this.facts.pendingLogins.get(id);
       this.facts.pendingLogins.set(id, l);
-      this.ctx.tree.refresh();
+      this.facts.changed(id);
       if (!prev || prev.host !== l.host || prev.port !== l.port || prev.user !== l.user) void this.askNewLogin(id, inst.name, inst.login, l);
       return false;
     }
-    this.facts.pendingLogins.delete(id);
+    if (this.facts.pendingLogins.delete(id)) this.facts.changed(id);
     if (outcome !== 'applied') return false;
     this.ctx.sessions.invalidate(id);
     this.ctx.log.info(`[${id}] login from ${a.id}: ${l.user}@${l.host}:${l.port}`);
@@ -305,7 +318,7 @@ export class PlatformMonitor implements vscode.Disposable {
     this.facts.pendingLogins.delete(id);
     this.ctx.sessions.invalidate(id);
     this.ctx.log.info(`[${id}] login moved by the user to ${l.user}@${l.host}:${l.port}${l.password !== undefined ? ' with the platform\'s password' : '; the stored password was cleared'}`);
-    this.ctx.tree.refresh();
+    this.facts.changed(id);
   }
 
   /** Instances no connector covers: SSH reachability and the last probe's GPUs, proposed, never applied. */

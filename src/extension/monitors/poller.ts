@@ -1,4 +1,5 @@
-// Polls only while the Instances view is visible: the tree's figures every few seconds, and a
+// Polls only while the Instances view is visible: the tree's moving figures every few seconds
+// (only the rows whose figures change: InstancesTree.tickFigures), and a
 // quiet probe of each powered instance every `refresh.intervalSeconds` (GPUs, jobs' states,
 // then the idle check), never the first contact: that is always the user's own Check GPU.
 import * as vscode from 'vscode';
@@ -7,8 +8,8 @@ import { endsStillBilling } from '../present';
 import { RemoteError } from '../../remote/errors';
 import type { CommandContext } from '../commands/context';
 import { recordProbe, refreshJobs } from '../commands/remote/probe';
-import type { Node } from '../tree';
 import type { IdleMonitor } from './idle';
+import type { VisibilitySource } from '../view/visibility';
 
 const FIGURES_EVERY_MS = 5000;
 
@@ -19,9 +20,11 @@ export class Poller implements vscode.Disposable {
   private readonly subs: vscode.Disposable[];
 
   constructor(
-    private readonly view: vscode.TreeView<Node>,
+    private readonly view: VisibilitySource,
     private readonly ctx: CommandContext,
     private readonly idle: IdleMonitor,
+    /** The periodic figures refresh (the tree's tickFigures). */
+    private readonly tickFigures: () => void,
   ) {
     this.subs = [view.onDidChangeVisibility(() => this.restart()), vscode.workspace.onDidGrantWorkspaceTrust(() => this.restart())];
     this.restart();
@@ -30,7 +33,7 @@ export class Poller implements vscode.Disposable {
   restart(): void {
     this.stop();
     if (!this.view.visible) return;
-    this.figures = setInterval(() => this.ctx.tree.refresh(), FIGURES_EVERY_MS);
+    this.figures = setInterval(() => this.tickFigures(), FIGURES_EVERY_MS);
     if (vscode.workspace.isTrusted) this.probes = setInterval(() => void this.probeNow(), this.ctx.settings().refreshIntervalSeconds * 1000);
   }
 
@@ -52,7 +55,7 @@ export class Poller implements vscode.Disposable {
             } catch (e) {
               this.ctx.log.debug(`[${i.id}] background probe failed: ${e instanceof Error ? e.message : String(e)}`);
               // Not reached: its runs stop counting down and say how old their figures are until it answers again.
-              if ((isAppError(e) && e.info.kind === 'remote') || e instanceof RemoteError) this.ctx.tree.runs.unreachable(i.id, this.ctx.now());
+              if ((isAppError(e) && e.info.kind === 'remote') || e instanceof RemoteError) this.ctx.runs.unreachable(i.id, this.ctx.now());
               // A box marked still billing that no longer accepts connections has gone down: the mark goes.
               if (i.stillBilling && isAppError(e) && e.info.kind === 'remote' && endsStillBilling(e.info.code)) {
                 this.ctx.log.info(`[${i.id}] the box no longer answers SSH (${e.info.code}): the still-billing mark is cleared`);

@@ -1,12 +1,13 @@
 // "Keep Syncing Checkpoints": one background watch loop per instance, owned here and stopped
-// on dispose. The tree shows which instances are being watched.
+// on dispose. Which instances are watched is the SyncWatching model (app/syncWatching.ts): this
+// writes it, the tree reads it and listens to its events.
 import * as vscode from 'vscode';
 import { showError } from '../notify';
 import { syncRemote } from '../../app/sync';
 import type { InstanceSessions } from '../../app/session';
 import { isRemoteError } from '../../remote/errors';
 import type { InstanceStore } from '../store';
-import type { InstancesTree } from '../tree';
+import type { SyncWatching } from '../../app/syncWatching';
 
 export interface WatchSpec {
   id: string;
@@ -22,7 +23,7 @@ export class SyncWatches implements vscode.Disposable {
   constructor(
     private readonly store: InstanceStore,
     private readonly sessions: InstanceSessions,
-    private readonly tree: InstancesTree,
+    private readonly watching: SyncWatching,
     private readonly log: vscode.LogOutputChannel,
     private readonly now: () => number,
   ) {}
@@ -41,7 +42,7 @@ export class SyncWatches implements vscode.Disposable {
     const inst = this.sessions.powered(spec.id);
     const abort = new AbortController();
     this.running.set(spec.id, abort);
-    this.tree.watching.add(spec.id);
+    this.watching.add(spec.id);
     const { watchSync } = await import('../../remote/sync');
     const source = `${inst.login.user}@${inst.login.host}:${inst.login.port}`;
     const { remoteDir, localDir } = spec;
@@ -68,10 +69,8 @@ export class SyncWatches implements vscode.Disposable {
       })
       .finally(() => {
         this.running.delete(spec.id);
-        this.tree.watching.delete(spec.id);
-        this.tree.refresh(spec.id);
+        this.watching.delete(spec.id);
       });
-    this.tree.refresh(spec.id);
     return true;
   }
 

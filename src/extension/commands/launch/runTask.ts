@@ -137,7 +137,7 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   // The tree's row follows the state file (saved at every reading) while this window drives the launch.
   const rowKey = `${file}#${task.name}`;
   let following = true;
-  const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && ctx.tree.setLaunch(rowKey, st), () => undefined), ROW_REFRESH_MS);
+  const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && ctx.launches.setLaunch(rowKey, st), () => undefined), ROW_REFRESH_MS);
   const title = mode === 'smoke' ? vscode.l10n.t('Smoke test of {0}', task.name) : mode === 'resume' ? vscode.l10n.t('Continuing the launch of {0}', task.name) : vscode.l10n.t('Launching {0}', task.name);
   try {
     const s = await withNotificationProgress({ title, cancellable: true }, (progress, token) => {
@@ -148,7 +148,7 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
         accounts: () => accountsFor(platforms),
         onEvent: (line, st) => {
           ctx.log.info(`[launch ${task.name}] ${line}`);
-          if (following) ctx.tree.setLaunch(rowKey, st);
+          if (following) ctx.launches.setLaunch(rowKey, st);
           progress.report({ message: line });
         },
         confirmCreate: async (what) => {
@@ -178,6 +178,6 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   } finally {
     following = false;
     clearInterval(follow);
-    ctx.tree.setLaunch(rowKey, undefined);
+    ctx.launches.setLaunch(rowKey, undefined);
   }
 }

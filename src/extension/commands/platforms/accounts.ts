@@ -101,6 +101,6 @@ export async function removePlatformAccount(ctx: CommandContext, mon: PlatformMo
   const linked = ctx.store.list().filter((i) => i.platformRef?.account === id);
   if (linked.length) await ctx.store.importInstances(linked.map(({ platformRef: _drop, ...rest }) => rest));
   ctx.log.info(`platform account ${id} removed with its secret; ${linked.length} instances unlinked`);
-  ctx.tree.refresh();
+  ctx.refresh('accounts');
   return true;
 }

@@ -10,6 +10,7 @@ import { TARGET, waitForState } from '../../../app/platforms/settle';
 import { releaseThroughPlatform } from '../../../app/platforms/releaseFlow';
 import { PlatformError } from '../../../app/platforms/errors';
 import type { Instance } from '../../../core/instances';
+import { descriptorOf } from '../../../core/platforms/descriptors';
 import { can, type Capability, type Connector, type PlatformState } from '../../../core/platforms/types';
 import { currentState, storageRateFor } from '../../../core/spend';
 import type { Account } from '../../../app/platforms/accounts';
@@ -152,7 +153,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     });
     if (r.last) await mon.observe(inst.id, account, r.last);
     if (action === 'powerOn' && r.settled) await mon.refreshLogin(inst.id, account, connector as Connector);
-    ctx.tree.refresh(inst.id);
+    ctx.refresh('power', inst.id);
     const state = r.last?.state;
     // A stop the platform accepted but never carried out bills on: said loudly, and marked on the
     // row and the status bar until the instance is seen stopped (issue 22.2). Not on a cancel.
@@ -176,7 +177,7 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
   const t = await target(ctx, mon, arg);
   if (!t) return undefined;
   const { scripted, inst, account, connector } = t;
-  if (account.kind !== 'autodl-pro' && account.kind !== 'autodl-web') throw new UserError(vscode.l10n.t('{0} does not release stopped instances on a clock: nothing to keep alive.', platformName(account.kind)));
+  if (!descriptorOf(account.kind).releasesStoppedOnClock) throw new UserError(vscode.l10n.t('{0} does not release stopped instances on a clock: nothing to keep alive.', platformName(account.kind)));
   if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
   const seen = mon.observations.get(inst.id)?.state ?? currentState(inst.intervals);
   if (seen !== 'stopped') throw new UserError(vscode.l10n.t('{0} is not shut down ({1}): only a shut-down instance is on the release clock.', inst.name, platformStateLabel(seen as never)));
@@ -213,7 +214,7 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
     }
     const down = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
     if (down.last) await mon.observe(inst.id, account, down.last);
-    ctx.tree.refresh(inst.id);
+    ctx.refresh('power', inst.id);
     if (!down.settled) throw await notStopped(ctx, inst, rate, down.last?.state, deadlineMs);
     return down.last?.state;
   });
@@ -230,7 +231,7 @@ async function notStopped(ctx: CommandContext, inst: Instance, computeFen: numbe
   const last = seen ? platformStateLabel(seen) : '?';
   const seconds = Math.round(waitedMs / 1000);
   await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: computeFen + storageRateFor(inst.pricing, 'running') / 24, why: vscode.l10n.t('the platform accepted the power-off but still reports "{0}" after {1} s', last, seconds) }).catch(() => undefined);
-  ctx.tree.refresh(inst.id);
+  ctx.refresh('power', inst.id);
   return new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, formatRate(computeFen, vscode.l10n), last, seconds));
 }
 

@@ -60,19 +60,16 @@ export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: Rem
   }
 }
 
-/** Reads what each running job's log gained since the last poll (only the new bytes) for the tree and status bar. */
+/** Reads what each running job's log gained since the last poll (only the new bytes); the tree and status bar hear it from the runs model. */
 async function updateProgress(ctx: CommandContext, inst: Instance, conn: RemoteConnection, list: readonly JobInfo[]): Promise<void> {
   const { runPriceOf } = await import('../../../app/runs/progress');
   const price = runPriceOf(inst, ctx.settings().syncWatchIntervalSeconds);
-  let changed = false;
   for (const j of list) {
     if (j.state !== 'running' || !j.logPath || !inst.jobs?.some((r) => r.id === j.name)) continue;
     try {
-      await ctx.tree.runs.update(conn, { instanceId: inst.id, jobId: j.name, logPath: j.logPath, alive: true, price, now: ctx.now() });
-      changed = true;
+      await ctx.runs.update(conn, { instanceId: inst.id, jobId: j.name, logPath: j.logPath, alive: true, price, now: ctx.now() });
     } catch (e) {
       ctx.log.debug(`[${inst.id}] progress of ${j.name}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  if (changed) ctx.tree.refresh(inst.id);
 }

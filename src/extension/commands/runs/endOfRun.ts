@@ -61,7 +61,7 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
   const { powerOffFromBox, boxPowerOffCommand } = await import('../../../app/runs/boxPower');
   const { boxPowerOf } = await import('./powerFacts');
   const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
-  ctx.tree.runs.forget(inst.id, job.id);
+  ctx.runs.forget(inst.id, job.id);
   const diverged = divergedStopOf(ctx, inst.id, job.id);
   if (diverged) await ctx.memento.update(DIVERGED_STOP_KEY(inst.id, job.id), undefined);
   const action = endActionOf(ctx, inst.id, job.id);

@@ -25,7 +25,7 @@ export function openCalculator(ctx: CommandContext, calculator: CalculatorPanel,
 }
 
 export async function refresh(ctx: CommandContext, statusBar: SpendStatusBar, poller: Poller): Promise<void> {
-  ctx.tree.refresh();
+  ctx.refresh('user');
   statusBar.update();
   await poller.probeNow();
 }
