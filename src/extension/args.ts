@@ -4,6 +4,14 @@
 // type it; it becomes fen at once.
 import { z } from 'zod';
 import { BOUNDS, boundSchema } from '../core/bounds';
+import { DESCRIPTORS, PLATFORM_KINDS } from '../core/platforms/descriptors';
+
+/** Every descriptor's secret field, bounded by the longest any kind allows (the kind's own schema checks it after). */
+function secretArgs(): Record<string, z.ZodOptional<z.ZodString>> {
+  const max = new Map<string, number>();
+  for (const f of DESCRIPTORS.flatMap((d) => d.secrets)) max.set(f.field, Math.max(max.get(f.field) ?? 0, f.maxLength));
+  return Object.fromEntries([...max].map(([f, n]) => [f, z.string().min(1).max(n).optional()]));
+}
 import { BILLING_MODES, INSTANCE_STATES, normalizeBillingMode, type BillingMode, type InstanceState } from '../core/spend';
 
 // Prices and sizes take core's bounds (the calculator and the CLI read the same): a rate is for the whole instance.
@@ -85,15 +93,11 @@ export const CheckGpuArgs = z.strictObject({ id, quiet: z.boolean().optional(), 
 
 export const AddPlatformAccountArgs = z.strictObject({
   /** Not `kind`: an argument with `kind` is taken for a tree node. */
-  platform: z.enum(['autodl-pro', 'autodl-web', 'aliyun-ecs', 'tencent-cvm']),
+  platform: z.enum(PLATFORM_KINDS),
   label: z.string().min(1).max(120).optional(),
   region: z.string().regex(/^[a-z0-9-]{2,40}$/).optional(),
-  /** AutoDL: the developer token (Pro) or the console's login token. */
-  token: z.string().min(1).max(8192).optional(),
-  accessKeyId: z.string().min(1).max(128).optional(),
-  accessKeySecret: z.string().min(1).max(256).optional(),
-  secretId: z.string().min(1).max(128).optional(),
-  secretKey: z.string().min(1).max(256).optional(),
+  /** Each descriptor's secret fields (token, accessKeyId, secretKey, …), read by field name. */
+  ...(secretArgs() as Record<never, z.ZodOptional<z.ZodString>>),
   /** Accepts the experimental console-token connector. */
   experimental: z.boolean().optional(),
 });

@@ -1,6 +1,8 @@
 // One typed accessor for every setting. Values are clamped to the manifest's bounds here too,
 // because settings.json can hold anything.
+import type { Endpoints } from '../app/platforms/accounts';
 import { yuanToFen, type Fen } from '../core/money';
+import { DESCRIPTORS } from '../core/platforms/descriptors';
 import { IDLE_PREFERENCES, type IdlePreference } from './guardDecisions';
 
 export interface Settings {
@@ -25,7 +27,7 @@ export interface Settings {
   releaseWarnings: boolean;
   peakHoursNotice: boolean;
   /** Base URLs / endpoints of the platform APIs (tests, proxies); empty: the environment's, then the SDK's own. */
-  platformEndpoints: { autodlApi?: string; autodlWebApi?: string; aliyun?: string; tencent?: string };
+  platformEndpoints: Endpoints;
   /** Platform account ids whose power actions (on, off, release) are enabled; the rest are read-only. */
   platformPowerActions: string[];
   /** Seconds between platform polls while the view is visible (at least 60). */
@@ -68,12 +70,8 @@ export function readSettings(get: (key: string) => unknown): Settings {
     watchdogHookCommand: str(get('watchdog.hookCommand'), '', 4000),
     releaseWarnings: get('guards.releaseWarnings') !== false,
     peakHoursNotice: get('guards.peakHoursNotice') !== false,
-    platformEndpoints: {
-      autodlApi: endpoint(get('platforms.autodlApi')),
-      autodlWebApi: endpoint(get('platforms.autodlWebApi')),
-      aliyun: endpoint(get('platforms.aliyunEndpoint')),
-      tencent: endpoint(get('platforms.tencentEndpoint')),
-    },
+    // Each descriptor's endpoint setting (gpuRent.platforms.autodlApi, …).
+    platformEndpoints: Object.fromEntries(DESCRIPTORS.map((d) => [d.endpoint.key, endpoint(get(d.endpoint.setting))])),
     platformPowerActions: Array.isArray(get('platforms.powerActions')) ? (get('platforms.powerActions') as unknown[]).filter((x): x is string => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)).slice(0, 100) : [],
     platformPollSeconds: num(get('platforms.pollSeconds'), 60, 60, 3600, true),
   };

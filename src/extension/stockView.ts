@@ -7,6 +7,7 @@ import type { Account } from '../app/platforms/accounts';
 import { hasStock, StockCache } from '../app/platforms/stock';
 import { formatCny } from '../core/money';
 import { freeText, sortStock, STOCK_TTL_S, type StockRow } from '../core/platforms/stock';
+import { descriptorOf } from '../core/platforms/descriptors';
 import { CATALOG_PLATFORM, type Connector } from '../core/platforms/types';
 import type { PlatformAccounts } from './commands/platforms/accountStore';
 import { platformErrorText } from './commands/platforms/words';
@@ -89,7 +90,7 @@ export class StockView implements vscode.Disposable {
     } catch (e) {
       return [{ key: 'error', label: vscode.l10n.t('Could not read the free cards'), description: platformErrorText(e), icon: 'warning', iconColor: 'list.warningForeground', tooltip: platformErrorText(e) }];
     }
-    if (!rows.length) return [{ key: 'empty', label: a.kind === 'autodl-pro' ? vscode.l10n.t('No stock read: no instance of this account names a region yet') : vscode.l10n.t('No GPU types listed'), icon: 'info' }];
+    if (!rows.length) return [{ key: 'empty', label: descriptorOf(a.kind).stockRegionsFromInstances ? vscode.l10n.t('No stock read: no instance of this account names a region yet') : vscode.l10n.t('No GPU types listed'), icon: 'info' }];
     const shown = rows.slice(0, MAX_SHOWN).map((r, i): StockNodeInfo => {
       const price = r.priceFenPerHour !== undefined ? vscode.l10n.t('{0}/h', formatCny(r.priceFenPerHour)) : vscode.l10n.t('price ?');
       const free = r.status === 'free' ? (r.free !== undefined ? vscode.l10n.t('{0} free', freeText(r)) : vscode.l10n.t('available')) : r.status === 'soldOut' ? vscode.l10n.t('sold out') : vscode.l10n.t('free ?');

@@ -4,24 +4,17 @@
 import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { parseRegionText, regionText } from '../../../core/platforms/regions';
-import { DEFAULT_REGION, endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, SECRET_ENV, type Account } from '../../../app/platforms/accounts';
-import { EXPERIMENTAL, PLATFORM_KINDS, type PlatformKind } from '../../../core/platforms/types';
+import { endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, type Account } from '../../../app/platforms/accounts';
+import { DESCRIPTORS, descriptorOf } from '../../../core/platforms/descriptors';
+import type { PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
-import { platformErrorText, platformName } from './words';
+import { descriptorText, platformErrorText, platformName } from './words';
 
-function fieldPrompt(kind: PlatformKind, field: string): string {
-  if (kind === 'autodl-pro') return vscode.l10n.t('AutoDL developer token (控制台 → 设置 → 开发者 Token)');
-  if (kind === 'autodl-web') return vscode.l10n.t('AutoDL console login token (experimental: it expires; never your phone number or password)');
-  if (field === 'accessKeyId') return vscode.l10n.t('AccessKey ID of a RAM user');
-  if (field === 'accessKeySecret') return vscode.l10n.t('AccessKey Secret');
-  if (field === 'secretId') return vscode.l10n.t('SecretId of a CAM sub-user');
-  return vscode.l10n.t('SecretKey');
-}
 
 export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
   const scripted = isScripted(arg) ? parseArgs(AddPlatformAccountArgs, arg) : undefined;
@@ -30,31 +23,33 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   let region: string | string[] | undefined = scripted?.region;
   if (scripted) {
     kind = scripted.platform;
-    if (EXPERIMENTAL.has(kind) && !scripted.experimental) throw new UserError(vscode.l10n.t('The AutoDL console token is experimental: pass experimental: true to accept it.'));
-    for (const f of Object.keys(SECRET_ENV[kind])) {
-      const v = (scripted as Record<string, unknown>)[f];
-      if (typeof v === 'string') raw[f] = v;
+    const experimental = descriptorOf(kind).experimental;
+    if (experimental && !scripted.experimental) throw new UserError(descriptorText(experimental.refusal));
+    for (const { field } of descriptorOf(kind).secrets) {
+      const v = (scripted as Record<string, unknown>)[field];
+      if (typeof v === 'string') raw[field] = v;
     }
   } else {
     const pick = await vscode.window.showQuickPick(
-      PLATFORM_KINDS.map((k) => ({ label: platformName(k), description: EXPERIMENTAL.has(k) ? vscode.l10n.t('experimental: unofficial endpoints, the console token expires') : '', platformKind: k })),
+      DESCRIPTORS.map((d) => ({ label: platformName(d.kind), description: d.experimental ? descriptorText(d.experimental.note) : '', platformKind: d.kind })),
       { placeHolder: vscode.l10n.t('Which platform account?') },
     );
     if (!pick) return undefined;
     kind = pick.platformKind;
-    if (EXPERIMENTAL.has(kind)) {
+    const d = descriptorOf(kind);
+    if (d.experimental) {
       const ok = vscode.l10n.t('Use It');
-      const r = await showWarning(vscode.l10n.t('The console token is the web console’s login token, used with endpoints AutoDL does not document. It expires; paste a new one then. GPU Rent never asks for your phone number or password and never logs in for you.'), { modal: true }, ok);
+      const r = await showWarning(descriptorText(d.experimental.warning), { modal: true }, ok);
       if (r !== ok) return undefined;
     }
-    for (const f of Object.keys(SECRET_ENV[kind])) {
-      const v = await vscode.window.showInputBox({ prompt: fieldPrompt(kind, f), password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
+    for (const { field: f, prompt } of d.secrets) {
+      const v = await vscode.window.showInputBox({ prompt: descriptorText(prompt), password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
       if (v === undefined) return undefined;
       raw[f] = v.trim();
     }
-    if (DEFAULT_REGION[kind]) {
+    if (d.regions) {
       const r = await vscode.window.showInputBox({
-        prompt: vscode.l10n.t('Regions to read: all (every region the platform lists), or region ids separated by commas (e.g. {0},cn-beijing)', DEFAULT_REGION[kind]!),
+        prompt: vscode.l10n.t('Regions to read: all (every region the platform lists), or region ids separated by commas (e.g. {0},cn-beijing)', d.regions.default),
         value: 'all',
         ignoreFocusOut: true,
         validateInput: (s) => (parseRegionText(s).ok ? undefined : vscode.l10n.t('"all", or region ids (letters, digits and dashes) separated by commas.')),

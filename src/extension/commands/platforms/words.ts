@@ -1,11 +1,18 @@
 // Platform failures and states in the display language. The platform's own code and message
 // are always kept beside our words.
 import * as vscode from 'vscode';
-import { PlatformError, PLATFORM_NAMES } from '../../../app/platforms/errors';
+import { PlatformError } from '../../../app/platforms/errors';
+import { descriptorOf, inLanguage, type Words } from '../../../core/platforms/descriptors';
 import type { PlatformKind, PlatformState } from '../../../core/platforms/types';
 
+/** A descriptor's text (names, prompts, warnings) in the UI's language. */
+export function descriptorText(w: Words): string {
+  return inLanguage(w, vscode.env.language);
+}
+
+/** The kind's name as its descriptor writes it, in the UI's language. */
 export function platformName(kind: PlatformKind): string {
-  return kind === 'autodl-web' ? vscode.l10n.t('AutoDL (console token, experimental)') : PLATFORM_NAMES[kind];
+  return descriptorText(descriptorOf(kind).name);
 }
 
 export function platformErrorText(e: unknown): string {
