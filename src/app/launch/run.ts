@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { join, posix, resolve } from 'node:path';
 import { formatCny, type Fen } from '../../core/money';
+import { powerOffModeFor } from '../../core/platforms/billing';
 import { estimateFinish, type RunPrice } from '../../core/progress';
 import { checkBudget, LAUNCH_STEPS, newLaunchState, nextCandidate, smokeReached, spentFen, withEvent, type LaunchBox, type LaunchOutcome, type LaunchPhase, type LaunchState } from '../../core/task/launch';
 import type { Task } from '../../core/task/types';
@@ -710,7 +711,7 @@ class Run {
     return {
       kind: a.connector.kind,
       powerOff: async () => {
-        await a.connector.powerOff(ref, a.connector.kind === 'aliyun-ecs' || a.connector.kind === 'tencent-cvm' ? 'stopCharging' : 'keep');
+        await a.connector.powerOff(ref, powerOffModeFor(a.connector.kind));
         const r = await waitForState(a.connector, ref, TARGET.powerOff, o);
         if (!r.settled) throw new Error(`the platform accepted the power-off but reports ${r.last?.state ?? '?'}`);
       },

@@ -2,16 +2,13 @@
 // and message. Front ends word it; `describe` is the plain English line the CLI prints.
 import type { AfterPowerOff } from '../../core/platforms/billing';
 import type { PlatformFailure, PlatformKind } from '../../core/platforms/types';
+import { DESCRIPTORS, PLATFORM_DESCRIPTORS } from '../../core/platforms/descriptors';
 import { networkFailure } from '../../core/platforms/errors';
 import { boundText } from '../../core/platforms/types';
 import { isReplyError } from './http';
 
-export const PLATFORM_NAMES: Record<PlatformKind, string> = {
-  'autodl-pro': 'AutoDL Pro',
-  'autodl-web': 'AutoDL (console token, experimental)',
-  'aliyun-ecs': '阿里云 ECS',
-  'tencent-cvm': '腾讯云 CVM',
-};
+/** Each kind's name as its descriptor writes it in English (the CLI's lines, errors). */
+export const PLATFORM_NAMES: Record<PlatformKind, string> = Object.fromEntries(DESCRIPTORS.map((d) => [d.kind, d.name.en])) as Record<PlatformKind, string>;
 
 const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
   tokenExpired: 'the token was refused or has expired: paste a new one (gpu-rent accounts add, or Update Platform Token)',
@@ -32,7 +29,7 @@ const HINT: Partial<Record<PlatformFailure['kind'], string>> = {
 
 /** One English line: what still bills after a power-off (CLI; the extension words it itself). */
 export function stillBillsLine(kind: PlatformKind, a: AfterPowerOff, priceText: string): string {
-  const rest = kind === 'aliyun-ecs' || kind === 'tencent-cvm' ? 'its disks and any public IP / EIP' : 'its paid data disk, if any';
+  const rest = PLATFORM_DESCRIPTORS[kind].stillBillsWhenStopped;
   if (a.compute === 'bills') return `compute STILL BILLS (${priceText}) as if it ran: ${a.refused ? `${PLATFORM_NAMES[kind]} stopped it in keep-charging mode (economical mode is not offered for this instance)` : 'it was stopped in keep-charging mode'}; so do ${rest}. Release it, or stop it with economical mode where offered, to stop compute billing`;
   if (a.compute === 'prepaid') return `prepaid (包月/包年): its compute was paid ahead and runs to its expiry; ${rest} as billed by the plan`;
   return `compute billing stopped; still billing: ${rest}`;
