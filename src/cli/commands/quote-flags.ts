@@ -34,6 +34,7 @@ export function quoteSpecs(lang: QuoteLang = 'en') {
     'vram-gb': { type: 'number', valueName: 'G', min: 0, max: B.vramGb.max, description: d(`VRAM the job needs per card (default ${DEFAULT_JOB.vramGb}: the report's LoRA job peaked at 22 GB)`, `任务每张卡需要的显存（默认 ${DEFAULT_JOB.vramGb}：报告中的 LoRA 任务峰值 22 GB）`) },
     platform: { type: 'string', valueName: 'P', repeat: true, description: d('only this platform id (repeatable; see gpu-rent platforms)', '只报价这个平台 id（可重复；见 gpu-rent platforms）') },
     catalog: { type: 'string', valueName: 'FILE', description: d('JSON file of price overrides and extra platforms, merged over the built-in catalog', '价格覆盖和额外平台的 JSON 文件，合并到内置价格表之上') },
+    stock: { type: 'boolean', description: d('also read which cards are free now on your platform accounts (gpu-rent accounts; network, each account at most once a minute) and mark each row: can start now / none free now', '同时读取已配置平台账号（gpu-rent accounts）上现在空闲的卡（联网，每个账号每分钟最多读一次），并在每行标出：可立即开机 / 暂无空闲卡') },
     json: { type: 'boolean', description: d('print JSON (yuan as numbers) instead of a table', '输出 JSON（元为数字），而不是表格') },
     lang: { ...LANG_FLAG_SPEC, description: d(LANG_FLAG_SPEC.description, '文字输出的语言（en、zh-cn；默认取自 LC_ALL / LC_MESSAGES / LANG）') },
   } satisfies FlagSpecs;

@@ -4,13 +4,22 @@ import { cardById } from '../../core/cards';
 import { dating, findPlatform, formatDating, WARNING_TEXT, type Catalog, type FenRange } from '../../core/catalog';
 import { midpoint, starExclusion, type QuoteResult, type QuoteRow } from '../../core/cost';
 import { fenToYuan } from '../../core/money';
+import type { StartNow } from '../../core/startNow';
 import type { Built } from './quote-flags';
+import type { QuoteStockMarks } from './quote-stock';
+
+/** A row's startNow: null where not checked (no account for its platform, or the read failed). */
+function startNowJson(s: StartNow | undefined): Record<string, unknown> | null {
+  if (!s || s.state === 'unknown') return s?.state === 'unknown' && s.reason === 'notListed' ? { state: 'notListed' } : null;
+  if (s.state === 'none') return { state: 'none' };
+  return { state: 'free', places: s.places.map((p) => ({ account: p.account, region: p.region, zone: p.zone ?? null, instanceType: p.instanceType ?? null, free: p.free ?? null, priceFenPerHour: p.priceFenPerHour ?? null })) };
+}
 
 function yuan(r: FenRange): number {
   return fenToYuan(midpoint(r));
 }
 
-function rowJson(r: QuoteRow, cheapest: QuoteRow | undefined): Record<string, unknown> {
+function rowJson(r: QuoteRow, cheapest: QuoteRow | undefined, stock: QuoteStockMarks | undefined): Record<string, unknown> {
   const range = r.total.min !== r.total.max;
   const breakdown = {
     gpu: yuan(r.breakdown.gpu),
@@ -59,13 +68,14 @@ function rowJson(r: QuoteRow, cheapest: QuoteRow | undefined): Record<string, un
   out.cheapest = r === cheapest;
   const excluded = starExclusion(r);
   if (excluded) out.neverCheapest = excluded;
+  if (stock) out.startNow = startNowJson(stock.marks.get(r));
   return out;
 }
 
-/** The --json document (printed with two-space indent). */
-export function quoteJson(catalog: Catalog, b: Built, result: QuoteResult, cheapest: QuoteRow | undefined): Record<string, unknown> {
+/** The --json document (printed with two-space indent); with --stock, each row's startNow and the accounts read. */
+export function quoteJson(catalog: Catalog, b: Built, result: QuoteResult, cheapest: QuoteRow | undefined, stock?: QuoteStockMarks): Record<string, unknown> {
   const i = b.input;
-  return {
+  const doc: Record<string, unknown> = {
     currency: 'CNY',
     input: {
       card: b.explicitCard?.id ?? null,
@@ -83,7 +93,7 @@ export function quoteJson(catalog: Catalog, b: Built, result: QuoteResult, cheap
       platforms: i.platforms ?? null,
     },
     totalIs: 'midpoint of totalMin and totalMax when prices are ranges',
-    rows: result.rows.map((r) => rowJson(r, cheapest)),
+    rows: result.rows.map((r) => rowJson(r, cheapest, stock)),
     skipped: result.skipped,
     warnings: Object.fromEntries(
       [...new Set(result.rows.map((r) => r.platform))].map((id) => [
@@ -92,4 +102,6 @@ export function quoteJson(catalog: Catalog, b: Built, result: QuoteResult, cheap
       ]),
     ),
   };
+  if (stock) doc.stock = { readAt: stock.stock.readAt, accounts: stock.stock.accounts.map((a) => ({ account: a.account, platform: a.platform, ok: a.ok, error: a.error ?? null, failure: a.failure ?? null })) };
+  return doc;
 }

@@ -4,8 +4,10 @@ import { dating, findPlatform, formatDating, WARNING_TEXT, type Catalog, type Fe
 import { breakEvenHours, midpoint, SPOT_LIMIT_HOURS, starExclusion, type QuoteResult, type QuoteRow, type Skipped } from '../../core/cost';
 import { formatFenRange, formatHours, formatHoursRange, formatNumRange, renderTable } from '../../core/format';
 import { beyondMeasuredGpus, MEASURED_TWO_GPU_SPEEDUP, multiGpuSpeedup, relativeSpeed } from '../../core/perf';
-import { QUOTE_NOTE_TEXT, quoteNoteText, type QuoteLang, type QuoteNoteCode } from '../../core/quote-notes';
+import { QUOTE_NOTE_TEXT, quoteNoteText, startNowText, type QuoteLang, type QuoteNoteCode } from '../../core/quote-notes';
+import { forTerminal } from '../../core/text';
 import type { Built } from './quote-flags';
+import type { QuoteStockMarks } from './quote-stock';
 import { quoteWords, type QuoteWords } from './quote-words';
 
 /** The notes `gpu-rent quote` lists under Warnings (the others have a footnote of their own). */
@@ -39,6 +41,7 @@ class QuoteText {
     readonly catalog: Catalog,
     readonly b: Built,
     readonly lang: QuoteLang,
+    readonly stock?: QuoteStockMarks,
   ) {
     this.w = quoteWords(lang);
   }
@@ -89,7 +92,7 @@ class QuoteText {
     const { w, catalog } = this;
     const showRework = Boolean(this.b.input.includeSpot);
     const H = w.head;
-    const head = ['', H.platform, H.card, H.billing, H.hours, H.gpu, H.disk, H.idle, H.download, ...(showRework ? [H.rework] : []), H.total, H.price];
+    const head = ['', H.platform, H.card, H.billing, H.hours, H.gpu, H.disk, H.idle, H.download, ...(showRework ? [H.rework] : []), H.total, H.price, ...(this.stock ? [H.startNow] : [])];
     const body = rows.map((r) => [
       r === cheapest ? '*' : '',
       platformLabel(catalog, r.platform),
@@ -103,9 +106,24 @@ class QuoteText {
       ...(showRework ? [cell(r.breakdown.spotRework, false)] : []),
       `${formatFenRange(r.total)}${r.unpriced.length ? ' +?' : ''}`,
       w.aside(`${formatFenRange(r.price.perPeriod)}${w.period[r.mode]}`, this.dated(r.price)),
+      ...(this.stock ? [this.startNowCell(r)] : []),
     ]);
-    const align: ('l' | 'r')[] = ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', ...(showRework ? ['r' as const] : []), 'r', 'l'];
+    const align: ('l' | 'r')[] = ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', ...(showRework ? ['r' as const] : []), 'r', 'l', ...(this.stock ? ['l' as const] : [])];
     return renderTable([head, ...body], align);
+  }
+
+  /** The row's start-now mark (its first place): the platform's region words made safe for a terminal. */
+  startNowCell(r: QuoteRow): string {
+    const s = this.stock?.marks.get(r);
+    return s ? forTerminal(startNowText(s, this.lang, 1) ?? '') : '';
+  }
+
+  stockLines(): string[] {
+    const st = this.stock?.stock;
+    if (!st) return [];
+    if (!st.accounts.length) return [this.w.stockNoAccounts];
+    const time = new Date(st.readAt * 1000).toISOString().slice(11, 19);
+    return [this.w.stockRead(time, st.accounts.filter((a) => a.ok).length, st.accounts.length), ...st.accounts.filter((a) => !a.ok).map((a) => this.w.stockFailed(forTerminal(a.account), a.error ?? '?'))];
   }
 
   skipText(s: Skipped): string {
@@ -163,6 +181,7 @@ class QuoteText {
       }
     }
     if (result.skipped.length) out.push(w.notQuoted(result.skipped.map((s) => this.skipText(s)).join(w.listSep)));
+    out.push(...this.stockLines());
     const warnings = this.warnings(rows);
     if (warnings.length) out.push([w.warnings, ...warnings].join('\n'));
     return out.length ? '\n' + out.join('\n') + '\n' : '';
@@ -209,8 +228,8 @@ class QuoteText {
 }
 
 /** The whole text output of one quote. */
-export function quoteText(catalog: Catalog, b: Built, result: QuoteResult, cheapest: QuoteRow | undefined, lang: QuoteLang): string {
-  const t = new QuoteText(catalog, b, lang);
+export function quoteText(catalog: Catalog, b: Built, result: QuoteResult, cheapest: QuoteRow | undefined, lang: QuoteLang, stock?: QuoteStockMarks): string {
+  const t = new QuoteText(catalog, b, lang, stock);
   if (result.rows.length === 0) return t.header() + t.noRows() + t.footnotes(result, undefined);
   return t.header() + t.table(result.rows, cheapest) + t.footnotes(result, cheapest);
 }

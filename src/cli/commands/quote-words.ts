@@ -14,7 +14,7 @@ export interface QuoteWords {
   dating: (d: Dating, en: string) => string;
   mode: (m: BillingMode) => string;
   period: Record<BillingMode, string>;
-  head: { platform: string; card: string; billing: string; hours: string; gpu: string; disk: string; idle: string; download: string; rework: string; total: string; price: string };
+  head: { platform: string; card: string; billing: string; hours: string; gpu: string; disk: string; idle: string; download: string; rework: string; total: string; price: string; startNow: string };
   idleTag: Record<IdleBasis, string>;
   inPlan: string;
   diskOnly: string;
@@ -69,6 +69,10 @@ export interface QuoteWords {
   /** "text (aside)" */
   aside: (text: string, aside: string) => string;
   noRows: (card: string | undefined) => string;
+  // --stock
+  stockRead: (time: string, ok: number, all: number) => string;
+  stockFailed: (account: string, error: string) => string;
+  stockNoAccounts: string;
 }
 
 const en: QuoteWords = {
@@ -76,7 +80,7 @@ const en: QuoteWords = {
   dating: (_d, text) => text,
   mode: (m) => m,
   period: { hour: '/h', spot: '/h spot', day: '/day', week: '/week', month: '/month' },
-  head: { platform: 'Platform', card: 'Card', billing: 'Billing', hours: 'Hours', gpu: 'GPU', disk: 'Disk', idle: 'Idle', download: 'Download', rework: 'Rework', total: 'Total', price: 'Price (dated)' },
+  head: { platform: 'Platform', card: 'Card', billing: 'Billing', hours: 'Hours', gpu: 'GPU', disk: 'Disk', idle: 'Idle', download: 'Download', rework: 'Rework', total: 'Total', price: 'Price (dated)', startNow: 'Start now' },
   idleTag: { noGpuMode: 'no-GPU', fullRate: 'full rate', keptRunning: 'kept running', storageOnly: 'disk only', inPlan: 'in plan', unpriced: '?', none: '' },
   inPlan: 'in plan',
   diskOnly: '¥0 disk only',
@@ -136,6 +140,9 @@ const en: QuoteWords = {
   colon: ': ',
   aside: (t, a) => `${t} (${a})`,
   noRows: (card) => `No platform in the catalog has a price for this selection${card ? ` (the field report gives no ${card} price)` : ''}; add one with --catalog FILE.`,
+  stockRead: (time, ok, all) => `Start now: free cards read at ${time} UTC from ${ok} of ${all} account${all === 1 ? '' : 's'} (each read at most once a minute); rows of platforms without an account are not marked.`,
+  stockFailed: (a, e) => `  ${a}: the free cards could not be read (${e}); its rows say not checked.`,
+  stockNoAccounts: 'Start now: no platform account is configured, so nothing was checked (gpu-rent accounts add …; see gpu-rent accounts --help).',
 };
 
 const ZH_MODE: Record<BillingMode, string> = { hour: '按小时', spot: '竞价', day: '按天', week: '包周', month: '包月' };
@@ -167,7 +174,7 @@ const zh: QuoteWords = {
   },
   mode: (m) => ZH_MODE[m],
   period: { hour: '/小时', spot: '/小时 竞价', day: '/天', week: '/周', month: '/月' },
-  head: { platform: shared('Platform', '平台'), card: shared('Card', '显卡'), billing: shared('Billing', '计费'), hours: '时长', gpu: 'GPU', disk: '数据盘', idle: '停机', download: '下载', rework: '返工', total: '合计', price: '价格（日期）' },
+  head: { platform: shared('Platform', '平台'), card: shared('Card', '显卡'), billing: shared('Billing', '计费'), hours: '时长', gpu: 'GPU', disk: '数据盘', idle: '停机', download: '下载', rework: '返工', total: '合计', price: '价格（日期）', startNow: '立即开机' },
   idleTag: { noGpuMode: '无卡', fullRate: '全价', keptRunning: '保持开机', storageOnly: '仅数据盘', inPlan: '含在套餐', unpriced: '?', none: '' },
   inPlan: '含在套餐',
   diskOnly: '¥0 仅数据盘',
@@ -226,6 +233,9 @@ const zh: QuoteWords = {
   colon: '：',
   aside: (t, a) => `${t}（${a}）`,
   noRows: (card) => `价格表中没有平台给出这一选择的价格${card ? `（实测报告没有 ${card} 的价格）` : ''}；可用 --catalog FILE 添加。`,
+  stockRead: (time, ok, all) => `立即开机：空闲卡读取于 ${time} UTC，来自 ${all} 个账号中的 ${ok} 个（每个账号每分钟最多读一次）；没有账号的平台不标注。`,
+  stockFailed: (a, e) => `  ${a}：无法读取空闲卡（${e}）；它的各行标为未检查。`,
+  stockNoAccounts: '立即开机：没有配置平台账号，所以什么都没有检查（gpu-rent accounts add …；见 gpu-rent accounts --help）。',
 };
 
 export function quoteWords(lang: QuoteLang): QuoteWords {

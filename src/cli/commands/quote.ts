@@ -1,6 +1,7 @@
 // `gpu-rent quote`: the cost of a completed job on every platform × card × billing mode.
 // Flags and the job: quote-flags.ts; text: quote-text.ts (words in quote-words.ts); JSON: quote-json.ts.
 import { cheapestPricedRow, quoteCatalog } from '../../core/cost';
+import { jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
@@ -8,8 +9,17 @@ import { cliLang, langInArgv, type CliLang } from '../lang';
 import { buildInput, quoteSpecs } from './quote-flags';
 import { quoteJson } from './quote-json';
 import { quoteText } from './quote-text';
+import type { CliIO } from '../command';
+import type { Catalog } from '../../core/catalog';
+import type { QuoteRow } from '../../core/cost';
+import type { QuoteStockMarks } from './quote-stock';
 
-const USAGE = 'gpu-rent quote [--card C] [--gpu-hours H | --steps N --sec-per-step S] [--gpus N] [--storage-gb G] [--days D] [--idle-hours H] [--download-gb X] [--spot] [--platform P ...] [--catalog FILE] [--json] [--lang en|zh-cn]';
+async function startNowMarks(io: CliIO, platforms: readonly string[] | undefined, rows: readonly QuoteRow[], catalog: Catalog): Promise<QuoteStockMarks> {
+  const { readQuoteStock, marksFor } = await import('./quote-stock');
+  return marksFor(await readQuoteStock(io, platforms), rows, catalog.cards);
+}
+
+const USAGE = 'gpu-rent quote [--card C] [--gpu-hours H | --steps N --sec-per-step S] [--gpus N] [--storage-gb G] [--days D] [--idle-hours H] [--download-gb X] [--spot] [--platform P ...] [--catalog FILE] [--stock] [--json] [--lang en|zh-cn]';
 
 const ABOUT: Record<CliLang, string> = {
   en: [
@@ -60,11 +70,15 @@ export const command: CliCommand = {
     const built = buildInput(flags, catalog);
     const result = quoteCatalog(catalog, built.input);
     const cheapest = cheapestPricedRow(result.rows);
+    // --stock only: the one network read of quote, loaded only then.
+    const stock = flags.stock ? await startNowMarks(io, built.input.platforms, result.rows, catalog) : undefined;
     if (flags.json) {
-      io.stdout(JSON.stringify(quoteJson(catalog, built, result, cheapest), null, 2) + '\n');
+      const doc = quoteJson(catalog, built, result, cheapest, stock);
+      // The platforms' text (regions, errors) in the document: raw controls and bidi marks escaped.
+      io.stdout((stock ? jsonForTerminal(doc, 2) : JSON.stringify(doc, null, 2)) + '\n');
       return 0;
     }
-    io.stdout(quoteText(catalog, built, result, cheapest, lang));
+    io.stdout(quoteText(catalog, built, result, cheapest, lang, stock));
     return 0;
   },
 };
