@@ -10,6 +10,8 @@ import { CATALOG_PLATFORM, EXPERIMENTAL, PLATFORM_KINDS, type Connector, type Pl
 import { parseRegionText, regionText } from '../../core/platforms/regions';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
+import type { CliLang } from '../lang';
+import { platformFailureZh } from '../words';
 
 export const PLATFORM_TIMEOUT_MS = 15_000;
 
@@ -36,8 +38,9 @@ export function platformMatches(kind: PlatformKind, p: string | undefined): bool
   return !p || p === kind || CATALOG_PLATFORM[kind] === p;
 }
 
-/** One line naming the platform and the cause; the platform's own words rendered as box text. */
-export function failureLine(e: unknown): string {
+/** One line naming the platform and the cause (in `lang`); the platform's own words rendered as box text. */
+export function failureLine(e: unknown, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn' && e instanceof PlatformError) return forTerminal(platformFailureZh(e.failure));
   return forTerminal(e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e));
 }
 
@@ -49,6 +52,16 @@ export const HOW_TO_ADD = [
   'or just set those variables: accounts defined by the environment are used as they are.',
   '',
 ].join('\n');
+
+/** HOW_TO_ADD in `lang`. */
+export function howToAdd(lang: CliLang): string {
+  if (lang !== 'zh-cn') return HOW_TO_ADD;
+  const lines = HOW_TO_ADD.split('\n');
+  lines[0] = '还没有配置平台账号。可以这样添加，例如：';
+  lines[3] = lines[3]!.replace('(every region; --region cn-hangzhou,cn-beijing for some)', '（所有地区；只读部分地区用 --region cn-hangzhou,cn-beijing）');
+  lines[5] = '或者只设置这些环境变量：由环境变量定义的账号会直接使用。';
+  return lines.join('\n');
+}
 
 const specs = {
   id: { type: 'string', valueName: 'ID', description: 'account id (add; default: the platform kind)' },

@@ -11,11 +11,14 @@ import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
-import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, platformMatches } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts, platformMatches } from './accounts';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { heads, helpLang, stateWord, t } from '../words';
 
 const specs = {
-  platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)' },
-  json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)' },
+  platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)', zh: '只看这个平台：autodl、aliyun、tencent，或连接器类型（autodl-pro 等）' },
+  json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)', zh: '以 JSON 输出（价格为每小时的分和元）' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 
@@ -39,12 +42,14 @@ async function withPrices(c: Connector, list: PlatformInstance[]): Promise<Platf
 export const command: CliCommand = {
   name: 'instances',
   summary: 'list the instances of your platform accounts with their real state and price',
-  help: () => formatHelp('gpu-rent instances [--platform P] [--json]', 'Asks each configured platform account (gpu-rent accounts) for its instances.', specs),
+  summaryZh: '列出平台账号下的实例及其真实状态和价格',
+  help: (ctx) => formatHelp('gpu-rent instances [--platform P] [--json]', 'Asks each configured platform account (gpu-rent accounts) for its instances.', specs, helpLang(ctx), '向每个已配置的平台账号（gpu-rent accounts）查询其实例。'),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const lang = cliLang(flags.lang, io.env);
     const accounts = (await loadAccounts(io)).filter((a) => platformMatches(a.account.kind, flags.platform));
     if (!accounts.length) {
-      io.stdout(HOW_TO_ADD);
+      io.stdout(howToAdd(lang));
       return 0;
     }
     const results = await Promise.all(
@@ -53,7 +58,7 @@ export const command: CliCommand = {
           const c = connectorFor(a, io);
           return { a, list: await withPrices(c, await c.list()) };
         } catch (e) {
-          return { a, error: failureLine(e) };
+          return { a, error: failureLine(e, lang) };
         }
       }),
     );
@@ -64,7 +69,7 @@ export const command: CliCommand = {
       io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
     }
     const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
-    for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: showing the first ${MAX_INSTANCES_PER_ACCOUNT} instances, the most read from one account\n`);
+    for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: ${t(lang, 'showing the first {0} instances, the most read from one account', '只显示前 {0} 个实例（每个账号最多读这么多）', MAX_INSTANCES_PER_ACCOUNT)}\n`);
     if (flags.json) {
       const rows = ok.flatMap((r) =>
         r.list.map((i) => ({
@@ -89,17 +94,18 @@ export const command: CliCommand = {
             r.a.account.id,
             i.ref,
             i.name,
-            i.rawState || i.state,
+            lang === 'zh-cn' ? `${stateWord(lang, i.state)}${i.rawState && i.rawState !== i.state ? `（${i.rawState}）` : ''}` : i.rawState || i.state,
             i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
-            i.billing === 'prepaid' ? 'prepaid' : i.priceFenPerHour !== undefined ? `${formatCny(i.priceFenPerHour)}/h${i.billing === 'spot' ? ' spot' : ''}` : '?',
+            i.billing === 'prepaid' ? t(lang, 'prepaid', '包月/包年') : i.priceFenPerHour !== undefined ? `${t(lang, '{0}/h', '{0}/小时', formatCny(i.priceFenPerHour))}${i.billing === 'spot' ? t(lang, ' spot', ' 抢占式') : ''}` : '?',
             i.region ?? '?',
-            i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? ' (soon)' : ''}` : '',
+            i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? t(lang, ' (soon)', '（即将）') : ''}` : '',
             i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
           ].map((cell) => forTerminal(cell)),
         ),
       );
-      if (rows.length) io.stdout(renderTable([['ACCOUNT', 'INSTANCE', 'NAME', 'STATE', 'GPU', 'PRICE', 'REGION', 'RELEASED ON', 'SSH'], ...rows]));
-      else if (!failed) io.stdout('no instances\n');
+      const head = heads(lang, [['ACCOUNT', '账号'], ['INSTANCE', '实例'], ['NAME', '名称'], ['STATE', '状态'], ['GPU', 'GPU'], ['PRICE', '价格'], ['REGION', '地区'], ['RELEASED ON', '释放日期'], ['SSH', 'SSH']]);
+      if (rows.length) io.stdout(renderTable([head, ...rows]));
+      else if (!failed) io.stdout(t(lang, 'no instances\n', '没有实例\n'));
     }
     return failed ? 1 : 0;
   },

@@ -10,7 +10,7 @@ import { can, type Capability, type Connector, type PlatformInstance } from '../
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { helpLang } from '../words';
 import type { CliCommand, CliIO } from '../command';
-import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
 import { join } from 'node:path';
 import { configHome } from '../../app/platforms/accountFile';
 import { acquireFileLock, busyText, powerLockKey } from '../../app/platforms/powerLock';
@@ -43,7 +43,7 @@ function stillBillsZh(kind: Parameters<typeof stillBillsLine>[0], a: Parameters<
 
 async function find(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | string> {
   const accounts = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : HOW_TO_ADD.trimEnd();
+  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : howToAdd(lang).trimEnd();
   const errors: string[] = [];
   const hits: { a: CliAccount; c: Connector; inst: PlatformInstance }[] = [];
   await Promise.all(
@@ -52,7 +52,7 @@ async function find(io: CliIO, target: string, accountId: string | undefined, la
       try {
         for (const inst of await c.list()) if (inst.ref === target || inst.name === target) hits.push({ a, c, inst });
       } catch (e) {
-        errors.push(`${a.account.id}: ${failureLine(e)}`);
+        errors.push(`${a.account.id}: ${failureLine(e, lang)}`);
       }
     }),
   );
@@ -148,7 +148,7 @@ function makeCommand(action: Action): CliCommand {
         else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
         else await c.release(inst.ref);
       } catch (e) {
-        io.stderr(`gpu-rent ${action}: ${failureLine(e)}\n`);
+        io.stderr(`gpu-rent ${action}: ${failureLine(e, lang)}\n`);
         return 1;
       } finally {
         if (lock && 'release' in lock) lock.release();

@@ -15,14 +15,17 @@ import { REGION_ID } from '../../core/platforms/regions';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { heads, helpLang, t } from '../words';
 
 const specs = {
-  account: { type: 'string', valueName: 'ID', description: 'only this account' },
-  card: { type: 'string', valueName: 'C', description: 'only cards whose name contains C (4090 matches "RTX 4090"; on 阿里云/腾讯云 the instance type or family, e.g. gn7i, GN7)' },
-  region: { type: 'string', valueName: 'R', description: 'only region R (AutoDL region_sign such as neimeng-C; 阿里云/腾讯云 region id such as cn-hangzhou, ap-guangzhou)' },
-  'free-only': { type: 'boolean', description: 'leave out what is sold out' },
-  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}' },
+  account: { type: 'string', valueName: 'ID', description: 'only this account', zh: '只看这个账号' },
+  card: { type: 'string', valueName: 'C', description: 'only cards whose name contains C (4090 matches "RTX 4090"; on 阿里云/腾讯云 the instance type or family, e.g. gn7i, GN7)', zh: '只看名称包含 C 的显卡（4090 匹配 "RTX 4090"；阿里云/腾讯云 上为实例规格或规格族，如 gn7i、GN7）' },
+  region: { type: 'string', valueName: 'R', description: 'only region R (AutoDL region_sign such as neimeng-C; 阿里云/腾讯云 region id such as cn-hangzhou, ap-guangzhou)', zh: '只看地区 R（AutoDL 的 region_sign，如 neimeng-C；阿里云/腾讯云 的地域 ID，如 cn-hangzhou、ap-guangzhou）' },
+  'free-only': { type: 'boolean', description: 'leave out what is sold out', zh: '不显示已售罄的' },
+  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}', zh: '以 JSON 输出：{readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const USAGE = 'gpu-rent stock [--account ID] [--card C] [--region R] [--free-only] [--json]';
@@ -35,11 +38,22 @@ const SUMMARY = [
   `Each account is read at most once a minute (${STOCK_TTL_S} s cache in $GPU_RENT_HOME/cache/).`,
 ].join('\n');
 
+const SUMMARY_ZH = [
+  '现在哪些显卡空闲：按账号和地区列出，附每小时价格。',
+  'AutoDL Pro：你的实例所在地区（或 --region）的 gpu_stock：空闲/总 GPU 数，无价格。',
+  'AutoDL 控制台令牌：你的实例所在主机上的空闲 GPU。阿里云：DescribeAvailableResource',
+  '（各可用区 GPU 实例规格 Available / SoldOut，无数量）。腾讯云：DescribeZoneInstanceConfigInfos',
+  '（各可用区 SELL / SOLD_OUT，附按量计费价格）。"?" 表示平台没有给出。',
+  `每个账号每分钟最多读一次（缓存 ${STOCK_TTL_S} 秒，位于 $GPU_RENT_HOME/cache/）。`,
+].join('\n');
+
 interface AccountStock {
   account: string;
   platform: string;
   ok: boolean;
   error?: string;
+  /** `error` in the output language (JSON keeps `error` in English). */
+  errorText?: string;
   failure?: string;
   rows: StockRow[];
   /** Cards read before --card/--free-only were applied (for the "no such card" message). */
@@ -80,19 +94,21 @@ export async function remember(path: string, rows: StockRow[], now: number): Pro
 export const command: CliCommand = {
   name: 'stock',
   summary: 'which cards are free now, per account and region, with the price per hour',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  summaryZh: '现在哪些显卡空闲：按账号和地区列出，附每小时价格',
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (flags.region !== undefined && !REGION_ID.test(flags.region.toLowerCase())) throw new UsageError(`--region: "${forTerminal(flags.region.slice(0, 60))}" is not a region id`);
-    if (flags.card !== undefined && (flags.card.trim() === '' || flags.card.length > 60)) throw new UsageError('--card: a card name such as 4090, A100 or gn7i');
+    const lang = cliLang(flags.lang, io.env);
+    if (flags.region !== undefined && !REGION_ID.test(flags.region.toLowerCase())) throw new UsageError(`--region: "${forTerminal(flags.region.slice(0, 60))}" is not a region id`, `--region："${forTerminal(flags.region.slice(0, 60))}" 不是地区 ID`);
+    if (flags.card !== undefined && (flags.card.trim() === '' || flags.card.length > 60)) throw new UsageError('--card: a card name such as 4090, A100 or gn7i', '--card：显卡名称，如 4090、A100 或 gn7i');
     const all = await loadAccounts(io);
     const accounts = all.filter((a) => !flags.account || a.account.id === flags.account);
     if (!all.length) {
-      io.stdout(HOW_TO_ADD);
+      io.stdout(howToAdd(lang));
       return 0;
     }
     if (!accounts.length) {
-      io.stderr(`gpu-rent stock: no account ${forTerminal(flags.account ?? '')} (gpu-rent accounts list)\n`);
+      io.stderr(`gpu-rent stock: ${t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(flags.account ?? ''))}\n`);
       return 1;
     }
     const regions = flags.region ? [flags.region] : [];
@@ -110,21 +126,25 @@ export const command: CliCommand = {
           }
           return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })), seen: [...new Set(filterStock(rows, flags.region ? { region: flags.region } : {}).map((r) => r.instanceType ?? r.card))] };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), failure: e instanceof PlatformError ? e.failure.kind : 'other', rows: [] };
+          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', rows: [] };
         }
       }),
     );
-    for (const r of results) if (!r.ok) io.stderr(`gpu-rent stock: ${r.account}: ${r.error ?? 'failed'}\n`);
+    for (const r of results) if (!r.ok) io.stderr(`gpu-rent stock: ${r.account}: ${r.errorText ?? (r.error === 'this platform has no stock read' ? t(lang, r.error, '这个平台不提供库存查询') : (r.error ?? t(lang, 'failed', '失败')))}\n`);
     if (flags.json) {
       io.stdout(jsonForTerminal({ readAt: now, accounts: results.map((r) => ({ account: r.account, platform: r.platform, ok: r.ok, error: r.error ?? null, failure: r.failure ?? null, rows: r.rows.map(stockJson) })) }, 2) + '\n');
     } else {
-      const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.card, s.status === 'free' ? 'yes' : s.status === 'soldOut' ? 'sold out' : '?', freeText(s), s.priceFenPerHour !== undefined ? `${formatCny(s.priceFenPerHour)}/h` : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
-      if (rows.length) io.stdout(renderTable([['ACCOUNT', 'REGION', 'ZONE/HOST', 'CARD', 'FREE NOW', 'FREE', 'PRICE', 'READ AT (UTC)'], ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']));
+      const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.card, s.status === 'free' ? t(lang, 'yes', '有') : s.status === 'soldOut' ? t(lang, 'sold out', '售罄') : '?', freeText(s), s.priceFenPerHour !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(s.priceFenPerHour)) : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
+      const head = heads(lang, [['ACCOUNT', '账号'], ['REGION', '地区'], ['ZONE/HOST', '可用区/主机'], ['CARD', '显卡'], ['FREE NOW', '现在有卡'], ['FREE', '空闲'], ['PRICE', '价格'], ['READ AT (UTC)', '读取时间 (UTC)']]);
+      if (rows.length) io.stdout(renderTable([head, ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']));
       else if (results.some((r) => r.ok)) {
         const seen = [...new Set(results.flatMap((r) => r.seen ?? []))];
         // An unknown card: say which cards there are, so the next try can name one.
-        const known = flags.card && seen.length ? `; cards there: ${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}` : '';
-        io.stdout(`no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${results.some((r) => r.platform === 'autodl-pro') && !flags.region ? ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)' : ''}\n`);
+        const list = `${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}`;
+        const known = flags.card && seen.length ? t(lang, '; cards there: {0}', '；那里有的显卡：{0}', list) : '';
+        const pro = results.some((r) => r.platform === 'autodl-pro') && !flags.region ? t(lang, ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)', '（AutoDL Pro：只读你的实例所在地区；其他地区请加 --region REGION_SIGN）') : '';
+        if (lang === 'zh-cn') io.stdout(`${flags.region ? `${forTerminal(flags.region)} ` : ''}没有${flags.card ? `匹配 ${forTerminal(flags.card)} 的` : ''}${flags['free-only'] ? '空闲' : ''}显卡${known}${pro}\n`);
+        else io.stdout(`no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${pro}\n`);
       }
     }
     return results.some((r) => r.ok) ? 0 : 1;
