@@ -8,13 +8,12 @@ import { forLabel, forMarkdown, forTerminal } from '../core/text';
 import { findPlatform, type Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
-import { burnRateFenPerHour, summarizeSpend } from '../core/spend';
+import { summarizeSpend } from '../core/spend';
 import type { ConnectionState, SshPool } from '../app/pool';
 import type { Disposable } from '../app/events';
 import type { RunWatch } from '../app/runs/watch';
 import type { SyncWatching } from '../app/syncWatching';
 import type { LaunchRows } from '../app/launch/rows';
-import { progressText } from './commands/runs/text';
 import { Commands } from './commandIds';
 import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
@@ -22,6 +21,7 @@ import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
 import type { StockNodeInfo, StockView } from './stockView';
 import { launchRowText } from './commands/launch/treeText';
+import { detailRows } from './view/instanceRows';
 import { launchKey, platformKey, RefreshScheduler, stockKey, type ElementKey, type RefreshReason } from './view/refresh';
 import type { ViewVisibility } from './view/visibility';
 
@@ -34,8 +34,6 @@ export type Node =
   | ({ kind: 'stockRow'; accountId: string } & StockNodeInfo)
   /** A launch this window drives (Run Task on a Rented GPU…), at the top while it runs. */
   | { kind: 'launch'; key: string };
-
-const GIB = 1024 ** 3;
 
 /** What the tree shows, owned by activate(); the tree only reads them and listens. */
 export interface TreeModels {
@@ -310,39 +308,12 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   }
 
   private details(inst: Instance): Node[] {
-    const out: Node[] = [];
-    const base = { instanceId: inst.id };
-    const probe = inst.lastProbe;
-    if (probe && probe.gpus.length > 0) {
-      const age = formatDuration(this.now() - probe.at, vscode.l10n);
-      for (const g of probe.gpus) {
-        const mem = g.memoryTotalBytes !== undefined ? `${((g.memoryUsedBytes ?? 0) / GIB).toFixed(1)} / ${(g.memoryTotalBytes / GIB).toFixed(1)} GiB` : '';
-        const util = g.utilizationPct !== undefined ? `${Math.round(g.utilizationPct)}%` : '';
-        out.push({ ...base, kind: 'detail', key: `gpu:${g.index}`, label: `GPU ${g.index}: ${g.name}`, description: [mem, util].filter(Boolean).join(' · '), icon: 'circuit-board', tooltip: vscode.l10n.t('Probed {0} ago', age) });
-      }
-    } else {
-      out.push({ ...base, kind: 'detail', key: 'gpu:none', label: probe ? vscode.l10n.t('No GPU visible in the last probe') : vscode.l10n.t('Not checked yet'), icon: probe ? 'warning' : 'question', command: { command: Commands.checkGpu, title: vscode.l10n.t('Check GPU'), arguments: [{ kind: 'instance', id: inst.id }] } });
-    }
-    for (const j of inst.jobs ?? []) {
-      const exited = j.state === 'exited';
-      const status = exited ? (j.exitCode === 0 ? vscode.l10n.t('finished') : vscode.l10n.t('exited with {0}', String(j.exitCode ?? '?'))) : j.state === 'running' ? vscode.l10n.t('running') : '';
-      const icon = exited ? (j.exitCode === 0 ? 'pass' : 'error') : 'run';
-      const when = exited && j.endedAt ? vscode.l10n.t('ended {0} ago', formatDuration(Math.max(0, this.now() - j.endedAt), vscode.l10n)) : vscode.l10n.t('started {0} ago', formatDuration(Math.max(0, this.now() - j.startedAt), vscode.l10n));
-      const run = !exited ? this.runs.get(inst.id, j.id) : undefined;
-      // A diverged run burns the instance's whole rate (the spend code's burn rate) for nothing.
-      const burning = run?.progress.diverged ? burnRateFenPerHour(inst.intervals) : null;
-      const progress = run ? progressText(run.progress, this.runs.finish(run, this.now()), vscode.l10n, undefined, this.runs.lastSeen(run, this.now()), burning) : '';
-      const diverged = !!run?.progress.diverged;
-      const node: Node = { ...base, kind: 'detail', key: `job:${j.id}`, label: j.id, description: [progress || status, j.command].filter(Boolean).join(' · '), icon: diverged ? 'warning' : icon, tooltip: [j.command, when, progress, diverged ? vscode.l10n.t('The training loss is not a number: the run has diverged and every hour from here is paid for nothing.') : ''].filter(Boolean).join('\n') };
-      node.command = { command: Commands.showJobs, title: vscode.l10n.t('Jobs and Logs'), arguments: [node] };
-      out.push(node);
-    }
-    if (inst.sync) {
-      const when = inst.sync.lastSyncAt ? vscode.l10n.t('synced {0} ago', formatDuration(this.now() - inst.sync.lastSyncAt, vscode.l10n)) : vscode.l10n.t('never synced');
-      const pending = inst.sync.unsynced ? vscode.l10n.t('{0} not yet copied', inst.sync.unsynced) : '';
-      out.push({ ...base, kind: 'detail', key: 'sync', label: vscode.l10n.t('Checkpoints'), description: [when, pending, this.watching.has(inst.id) ? vscode.l10n.t('watching') : ''].filter(Boolean).join(' · '), icon: inst.sync.lastError ? 'error' : 'sync', tooltip: [`${inst.sync.remoteDir} → ${inst.sync.localDir}`, inst.sync.lastError].filter(Boolean).join('\n') });
-    }
-    return out;
+    return detailRows(inst, { now: this.now(), runs: this.runs, watching: this.watching.has(inst.id) }, vscode.l10n).map((r) => {
+      const { command, ...row } = r;
+      const node: Node & { kind: 'detail' } = { ...row, kind: 'detail', instanceId: inst.id };
+      if (command) node.command = { command: Commands[command.command], title: command.title, arguments: [command.onRow ? node : { kind: 'instance', id: inst.id }] };
+      return node;
+    });
   }
 
   /** A platform group's description: this month's spend and the burn rate, then what the platform says. */
