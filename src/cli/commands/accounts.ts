@@ -6,7 +6,8 @@ import { configHome, readAccountFile, writeAccountFile } from '../../app/platfor
 import { PlatformError, PLATFORM_NAMES } from '../../app/platforms/errors';
 import { renderTable } from '../../core/format';
 import { forTerminal } from '../../core/text';
-import { CATALOG_PLATFORM, EXPERIMENTAL, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
+import { DESCRIPTORS, descriptorOf } from '../../core/platforms/descriptors';
+import { CATALOG_PLATFORM, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
 import { parseRegionText, regionText } from '../../core/platforms/regions';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
@@ -79,7 +80,7 @@ const SUMMARY = [
   ...PLATFORM_KINDS.map((k) => `  ${k}: ${Object.values(SECRET_ENV[k]).join(', ')}`),
   'checks it with one read-only call, and keeps it in $GPU_RENT_HOME/accounts.json (mode 0600;',
   'default ~/.config/gpu-rent/). Accounts are read-only unless added with --allow-power.',
-  'Endpoints: GPU_RENT_AUTODL_API, GPU_RENT_AUTODL_WEB_API, GPU_RENT_ALIYUN_ENDPOINT, GPU_RENT_TENCENT_ENDPOINT.',
+  `Endpoints: ${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}.`,
 ].join('\n');
 
 export const command: CliCommand = {
@@ -100,7 +101,7 @@ export const command: CliCommand = {
         io.stdout(HOW_TO_ADD);
         return 0;
       }
-      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, a.account.kind === 'aliyun-ecs' || a.account.kind === 'tencent-cvm' ? regionText(a.account.region) : '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
+      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
       return 0;
     }
     if (sub === 'remove') {
@@ -117,7 +118,8 @@ export const command: CliCommand = {
     if (sub !== 'add') throw new UsageError(`expects add, list or remove, got "${sub}"`);
     const kind = PLATFORM_KINDS.find((k) => k === arg);
     if (!kind) throw new UsageError(`add expects a PLATFORM: ${PLATFORM_KINDS.join(', ')}`);
-    if (EXPERIMENTAL.has(kind) && !flags.experimental) throw new UsageError(`${kind} uses the web console's login token and unofficial endpoints; add --experimental to accept that`);
+    const experimental = descriptorOf(kind).experimental;
+    if (experimental && !flags.experimental) throw new UsageError(`${kind} ${experimental.cliReason}; add --experimental to accept that`);
     const fields = SECRET_ENV[kind];
     const missing = Object.values(fields).filter((v) => !io.env[v]);
     if (missing.length) throw new UsageError(`set ${missing.join(' and ')} first (the secret is read from the environment, never from the command line)`);

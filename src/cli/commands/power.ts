@@ -3,6 +3,7 @@
 // deadline) with each step on stderr. The action itself is sent once, never retried.
 import { PLATFORM_NAMES, stillBillsLine } from '../../app/platforms/errors';
 import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
+import { descriptorOf } from '../../core/platforms/descriptors';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { formatCny } from '../../core/money';
 import { forTerminal, jsonForTerminal } from '../../core/text';
@@ -35,7 +36,7 @@ type Action = 'power-on' | 'power-off' | 'release';
 
 /** stillBillsLine's words in Chinese. */
 function stillBillsZh(kind: Parameters<typeof stillBillsLine>[0], a: Parameters<typeof stillBillsLine>[1], priceText: string): string {
-  const rest = kind === 'aliyun-ecs' || kind === 'tencent-cvm' ? '云盘和公网 IP / EIP' : '付费数据盘（如有）';
+  const rest = descriptorOf(kind).keepChargingStopBills ? '云盘和公网 IP / EIP' : '付费数据盘（如有）';
   if (a.compute === 'bills') return `计算资源仍在计费（${priceText}），如同运行中：${a.refused ? `${PLATFORM_NAMES[kind]} 以停机继续收费模式关机（该实例不支持节省停机模式）` : '它以停机继续收费模式关机'}；${rest}也在计费。释放它，或在支持的地方用节省停机模式关机，才能停止计算计费`;
   if (a.compute === 'prepaid') return `包月/包年：计算资源已预付，运行到到期为止；${rest}按套餐计费`;
   return `计算已停止计费；仍在计费：${rest}`;
@@ -126,7 +127,7 @@ function makeCommand(action: Action): CliCommand {
           : action === 'power-off'
             ? cap === 'powerOff:stopCharging'
               ? t(lang, 'shut down in economical mode (StopCharging: compute stops billing where the platform applies it; disks and public IP / EIP still bill)', '以节省停机模式关机（StopCharging：平台应用后计算资源停止计费；云盘和公网 IP / EIP 仍计费）')
-              : a.account.kind === 'aliyun-ecs' || a.account.kind === 'tencent-cvm'
+              : descriptorOf(a.account.kind).keepChargingStopBills
                 ? t(lang, 'shut down in KEEP-CHARGING mode (compute keeps billing as if it ran)', '以“停机继续收费”模式关机（计算资源照常计费）')
                 : t(lang, 'shut down (compute stops billing; a paid data disk still bills)', '关机（计算停止计费；付费数据盘仍计费）')
             : t(lang, 'RELEASE: its disks and everything on them are deleted', '释放：云盘及其上的一切都会被删除');

@@ -8,6 +8,7 @@ import { mapLimited } from '../../remote/util/limit';
 import { addRule, readSchedules, removeRule, runDue, type RunResult, type ScheduleAccount } from '../../app/schedule';
 import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
+import { descriptorOf } from '../../core/platforms/descriptors';
 import { can, type PlatformInstance } from '../../core/platforms/types';
 import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, parseScheduleAt, ScheduleParseError, scheduleAtText, SCHEDULE_ACTIONS, type ScheduleAction, type ScheduleRule } from '../../core/schedule';
 import { beijingDateTime } from '../../core/spend';
@@ -93,8 +94,9 @@ async function add(io: CliIO, target: string | undefined, flags: { at?: string; 
   const rule = await addRule(configHome(io.env), { account: a.account.id, ref: inst.ref, name: inst.name, action, ...when }, now);
   io.stdout(`added ${rule.id}: ${scheduleAtText(rule)} (Beijing): ${WORDS[action]} ${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}); next ${bj(nextDue(rule, now))}\n`);
   io.stderr(`it runs only when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run)\n`);
-  if (action !== 'power-on' && (a.account.kind === 'autodl-pro' || a.account.kind === 'autodl-web' || a.account.kind === 'aliyun-ecs')) {
-    io.stderr(`for the stop side the platform's own timer is safer where offered (${a.account.kind === 'aliyun-ecs' ? '阿里云 auto-release time, which RELEASES it, disks and all' : 'AutoDL console timed shutdown'}): it runs while this machine sleeps\n`);
+  const stopTimer = descriptorOf(a.account.kind).stopTimer;
+  if (action !== 'power-on' && stopTimer) {
+    io.stderr(`for the stop side the platform's own timer is safer where offered (${stopTimer}): it runs while this machine sleeps\n`);
   }
   return 0;
 }

@@ -11,6 +11,7 @@ import { hasStock } from '../../app/platforms/stock';
 import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
 import { filterStock, freeText, MAX_STOCK_ROWS, sortStock, STOCK_TTL_S, stockJson, type StockRow } from '../../core/platforms/stock';
+import { descriptorOf, type PlatformKind } from '../../core/platforms/descriptors';
 import { REGION_ID } from '../../core/platforms/regions';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
@@ -49,7 +50,7 @@ const SUMMARY_ZH = [
 
 interface AccountStock {
   account: string;
-  platform: string;
+  platform: PlatformKind;
   ok: boolean;
   error?: string;
   /** `error` in the output language (JSON keeps `error` in English). */
@@ -142,7 +143,7 @@ export const command: CliCommand = {
         // An unknown card: say which cards there are, so the next try can name one.
         const list = `${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}`;
         const known = flags.card && seen.length ? t(lang, '; cards there: {0}', '；那里有的显卡：{0}', list) : '';
-        const pro = results.some((r) => r.platform === 'autodl-pro') && !flags.region ? t(lang, ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)', '（AutoDL Pro：只读你的实例所在地区；其他地区请加 --region REGION_SIGN）') : '';
+        const pro = results.some((r) => descriptorOf(r.platform).stockRegionsFromInstances) && !flags.region ? t(lang, ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)', '（AutoDL Pro：只读你的实例所在地区；其他地区请加 --region REGION_SIGN）') : '';
         if (lang === 'zh-cn') io.stdout(`${flags.region ? `${forTerminal(flags.region)} ` : ''}没有${flags.card ? `匹配 ${forTerminal(flags.card)} 的` : ''}${flags['free-only'] ? '空闲' : ''}显卡${known}${pro}\n`);
         else io.stdout(`no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${pro}\n`);
       }
