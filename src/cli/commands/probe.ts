@@ -8,16 +8,19 @@ import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text'
 import { partialText } from './smi';
 import { formatHelp, parseArgs } from '../args';
 import type { CliCommand } from '../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
+import { cliLang, type CliLang } from '../lang';
+import { helpLang, t } from '../words';
 
 const specs = {
-  json: { type: 'boolean', description: 'print the findings as JSON' },
-  timeout: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, description: 'deadline for the checks on the box (default 90)' },
+  json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出检查结果' },
+  timeout: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, description: 'deadline for the checks on the box (default 90)', zh: '在机器上检查的时限（默认 90 秒）' },
   ...REMOTE_FLAGS,
 } as const;
 
 const USAGE = 'gpu-rent probe TARGET [--json] [--accept-new] [--identity FILE]';
 const SUMMARY = `Check a rented box over SSH: GPU, driver, PyTorch and CUDA, disks, conda env, and the verdict with the fix. ${TARGET_HELP}`;
+const SUMMARY_ZH = `通过 SSH 检查租到的机器：GPU、驱动、PyTorch 与 CUDA、磁盘、conda 环境，以及结论和修复办法。${TARGET_HELP_ZH}`;
 
 export function probeJson(p: BoxProbe, target: string): unknown {
   return {
@@ -36,30 +39,33 @@ export function probeJson(p: BoxProbe, target: string): unknown {
   };
 }
 
-export function probeText(p: BoxProbe, target: string): string {
-  const lines = [`${forTerminal(target)}: checked in ${p.seconds.toFixed(1)} s`, '', forTerminalLines(describeDiagnosis(p.diagnosis, 'en').trimEnd()), ''];
+export function probeText(p: BoxProbe, target: string, lang: CliLang = 'en'): string {
+  const lines = [t(lang, '{0}: checked in {1} s', '{0}：检查用时 {1} 秒', forTerminal(target), p.seconds.toFixed(1)), '', forTerminalLines(describeDiagnosis(p.diagnosis, lang).trimEnd()), ''];
   if (p.disks.length) {
-    lines.push('Disks:');
-    const rows = p.disks.map((d) => [`  ${d.role}`, forTerminal(d.path), `${formatBytes(d.usedBytes)} used of ${formatBytes(d.sizeBytes)}`, `${formatBytes(d.availableBytes)} free`, `(${forTerminal(d.mountedOn)})`]);
+    lines.push(t(lang, 'Disks:', '磁盘：'));
+    const role = (r: string) => (lang === 'zh-cn' ? ({ system: '系统盘', data: '数据盘', home: '主目录', tmp: '临时' } as Record<string, string>)[r] ?? r : r);
+    const rows = p.disks.map((d) => [`  ${role(d.role)}`, forTerminal(d.path), t(lang, '{0} used of {1}', '已用 {0} / 共 {1}', formatBytes(d.usedBytes), formatBytes(d.sizeBytes)), t(lang, '{0} free', '可用 {0}', formatBytes(d.availableBytes)), `(${forTerminal(d.mountedOn)})`]);
     lines.push(renderTable(rows).trimEnd());
   }
-  lines.push(`Conda env: ${p.condaEnv === null ? 'none active in a login shell' : forTerminal(p.condaEnv)}`);
-  const where = p.dataDir.source === 'platform' ? ` (${p.dataDir.platform ?? 'platform'} data disk)` : p.dataDir.source === 'env' ? ' (GPU_RENT_DATA_DIR)' : ' (home: no platform data disk found)';
-  if (p.smi.ok && p.smi.report.partial) lines.push(`nvidia-smi: ${forTerminal(partialText(p.smi.report.partial))}`);
-  lines.push(`Data folder for jobs and checkpoints: ${forTerminal(p.dataDir.path)}${where}`);
+  lines.push(t(lang, 'Conda env: {0}', 'Conda 环境：{0}', p.condaEnv === null ? t(lang, 'none active in a login shell', '登录 shell 中没有激活的环境') : forTerminal(p.condaEnv)));
+  const where = p.dataDir.source === 'platform' ? t(lang, ' ({0} data disk)', '（{0} 数据盘）', p.dataDir.platform ?? t(lang, 'platform', '平台')) : p.dataDir.source === 'env' ? t(lang, ' (GPU_RENT_DATA_DIR)', '（GPU_RENT_DATA_DIR）') : t(lang, ' (home: no platform data disk found)', '（主目录：没找到平台数据盘）');
+  if (p.smi.ok && p.smi.report.partial) lines.push(`nvidia-smi: ${forTerminal(partialText(p.smi.report.partial, lang))}`);
+  lines.push(t(lang, 'Data folder for jobs and checkpoints: {0}{1}', '任务和检查点的数据目录：{0}{1}', forTerminal(p.dataDir.path), where));
   return lines.join('\n') + '\n';
 }
 
 export const command: CliCommand = {
   name: 'probe',
   summary: 'Check a rented box over SSH: GPU, driver, PyTorch/CUDA verdict, disks, conda env.',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  summaryZh: '通过 SSH 检查租到的机器：GPU、驱动、PyTorch/CUDA 结论、磁盘、conda 环境。',
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
+    const lang = cliLang(flags.lang, io.env);
     return withRemote(positionals[0], flags, io, async (conn, target) => {
       const p = await probeBox(conn, { timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000 });
       const label = describeTarget({ ...target, user: conn.user });
-      io.stdout(flags.json ? jsonForTerminal(probeJson(p, label), 2) + '\n' : probeText(p, label));
+      io.stdout(flags.json ? jsonForTerminal(probeJson(p, label), 2) + '\n' : probeText(p, label, lang));
       return p.diagnosis.verdict === 'ok' ? 0 : 1;
     });
   },

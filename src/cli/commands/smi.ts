@@ -6,16 +6,21 @@ import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { parseNvidiaSmi, type SmiPartial, type SmiReport } from '../../core/smi';
 import { forTerminal, jsonForTerminal } from '../../core/text';
+import { displayWidth } from '../../core/format';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { CliError, heads, helpLang, t } from '../words';
 
 /** The most of a file `smi` reads: a real nvidia-smi output of 8 GPUs is under 10 KiB. */
 export const SMI_INPUT_MAX_BYTES = 16 * 1024 * 1024;
 
 const specs = {
-  json: { type: 'boolean', description: 'print the parsed model as JSON' },
+  json: { type: 'boolean', description: 'print the parsed model as JSON', zh: '以 JSON 输出解析结果' },
+  lang: LANG_FLAG_SPEC,
 } as const;
 
 const USAGE = 'gpu-rent smi FILE|- [--json]';
 const SUMMARY = 'Parse nvidia-smi output (default table, --query-gpu CSV, -q -x XML, -q text) from a file or stdin.';
+const SUMMARY_ZH = '解析文件或标准输入中的 nvidia-smi 输出（默认表格、--query-gpu CSV、-q -x XML、-q 文本）。';
 
 export async function readInput(path: string, readStdin: () => Promise<string>): Promise<string> {
   if (path === '-') return readStdin();
@@ -37,7 +42,8 @@ export async function readInput(path: string, readStdin: () => Promise<string>):
     }
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : (err as Error).message}`);
+    const why = (l: CliLang) => (code === 'ENOENT' ? t(l, 'no such file', '没有这个文件') : code === 'EISDIR' ? t(l, 'is a directory', '是一个目录') : code === 'EACCES' ? t(l, 'permission denied', '没有权限') : code === 'EFBIG' ? t(l, (err as Error).message, '超过 {0} MiB：不是 nvidia-smi 输出', SMI_INPUT_MAX_BYTES / 1024 / 1024) : (err as Error).message);
+    throw new CliError(`cannot read ${path}: ${why('en')}`, `无法读取 ${path}：${why('zh-cn')}`);
   }
 }
 
@@ -69,19 +75,21 @@ export function smiJson(report: SmiReport): unknown {
 }
 
 /** What an incomplete nvidia-smi output lacked, in words (box text: pass it through forTerminal). */
-export function partialText(p: SmiPartial): string {
+export function partialText(p: SmiPartial, lang: CliLang = 'en'): string {
   const parts: string[] = [];
-  for (const l of p.lostGpus ?? []) parts.push(`${l.gpu} did not answer (${l.reason})`);
-  if (p.processesCut) parts.push('the Processes table was cut off (processes not all listed)');
-  return parts.join('; ');
+  for (const l of p.lostGpus ?? []) parts.push(t(lang, '{0} did not answer ({1})', '{0} 没有应答（{1}）', l.gpu, l.reason));
+  if (p.processesCut) parts.push(t(lang, 'the Processes table was cut off (processes not all listed)', 'Processes 表被截断（进程没有全部列出）'));
+  return parts.join(lang === 'zh-cn' ? '；' : '; ');
 }
 
 const dash = (v: string | number | null, unit = ''): string => (v === null ? '-' : `${v}${unit}`);
 
-export function smiText(report: SmiReport): string {
+export function smiText(report: SmiReport, lang: CliLang = 'en'): string {
   const n = report.gpus.length;
+  const driver = forTerminal(report.driverVersion ?? t(lang, 'unknown', '未知'));
+  const cuda = report.cudaVersion ? `≤ ${forTerminal(report.cudaVersion)}` : t(lang, 'not printed', '未显示');
   const lines = [
-    `nvidia-smi ${report.format}: driver ${forTerminal(report.driverVersion ?? 'unknown')}, CUDA ${report.cudaVersion ? `≤ ${forTerminal(report.cudaVersion)}` : 'not printed'}, ${n} GPU${n === 1 ? '' : 's'}`,
+    lang === 'zh-cn' ? `nvidia-smi ${report.format}：驱动 ${driver}，CUDA ${cuda}，${n} 块 GPU` : `nvidia-smi ${report.format}: driver ${driver}, CUDA ${cuda}, ${n} GPU${n === 1 ? '' : 's'}`,
   ];
   if (n) {
     const rows = report.gpus.map((g) => [
@@ -92,40 +100,42 @@ export function smiText(report: SmiReport): string {
       dash(g.temperatureC, 'C'),
       g.powerDrawW === null && g.powerLimitW === null ? '-' : `${dash(g.powerDrawW)}/${dash(g.powerLimitW)} W`,
       forTerminal(g.computeCapability ?? '-'),
-      g.migMode ? `${g.migMode}${g.migDevices.length ? ` (${g.migDevices.length} devices)` : ''}` : '-',
+      g.migMode ? `${g.migMode}${g.migDevices.length ? t(lang, ' ({0} devices)', '（{0} 个设备）', g.migDevices.length) : ''}` : '-',
     ]);
-    lines.push(...table(['GPU', 'NAME', 'MEMORY', 'UTIL', 'TEMP', 'POWER', 'CC', 'MIG'], rows));
+    lines.push(...table(heads(lang, [['GPU', 'GPU'], ['NAME', '名称'], ['MEMORY', '显存'], ['UTIL', '利用率'], ['TEMP', '温度'], ['POWER', '功率'], ['CC', '算力'], ['MIG', 'MIG']]), rows));
   }
   if (report.processes.length) {
-    lines.push('Processes:');
+    lines.push(t(lang, 'Processes:', '进程：'));
     const rows = report.processes.map((p) => [dash(p.gpuIndex ?? null), dash(p.pid), forTerminal(p.type ?? '-'), dash(p.usedMemoryMiB, ' MiB'), forTerminal(p.name || '-')]);
-    lines.push(...table(['GPU', 'PID', 'TYPE', 'MEMORY', 'NAME'], rows).map((l) => `  ${l}`));
+    lines.push(...table(heads(lang, [['GPU', 'GPU'], ['PID', 'PID'], ['TYPE', '类型'], ['MEMORY', '显存'], ['NAME', '名称']]), rows).map((l) => `  ${l}`));
   }
-  if (report.partial) lines.push(`incomplete output: ${forTerminal(partialText(report.partial))}`);
+  if (report.partial) lines.push(t(lang, 'incomplete output: {0}', '输出不完整：{0}', forTerminal(partialText(report.partial, lang))));
   return lines.join('\n') + '\n';
 }
 
 function table(head: string[], rows: string[][]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const fmt = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const widths = head.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))));
+  const fmt = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(Math.max(0, widths[i]! - displayWidth(c))))).join('  ').trimEnd();
   return [fmt(head), ...rows.map(fmt)];
 }
 
 export const command: CliCommand = {
   name: 'smi',
   summary: 'Parse nvidia-smi output (any format) into one model',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  summaryZh: '把任意格式的 nvidia-smi 输出解析成统一的模型',
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE or -' });
+    const lang = cliLang(flags.lang, io.env);
     const path = positionals[0];
-    if (path === undefined) throw new UsageError('needs FILE (or - for standard input)');
+    if (path === undefined) throw new UsageError('needs FILE (or - for standard input)', '需要 FILE（或用 - 表示标准输入）');
     const result = parseNvidiaSmi(await readInput(path, io.readStdin));
     if (!result.ok) {
       if (flags.json) io.stdout(jsonError(result.error.kind, result.error.message));
-      else io.stderr(`gpu-rent smi: not a usable nvidia-smi report (${result.error.kind}): ${forTerminal(result.error.message)}\n`);
+      else io.stderr(`gpu-rent smi: ${t(lang, 'not a usable nvidia-smi report ({0}): {1}', '不是可用的 nvidia-smi 报告（{0}）：{1}', result.error.kind, forTerminal(result.error.message))}\n`);
       return 1;
     }
-    io.stdout(flags.json ? jsonForTerminal(smiJson(result.report), 2) + '\n' : smiText(result.report));
+    io.stdout(flags.json ? jsonForTerminal(smiJson(result.report), 2) + '\n' : smiText(result.report, lang));
     return 0;
   },
 };
