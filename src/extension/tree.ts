@@ -119,12 +119,13 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     const now = this.now();
     const spend = summarizeSpend(this.store.list(), now);
     const billingPlatforms = new Set<string>();
+    // Rows never drawn (under a group never expanded) have nothing to redraw.
     for (const p of spend.perInstance) {
       if (p.burnRate <= 0) continue;
-      this.refresher.request('figures', p.id);
       billingPlatforms.add(p.platform);
+      if (this.instanceNodes.has(p.id)) this.refresher.request('figures', p.id);
     }
-    for (const key of this.launches.keys()) this.refresher.request('figures', launchKey(key));
+    for (const key of this.launches.keys()) if (this.launchNodes.has(key)) this.refresher.request('figures', launchKey(key));
     for (const platform of billingPlatforms) {
       const drawn = this.platformText.get(platform);
       if (drawn !== undefined && drawn !== this.platformDescription(platform, now)) this.refresher.request('figures', platformKey(platform));
