@@ -8,12 +8,15 @@ import { launchKey, platformKey, RefreshScheduler, type RefreshClock } from '../
 class ManualClock implements RefreshClock {
   t = 0;
   private next = 0;
+  /** Timers ever armed. */
+  armedTotal = 0;
   private readonly timers = new Map<number, { at: number; fn: () => void }>();
   now(): number {
     return this.t;
   }
   setTimeout(fn: () => void, ms: number): unknown {
     const id = ++this.next;
+    this.armedTotal++;
     this.timers.set(id, { at: this.t + ms, fn });
     return id;
   }
@@ -57,6 +60,15 @@ describe('view refresh scheduler', () => {
     assert.deepEqual(fired, [['i1']]);
     clock.advance(10_000);
     assert.equal(fired.length, 1, 'one request, one delivery');
+  });
+
+  it('a burst of 1000 requests arms one timer and is one delivery of the 1000 nodes', () => {
+    const { clock, fired, s } = setup();
+    for (let i = 0; i < 1000; i++) s.request('store', `i${i}`);
+    assert.equal(clock.armedTotal, 1);
+    clock.advance(150);
+    assert.equal(fired.length, 1);
+    assert.equal(fired[0]?.length, 1000);
   });
 
   it('a steady stream of requests is still delivered at least once a second', () => {

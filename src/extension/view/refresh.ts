@@ -77,6 +77,8 @@ export class RefreshScheduler {
   private readonly reasons = new Set<RefreshReason>();
   /** When the oldest pending request was made (for maxWait); undefined when nothing is pending. */
   private firstAt: number | undefined;
+  /** When the latest one was made (the quiet time counts from it). */
+  private lastAt = 0;
   private timer: unknown;
   private disposed = false;
   private readonly clock: RefreshClock;
@@ -96,8 +98,10 @@ export class RefreshScheduler {
     if (key === undefined) this.root = true;
     else if (!this.root) this.keys.add(key);
     this.reasons.add(reason);
-    this.firstAt ??= this.clock.now();
-    this.schedule();
+    this.lastAt = this.clock.now();
+    this.firstAt ??= this.lastAt;
+    // One timer per delivery: a burst of requests only moves lastAt (the timer re-arms itself).
+    if (this.timer === undefined) this.arm(this.debounceMs);
   }
 
   /** The view was shown or hidden: hidden, nothing is delivered (requests wait); shown, what waited goes out. */
@@ -107,8 +111,8 @@ export class RefreshScheduler {
     if (!visible) this.cancel();
     else if (this.pending) {
       // What waited while hidden is delivered after the usual quiet time from now.
-      this.firstAt = this.clock.now();
-      this.schedule();
+      this.firstAt = this.lastAt = this.clock.now();
+      this.arm(this.debounceMs);
     }
   }
 
@@ -121,11 +125,20 @@ export class RefreshScheduler {
     return this.firstAt !== undefined;
   }
 
-  private schedule(): void {
+  private arm(ms: number): void {
     if (!this.visible || this.firstAt === undefined) return;
     this.cancel();
-    const wait = Math.max(0, Math.min(this.debounceMs, this.firstAt + this.maxWaitMs - this.clock.now()));
-    this.timer = this.clock.setTimeout(() => this.flush(), wait);
+    this.timer = this.clock.setTimeout(() => this.due(), ms);
+  }
+
+  /** The timer's end: delivered once the quiet time since the latest request has passed, or maxWait since the first. */
+  private due(): void {
+    this.timer = undefined;
+    if (this.firstAt === undefined) return;
+    const at = Math.min(this.lastAt + this.debounceMs, this.firstAt + this.maxWaitMs);
+    const now = this.clock.now();
+    if (now < at) this.arm(at - now);
+    else this.flush();
   }
 
   private cancel(): void {
