@@ -8,16 +8,18 @@ import { pushFolder, type PushProgress, type PushReport, type PushSkipReason } f
 import { syncRemote } from '../../app/sync';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
+import { cliLang, type CliLang } from '../lang';
+import { helpLang, t } from '../words';
 
 const specs = {
-  local: { type: 'string', valueName: 'DIR', description: 'folder on this computer to upload' },
-  remote: { type: 'string', valueName: 'DIR', description: 'folder on the box to upload into (created if missing)' },
-  force: { type: 'boolean', description: 'also overwrite files on the box that are newer than the local ones' },
-  'allow-secrets': { type: 'boolean', description: 'upload even when the secret scan finds likely keys or tokens' },
-  'allow-unscanned': { type: 'boolean', description: `upload even when the secret scan stopped at its limit and did not read every file` },
-  'scan-limit-mb': { type: 'number', valueName: 'MIB', min: 1, max: 1024 * 1024, integer: true, description: `file content the secret scan reads before it stops (default ${SCAN_MAX_BYTES / 1024 ** 2})` },
-  json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON' },
+  local: { type: 'string', valueName: 'DIR', description: 'folder on this computer to upload', zh: '要上传的本机目录' },
+  remote: { type: 'string', valueName: 'DIR', description: 'folder on the box to upload into (created if missing)', zh: '上传到机器上的目录（不存在则创建）' },
+  force: { type: 'boolean', description: 'also overwrite files on the box that are newer than the local ones', zh: '机器上比本地更新的文件也覆盖' },
+  'allow-secrets': { type: 'boolean', description: 'upload even when the secret scan finds likely keys or tokens', zh: '即使密钥扫描发现疑似密钥或令牌也上传' },
+  'allow-unscanned': { type: 'boolean', description: `upload even when the secret scan stopped at its limit and did not read every file`, zh: '即使密钥扫描到达上限、没有读完所有文件也上传' },
+  'scan-limit-mb': { type: 'number', valueName: 'MIB', min: 1, max: 1024 * 1024, integer: true, description: `file content the secret scan reads before it stops (default ${SCAN_MAX_BYTES / 1024 ** 2})`, zh: `密钥扫描停止前读取的文件内容量（默认 ${SCAN_MAX_BYTES / 1024 ** 2}）` },
+  json: { type: 'boolean', description: 'print { files, bytes, skipped, seconds, ... } as JSON', zh: '以 JSON 输出 { files, bytes, skipped, seconds, ... }' },
   ...REMOTE_FLAGS,
 } as const;
 
@@ -39,6 +41,34 @@ const SUMMARY = [
   '  gpu-rent push mybox --local ./data --remote /root/autodl-tmp/data',
 ].join('\n');
 
+const SUMMARY_ZH = [
+  '把新增和改动的文件（数据集、代码、权重）上传到租到的机器上的目录。先扫描本地目录中的疑似',
+  '密钥（机器的数据盘没有加密）：发现后停止上传，除非加 --allow-secrets。扫描的正是 push 要发送的',
+  '文件（--local 是链接时，两者都用它指向的目录）；扫描到达上限（--scan-limit-mb）而停止时也停止上传，',
+  '除非加 --allow-unscanned。每个文件在机器上先写成 NAME.part，在那里核对（大小和 SHA-256 与本地读到的',
+  '一致）后才带着本地修改时间改名到位；中断的上传从 .part 续传。机器上大小和时间都相同的文件跳过；',
+  '机器上比本地新的文件，不加 --force 永不覆盖。链接和在机器上不安全的文件名只列出，不发送。',
+  '',
+  TARGET_HELP_ZH,
+  '',
+  '示例：',
+  '  gpu-rent push mybox --local ./data --remote /root/autodl-tmp/data',
+].join('\n');
+
+const REASON_ZH: Partial<Record<PushSkipReason, string>> = {
+  'remote-newer': '机器上的文件更新（用 --force 覆盖）',
+  'local-changed': '上传过程中在本地有改动（下次再传）',
+  'remote-conflict': '机器上有目录或链接挡在那里',
+  'remote-unwritable': '在机器上无法写入',
+  'local-link': '链接（不跟随）',
+  excluded: '已排除（被密钥扫描标记）',
+  'verify-failed': '机器上的 SHA-256 两次都不符',
+  'control-char': '文件名含有控制字符',
+  backslash: '文件名含有反斜杠',
+  'reserved-name': '文件名是 sync 自用的保留名',
+  'special-file': '不是普通文件',
+};
+
 const REASON_TEXT: Partial<Record<PushSkipReason, string>> = {
   'remote-newer': 'the file on the box is newer (use --force to overwrite)',
   'local-changed': 'changed here during the upload (next push)',
@@ -56,18 +86,26 @@ const REASON_TEXT: Partial<Record<PushSkipReason, string>> = {
 const printable = (name: string) => (/[\x00-\x1f\x7f-\x9f]/.test(name) ? JSON.stringify(name) : name);
 
 /** "the secret scan stopped at its 512 MiB limit of file content after 1200 files: 30 files were not checked" */
-function cutText(scan: { truncated: { reason: 'maxFiles' | 'maxBytes'; filesSeen: number; limit: number } | null; unscanned: number }): string {
-  const t = scan.truncated!;
-  const mib = t.limit % (1024 * 1024) === 0 ? `${t.limit / 1024 / 1024} MiB` : formatBytes(t.limit);
-  const limit = t.reason === 'maxBytes' ? `${mib} limit of file content` : `${t.limit}-file limit`;
-  return `the secret scan stopped at its ${limit} after ${t.filesSeen} file${t.filesSeen === 1 ? '' : 's'}: ${scan.unscanned} file${scan.unscanned === 1 ? ' was' : 's were'} not checked`;
+function cutText(scan: { truncated: { reason: 'maxFiles' | 'maxBytes'; filesSeen: number; limit: number } | null; unscanned: number }, lang: CliLang = 'en'): string {
+  const cut = scan.truncated!;
+  const mib = cut.limit % (1024 * 1024) === 0 ? `${cut.limit / 1024 / 1024} MiB` : formatBytes(cut.limit);
+  if (lang === 'zh-cn') return `密钥扫描在读了 ${cut.filesSeen} 个文件后到达上限（${cut.reason === 'maxBytes' ? `文件内容 ${mib}` : `${cut.limit} 个文件`}）而停止：${scan.unscanned} 个文件没有检查`;
+  const limit = cut.reason === 'maxBytes' ? `${mib} limit of file content` : `${cut.limit}-file limit`;
+  return `the secret scan stopped at its ${limit} after ${cut.filesSeen} file${cut.filesSeen === 1 ? '' : 's'}: ${scan.unscanned} file${scan.unscanned === 1 ? ' was' : 's were'} not checked`;
 }
 
 export function pushReportJson(r: PushReport): Record<string, unknown> {
   return { files: r.files, bytes: r.bytes, pushed: r.pushed, unchanged: r.unchanged, skipped: r.skipped, seconds: r.seconds, interrupted: r.interrupted, ...(r.compression ? { compression: r.compression } : {}) };
 }
 
-function reportText(r: PushReport): string {
+function reportText(r: PushReport, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn') {
+    const zh = r.skipped.map((s) => `已跳过 ${printable(s.name)}：${REASON_ZH[s.reason] ?? s.reason}`);
+    const rateZh = r.seconds > 0 && r.bytes > 0 ? `（${formatBytes(r.bytes / r.seconds)}/s）` : '';
+    const extraZh = [r.unchanged ? `${r.unchanged} 个未变` : '', r.skipped.length ? `${r.skipped.length} 个已跳过` : ''].filter(Boolean).join('，');
+    zh.push(`${r.interrupted ? '已中断：' : ''}上传了 ${r.files} 个文件，${formatBytes(r.bytes)}，用时 ${r.seconds.toFixed(1)} 秒${rateZh}${extraZh ? `；${extraZh}` : ''}`);
+    return zh.join('\n') + '\n';
+  }
   const lines = r.skipped.map((s) => `skipped ${printable(s.name)}: ${REASON_TEXT[s.reason] ?? s.reason}`);
   const rate = r.seconds > 0 && r.bytes > 0 ? ` (${formatBytes(r.bytes / r.seconds)}/s)` : '';
   const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.skipped.length ? `${r.skipped.length} skipped` : ''].filter(Boolean).join(', ');
@@ -75,31 +113,36 @@ function reportText(r: PushReport): string {
   return lines.join('\n') + '\n';
 }
 
-function progressPrinter(io: CliIO, json: boolean): (p: PushProgress) => void {
+function progressPrinter(io: CliIO, json: boolean, lang: CliLang): (p: PushProgress) => void {
   const live = !json && Boolean(process.stderr.isTTY);
   let lastDraw = 0;
   return (p) => {
     if (json) return;
     if (live && p.kind === 'bytes' && p.size > 0 && Date.now() - lastDraw > 500) {
       lastDraw = Date.now();
-      io.stderr(`\r\x1b[K${printable(p.name)}  ${Math.floor((p.done / p.size) * 100)}%  ${formatBytes(p.done)} of ${formatBytes(p.size)}`);
-    } else if (p.kind === 'file-done') io.stdout(`${live ? '\r\x1b[K' : ''}pushed ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} sent` : ''})\n`);
+      io.stderr(`\r\x1b[K${printable(p.name)}  ${Math.floor((p.done / p.size) * 100)}%  ${t(lang, '{0} of {1}', '{0} / {1}', formatBytes(p.done), formatBytes(p.size))}`);
+    } else if (p.kind === 'file-done')
+      io.stdout(
+        `${live ? '\r\x1b[K' : ''}${lang === 'zh-cn' ? `已上传 ${printable(p.name)}（${formatBytes(p.size)}${p.bytes < p.size ? `，续传：发送了 ${formatBytes(p.bytes)}` : ''}）` : `pushed ${printable(p.name)} (${formatBytes(p.size)}${p.bytes < p.size ? `, resumed: ${formatBytes(p.bytes)} sent` : ''})`}\n`,
+      );
   };
 }
 
 export const command: CliCommand = {
   name: 'push',
   summary: 'Upload a folder to a rented box: secret scan first, verified, resumable, only new files.',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  summaryZh: '把目录上传到租到的机器：先扫描密钥，逐个校验，可续传，只传新文件。',
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    if (!flags.local) throw new UsageError('missing --local DIR (the folder on this computer to upload)');
-    if (!flags.remote) throw new UsageError('missing --remote DIR (the folder on the box to upload into)');
+    const lang = cliLang(flags.lang, io.env);
+    if (!flags.local) throw new UsageError('missing --local DIR (the folder on this computer to upload)', '缺少 --local DIR（要上传的本机目录）');
+    if (!flags.remote) throw new UsageError('missing --remote DIR (the folder on the box to upload into)', '缺少 --remote DIR（上传到机器上的目录）');
     const json = flags.json === true;
     const ac = new AbortController();
     const onSigint = () => {
       if (ac.signal.aborted) process.exit(130);
-      io.stderr('stopping: unfinished files stay as .part on the box and resume next time (Ctrl-C again to quit now)\n');
+      io.stderr(t(lang, 'stopping: unfinished files stay as .part on the box and resume next time (Ctrl-C again to quit now)\n', '正在停止：没传完的文件在机器上保留为 .part，下次续传（再按一次 Ctrl-C 立即退出）\n'));
       ac.abort();
     };
     process.on('SIGINT', onSigint);
@@ -119,32 +162,32 @@ export const command: CliCommand = {
             ...(flags['scan-limit-mb'] !== undefined ? { scanLimits: { maxBytes: flags['scan-limit-mb'] * 1024 * 1024 } } : {}),
             signal: ac.signal,
           },
-          progressPrinter(io, json),
+          progressPrinter(io, json, lang),
         );
         if (r.kind === 'secrets-found') {
           if (json) io.stdout(jsonError('secrets-found', `the secret scan found ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'}: nothing was pushed`, { findings: r.findings }));
           else {
-            io.stderr(`push stopped: ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'} in ${flags.local} (nothing was sent):\n`);
+            io.stderr(lang === 'zh-cn' ? `上传已停止：${flags.local} 中有 ${r.findings.length} 处疑似密钥（没有发送任何内容）：\n` : `push stopped: ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'} in ${flags.local} (nothing was sent):\n`);
             for (const f of r.findings.slice(0, 50)) io.stderr(`  ${printable(f.path)}${f.line ? `:${f.line}` : ''}  ${f.kind}  ${printable(f.hint)}\n`);
-            io.stderr('Move them out of the folder, or run again with --allow-secrets.\n');
-            if (r.scan.truncated) io.stderr(`note: ${cutText(r.scan)}\n`);
+            io.stderr(t(lang, 'Move them out of the folder, or run again with --allow-secrets.\n', '请把它们移出该目录，或加 --allow-secrets 再运行。\n'));
+            if (r.scan.truncated) io.stderr(t(lang, 'note: {0}\n', '注意：{0}\n', cutText(r.scan, lang)));
           }
           return 3;
         }
         if (r.kind === 'scan-incomplete') {
-          const t = r.scan.truncated;
-          if (json) io.stdout(jsonError('scan-incomplete', `${cutText(r.scan)}: nothing was pushed`, { reason: t.reason, limit: t.limit, filesSeen: t.filesSeen, unscanned: r.scan.unscanned }));
+          const cut = r.scan.truncated;
+          if (json) io.stdout(jsonError('scan-incomplete', `${cutText(r.scan)}: nothing was pushed`, { reason: cut.reason, limit: cut.limit, filesSeen: cut.filesSeen, unscanned: r.scan.unscanned }));
           else {
-            io.stderr(`push stopped: ${cutText(r.scan)} (nothing was sent).\n`);
+            io.stderr(t(lang, 'push stopped: {0} (nothing was sent).\n', '上传已停止：{0}（没有发送任何内容）。\n', cutText(r.scan, lang)));
             io.stderr(
-              t.reason === 'maxBytes'
-                ? 'Raise the limit with --scan-limit-mb MIB, or run again with --allow-unscanned to upload the unchecked files anyway.\n'
-                : 'Run again with --allow-unscanned to upload the unchecked files anyway.\n',
+              cut.reason === 'maxBytes'
+                ? t(lang, 'Raise the limit with --scan-limit-mb MIB, or run again with --allow-unscanned to upload the unchecked files anyway.\n', '用 --scan-limit-mb MIB 提高上限，或加 --allow-unscanned 再运行，照样上传未检查的文件。\n')
+                : t(lang, 'Run again with --allow-unscanned to upload the unchecked files anyway.\n', '加 --allow-unscanned 再运行，照样上传未检查的文件。\n'),
             );
           }
           return 3;
         }
-        io.stdout(json ? JSON.stringify(pushReportJson(r.report)) + '\n' : reportText(r.report));
+        io.stdout(json ? JSON.stringify(pushReportJson(r.report)) + '\n' : reportText(r.report, lang));
         return r.report.interrupted ? 130 : 0;
       });
     } finally {
