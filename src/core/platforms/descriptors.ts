@@ -198,3 +198,13 @@ export const DESCRIPTORS: readonly PlatformDescriptor[] = PLATFORM_KINDS.map((k)
 export function inLanguage(w: Words, language: string): string {
   return language.toLowerCase().startsWith('zh') ? w.zh : w.en;
 }
+
+/** Add Platform Account's choices (every kind, the experimental ones so marked), in the UI's language. */
+export function accountChoices(language: string): { kind: PlatformKind; label: string; description: string }[] {
+  return DESCRIPTORS.map((d) => ({ kind: d.kind, label: inLanguage(d.name, language), description: d.experimental ? inLanguage(d.experimental.note, language) : '' }));
+}
+
+/** What Add Platform Account asks for a kind's secret, one input box per field, in the UI's language. */
+export function secretPrompts(kind: PlatformKind, language: string): { field: string; prompt: string }[] {
+  return PLATFORM_DESCRIPTORS[kind].secrets.map((f) => ({ field: f.field, prompt: inLanguage(f.prompt, language) }));
+}

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { parseRegionText, regionText } from '../../../core/platforms/regions';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, type Account } from '../../../app/platforms/accounts';
-import { DESCRIPTORS, descriptorOf } from '../../../core/platforms/descriptors';
+import { accountChoices, descriptorOf, secretPrompts } from '../../../core/platforms/descriptors';
 import type { PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
 import type { PlatformMonitor } from '../../monitors/platforms';
@@ -31,7 +31,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
     }
   } else {
     const pick = await vscode.window.showQuickPick(
-      DESCRIPTORS.map((d) => ({ label: platformName(d.kind), description: d.experimental ? descriptorText(d.experimental.note) : '', platformKind: d.kind })),
+      accountChoices(vscode.env.language).map((c) => ({ label: c.label, description: c.description, platformKind: c.kind })),
       { placeHolder: vscode.l10n.t('Which platform account?') },
     );
     if (!pick) return undefined;
@@ -42,8 +42,8 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
       const r = await showWarning(descriptorText(d.experimental.warning), { modal: true }, ok);
       if (r !== ok) return undefined;
     }
-    for (const { field: f, prompt } of d.secrets) {
-      const v = await vscode.window.showInputBox({ prompt: descriptorText(prompt), password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
+    for (const { field: f, prompt } of secretPrompts(kind, vscode.env.language)) {
+      const v = await vscode.window.showInputBox({ prompt, password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
       if (v === undefined) return undefined;
       raw[f] = v.trim();
     }
