@@ -136,3 +136,8 @@ export function startNow(row: StartNowRow, readings: readonly StockReading[], ca
   if (failed) return { state: 'unknown', reason: 'readFailed' };
   return seen ? { state: 'none' } : { state: 'unknown', reason: 'notListed' };
 }
+
+/** The answer for each row asked (the calculator's question), in the order asked. */
+export function startNowFor<K extends StartNowRow>(keys: readonly K[], readings: readonly StockReading[], cards: readonly CardSpec[] = cardSpecs): { key: K; mark: StartNow }[] {
+  return keys.map((key) => ({ key, mark: startNow(key, readings, cards) }));
+}

@@ -3,7 +3,8 @@
 // inputs, and validates everything the page posts.
 import * as vscode from 'vscode';
 import { buildCalculatorHtml, makeNonce } from '../webview/html';
-import { DEFAULT_INPUTS, parseWebviewMessage, restoreState, toLocale, type CalculatorInputs, type HostMessage, type WebviewMessage } from '../webview/protocol';
+import { startNowFor, type StockReading } from '../core/startNow';
+import { DEFAULT_INPUTS, parseHostMessage, parseWebviewMessage, restoreState, toLocale, type CalculatorInputs, type HostMessage, type StartNowMark, type WebviewMessage } from '../webview/protocol';
 import { CALCULATOR_VIEW_TYPE } from './commandIds';
 import type { Settings } from './settings';
 
@@ -13,11 +14,15 @@ export class CalculatorPanel implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   /** The page's last `computed` message (for getState and the log). */
   lastComputed: (WebviewMessage & { type: 'computed' }) | undefined;
+  /** The start-now marks last sent to the page (for getState). */
+  lastStartNow: StartNowMark[] | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly settings: () => Settings,
     private readonly log: vscode.LogOutputChannel,
+    /** The accounts' free cards (StockView: its once-a-minute cache per account). */
+    private readonly stock?: { hasAccounts(): boolean; readings(): Promise<StockReading[]> },
   ) {
     this.subs.push(
       vscode.window.registerWebviewPanelSerializer(CALCULATOR_VIEW_TYPE, {
@@ -96,6 +101,10 @@ export class CalculatorPanel implements vscode.Disposable {
     switch (msg.type) {
       case 'ready':
         this.post({ type: 'init', requestId: msg.requestId, locale: toLocale(vscode.env.language), catalogOverride: this.settings().catalogOverride, inputs: this.inputs, now: Math.floor(Date.now() / 1000) });
+        this.post({ type: 'stockAvailable', available: this.stock?.hasAccounts() ?? false });
+        return;
+      case 'stockWanted':
+        void this.answerStock(msg);
         return;
       case 'computed':
         this.inputs = msg.inputs;
@@ -108,6 +117,24 @@ export class CalculatorPanel implements vscode.Disposable {
       case 'error':
         this.log.warn(`calculator: ${msg.message}`);
         return;
+    }
+  }
+
+  /** Only while the panel is shown; the page asks again each minute and the cache reads an account at most once a minute. */
+  private async answerStock(msg: WebviewMessage & { type: 'stockWanted' }): Promise<void> {
+    if (!this.stock || !this.panel?.visible || !this.stock.hasAccounts()) return;
+    try {
+      const marks = startNowFor(msg.rows, await this.stock.readings());
+      // What the page gets is the matcher's result only, checked against the page's own schema.
+      const out = parseHostMessage({ type: 'startNow', requestId: msg.requestId, marks });
+      if (!out) {
+        this.log.warn('calculator: start-now marks did not match the protocol; not sent');
+        return;
+      }
+      this.lastStartNow = marks;
+      this.post(out);
+    } catch (e) {
+      this.log.warn(`calculator: free cards not read: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 

@@ -151,7 +151,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
   const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
-  const calculator = new CalculatorPanel(context.extensionUri, settings, log);
+  const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView);
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);

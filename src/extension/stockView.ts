@@ -9,6 +9,7 @@ import { formatCny } from '../core/money';
 import { freeText, sortStock, STOCK_TTL_S, type StockRow } from '../core/platforms/stock';
 import { descriptorOf } from '../core/platforms/descriptors';
 import { CATALOG_PLATFORM, type Connector } from '../core/platforms/types';
+import type { StockReading } from '../core/startNow';
 import type { PlatformAccounts } from './commands/platforms/accountStore';
 import { platformErrorText } from './commands/platforms/words';
 
@@ -74,6 +75,30 @@ export class StockView implements vscode.Disposable {
       clearInterval(this.timer);
       this.timer = undefined;
     }
+  }
+
+  /** Whether any account is connected (every connector reads stock): the calculator asks only then. */
+  hasAccounts(): boolean {
+    return this.accounts.list().length > 0;
+  }
+
+  /**
+   * Every connected account's stock through the same once-a-minute cache as the tree (the
+   * calculator's start-now marks): a read that fails is a failed reading, not an error.
+   */
+  async readings(): Promise<StockReading[]> {
+    const out = await Promise.all(
+      this.accounts.list().map(async (a): Promise<StockReading | undefined> => {
+        try {
+          const c = await this.connector(a);
+          if (!c || !hasStock(c)) return undefined;
+          return { account: a.id, kind: a.kind, ok: true, rows: await this.cache.read(a.id, c) };
+        } catch {
+          return { account: a.id, kind: a.kind, ok: false };
+        }
+      }),
+    );
+    return out.filter((r): r is StockReading => r !== undefined);
   }
 
   /** The rows under an account's node: the free cards (then sold out), or one line saying why there are none. */

@@ -12,6 +12,8 @@ import { inputsForCard } from './rescale';
 import { breakEvenChart, crossover, stackedBars, type Bar, type ModeLine } from './charts';
 import { boundProblem } from '../core/bounds';
 import { CalculatorInputsSchema, DEFAULT_INPUTS, FIELD_BOUNDS, parseHostMessage, restoreState, SORT_KEYS, type CalculatorInputs, type Locale, type NumField, type WebviewMessage } from './protocol';
+import { startNowText } from '../core/quote-notes';
+import { MAX_STOCK_KEYS, type StartNowMark, type StockKey } from './protocol';
 import { fill, strings, type Strings } from './strings';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -38,6 +40,34 @@ let overrideProblem: string | undefined;
 let inputs: CalculatorInputs = restoreState(vscode.getState()).inputs;
 const invalid = new Set<string>();
 let breakEvenPlatform: string | undefined;
+
+// Start now: asked only when the host has accounts, for the rows shown, again each minute while
+// the page exists (it is dropped when the panel is hidden); the host answers through its cache.
+const STOCK_EVERY_MS = 60_000;
+let stockAvailable = false;
+let marks = new Map<string, StartNowMark['mark']>();
+let marksAt: number | undefined;
+let stockAsked = { keys: '', at: 0, id: 100 };
+let shownKeys: StockKey[] = [];
+const stockKey = (k: { platform: string; card: string; gpus: number }) => `${k.platform}\u0000${k.card}\u0000${k.gpus}`;
+
+function askStock(rows: readonly QuoteRow[]): void {
+  const keys = [...new Map(rows.map((r) => [stockKey(r), { platform: r.platform, card: r.card, gpus: r.gpus }])).values()].slice(0, MAX_STOCK_KEYS);
+  shownKeys = keys;
+  if (!stockAvailable || !keys.length) return;
+  const sig = keys.map(stockKey).join('\u0001');
+  if (sig === stockAsked.keys && Date.now() - stockAsked.at < STOCK_EVERY_MS) return;
+  stockAsked = { keys: sig, at: Date.now(), id: stockAsked.id + 1 };
+  post({ type: 'stockWanted', requestId: stockAsked.id, rows: keys });
+}
+
+/** The row's mark under its platform: can start now (where) / none free now / not checked; nothing without an account. */
+function startNowNode(r: QuoteRow): HTMLElement | undefined {
+  const m = marks.get(stockKey(r));
+  const text = m ? startNowText(m, locale, 1) : undefined;
+  if (!m || !text) return undefined;
+  return h('div', { class: `startnow startnow-${m.state}`, 'data-startnow': m.state === 'unknown' ? m.reason : m.state, title: marksAt ? fill(S.startNowTitle, { 0: new Date(marksAt).toLocaleTimeString() }) : undefined }, text);
+}
 
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: (Node | string | undefined)[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
@@ -227,7 +257,7 @@ function renderTable(rows: QuoteRow[], cheapest: QuoteRow | undefined): HTMLElem
     h(
       'tr',
       { class: r === cheapest ? 'best' : undefined },
-      h('td', {}, platformName(r.platform, r), r === cheapest ? h('span', { class: 'badge' }, S.cheapest) : undefined),
+      h('td', {}, platformName(r.platform, r), r === cheapest ? h('span', { class: 'badge' }, S.cheapest) : undefined, startNowNode(r)),
       h('td', {}, modeName(r.mode) + (r.periods ? ` ×${r.periods}` : '')),
       h('td', { class: 'num', title: r.hoursEstimated ? S.estimated : undefined }, fill(S.hoursUnit, { 0: (Math.round(r.wallHours * 10) / 10).toString() }) + (r.hoursEstimated ? ' ≈' : '')),
       h('td', { class: 'num' }, ...moneyNodes(r.breakdown.gpu)),
@@ -343,6 +373,7 @@ function compute(): void {
   }
   document.getElementById('breakeven-box')!.replaceChildren(renderBreakEven(width));
   document.getElementById('warnings-box')!.replaceChildren(renderWarnings(rows));
+  askStock(rows);
   post({ type: 'computed', inputs, rows: Math.min(rows.length, 1000), ...(cheapest ? { cheapest: cheapest.platform.slice(0, 200), cheapestTotalFen: Math.max(0, midpoint(cheapest.total)) } : {}) });
 }
 
@@ -410,8 +441,27 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
       applyOverride(msg.catalogOverride);
       render();
       return;
+    case 'stockAvailable':
+      stockAvailable = msg.available;
+      if (!stockAvailable) marks = new Map();
+      schedule(0);
+      return;
+    case 'startNow':
+      // Only the answer to the last question; an older one is stale.
+      if (msg.requestId !== stockAsked.id) return;
+      marks = new Map(msg.marks.map((m) => [stockKey(m.key), m.mark]));
+      marksAt = Date.now();
+      schedule(0);
+      return;
   }
 });
+
+setInterval(() => {
+  if (stockAvailable && document.visibilityState === 'visible' && shownKeys.length) {
+    stockAsked = { ...stockAsked, at: 0 };
+    schedule(0);
+  }
+}, STOCK_EVERY_MS);
 
 let resizeTimer: ReturnType<typeof setTimeout> | undefined;
 window.addEventListener('resize', () => {

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { BOUNDS, boundSchema, orZero, type Bound } from '../core/bounds';
 import { DEFAULT_JOB } from '../core/job-defaults';
+import { MAX_PLACES } from '../core/startNow';
 
 const MAX_TEXT = 200;
 const name = z.string().min(1).max(MAX_TEXT);
@@ -92,6 +93,29 @@ const jsonObject = z
     }
   }, 'catalog override too large or not JSON');
 
+/** The most rows one stock question names (platform × card × GPUs the table shows). */
+export const MAX_STOCK_KEYS = 200;
+
+const StockKeySchema = z.strictObject({ platform: name, card: name, gpus: z.number().int().min(1).max(8) });
+export type StockKey = z.infer<typeof StockKeySchema>;
+
+const fen = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const FreePlaceSchema = z.strictObject({
+  account: name,
+  region: name,
+  zone: name.optional(),
+  instanceType: name.optional(),
+  free: z.number().int().min(0).max(1_000_000).optional(),
+  priceFenPerHour: fen.optional(),
+});
+const StartNowSchema = z.discriminatedUnion('state', [
+  z.strictObject({ state: z.literal('free'), places: z.array(FreePlaceSchema).min(1).max(MAX_PLACES) }),
+  z.strictObject({ state: z.literal('none') }),
+  z.strictObject({ state: z.literal('unknown'), reason: z.enum(['noAccount', 'readFailed', 'notListed']) }),
+]);
+const StartNowMarkSchema = z.strictObject({ key: StockKeySchema, mark: StartNowSchema });
+export type StartNowMark = z.infer<typeof StartNowMarkSchema>;
+
 /** Host → webview. */
 export const HostMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({
@@ -107,6 +131,10 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   }),
   z.strictObject({ type: z.literal('setInputs'), inputs: CalculatorInputsSchema.partial() }),
   z.strictObject({ type: z.literal('catalogChanged'), catalogOverride: jsonObject }),
+  /** The answer to `stockWanted` (same id): core/startNow's result per row, nothing else of the accounts. */
+  z.strictObject({ type: z.literal('startNow'), requestId, marks: z.array(StartNowMarkSchema).max(MAX_STOCK_KEYS) }),
+  /** Whether the extension has accounts whose free cards it can read (the page asks only then). */
+  z.strictObject({ type: z.literal('stockAvailable'), available: z.boolean() }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 
@@ -122,6 +150,8 @@ export const WebviewMessageSchema = z.discriminatedUnion('type', [
     cheapestTotalFen: z.number().int().min(0).optional(),
   }),
   z.strictObject({ type: z.literal('openSettings'), key: z.enum(['gpuRent.catalog.overrides']) }),
+  /** Which rows can start now? Asked while the page is shown, again each minute; the host reads each account at most once a minute. */
+  z.strictObject({ type: z.literal('stockWanted'), requestId, rows: z.array(StockKeySchema).min(1).max(MAX_STOCK_KEYS) }),
   z.strictObject({ type: z.literal('error'), message: z.string().max(2000) }),
 ]);
 export type WebviewMessage = z.infer<typeof WebviewMessageSchema>;

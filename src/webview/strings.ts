@@ -66,6 +66,7 @@ const en = {
   errMax: 'At most {0}.',
   sortAsc: 'sorted ascending',
   sortDesc: 'sorted descending',
+  startNowTitle: 'Free cards your platform accounts reported at {0}; read again at most once a minute while this panel is shown.',
   /** A quote row's notes by code: core/quote-notes.ts, the words `gpu-rent quote` prints. */
   notes: quoteNotes('en'),
 };
@@ -136,6 +137,7 @@ const zh: Strings = {
   errMax: '最大 {0}。',
   sortAsc: '升序',
   sortDesc: '降序',
+  startNowTitle: '平台账号在 {0} 报告的空闲卡；此面板显示时每分钟最多再读一次。',
   notes: quoteNotes('zh-cn'),
 };
 
