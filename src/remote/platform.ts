@@ -1,6 +1,7 @@
 // Where a platform keeps the user's data. AutoDL's system disk is small and goes with the
 // image; its data disk is mounted at /root/autodl-tmp, so jobs and checkpoints go there. A user
 // can name another folder with GPU_RENT_DATA_DIR in the box's ~/.profile.
+import { shQuote } from './shell';
 
 export interface DataDirCandidate {
   path: string;
@@ -22,12 +23,8 @@ export interface DataDir {
  * directory, else the first platform data disk that exists, else $HOME.
  */
 export function dataDirScript(candidates: readonly DataDirCandidate[] = DATA_DIR_CANDIDATES): string {
-  const checks = candidates.map((c) => `elif [ -d ${quote(c.path)} ] && [ -w ${quote(c.path)} ]; then printf 'platform\\t%s\\n' ${quote(c.path)}`).join('; ');
+  const checks = candidates.map((c) => `elif [ -d ${shQuote(c.path)} ] && [ -w ${shQuote(c.path)} ]; then printf 'platform\\t%s\\n' ${shQuote(c.path)}`).join('; ');
   return `if [ -n "\${GPU_RENT_DATA_DIR:-}" ] && [ -d "$GPU_RENT_DATA_DIR" ]; then printf 'env\\t%s\\n' "$GPU_RENT_DATA_DIR"; ${checks ? checks + '; ' : ''}else printf 'home\\t%s\\n' "$HOME"; fi`;
-}
-
-function quote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Reads dataDirScript's line; falls back to home when the line is missing or odd. */

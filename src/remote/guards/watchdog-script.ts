@@ -10,6 +10,7 @@
 
 import { JOBS_DIR } from '../jobs';
 import { trimEndOf } from '../../core/boxLines';
+import { shQuote } from '../shell';
 
 /** Files inside the watchdog folder (~/.gpu-rent/watchdog). */
 export const WATCHDOG_FILES = {
@@ -85,7 +86,7 @@ gpu_reading() {
   # A wedged driver can hang nvidia-smi: a reading that does not come back is no reading.
   if command -v timeout >/dev/null 2>&1; then out=$(timeout 30 nvidia-smi 2>&1) || { echo "fail"; return; }
   else out=$(nvidia-smi 2>&1) || { echo "fail"; return; }; fi
-  printf '%s\\n' "$out" | awk '${SMI_AWK.replace(/'/g, `'\\''`)}'
+  printf '%s\\n' "$out" | awk ${shQuote(SMI_AWK)}
 }
 
 activity() { # prints "yes" when a watched file was written since the poll before last

@@ -3,7 +3,7 @@
 // (probed once per connection). zstd would be faster, but this Node (20) has no zstd in zlib
 // and the laptop may have no zstd binary; gzip is on every image we have seen.
 import { deflateRawSync } from 'node:zlib';
-import { shArg } from './remote-hash';
+import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
 /** Bytes sampled from the start of a file to judge it. */
@@ -49,7 +49,7 @@ export interface BoxCompression {
 
 // A round trip through the box's own gzip, not just `command -v`: a gzip that is there but
 // broken (or a stub) counts as none.
-const PROBE = `/bin/sh -c ${shArg("printf 'gpu-rent gzip probe\\n' | gzip -1 -c 2>/dev/null | gzip -dc 2>/dev/null")}`;
+const PROBE = `/bin/sh -c ${shQuote("printf 'gpu-rent gzip probe\\n' | gzip -1 -c 2>/dev/null | gzip -dc 2>/dev/null")}`;
 
 const probed = new WeakMap<SyncRemote, Promise<BoxCompression>>();
 

@@ -3,7 +3,8 @@
 // running the hash tool once over all its files), not a thousand. Big files go to the front
 // of the queue: their hash runs alongside their transfer. Prefix hashes (to trust a resumed
 // .part) go one at a time.
-import { batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, shArg, type BoxIdentity, type HashAnswer } from './remote-hash';
+import { batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, type BoxIdentity, type HashAnswer } from './remote-hash';
+import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
@@ -87,7 +88,7 @@ export class HashBatcher {
       let bytes = 0;
       while (this.head < this.queue.length && batch.length < this.maxBatch) {
         const r = this.queue[this.head]!;
-        bytes += shArg(r.path).length + 1;
+        bytes += shQuote(r.path).length + 1;
         if (batch.length && bytes > MAX_SCRIPT_BYTES) break;
         batch.push(r);
         this.head++;

@@ -2,31 +2,21 @@
 // resume a trusted .part, pull the rest (through the box's gzip when it pays, else pipelined
 // SFTP reads) while the box hashes the file or its identity brackets the read, verify size
 // and SHA-256, and only then publish it. Never leaves anything but a .part unverified.
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import { dirname } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { diskFull, isDiskFull, SyncError } from './errors';
 import { boxIdentity, remoteHash } from './hash-batch';
 import { identityUsable, sameIdentity, type HashAnswer } from './remote-hash';
 import type { RemoteFile } from './list';
-import { sha256 } from './local-hash';
-import { lstatRemote, openedIsListed } from './safe-paths';
-import { closeHandle, fstat, sftpCode } from './sftp-util';
+import { hashLocalRange, sha256 } from './local-hash';
+import { openedIsListed } from './safe-paths';
+import { closeHandle, fstat, lstatRemote, sftpCode } from './sftp-util';
 import { alreadySavedBeside } from './planner';
 import { PullError, pullRange } from './transfer';
 import { boxCompression, worthCompressing } from './compress';
 import { PULL_GZIP_MIN_FILE, pullGzipped, readSample } from './pull-gzip';
 import { boxHash, ensureLocalDir, lookLocal, lost, lstatOrUndefined, openOrSkip, publish, toLocalStat, verifyInPlace, type Ctx, type Outcome } from './pull-common';
-
-async function hashLocal(path: string, hash: { update(data: Buffer): void }, limit?: number): Promise<void> {
-  if (limit === 0) return;
-  await new Promise<void>((res, rej) => {
-    const s = createReadStream(path, limit === undefined ? {} : { start: 0, end: limit - 1 });
-    s.on('data', (d) => hash.update(d as Buffer));
-    s.on('end', res);
-    s.on('error', rej);
-  });
-}
 
 async function freeBytes(dir: string): Promise<number | undefined> {
   try {
@@ -90,7 +80,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
     const h = sha256();
-    const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocal(local, h)]);
+    const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocalRange(local, h)]);
     localDigest = await h.digest();
     const verified = await verifyInPlace(ctx, f, local, localDigest, remote);
     if (verified) return verified;
@@ -98,7 +88,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
   const look = await lookLocal(ctx, f, localSt && toLocalStat(localSt), async () => {
     if (localDigest !== undefined) return localDigest;
     const h = sha256();
-    await hashLocal(local, h);
+    await hashLocalRange(local, h);
     return h.digest();
   });
   if (!look.replace && alreadySavedBeside(f, ctx.state.savedBeside?.[f.rel])) return { kind: 'saved-earlier' };
@@ -123,7 +113,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     return { kind: 'skipped', reason: 'unreadable' };
   }
   try {
-    const [st0, atPath, id0] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs), id0P]);
+    const [st0, atPath, id0] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs).catch(() => undefined), id0P]); // no answer: not the file (the fstat beside it reports the lost channel)
     if (!st0) return { kind: 'skipped', reason: 'unreadable' };
     if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
     if (!openedIsListed(f, st0, atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
@@ -131,7 +121,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     // A resumed .part is trusted only if its bytes hash like the box's first bytes.
     let hash = sha256();
     if (from > 0) {
-      const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocal(part, hash, from)]);
+      const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocalRange(part, hash, from)]);
       const localPrefix = await hash.peek();
       if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
         ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
@@ -178,7 +168,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
           opts.log?.(`sync: ${f.rel}: ${g.message}; pulling it uncompressed`);
           done = from;
           hash = sha256();
-          await hashLocal(part, hash, from);
+          await hashLocalRange(part, hash, from);
         }
       }
     }

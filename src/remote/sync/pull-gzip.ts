@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { createGunzip } from 'node:zlib';
 import { req } from './push-sftp';
-import { shArg } from './remote-hash';
+import { shQuote } from '../shell';
 import { SAMPLE_BYTES } from './compress';
 import type { SyncRemote } from './types';
 
@@ -50,7 +50,7 @@ export async function pullGzipped(
   const want = o.size - o.from;
   const level = o.level ?? 4;
   const cmd = o.from === 0 ? `gzip -${level} -c < "$1"` : `tail -c +"$2" < "$1" | gzip -${level} -c`;
-  const command = `/bin/sh -c ${shArg(cmd)} sh ${shArg(path)} ${o.from + 1}`;
+  const command = `/bin/sh -c ${shQuote(cmd)} sh ${shQuote(path)} ${o.from + 1}`;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   o.signal?.addEventListener('abort', onAbort, { once: true });

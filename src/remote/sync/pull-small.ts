@@ -8,8 +8,8 @@ import { diskFull, isDiskFull, SyncError } from './errors';
 import type { HashAnswer } from './remote-hash';
 import type { RemoteFile } from './list';
 import { PART_SUFFIX } from './names';
-import { lstatRemote, openedIsListed } from './safe-paths';
-import { closeHandle } from './sftp-util';
+import { openedIsListed } from './safe-paths';
+import { closeHandle, lstatRemote } from './sftp-util';
 import { alreadySavedBeside, type LocalFileStat } from './planner';
 import { readSmall } from './small-read';
 import { boxHash, ensureLocalDir, localPathOf, lookLocal, lost, NOTHING_THERE, openOrSkip, publish, statOf, verifyInPlace, type Ctx, type LocalLook, type Outcome } from './pull-common';
@@ -76,7 +76,9 @@ export async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: st
 
   const handle = await openOrSkip(sftp, f.abs);
   if (handle === 'unreadable') return { kind: 'skipped', reason: 'unreadable' };
-  const atPath = lstatRemote(sftp, f.abs); // in the same burst: is the path still the listed file?
+  // In the same burst: is the path still the listed file? No answer counts as "not the file"
+  // (the read beside it reports a lost channel), and the promise must never reject unawaited.
+  const atPath = lstatRemote(sftp, f.abs).catch(() => undefined);
   const read = readSmall(sftp, handle, f.size);
   const closed = closeHandle(sftp, handle); // goes out right behind the burst
   const r = await read;

@@ -11,7 +11,7 @@
 import { promises as fsp } from 'node:fs';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import { shArg } from './remote-hash';
+import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
 const gzipAsync = promisify(gzip);
@@ -38,13 +38,13 @@ const IN_FLIGHT = 2;
  * .part holds exactly the bytes before it (the segment before landed), appended, and the
  * .part's size printed. A segment whose turn does not come within a minute gives up.
  */
-const APPEND = shArg(
+const APPEND = shQuote(
   's="$1.seg$2"; gzip -dc > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
     'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); [ $i -gt 1200 ] && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
     '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$1" && rm -f -- "$s" && wc -c < "$1"',
 );
 /** The first segment of a fresh .part replaces whatever was there. */
-const CREATE = shArg('s="$1.seg0"; gzip -dc > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }');
+const CREATE = shQuote('s="$1.seg0"; gzip -dc > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }');
 
 /**
  * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
@@ -87,7 +87,7 @@ export async function pushGzipped(
     const t0 = performance.now();
     const out: Buffer[] = [];
     let outBytes = 0;
-    return stream(`/bin/sh -c ${off === 0 ? CREATE : APPEND} sh ${shArg(part)} ${off}`, {
+    return stream(`/bin/sh -c ${off === 0 ? CREATE : APPEND} sh ${shQuote(part)} ${off}`, {
       stdin: seg.z,
       signal: stop,
       timeoutMs: 120_000 + Math.ceil(seg.z.length / 10_000),

@@ -4,8 +4,8 @@
 // pass) and keeps dozens of writes in flight. sftp-server applies writes in order, so what
 // is on the box after a cut is a true prefix, which the next push verifies and resumes.
 import { createReadStream } from 'node:fs';
-import type { SFTPWrapper, Stats } from 'ssh2';
-import { isChannelOpen, onSessionGone, SftpGoneError, sftpCode } from './sftp-util';
+import type { SFTPWrapper } from 'ssh2';
+import { isChannelOpen, lstatRemote, onSessionGone, SftpGoneError, sftpCode } from './sftp-util';
 import { corkableSocketOf, sftpHasExtension } from '../ssh2-internals';
 
 const DEADLINE_MS = 30_000;
@@ -31,12 +31,6 @@ export function req<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error |
     }
   });
 }
-
-export const lstatRemote = (sftp: SFTPWrapper, path: string) =>
-  req<Stats>(sftp, 'lstat', (cb) => sftp.lstat(path, cb)).catch((e: unknown) => {
-    if (sftpCode(e) === undefined) throw e;
-    return undefined;
-  });
 
 export const openWrite = (sftp: SFTPWrapper, path: string, resume: boolean) =>
   req<Buffer>(sftp, 'open', (cb) => sftp.open(path, resume ? 'r+' : 'w', 0o644, cb));

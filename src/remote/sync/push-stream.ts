@@ -12,7 +12,8 @@ import { gzipSync } from 'node:zlib';
 import type { SFTPWrapper } from 'ssh2';
 import { sftpRequest } from './list';
 import { PART_SUFFIX } from './names';
-import { HASH_ARGS, parseBatchHashOutput, shArg, type HashAnswer } from './remote-hash';
+import { HASH_ARGS, parseBatchHashOutput, type HashAnswer } from './remote-hash';
+import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
 /** Fewer new small files than this go over SFTP (a stream costs a channel and two processes). */
@@ -85,7 +86,7 @@ export function tarOf(members: ReadonlyArray<{ name: string; data: Buffer; mtime
 /** Unpacks the stream under `root`, then hashes `parts` (relative to it). */
 export function unpackCommand(root: string, parts: readonly string[]): string {
   const script = `cd -- "$1" || exit 3; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ${HASH_ARGS}`;
-  return `/bin/sh -c ${shArg(script)} sh ${[root, ...parts].map(shArg).join(' ')}`;
+  return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
 /**
@@ -101,7 +102,7 @@ export function firstUnpackCommand(root: string, parts: readonly string[]): stri
     'mkdir -p -- "$1" && cd -- "$1" || exit 3; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
     'e=; for p do t=${p%.part}; if [ -e "$t" ] || [ -L "$t" ]; then echo e; e="${e}e"; else echo n; e="${e}n"; fi; done; ' +
     `(${HASH_ARGS}); for p do case $e in e*) rm -f -- "$p";; esac; e=\${e#?}; done`;
-  return `/bin/sh -c ${shArg(script)} sh ${[root, ...parts].map(shArg).join(' ')}`;
+  return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
 /** Runs `command` on the box and gives its stdout, at most `cap` bytes (more: undefined). */
@@ -172,7 +173,7 @@ function readBatch<F extends StreamFile>(root: string, batch: readonly F[], left
 
 /** Whether one more file fits the batch so far (files, bytes, and names on the command line). */
 function fits(batch: { files: number; bytes: number; names: number }, f: StreamFile, maxBytes = BATCH_BYTES): boolean {
-  const nameBytes = shArg(f.rel + PART_SUFFIX).length + 1;
+  const nameBytes = shQuote(f.rel + PART_SUFFIX).length + 1;
   return batch.files === 0 || (batch.files < BATCH_FILES && batch.bytes + f.size <= maxBytes && batch.names + nameBytes <= BATCH_NAME_BYTES);
 }
 
@@ -211,7 +212,7 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
     batch.push(f);
     acc.files++;
     acc.bytes += f.size;
-    acc.names += shArg(f.rel + PART_SUFFIX).length + 1;
+    acc.names += shQuote(f.rel + PART_SUFFIX).length + 1;
   }
   const { members, ok } = readBatch(root, batch, out.left);
   if (ok.length < PUSH_STREAM_MIN_FILES) {
@@ -272,7 +273,7 @@ export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: s
     batch.push(f);
     acc.files++;
     acc.bytes += f.size;
-    acc.names += shArg(f.rel + PART_SUFFIX).length + 1;
+    acc.names += shQuote(f.rel + PART_SUFFIX).length + 1;
   }
   if (batch.length) await flush();
   return { sent, left };

@@ -6,19 +6,19 @@
 // it equals the hash of the same local prefix. A file on the box newer than the local one is
 // never overwritten without `force`. Local names that are not safe on the box (control
 // characters, backslashes, "..", our own .part names) and links are refused and listed.
-import { createReadStream, promises as fsp } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
 import { SyncError, toSyncError } from './errors';
 import { HashBatcher, remoteHash } from './hash-batch';
 import type { HashAnswer } from './remote-hash';
 import { listRemote, RemoteFolderError } from './list';
-import { sha256, type Sha256 } from './local-hash';
+import { hashLocalRange, sha256, type Sha256 } from './local-hash';
 import { PART_SUFFIX, type SkipReason } from './names';
 import { listLocalTree, type LocalFile } from './local-tree';
 
 export { listLocalTree, type LocalFile, type LocalTree } from './local-tree';
-import { closeRemote, lstatRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
-import { sftpCode } from './sftp-util';
+import { closeRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
+import { lstatRemote, sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { PUSH_STREAM_MIN_FILES, renameUp, streamFirst, streamUp, type Streamed } from './push-stream';
@@ -72,17 +72,6 @@ export type PushProgress = Exclude<SyncProgress, { kind: 'skipped' }> | { kind: 
 
 const BIG = 4 * 1024 * 1024;
 
-/** Hash of the first `n` bytes of a local file. */
-function hashPrefix(path: string, n: number, h: { update(d: Buffer): void }): Promise<void> {
-  if (n <= 0) return Promise.resolve();
-  return new Promise((res, rej) => {
-    const s = createReadStream(path, { start: 0, end: n - 1, highWaterMark: 1024 * 1024 });
-    s.on('data', (d) => h.update(d as Buffer));
-    s.on('end', res);
-    s.on('error', rej);
-  });
-}
-
 type Outcome = { kind: 'pushed'; bytes: number } | { kind: 'skipped'; reason: PushSkipReason } | { kind: 'interrupted' };
 
 interface Ctx {
@@ -118,7 +107,7 @@ async function sendPart(c: Ctx, f: LocalFile, attempt: number): Promise<Sent | O
   if (f.size > BIG && attempt === 1) {
     const ps = await lstatRemote(sftp, part);
     if (ps?.isFile() && ps.size > 0 && ps.size <= f.size) {
-      const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashPrefix(f.path, ps.size, hash)]);
+      const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashLocalRange(f.path, hash, ps.size)]);
       if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
       else hash = sha256();
     }

@@ -3,16 +3,12 @@
 // sha256sum, else `shasum -a 256`; where none exists the answer is null and callers fall
 // back to comparing sizes. Output is one tagged line per request so file names never need
 // parsing.
+import { shQuote } from '../shell';
 
 export interface ExecResult {
   code: number | null;
   stdout: string;
   stderr: string;
-}
-
-/** Quotes one argument for POSIX sh: the only character needing care inside '…' is '. */
-export function shArg(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 // OpenSSL first: it uses the CPU's SHA extensions (about 6× coreutils' sha256sum here), which
@@ -37,10 +33,10 @@ export interface HashAnswer {
 
 export function hashScript(req: HashRequest): string {
   let body = PRELUDE;
-  if (req.prefix !== undefined) body += `p ${shArg(req.path)} ${Math.floor(req.prefix)}; `;
-  body += `h ${shArg(req.path)}`;
+  if (req.prefix !== undefined) body += `p ${shQuote(req.path)} ${Math.floor(req.prefix)}; `;
+  body += `h ${shQuote(req.path)}`;
   // Run under sh whatever the login shell is (fish, csh and friends read this differently).
-  return `/bin/sh -c ${shArg(body)}`;
+  return `/bin/sh -c ${shQuote(body)}`;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -76,7 +72,7 @@ export const HASH_ARGS = `${PRELUDE}${MANY}`;
 /** One script hashing many whole files: one `h` line per path, in order. */
 export function batchHashScript(paths: readonly string[]): string {
   if (paths.length === 0) return '/bin/sh -c true';
-  return `/bin/sh -c ${shArg(`${PRELUDE}set -- ${paths.map(shArg).join(' ')}; ${MANY}`)}`;
+  return `/bin/sh -c ${shQuote(`${PRELUDE}set -- ${paths.map(shQuote).join(' ')}; ${MANY}`)}`;
 }
 
 /** Answers for a batch, in request order; a box without tools answers null for all. */
@@ -116,7 +112,7 @@ export interface BoxIdentity {
 export const IDENTITY_MIN_AGE_S = 2;
 
 export function identityScript(path: string): string {
-  return `/bin/sh -c ${shArg('stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s')} sh ${shArg(path)}`;
+  return `/bin/sh -c ${shQuote('stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s')} sh ${shQuote(path)}`;
 }
 
 const IDENTITY_RE = /^([0-9a-f]{1,8}) (\d{1,20}) (\d{1,20}) (\d{1,16}) (\d{1,12}\.\d{9}) (\d{1,12}\.\d{9})\n(\d{1,12})\n?$/;

@@ -7,8 +7,8 @@
 //   even with size and mtime matched, is refused).
 import { promises as fsp } from 'node:fs';
 import { dirname, join, relative, sep, isAbsolute } from 'node:path';
-import type { SFTPWrapper, Stats } from 'ssh2';
-import { sftpRequest, type RemoteFile } from './list';
+import type { Stats } from 'ssh2';
+import type { RemoteFile } from './list';
 import { kindOf } from './sftp-util';
 
 /** True when `path` is `root` or below it (both already real paths). */
@@ -41,11 +41,6 @@ export async function safeLocalParent(root: string, rel: string): Promise<string
   const [realRoot, realParent] = await Promise.all([fsp.realpath(root), fsp.realpath(dirname(join(root, ...rel.split('/'))))]).catch(() => [null, null]);
   if (realRoot === null || realParent === null || !isInside(realRoot, realParent)) return null;
   return dirname(join(root, ...rel.split('/')));
-}
-
-/** The path's own attributes on the box (a link is not followed); undefined when it cannot be had. */
-export function lstatRemote(sftp: SFTPWrapper, path: string): Promise<Stats | undefined> {
-  return sftpRequest<Stats>(sftp, 'lstat', (cb) => sftp.lstat(path, cb)).catch(() => undefined);
 }
 
 /**

@@ -84,6 +84,20 @@ function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null 
   });
 }
 
+/**
+ * The path's own attributes on the box (a link is not followed). The one lstat of sync, with
+ * these semantics: undefined when the server answers with an SFTP status (no such file,
+ * permission denied, …: the path cannot be had); thrown when there is no answer at all (the
+ * channel is gone, or no reply within the deadline), since that is a lost connection and not
+ * a missing file. A caller for which both mean the same says so with its own catch.
+ */
+export function lstatRemote(sftp: SFTPWrapper, path: string): Promise<Stats | undefined> {
+  return call<Stats>(sftp, 'lstat', (cb) => sftp.lstat(path, cb)).catch((e: unknown) => {
+    if (sftpCode(e) === undefined) throw e;
+    return undefined;
+  });
+}
+
 export function readdir(sftp: SFTPWrapper, path: string): Promise<FileEntry[]> {
   return call(sftp, 'readdir', (cb) => sftp.readdir(path, cb));
 }

@@ -9,7 +9,7 @@
 // the file-by-file SFTP pull, which says why; the stream is never trusted further than that.
 import type { RemoteFile } from './list';
 import { landStreamed, type Ctx, type Outcome } from './pull-file';
-import { shArg } from './remote-hash';
+import { shQuote } from '../shell';
 import { TarError, TarReader } from './tar';
 import { SMALL_FILE } from './transfer';
 import { toSyncError, SyncError } from './errors';
@@ -29,7 +29,7 @@ const STREAMS_AT_ONCE = 2;
  * (0.4 s more at AutoDL's 10 Mbit/s); compressed, a header costs ~50 bytes. A box without
  * gzip or GNU tar answers nothing and the files go file by file.
  */
-export const TAR_COMMAND = `/bin/sh -c ${shArg('tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1')}`;
+export const TAR_COMMAND = `/bin/sh -c ${shQuote('tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1')}`;
 
 function batches(files: readonly RemoteFile[]): RemoteFile[][] {
   const out: RemoteFile[][] = [];
