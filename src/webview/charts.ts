@@ -2,6 +2,7 @@
 // rework) and the break-even chart of billing modes. Pure functions returning markup, so they
 // run in tests; every text is escaped. Colours come from CSS classes (theme variables).
 import { formatCny } from '../core/money';
+import { forHtml } from '../core/text';
 
 export const COMPONENTS = ['gpu', 'storage', 'idle', 'download', 'spotRework'] as const;
 export type Component = (typeof COMPONENTS)[number];
@@ -13,10 +14,6 @@ export interface Bar {
   highlight?: boolean;
   /** Some cost has no figure: the bar is only part of the bill ("+?"), as in the table. */
   unknown?: string;
-}
-
-export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 /** 1-2-5 steps: a tick spacing giving about `count` ticks up to `max`. */
@@ -46,8 +43,8 @@ export function fitText(s: string, maxPx: number, fontPx = 11): string {
 /** A text element that never spills: cut to `maxPx` with an ellipsis, the full text in its tooltip. */
 function label(cls: string, x: number, y: number, s: string, maxPx: number, anchor?: 'end' | 'middle'): string {
   const shown = fitText(s, maxPx);
-  const tip = shown === s ? '' : `<title>${escapeXml(s)}</title>`;
-  return `<text class="${cls}" x="${n(x)}" y="${n(y)}"${anchor ? ` text-anchor="${anchor}"` : ''}>${tip}${escapeXml(shown)}</text>`;
+  const tip = shown === s ? '' : `<title>${forHtml(s)}</title>`;
+  return `<text class="${cls}" x="${n(x)}" y="${n(y)}"${anchor ? ` text-anchor="${anchor}"` : ''}>${tip}${forHtml(shown)}</text>`;
 }
 
 /** Legend entries laid out in rows that wrap at `width`: [x, row] per entry. */
@@ -84,11 +81,11 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
   const legend = legendLayout(legendWidths, labelW + oneRow <= opts.width ? labelW : 8, opts.width);
   const height = top + bars.length * rowH + 30 + legend.rows * 18;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
-  out.push(`<title>${escapeXml(opts.title)}</title>`);
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" role="img" aria-label="${forHtml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
+  out.push(`<title>${forHtml(opts.title)}</title>`);
   for (let t = 0; t <= axisMax + 1e-9; t += step) {
     out.push(`<line class="grid" x1="${n(x(t))}" y1="${top - 4}" x2="${n(x(t))}" y2="${top + bars.length * rowH}"/>`);
-    out.push(`<text class="tick" x="${n(x(t))}" y="${top - 8}" text-anchor="middle">${escapeXml(formatCny(t).replace(/\.00$/, ''))}</text>`);
+    out.push(`<text class="tick" x="${n(x(t))}" y="${top - 8}" text-anchor="middle">${forHtml(formatCny(t).replace(/\.00$/, ''))}</text>`);
   }
   bars.forEach((b, i) => {
     const y = top + i * rowH;
@@ -98,20 +95,20 @@ export function stackedBars(bars: readonly Bar[], opts: { width: number; title: 
     for (const c of COMPONENTS) {
       const v = Math.max(0, b.parts[c]);
       if (v <= 0) continue;
-      out.push(`<rect class="seg ${c}" x="${n(x(acc))}" y="${y + 3}" width="${n(Math.max(0.5, x(acc + v) - x(acc)))}" height="${rowH - 6}"><title>${escapeXml(`${b.label}: ${opts.legend[c]} ${formatCny(v)}`)}</title></rect>`);
+      out.push(`<rect class="seg ${c}" x="${n(x(acc))}" y="${y + 3}" width="${n(Math.max(0.5, x(acc + v) - x(acc)))}" height="${rowH - 6}"><title>${forHtml(`${b.label}: ${opts.legend[c]} ${formatCny(v)}`)}</title></rect>`);
       acc += v;
     }
     if (b.unknown) {
       // An open end: the bar stops where the known costs stop; "+?" says the rest has no figure.
       out.push(`<line class="open-end" x1="${n(x(acc) + 1)}" y1="${y + 3}" x2="${n(x(acc) + 1)}" y2="${y + rowH - 3}"/>`);
-      out.push(`<text class="value unknown" x="${n(x(acc) + 4)}" y="${y + 15}"><title>${escapeXml(b.unknown)}</title>${escapeXml(formatCny(acc))} +?</text>`);
-    } else out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${escapeXml(formatCny(acc))}</text>`);
+      out.push(`<text class="value unknown" x="${n(x(acc) + 4)}" y="${y + 15}"><title>${forHtml(b.unknown)}</title>${forHtml(formatCny(acc))} +?</text>`);
+    } else out.push(`<text class="value" x="${n(x(acc) + 4)}" y="${y + 15}">${forHtml(formatCny(acc))}</text>`);
   });
   const ly = top + bars.length * rowH + 24;
   legendItems.forEach(({ c, text }, i) => {
     const [lx, row] = legend.at[i]!;
     const y = ly + row * 18;
-    out.push(`<g class="legend-item"><rect class="seg ${c}" x="${n(lx)}" y="${y - 10}" width="12" height="12"/><text class="legend" x="${n(lx + 16)}" y="${y}">${text === opts.legend[c] ? '' : `<title>${escapeXml(opts.legend[c])}</title>`}${escapeXml(text)}</text></g>`);
+    out.push(`<g class="legend-item"><rect class="seg ${c}" x="${n(lx)}" y="${y - 10}" width="12" height="12"/><text class="legend" x="${n(lx + 16)}" y="${y}">${text === opts.legend[c] ? '' : `<title>${forHtml(opts.legend[c])}</title>`}${forHtml(text)}</text></g>`);
   });
   out.push('</svg>');
   return out.join('');
@@ -154,10 +151,10 @@ export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number
   const legendItems = lines.map((l) => fitText(`${l.label} ${formatCny(l.pricePerPeriod)}`, opts.width - 40));
   const legend = legendLayout(legendItems.map((t) => 22 + textWidth(t)), left, opts.width);
   const height = top + h + 42 + legend.rows * 18;
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart breakeven" role="img" aria-label="${escapeXml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
-  out.push(`<title>${escapeXml(opts.title)}</title>`);
+  out.push(`<svg xmlns="http://www.w3.org/2000/svg" class="chart breakeven" role="img" aria-label="${forHtml(opts.title)}" width="${opts.width}" height="${height}" viewBox="0 0 ${opts.width} ${height}">`);
+  out.push(`<title>${forHtml(opts.title)}</title>`);
   for (let t = 0; t <= yMax + 1e-9; t += step) {
-    out.push(`<line class="grid" x1="${left}" y1="${n(Y(t))}" x2="${left + w}" y2="${n(Y(t))}"/><text class="tick" x="${left - 6}" y="${n(Y(t) + 4)}" text-anchor="end">${escapeXml(formatCny(t).replace(/\.00$/, ''))}</text>`);
+    out.push(`<line class="grid" x1="${left}" y1="${n(Y(t))}" x2="${left + w}" y2="${n(Y(t))}"/><text class="tick" x="${left - 6}" y="${n(Y(t) + 4)}" text-anchor="end">${forHtml(formatCny(t).replace(/\.00$/, ''))}</text>`);
   }
   for (const hx of [0, 168, 336, 504, 720].filter((v) => v <= maxH)) {
     out.push(`<text class="tick" x="${n(X(hx))}" y="${top + h + 16}" text-anchor="middle">${hx}</text>`);
@@ -175,12 +172,12 @@ export function breakEvenChart(lines: readonly ModeLine[], opts: { width: number
         pts.push(`${n(X(start))},${n(Y(c))}`, `${n(X(end))},${n(Y(c))}`);
       }
     }
-    out.push(`<polyline class="line ${l.mode}" fill="none" points="${pts.join(' ')}"><title>${escapeXml(`${l.label}: ${formatCny(l.pricePerPeriod)}`)}</title></polyline>`);
+    out.push(`<polyline class="line ${l.mode}" fill="none" points="${pts.join(' ')}"><title>${forHtml(`${l.label}: ${formatCny(l.pricePerPeriod)}`)}</title></polyline>`);
   });
   lines.forEach((l, i) => {
     const [lx, row] = legend.at[i]!;
     const y = top + h + 50 + row * 18;
-    out.push(`<g class="legend-item"><line class="line ${l.mode}" x1="${n(lx)}" y1="${y}" x2="${n(lx + 18)}" y2="${y}"/><text class="legend" x="${n(lx + 22)}" y="${y + 4}">${escapeXml(legendItems[i]!)}</text></g>`);
+    out.push(`<g class="legend-item"><line class="line ${l.mode}" x1="${n(lx)}" y1="${y}" x2="${n(lx + 18)}" y2="${y}"/><text class="legend" x="${n(lx + 22)}" y="${y + 4}">${forHtml(legendItems[i]!)}</text></g>`);
   });
   out.push('</svg>');
   return out.join('');

@@ -1,6 +1,7 @@
 // The calculator panel's HTML, exactly as the webview samples do it: default-src 'none',
 // one script by a fresh 128-bit nonce, styles and fonts only from the webview's own origin,
 // no inline script or style, no eval.
+import { forHtml } from '../core/text';
 
 /** 16 random bytes (128 bits), base64. Uses Web Crypto, present in Node 20 and browsers. */
 export function makeNonce(): string {
@@ -25,10 +26,9 @@ export interface CalculatorHtmlInput {
 
 const NONCE_RE = /^[A-Za-z0-9+/]{22}==$/;
 
-// Every attribute below is double-quoted, so a single quote (the CSP's own syntax) may stay.
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-}
+// Every value goes through core's one HTML escaper (forHtml). In the CSP attribute the single
+// quotes of 'none' and 'nonce-…' become &#39;, which the browser reads back as ' before it
+// applies the policy.
 
 /** A CSP source must not be able to add directives: no quotes, semicolons, commas or whitespace. */
 /**
@@ -51,17 +51,17 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 export function buildCalculatorHtml(i: CalculatorHtmlInput): string {
   const csp = contentSecurityPolicy(i.cspSource, i.nonce);
   return `<!DOCTYPE html>
-<html lang="${escapeHtml(i.lang)}">
+<html lang="${forHtml(i.lang)}">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta http-equiv="Content-Security-Policy" content="${forHtml(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeHtml(i.styleUri)}">
-<title>${escapeHtml(i.title)}</title>
+<link rel="stylesheet" href="${forHtml(i.styleUri)}">
+<title>${forHtml(i.title)}</title>
 </head>
 <body>
 <main id="app" aria-live="polite"></main>
-<script nonce="${i.nonce}" src="${escapeHtml(i.scriptUri)}"></script>
+<script nonce="${i.nonce}" src="${forHtml(i.scriptUri)}"></script>
 </body>
 </html>
 `;

@@ -1,6 +1,7 @@
 // Line charts for the GPU monitor, hand-written SVG like the calculator's charts (same
 // escaping, same 1-2-5 ticks, colours from CSS classes). Pure: returns markup.
-import { escapeXml, niceStep } from './charts';
+import { forHtml } from '../core/text';
+import { niceStep } from './charts';
 
 export interface Series {
   label: string;
@@ -49,15 +50,15 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
   const span = Number.isFinite(o.xMax - o.xMin) && o.xMax - o.xMin !== 0 ? o.xMax - o.xMin : 1;
   const X = (x: number) => left + ((x - o.xMin) / span) * pw;
   const Y = (y: number) => top + ph - (Math.max(0, Math.min(y, top_)) / top_) * ph;
-  const out: string[] = [`<svg class="chart line-chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeXml(o.title)}">`, `<text class="chart-title" x="${left}" y="12">${escapeXml(o.title)}</text>`];
+  const out: string[] = [`<svg class="chart line-chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${forHtml(o.title)}">`, `<text class="chart-title" x="${left}" y="12">${forHtml(o.title)}</text>`];
   // A counted loop: k * step, never v += step (which stops growing once step is below v's precision).
   for (let k = 0; k <= ticks; k++) {
     const v = k === ticks ? top_ : k * step;
     const y = Y(v).toFixed(1);
-    out.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y}" y2="${y}"/>`, `<text class="tick" x="${left - 4}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(`${Number(v.toPrecision(3))}${o.unit}`)}</text>`);
+    out.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${y}" y2="${y}"/>`, `<text class="tick" x="${left - 4}" y="${y}" text-anchor="end" dominant-baseline="middle">${forHtml(`${Number(v.toPrecision(3))}${o.unit}`)}</text>`);
   }
   if (o.xLabel) {
-    out.push(`<text class="tick" x="${left}" y="${H - 4}">${escapeXml(o.xLabel(o.xMin))}</text>`, `<text class="tick" x="${W - right}" y="${H - 4}" text-anchor="end">${escapeXml(o.xLabel(o.xMax))}</text>`);
+    out.push(`<text class="tick" x="${left}" y="${H - 4}">${forHtml(o.xLabel(o.xMin))}</text>`, `<text class="tick" x="${W - right}" y="${H - 4}" text-anchor="end">${forHtml(o.xLabel(o.xMax))}</text>`);
   }
   // Bands under the lines; at least 3 px wide so a single NaN step still shows.
   for (const b of (o.bands ?? []).slice(-MAX_BANDS)) {
@@ -68,8 +69,8 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
     const w = Math.max(3, x2 - x1);
     const x = Math.min(x1, W - right - w);
     const cls = `diverged${b.current ? ' current' : ''}`;
-    out.push(`<g class="${cls}"><rect x="${x.toFixed(1)}" y="${top}" width="${w.toFixed(1)}" height="${ph}"/><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top}" y2="${top + ph}"/><title>${escapeXml(b.label)}</title></g>`);
-    if (b.current) out.push(`<text class="diverged-label" x="${Math.max(left + 2, Math.min(x, W - right - 4)).toFixed(1)}" y="${top + 10}" text-anchor="${x > left + pw / 2 ? 'end' : 'start'}">${escapeXml(b.label)}</text>`);
+    out.push(`<g class="${cls}"><rect x="${x.toFixed(1)}" y="${top}" width="${w.toFixed(1)}" height="${ph}"/><line x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top}" y2="${top + ph}"/><title>${forHtml(b.label)}</title></g>`);
+    if (b.current) out.push(`<text class="diverged-label" x="${Math.max(left + 2, Math.min(x, W - right - 4)).toFixed(1)}" y="${top + 10}" text-anchor="${x > left + pw / 2 ? 'end' : 'start'}">${forHtml(b.label)}</text>`);
   }
   series.forEach((s, i) => {
     // At most one point per pixel column: a 30-minute window at 1 Hz is 1800 points.
@@ -82,7 +83,7 @@ export function lineChart(series: readonly Series[], o: { width: number; height:
     }
     if (cols.size === 0) return;
     const d = [...cols.values()].map(([x, y], k) => `${k ? 'L' : 'M'}${x.toFixed(1)} ${y.toFixed(1)}`).join('');
-    out.push(`<path class="series s${i % 8}" d="${d}"><title>${escapeXml(s.label)}</title></path>`);
+    out.push(`<path class="series s${i % 8}" d="${d}"><title>${forHtml(s.label)}</title></path>`);
   });
   out.push('</svg>');
   return out.join('');

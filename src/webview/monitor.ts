@@ -4,6 +4,7 @@
 import '../../media/calculator.css';
 import '../../media/monitor.css';
 import { formatCny } from '../core/money';
+import { forHtml } from '../core/text';
 import { addCapped, MAX_GPUS } from '../core/progress/gpu';
 import { lineChart, type Series } from './monitor-chart';
 import { parseMonitorHostMessage, type DivergedSpanMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
@@ -69,16 +70,16 @@ function render(): void {
     return lineChart(series, { width, height: 140, title, unit, xMin, xMax: now, ...(yMax !== undefined ? { yMax } : {}), xLabel });
   };
   const idleFen = Math.round((idleSeconds * rate) / 3600);
-  const head = `<header><h1>${esc(name)}</h1><span class="state ${state}">${esc(words[state as 'streaming'] ?? state)}</span><p class="idle">${esc(fill(words.idle, minutes(idleSeconds), formatCny(idleFen)))}</p></header>`;
+  const head = `<header><h1>${forHtml(name)}</h1><span class="state ${state}">${forHtml(words[state as 'streaming'] ?? state)}</span><p class="idle">${forHtml(fill(words.idle, minutes(idleSeconds), formatCny(idleFen)))}</p></header>`;
   const legend = `<p class="legend">${gpus.map((g, i) => `<span class="series-key s${i % 8}">GPU ${g}</span>`).join(' ')}</p>`;
   // The curve holds finite losses only: where the loss was NaN/Inf it is a red stretch, so the curve never just stops.
   const bands = diverged.map((d) => ({ from: d.from, to: d.to, current: d.current, label: fill(words.nanSpan, nonFinite(d.value), d.from, d.to, d.readings) }));
   const steps = [...loss.map((p) => p.step), ...diverged.flatMap((d) => [d.from, d.to])];
   const now_ = diverged.find((d) => d.current);
   const lossSvg = steps.length
-    ? (now_ ? `<p class="diverged-note">${esc(fill(words.nanNow, nonFinite(now_.value), now_.from))}</p>` : '') +
+    ? (now_ ? `<p class="diverged-note">${forHtml(fill(words.nanNow, nonFinite(now_.value), now_.from))}</p>` : '') +
       lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: Math.min(...steps), xMax: Math.max(...steps), xLabel: (x) => fill(words.step, Math.round(x)), bands })
-    : `<p class="empty">${esc(words.noLoss)}</p>`;
+    : `<p class="empty">${forHtml(words.noLoss)}</p>`;
   app.innerHTML =
     head +
     legend +
@@ -87,10 +88,6 @@ function render(): void {
     chart(`${words.power} (W)`, 'W', (s) => s[5]) +
     chart(`${words.temp} (°C)`, '°', (s) => s[6]) +
     lossSvg;
-}
-
-function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
 function onMessage(m: MonitorHostMessage): void {

@@ -7,6 +7,7 @@ import { progressText, etaDuration, causeText } from '../../src/extension/comman
 import { lineChart } from '../../src/webview/monitor-chart';
 import { parseMonitorHostMessage, parseMonitorWebviewMessage } from '../../src/webview/monitor-protocol';
 import { buildCalculatorHtml, makeNonce } from '../../src/webview/html';
+import { cspContent } from '../support/html-attr';
 
 const l10n = { t: (m: string, ...a: (string | number | boolean)[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 
@@ -14,7 +15,11 @@ describe('training run views', () => {
   it('the tree line: step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish', () => {
     const p = progressOf('Total optimization steps = 1,500\n\r 30%|███       | 450/1500 [39:00<1:31:00,  7.43s/it]', 0);
     const f = estimateFinish(p, { computeFenPerHour: 360, storageFenPerDay: 0 }, { boxNow: 0, localNow: 0, alive: true });
-    assert.equal(progressText(p, f, l10n, () => '21:40'), `step 450/1500 · ${etaDuration(f.etaSeconds!, l10n)} left (21:40) · ¥${(f.costToFinishFen! / 100).toFixed(2)} to finish`);
+    // By hand: 1500 − 450 = 1050 steps left at the bar's own 7.43 s/it = 7801.5 s (130 min:
+    // 2 h 10 min), a whole second either way; at ¥3.60/h that is 360 fen × 7801.5 / 3600 = 780.15 fen, ¥7.80.
+    assert.ok(Math.abs(f.etaSeconds! - 7801.5) <= 1, String(f.etaSeconds));
+    assert.equal(f.costToFinishFen, 780);
+    assert.equal(progressText(p, f, l10n, () => '21:40'), 'step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish');
     assert.equal(etaDuration(7800, l10n), '2 h 10 min');
     const stalled = estimateFinish(p, null, { boxNow: 4000, alive: true });
     assert.match(progressText(p, stalled, l10n), /^step 450\/1500 · stalled: no progress for 1 h 7 min$/);
@@ -43,8 +48,12 @@ describe('training run views', () => {
   it('the monitor page uses the calculator HTML rules: nonce script, no inline', () => {
     const nonce = makeNonce();
     const html = buildCalculatorHtml({ cspSource: 'https://x.example', nonce, scriptUri: 'https://x.example/monitor.js', styleUri: 'https://x.example/monitor.css', lang: 'zh-cn', title: 'GPU 监控：a<b' });
-    assert.match(html, new RegExp(`script-src 'nonce-${nonce.replace(/[+/]/g, '\\$&')}'`));
-    assert.ok(!/unsafe-inline|unsafe-eval/.test(html));
+    const csp = cspContent(html);
+    assert.ok(csp, 'CSP meta tag missing');
+    const directives = csp.applied.split(/;\s*/);
+    assert.ok(directives.includes(`script-src 'nonce-${nonce}'`), csp.applied);
+    assert.ok(directives.includes("default-src 'none'"), csp.applied);
+    assert.ok(!/unsafe-inline|unsafe-eval/.test(csp.applied));
     assert.ok(html.includes('a&lt;b'));
   });
 

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { buildCalculatorHtml, contentSecurityPolicy, makeNonce } from '../../src/webview/html';
+import { cspContent } from '../support/html-attr';
 
 const base = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
@@ -10,10 +11,11 @@ const base = {
 };
 
 function cspOf(html: string): Map<string, string> {
-  const m = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html);
-  assert.ok(m, 'CSP meta tag missing');
+  const c = cspContent(html);
+  assert.ok(c, 'CSP meta tag missing');
+  assert.doesNotMatch(c.raw, /[<>"']/, 'the attribute holds only escaped markup');
   const out = new Map<string, string>();
-  for (const d of m[1]!.split(';').map((s) => s.trim()).filter(Boolean)) {
+  for (const d of c.applied.split(';').map((s) => s.trim()).filter(Boolean)) {
     const [k, ...v] = d.split(/\s+/);
     out.set(k!, v.join(' '));
   }

@@ -115,7 +115,7 @@ const SUMMARY = `List the jobs started with gpu-rent run: state (running, exited
 const SUMMARY_ZH = `列出用 gpu-rent run 启动的任务：状态（运行中、已退出及退出码，或机器在其运行时重启而丢失）、开始时间和日志文件；运行中任务的进度（以及发散的 loss），已退出任务的时长、花费（需 --rate）、从日志读出的原因和补救办法。${TARGET_HELP_ZH}`;
 
 export function stateText(j: JobInfo, lang: CauseLang = 'en'): string {
-  if (j.state === 'exited') return j.stopped ? t(lang, 'stopped (exit {0})', '已停止（退出码 {0}）', j.exitCode ?? '?') : t(lang, 'exited {0}', '已退出 {0}', j.exitCode ?? '?');
+  if (j.state === 'exited') return j.stopped ? t(lang, 'stopped (exit {0})', '已停止（退出码 {0}）', String(j.exitCode)) : t(lang, 'exited {0}', '已退出 {0}', String(j.exitCode));
   return lang === 'zh-cn' ? ({ running: '运行中', lost: '已丢失' } as Record<string, string>)[j.state] ?? j.state : j.state;
 }
 
