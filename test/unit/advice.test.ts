@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { ADVICE_TASKS, ADVICE_TEXT, adviseByBudget, budgetTier, CITES, TASK_PROFILES, type AdviceCode, type AdviceTask } from '../../src/core/advice';
 import { builtinCatalog } from '../../src/core/catalog';
-import { quoteCatalog, type JobInput } from '../../src/core/cost';
-import { multiGpuSpeedup } from '../../src/core/perf';
+import { quoteCatalog } from '../../src/core/cost';
 
 const cat = builtinCatalog();
 const advise = (budget: number, task: AdviceTask = 'lora') => adviseByBudget(cat, { budgetYuanPerMonth: budget, task });
@@ -142,8 +141,42 @@ describe('advice: each pick priced as a month, with the data disk', () => {
   });
 });
 
+describe('advice: months computed by hand from the report\'s prices', () => {
+  // AutoDL: 「3090 大概 1.98 元/小时」「4090 大约 3.6 元/小时」「数据盘按 0.5 元/GB/天」「无卡模式是 0.1 元/小时」
+  // 「3090 包周大概是 250-300 元一个月 700-900 元」「4090 包月大约 1200-1500 元」;
+  // 秘塔智算: 「1.2-1.5」元/小时 (the report's table), 「1 元/GB/天约」.
+  //   budget task        pick                 usage (GPU h, no-GPU h, GB, days)   by hand                                          total (fen)
+  const table: { budget: number; task: AdviceTask; code: AdviceCode; usage: [number, number, number, number]; total: [number, number] }[] = [
+    // 60 × 198 = 11,880 + 24 × 4 × 50 = 4,800
+    { budget: 200, task: 'lora', code: 'autodlHourly', usage: [60, 0, 24, 4], total: [16680, 16680] },
+    // 6 × 120–150 = 720–900 + 24 × 3 × 100 = 7,200
+    { budget: 100, task: 'lora', code: 'mitaOffPeak', usage: [6, 0, 24, 3], total: [7920, 8100] },
+    // 322 × 360 = 115,920 + 24 × 30 × 50 = 36,000 + 398 × 10 = 3,980: 「把月度算力成本控制在 1500 元左右」
+    { budget: 3000, task: 'lora', code: 'authorCombo', usage: [322, 398, 24, 30], total: [155900, 155900] },
+    // a month of the 4090 plan 120,000–150,000 + 36,000
+    { budget: 3000, task: 'lora', code: 'lora4090', usage: [720, 0, 24, 30], total: [156000, 186000] },
+    // 148 × 360 = 53,280 + 14 × 30 × 50 = 21,000 + 572 × 10 = 5,720: exactly the ¥800
+    { budget: 800, task: 'inference', code: 'inference4090', usage: [148, 572, 14, 30], total: [80000, 80000] },
+    // two weeks of the 3090 plan 2 × 25,000–30,000 + 14 × 14 × 50 = 9,800
+    { budget: 800, task: 'inference', code: 'autodl3090WeekMonth', usage: [336, 0, 14, 14], total: [59800, 69800] },
+  ];
+  for (const t of table) {
+    it(`¥${t.budget} ${t.task}, ${t.code}: ¥${t.total[0] / 100}${t.total[1] === t.total[0] ? '' : `–${t.total[1] / 100}`}`, () => {
+      const p = advise(t.budget, t.task).picks.find((x) => x.code === t.code)!;
+      assert.ok(p?.month, t.code);
+      const u = p.month.usage;
+      assert.deepEqual([u.gpuHours, u.noGpuHours, u.dataDiskGb, u.days], t.usage);
+      assert.deepEqual(p.month.total, { min: t.total[0], max: t.total[1] });
+      assert.equal(p.withinBudget, t.total[1] <= t.budget * 100);
+    });
+  }
+});
+
 describe('advice: properties', () => {
-  it('"within budget" agrees with quote for the same usage, for any budget and task', () => {
+  // The report's AutoDL prices in fen, per card-hour (by the hour) or per period (plans).
+  const AUTODL = { hour: { rtx3090: [198, 198], rtx4090: [360, 360] }, week: { rtx3090: [25000, 30000] }, month: { rtx3090: [70000, 90000], rtx4090: [120000, 150000] } } as Record<string, Record<string, [number, number]>>;
+
+  it('"within budget" means fully priced and at most the budget; an AutoDL month is the report\'s prices × the usage', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 60000 }), fc.constantFrom(...ADVICE_TASKS), (yuan, task) => {
         const a = advise(yuan, task);
@@ -153,14 +186,16 @@ describe('advice: properties', () => {
             continue;
           }
           const u = p.month.usage;
-          // The quote a renter would run for this month, built from the usage alone.
-          const input: JobInput = { gpuHours: u.gpuHours * multiGpuSpeedup(u.gpus), refCard: p.card!, cards: [p.card!], platforms: [p.platform!], gpus: u.gpus, storageGb: u.dataDiskGb, days: u.days, idleHours: u.noGpuHours, downloadGb: u.downloadGb, downloadInNoGpuMode: u.noGpuHours > 0 };
-          const row = quoteCatalog(cat, input).rows.find((r) => r.mode === p.mode)!;
-          assert.ok(row, `${p.code}: quote has a ${p.mode} row`);
-          assert.deepEqual(row.total, p.month.total, p.code);
-          assert.equal(p.withinBudget, row.unpriced.length === 0 && row.total.max <= a.budget, `${yuan} ${task} ${p.code}`);
+          assert.equal(p.withinBudget, p.month.unpriced.length === 0 && p.month.total.max <= a.budget, `${yuan} ${task} ${p.code}`);
           assert.ok(u.gpuHours + u.noGpuHours <= 720 + 1e-9, `${p.code}: at most a month of hours`);
           assert.equal(u.dataDiskGb, p.code.startsWith('free') ? 0 : TASK_PROFILES[task].dataDiskGb, p.code);
+          const rate = p.platform === 'autodl' && u.downloadGb === 0 ? AUTODL[p.mode!]?.[p.card!] : undefined;
+          if (!rate) continue;
+          // Disk for the days kept, or at least the whole days the hours span (stopped days included).
+          const disk = u.dataDiskGb * Math.max(u.days, Math.ceil((u.gpuHours + u.noGpuHours) / 24 - 1e-9)) * 50;
+          const gpu = p.mode === 'hour' ? rate.map((r) => Math.round(r * u.gpus * u.gpuHours)) : rate.map((r) => r * u.gpus * u.count);
+          const idle = p.mode === 'hour' ? Math.round(u.noGpuHours * 10) : 0;
+          assert.deepEqual(p.month.total, { min: gpu[0]! + disk + idle, max: gpu[1]! + disk + idle }, `${yuan} ${task} ${p.code} ${JSON.stringify(u)}`);
         }
       }),
       { numRuns: 60 },
