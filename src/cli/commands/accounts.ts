@@ -86,6 +86,7 @@ const SUMMARY = [
 export const command: CliCommand = {
   name: 'accounts',
   summary: 'platform accounts (AutoDL, 阿里云, 腾讯云): add, list, remove',
+  summaryZh: '平台账号（AutoDL、阿里云、腾讯云）：添加、列出、删除',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add PLATFORM | list | remove ID' });

@@ -94,6 +94,7 @@ function pickJson(p: AdvicePick, catalog: ReturnType<typeof loadCatalog>): Recor
 export const command: CliCommand = {
   name: 'advise',
   summary: "which platform and card for a monthly budget and task (the field report's advice)",
+  summaryZh: '按每月预算和任务推荐平台和显卡（实测报告的建议）',
   help: () =>
     formatHelp(
       'gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]',

@@ -14,6 +14,7 @@ const specs = { json: { type: 'boolean', description: 'print JSON: every account
 export const command: CliCommand = {
   name: 'balance',
   summary: 'the balance of each platform account',
+  summaryZh: '每个平台账号的余额',
   help: () => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });

@@ -141,6 +141,7 @@ async function pinHostKey(login: SshLogin, io: CliIO): Promise<string | undefine
 export const command: CliCommand = {
   name: 'create',
   summary: 'create an instance through a platform account (AutoDL Pro, 阿里云, 腾讯云): shows the price first, creates only with --yes',
+  summaryZh: '通过平台账号创建实例（AutoDL Pro、阿里云、腾讯云）：先显示价格，加 --yes 才创建',
   help: () =>
     formatHelp(
       USAGE,

@@ -28,6 +28,7 @@ export function diagnosisJson(d: Diagnosis): unknown {
 export const command: CliCommand = {
   name: 'diagnose',
   summary: 'Verdict for a driver + PyTorch (+ GPU) combination, with the pip fix',
+  summaryZh: '判断驱动 + PyTorch（+ GPU）组合是否可用，并给出 pip 修复命令',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });

@@ -23,6 +23,7 @@ const SUMMARY = 'Is this machine usable for its PyTorch? Runs nvidia-smi and a t
 export const command: CliCommand = {
   name: 'doctor',
   summary: 'Check this machine: nvidia-smi + torch probe → verdict and fix',
+  summaryZh: '检查本机：nvidia-smi + torch 探测 → 结论和修复办法',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });

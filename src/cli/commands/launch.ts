@@ -87,6 +87,7 @@ function stateJson(s: LaunchState, now: number) {
 export const command: CliCommand = {
   name: 'launch',
   summary: 'run a task from gpu-rent.yaml end to end: box, check, push, setup, run, synced checkpoints, end action',
+  summaryZh: '从 gpu-rent.yaml 完整运行一个任务：机器、检查、上传、环境准备、运行、同步检查点、结束动作',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TASK' });

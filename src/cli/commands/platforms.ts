@@ -89,6 +89,7 @@ function toJson(catalog: Catalog): unknown {
 export const command: CliCommand = {
   name: 'platforms',
   summary: 'list the platforms in the price catalog, with prices, disk, no-GPU mode, bandwidth, queues',
+  summaryZh: '列出价格目录中的平台：价格、磁盘、无卡模式、带宽、排队',
   help: () =>
     formatHelp(
       'gpu-rent platforms [--catalog FILE] [--json]',

@@ -62,6 +62,7 @@ function help(lang: CliLang): string {
 export const command: CliCommand = {
   name: 'quote',
   summary: 'price a completed job across platforms, cards and billing modes (CNY)',
+  summaryZh: '按平台、显卡和计费方式比较完成一个任务的总价（人民币）',
   help: (ctx) => help(ctx ? cliLang(langInArgv(ctx.argv), ctx.env) : 'en'),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, quoteSpecs(), { maxPositionals: 0 });

@@ -55,6 +55,7 @@ const when = (s: number | null) => (s === null ? '-' : new Date(s * 1000).toISOS
 export const command: CliCommand = {
   name: 'run',
   summary: 'Start training detached on the box (survives disconnects), with a log and exit code.',
+  summaryZh: '在机器上后台启动训练（断线不影响），记录日志和退出码。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals, rest } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });

@@ -180,6 +180,7 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean }): Promis
 export const command: CliCommand = {
   name: 'schedule',
   summary: 'power schedules on the Beijing clock (start ahead of the evening peak, no-GPU or off at night), run by cron',
+  summaryZh: '按北京时间的开关机计划（晚高峰前开机，夜间无卡模式或关机），由 cron 执行',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add INSTANCE | list | remove ID | run' });

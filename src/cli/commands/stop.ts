@@ -20,6 +20,7 @@ const SUMMARY = `Stop a job started with gpu-rent run: SIGTERM to its whole proc
 export const command: CliCommand = {
   name: 'stop',
   summary: 'Stop a training job on the box (TERM, then KILL after a grace time).',
+  summaryZh: '停止机器上的训练任务（先 TERM，宽限时间后 KILL）。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET NAME' });

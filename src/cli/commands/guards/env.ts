@@ -49,6 +49,7 @@ function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: numb
 export const command: CliCommand = {
   name: 'env',
   summary: 'Capture a box’s environment, or rebuild it in a fresh env on another box.',
+  summaryZh: '记录一台机器的环境，或在另一台机器的新环境中重建它。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'capture|rebuild TARGET' });

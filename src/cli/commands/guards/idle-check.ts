@@ -56,6 +56,7 @@ export function verdictText(v: IdleVerdict, threshold: number): string {
 export const command: CliCommand = {
   name: 'idle-check',
   summary: 'Is the rented GPU idle? Verdict plus the cheapest safe action and its saving per hour.',
+  summaryZh: '租的 GPU 是否闲置？给出结论、最省钱的安全操作及每小时能省多少。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });

@@ -40,6 +40,7 @@ function describe(c: PeakCheck, name: string): string[] {
 export const command: CliCommand = {
   name: 'peak',
   summary: 'Evening peak hours (Beijing time) and the overnight no-GPU-mode vs release comparison.',
+  summaryZh: '晚高峰时段（北京时间），以及过夜用无卡模式还是释放的比较。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });

@@ -21,6 +21,7 @@ const SUMMARY = `Before you release an instance (its data disk goes with it): li
 export const command: CliCommand = {
   name: 'release-check',
   summary: 'Before a release: which checkpoints on the box are not safely copied home.',
+  summaryZh: '释放前：机器上哪些检查点还没有安全地拷回本地。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });

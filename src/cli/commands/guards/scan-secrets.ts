@@ -40,6 +40,7 @@ const KIND_TEXT: Record<SecretFinding['kind'], string> = {
 export const command: CliCommand = {
   name: 'scan-secrets',
   summary: 'Warn about keys, .env files and tokens in a folder before it goes onto a box.',
+  summaryZh: '目录上传到机器之前，提醒其中的密钥、.env 文件和令牌。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs);

@@ -21,6 +21,7 @@ const SUMMARY = `Upload to memory only: files stream over SSH into a tmpfs folde
 export const command: CliCommand = {
   name: 'secure-upload',
   summary: 'Upload sensitive files into RAM (tmpfs) on the box, never onto its disk.',
+  summaryZh: '把敏感文件上传到机器的内存（tmpfs），绝不写到磁盘。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs);

@@ -42,6 +42,7 @@ export function releaseText(name: string, w: ReleaseWatch): string | null {
 export const command: CliCommand = {
   name: 'spend',
   summary: 'Spend, burn rate, month-end projection and budget from the extension’s exported instances.',
+  summaryZh: '根据扩展导出的实例计算花费、每小时消耗、月底预测和预算。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE' });

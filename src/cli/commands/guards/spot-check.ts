@@ -31,6 +31,7 @@ const SUMMARY =
 export const command: CliCommand = {
   name: 'spot-check',
   summary: 'Expected rework cost of a spot job, the sync cadence to use, confirmation over 1 h.',
+  summaryZh: '抢占式任务预计的返工花费、建议的同步间隔，超过 1 小时需确认。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });

@@ -64,6 +64,7 @@ export function statusText(s: WatchdogStatus): string {
 export const command: CliCommand = {
   name: 'watchdog',
   summary: 'Install, check or remove the on-box idle/spot watchdog (acts while the laptop sleeps).',
+  summaryZh: '安装、检查或删除机器上的闲置/抢占看门狗（笔记本休眠时也会执行）。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'install|status|remove TARGET' });

@@ -17,6 +17,7 @@ const SUMMARY = `Remove a memory-only upload (made by secure-upload) from the bo
 export const command: CliCommand = {
   name: 'wipe',
   summary: 'Remove a memory-only upload folder from the box.',
+  summaryZh: '从机器上删除只在内存中的上传目录。',
   help: () => formatHelp(USAGE, SUMMARY, specs),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET DIR' });
