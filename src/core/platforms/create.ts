@@ -17,7 +17,7 @@ import { PLATFORM_KINDS, type PlatformFailure, type PlatformInstance, type Platf
  * token's create/clone (`/api/v1/order/instance/create|clone/payg`) needs a host id from the
  * console's machine list and is not offered.
  */
-export const CREATE_KINDS: readonly PlatformKind[] = PLATFORM_KINDS.filter((k) => PLATFORM_DESCRIPTORS[k].create);
+export const CREATE_KINDS: readonly PlatformKind[] = PLATFORM_KINDS.filter((k) => PLATFORM_DESCRIPTORS[k].create !== undefined);
 export const canCreate = (kind: PlatformKind): boolean => CREATE_KINDS.includes(kind);
 
 /** The Pro API page: `req_gpu_amount` 1-4, `expand_system_disk_by_gb` 0-500. */

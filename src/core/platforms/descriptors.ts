@@ -27,6 +27,25 @@ export interface SecretField {
 /** Base-URL overrides: one key per kind in `Endpoints` (the settings and the environment). */
 export type EndpointKey = 'autodlApi' | 'autodlWebApi' | 'aliyun' | 'tencent';
 
+/** What a create asks and what its options mean on a platform (the request itself is the adapter's). */
+export interface CreateTraits {
+  /** A card and a count from the platform's list (AutoDL), or an instance type that fixes both. */
+  spec: 'cardList' | 'instanceType';
+  instanceTypeExample?: string;
+  /** Where it goes: a region from the platform's list, a zone typed (required), or a data center typed (empty: any). */
+  where: 'regionList' | 'zone' | 'dataCenter';
+  whereExample?: string;
+  imageExample: string;
+  /** What the disk option adds: AutoDL Pro expands the system disk, the clouds attach a data disk. */
+  disk: 'moreSystemDisk' | 'dataDisk';
+  /** CUDA is a create parameter (AutoDL's cuda_v); elsewhere the image decides the driver. */
+  cudaParameter: boolean;
+  /** A vSwitch and a security group are asked (阿里云). */
+  network: boolean;
+  /** The CLI's price line when the platform quotes none before a create; absent: "the platform gave no quote". */
+  unquotedPrice?: string;
+}
+
 export interface PlatformDescriptor {
   kind: PlatformKind;
   /** The catalog platform the connector belongs to (the tree and `--platform` group by it). */
@@ -68,8 +87,8 @@ export interface PlatformDescriptor {
   };
   /** What the connector can do; the UI and CLI offer only these. */
   capabilities: readonly Capability[];
-  /** `gpu-rent create` / Create Platform Instance offers it (core/platforms/create.ts checks the spec). */
-  create: boolean;
+  /** `gpu-rent create` / Create Platform Instance offers it (core/platforms/create.ts checks the spec); absent: no create. */
+  create?: CreateTraits;
   /**
    * A plain (keep-charging) stop keeps billing compute as if it ran, and the economical stop
    * (StopCharging) is what a power-off asks for: 阿里云, 腾讯云 pay-as-you-go.
@@ -108,7 +127,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'autodlApi', setting: 'platforms.autodlApi', env: 'GPU_RENT_AUTODL_API', default: 'https://api.autodl.com' },
     // The official developer API has no no-GPU start and no stop-charging mode (AutoDL stops charging compute when shut down anyway).
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'release', 'price', 'balance', 'sshLogin'],
-    create: true,
+    create: { spec: 'cardList', where: 'dataCenter', whereExample: 'westDC3', imageExample: 'base-image-…', disk: 'moreSystemDisk', cudaParameter: true, network: false, unquotedPrice: 'not quoted by AutoDL before a create: its price shows once it exists (gpu-rent instances)' },
     keepChargingStopBills: false,
     stillBillsWhenStopped: 'its paid data disk, if any',
     releaseNeedsStopped: true,
@@ -134,7 +153,6 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'autodlWebApi', setting: 'platforms.autodlWebApi', env: 'GPU_RENT_AUTODL_WEB_API', default: 'https://www.autodl.com' },
     // The console endpoints: the only programmatic no-GPU start. Release stays in the console.
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOn:noGpu', 'powerOff:keep', 'price', 'balance', 'sshLogin'],
-    create: false,
     keepChargingStopBills: false,
     stillBillsWhenStopped: 'its paid data disk, if any',
     releaseNeedsStopped: false,
@@ -155,7 +173,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'aliyun', setting: 'platforms.aliyunEndpoint', env: 'GPU_RENT_ALIYUN_ENDPOINT' },
     regions: { default: 'cn-hangzhou', env: 'ALIBABA_CLOUD_REGION_ID' },
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-    create: true,
+    create: { spec: 'instanceType', instanceTypeExample: 'ecs.gn7i-c8g1.2xlarge', where: 'regionList', imageExample: 'ubuntu_22_04_x64_20G_alibase_….vhd', disk: 'dataDisk', cudaParameter: false, network: true },
     keepChargingStopBills: true,
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
     // DeleteInstance with Force=false, which its connector refuses to send otherwise.
@@ -177,7 +195,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'tencent', setting: 'platforms.tencentEndpoint', env: 'GPU_RENT_TENCENT_ENDPOINT' },
     regions: { default: 'ap-guangzhou', env: 'TENCENTCLOUD_REGION' },
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-    create: true,
+    create: { spec: 'instanceType', instanceTypeExample: 'GN7.2XLARGE32', where: 'zone', whereExample: 'ap-guangzhou-3', imageExample: 'img-…', disk: 'dataDisk', cudaParameter: false, network: false },
     keepChargingStopBills: true,
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
     releaseNeedsStopped: false,

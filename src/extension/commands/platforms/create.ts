@@ -13,6 +13,7 @@ import type { Account } from '../../../app/platforms/accounts';
 import { BOUNDS, boundSchema } from '../../../core/bounds';
 import { AUTODL_SPEC_CARDS } from '../../../core/platforms/autodl';
 import { AUTODL_MAX_GPUS, canCreate, CREATE_NAME, defaultCreateName, isRefusal, type CreateRefusal } from '../../../core/platforms/create';
+import { PLATFORM_DESCRIPTORS } from '../../../core/platforms/descriptors';
 import { CATALOG_PLATFORM } from '../../../core/platforms/types';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { forLabel } from '../../../core/text';
@@ -92,7 +93,7 @@ function detailLines(p: CreatePreview): string[] {
     vscode.l10n.t('Image: {0}', s.image ?? '?'),
   ];
   if (s.diskGb) lines.push(vscode.l10n.t('Disk: {0} GB', s.diskGb));
-  if (p.cuda) lines.push(p.kind === 'autodl-pro' ? vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda) : vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda));
+  if (p.cuda) lines.push(PLATFORM_DESCRIPTORS[p.kind].create?.cudaParameter ? vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda) : vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda));
   if (s.spot) lines.push(vscode.l10n.t('Spot, at most {0}/h', formatCny(s.spot.maxPriceFen)));
   lines.push(p.priceFenPerHour !== undefined ? vscode.l10n.t('Price: {0}/h (the platform’s quote)', formatCny(p.priceFenPerHour)) : vscode.l10n.t('Price: not quoted by the platform before a create; it shows in the tree once the instance exists.'));
   if (s.diskGb) lines.push(p.storageFenPerDay !== undefined ? (p.storageSource === 'catalog' ? vscode.l10n.t('Storage: {0}/day (catalog estimate, not the platform’s quote)', formatCny(p.storageFenPerDay)) : vscode.l10n.t('Storage: {0}/day (the platform’s quote)', formatCny(p.storageFenPerDay))) : vscode.l10n.t('Storage: ?/day (not quoted separately)'));
@@ -107,9 +108,11 @@ async function ask(prompt: string, o: { value?: string; placeHolder?: string; va
 
 /** The choices, asked one by one; undefined when the user cancels. */
 async function askInput(mon: PlatformMonitor, a: Account): Promise<CreateInput | undefined> {
+  const c = PLATFORM_DESCRIPTORS[a.kind].create;
+  if (!c) return undefined;
   let card: string;
   let gpus = 1;
-  if (a.kind === 'autodl-pro') {
+  if (c.spec === 'cardList') {
     const pick = await vscode.window.showQuickPick(Object.entries(AUTODL_SPEC_CARDS).map(([spec, name]) => ({ label: name, description: spec, spec })), { placeHolder: vscode.l10n.t('Which card?') });
     if (!pick) return undefined;
     card = pick.spec;
@@ -117,32 +120,32 @@ async function askInput(mon: PlatformMonitor, a: Account): Promise<CreateInput |
     if (!n) return undefined;
     gpus = n.n;
   } else {
-    const t = await ask(vscode.l10n.t('Instance type (it fixes the card and count)'), { placeHolder: a.kind === 'aliyun-ecs' ? 'ecs.gn7i-c8g1.2xlarge' : 'GN7.2XLARGE32', validate: (s) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(s.trim()) ? undefined : vscode.l10n.t('Letters, digits, dots and dashes.')) });
+    const t = await ask(vscode.l10n.t('Instance type (it fixes the card and count)'), { placeHolder: c.instanceTypeExample ?? '', validate: (s) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(s.trim()) ? undefined : vscode.l10n.t('Letters, digits, dots and dashes.')) });
     if (!t) return undefined;
     card = t;
   }
   let region: string | undefined;
-  if (a.kind === 'aliyun-ecs') {
-    const c = await mon.connector(a);
-    const list = c && 'regions' in c ? await (c as unknown as { regions(): Promise<string[]> }).regions().catch(() => [] as string[]) : [];
+  if (c.where === 'regionList') {
+    const conn = await mon.connector(a);
+    const list = conn && 'regions' in conn ? await (conn as unknown as { regions(): Promise<string[]> }).regions().catch(() => [] as string[]) : [];
     const pick = await vscode.window.showQuickPick(list.map((r) => ({ label: r })), { placeHolder: vscode.l10n.t('Which region?') });
     if (!pick) return undefined;
     region = pick.label;
   } else {
-    const r = await ask(a.kind === 'tencent-cvm' ? vscode.l10n.t('Zone (e.g. ap-guangzhou-3)') : vscode.l10n.t('Data center (empty: any)'), { placeHolder: a.kind === 'tencent-cvm' ? 'ap-guangzhou-3' : 'westDC3' });
+    const r = await ask(c.where === 'zone' ? vscode.l10n.t('Zone (e.g. ap-guangzhou-3)') : vscode.l10n.t('Data center (empty: any)'), { placeHolder: c.whereExample ?? '' });
     if (r === undefined) return undefined;
     region = r || undefined;
   }
-  const image = await ask(vscode.l10n.t('Image id'), { placeHolder: a.kind === 'autodl-pro' ? 'base-image-…' : a.kind === 'tencent-cvm' ? 'img-…' : 'ubuntu_22_04_x64_20G_alibase_….vhd', validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
+  const image = await ask(vscode.l10n.t('Image id'), { placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
   if (!image) return undefined;
-  const disk = await ask(a.kind === 'autodl-pro' ? vscode.l10n.t('More system disk, GB (0-500)') : vscode.l10n.t('Data disk, GB (0: none)'), { value: '0', validate: (s) => (/^\d{1,5}$/.test(s.trim()) ? undefined : vscode.l10n.t('A whole number of GB.')) });
+  const disk = await ask(c.disk === 'moreSystemDisk' ? vscode.l10n.t('More system disk, GB (0-500)') : vscode.l10n.t('Data disk, GB (0: none)'), { value: '0', validate: (s) => (/^\d{1,5}$/.test(s.trim()) ? undefined : vscode.l10n.t('A whole number of GB.')) });
   if (disk === undefined) return undefined;
   const cuda = await ask(vscode.l10n.t('Lowest CUDA the host must offer (12.1), or your PyTorch version (2.1.0+cu121); empty: none'), { placeHolder: '2.1.0+cu121' });
   if (cuda === undefined) return undefined;
   const name = await ask(vscode.l10n.t('Name (the create is found again by it)'), { value: defaultCreateName(Math.floor(Date.now() / 1000), randomBytes(2).toString('hex')), validate: (s) => (CREATE_NAME.test(s.trim()) ? undefined : vscode.l10n.t('The name may hold letters, digits, . _ - only (at most 60).')) });
   if (!name) return undefined;
   let extra: Pick<CreateInput, 'vSwitchId' | 'securityGroupId'> = {};
-  if (a.kind === 'aliyun-ecs') {
+  if (c.network) {
     const vsw = await ask(vscode.l10n.t('vSwitch id (its zone and VPC)'), { placeHolder: 'vsw-…' });
     if (vsw === undefined) return undefined;
     const sg = await ask(vscode.l10n.t('Security group id'), { placeHolder: 'sg-…' });
