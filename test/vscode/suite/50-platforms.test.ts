@@ -75,6 +75,32 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     assert.strictEqual((await state()).instances.filter((i) => i.platformRef?.ref === 'pro-e2e-1').length, 1, 'a second poll duplicated it');
   });
 
+  it('the calculator marks the rows that can start now from the account’s free cards (gpu_stock of its instance’s region), read at most once a minute', async () => {
+    interface Mark {
+      key: { platform: string; card: string; gpus: number };
+      mark: { state: string; reason?: string; places?: { account: string; free?: number }[] };
+    }
+    const marks = async () => ((await vscode.commands.executeCommand('gpuRent.getState')) as { calculator: { startNow: Mark[] | null } }).calculator.startNow;
+    const reads = () => s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').length;
+    const before = reads();
+    // One 3090 per instance, all platforms (an earlier suite may have left the form on another card).
+    const inputs = { card: 'rtx3090', gpus: 1, platforms: [] };
+    await vscode.commands.executeCommand('gpuRent.openCalculator', { inputs });
+    // The page computes its rows (the default job on a 3090), asks, and the panel answers with the matcher's result.
+    const got = await waitFor('start-now marks from the calculator', async () => (await marks())?.filter((m) => m.key.platform === 'autodl' && m.key.card === 'rtx3090')[0], 60_000);
+    assert.strictEqual(got.mark.state, 'free', JSON.stringify(got));
+    assert.deepStrictEqual(got.mark.places!.map((p) => [p.account, p.free]), [['autodl-pro', 1]]);
+    // A platform without an account is not marked.
+    const other = (await marks())!.find((m) => m.key.platform !== 'autodl');
+    if (other) assert.deepStrictEqual(other.mark, { state: 'unknown', reason: 'noAccount' });
+    // Closed and opened again within the minute: marked again without a second read.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('gpuRent.openCalculator', { inputs });
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.ok(reads() - before <= 1, `gpu_stock read ${reads() - before} times within a minute`);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('power off: the platform stops it, the recorded state and the spend follow', async () => {
     const inst = (await state()).instances.find((i) => i.platformRef?.ref === 'pro-e2e-1')!;
     const before = (await state()).spend.perInstance.find((p) => p.id === inst.id)!;

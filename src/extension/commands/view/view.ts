@@ -35,7 +35,7 @@ export function getState(ctx: CommandContext, statusBar: SpendStatusBar, calcula
     instances: ctx.store.list(),
     spend: summarizeSpend(ctx.store.list(), ctx.now(), ctx.settings().monthlyBudgetFen),
     statusBar: { text: statusBar.text, visible: statusBar.visible },
-    calculator: { open: calculator.isOpen, inputs: calculator.currentInputs, lastComputed: calculator.lastComputed },
+    calculator: { open: calculator.isOpen, inputs: calculator.currentInputs, lastComputed: calculator.lastComputed, startNow: calculator.lastStartNow ?? null },
     watching: ctx.watches.ids(),
     connections: Object.fromEntries(ctx.store.list().map((i) => [i.id, ctx.pool.state(i.id) ?? null])),
     guardNotices: [...ctx.notices.recent],
