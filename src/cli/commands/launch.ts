@@ -18,15 +18,17 @@ function fail(io: CliIO, code: string, message: string, exit: number): number {
   return exit;
 }
 import { connectOptions, promptLine, REMOTE_FLAGS } from '../remote-common';
+import { cliLang, type CliLang } from '../lang';
+import { helpLang, t } from '../words';
 
 const specs = {
-  file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the task file (default ./gpu-rent.yaml, else ./gpu-rent.yml)' },
-  smoke: { type: 'boolean', description: "the small test first: stop after the task's smoke steps or minutes (default 20 steps or 5 min), sync, end" },
-  resume: { type: 'boolean', description: 'continue the launch in progress (after Ctrl-C, a crash, the laptop sleeping)' },
-  status: { type: 'boolean', description: 'show where the launch is (step, box, progress, spent, last sync) and do nothing' },
-  yes: { type: 'boolean', description: 'do not ask: instance: new creates, end: release releases (after the verified final sync)' },
-  json: { type: 'boolean', description: 'print the launch state as JSON at the end (with --status: now)' },
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog (the quote before renting)' },
+  file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the task file (default ./gpu-rent.yaml, else ./gpu-rent.yml)', zh: '任务文件（默认 ./gpu-rent.yaml，其次 ./gpu-rent.yml）' },
+  smoke: { type: 'boolean', description: "the small test first: stop after the task's smoke steps or minutes (default 20 steps or 5 min), sync, end", zh: '先做小测试：跑到任务的 smoke 步数或分钟数就停（默认 20 步或 5 分钟），同步，结束' },
+  resume: { type: 'boolean', description: 'continue the launch in progress (after Ctrl-C, a crash, the laptop sleeping)', zh: '继续进行中的启动（在 Ctrl-C、崩溃、笔记本休眠之后）' },
+  status: { type: 'boolean', description: 'show where the launch is (step, box, progress, spent, last sync) and do nothing', zh: '只显示启动进行到哪里（步骤、机器、进度、花费、上次同步），不做任何事' },
+  yes: { type: 'boolean', description: 'do not ask: instance: new creates, end: release releases (after the verified final sync)', zh: '不询问：instance: new 直接创建，end: release 直接释放（在最终同步校验之后）' },
+  json: { type: 'boolean', description: 'print the launch state as JSON at the end (with --status: now)', zh: '结束时以 JSON 输出启动状态（配合 --status：立即输出）' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog (the quote before renting)', zh: '覆盖内置价格目录的 JSON 文件（租用前报价用）' },
   ...REMOTE_FLAGS,
 } as const;
 
@@ -41,6 +43,16 @@ const SUMMARY = [
   'projected cost passes it. A reclaimed spot box relaunches on the next instance from the last',
   'checkpoint (resume: with {checkpoint}). The state is kept in ~/.config/gpu-rent/launches/:',
   'a killed launch continues with --resume. TASK is a task name in the file (default: its first task).',
+].join('\n');
+
+const SUMMARY_ZH = [
+  '从 gpu-rent.yaml 完整运行一个任务：拿到机器（SSH 登录、按名称找实例——开机、等卡——或新建一台），',
+  '检查 GPU（doctor 结论为红色时，在付钱跑几个小时之前就停下），按 git 的视角上传工作目录（遵守 .gitignore，',
+  '扫描密钥），在后台运行 setup 和训练（断线不影响），显示进度、预计完成时间和跑完的花费（¥），',
+  '每隔一段时间同步检查点（逐个校验），只有在最终同步校验通过后才执行结束动作（no-gpu、power-off、',
+  'release）。设了预算上限时，预计花费超过就停下训练（先同步）。被回收的抢占式机器会从最后的检查点',
+  '在下一台实例上重新启动（resume: 配合 {checkpoint}）。状态保存在 ~/.config/gpu-rent/launches/：',
+  '被中断的启动用 --resume 继续。TASK 是文件中的任务名（默认：第一个任务）。',
 ].join('\n');
 
 /** Reads and validates the task file; a UsageError names the line and field of every problem. */
@@ -62,7 +74,27 @@ export function pickTask(tasks: readonly Task[], name: string | undefined, file:
 
 const clock = (s: number) => new Date(s * 1000).toISOString().slice(11, 19);
 
-function statusText(s: LaunchState, now: number): string {
+const PHASE_ZH: Record<string, string> = { acquire: '获取机器', check: '检查', push: '上传', setup: '准备环境', run: '运行', watch: '运行中', end: '结束', done: '完成', stopped: '已停止', failed: '失败' };
+
+function statusTextZh(s: LaunchState, now: number): string {
+  const spent = spentFen(s, now);
+  const lines = [
+    `${s.task}：${PHASE_ZH[s.phase] ?? s.phase}${s.outcome ? ` — ${s.outcome.kind}：${s.outcome.detail}` : ''}${s.smoke ? '（小测试）' : ''}`,
+    `  开始于 ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC，更新于 ${clock(s.updatedAt)}`,
+    `  机器：${s.box ? `${s.box.label}，${s.box.priceFenPerHour === null ? '? ¥/小时' : `${formatCny(s.box.priceFenPerHour)}/小时`}${s.box.spot ? '，抢占式' : ''}` : '未持有'}`,
+    `  已花费：${spent.unknown ? `?（有机器的价格未知；已知 ${formatCny(spent.fen)}）` : formatCny(spent.fen)} · 恢复次数 ${s.recoveries}`,
+    ...(s.progress ? [`  进度：${s.progress.step ?? '?'}/${s.progress.total ?? '?'}${s.progress.loss !== null ? ` · loss ${s.progress.loss}` : ''}${s.progress.etaSeconds !== null ? ` · 预计还需 ${Math.round(s.progress.etaSeconds / 60)} 分钟` : ''}${s.progress.costToFinishFen !== null ? ` · 跑完还需 ${formatCny(s.progress.costToFinishFen)}` : ''}`] : []),
+    ...(s.lastSync ? [`  上次校验过的同步：${clock(s.lastSync.at)}，${s.lastSync.files} 个文件${s.lastSync.checkpoint ? `，最新 ${s.lastSync.checkpoint}` : ''}`] : []),
+    ...(s.end ? [`  结束（${s.end.action}）：${s.end.ok ? '已完成' : '未完成'}${s.end.stillBilling ? ' — 仍在计费' : ''}：${s.end.detail}`] : []),
+    ...s.boxes.map((b) => `  之前的机器：${b.label}（${b.leftBecause ?? '已离开'}）`),
+    '  最近：',
+    ...s.events.slice(-8).map((e) => `    ${clock(e.at)} ${e.text}`),
+  ];
+  return lines.map((l) => forTerminal(l)).join('\n') + '\n';
+}
+
+function statusText(s: LaunchState, now: number, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn') return statusTextZh(s, now);
   const spent = spentFen(s, now);
   const lines = [
     `${s.task}: ${s.phase}${s.outcome ? ` — ${s.outcome.kind}: ${s.outcome.detail}` : ''}${s.smoke ? ' (smoke test)' : ''}`,
@@ -88,10 +120,11 @@ export const command: CliCommand = {
   name: 'launch',
   summary: 'run a task from gpu-rent.yaml end to end: box, check, push, setup, run, synced checkpoints, end action',
   summaryZh: '从 gpu-rent.yaml 完整运行一个任务：机器、检查、上传、环境准备、运行、同步检查点、结束动作',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TASK' });
-    if (flags.status && (flags.resume || flags.smoke || flags.yes)) throw new UsageError('--status only reads the state: it takes no --resume, --smoke or --yes');
+    const lang = cliLang(flags.lang, io.env);
+    if (flags.status && (flags.resume || flags.smoke || flags.yes)) throw new UsageError('--status only reads the state: it takes no --resume, --smoke or --yes', '--status 只读取状态：不能与 --resume、--smoke 或 --yes 同用');
     const json = flags.json === true;
     let read: { file: string; tasks: Task[] };
     try {
@@ -108,16 +141,16 @@ export const command: CliCommand = {
       const s = await launchStatus(home, read.file, task.name);
       if (!s) {
         if (json) return fail(io, 'noLaunch', `no launch of ${task.name} yet`, 1);
-        io.stdout(`${task.name}: not launched yet (gpu-rent launch ${task.name})\n`);
+        io.stdout(t(lang, '{0}: not launched yet (gpu-rent launch {0})\n', '{0}：还没有启动过（gpu-rent launch {0}）\n', task.name));
         return 1;
       }
-      io.stdout(json ? jsonForTerminal(stateJson(s, now()), 2) + '\n' : statusText(s, now()));
+      io.stdout(json ? jsonForTerminal(stateJson(s, now()), 2) + '\n' : statusText(s, now(), lang));
       return 0;
     }
     const { loadAccounts, connectorFor } = await import('./accounts');
     const ac = new AbortController();
     const onInt = () => {
-      io.stderr(`\ngpu-rent launch: interrupted; the run on the box goes on. Continue with: gpu-rent launch ${task.name} --resume\n`);
+      io.stderr(`\ngpu-rent launch: ${t(lang, 'interrupted; the run on the box goes on. Continue with: gpu-rent launch {0} --resume', '已中断；机器上的训练继续运行。继续请用：gpu-rent launch {0} --resume', task.name)}\n`);
       ac.abort();
     };
     process.on('SIGINT', onInt);
@@ -133,11 +166,11 @@ export const command: CliCommand = {
           accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
           onEvent: (line) => io.stderr(forTerminal(`[${task.name} ${clock(now())}] ${line}`) + '\n'),
           confirmCreate: async (what) => {
-            const a = await promptLine(`Create ${forTerminal(what)}? It bills from the moment it runs. (yes/no) `, false);
+            const a = await promptLine(t(lang, 'Create {0}? It bills from the moment it runs. (yes/no) ', '创建 {0} 吗？它一运行就开始计费。(yes/no) ', forTerminal(what)), false);
             return a !== null && /^y(es)?$/i.test(a.trim());
           },
           confirmRelease: async (label) => {
-            const a = await promptLine(`Release ${forTerminal(label)}? Its disks and everything on them are deleted (the checkpoints are home, verified). (yes/no) `, false);
+            const a = await promptLine(t(lang, 'Release {0}? Its disks and everything on them are deleted (the checkpoints are home, verified). (yes/no) ', '释放 {0} 吗？它的云盘及其上的一切都会被删除（检查点已拷回本地并校验）。(yes/no) ', forTerminal(label)), false);
             return a !== null && /^y(es)?$/i.test(a.trim());
           },
           signal: ac.signal,
@@ -148,7 +181,7 @@ export const command: CliCommand = {
         },
       );
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');
-      else io.stdout(statusText(s, now()));
+      else io.stdout(statusText(s, now(), lang));
       return s.phase === 'done' ? 0 : s.outcome?.kind === 'budget' || s.outcome?.kind === 'doctor' ? 3 : 1;
     } catch (e) {
       if (e instanceof LaunchError) {
