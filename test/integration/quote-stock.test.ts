@@ -125,6 +125,19 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     assert.match(zh.stdout, /env-aliyun-ecs：无法读取空闲卡/);
   });
 
+  it('a platform\'s zone text with terminal controls and a bidi override is shown as data', async () => {
+    const gn7 = stockBodies.tencentDescribeZoneInstanceConfigInfos.InstanceTypeQuotaSet[0]!;
+    s.stock.tencent['ap-guangzhou'] = [{ ...gn7, Zone: 'ap-guangzhou-3\u001b]8;;http://evil.example\u0007x\u202e' }];
+    const t = await run(['quote', '--stock', '--vram-gb', '16', '--platform', 'tencent'], env);
+    assert.strictEqual(t.code, 0, t.stderr);
+    assert.match(t.stdout, /can start now \(available in ap-guangzhou ap-guangzhou-3/);
+    assert.doesNotMatch(t.stdout, /[\u001b\u0007\u202e]/);
+    const j = await run(['quote', '--stock', '--json', '--vram-gb', '16', '--platform', 'tencent'], env);
+    assert.doesNotMatch(j.stdout, /[\u001b\u0007\u202e]/);
+    const zone = (JSON.parse(j.stdout) as { rows: JsonRow[] }).rows.find((x) => x.platform === 'tencent' && x.billing === 'hour')!.startNow!.places![0]!.zone as string;
+    assert.ok(zone.startsWith('ap-guangzhou-3') && !/[\u001b\u0007]/.test(zone), zone);
+  });
+
   it('without --stock the quote stays offline and unchanged; --stock with no account says nothing was checked', async () => {
     const plain = await run(['quote', '--json'], env);
     assert.strictEqual(plain.code, 0, plain.stderr);
