@@ -68,17 +68,18 @@ describe('guards: the watchdog reads nvidia-smi the way core does', () => {
 
 describe('guards: the watchdog config survives hostile values', () => {
   it('sh reads back every value byte for byte', () => {
-    const hostile = `x'; touch /tmp/PWNED-${process.pid}; '\n$(id) \`id\` "q" \\ ; *`;
+    // The payload points into the folder this test made, and only that folder is looked at.
+    const dir = mkdtempSync(join(tmpdir(), 'gpr-cfg-'));
+    const hostile = `x'; touch ${dir}/PWNED; '\n$(id) \`id\` "q" \\ ; *`;
     const text = watchdogConfigText(
       { pollSeconds: 5.7, utilizationThresholdPct: NaN, idleWindowSeconds: -3, watchDirs: ['/a b', hostile], hookCommand: hostile, hookTimeoutSeconds: 9, actionCommand: hostile, actionIfHookFails: false, spotUrl: hostile, clockFile: null },
       shQuote,
     );
-    const dir = mkdtempSync(join(tmpdir(), 'gpr-cfg-'));
     try {
       writeFileSync(join(dir, 'config'), text);
       const out = execFileSync('sh', ['-c', '. "$1/config"; printf "%s\\0" "$GR_POLL_SECONDS" "$GR_UTIL_THRESHOLD" "$GR_IDLE_WINDOW" "$GR_WATCH_DIRS" "$GR_HOOK" "$GR_ACTION" "$GR_SPOT_URL" "$GR_ACTION_IF_HOOK_FAILS"', 'sh', dir], { encoding: 'utf8' });
       assert.deepEqual(out.split('\0').slice(0, -1), ['5', '1', '0', `/a b\n${hostile}`, hostile, hostile, hostile, 'no']);
-      assert.equal(existsSync(`/tmp/PWNED-${process.pid}`), false);
+      assert.deepEqual(readdirSync(dir), ['config'], 'nothing but the config: no PWNED file');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

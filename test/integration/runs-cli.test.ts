@@ -42,7 +42,8 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     const r = runCli(['run', '--nodes', nodes, ...keys(), '--launcher', 'torchrun', '--name', 'ddp', '--port', '29621', '--master-addr', '127.0.0.1', '--cwd', '~', '--', 'python', 'train.py'], { env });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^started ddp on 2 nodes \(1 GPU\(s\) each\), rendezvous 127\.0\.0\.1:29621\n  rank 0 ssh:\/\/.*: running/);
-    await new Promise((res) => setTimeout(res, 800));
+    // Rank 1's launcher has written its arguments (instead of trusting 800 ms on a loaded machine).
+    await waitFor('rank 1 to start torchrun', () => existsSync(join(b.home, 'torchrun.argv')) && readFileSync(join(b.home, 'torchrun.argv'), 'utf8').includes('--node_rank='));
     assert.match(readFileSync(join(b.home, 'torchrun.argv'), 'utf8'), /^--nnodes=2\n--node_rank=1\n/);
     const jobs = runCli(['jobs', '--nodes', nodes, ...keys()], { env });
     assert.match(jobs.stdout, /ddp\s+0\s+\S+\s+running[\s\S]*ddp\s+1\s+\S+\s+running/);
@@ -79,7 +80,13 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     const bad = runCli(['run', t(a), ...keys(), '--name', 'then2', '--cwd', '~', '--then', 'sync-then-power-off', '--sync-remote', join(a.home, 'missing'), '--sync-local', local, '--power-off-command', off, '--', 'true'], { env, timeoutMs: 60000 });
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /sync: FAILED[\s\S]*the final sync failed: the box was NOT powered off and keeps billing/);
-    await new Promise((res) => setTimeout(res, 2600));
+    // What could still power the box off later is its own trigger: it was armed, then stood down
+    // (stop file, no pid), and never ran the action. Seen on the box, not waited for.
+    const trigger = join(a.home, '.gpu-rent', 'after-job', 'then2');
+    const events = readFileSync(join(trigger, 'events.log'), 'utf8');
+    assert.match(events, /\barmed\b/);
+    assert.ok(existsSync(join(trigger, 'stop')) && !existsSync(join(trigger, 'pid')), 'the on-box trigger stood down');
+    assert.doesNotMatch(events, /action-start|action-exit/);
     assert.equal(existsSync(join(a.home, 'powered-off')), false);
     assert.equal(runCli(['run', t(a), ...keys(), '--name', 'x', '--then', 'sync', '--', 'true'], { env }).code, 2, '--then without folders is a usage error');
   });
@@ -126,6 +133,15 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     });
   });
 });
+
+/** Polls `ok` every 50 ms until it holds; fails after `ms`. */
+async function waitFor(what: string, ok: () => boolean, ms = 20000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
 
 /** The built CLI as a child process without blocking this one (the proxy above runs in this process). */
 function runCliAsync(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {

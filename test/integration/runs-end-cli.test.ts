@@ -4,7 +4,7 @@
 // whose loss went NaN says it diverged and what it still bills; box text never reaches the
 // terminal as control characters.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runCli } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -101,7 +101,12 @@ describe('gpu-rent jobs / logs: the end of a run (real sshd)', function () {
 
   it('a running job whose loss is NaN: jobs says it diverged and what it still bills; --json carries it', async () => {
     assert.equal(runCli(['run', t(), ...keys(), '--name', 'nan', '--cwd', '~', '--', 'sh', '-c', 'cat "$HOME/nan.log"; sleep 60'], { env, timeoutMs: 60000 }).code, 0);
-    await new Promise((res) => setTimeout(res, 1000));
+    // The job's log on the box holds all three lines (instead of trusting a 1 s sleep).
+    const log = join(a.home, '.gpu-rent', 'jobs', 'nan', 'output.log');
+    for (let i = 0; existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length < 3 : true; i++) {
+      if (i > 400) assert.fail(`the nan job's log did not fill: ${existsSync(log) ? JSON.stringify(readFileSync(log, 'utf8')) : 'no log'}`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
     const d = jobsJson('--rate', '2.4').find((j) => j.name === 'nan')!;
     assert.equal(d.state, 'running');
     assert.deepEqual({ value: d.diverged?.value, readings: d.diverged?.readings }, { value: 'nan', readings: 2 });
