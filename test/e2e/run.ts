@@ -18,7 +18,7 @@ import { uiChecks, type UiCheck } from './ui-checks';
 
 const OUT_DIR = path.join(ROOT, 'test-output', 'e2e');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HOST_TIMEOUT_MS = Number(process.env.E2E_HOST_TIMEOUT_MS ?? 300_000);
+const HOST_TIMEOUT_MS = Number(process.env.E2E_HOST_TIMEOUT_MS ?? 600_000);
 
 interface Tally { passed: number; failed: number; skipped: number; failures: string[] }
 const tally: Tally = { passed: 0, failed: 0, skipped: 0, failures: [] };
