@@ -163,7 +163,7 @@ export function parseArgs<S extends FlagSpecs>(argv: readonly string[], specs: S
 /** `lang` zh-cn: Chinese heads, `summaryZh` and each flag's `zh` where given (else its English). */
 export function formatHelp(usageLine: string, summary: string, specs: FlagSpecs, lang: Lang = 'en', summaryZh?: string): string {
   const zh = lang === 'zh-cn';
-  const lines = [`${zh ? '用法：' : 'Usage:'} ${usageLine}`, '', zh && summaryZh ? summaryZh : summary, ''];
+  const lines = [`${zh ? '用法：' : 'Usage: '}${usageLine}`, '', zh && summaryZh ? summaryZh : summary, ''];
   const entries = Object.entries(specs);
   if (entries.length) {
     lines.push(zh ? '选项：' : 'Options:');

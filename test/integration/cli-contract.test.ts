@@ -82,7 +82,7 @@ describe('the CLI contract (built CLI, real sshd)', function () {
 
   it('Ctrl-C ends a long wait (idle-check --for 600) at once, with exit code 130 and a line saying so', async () => {
     const child = spawn(process.execPath, [CLI, 'idle-check', `${sshd.user}@127.0.0.1:${sshd.port}`, '--accept-new', '-i', sshd.privateKeyPath, '--for', '600', '--every', '30'], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -101,7 +101,7 @@ describe('gpu-rent sync (CLI, real sshd)', function () {
   it('--watch pulls new files as they appear, across a dropped link; Ctrl-C mid-file leaves only a .part and exits 0; the next run resumes it', async () => {
     put('first.pt', 'one');
     const acceptedBefore = proxy.accepted;
-    const proc = spawn(process.execPath, [CLI, ...args(proxy.port), '--json', '--watch', '0.3', '--settle', '0'], { env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, ...args(proxy.port), '--json', '--watch', '0.3', '--settle', '0'], { env: { ...process.env, LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

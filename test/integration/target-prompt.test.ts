@@ -59,7 +59,7 @@ describe('interactive prompts in a terminal (real sshd, pty)', function () {
     ];
     const r = spawnSync('python3', ['-c', PTY_DRIVER, process.execPath, CLI, 'jobs', `ssh -p ${sshd.port} ${sshd.user}@127.0.0.1`], {
       encoding: 'utf8',
-      env: { ...process.env, PTY_ANSWERS: JSON.stringify(answers), HOME: home.path, GPU_RENT_HOME: join(home.path, 'g'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' },
+      env: { ...process.env, LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', PTY_ANSWERS: JSON.stringify(answers), HOME: home.path, GPU_RENT_HOME: join(home.path, 'g'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' },
       timeout: 50000,
     });
     assert.equal(r.status, 0, r.stderr);
@@ -76,7 +76,7 @@ describe('interactive prompts in a terminal (real sshd, pty)', function () {
     const logBefore = sshd.logText().length;
     const r = spawnSync('python3', ['-c', PTY_DRIVER, process.execPath, CLI, 'jobs', `ssh://${sshd.user}@127.0.0.1:${sshd.port}`], {
       encoding: 'utf8',
-      env: { ...process.env, PTY_ANSWERS: JSON.stringify([['(yes/no)', 'no']]), HOME: home.path, GPU_RENT_HOME: join(home.path, 'other'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' },
+      env: { ...process.env, LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8', PTY_ANSWERS: JSON.stringify([['(yes/no)', 'no']]), HOME: home.path, GPU_RENT_HOME: join(home.path, 'other'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' },
       timeout: 50000,
     });
     const { code, out } = JSON.parse(r.stdout) as { code: number; out: string };
