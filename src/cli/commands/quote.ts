@@ -29,6 +29,8 @@ const ABOUT: Record<CliLang, string> = {
     'Without --card, other cards get their hours from FP16 TFLOPS (marked ~, an estimate).',
     'JSON: total is the midpoint of a range; totalMin/totalMax are given beside it.',
     'Text is in Chinese under a zh locale (LC_ALL / LC_MESSAGES / LANG) or with --lang zh-cn.',
+    'Offline unless --stock: then each configured account (gpu-rent accounts) is asked which cards',
+    'are free now, and each row says can start now (where, how many) / none free now / not checked.',
   ].join('\n'),
   'zh-cn': [
     '为完成一个任务报价，而不是为一小时报价：GPU 时长 + 数据盘按 GB/天计费（含关机的天数）',
@@ -37,6 +39,8 @@ const ABOUT: Record<CliLang, string> = {
     '不给 --card 时，其他卡的时长按 FP16 TFLOPS 折算（标 ~，为估算）。',
     'JSON：total 是区间的中点，旁边给出 totalMin/totalMax；JSON 在任何语言下都相同。',
     '中文环境（LC_ALL / LC_MESSAGES / LANG 以 zh 开头）或 --lang zh-cn 时输出中文；--lang en 输出英文。',
+    '除非加 --stock，否则不联网：加上后会询问每个已配置的账号（gpu-rent accounts）现在哪些卡空闲，',
+    '每行标出 可立即开机（在哪、几张）/ 暂无空闲卡 / 未检查。',
   ].join('\n'),
 };
 
