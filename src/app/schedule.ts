@@ -136,8 +136,14 @@ export interface RunOptions {
   /** How long to follow a state after an action, and how often. */
   settleMs?: number;
   intervalMs?: number;
-  /** The extension's in-process locks, when it runs schedules itself. */
+  /** The extension's locks (file-backed: the lock files gpu-rent takes), when it runs schedules itself. */
   locks?: PowerOnLocks;
+  /**
+   * Rules of accounts not in `accounts` are left alone (not run, not marked handled) for another
+   * runner that holds them: the extension runs only its own accounts' rules and leaves the rest
+   * to `gpu-rent schedule run`. Without it such a rule fails with "no account".
+   */
+  onlyTheseAccounts?: boolean;
   onResult?: (r: RunResult) => void;
 }
 
@@ -154,7 +160,8 @@ export async function runDue(o: RunOptions): Promise<{ busy: { pid: number } } |
   try {
     const f = await readSchedules(o.home);
     const results: RunResult[] = [];
-    for (const v of dueRules(f.rules, o.now, o.graceS ?? DEFAULT_GRACE_S)) {
+    const mine = o.onlyTheseAccounts ? f.rules.filter((r) => o.accounts.some((a) => a.id === r.account)) : f.rules;
+    for (const v of dueRules(mine, o.now, o.graceS ?? DEFAULT_GRACE_S)) {
       let r: RunResult;
       if (v.kind === 'missed') r = { rule: v.rule, at: v.at, outcome: 'missed', detail: `its time passed ${hhmmAgo(v.lateS)} ago while nothing ran, outside the ${Math.round((o.graceS ?? DEFAULT_GRACE_S) / 60)} min window: not run late`, missedBefore: v.missedBefore };
       else if (v.kind === 'superseded') r = { rule: v.rule, at: v.at, outcome: 'superseded', detail: `a later rule of the same instance (${v.by}) was due too: only that one ran` };
@@ -176,7 +183,8 @@ export async function runDue(o: RunOptions): Promise<{ busy: { pid: number } } |
 async function perform(o: RunOptions, rule: ScheduleRule, at: number): Promise<RunResult> {
   const base = { rule, at };
   const a = o.accounts.find((x) => x.id === rule.account);
-  if (!a) return { ...base, outcome: 'failed', detail: `no account ${rule.account} now (gpu-rent accounts list)` };
+  // Not marked handled: the other runner (VS Code's, with its own accounts) may hold this account.
+  if (!a) return { ...base, outcome: 'failed', detail: `no account ${rule.account} here (gpu-rent accounts list; VS Code's runner acts for its own accounts)`, retry: true };
   if (!a.powerActions) return { ...base, outcome: 'refused', detail: `account ${a.id} is read-only: power actions are not allowed` };
   const cap = actionCapability(a.kind, rule.action);
   if (!cap) return { ...base, outcome: 'refused', detail: `the platform offers no ${rule.action} through its API` };

@@ -54,6 +54,7 @@ import { IdleMonitor } from './monitors/idle';
 import { GuardNotices } from './monitors/notices';
 import { Poller } from './monitors/poller';
 import { ReleaseWarnings } from './monitors/releaseWarnings';
+import { ScheduleMonitor } from './monitors/schedules';
 import { SyncWatches } from './monitors/syncWatches';
 import { readSettings, SETTINGS_SECTION, type Settings } from './settings';
 import { SpendStatusBar } from './statusBar';
@@ -159,6 +160,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(new DivergedMonitor(ctx, () => poller.probeNow()));
   const releaseWarnings = new ReleaseWarnings(ctx, platformFacts);
   subs.push(statusBar, calculator, poller, releaseWarnings);
+  subs.push(new ScheduleMonitor(platformMonitor, log));
 
   const setHasInstances = () => void vscode.commands.executeCommand('setContext', HAS_INSTANCES_KEY, store.list().length > 0);
   const updateBadge = () => {

@@ -60,7 +60,7 @@ function adviceText(a: RefusalAdvice): string {
 /** The refusal when another power-on of the instance is in flight: here, or a `gpu-rent` in a terminal (its pid). */
 export function busyWords(name: string, h: PowerLockHolder): string {
   const since = h.since > 0 ? beijingDateTime(Math.floor(h.since / 1000)) : '?';
-  const what = String(forNotification(h.what.slice(0, 60)));
+  const what = forNotification(h.what.slice(0, 60), { max: 60 }).text;
   return h.pid ? vscode.l10n.t('{0} is already being started by {1} (pid {2}) since {3} Beijing time: nothing sent.', name, what, h.pid, since) : vscode.l10n.t('{0} is already being started by {1} since {2} Beijing time: nothing sent.', name, what, since);
 }
 
