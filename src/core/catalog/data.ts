@@ -24,6 +24,7 @@ export const builtinCatalogJson: CatalogJson = {
   platforms: [
     {
       id: 'autodl',
+      guardFacts: { noGpuMode: true, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [{ kind: 'releaseAfterStoppedDays', days: 15, warnFromDay: 12 }], eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [10 * 60, 30 * 60] }, spotReclaimNotice: null, spotNoticeSeconds: null },
       name: { zh: 'AutoDL', en: 'AutoDL' },
       kind: 'personal',
       billingModes: ['hour', 'week', 'month', 'spot'],
@@ -50,6 +51,8 @@ export const builtinCatalogJson: CatalogJson = {
     },
     {
       id: 'lanrui',
+      aliases: ['揽睿星舟', 'lanruixingzhou'],
+      guardFacts: { noGpuMode: true, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
       name: { zh: '揽睿星舟', en: 'Lanrui Xingzhou' },
       kind: 'personal',
       billingModes: ['hour', 'week', 'month'],
@@ -71,6 +74,8 @@ export const builtinCatalogJson: CatalogJson = {
     },
     {
       id: 'mita',
+      aliases: ['meta', '秘塔智算', '秘塔'],
+      guardFacts: { noGpuMode: false, stopEndsComputeBilling: true, stopKeepsData: false, releaseRules: [], eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [1 * 3600, 3 * 3600] }, spotReclaimNotice: null, spotNoticeSeconds: null },
       name: { zh: '秘塔智算', en: 'Mita Compute' },
       kind: 'personal',
       billingModes: ['hour', 'week'],
@@ -91,6 +96,8 @@ export const builtinCatalogJson: CatalogJson = {
     },
     {
       id: 'matpool',
+      aliases: ['矩池云'],
+      guardFacts: { noGpuMode: false, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [{ kind: 'freeSnapshotHours', hours: 24 }], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
       name: { zh: '矩池云', en: 'Matpool' },
       kind: 'personal',
       billingModes: ['hour', 'day', 'week'],
@@ -108,6 +115,8 @@ export const builtinCatalogJson: CatalogJson = {
     },
     {
       id: 'aliyun',
+      aliases: ['阿里云', 'alibaba'],
+      guardFacts: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: 'aliyunMetadata', spotNoticeSeconds: 5 * 60 },
       name: { zh: '阿里云 ECS GPU', en: 'Alibaba Cloud ECS GPU' },
       kind: 'bigCloud',
       billingModes: ['hour', 'month'],
@@ -130,6 +139,8 @@ export const builtinCatalogJson: CatalogJson = {
     },
     {
       id: 'tencent',
+      aliases: ['腾讯云', 'tencentcloud'],
+      guardFacts: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
       name: { zh: '腾讯云 GN7', en: 'Tencent Cloud GN7' },
       kind: 'bigCloud',
       billingModes: ['hour', 'month'],

@@ -78,6 +78,8 @@ export interface Platform {
   asOf: string | null;
   readAt?: string;
   note?: string;
+  /** What the guards need beyond the fields above (core/guards/facts.ts). */
+  guardFacts?: Parsed['guardFacts'];
 }
 
 export interface Catalog {

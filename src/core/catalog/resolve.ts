@@ -88,6 +88,7 @@ export function resolvePlatform(p: Parsed, catalogProv: Provenance, cardId: (nam
   };
   if (base.readAt !== undefined) platform.readAt = base.readAt;
   if (p.note !== undefined) platform.note = p.note;
+  if (p.guardFacts !== undefined) platform.guardFacts = p.guardFacts;
   return platform;
 }
 

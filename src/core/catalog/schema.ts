@@ -101,6 +101,36 @@ const sourced = (b: Bound) => z.strictObject({ value: amount(b).nullable(), ...p
 const sourcedHours = sourced(BOUNDS.hours);
 const sourcedDays = sourced(BOUNDS.days);
 
+/**
+ * What the guards need to know about a platform beyond the fields above (core/guards/facts.ts
+ * reads it; a platform without it gets the cautious default, refined by its other fields).
+ */
+export const guardFactsJson = z.strictObject({
+  /** AutoDL-style no-GPU mode: the box keeps running (and reachable) without a card at a low rate. */
+  noGpuMode: z.boolean(),
+  /** Stopping ends the compute charge. False on the big clouds' pay-as-you-go instances. */
+  stopEndsComputeBilling: z.boolean(),
+  /** The data disk survives a stop. False on 秘塔智算, where a shutdown clears it. */
+  stopKeepsData: z.boolean(),
+  releaseRules: z
+    .array(
+      z.discriminatedUnion('kind', [
+        /** Released, data and all, after this many consecutive days shut down (AutoDL: 15). */
+        z.strictObject({ kind: z.literal('releaseAfterStoppedDays'), days: z.number().int().min(1).max(BOUNDS.days.max), warnFromDay: z.number().int().min(1).max(BOUNDS.days.max) }),
+        /** Stopping keeps a free snapshot for this many hours only (矩池云: 24). */
+        z.strictObject({ kind: z.literal('freeSnapshotHours'), hours: z.number().int().min(1).max(BOUNDS.hours.max) }),
+      ]),
+    )
+    .max(4),
+  /** Beijing hours [fromHour, toHour) and the typical wait for a card then, seconds [min, max]. */
+  eveningQueue: z.strictObject({ fromHour: z.number().int().min(0).max(23), toHour: z.number().int().min(0).max(23), waitSeconds: z.tuple([z.number().min(0).max(BOUNDS.minutes.max * 60), z.number().min(0).max(BOUNDS.minutes.max * 60)]) }).nullable(),
+  /** How the platform tells a spot instance it is about to be reclaimed, if it does. */
+  spotReclaimNotice: z.enum(['aliyunMetadata']).nullable(),
+  /** Seconds between the reclaim notice and the reclaim (阿里云: about 5 minutes). */
+  spotNoticeSeconds: z.number().int().min(0).max(86_400).nullable(),
+});
+export type GuardFactsJson = z.output<typeof guardFactsJson>;
+
 export const platformJson = z.strictObject({
   id: z.string().regex(PLATFORM_ID, 'expected a lowercase ascii id like "autodl"'),
   name: z.strictObject({ zh: z.string().min(1), en: z.string().min(1) }),
@@ -137,6 +167,9 @@ export const platformJson = z.strictObject({
   spot: z.strictObject({ discount: z.number().finite().min(0).max(0.95), reclaimable: z.boolean().default(true), ...provenance }).nullable().default(null),
   freeQuotaHours: sourcedHours.optional(),
   warnings: z.array(z.enum(WARNING_CODES)).default([]),
+  /** Other names users write for it (揽睿星舟, 秘塔, …); the guards' facts are found by them too. */
+  aliases: z.array(z.string().min(1).max(40)).max(20).optional(),
+  guardFacts: guardFactsJson.optional(),
   ...provenance,
 });
 export type PlatformJson = z.input<typeof platformJson>;

@@ -1,6 +1,8 @@
-// What the guards need to know about a platform. The catalog is the source of these facts;
-// `factsFor` fills gaps with what the field report says, so a platform the catalog does not
-// (yet) describe still gets safe advice.
+// What the guards need to know about a platform. The catalog is the source of these facts: each
+// platform's `guardFacts` (core/catalog/schema.ts, the field report's figures in data.ts) and its
+// other fields; a platform the catalog does not (yet) describe still gets safe advice.
+import { builtinCatalogJson } from '../catalog/data';
+import type { GuardFactsJson } from '../catalog/schema';
 
 /** A platform's rule for what happens to a stopped instance's data. */
 export type ReleaseRule =
@@ -33,61 +35,15 @@ export interface GuardPlatformFacts {
   spotNoticeSeconds: number | null;
 }
 
-const H = 3600;
+/** The built-in catalog's guard facts by platform id (prices are not here: they live in the catalog and the instance). */
+const REPORT_FACTS: Record<string, Omit<GuardPlatformFacts, 'platform'>> = Object.fromEntries(builtinCatalogJson.platforms.flatMap((p) => (p.guardFacts ? [[p.id, p.guardFacts]] : [])));
 
-/** Facts from the field report (prices are not here: they live in the catalog and the instance). */
-const REPORT_FACTS: Record<string, Omit<GuardPlatformFacts, 'platform'>> = {
-  autodl: {
-    noGpuMode: true,
-    stopEndsComputeBilling: true,
-    stopKeepsData: true,
-    releaseRules: [{ kind: 'releaseAfterStoppedDays', days: 15, warnFromDay: 12 }],
-    eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [10 * 60, 30 * 60] },
-    spotReclaimNotice: null,
-    spotNoticeSeconds: null,
-  },
-  lanrui: { noGpuMode: true, stopEndsComputeBilling: true, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
-  mita: {
-    noGpuMode: false,
-    stopEndsComputeBilling: true,
-    stopKeepsData: false,
-    releaseRules: [],
-    eveningQueue: { fromHour: 19, toHour: 23, waitSeconds: [1 * H, 3 * H] },
-    spotReclaimNotice: null,
-    spotNoticeSeconds: null,
-  },
-  matpool: {
-    noGpuMode: false,
-    stopEndsComputeBilling: true,
-    stopKeepsData: true,
-    releaseRules: [{ kind: 'freeSnapshotHours', hours: 24 }],
-    eveningQueue: null,
-    spotReclaimNotice: null,
-    spotNoticeSeconds: null,
-  },
-  aliyun: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: 'aliyunMetadata', spotNoticeSeconds: 5 * 60 },
-  tencent: { noGpuMode: false, stopEndsComputeBilling: false, stopKeepsData: true, releaseRules: [], eveningQueue: null, spotReclaimNotice: null, spotNoticeSeconds: null },
-};
+/** Platform names as users and other modules write them (each catalog platform's id and aliases) → the ids above. */
+const ALIASES: Record<string, string> = Object.fromEntries(builtinCatalogJson.platforms.flatMap((p) => (p.guardFacts || p.aliases ? [[p.id, p.id], ...(p.aliases ?? []).map((a) => [a, p.id])] : [])));
 
-/** Platform names as users and other modules write them → the ids above. */
-const ALIASES: Record<string, string> = {
-  autodl: 'autodl',
-  lanrui: 'lanrui',
-  揽睿星舟: 'lanrui',
-  lanruixingzhou: 'lanrui',
-  mita: 'mita',
-  meta: 'mita',
-  秘塔智算: 'mita',
-  秘塔: 'mita',
-  matpool: 'matpool',
-  矩池云: 'matpool',
-  aliyun: 'aliyun',
-  阿里云: 'aliyun',
-  alibaba: 'aliyun',
-  tencent: 'tencent',
-  腾讯云: 'tencent',
-  tencentcloud: 'tencent',
-};
+// The catalog schema's guard facts are these facts (a change to one fails the type check of the other).
+const _sameShape: [GuardFactsJson, Omit<GuardPlatformFacts, 'platform'>] = [{} as Omit<GuardPlatformFacts, 'platform'>, {} as GuardFactsJson];
+void _sameShape;
 
 export function normalizePlatformId(platform: string): string {
   const key = platform.trim().toLowerCase().replace(/[\s_-]+/g, '');
@@ -113,6 +69,8 @@ export interface CatalogPlatformFacts {
   stoppedBills: string;
   queue: { level: string; peakHours?: string; waitMinutes?: { min: number; max: number } };
   releaseAfterStoppedDays: { value: { min: number; max: number } | null } | null;
+  /** The catalog's own guard facts; absent: the built-in catalog's for this id, else the cautious default. */
+  guardFacts?: GuardFactsJson | undefined;
 }
 
 function parsePeakHours(text: string | undefined): { fromHour: number; toHour: number } | null {
@@ -125,7 +83,7 @@ function parsePeakHours(text: string | undefined): { fromHour: number; toHour: n
 
 /** Guard facts from a catalog platform; the report's defaults fill what the catalog leaves open. */
 export function factsFromCatalog(p: CatalogPlatformFacts): GuardPlatformFacts {
-  const base = factsFor(p.id);
+  const base = p.guardFacts ? { platform: normalizePlatformId(p.id), ...p.guardFacts } : factsFor(p.id);
   const overrides: Partial<Omit<GuardPlatformFacts, 'platform'>> = {};
   if (p.noGpuMode.support === 'yes') overrides.noGpuMode = true;
   else if (p.noGpuMode.support === 'no' || p.noGpuMode.support === 'notApplicable') overrides.noGpuMode = false;
