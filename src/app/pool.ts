@@ -5,10 +5,33 @@
 // first caller's stale one.
 import { createHash } from 'node:crypto';
 import { RemoteConnection, type ConnectOptions } from '../remote/connection';
+import { isRemoteError } from '../remote/errors';
 import type { SshTarget } from '../remote/target';
 import { Emitter } from './events';
 
-export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'lost' | 'closed';
+/**
+ * `lost`: the link dropped, or a connect failed for another reason; `refused`: the box answered
+ * and refused the login (a wrong or changed password, no key it accepts); `unreachable`: nothing
+ * answered at host:port (connection refused, no answer in time, no such host): the box is
+ * stopped, or its port changed after a restart.
+ */
+export type ConnectionState = 'connecting' | 'connected' | 'reconnecting' | 'lost' | 'refused' | 'unreachable' | 'closed';
+
+/** The state a failed connect leaves, from the remote layer's error code. */
+export function failedConnectState(e: unknown): 'lost' | 'refused' | 'unreachable' {
+  if (!isRemoteError(e)) return 'lost';
+  switch (e.code) {
+    case 'auth-failed':
+    case 'no-credentials':
+      return 'refused';
+    case 'connect-refused':
+    case 'timeout':
+    case 'host-not-found':
+      return 'unreachable';
+    default:
+      return 'lost';
+  }
+}
 
 export interface ConnectionStateEvent {
   key: string;
@@ -51,6 +74,8 @@ export function connectionFingerprint(target: SshTarget, opts: ConnectOptions): 
   return h.digest('hex');
 }
 
+const FAILED: ReadonlySet<ConnectionState | undefined> = new Set(['lost', 'refused', 'unreachable']);
+
 export class SshPool {
   private readonly entries = new Map<string, Entry>();
   private readonly states = new Map<string, ConnectionState>();
@@ -72,12 +97,12 @@ export class SshPool {
     }
     if (!entry) entry = this.create(key, target, opts, fingerprint);
     const conn = entry.conn;
-    if (!conn.connected) this.setState(key, this.states.get(key) === 'lost' ? 'reconnecting' : 'connecting');
+    if (!conn.connected) this.setState(key, FAILED.has(this.states.get(key)) ? 'reconnecting' : 'connecting');
     try {
       await conn.connect();
     } catch (e) {
       // A connection that never came up (or failed for good) is not kept.
-      if (this.entries.get(key) === entry && !conn.connected) this.drop(key, e instanceof Error ? e.message : String(e), 'lost');
+      if (this.entries.get(key) === entry && !conn.connected) this.drop(key, e instanceof Error ? e.message : String(e), failedConnectState(e));
       throw e;
     }
     this.setState(key, 'connected');

@@ -320,3 +320,13 @@ export function newInstanceId(taken: ReadonlySet<string>, random: () => number =
     if (!taken.has(id)) return id;
   }
 }
+
+/**
+ * The instances not yet released that already log in at this host and port (host names compare
+ * without case): Add Instance warns before a second entry for the same box, which would bill
+ * it twice in the spend figures.
+ */
+export function sameEndpoint(instances: readonly Instance[], host: string, port: number): Instance[] {
+  const h = host.trim().toLowerCase();
+  return instances.filter((i) => i.login.port === port && i.login.host.toLowerCase() === h && (currentState(i.intervals) ?? 'released') !== 'released');
+}

@@ -21,7 +21,8 @@ import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './commands/platforms/treeText';
 import type { StockNodeInfo, StockView } from './stockView';
 import { launchRowText } from './commands/launch/treeText';
-import { detailRows } from './view/instanceRows';
+import { connectionText, detailRows } from './view/instanceRows';
+import { platformDisplayName } from '../core/platforms/names';
 import { launchKey, platformKey, RefreshScheduler, stockKey, type ElementKey, type RefreshReason } from './view/refresh';
 import type { ViewVisibility } from './view/visibility';
 
@@ -174,7 +175,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   platformName(id: string): string {
     const p = findPlatform(this.catalog(), id);
     if (!p) return id;
-    return this.language.startsWith('zh') ? p.name.zh : p.name.en;
+    return platformDisplayName(p.name, this.language);
   }
 
   private instanceNode(id: string): Node & { kind: 'instance' } {
@@ -244,7 +245,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const pi = this.platforms && platformInstanceText(this.platforms, inst, this.now());
       item.iconPath = new vscode.ThemeIcon(STATE_ICONS[state], new vscode.ThemeColor(STATE_COLORS[state]));
       const conn = this.connection(inst.id);
-      const link = conn === 'reconnecting' ? vscode.l10n.t('reconnecting…') : conn === 'lost' ? vscode.l10n.t('connection lost') : conn === 'connecting' ? vscode.l10n.t('connecting…') : '';
+      const link = connectionText(conn, vscode.l10n);
       const billing = stillBillingText(inst, this.now(), vscode.l10n);
       if (billing) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.errorForeground'));
       else if ((inst.jobs ?? []).some((j) => j.state !== 'exited' && this.runs.get(inst.id, j.id)?.progress.diverged)) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground'));

@@ -3,6 +3,7 @@
 // setting makes a new connection, connection states are reported, failures are classified
 // with host and port, and the same host key on a new port is recognised without asking.
 import * as assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SshPool, type ConnectionStateEvent } from '../../src/app/pool';
 import { AppError, InstanceSessions } from '../../src/app/session';
@@ -45,9 +46,37 @@ describe('app: the owned SSH pool and instance sessions (real sshd)', function (
       assert.equal(e.code, 'auth-failed', 'the old connection was reused instead of logging in with the new password');
       assert.equal(a.connected, false, 'the stale connection is closed');
       assert.equal(pool.size, 0, 'a connection that never came up is not kept');
+      assert.equal(pool.state('box'), 'refused', 'a refused login reads as refused, not as a lost connection');
       const b = await pool.get('box', target, { ...base(), password: sshd.password });
       assert.notEqual(b, a);
       assert.equal((await b.exec('echo ok')).stdout, 'ok\n');
+    } finally {
+      pool.dispose();
+    }
+  });
+
+  it('a stopped box (nothing listening on its port) reads as unreachable, a dropped link as lost, a refused login as refused', async () => {
+    // A port nothing listens on: bound once by this test, then closed.
+    const closed = await new Promise<number>((res) => {
+      const srv = createServer();
+      srv.listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as AddressInfo).port;
+        srv.close(() => res(port));
+      });
+    });
+    const pool = new SshPool();
+    const events: ConnectionStateEvent[] = [];
+    pool.onDidChangeState((e) => events.push(e));
+    try {
+      const e = await remoteFailure(pool.get('stopped', parseTarget(`ssh -p ${closed} ${sshd.user}@127.0.0.1`), { ...base(), password: sshd.password }));
+      assert.equal(e.code, 'connect-refused');
+      assert.equal(pool.state('stopped'), 'unreachable');
+      const e2 = await remoteFailure(pool.get('wrong', parseTarget(`ssh -p ${proxy.port} ${sshd.user}@${sshd.host}`), { ...base(), password: `wrong-${Date.now()}` }));
+      assert.equal(e2.code, 'auth-failed');
+      assert.equal(pool.state('wrong'), 'refused');
+      // Trying again after either: reconnecting, not a first connect.
+      await remoteFailure(pool.get('stopped', parseTarget(`ssh -p ${closed} ${sshd.user}@127.0.0.1`), { ...base(), password: sshd.password }));
+      assert.deepEqual(events.filter((x) => x.key === 'stopped').map((x) => x.state), ['connecting', 'unreachable', 'reconnecting', 'unreachable']);
     } finally {
       pool.dispose();
     }

@@ -4,6 +4,8 @@
 // with its reason.
 import type * as vscode from 'vscode';
 import type { Catalog } from '../../core/catalog';
+import { inLanguage } from '../../core/platforms/descriptors';
+import { platformDisplayName } from '../../core/platforms/names';
 import type { Instance } from '../../core/instances';
 import type { PowerActions } from '../../app/runs/endAction';
 import type { PowerFacts } from '../../core/guards/powerOffer';
@@ -53,8 +55,14 @@ export interface CommandContext {
   jobOutput(): vscode.OutputChannel;
 }
 
-/** Platform name in the display language. */
+/** Platform name in the display language, the platform's own beside the English (core/platforms/names). */
 export function platformLabel(ctx: Pick<CommandContext, 'catalog' | 'language'>, id: string): string {
   const p = ctx.catalog().platforms.find((x) => x.id === id);
-  return p ? (ctx.language.startsWith('zh') ? p.name.zh : p.name.en) : id;
+  return p ? platformDisplayName(p.name, ctx.language) : id;
+}
+
+/** The short name in the display language (a default instance name). */
+export function platformShortName(ctx: Pick<CommandContext, 'catalog' | 'language'>, id: string): string {
+  const p = ctx.catalog().platforms.find((x) => x.id === id);
+  return p ? inLanguage(p.name, ctx.language) : id;
 }

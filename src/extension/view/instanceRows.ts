@@ -5,6 +5,7 @@
 import type { Instance } from '../../core/instances';
 import { burnRateFenPerHour } from '../../core/spend';
 import type { RunWatch } from '../../app/runs/watch';
+import type { ConnectionState } from '../../app/pool';
 import { progressText } from '../commands/runs/text';
 import { formatDuration, type L10n } from '../present';
 
@@ -71,4 +72,26 @@ function syncRow(sync: NonNullable<Instance['sync']>, f: RowFacts, l10n: L10n): 
   const when = sync.lastSyncAt ? l10n.t('synced {0} ago', formatDuration(f.now - sync.lastSyncAt, l10n)) : l10n.t('never synced');
   const pending = sync.unsynced ? l10n.t('{0} not yet copied', sync.unsynced) : '';
   return { key: 'sync', label: l10n.t('Checkpoints'), description: [when, pending, f.watching ? l10n.t('watching') : ''].filter(Boolean).join(' · '), icon: sync.lastError ? 'error' : 'sync', tooltip: [`${sync.remoteDir} → ${sync.localDir}`, sync.lastError].filter(Boolean).join('\n') };
+}
+
+/**
+ * The instance row's link words: a refused login, a box that does not answer (stopped, or a new
+ * port after a restart) and a dropped link are three different things to do, never one
+ * "connection lost". Empty when connected or never connected.
+ */
+export function connectionText(state: ConnectionState | undefined, l10n: L10n): string {
+  switch (state) {
+    case 'connecting':
+      return l10n.t('connecting…');
+    case 'reconnecting':
+      return l10n.t('reconnecting…');
+    case 'lost':
+      return l10n.t('connection lost');
+    case 'refused':
+      return l10n.t('login refused (new password?)');
+    case 'unreachable':
+      return l10n.t('not answering (stopped, or a new port?)');
+    default:
+      return '';
+  }
 }

@@ -6,16 +6,17 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { BOUNDS } from '../../../core/bounds';
 import { findCard } from '../../../core/cards';
-import { newInstanceId, validateInstance } from '../../../core/instances';
+import { newInstanceId, sameEndpoint, validateInstance } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
 import type { BillingMode, InstanceState, Pricing } from '../../../core/spend';
 import { tryParseTarget } from '../../../remote/target';
 import { AddInstanceArgs } from '../../args';
 import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { peakNoticeAfterStart } from '../../monitors/peak';
+import { showWarning } from '../../notify';
 import { prefillPricing } from '../../prefill';
 import { datingText, stateLabel } from '../../present';
-import { platformLabel, type CommandContext } from '../context';
+import { platformLabel, platformShortName, type CommandContext } from '../context';
 import { UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
@@ -39,9 +40,11 @@ async function addFromArgs(ctx: CommandContext, a: AddInstanceArgs): Promise<str
   if (a.storageGbDay !== undefined) pricing.storageGbDay = yuanToFen(a.storageGbDay);
   const card = findCard(a.card, catalog.cards)?.name ?? a.card;
   const id = newInstanceId(new Set(ctx.store.list().map((i) => i.id)));
-  const fields = { id, name: a.name ?? `${platformLabel(ctx, a.platform)} ${card}`, platform: a.platform, card, gpuCount: a.gpuCount, login: loginFromTarget(t.target, a.password, a.keyPath), pricing };
+  const fields = { id, name: a.name ?? `${platformShortName(ctx, a.platform)} ${card}`, platform: a.platform, card, gpuCount: a.gpuCount, login: loginFromTarget(t.target, a.password, a.keyPath), pricing };
   const check = validateInstance({ ...fields, intervals: [{ state: a.state, from: ctx.now(), computeRate: 0, storageRate: 0 }], createdAt: ctx.now() });
   if (!check.ok) throw new UserError(vscode.l10n.t('Invalid instance at "{0}": {1}', check.path, check.message));
+  const twins = sameEndpoint(ctx.store.list(), fields.login.host, fields.login.port);
+  if (twins.length) ctx.log.warn(`instance ${id} logs in at ${fields.login.host}:${fields.login.port} like ${twins.map((i) => i.id).join(', ')}: the same box twice is billed twice in the spend figures`);
   const added = await ctx.store.add(fields, a.state, a.password);
   ctx.log.info(`added instance ${id} (${a.platform}, ${card} ×${a.gpuCount}) at ${fields.login.host}:${fields.login.port}`);
   if (a.state === 'running' || a.state === 'spot') peakNoticeAfterStart(ctx, added);
@@ -87,6 +90,18 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
   }
   const target = tryParseTarget(loginText, { sshConfig: cfgText });
   if (!target.ok) return undefined;
+  // The same box twice would be billed twice in the spend figures: say so before anything else is asked.
+  const twins = sameEndpoint(ctx.store.list(), target.target.host, target.target.port);
+  if (twins.length) {
+    const addAnyway = vscode.l10n.t('Add Anyway');
+    const where = `${target.target.host}:${target.target.port}`;
+    const r = await showWarning(
+      vscode.l10n.t('{0} already logs in at {1}. A second entry for the same box counts its cost twice; to change its login, use Update Login on it instead.', twins.map((i) => i.name).join(', '), where),
+      { modal: true },
+      addAnyway,
+    );
+    if (r !== addAnyway) return undefined;
+  }
   // login, [authentication], platform, card, GPUs, billing, price, disk, state, name
   const needsAuth = target.target.identityFiles.length === 0;
   const steps = new Steps(needsAuth ? 10 : 9);
@@ -114,7 +129,7 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
   }
   const catalog = ctx.catalog();
   const platformPick = await vscode.window.showQuickPick(
-    catalog.platforms.filter((p) => p.prices.length > 0).map((p) => ({ label: ctx.language.startsWith('zh') ? p.name.zh : p.name.en, description: p.id, id: p.id })),
+    catalog.platforms.filter((p) => p.prices.length > 0).map((p) => ({ label: platformLabel(ctx, p.id), description: p.id, id: p.id })),
     { title: steps.next(vscode.l10n.t('platform')), placeHolder: vscode.l10n.t('Which platform is it on?'), ignoreFocusOut: true },
   );
   if (!platformPick) return undefined;
@@ -140,7 +155,7 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
   const statePick = await vscode.window.showQuickPick((['running', 'spot', 'noGpu', 'stopped'] as InstanceState[]).map((s) => ({ label: stateLabel(s, vscode.l10n), s })), { title: steps.next(vscode.l10n.t('state')), placeHolder: vscode.l10n.t('What is it doing now?'), ignoreFocusOut: true });
   if (!statePick) return undefined;
   const card = findCard(cardPick.id, catalog.cards)?.name ?? cardPick.id;
-  const name = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('name')), value: `${platformPick.label} ${card}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() && v.length <= 120 ? undefined : vscode.l10n.t('Enter a name of at most 120 characters.')) });
+  const name = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('name')), value: `${platformShortName(ctx, platform.id)} ${card}`, ignoreFocusOut: true, validateInput: (v) => (v.trim() && v.length <= 120 ? undefined : vscode.l10n.t('Enter a name of at most 120 characters.')) });
   if (!name) return undefined;
   const rate = parseYuan(rateText);
   const disk = parseGb(diskText);
