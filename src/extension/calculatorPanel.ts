@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { buildCalculatorHtml, makeNonce } from '../webview/html';
 import { startNowFor, type StockReading } from '../core/startNow';
-import { DEFAULT_INPUTS, parseHostMessage, parseWebviewMessage, restoreState, toLocale, type CalculatorInputs, type HostMessage, type StartNowMark, type WebviewMessage } from '../webview/protocol';
+import { DEFAULT_INPUTS, parseHostMessage, parseWebviewMessage, prefillInputs, restoreState, toLocale, type CalculatorInputs, type HostMessage, type StartNowMark, type WebviewMessage } from '../webview/protocol';
 import { CALCULATOR_VIEW_TYPE } from './commandIds';
 import type { Settings } from './settings';
 
@@ -50,7 +50,8 @@ export class CalculatorPanel implements vscode.Disposable {
     return vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
   }
 
-  show(prefill?: Partial<CalculatorInputs>): void {
+  show(raw?: Partial<CalculatorInputs>): void {
+    const prefill = raw ? prefillInputs(raw) : undefined;
     if (prefill) this.inputs = { ...this.inputs, ...prefill };
     if (this.panel) {
       this.panel.reveal();

@@ -60,6 +60,22 @@ export const CalculatorInputsSchema = z.strictObject({
 });
 export type CalculatorInputs = z.infer<typeof CalculatorInputsSchema>;
 
+/**
+ * A prefill (an instance's card, GPUs and disk; a scripted openCalculator argument) as fields
+ * the form accepts: each field outside its bound, or not a field, is left out, so one stored
+ * value past BOUNDS (an older instance with 16 GPUs) does not make the page drop the message.
+ */
+export function prefillInputs(raw: unknown): Partial<CalculatorInputs> {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, schema] of Object.entries(CalculatorInputsSchema.shape)) {
+    if (!Object.prototype.hasOwnProperty.call(raw, k)) continue;
+    const r = (schema as z.ZodType).safeParse((raw as Record<string, unknown>)[k]);
+    if (r.success) out[k] = r.data;
+  }
+  return out as Partial<CalculatorInputs>;
+}
+
 /** What the panel serializer keeps across reloads. */
 export const CalculatorStateSchema = z.strictObject({ version: z.literal(1), inputs: CalculatorInputsSchema });
 export type CalculatorState = z.infer<typeof CalculatorStateSchema>;

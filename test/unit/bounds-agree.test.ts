@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import { BOUNDS, boundProblem, boundSchema, withinBound, type Bound } from '../../src/core/bounds';
 import { AddInstanceArgs, EditInstanceArgs, INSTANCE_PRICE_BOUNDS } from '../../src/extension/args';
 import { parseCount, parseGb, parseYuan } from '../../src/extension/input';
-import { CalculatorInputsSchema, DEFAULT_INPUTS, FIELD_BOUNDS, parseHostMessage, type NumField } from '../../src/webview/protocol';
+import { CalculatorInputsSchema, DEFAULT_INPUTS, FIELD_BOUNDS, parseHostMessage, prefillInputs, type NumField } from '../../src/webview/protocol';
 import { parseArgs } from '../../src/cli/args';
 import { quoteSpecs } from '../../src/cli/commands/quote-flags';
 
@@ -89,5 +89,17 @@ describe('one table of input bounds', () => {
     }
     assert.equal(parseYuan(String(BOUNDS.instanceYuanPerHour.max)).ok, true);
     assert.equal(parseYuan(String(BOUNDS.instanceYuanPerHour.max + 0.01)).ok, false);
+  });
+});
+
+describe('a calculator prefill past the bounds', () => {
+  it('an instance stored with 16 GPUs (allowed before one table) prefills its card and disk; the GPUs are left out, and the init message is still accepted', () => {
+    const p = prefillInputs({ card: 'RTX 4090', gpus: 16, storageGb: 24, spot: false, evil: 'x' });
+    assert.deepEqual(p, { card: 'RTX 4090', storageGb: 24, spot: false });
+    assert.ok(parseHostMessage({ type: 'init', requestId: 1, locale: 'en', catalogOverride: {}, now: 1, inputs: { ...DEFAULT_INPUTS, ...p } }));
+    // Unfiltered, the page would have dropped the whole message and stayed blank.
+    assert.equal(parseHostMessage({ type: 'init', requestId: 1, locale: 'en', catalogOverride: {}, now: 1, inputs: { ...DEFAULT_INPUTS, gpus: 16 } }), undefined);
+    for (const raw of [null, 'x', [1], 42]) assert.deepEqual(prefillInputs(raw), {});
+    assert.deepEqual(prefillInputs({ gpus: BOUNDS.gpus.max }), { gpus: 8 });
   });
 });
