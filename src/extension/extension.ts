@@ -33,6 +33,7 @@ import { DivergedMonitor } from './monitors/diverged';
 import { showGpuMonitor } from './commands/runs/monitor';
 import { startDistributedTraining } from './commands/runs/distributed';
 import { MonitorPanel } from './monitorPanel';
+import { LiveGpus } from '../app/runs/liveGpus';
 import { captureEnvironment, rebuildEnvironment } from './commands/guards/environment';
 import { uploadToMemory, wipeBeforeRelease, wipeMemoryUpload } from './commands/guards/memory';
 import { scanSecrets } from './commands/guards/secrets';
@@ -110,6 +111,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const runs = new RunWatch();
   const watching = new SyncWatching();
   const launches = new LaunchRows();
+  // The GPU monitor's latest readings: the tree's GPU rows show them when newer than the last check.
+  const liveGpus = new LiveGpus();
   const visibility = new ViewVisibility();
   subs.push(runs, watching, launches, visibility);
   // Reads the accounts only while the Instances view shows (the visibility model follows the view once it exists).
@@ -117,7 +120,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
   // "Available now" per account: connectors from the platform monitor, read only while expanded.
   const stockView = new StockView(accounts, async (a) => platformMonitor.connector(a), now);
-  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, log: (m) => log.debug(m) });
+  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, live: liveGpus, log: (m) => log.debug(m) });
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   subs.push(stockView, stockView.attach(view as vscode.TreeView<unknown>, (n) => ((n as { kind?: string }).kind === 'stock' ? (n as { accountId?: string }).accountId : undefined)));
   const notices = new GuardNotices(log, now);
@@ -153,7 +156,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
   const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView);
-  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log });
+  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log, live: liveGpus });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);
   const poller = new Poller(visibility, ctx, idle, () => tree.tickFigures());

@@ -9,6 +9,7 @@ import type { Instance } from '../core/instances';
 import { GpuStream } from '../app/runs/gpuStream';
 import type { InstanceSessions } from '../app/session';
 import type { RunWatch } from '../app/runs/watch';
+import type { LiveGpus } from '../app/runs/liveGpus';
 import { buildCalculatorHtml, makeNonce } from '../webview/html';
 import { divergedSpansOf, parseMonitorWebviewMessage, type MonitorHostMessage, type SampleTuple } from '../webview/monitor-protocol';
 import { toLocale } from '../webview/protocol';
@@ -21,6 +22,8 @@ export interface MonitorDeps {
   sessions: InstanceSessions;
   runs: RunWatch;
   log: vscode.LogOutputChannel;
+  /** Where the stream's latest readings go for the tree's GPU rows. */
+  live?: LiveGpus;
 }
 
 export class MonitorPanel implements vscode.Disposable {
@@ -116,7 +119,10 @@ export class MonitorPanel implements vscode.Disposable {
     if (!this.stream) {
       this.stream = new GpuStream(async () => this.deps.sessions.connect(this.instance() ?? inst), {
         intervalMs: 1000,
-        onSamples: (b) => this.post({ type: 'samples', samples: b.map(tuple), idleSeconds: this.stream?.window.idleSeconds ?? 0, now: Date.now() / 1000 }),
+        onSamples: (b) => {
+          this.deps.live?.record(inst.id, b);
+          this.post({ type: 'samples', samples: b.map(tuple), idleSeconds: this.stream?.window.idleSeconds ?? 0, now: Date.now() / 1000 });
+        },
         onState: (state, reason) => {
           this.state = state;
           if (reason) this.deps.log.debug(`[${inst.id}] monitor stream ${state}: ${reason}`);

@@ -10,6 +10,7 @@ import { contextValueOf, groupByPlatform, type Instance } from '../core/instance
 import { formatCny } from '../core/money';
 import { summarizeSpend } from '../core/spend';
 import type { ConnectionState, SshPool } from '../app/pool';
+import type { LiveGpus } from '../app/runs/liveGpus';
 import type { Disposable } from '../app/events';
 import type { RunWatch } from '../app/runs/watch';
 import type { SyncWatching } from '../app/syncWatching';
@@ -53,6 +54,8 @@ export interface TreeModels {
   connections?: Pick<SshPool, 'state' | 'onDidChangeState'>;
   platforms?: PlatformFacts;
   stock?: StockView;
+  /** The GPU monitor's latest readings (the GPU rows show them when newer than the last check). */
+  live?: LiveGpus;
   /** Debug log of each refresh and its reasons. */
   log?: (line: string) => void;
 }
@@ -76,6 +79,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   private readonly launches: LaunchRows;
   private readonly platforms: PlatformFacts | undefined;
   private readonly stock: StockView | undefined;
+  private readonly live: LiveGpus | undefined;
   private readonly connection: (id: string) => ConnectionState | undefined;
 
   constructor(m: TreeModels) {
@@ -88,6 +92,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     this.launches = m.launches;
     this.platforms = m.platforms;
     this.stock = m.stock;
+    this.live = m.live;
     const pool = m.connections;
     this.connection = pool ? (id) => pool.state(id) : () => undefined;
     const refresher = (this.refresher = new RefreshScheduler({ fire: (keys) => this.deliver(keys), visible: m.visibility.visible, ...(m.log ? { log: m.log } : {}) }));
@@ -310,7 +315,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   }
 
   private details(inst: Instance): Node[] {
-    return detailRows(inst, { now: this.now(), runs: this.runs, watching: this.watching.has(inst.id) }, vscode.l10n).map((r) => {
+    return detailRows(inst, { now: this.now(), runs: this.runs, watching: this.watching.has(inst.id), ...(this.live ? { live: this.live } : {}) }, vscode.l10n).map((r) => {
       const { command, ...row } = r;
       const node: Node & { kind: 'detail' } = { ...row, kind: 'detail', instanceId: inst.id };
       if (command) node.command = { command: Commands[command.command], title: command.title, arguments: [command.onRow ? node : { kind: 'instance', id: inst.id }] };

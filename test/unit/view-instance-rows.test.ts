@@ -10,6 +10,8 @@ import { parseNvidiaSmi } from '../../src/core/smi';
 import { RunWatch } from '../../src/app/runs/watch';
 import type { L10n } from '../../src/extension/present';
 import { detailRows } from '../../src/extension/view/instanceRows';
+import { LiveGpus } from '../../src/app/runs/liveGpus';
+import { parseGpuLine } from '../../src/core/progress/gpu';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = 1_780_000_000;
@@ -29,10 +31,27 @@ describe('instance rows (view/instanceRows)', () => {
     assert.deepEqual(
       rows.map((r) => [r.key, r.label, r.description, r.icon, r.tooltip, r.command]),
       [
-        ['gpu:0', 'GPU 0: Tesla K40m', '1.0 / 11.2 GiB · 30%', 'circuit-board', 'Probed 2m ago', undefined],
-        ['gpu:1', 'GPU 1: Tesla K40m', '1.0 / 11.2 GiB · 36%', 'circuit-board', 'Probed 2m ago', undefined],
+        ['gpu:0', 'GPU 0: Tesla K40m', '1.0 / 11.2 GiB · 30% · 2m ago', 'circuit-board', 'Probed 2m ago', undefined],
+        ['gpu:1', 'GPU 1: Tesla K40m', '1.0 / 11.2 GiB · 36% · 2m ago', 'circuit-board', 'Probed 2m ago', undefined],
       ],
     );
+  });
+
+  it('the GPU monitor’s reading, newer than the check, replaces its figure (the check’s 0 % while training runs at 95 %), live or with its age', () => {
+    // The check saw an idle card; the monitor's stream (LiveGpus, fed by its nvidia-smi lines) sees the run.
+    // The line below is synthetic, in the stream's csv,noheader,nounits shape (index, util, mem used, mem total, power, temp).
+    const inst = base({ lastProbe: { at: T0, gpus: [{ index: 0, name: 'NVIDIA GeForce RTX 4090', memoryTotalBytes: 24564 * MIB, memoryUsedBytes: 1 * MIB, utilizationPct: 0 }] } });
+    const live = new LiveGpus();
+    const line = parseGpuLine('0, 95, 20480, 24564, 411.20, 71');
+    assert.ok(line);
+    live.record('i1', [{ ...line, t: T0 + 120 }]);
+    const at = (now: number) => detailRows(inst, { now, runs: new RunWatch(), watching: false, live }, l10n)[0]!;
+    assert.deepEqual([at(T0 + 125).description, at(T0 + 125).tooltip], ['20.0 / 24.0 GiB · 95% · live', 'From the GPU monitor 5s ago']);
+    // The monitor closed a while ago: the reading says how old it is.
+    assert.deepEqual([at(T0 + 720).description, at(T0 + 720).tooltip], ['20.0 / 24.0 GiB · 95% · 10m ago', 'From the GPU monitor 10m ago']);
+    // A check after the monitor's reading wins again.
+    const rechecked = detailRows({ ...inst, lastProbe: { ...inst.lastProbe!, at: T0 + 700 } }, { now: T0 + 705, runs: new RunWatch(), watching: false, live }, l10n)[0]!;
+    assert.deepEqual([rechecked.description, rechecked.tooltip], ['0.0 / 24.0 GiB · 0% · live', 'Probed 5s ago']);
   });
 
   it('never checked, or checked with no GPU: one row whose click is Check GPU on the instance', () => {

@@ -6,6 +6,7 @@ import type { Instance } from '../../core/instances';
 import { burnRateFenPerHour } from '../../core/spend';
 import type { RunWatch } from '../../app/runs/watch';
 import type { ConnectionState } from '../../app/pool';
+import type { LiveGpus } from '../../app/runs/liveGpus';
 import { progressText } from '../commands/runs/text';
 import { formatDuration, type L10n } from '../present';
 
@@ -29,22 +30,38 @@ export interface RowFacts {
   runs: Pick<RunWatch, 'get' | 'finish' | 'lastSeen'>;
   /** The instance's checkpoints are being watched. */
   watching: boolean;
+  /** The GPU monitor's latest readings (newer than the last check: shown instead). */
+  live?: Pick<LiveGpus, 'latest'>;
 }
+
+/** A figure this old or younger reads as live; older ones say their age. */
+export const LIVE_SECONDS = 15;
+const MIB = 1024 * 1024;
 
 export function detailRows(inst: Instance, f: RowFacts, l10n: L10n): DetailRow[] {
-  return [...gpuRows(inst, f.now, l10n), ...(inst.jobs ?? []).map((j) => jobRow(inst, j, f, l10n)), ...(inst.sync ? [syncRow(inst.sync, f, l10n)] : [])];
+  return [...gpuRows(inst, f, l10n), ...(inst.jobs ?? []).map((j) => jobRow(inst, j, f, l10n)), ...(inst.sync ? [syncRow(inst.sync, f, l10n)] : [])];
 }
 
-function gpuRows(inst: Instance, now: number, l10n: L10n): DetailRow[] {
+function gpuRows(inst: Instance, f: RowFacts, l10n: L10n): DetailRow[] {
   const probe = inst.lastProbe;
   if (!probe || probe.gpus.length === 0) {
     return [{ key: 'gpu:none', label: probe ? l10n.t('No GPU visible in the last probe') : l10n.t('Not checked yet'), icon: probe ? 'warning' : 'question', command: { command: 'checkGpu', title: l10n.t('Check GPU'), onRow: false } }];
   }
-  const age = formatDuration(now - probe.at, l10n);
+  const live = f.live?.latest(inst.id);
   return probe.gpus.map((g) => {
-    const mem = g.memoryTotalBytes !== undefined ? `${((g.memoryUsedBytes ?? 0) / GIB).toFixed(1)} / ${(g.memoryTotalBytes / GIB).toFixed(1)} GiB` : '';
-    const util = g.utilizationPct !== undefined ? `${Math.round(g.utilizationPct)}%` : '';
-    return { key: `gpu:${g.index}`, label: `GPU ${g.index}: ${g.name}`, description: [mem, util].filter(Boolean).join(' · '), icon: 'circuit-board', tooltip: l10n.t('Probed {0} ago', age) };
+    // The monitor's reading when it is newer than the check's; either way the figure says how old it is.
+    const m = live?.get(g.index);
+    const fromMonitor = m !== undefined && m.t > probe.at;
+    const used = fromMonitor ? (m.memUsed !== null ? m.memUsed * MIB : undefined) : g.memoryUsedBytes;
+    const total = fromMonitor ? (m.memTotal !== null ? m.memTotal * MIB : g.memoryTotalBytes) : g.memoryTotalBytes;
+    const pct = fromMonitor ? (m.util ?? undefined) : g.utilizationPct;
+    const ageSeconds = Math.max(0, f.now - (fromMonitor ? m.t : probe.at));
+    const age = formatDuration(ageSeconds, l10n);
+    const mem = total !== undefined ? `${((used ?? 0) / GIB).toFixed(1)} / ${(total / GIB).toFixed(1)} GiB` : '';
+    const util = pct !== undefined ? `${Math.round(pct)}%` : '';
+    const when = ageSeconds <= LIVE_SECONDS ? l10n.t('live') : l10n.t('{0} ago', age);
+    const tooltip = fromMonitor ? l10n.t('From the GPU monitor {0} ago', age) : l10n.t('Probed {0} ago', age);
+    return { key: `gpu:${g.index}`, label: `GPU ${g.index}: ${g.name}`, description: [mem, util, when].filter(Boolean).join(' · '), icon: 'circuit-board', tooltip };
   });
 }
 
