@@ -16,26 +16,29 @@ import { PLATFORM_DESCRIPTORS } from '../../core/platforms/descriptors';
 import type { SshLogin } from '../../core/platforms/types';
 import { jsonError } from '../json-error';
 import { connectorFor, failureLine, loadAccounts } from './accounts';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { helpLang, stateWord, t } from '../words';
 
 const specs = {
-  account: { type: 'string', valueName: 'ID', description: 'the platform account to create it on (gpu-rent accounts list)' },
+  account: { type: 'string', valueName: 'ID', description: 'the platform account to create it on (gpu-rent accounts list)', zh: '在哪个平台账号上创建（gpu-rent accounts list 可查看）' },
   card: { type: 'string', valueName: 'C', description: `AutoDL Pro: the card or its spec id (${Object.entries(AUTODL_SPEC_CARDS).map(([s, c]) => `${c} = ${s}`).join(', ')}); 阿里云/腾讯云: the instance type (ecs.gn7i-c8g1.2xlarge, GN7.2XLARGE32)` },
-  gpus: { type: 'number', valueName: 'N', integer: true, min: 1, max: 8, description: 'GPUs (AutoDL Pro 1-4; on the clouds the instance type fixes it; default 1)' },
+  gpus: { type: 'number', valueName: 'N', integer: true, min: 1, max: 8, description: 'GPUs (AutoDL Pro 1-4; on the clouds the instance type fixes it; default 1)', zh: 'GPU 数（AutoDL Pro 1-4；云平台由实例规格决定；默认 1）' },
   region: { type: 'string', valueName: 'R', description: 'AutoDL Pro: a data center (westDC3, beijingDC2; default any); 阿里云: a region id (default the account\'s first); 腾讯云: a zone (ap-guangzhou-3, required)' },
   image: { type: 'string', valueName: 'ID', description: 'the image: AutoDL Pro base-image-… or your image-…; 阿里云/腾讯云 an image id (checked with DescribeImages)' },
   'disk-gb': { type: 'number', valueName: 'N', integer: true, min: 0, max: 32768, description: `AutoDL Pro: system disk expansion (0-${AUTODL_MAX_EXPAND_GB} GB); 阿里云/腾讯云: a data disk of N GB` },
   'cuda-min': { type: 'string', valueName: 'X.Y', description: 'the lowest CUDA the host\'s driver must offer (AutoDL cuda_v_from)' },
   torch: { type: 'string', valueName: 'VERSION', description: 'take the CUDA bound from your PyTorch: 2.1.0+cu121, cu121, or a plain 2.4.0 (its PyPI wheel\'s CUDA)' },
-  name: { type: 'string', valueName: 'N', description: 'the instance name (letters, digits, . _ -; default gpu-rent-DATE-TIME-xxxx). A create is looked for by it: run the same command with the same --name to retry safely' },
-  spot: { type: 'boolean', description: '阿里云/腾讯云: a spot (preemptible) instance; needs --max-price' },
-  'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan' },
+  name: { type: 'string', valueName: 'N', description: 'the instance name (letters, digits, . _ -; default gpu-rent-DATE-TIME-xxxx). A create is looked for by it: run the same command with the same --name to retry safely', zh: '实例名称（字母、数字、. _ -；默认 gpu-rent-日期-时间-xxxx）。创建按名称查找：用同一个 --name 再运行同一条命令即可安全重试' },
+  spot: { type: 'boolean', description: '阿里云/腾讯云: a spot (preemptible) instance; needs --max-price', zh: '阿里云/腾讯云：抢占式实例；需要 --max-price' },
+  'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan', zh: '配合 --spot：每小时最多愿付的价格，元' },
   'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)' },
   vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs' },
   'security-group': { type: 'string', valueName: 'ID', description: '阿里云: the security group RunInstances needs' },
-  yes: { type: 'boolean', description: 'create it (without it, only what would be created and its price are shown)' },
-  wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for it to run and give its login (default 300; 0: do not wait)' },
-  'no-pin': { type: 'boolean', description: 'do not connect once to pin the new instance\'s host key' },
-  json: { type: 'boolean', description: 'print JSON' },
+  yes: { type: 'boolean', description: 'create it (without it, only what would be created and its price are shown)', zh: '执行创建（不加时只显示将创建什么及其价格）' },
+  wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for it to run and give its login (default 300; 0: do not wait)', zh: '等它运行并给出登录信息的秒数（默认 300；0：不等待）' },
+  'no-pin': { type: 'boolean', description: 'do not connect once to pin the new instance\'s host key', zh: '不连接一次去记住新实例的主机密钥' },
+  json: { type: 'boolean', description: 'print JSON', zh: '以 JSON 输出' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const USAGE = 'gpu-rent create --account ID --card C [--gpus N] [--region R] [--image ID] [--disk-gb N] [--cuda-min X.Y | --torch VERSION] [--name N] [--spot --max-price YUAN] [--auto-release HOURS] --yes [--json]';
@@ -80,7 +83,67 @@ export function refusalLine(r: CreateRefusal): string {
   }
 }
 
-function previewLines(p: CreatePreview, account: string): string[] {
+/** refusalLine in Chinese (the JSON keeps the English). */
+export function refusalLineZh(r: CreateRefusal): string {
+  const d = r.detail;
+  const own = d.platformCode ? `（${String(d.platformCode)}${d.platformMessage ? ` ${String(d.platformMessage)}` : ''}）` : '';
+  switch (r.code) {
+    case 'unknownCard':
+      return `未知显卡 "${String(d.card)}"${own}：${d.known ? `AutoDL Pro 提供 ${String(d.known)}` : '请给出平台在该可用区出售的实例规格（gpu-rent stock 会列出）'}`;
+    case 'unknownRegion':
+      return `未知地区 "${String(d.region)}"${own}${d.known ? `：该账号读取的是 ${String(d.known)}` : ''}${d.note ? `（${String(d.note)}）` : ''}`;
+    case 'imageNotFound':
+      return `找不到镜像 "${String(d.image)}"${own}：请给出平台列出的镜像 ID（AutoDL：base-image-… 或你的 image-…；阿里云/腾讯云：该地区 DescribeImages 列出的）`;
+    case 'imageRequired':
+      return '必须给出 --image：平台不能在没有镜像时创建实例';
+    case 'cudaUnmet':
+      return d.newest ? `没有主机提供 CUDA ≥ ${String(d.cuda)}：已知最新的驱动提供 CUDA ${String(d.newest)}；请降低 --cuda-min，或用针对较旧 CUDA 构建的 PyTorch` : `现在没有空闲 ${String(d.card)} 的主机满足 CUDA ≥ ${String(d.cuda)}${own}：请降低 --cuda-min（或选针对较旧 CUDA 构建的 PyTorch）、换显卡，或稍后再试`;
+    case 'balanceTooLow':
+      return `余额不够一小时${d.balanceFen !== undefined ? `（${formatCny(Number(d.balanceFen))}${d.priceFenPerHour !== undefined ? `，价格 ${formatCny(Number(d.priceFenPerHour))}/小时` : ''}）` : ''}${own}：请先充值`;
+    case 'realName':
+      return `账号未完成实名认证${own}：请在平台控制台完成认证后再运行一次`;
+    case 'quotaExceeded':
+      return `账号的实例配额已用完${own}：请释放一个实例，或向平台申请提高配额`;
+    case 'noStock':
+      return `现在没有空闲的 ${String(d.card)}${own}：请换显卡或地区，或稍后再试（gpu-rent stock 显示空闲显卡）`;
+    case 'tooManyGpus':
+      return `${String(d.gpus)} 块 GPU：这里最多 ${String(d.max)} 块${d.note ? `（${String(d.note)}）` : ''}`;
+    case 'diskTooLarge':
+      return `--disk-gb ${String(d.diskGb)}：最多 ${String(d.max)}`;
+    case 'spotNotOffered':
+      return 'AutoDL Pro 只能创建按量计费实例：不能用 --spot';
+    case 'autoReleaseNotOffered':
+      return 'AutoDL Pro 创建时没有自动释放时间：不能用 --auto-release';
+    case 'badName':
+      return `--name "${String(d.name)}"：只能用字母、数字、. _ -，最多 60 个，以字母或数字开头`;
+    case 'badCuda':
+      return `"${String(d.given)}" 既不是 CUDA 版本（12.1），也不是 PyTorch 版本或 wheel 标签（2.1.0+cu121、cu121）`;
+    case 'notSupported':
+      return `${PLATFORM_NAMES[d.kind as keyof typeof PLATFORM_NAMES] ?? String(d.kind)} 账号不能在这里创建实例（${CREATE_KINDS.join('、')} 可以）`;
+  }
+}
+
+function previewLinesZh(p: CreatePreview, account: string): string[] {
+  const s = p.spec;
+  const lines = [`将在 ${PLATFORM_NAMES[p.kind]}（账号 ${account}）上创建：`];
+  const row = (k: string, v: string) => lines.push(`  ${k}：${v}`);
+  row('名称', s.name);
+  row('显卡', `${s.card} ×${s.gpus}${typeof p.request.gpu_spec_uuid === 'string' ? `（规格 ${p.request.gpu_spec_uuid}）` : ''}`);
+  row('地区', s.region ?? (p.region ? p.region : '任意'));
+  row('镜像', s.image ?? '?');
+  const traits = PLATFORM_DESCRIPTORS[p.kind].create;
+  if (s.diskGb) row('磁盘', `${s.diskGb} GB${traits?.disk === 'moreSystemDisk' ? ' 系统盘扩容' : ' 数据盘'}`);
+  if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? '（你的 PyTorch 需要的）' : ''}${traits?.cudaParameter ? '' : '：这里不是创建参数，驱动由镜像决定'}`);
+  row('计费', s.spot ? `抢占式，最多 ${formatCny(s.spot.maxPriceFen)}/小时` : '按量计费');
+  row('价格', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/小时（平台报价）` : (traits?.unquotedPrice ?? '?（平台没有报价）'));
+  if (s.diskGb) row('存储', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天（${p.storageSource === 'catalog' ? '价格目录估算，不是平台报价' : '平台报价'}）` : '?/天（没有单独报价；平台计入时已含在上面的价格里）');
+  if (s.autoReleaseHours !== undefined) row('释放', `${s.autoReleaseHours} 小时后由平台自行释放`);
+  if (p.balanceFen !== undefined) row('余额', formatCny(p.balanceFen));
+  return lines;
+}
+
+function previewLines(p: CreatePreview, account: string, lang: CliLang = 'en'): string[] {
+  if (lang === 'zh-cn') return previewLinesZh(p, account);
   const s = p.spec;
   const lines = [`would create on ${PLATFORM_NAMES[p.kind]} (account ${account}):`];
   const row = (k: string, v: string) => lines.push(`  ${k.padEnd(9)} ${v}`);
@@ -124,16 +187,16 @@ function outcomeJson(account: string, p: CreatePreview, o: CreateOutcome | undef
  * contact, as --accept-new does), and says the fingerprint. A box that does not answer yet is
  * no failure: its key is pinned on the first command that reaches it.
  */
-async function pinHostKey(login: SshLogin, io: CliIO): Promise<string | undefined> {
+async function pinHostKey(login: SshLogin, io: CliIO, lang: CliLang): Promise<string | undefined> {
   const { SshPool } = await import('../../app/pool');
   const pool = new SshPool();
   try {
     const conn = await pool.get(`create:${login.host}:${login.port}`, { host: login.host, port: login.port, user: login.user, identityFiles: [], source: 'address', ignored: [] }, { acceptNew: true, identityFiles: [], env: io.env, connectTimeoutMs: 20_000, ...(login.password ? { password: login.password } : {}), ...(io.env.GPU_RENT_KNOWN_HOSTS ? { knownHostsPath: io.env.GPU_RENT_KNOWN_HOSTS } : {}) });
     const fp = conn.hostKeyFingerprint;
-    io.stderr(`  host key pinned on first contact: ${fp ?? '?'}\n`);
+    io.stderr(`  ${t(lang, 'host key pinned on first contact: {0}', '首次连接已记住主机密钥：{0}', fp ?? '?')}\n`);
     return fp;
   } catch (e) {
-    io.stderr(forTerminal(`  not reachable over SSH yet (${e instanceof Error ? e.message : String(e)}): its host key is pinned on the first command that reaches it`) + '\n');
+    io.stderr(forTerminal(`  ${t(lang, 'not reachable over SSH yet ({0}): its host key is pinned on the first command that reaches it', '暂时还连不上 SSH（{0}）：第一条连上它的命令会记住其主机密钥', e instanceof Error ? e.message : String(e))}`) + '\n');
     return undefined;
   } finally {
     pool.dispose();
@@ -144,7 +207,7 @@ export const command: CliCommand = {
   name: 'create',
   summary: 'create an instance through a platform account (AutoDL Pro, 阿里云, 腾讯云): shows the price first, creates only with --yes',
   summaryZh: '通过平台账号创建实例（AutoDL Pro、阿里云、腾讯云）：先显示价格，加 --yes 才创建',
-  help: () =>
+  help: (ctx) =>
     formatHelp(
       USAGE,
       [
@@ -156,24 +219,35 @@ export const command: CliCommand = {
         'Exit codes: 0 created (or found by name), 1 refused or failed, 2 preview only (no --yes) or bad usage, 3 outcome unknown.',
       ].join('\n'),
       specs,
+      helpLang(ctx),
+      [
+        '创建新实例。不加 --yes：只显示将创建什么、每小时价格和每天的存储费，什么也不创建。',
+        '创建之前就会拒绝：未知的显卡或地区、找不到镜像、没有主机满足的 CUDA 下限、余额不够一小时、',
+        '账号未实名认证、配额已用完。先检查名称：已有同名实例就是它（绝不创建第二个）。回答丢失的创建按名称查找；',
+        '再运行同一条命令即可重试。',
+        'AutoDL 控制台令牌不能创建（它的创建/克隆需要来自未公开接口的主机 ID）。',
+        '退出码：0 已创建（或按名称找到），1 被拒绝或失败，2 只是预览（没有 --yes）或用法错误，3 结果未知。',
+      ].join('\n'),
     ),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (!flags.account) throw new UsageError('--account ID is required (gpu-rent accounts list)');
-    if (!flags.card) throw new UsageError('--card is required');
-    if (flags.spot && flags['max-price'] === undefined) throw new UsageError('--spot needs --max-price YUAN (the most per hour you pay)');
-    if (!flags.spot && flags['max-price'] !== undefined) throw new UsageError('--max-price is for --spot');
-    if (flags['cuda-min'] !== undefined && flags.torch !== undefined) throw new UsageError('--cuda-min and --torch exclude each other');
+    const lang = cliLang(flags.lang, io.env);
+    if (!flags.account) throw new UsageError('--account ID is required (gpu-rent accounts list)', '必须给出 --account ID（gpu-rent accounts list 可查看）');
+    if (!flags.card) throw new UsageError('--card is required', '必须给出 --card');
+    if (flags.spot && flags['max-price'] === undefined) throw new UsageError('--spot needs --max-price YUAN (the most per hour you pay)', '--spot 需要 --max-price YUAN（每小时最多愿付的价格）');
+    if (!flags.spot && flags['max-price'] !== undefined) throw new UsageError('--max-price is for --spot', '--max-price 只用于 --spot');
+    if (flags['cuda-min'] !== undefined && flags.torch !== undefined) throw new UsageError('--cuda-min and --torch exclude each other', '--cuda-min 与 --torch 不能同时使用');
     const json = flags.json === true;
-    const fail = (code: string, message: string, exit = 1) => {
+    // `zh`: the message in Chinese for stderr; --json keeps the English.
+    const fail = (code: string, message: string, exit = 1, zh?: string) => {
       if (json) io.stdout(jsonError(code, message));
-      io.stderr(`gpu-rent create: ${message}\n`);
+      io.stderr(`gpu-rent create: ${lang === 'zh-cn' && zh ? zh : message}\n`);
       return exit;
     };
     const a = (await loadAccounts(io)).find((x) => x.account.id === flags.account);
-    if (!a) return fail('no-account', `no account ${forTerminal(flags.account)} (gpu-rent accounts list)`);
-    if (!canCreate(a.account.kind)) return fail('not-supported', refusalLine({ code: 'notSupported', detail: { kind: a.account.kind } }));
-    if (flags.yes && !a.account.powerActions) return fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`);
+    if (!a) return fail('no-account', `no account ${forTerminal(flags.account)} (gpu-rent accounts list)`, 1, `没有账号 ${forTerminal(flags.account)}（gpu-rent accounts list 可查看）`);
+    if (!canCreate(a.account.kind)) return fail('not-supported', refusalLine({ code: 'notSupported', detail: { kind: a.account.kind } }), 1, refusalLineZh({ code: 'notSupported', detail: { kind: a.account.kind } }));
+    if (flags.yes && !a.account.powerActions) return fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`, 1, `账号 ${a.account.id} 是只读的（${a.source === 'env' ? '请设置 GPU_RENT_ALLOW_POWER=1' : '请加 --allow-power 重新添加'}）`);
     const name = flags.name ?? defaultCreateName(Math.floor(Date.now() / 1000), randomBytes(2).toString('hex'));
     const input: CreateInput = {
       card: flags.card,
@@ -194,18 +268,24 @@ export const command: CliCommand = {
     try {
       p = await previewCreate(c, input);
     } catch (e) {
-      return fail('failed', failureLine(e));
+      return fail('failed', failureLine(e), 1, failureLine(e, lang));
     }
+    const refusedText = (r: CreateRefusal) => (lang === 'zh-cn' ? `被拒绝，没有创建任何实例：${refusalLineZh(r)}` : `refused, nothing created: ${refusalLine(r)}`);
     if (isRefusal(p)) {
       if (json) io.stdout(jsonError(p.code, refusalLine(p), { refused: true }));
-      io.stderr(forTerminal(`gpu-rent create: refused, nothing created: ${refusalLine(p)}`) + '\n');
+      io.stderr(forTerminal(`gpu-rent create: ${refusedText(p)}`) + '\n');
       return 1;
     }
-    if (p.existing) io.stderr(forTerminal(`gpu-rent create: an instance named "${name}" already exists (${p.existing.ref}, ${p.existing.rawState || p.existing.state}): it is the one, nothing new is created (use another --name for a second)`) + '\n');
-    for (const l of previewLines(p, a.account.id)) io.stderr(forTerminal(l) + '\n');
+    if (p.existing)
+      io.stderr(
+        forTerminal(
+          `gpu-rent create: ${t(lang, 'an instance named "{0}" already exists ({1}, {2}): it is the one, nothing new is created (use another --name for a second)', '名为 "{0}" 的实例已存在（{1}，{2}）：就是它，不会新建（要第二个请换一个 --name）', name, p.existing.ref, p.existing.rawState || p.existing.state)}`,
+        ) + '\n',
+      );
+    for (const l of previewLines(p, a.account.id, lang)) io.stderr(forTerminal(l) + '\n');
     if (!flags.yes) {
       if (json) io.stdout(jsonForTerminal({ preview: true, ...outcomeJson(a.account.id, p, undefined) }, 2) + '\n');
-      io.stderr('gpu-rent create: nothing created; add --yes to create it\n');
+      io.stderr(`gpu-rent create: ${t(lang, 'nothing created; add --yes to create it', '没有创建任何实例；加 --yes 才会创建')}\n`);
       return 2;
     }
     const waitS = flags.wait ?? 300;
@@ -214,28 +294,29 @@ export const command: CliCommand = {
     try {
       o = await createInstance(c, p, { settleMs: waitS * 1000, intervalMs: interval, onProgress: (l) => io.stderr(forTerminal(`  ${l}`) + '\n') });
     } catch (e) {
-      return fail('failed', `not created: ${failureLine(e)}`);
+      return fail('failed', `not created: ${failureLine(e)}`, 1, `没有创建：${failureLine(e, lang)}`);
     }
     if (o.status === 'refused') {
       if (json) io.stdout(jsonError(o.refusal.code, refusalLine(o.refusal), { refused: true }));
-      io.stderr(forTerminal(`gpu-rent create: refused, nothing created: ${refusalLine(o.refusal)}`) + '\n');
+      io.stderr(forTerminal(`gpu-rent create: ${refusedText(o.refusal)}`) + '\n');
       return 1;
     }
     if (o.status === 'unknown') {
       const msg = `the create was sent but its answer was lost (${o.reason}); no instance named "${o.name}" is listed yet. It may still appear: check gpu-rent instances; running this same command again (same --name ${o.name}) looks for it by name before creating anything`;
       if (json) io.stdout(jsonForTerminal({ ...outcomeJson(a.account.id, p, o), error: { code: 'outcome-unknown', message: msg } }, 2) + '\n');
-      io.stderr(forTerminal(`gpu-rent create: ${msg}`) + '\n');
+      const msgZh = `创建请求已发送，但回答丢失了（${o.reason}）；还没有列出名为 "${o.name}" 的实例。它可能仍会出现：请查看 gpu-rent instances；再运行同一条命令（同样的 --name ${o.name}）会先按名称查找，再决定是否创建`;
+      io.stderr(forTerminal(`gpu-rent create: ${lang === 'zh-cn' ? msgZh : msg}`) + '\n');
       return 3;
     }
-    if (o.recovered && !p.existing) io.stderr(forTerminal(`  found by name after the lost answer: ${o.ref}`) + '\n');
+    if (o.recovered && !p.existing) io.stderr(forTerminal(`  ${t(lang, 'found by name after the lost answer: {0}', '回答丢失后按名称找到了：{0}', o.ref)}`) + '\n');
     let hostKey: string | undefined;
     if (o.login) {
-      io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? ' (password: in the platform console; gpu-rent keeps it for you in the extension)' : ''}`) + '\n');
-      if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io);
+      io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? t(lang, ' (password: in the platform console; gpu-rent keeps it for you in the extension)', '（密码：见平台控制台；gpu-rent 会在扩展中替你保存）') : ''}`) + '\n');
+      if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io, lang);
     }
-    else if (waitS > 0 && !o.settled) io.stderr(forTerminal(`  ${o.ref} is not running after ${waitS} s (last: ${o.instance?.state ?? 'unknown'}); gpu-rent instances shows it and its login once the platform gives one`) + '\n');
+    else if (waitS > 0 && !o.settled) io.stderr(forTerminal(`  ${t(lang, '{0} is not running after {1} s (last: {2}); gpu-rent instances shows it and its login once the platform gives one', '{0} 在 {1} 秒后仍未运行（最后：{2}）；平台给出登录信息后 gpu-rent instances 会显示它和登录信息', o.ref, waitS, stateWord(lang, o.instance?.state ?? 'unknown'))}`) + '\n');
     if (json) io.stdout(jsonForTerminal(outcomeJson(a.account.id, p, o, hostKey), 2) + '\n');
-    else io.stdout(`${forTerminal(o.ref)}: ${p.existing ? 'exists' : o.recovered ? 'created (found by name)' : 'created'}${o.settled ? `, ${o.instance?.state ?? 'running'}` : ''}\n`);
+    else io.stdout(`${forTerminal(o.ref)}: ${p.existing ? t(lang, 'exists', '已存在') : o.recovered ? t(lang, 'created (found by name)', '已创建（按名称找到）') : t(lang, 'created', '已创建')}${o.settled ? `, ${stateWord(lang, o.instance?.state ?? 'running')}` : ''}\n`);
     return 0;
   },
 };
