@@ -11,8 +11,8 @@ import { CATALOG_PLATFORM, PLATFORM_KINDS, type Connector, type PlatformKind } f
 import { parseRegionText, regionText } from '../../core/platforms/regions';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import type { CliLang } from '../lang';
-import { platformFailureZh } from '../words';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { heads, helpLang, platformFailureZh, t } from '../words';
 
 export const PLATFORM_TIMEOUT_MS = 15_000;
 
@@ -69,8 +69,9 @@ const specs = {
   label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)' },
   region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)' },
   'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
-  experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)' },
-  json: { type: 'boolean', description: 'print JSON (list)' },
+  experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)', zh: '接受实验性连接器（add autodl-web：控制台令牌）' },
+  json: { type: 'boolean', description: 'print JSON (list)', zh: '以 JSON 输出（list）' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const USAGE = 'gpu-rent accounts add PLATFORM [--id ID] [--region R] [--allow-power] | list [--json] | remove ID';
@@ -83,13 +84,23 @@ const SUMMARY = [
   `Endpoints: ${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}.`,
 ].join('\n');
 
+const SUMMARY_ZH = [
+  `平台账号。PLATFORM 是 ${PLATFORM_KINDS.join('、')} 之一。`,
+  'add 从环境变量读取密钥：',
+  ...PLATFORM_KINDS.map((k) => `  ${k}：${Object.values(SECRET_ENV[k]).join(', ')}`),
+  '用一次只读调用检查它，然后保存在 $GPU_RENT_HOME/accounts.json（权限 0600；',
+  '默认 ~/.config/gpu-rent/）。不加 --allow-power 添加的账号是只读的。',
+  `接口地址：${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}。`,
+].join('\n');
+
 export const command: CliCommand = {
   name: 'accounts',
   summary: 'platform accounts (AutoDL, 阿里云, 腾讯云): add, list, remove',
   summaryZh: '平台账号（AutoDL、阿里云、腾讯云）：添加、列出、删除',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add PLATFORM | list | remove ID' });
+    const lang = cliLang(flags.lang, io.env);
     const [sub, arg] = positionals;
     const home = configHome(io.env);
     if (sub === 'list' || sub === undefined) {
@@ -99,31 +110,33 @@ export const command: CliCommand = {
         return 0;
       }
       if (!all.length) {
-        io.stdout(HOW_TO_ADD);
+        io.stdout(howToAdd(lang));
         return 0;
       }
-      io.stdout(renderTable([['ID', 'PLATFORM', 'LABEL', 'REGION', 'POWER', 'FROM'], ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? 'allowed' : 'read-only', a.source])]));
+      const head = heads(lang, [['ID', 'ID'], ['PLATFORM', '平台'], ['LABEL', '名称'], ['REGION', '地区'], ['POWER', '电源操作'], ['FROM', '来源']]);
+      const from = (s: string) => (lang === 'zh-cn' ? (s === 'env' ? '环境变量' : '文件') : s);
+      io.stdout(renderTable([head, ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? t(lang, 'allowed', '允许') : t(lang, 'read-only', '只读'), from(a.source)])]));
       return 0;
     }
     if (sub === 'remove') {
-      if (!arg) throw new UsageError('remove needs an account ID (gpu-rent accounts list shows them)');
+      if (!arg) throw new UsageError('remove needs an account ID (gpu-rent accounts list shows them)', 'remove 需要账号 ID（gpu-rent accounts list 会列出）');
       const file = await readAccountFile(home);
       if (!file.some((a) => a.account.id === arg)) {
-        io.stderr(`gpu-rent accounts: no account ${arg} in ${home}/accounts.json${envAccounts(io.env).some((e) => e.account.id === arg) ? ' (it comes from environment variables: unset them)' : ''}\n`);
+        io.stderr(`gpu-rent accounts: ${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', arg, home)}${envAccounts(io.env).some((e) => e.account.id === arg) ? t(lang, ' (it comes from environment variables: unset them)', '（它来自环境变量：请取消设置）') : ''}\n`);
         return 1;
       }
       await writeAccountFile(home, file.filter((a) => a.account.id !== arg));
-      io.stdout(`removed ${arg} and its secret\n`);
+      io.stdout(t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', arg));
       return 0;
     }
-    if (sub !== 'add') throw new UsageError(`expects add, list or remove, got "${sub}"`);
+    if (sub !== 'add') throw new UsageError(`expects add, list or remove, got "${sub}"`, `需要 add、list 或 remove，收到 "${sub}"`);
     const kind = PLATFORM_KINDS.find((k) => k === arg);
-    if (!kind) throw new UsageError(`add expects a PLATFORM: ${PLATFORM_KINDS.join(', ')}`);
+    if (!kind) throw new UsageError(`add expects a PLATFORM: ${PLATFORM_KINDS.join(', ')}`, `add 需要 PLATFORM：${PLATFORM_KINDS.join(', ')}`);
     const experimental = descriptorOf(kind).experimental;
     if (experimental && !flags.experimental) throw new UsageError(`${kind} ${experimental.cliReason}; add --experimental to accept that`);
     const fields = SECRET_ENV[kind];
     const missing = Object.values(fields).filter((v) => !io.env[v]);
-    if (missing.length) throw new UsageError(`set ${missing.join(' and ')} first (the secret is read from the environment, never from the command line)`);
+    if (missing.length) throw new UsageError(`set ${missing.join(' and ')} first (the secret is read from the environment, never from the command line)`, `请先设置 ${missing.join(' 和 ')}（密钥从环境变量读取，从不通过命令行传入）`);
     const s = parseSecret(kind, Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, io.env[v]])));
     if (!s.ok) throw new UsageError(`the secret in ${Object.values(fields).join('/')} is not valid: ${s.message}`);
     const region = flags.region !== undefined ? parseRegionText(flags.region) : undefined;
@@ -136,12 +149,12 @@ export const command: CliCommand = {
     try {
       count = (await connectorFor({ account, secret: s.secret }, io).list()).length;
     } catch (e) {
-      io.stderr(`gpu-rent accounts: not saved: ${failureLine(e)}\n`);
+      io.stderr(`gpu-rent accounts: ${t(lang, 'not saved: {0}', '未保存：{0}', failureLine(e, lang))}\n`);
       return 1;
     }
     const file = await readAccountFile(home);
     await writeAccountFile(home, [...file.filter((a) => a.account.id !== account.id), { account, secret: s.secret }]);
-    io.stdout(`added ${account.id} (${PLATFORM_NAMES[kind]}, ${count} instances, ${account.powerActions ? 'power actions allowed' : 'read-only'})\n`);
+    io.stdout(t(lang, 'added {0} ({1}, {2} instances, {3})\n', '已添加 {0}（{1}，{2} 个实例，{3}）\n', account.id, PLATFORM_NAMES[kind], count, account.powerActions ? t(lang, 'power actions allowed', '允许电源操作') : t(lang, 'read-only', '只读')));
     return 0;
   },
 };

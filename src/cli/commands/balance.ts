@@ -5,19 +5,25 @@ import { accountIdentity } from '../../core/platforms/billing';
 import { can } from '../../core/platforms/types';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
-import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
+import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { heads, helpLang, t } from '../words';
 import { PlatformError } from '../../app/platforms/errors';
 import { jsonForTerminal } from '../../core/text';
 
-const specs = { json: { type: 'boolean', description: 'print JSON: every account, balance {fen, yuan} with the time read, or balance null with the reason it could not be read' } } satisfies FlagSpecs;
+const specs = {
+  json: { type: 'boolean', description: 'print JSON: every account, balance {fen, yuan} with the time read, or balance null with the reason it could not be read', zh: '以 JSON 输出：每个账号的余额 {fen, yuan} 及读取时间，读不到时 balance 为 null 并附原因' },
+  lang: LANG_FLAG_SPEC,
+} satisfies FlagSpecs;
 
 export const command: CliCommand = {
   name: 'balance',
   summary: 'the balance of each platform account',
   summaryZh: '每个平台账号的余额',
-  help: () => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs),
+  help: (ctx) => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs, helpLang(ctx), '读取每个已配置平台账号的余额。'),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+    const lang = cliLang(flags.lang, io.env);
     // Every billing account once: one key added for two regions (or one token twice) is read once.
     const seen = new Map<string, string>();
     const all = (await loadAccounts(io)).filter((a) => can(a.account.kind, 'balance'));
@@ -25,11 +31,11 @@ export const command: CliCommand = {
       const id = accountIdentity(a.account.kind, a.secret);
       const first = seen.get(id);
       if (first === undefined) seen.set(id, a.account.id);
-      else io.stderr(`gpu-rent balance: ${a.account.id} is the same account as ${first}: counted once\n`);
+      else io.stderr(`gpu-rent balance: ${t(lang, '{0} is the same account as {1}: counted once', '{0} 与 {1} 是同一个账号：只算一次', a.account.id, first)}\n`);
       return first === undefined;
     });
     if (!accounts.length) {
-      io.stdout(HOW_TO_ADD);
+      io.stdout(howToAdd(lang));
       return 0;
     }
     const rows = await Promise.all(
@@ -38,11 +44,11 @@ export const command: CliCommand = {
           const b = await connectorFor(a, io).balance();
           return { account: a.account.id, platform: a.account.kind, fen: b.fen, yuan: b.fen / 100, readAt: new Date(b.readAt * 1000).toISOString() };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), kind: e instanceof PlatformError ? e.failure.kind : 'other' };
+          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), errorText: failureLine(e, lang), kind: e instanceof PlatformError ? e.failure.kind : 'other' };
         }
       }),
     );
-    for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.error}\n`);
+    for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.errorText}\n`);
     const ok = rows.filter((r): r is Extract<(typeof rows)[number], { fen: number }> => 'fen' in r);
     // Every account, an unreadable one too: balance null with the reason, never left out or taken as zero.
     if (flags.json)
@@ -53,7 +59,7 @@ export const command: CliCommand = {
         ) + '\n',
       );
     // A balance that could not be read is "?", never left out or taken as zero.
-    else io.stdout(renderTable([['ACCOUNT', 'PLATFORM', 'BALANCE', 'READ AT'], ...rows.map((r) => (r.fen !== undefined && r.readAt !== undefined ? [r.account, r.platform, formatCny(r.fen), r.readAt] : [r.account, r.platform, '?', '-']))], ['l', 'l', 'r', 'l']));
+    else io.stdout(renderTable([heads(lang, [['ACCOUNT', '账号'], ['PLATFORM', '平台'], ['BALANCE', '余额'], ['READ AT', '读取时间']]), ...rows.map((r) => (r.fen !== undefined && r.readAt !== undefined ? [r.account, r.platform, formatCny(r.fen), r.readAt] : [r.account, r.platform, '?', '-']))], ['l', 'l', 'r', 'l']));
     return ok.length === rows.length ? 0 : 1;
   },
 };
