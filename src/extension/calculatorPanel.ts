@@ -22,7 +22,7 @@ export class CalculatorPanel implements vscode.Disposable {
     private readonly settings: () => Settings,
     private readonly log: vscode.LogOutputChannel,
     /** The accounts' free cards (StockView: its once-a-minute cache per account). */
-    private readonly stock?: { hasAccounts(): boolean; readings(): Promise<StockReading[]> },
+    private readonly stock?: { hasAccounts(): boolean; readings(): Promise<StockReading[]>; onAccountsChanged(l: () => void): vscode.Disposable },
   ) {
     this.subs.push(
       vscode.window.registerWebviewPanelSerializer(CALCULATOR_VIEW_TYPE, {
@@ -35,6 +35,7 @@ export class CalculatorPanel implements vscode.Disposable {
         if (e.affectsConfiguration('gpuRent.catalog.overrides')) this.post({ type: 'catalogChanged', catalogOverride: this.settings().catalogOverride });
       }),
     );
+    if (stock) this.subs.push(stock.onAccountsChanged(() => this.post({ type: 'stockAvailable', available: stock.hasAccounts() })));
   }
 
   /** The form's inputs as the host last set them (the page may have changed them since: see lastComputed). */

@@ -77,6 +77,12 @@ export class StockView implements vscode.Disposable {
     }
   }
 
+  /** Calls `l` when an account is added or removed (the calculator re-says whether it can ask). */
+  onAccountsChanged(l: () => void): vscode.Disposable {
+    const d = this.accounts.onDidChange(l);
+    return { dispose: () => d.dispose() };
+  }
+
   /** Whether any account is connected (every connector reads stock): the calculator asks only then. */
   hasAccounts(): boolean {
     return this.accounts.list().length > 0;

@@ -443,6 +443,8 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
       return;
     case 'stockAvailable':
       stockAvailable = msg.available;
+      // Accounts changed: ask afresh (the host's cache still reads each account at most once a minute).
+      stockAsked = { ...stockAsked, at: 0 };
       if (!stockAvailable) marks = new Map();
       schedule(0);
       return;
