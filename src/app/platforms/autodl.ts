@@ -304,4 +304,20 @@ export class AutodlWebConnector extends AutodlBase {
     const fen = autodlBalance(await this.call('GET', '/api/v1/wallet', undefined, { signal }));
     return fen !== undefined ? { fen, readAt: this.o.now() } : this.badResponse('wallet without assets');
   }
+  /** Clone (app/platforms/clone.ts builds the bodies): the instance's own console row, unparsed. */
+  async listedRow(ref: string, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
+    return (await this.rawRows(signal)).find((r) => r.uuid === ref);
+  }
+  /** `GET /api/v1/instance/detail?instance_uuid=`: state, data-disk expansion, host. */
+  async instanceDetail(ref: string, signal?: AbortSignal): Promise<unknown> {
+    return this.call('GET', '/api/v1/instance/detail', undefined, { query: { instance_uuid: ref }, signal });
+  }
+  /** `POST /api/v1/user/machine/list`: one page of hosts. */
+  async machineList(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    return this.call('POST', '/api/v1/user/machine/list', body, { signal });
+  }
+  /** `POST /api/v1/order/instance/clone/payg`: `data` is the new instance's uuid. Sent once, never retried here. */
+  async cloneOrder(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
+    return this.call('POST', '/api/v1/order/instance/clone/payg', body, { signal });
+  }
 }

@@ -102,6 +102,8 @@ export interface PlatformDescriptor {
   releasesStoppedOnClock: boolean;
   /** The platform's own stop timer, named for `gpu-rent schedule` (it runs while this machine sleeps). */
   stopTimer?: string;
+  /** The console clones an instance onto another host with a free card, its data disk copied (core/platforms/autodlClone.ts). */
+  clone?: true;
   /** Stock is read for the regions the account's instances name (no region list in the API). */
   stockRegionsFromInstances: boolean;
   /**
@@ -158,6 +160,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     releaseNeedsStopped: false,
     releasesStoppedOnClock: true,
     stopTimer: 'AutoDL console timed shutdown',
+    clone: true,
     stockRegionsFromInstances: false,
     errorWords: AUTODL_WORDS,
   },
