@@ -7,14 +7,15 @@ import { formatCny } from '../core/money';
 import { forHtml } from '../core/text';
 import { addCapped, MAX_GPUS } from '../core/progress/gpu';
 import { lineChart, type Series } from './monitor-chart';
+import { currentTable } from './monitor-current';
 import { parseMonitorHostMessage, type DivergedSpanMessage, type MonitorHostMessage, type SampleTuple } from './monitor-protocol';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
 
 const TEXT = {
-  en: { util: 'Utilisation', mem: 'Memory used', power: 'Power', temp: 'Temperature', loss: 'Loss', idle: 'GPU idle {0} ≈ {1}', noLoss: 'No loss in the log yet', streaming: 'live', reconnecting: 'reconnecting…', stopped: 'paused', ago: '{0} min ago', now: 'now', step: 'step {0}', nanSpan: 'loss {0} from step {1} to {2} ({3} log lines)', nanNow: 'The loss is {0} since step {1}: the run has diverged (the curve shows finite losses only; the red stretch is where it is {0}).' },
-  'zh-cn': { util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步', nanSpan: '第 {1} 步到第 {2} 步 loss 为 {0}（{3} 条日志）', nanNow: '从第 {1} 步起 loss 为 {0}：训练已经发散（曲线只画有限的 loss，红色区段是 {0} 的部分）。' },
+  en: { gpu: 'GPU', secondsAgo: '{0} s ago', noReading: 'No reading yet: the stream starts when the box answers.', lastLoss: 'Last logged: step {0}, loss {1}', powerShort: 'Power', tempShort: 'Temp.', util: 'Utilisation', mem: 'Memory used', power: 'Power', temp: 'Temperature', loss: 'Loss', idle: 'GPU idle {0} ≈ {1}', noLoss: 'No loss in the log yet', streaming: 'live', reconnecting: 'reconnecting…', stopped: 'paused', ago: '{0} min ago', now: 'now', step: 'step {0}', nanSpan: 'loss {0} from step {1} to {2} ({3} log lines)', nanNow: 'The loss is {0} since step {1}: the run has diverged (the curve shows finite losses only; the red stretch is where it is {0}).' },
+  'zh-cn': { gpu: 'GPU', secondsAgo: '{0} 秒前', noReading: '还没有读数：连上实例后开始读取。', lastLoss: '最新日志：第 {0} 步，loss {1}', powerShort: '功耗', tempShort: '温度', util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步', nanSpan: '第 {1} 步到第 {2} 步 loss 为 {0}（{3} 条日志）', nanNow: '从第 {1} 步起 loss 为 {0}：训练已经发散（曲线只画有限的 loss，红色区段是 {0} 的部分）。' },
 };
 type Words = (typeof TEXT)['en'];
 const fill = (s: string, ...a: (string | number)[]) => s.replace(/\{(\d)\}/g, (_, i: string) => String(a[Number(i)] ?? ''));
@@ -80,8 +81,16 @@ function render(): void {
     ? (now_ ? `<p class="diverged-note">${forHtml(fill(words.nanNow, nonFinite(now_.value), now_.from))}</p>` : '') +
       lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: Math.min(...steps), xMax: Math.max(...steps), xLabel: (x) => fill(words.step, Math.round(x)), bands })
     : `<p class="empty">${forHtml(words.noLoss)}</p>`;
+  // The newest reading of each GPU, and the run's last logged loss: the figures now, above the curves.
+  const latest = gpus.flatMap((g) => {
+    const l = byGpu.get(g)!;
+    return l.length ? [l[l.length - 1]!.s] : [];
+  });
+  const last = loss.length ? loss[loss.length - 1] : undefined;
+  const current = currentTable(latest, now, { gpu: words.gpu, util: words.util, mem: words.mem, power: words.powerShort, temp: words.tempShort, secondsAgo: words.secondsAgo, noReading: words.noReading, lastLoss: words.lastLoss }, last);
   app.innerHTML =
     head +
+    current +
     legend +
     chart(`${words.util} (%)`, '%', (s) => s[2], 100) +
     chart(`${words.mem} (%)`, '%', (s) => (s[3] !== null && s[4] ? (s[3] / s[4]) * 100 : null), 100) +
