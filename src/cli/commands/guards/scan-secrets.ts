@@ -5,16 +5,31 @@ import { lstatSync } from 'node:fs';
 import { scanSecrets, type SecretFinding } from '../../../app/secretScan';
 import { formatHelp, parseArgs, UsageError } from '../../args';
 import type { CliCommand } from '../../command';
+import { cliLang, LANG_FLAG_SPEC } from '../../lang';
+import { helpLang, t } from '../../words';
 
 const specs = {
-  json: { type: 'boolean', description: 'print the findings as JSON' },
-  'max-files': { type: 'number', valueName: 'N', min: 1, max: 10_000_000, integer: true, description: 'stop after this many files (default 200000)' },
-  'max-mb': { type: 'number', valueName: 'MB', min: 1, max: 1_000_000, integer: true, description: 'stop before reading more than this many MiB of file content (default 512)' },
+  json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出发现' },
+  'max-files': { type: 'number', valueName: 'N', min: 1, max: 10_000_000, integer: true, description: 'stop after this many files (default 200000)', zh: '扫描这么多文件后停止（默认 200000）' },
+  'max-mb': { type: 'number', valueName: 'MB', min: 1, max: 1_000_000, integer: true, description: 'stop before reading more than this many MiB of file content (default 512)', zh: '读取的文件内容超过这么多 MiB 之前停止（默认 512）' },
+  lang: LANG_FLAG_SPEC,
 } as const;
 
 const USAGE = 'gpu-rent scan-secrets DIR|FILE... [--json]';
 const SUMMARY =
   'Looks for likely secrets before you upload a folder to a rented box (its data disk is not encrypted): private keys, id_rsa, *.pem, .env files, cloud and API tokens (AWS, Hugging Face hf_, OpenAI sk-, GitHub ghp_ …), tokens in git remote URLs (.git/config). Prints where, never the secret. Exit 1 when something is found. For sensitive data use secure-upload (RAM only).';
+
+const SUMMARY_ZH =
+  '在你把目录上传到租来的机器（其数据盘没有加密）之前，查找疑似密钥：私钥、id_rsa、*.pem、.env 文件、云服务和 API 令牌（AWS、Hugging Face hf_、OpenAI sk-、GitHub ghp_ …）、git 远程地址中的令牌（.git/config）。只打印位置，从不打印密钥本身。发现任何东西时退出码为 1。敏感数据请用 secure-upload（只放内存）。';
+
+const KIND_ZH: Partial<Record<SecretFinding['kind'], string>> = {
+  privateKey: '私钥',
+  sshKeyFile: 'SSH 私钥文件',
+  keyFile: '密钥/证书文件',
+  dotenv: '.env 文件',
+  credentialsFile: '凭据文件',
+  genericSecretAssignment: '疑似密钥的赋值',
+};
 
 const KIND_TEXT: Record<SecretFinding['kind'], string> = {
   privateKey: 'private key',
@@ -41,15 +56,16 @@ export const command: CliCommand = {
   name: 'scan-secrets',
   summary: 'Warn about keys, .env files and tokens in a folder before it goes onto a box.',
   summaryZh: '目录上传到机器之前，提醒其中的密钥、.env 文件和令牌。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs);
-    if (!positionals.length) throw new UsageError('expects at least one DIR or FILE to scan');
+    const lang = cliLang(flags.lang, io.env);
+    if (!positionals.length) throw new UsageError('expects at least one DIR or FILE to scan', '需要至少一个要扫描的 DIR 或 FILE');
     for (const p of positionals) {
       try {
         lstatSync(p);
       } catch {
-        throw new UsageError(`cannot read "${p}" (no such file or folder)`);
+        throw new UsageError(`cannot read "${p}" (no such file or folder)`, `无法读取 "${p}"（没有这个文件或目录）`);
       }
     }
     const r = await scanSecrets(positionals, {
@@ -61,16 +77,20 @@ export const command: CliCommand = {
     if (flags.json) {
       io.stdout(JSON.stringify({ files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings }, null, 2) + '\n');
     } else {
-      for (const f of findings) io.stdout(`${f.path}${f.line ? `:${f.line}` : ''}: ${KIND_TEXT[f.kind]} (${f.hint})\n`);
-      io.stdout(
-        findings.length
-          ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${new Set(findings.map((f) => f.path)).size} file(s) of ${r.files} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
-          : `no likely secrets in ${r.files} file${r.files === 1 ? '' : 's'}\n`,
-      );
-      if (r.truncated?.reason === 'maxFiles') io.stderr(`note: stopped after ${r.truncated.filesSeen} files (--max-files ${r.truncated.limit}): the rest was not checked\n`);
-      if (r.truncated?.reason === 'maxBytes') io.stderr(`note: stopped after ${r.truncated.filesSeen} files, at ${Math.round(r.truncated.limit / 1024 / 1024)} MiB of content read (--max-mb): the rest was not checked\n`);
-      for (const u of r.unreadable) io.stderr(`note: could not read ${u}\n`);
-      if (r.unreadableCount > r.unreadable.length) io.stderr(`note: and ${r.unreadableCount - r.unreadable.length} more unreadable\n`);
+      const zh = lang === 'zh-cn';
+      for (const f of findings) io.stdout(`${f.path}${f.line ? `:${f.line}` : ''}: ${(zh ? KIND_ZH[f.kind] : undefined) ?? KIND_TEXT[f.kind]} (${f.hint})\n`);
+      const fileCount = new Set(findings.map((f) => f.path)).size;
+      if (zh) io.stdout(findings.length ? `在扫描的 ${r.files} 个文件中，有 ${fileCount} 个文件含 ${findings.length} 处疑似密钥。机器的磁盘没有加密：请把它们排除，或用 secure-upload（只放内存）。\n` : `${r.files} 个文件中没有疑似密钥\n`);
+      else
+        io.stdout(
+          findings.length
+            ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${fileCount} file(s) of ${r.files} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
+            : `no likely secrets in ${r.files} file${r.files === 1 ? '' : 's'}\n`,
+        );
+      if (r.truncated?.reason === 'maxFiles') io.stderr(t(lang, 'note: stopped after {0} files (--max-files {1}): the rest was not checked\n', '注意：扫描 {0} 个文件后停止（--max-files {1}）：其余的没有检查\n', r.truncated.filesSeen, r.truncated.limit));
+      if (r.truncated?.reason === 'maxBytes') io.stderr(t(lang, 'note: stopped after {0} files, at {1} MiB of content read (--max-mb): the rest was not checked\n', '注意：扫描 {0} 个文件、读了 {1} MiB 内容后停止（--max-mb）：其余的没有检查\n', r.truncated.filesSeen, Math.round(r.truncated.limit / 1024 / 1024)));
+      for (const u of r.unreadable) io.stderr(t(lang, 'note: could not read {0}\n', '注意：无法读取 {0}\n', u));
+      if (r.unreadableCount > r.unreadable.length) io.stderr(t(lang, 'note: and {0} more unreadable\n', '注意：另有 {0} 个无法读取\n', r.unreadableCount - r.unreadable.length));
     }
     return findings.length ? 1 : 0;
   },
