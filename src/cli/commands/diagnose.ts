@@ -2,6 +2,7 @@
 // the verdict from versions typed by hand (e.g. read off a screenshot).
 import { forTerminalLines } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
+import { helpLang } from '../words';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { diagnose, type Diagnosis } from '../../core/doctor';
@@ -25,11 +26,13 @@ export function diagnosisJson(d: Diagnosis): unknown {
   return { verdict: d.verdict, driverMaxCuda: d.driverMaxCuda, torchCuda: d.torchCuda, fix: d.fix, reasons: d.reasons };
 }
 
+const SUMMARY_ZH = '检查驱动 / PyTorch / GPU 组合并打印确切的修复办法。兼容时退出码为 0，不兼容为 1。';
+
 export const command: CliCommand = {
   name: 'diagnose',
   summary: 'Verdict for a driver + PyTorch (+ GPU) combination, with the pip fix',
   summaryZh: '判断驱动 + PyTorch（+ GPU）组合是否可用，并给出 pip 修复命令',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     if (flags.driver === undefined) throw new UsageError('needs --driver VER (the "Driver Version" nvidia-smi prints)');

@@ -2,6 +2,7 @@
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
 import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError } from '../args';
+import { helpLang } from '../words';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
@@ -20,11 +21,13 @@ const specs = {
 const USAGE = 'gpu-rent doctor --local [--python PATH] [--json]';
 const SUMMARY = 'Is this machine usable for its PyTorch? Runs nvidia-smi and a torch probe, prints the verdict and the fix.';
 
+const SUMMARY_ZH = '这台机器能跑它的 PyTorch 吗？运行 nvidia-smi 和 torch 探测，打印结论和修复办法。';
+
 export const command: CliCommand = {
   name: 'doctor',
   summary: 'Check this machine: nvidia-smi + torch probe → verdict and fix',
   summaryZh: '检查本机：nvidia-smi + torch 探测 → 结论和修复办法',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)');

@@ -14,6 +14,8 @@ import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, parseScheduleA
 import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { helpLang } from '../words';
+import { LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand, CliIO } from '../command';
 import { jsonError } from '../json-error';
 import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
@@ -24,6 +26,7 @@ const specs = {
   account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)' },
   grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed` },
   json: { type: 'boolean', description: 'list, run: print JSON' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const USAGE = 'gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on|no-gpu|power-off [--account ID] | list [--json] | remove ID | run [--grace MINUTES] [--json]';
@@ -177,11 +180,19 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean }): Promis
   return r.results.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed') ? 1 : 0;
 }
 
+const SUMMARY_ZH = [
+  '按北京时间（UTC+8）为每个实例设的开关机计划，与本机时区无关。',
+  '它们在 `gpu-rent schedule run` 运行时执行（cron：*/5 * * * * gpu-rent schedule run，或 systemd 定时器），',
+  'VS Code 运行时也会由扩展为同 ID 的账号执行；两边同时运行时每个时间点只执行一次。本机休眠时什么也不执行；',
+  `下一次运行会执行时间已过但不到 ${DEFAULT_GRACE_S / 60} 分钟的规则（--grace），更早的报告为错过，从不迟执行。`,
+  '保存在 $GPU_RENT_HOME/schedules.json（权限 0600）。账号需要允许电源操作。',
+].join('\n');
+
 export const command: CliCommand = {
   name: 'schedule',
   summary: 'power schedules on the Beijing clock (start ahead of the evening peak, no-GPU or off at night), run by cron',
   summaryZh: '按北京时间的开关机计划（晚高峰前开机，夜间无卡模式或关机），由 cron 执行',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add INSTANCE | list | remove ID | run' });
     const [sub, arg] = positionals;

@@ -7,8 +7,9 @@ import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProbl
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
 import type { CliCommand } from '../../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
   out: { type: 'string', valueName: 'DIR', description: 'capture: local folder to write (default ./gpu-rent-env)' },
@@ -46,11 +47,13 @@ function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: numb
   );
 }
 
+const SUMMARY_ZH = `把一台机器的环境（conda env export、pip 包、Python、驱动、CUDA、torch）记录到本地目录，并用一条命令在另一台机器的新环境中重建。修改目录中的 requirements.txt（或 environment.yml）可以改变安装的内容。torch 会按新机器驱动能跑的 CUDA 版本重新安装。${TARGET_HELP_ZH}`;
+
 export const command: CliCommand = {
   name: 'env',
   summary: 'Capture a box’s environment, or rebuild it in a fresh env on another box.',
   summaryZh: '记录一台机器的环境，或在另一台机器的新环境中重建它。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'capture|rebuild TARGET' });
     const verb = positionals[0];

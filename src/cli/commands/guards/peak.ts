@@ -3,12 +3,14 @@
 import { formatCny } from '../../../core/money';
 import { peakCheck, type PeakAdviceCode, type PeakCheck } from '../../../core/guards/peak';
 import { formatHelp, parseArgs } from '../../args';
+import { helpLang } from '../../words';
+import { LANG_FLAG_SPEC } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
 import { beijingText, durationText, factsOf, platformFromFlag, pricingFromFlags, PRICING_FLAGS } from './pricing';
 
-const specs = { ...PRICING_FLAGS, ...AT_FLAG, json: { type: 'boolean', description: 'print the check as JSON' } } as const;
+const specs = { ...PRICING_FLAGS, ...AT_FLAG, json: { type: 'boolean', description: 'print the check as JSON' }, lang: LANG_FLAG_SPEC } as const;
 
 const USAGE = 'gpu-rent peak [--platform ID [--card CARD | --rate YUAN] [--disk-gb GB]] [--at ISO-TIME]';
 const SUMMARY =
@@ -37,11 +39,13 @@ function describe(c: PeakCheck, name: string): string[] {
   return lines;
 }
 
+const SUMMARY_ZH = '有晚间排队的平台的晚高峰时段（北京时间 19:00–23:00，与你电脑的时区无关）、实测报告的建议（白天开卡，夜里不带卡保留机器），以及过夜保留与释放的花费比较。';
+
 export const command: CliCommand = {
   name: 'peak',
   summary: 'Evening peak hours (Beijing time) and the overnight no-GPU-mode vs release comparison.',
   summaryZh: '晚高峰时段（北京时间），以及过夜用无卡模式还是释放的比较。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     const now = nowFromFlag(flags.at);

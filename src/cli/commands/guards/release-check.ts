@@ -5,8 +5,9 @@ import { formatBytes } from '../../../core/format';
 import { RemoteFolderError } from '../../../remote/sync/list';
 import { releaseGuard } from '../../../remote/guards/release-guard';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
 import type { CliCommand } from '../../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
   remote: { type: 'string', valueName: 'DIR', description: 'checkpoint folder on the box' },
@@ -18,11 +19,13 @@ const specs = {
 const USAGE = 'gpu-rent release-check TARGET --remote DIR --local DIR [--json]';
 const SUMMARY = `Before you release an instance (its data disk goes with it): lists checkpoint files on the box with no identical local copy. Exit 0 when nothing would be lost, 1 otherwise. ${TARGET_HELP}`;
 
+const SUMMARY_ZH = `释放实例之前（数据盘会随之删除）：列出机器上在本地没有相同副本的检查点文件。不会丢失任何东西时退出码为 0，否则为 1。${TARGET_HELP_ZH}`;
+
 export const command: CliCommand = {
   name: 'release-check',
   summary: 'Before a release: which checkpoints on the box are not safely copied home.',
   summaryZh: '释放前：机器上哪些检查点还没有安全地拷回本地。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
     if (!flags.remote) throw new UsageError('--remote DIR is required (the checkpoint folder on the box)');

@@ -5,8 +5,9 @@ import { formatBytes } from '../../../core/format';
 import { DEFAULT_RAM_RESERVE_BYTES } from '../../../core/guards/ramdisk';
 import { DEFAULT_RAM_DIR, RamUploadRefused, secureUpload } from '../../../remote/guards/ramdisk';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
 import type { CliCommand } from '../../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
   to: { type: 'string', valueName: 'DIR', description: `absolute folder on the box, on tmpfs/ramfs (default ${DEFAULT_RAM_DIR})` },
@@ -18,11 +19,13 @@ const specs = {
 const USAGE = 'gpu-rent secure-upload TARGET FILE|DIR... [--to /dev/shm/NAME]';
 const SUMMARY = `Upload to memory only: files stream over SSH into a tmpfs folder on the box (checked before writing; refused when RAM is short), private to your user. RAM is lost on power-off; remove it sooner with "gpu-rent wipe TARGET DIR". ${TARGET_HELP}`;
 
+const SUMMARY_ZH = `只上传到内存：文件经 SSH 流式写入机器上的 tmpfs 目录（写入前检查；内存不足时拒绝），只有你的用户可访问。关机后内存中的数据丢失；要更早删除请用 "gpu-rent wipe TARGET DIR"。${TARGET_HELP_ZH}`;
+
 export const command: CliCommand = {
   name: 'secure-upload',
   summary: 'Upload sensitive files into RAM (tmpfs) on the box, never onto its disk.',
   summaryZh: '把敏感文件上传到机器的内存（tmpfs），绝不写到磁盘。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs);
     const [target, ...files] = positionals;

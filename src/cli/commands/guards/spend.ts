@@ -8,6 +8,8 @@ import { parseImport } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { summarizeSpend } from '../../../core/spend';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
+import { LANG_FLAG_SPEC } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
@@ -18,6 +20,7 @@ const specs = {
   budget: { type: 'number', valueName: 'YUAN', min: 0, exclusiveMin: true, max: 10_000_000, description: 'monthly budget: warns at 80% and 100%, and when the month-end projection passes it' },
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides (release rules)' },
   json: { type: 'boolean', description: 'print the summary as JSON (fen)' },
+  lang: LANG_FLAG_SPEC,
   ...AT_FLAG,
 } as const;
 
@@ -39,11 +42,13 @@ export function releaseText(name: string, w: ReleaseWatch): string | null {
   }
 }
 
+const SUMMARY_ZH = '根据 VS Code 扩展导出的实例列表（GPU Rentals: Export Instances；不含密码）计算各实例的花费：今天、本月（北京时间）、每小时消耗、月底预测、按平台汇总、预算提醒，以及已关机实例的释放期限。';
+
 export const command: CliCommand = {
   name: 'spend',
   summary: 'Spend, burn rate, month-end projection and budget from the extension’s exported instances.',
   summaryZh: '根据扩展导出的实例计算花费、每小时消耗、月底预测和预算。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE' });
     const file = positionals[0];

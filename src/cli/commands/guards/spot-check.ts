@@ -5,6 +5,8 @@ import { findCard } from '../../../core/cards';
 import { spotCheck } from '../../../core/guards/spot';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
+import { LANG_FLAG_SPEC } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { promptLine } from '../../remote-common';
@@ -20,6 +22,7 @@ const specs = {
   'checkpoint-seconds': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: 86400, description: 'seconds one checkpoint save and sync takes (default 60)' },
   'reclaim-rate': { type: 'number', valueName: 'PER_HOUR', min: 0, exclusiveMin: true, max: 100, description: 'expected reclaims per hour (default 0.1, an assumption)' },
   yes: { type: 'boolean', description: 'confirm a spot job over an hour without asking' },
+  lang: LANG_FLAG_SPEC,
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides' },
   json: { type: 'boolean', description: 'print the check as JSON' },
 } as const;
@@ -28,11 +31,13 @@ const USAGE = 'gpu-rent spot-check --hours H --sync-minutes MIN (--rate YUAN | -
 const SUMMARY =
   'Before a job on a spot instance: expected cost of work redone after reclaims, a sync cadence that keeps it small, and an explicit confirmation for jobs over an hour (the field report lost hour 2 of an 8-hour spot run). Exit 1 when a long job is not confirmed.';
 
+const SUMMARY_ZH = '在抢占式实例上跑任务之前：被回收后重做工作的预计花费、能让它保持很小的同步间隔，以及超过一小时的任务需要明确确认（实测报告在一次 8 小时的抢占式运行中丢了第 2 个小时）。长任务未确认时退出码为 1。';
+
 export const command: CliCommand = {
   name: 'spot-check',
   summary: 'Expected rework cost of a spot job, the sync cadence to use, confirmation over 1 h.',
   summaryZh: '抢占式任务预计的返工花费、建议的同步间隔，超过 1 小时需确认。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
     if (flags.hours === undefined) throw new UsageError('--hours is required (estimated job length)');

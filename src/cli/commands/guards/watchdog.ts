@@ -5,8 +5,9 @@ import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
 import { ALIYUN_METADATA_HOST, spotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
 import type { CliCommand } from '../../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 import { durationText } from './pricing';
 
 const specs = {
@@ -61,11 +62,17 @@ export function statusText(s: WatchdogStatus): string {
   return lines.join('\n') + '\n';
 }
 
+const SUMMARY_ZH = [
+  '机器上的看门狗，在你的笔记本休眠时继续守护：在观察时长内每块 GPU 都低于阈值、没有计算进程也没有任务输出时，先运行你的最终检查点钩子，再执行动作。加 --spot 时，阿里云宣布回收抢占式实例就运行钩子。',
+  '机器自己能做的：关机（AutoDL 文档说明在实例内 `shutdown` 等于关机：GPU 停止计费，数据盘继续计费）或运行你的命令。它不能切换到平台的无卡模式，也不能释放实例：那需要控制台。钩子必须把检查点推到别处（对象存储、网络盘）：休眠的笔记本拉不了。',
+  TARGET_HELP_ZH,
+].join('\n\n');
+
 export const command: CliCommand = {
   name: 'watchdog',
   summary: 'Install, check or remove the on-box idle/spot watchdog (acts while the laptop sleeps).',
   summaryZh: '安装、检查或删除机器上的闲置/抢占看门狗（笔记本休眠时也会执行）。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'install|status|remove TARGET' });
     const verb = positionals[0];

@@ -3,8 +3,9 @@ import { forTerminalLines } from '../../../core/text';
 import { formatBytes } from '../../../core/format';
 import { wipeRamDir } from '../../../remote/guards/ramdisk';
 import { formatHelp, parseArgs, UsageError } from '../../args';
+import { helpLang } from '../../words';
 import type { CliCommand } from '../../command';
-import { REMOTE_FLAGS, TARGET_HELP, withRemote } from '../../remote-common';
+import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
   force: { type: 'boolean', description: 'also remove a folder gpu-rent did not create, or one on disk (never /, your home, or a mount point)' },
@@ -14,11 +15,13 @@ const specs = {
 const USAGE = 'gpu-rent wipe TARGET DIR [--force]';
 const SUMMARY = `Remove a memory-only upload (made by secure-upload) from the box. On tmpfs the data is gone once the files are deleted; nothing was ever written to disk. ${TARGET_HELP}`;
 
+const SUMMARY_ZH = `从机器上删除只在内存中的上传（由 secure-upload 创建）。在 tmpfs 上文件删除后数据即消失；从来没有写到磁盘。${TARGET_HELP_ZH}`;
+
 export const command: CliCommand = {
   name: 'wipe',
   summary: 'Remove a memory-only upload folder from the box.',
   summaryZh: '从机器上删除只在内存中的上传目录。',
-  help: () => formatHelp(USAGE, SUMMARY, specs),
+  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET DIR' });
     const dir = positionals[1];
