@@ -6,6 +6,7 @@ import type { Instance, ProbeGpu } from '../core/instances';
 import { checkRentedCard, type RentedCardCheck } from '../core/rentedCard';
 import type { RemoteConnection } from '../remote/connection';
 import { probeBox, type BoxProbe } from '../remote/probe';
+import { checkRemoteDir } from './sync';
 
 const MIB = 1024 * 1024;
 const MAX_GPUS = 64;
@@ -18,6 +19,11 @@ export interface InstanceProbe {
   lastProbe: NonNullable<Instance['lastProbe']>;
   /** The box against the rented card; undefined in no-GPU mode (no GPU is expected there). */
   card: RentedCardCheck | undefined;
+}
+
+/** An absolute path of at most 500 characters without control characters or `..`. */
+function boxPath(p: string): boolean {
+  return p.length <= 500 && checkRemoteDir(p) === undefined;
 }
 
 export function verdictLevel(d: Diagnosis): 'ok' | 'warning' | 'error' {
@@ -42,6 +48,9 @@ export async function probeInstance(conn: RemoteConnection, inst: Pick<Instance,
     ...(d.driverVersion ? { driverVersion: d.driverVersion.slice(0, 40) } : {}),
     ...(d.driverMaxCuda ? { driverMaxCuda: d.driverMaxCuda.slice(0, 20) } : {}),
     verdict: verdictLevel(d),
+    // Where the sync prompt points and what `~` means there: box text, kept only as a plain absolute path.
+    ...(boxPath(box.home) ? { home: box.home } : {}),
+    ...(boxPath(box.dataDir.path) ? { dataDir: { path: box.dataDir.path, source: box.dataDir.source } } : {}),
   };
   // No-GPU mode has no GPU by design; an nvidia-smi that failed says nothing about the card.
   const card = inst.state === 'noGpu' || (!box.smi.ok && gpus.length === 0 && d.verdict !== 'no-gpu') ? undefined : checkRentedCard(inst.card, inst.gpuCount, gpus);

@@ -142,6 +142,39 @@ export function checkRemoteDir(dir: string): FolderProblem | undefined {
   return undefined;
 }
 
+/** The `gpuRent.sync.remoteDir` default: AutoDL's data disk. */
+export const DEFAULT_SYNC_REMOTE_DIR = '/root/autodl-tmp/checkpoints';
+
+/**
+ * The box folder as typed, with `~` and `~/…` as the login's home there (`home`: what the probe
+ * read from $HOME; a root login's is /root when it was never probed). Undefined when the text
+ * starts with `~` and the home is not known; `~user` is left as typed (and so refused as not absolute).
+ */
+export function expandRemoteHome(dir: string, home: string | undefined, user?: string): string | undefined {
+  const d = dir.trim();
+  if (d !== '~' && !d.startsWith('~/')) return d;
+  const h = home ?? (user === 'root' ? '/root' : undefined);
+  if (!h) return undefined;
+  const base = withoutTrailingSlashes(h);
+  return d === '~' ? base || '/' : `${base}${d.slice(1)}`;
+}
+
+/**
+ * The box folder the sync prompt offers: the setting when the user changed it; else, where the
+ * last probe found the data folder: a data disk (AutoDL's /root/autodl-tmp, $GPU_RENT_DATA_DIR)
+ * or, with no data disk, the login's home: never /root/autodl-tmp on a box that has none.
+ */
+export function suggestedRemoteDir(setting: string, probe: { home?: string; dataDir?: { path: string; source: 'env' | 'platform' | 'home' } } | undefined): string {
+  if (setting !== DEFAULT_SYNC_REMOTE_DIR || !probe?.dataDir) return setting;
+  return `${withoutTrailingSlashes(probe.dataDir.path)}/checkpoints`;
+}
+
+function withoutTrailingSlashes(p: string): string {
+  let end = p.length;
+  while (end > 0 && p[end - 1] === '/') end--;
+  return p.slice(0, end);
+}
+
 /** The local folder: absolute as given, or relative to the workspace folder. */
 export function resolveLocalDir(dir: string, workspaceRoot: string | undefined): { ok: true; path: string } | { ok: false; problem: FolderProblem } {
   const d = dir.trim();

@@ -60,6 +60,10 @@ export const LastProbeSchema = z.strictObject({
   driverMaxCuda: z.string().max(20).optional(),
   /** Verdict codes from the doctor, worst first. */
   verdict: z.enum(['ok', 'warning', 'error']).optional(),
+  /** The login's $HOME on the box (the sync prompt expands `~` to it). */
+  home: z.string().max(500).optional(),
+  /** The folder the probe found for data: $GPU_RENT_DATA_DIR (env), a platform's data disk (platform), or $HOME when there is none. */
+  dataDir: z.strictObject({ path: z.string().max(500), source: z.enum(['env', 'platform', 'home']) }).optional(),
 });
 
 export const JobRefSchema = z.strictObject({
@@ -139,7 +143,7 @@ export interface Instance {
   pricing: Pricing;
   intervals: StateInterval[];
   createdAt: number;
-  lastProbe?: { at: number; gpus: ProbeGpu[]; driverVersion?: string; driverMaxCuda?: string; verdict?: 'ok' | 'warning' | 'error' };
+  lastProbe?: { at: number; gpus: ProbeGpu[]; driverVersion?: string; driverMaxCuda?: string; verdict?: 'ok' | 'warning' | 'error'; home?: string; dataDir?: { path: string; source: 'env' | 'platform' | 'home' } };
   jobs?: JobRef[];
   sync?: { remoteDir: string; localDir: string; lastSyncAt?: number; unsynced?: number; lastError?: string };
   platformRef?: { account: string; ref: string };

@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { probeBox } from '../../src/remote/probe';
+import { probeInstance } from '../../src/app/probe';
+import { DEFAULT_SYNC_REMOTE_DIR, expandRemoteHome, suggestedRemoteDir } from '../../src/app/sync';
+import { createInstance, validateInstance } from '../../src/core/instances';
 import { runCli } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, tempDir } from './remote-helpers';
@@ -40,6 +43,33 @@ describe('probe (real sshd, real nvidia-smi captures)', function () {
     const system = p.disks.find((d) => d.role === 'system');
     assert.ok(system && system.sizeBytes > 0 && system.usedBytes > 0 && system.availableBytes > 0 && system.mountedOn === '/');
     conn.close();
+  });
+
+  it('a box with no data disk: the instance records its home, the sync prompt offers ~/checkpoints there (not /root/autodl-tmp), and ~ means that home', async () => {
+    sshd.setNvidiaSmi('rtx4090_driver535.86.05_q.xml');
+    const conn = connectionTo(sshd, kh);
+    try {
+      const r = await probeInstance(conn, { card: 'RTX 4090', gpuCount: 1, state: 'running' }, 1_780_000_000);
+      assert.equal(r.lastProbe.home, sshd.home);
+      assert.deepEqual(r.lastProbe.dataDir, { path: sshd.home, source: 'home' });
+      // What the store keeps passes its schema, and the prompt reads it back.
+      const inst = { ...createInstance({ id: 'i1', name: 'box', platform: 'autodl', card: 'RTX 4090', gpuCount: 1, login: { host: sshd.host, port: sshd.port, user: sshd.user, auth: 'password' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 0, dataDiskGb: 0 } }, 'running', 1_780_000_000), lastProbe: r.lastProbe };
+      assert.ok(validateInstance(inst).ok);
+      assert.equal(suggestedRemoteDir(DEFAULT_SYNC_REMOTE_DIR, inst.lastProbe), `${sshd.home}/checkpoints`);
+      assert.equal(suggestedRemoteDir('/data/ckpt', inst.lastProbe), '/data/ckpt', 'a folder the user set is kept');
+      assert.equal(expandRemoteHome('~/runs/a', inst.lastProbe.home, sshd.user), `${sshd.home}/runs/a`);
+      assert.equal(expandRemoteHome('~', inst.lastProbe.home, sshd.user), sshd.home);
+      // A data disk the probe found (here GPU_RENT_DATA_DIR's folder) is offered instead.
+      sshd.runAsUser(`mkdir -p ~/mydata && echo 'export GPU_RENT_DATA_DIR="$HOME/mydata"' >> ~/.profile`);
+      try {
+        const withDisk = await probeInstance(conn, { card: 'RTX 4090', gpuCount: 1, state: 'running' }, 1_780_000_060);
+        assert.equal(suggestedRemoteDir(DEFAULT_SYNC_REMOTE_DIR, withDisk.lastProbe), `${sshd.home}/mydata/checkpoints`);
+      } finally {
+        sshd.runAsUser("sed -i '/GPU_RENT_DATA_DIR/d' ~/.profile");
+      }
+    } finally {
+      conn.close();
+    }
   });
 
   it('sees eight GPUs, a missing nvidia-smi and a driver/library mismatch', async () => {

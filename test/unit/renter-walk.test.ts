@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import { builtinCatalog } from '../../src/core/catalog';
 import { createInstance, sameEndpoint, withState, type Instance } from '../../src/core/instances';
 import { platformDisplayName } from '../../src/core/platforms/names';
+import { DEFAULT_SYNC_REMOTE_DIR, expandRemoteHome, suggestedRemoteDir } from '../../src/app/sync';
 import type { L10n } from '../../src/extension/present';
 import { connectionText } from '../../src/extension/view/instanceRows';
 
@@ -31,6 +32,16 @@ describe("a renter's walk (issue 23.6)", () => {
     assert.deepEqual(sameEndpoint(list, 'Connect.Westb.SeetaCloud.com', 12345).map((i) => i.id), ['a']);
     assert.deepEqual(sameEndpoint(list, 'connect.westb.seetacloud.com', 34567), []);
     assert.deepEqual(sameEndpoint(list, 'region-1.autodl.com', 40000), [], 'a released instance is no second entry');
+  });
+
+  it('the sync prompt’s ~: the probed home, /root for a root login never probed, refused when unknown; ~user left as typed', () => {
+    assert.equal(expandRemoteHome('~/ckpt', '/home/ubuntu/', 'ubuntu'), '/home/ubuntu/ckpt');
+    assert.equal(expandRemoteHome(' ~ ', '/root', 'root'), '/root');
+    assert.equal(expandRemoteHome('~/autodl-tmp/ckpt', undefined, 'root'), '/root/autodl-tmp/ckpt');
+    assert.equal(expandRemoteHome('~/ckpt', undefined, 'ubuntu'), undefined);
+    assert.equal(expandRemoteHome('~bob/ckpt', '/root', 'root'), '~bob/ckpt');
+    assert.equal(expandRemoteHome('/data/ckpt', undefined, 'ubuntu'), '/data/ckpt');
+    assert.equal(suggestedRemoteDir(DEFAULT_SYNC_REMOTE_DIR, undefined), DEFAULT_SYNC_REMOTE_DIR, 'never probed: the setting');
   });
 
   it('the link words: a refused login, a box that does not answer, and a dropped link read differently', () => {

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Instance } from '../../../core/instances';
-import { checkRemoteDir, resolveLocalDir, type FolderProblem } from '../../../app/sync';
+import { checkRemoteDir, expandRemoteHome, resolveLocalDir, suggestedRemoteDir, type FolderProblem } from '../../../app/sync';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 
@@ -56,7 +56,7 @@ export function syncFoldersOf(ctx: Pick<CommandContext, 'settings'>, inst: Insta
   };
   if (inst.sync) return { remoteDir: inst.sync.remoteDir, localDir: inst.sync.localDir, localDirText: display(inst.sync.localDir), chosen: true, resolveLocal };
   const r = resolveLocalDir(s.syncLocalDir, root);
-  return { remoteDir: s.syncRemoteDir, localDir: r.ok ? r.path : undefined, localDirText: r.ok ? display(r.path) : s.syncLocalDir, chosen: false, resolveLocal };
+  return { remoteDir: suggestedRemoteDir(s.syncRemoteDir, inst.lastProbe), localDir: r.ok ? r.path : undefined, localDirText: r.ok ? display(r.path) : s.syncLocalDir, chosen: false, resolveLocal };
 }
 
 /** Asks for both folders, pre-filled; undefined when cancelled. */
@@ -64,15 +64,14 @@ export async function askSyncFolders(ctx: Pick<CommandContext, 'settings'>, inst
   const cur = syncFoldersOf(ctx, inst);
   const remoteDir = await vscode.window.showInputBox({
     title: vscode.l10n.t('Sync checkpoints from {0} (1/2): folder on the instance', inst.name),
-    prompt: vscode.l10n.t('Where your training writes checkpoints on the box (AutoDL’s data disk is /root/autodl-tmp).'),
+    prompt: remotePrompt(inst),
     value: cur.remoteDir,
     ignoreFocusOut: true,
-    validateInput: (v) => {
-      const p = checkRemoteDir(v.trim());
-      return p ? folderProblemText(p) : undefined;
-    },
+    validateInput: (v) => remoteDirProblem(inst, v),
   });
   if (remoteDir === undefined) return undefined;
+  const remote = boxDir(inst, remoteDir);
+  if (remote === undefined) return undefined;
   const root = workspaceRoot();
   const localText = await vscode.window.showInputBox({
     title: vscode.l10n.t('Sync checkpoints from {0} (2/2): local folder', inst.name),
@@ -85,7 +84,27 @@ export async function askSyncFolders(ctx: Pick<CommandContext, 'settings'>, inst
     },
   });
   if (localText === undefined) return undefined;
-  return { remoteDir: remoteDir.trim(), localDir: cur.resolveLocal(localText) };
+  return { remoteDir: remote, localDir: cur.resolveLocal(localText) };
+}
+
+/** The box folder as typed, `~` as the login's home there (the last probe's $HOME; /root for root). */
+export function boxDir(inst: Pick<Instance, 'lastProbe' | 'login'>, typed: string): string | undefined {
+  return expandRemoteHome(typed, inst.lastProbe?.home, inst.login.user);
+}
+
+/** The input box's check of a box folder: `~` is allowed where the home is known. */
+export function remoteDirProblem(inst: Pick<Instance, 'lastProbe' | 'login'>, typed: string): string | undefined {
+  const d = boxDir(inst, typed);
+  if (d === undefined) return vscode.l10n.t('The home folder on the box is not known yet: run Check GPU once, or write the full path.');
+  const p = checkRemoteDir(d);
+  return p ? folderProblemText(p) : undefined;
+}
+
+function remotePrompt(inst: Pick<Instance, 'lastProbe'>): string {
+  const data = inst.lastProbe?.dataDir;
+  if (data?.source === 'home') return vscode.l10n.t('Where your training writes checkpoints on the box. The last check found no data disk there, so the home folder ({0}) is offered; ~ is the home folder.', data.path);
+  if (data) return vscode.l10n.t('Where your training writes checkpoints on the box (the last check found its data folder at {0}); ~ is the home folder.', data.path);
+  return vscode.l10n.t('Where your training writes checkpoints on the box (AutoDL’s data disk is /root/autodl-tmp); ~ is the home folder.');
 }
 
 /** Remembers the chosen folders on the instance (the last sync's time and errors are kept when the folders did not change). */

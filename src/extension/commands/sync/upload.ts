@@ -15,6 +15,7 @@ import { secretsDialog, unscannedDialog } from '../../uploadText';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
+import { boxDir, remoteDirProblem } from './folders';
 
 /** Scripted form: the answers the prompts would ask for. */
 export const UploadArgs = z.strictObject({
@@ -50,13 +51,15 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
   }
   let remoteDir = a?.remoteDir;
   if (!remoteDir) {
-    const base = inst.sync?.remoteDir ? inst.sync.remoteDir.replace(/\/[^/]*\/?$/, '') || '/root' : '/root/autodl-tmp';
+    const base = inst.sync?.remoteDir ? inst.sync.remoteDir.replace(/\/[^/]*\/?$/, '') || '/root' : (inst.lastProbe?.dataDir?.path ?? '/root/autodl-tmp');
     remoteDir = await vscode.window.showInputBox({
       title: vscode.l10n.t('Folder on {0} to upload into', inst.name),
       prompt: vscode.l10n.t('An absolute path on the box; created if missing. Files there that are newer are kept.'),
       value: `${base}/${basename(localDir)}`,
-      validateInput: (v) => (UploadArgs.shape.remoteDir.safeParse(v).success ? undefined : vscode.l10n.t('An absolute path on the box, without ".."')),
+      validateInput: (v) => remoteDirProblem(inst, v) ?? (UploadArgs.shape.remoteDir.safeParse(boxDir(inst, v)).success ? undefined : vscode.l10n.t('An absolute path on the box, without ".."')),
     });
+    if (!remoteDir) return undefined;
+    remoteDir = boxDir(inst, remoteDir);
     if (!remoteDir) return undefined;
   }
   const dirs = { localDir, remoteDir };
