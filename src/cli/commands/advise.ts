@@ -10,12 +10,15 @@ import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
+import { LANG_FLAG_SPEC } from '../lang';
+import { helpLang } from '../words';
 
 const specs = {
-  budget: { type: 'number', valueName: 'YUAN', min: 0, max: BOUNDS.budgetYuanPerMonth.max, description: 'monthly budget in yuan (required)' },
-  task: { type: 'string', valueName: 'TASK', choices: ADVICE_TASKS, description: `what you run: ${ADVICE_TASKS.join('|')} (default lora)` },
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides, merged over the built-in catalog' },
-  json: { type: 'boolean', description: 'print JSON (yuan as numbers)' },
+  budget: { type: 'number', valueName: 'YUAN', min: 0, max: BOUNDS.budgetYuanPerMonth.max, description: 'monthly budget in yuan (required)', zh: '每月预算，元（必填）' },
+  task: { type: 'string', valueName: 'TASK', choices: ADVICE_TASKS, description: `what you run: ${ADVICE_TASKS.join('|')} (default lora)`, zh: `你跑什么：${ADVICE_TASKS.join('|')}（默认 lora）` },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides, merged over the built-in catalog', zh: '覆盖内置价格目录的 JSON 文件' },
+  json: { type: 'boolean', description: 'print JSON (yuan as numbers)', zh: '以 JSON 输出（元为数字）' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const TIER_TEXT: Record<BudgetTier, string> = {
@@ -95,7 +98,7 @@ export const command: CliCommand = {
   name: 'advise',
   summary: "which platform and card for a monthly budget and task (the field report's advice)",
   summaryZh: '按每月预算和任务推荐平台和显卡（实测报告的建议）',
-  help: () =>
+  help: (ctx) =>
     formatHelp(
       'gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]',
       [
@@ -105,10 +108,16 @@ export const command: CliCommand = {
         'and is "within budget" only when that month\'s highest total fits.',
       ].join('\n'),
       specs,
+      helpLang(ctx),
+      [
+        '按每月预算推荐平台、显卡和计费方式，依据实测报告的 §5 并引用其原话。每个推荐按该任务一个月的用量',
+        '（GPU 小时数、无卡小时数、保留天数的数据盘）用与 gpu-rent quote 相同的模型计价，',
+        '只有当月最高总价也在预算内时才算“在预算内”。',
+      ].join('\n'),
     ),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (flags.budget === undefined) throw new UsageError('--budget is required: a monthly budget in yuan, a number ≥ 0 (e.g. --budget 500)');
+    if (flags.budget === undefined) throw new UsageError('--budget is required: a monthly budget in yuan, a number ≥ 0 (e.g. --budget 500)', '必须给出 --budget：每月预算，元，≥ 0 的数字（例如 --budget 500）');
     const task = (flags.task ?? 'lora') as AdviceTask;
     const catalog = loadCatalog(flags.catalog);
     const advice = adviseByBudget(catalog, { budgetYuanPerMonth: flags.budget, task });

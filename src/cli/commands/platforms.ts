@@ -6,10 +6,13 @@ import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
+import { LANG_FLAG_SPEC } from '../lang';
+import { helpLang } from '../words';
 
 const specs = {
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides and extra platforms, merged over the built-in catalog' },
-  json: { type: 'boolean', description: 'print the catalog as JSON (yuan as numbers, ranges as [min, max])' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides and extra platforms, merged over the built-in catalog', zh: '覆盖内置价格目录的 JSON 文件（价格覆盖和额外平台）' },
+  json: { type: 'boolean', description: 'print the catalog as JSON (yuan as numbers, ranges as [min, max])', zh: '以 JSON 输出价格目录（元为数字，范围为 [min, max]）' },
+  lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const PERIOD = { hour: '/h', spot: '/h', day: '/day', week: '/week', month: '/month' } as const;
@@ -90,11 +93,13 @@ export const command: CliCommand = {
   name: 'platforms',
   summary: 'list the platforms in the price catalog, with prices, disk, no-GPU mode, bandwidth, queues',
   summaryZh: '列出价格目录中的平台：价格、磁盘、无卡模式、带宽、排队',
-  help: () =>
+  help: (ctx) =>
     formatHelp(
       'gpu-rent platforms [--catalog FILE] [--json]',
       'Lists every platform the field report names, with its figures and their dates. "?" means the\nreport names the thing but gives no figure.',
       specs,
+      helpLang(ctx),
+      '列出实测报告提到的每个平台，附数据及其日期。"?" 表示报告提到了这一项但没有给出数字。',
     ),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
