@@ -26,6 +26,7 @@ const core: Record<string, Loader> = {
   stock: async () => (await import('./commands/stock')).command,
   push: async () => (await import('./commands/push')).command,
   create: async () => (await import('./commands/create')).command,
+  clone: async () => (await import('./commands/clone')).command,
   schedule: async () => (await import('./commands/schedule')).command,
   launch: async () => (await import('./commands/launch')).command,
 };

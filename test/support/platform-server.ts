@@ -49,6 +49,11 @@ export interface FakeInstance {
   clientToken?: string;
   /** AutoDL Pro: the user in the snapshot's ssh_command (root when unset; a loopback sshd's test user for a created instance). */
   sshUser?: string;
+  /** AutoDL console (clone): the host, region sign, GPUs and data-disk expansion (bytes) its row and detail send, when set. */
+  machineId?: string;
+  regionSign?: string;
+  gpus?: number;
+  dataDiskBytes?: number;
 }
 
 /**
@@ -109,6 +114,7 @@ import tcBodies from '../fixtures/platforms/tencent-bodies.json';
 import tcRow from '../fixtures/platforms/tencent-instance.json';
 import createBodies from '../fixtures/platforms/create-bodies.json';
 import stockBodies from '../fixtures/platforms/stock-bodies.json';
+import cloneShapes from '../fixtures/platforms/autodl-web-clone.json';
 
 const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies, create: createBodies };
 
@@ -139,6 +145,10 @@ export class PlatformServer {
   createLogin: { sshPort: number; password: string; user?: string } = { sshPort: 40022, password: 'pw-created' };
   images = { tencent: ['img-pi0ii46r'], aliyun: ['ubuntu_22_04_x64_20G_alibase_20240130.vhd'] };
   readonly loseReply = new Set<string>();
+  /** AutoDL console hosts for `user/machine/list` (each the fixture's docstring row with these values); a clone takes its cards. */
+  machines: Record<string, unknown>[] = [];
+  /** AutoDL console: a clone's new instance ends clone_failed. */
+  cloneFails = false;
   private createSeq = 0;
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
   creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
@@ -394,6 +404,12 @@ export class PlatformServer {
     if ((p === 'autodl-pro' && path === '/api/v1/dev/wallet/balance' && method === 'POST') || (p === 'autodl-web' && path === '/api/v1/wallet' && method === 'GET')) {
       return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb });
     }
+    if (p === 'autodl-web' && path === '/api/v1/user/machine/list' && method === 'POST') return ok(this.machineList(params));
+    if (p === 'autodl-web' && path === '/api/v1/instance/detail' && method === 'GET') {
+      const i = find();
+      return i ? ok(this.webDetail(i)) : fail('recordNotFound');
+    }
+    if (p === 'autodl-web' && path === '/api/v1/order/instance/clone/payg' && method === 'POST') return this.clone(params, find(), ok, fail, refuse);
     if (p === 'autodl-pro' && path === '/api/v1/dev/machine/region/gpu_stock' && method === 'POST') {
       const sign = String(params.region_sign ?? '');
       return ok(Object.hasOwn(this.stock.autodl, sign) ? this.stock.autodl[sign] : this.stockShapes.autodlGpuStock!.data);
@@ -450,7 +466,47 @@ export class PlatformServer {
       ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
       proxy_host: '127.0.0.1',
       root_password: i.password,
+      // Clone: gpuhunter's list docstring fields, where the test set them.
+      ...(i.machineId !== undefined ? { machine_id: i.machineId, image: cloneShapes.instanceListRow.image, private_image_uuid: '', reproduction_uuid: '', reproduction_id: 0 } : {}),
+      ...(i.regionSign !== undefined ? { region_sign: i.regionSign } : {}),
+      ...(i.gpus !== undefined ? { req_gpu_amount: i.gpus } : {}),
     };
+  }
+
+  /** A page of console hosts of the cards asked, with that many free, in the regions asked (autodl-web-clone.json's row). */
+  private machineList(params: Record<string, unknown>): Record<string, unknown> {
+    const cards = Array.isArray(params.gpu_type_name) ? params.gpu_type_name : [];
+    const regions = Array.isArray(params.region_sign_list) ? params.region_sign_list : [];
+    const idle = Number(params.gpu_idle_num ?? 0);
+    const all = this.machines
+      .map((m) => ({ ...cloneShapes.machineListRow, ...m }))
+      .filter((m) => (!cards.length || cards.includes(m.gpu_name)) && (!regions.length || regions.includes(m.region_sign)) && Number((m as { gpu_idle_num?: number }).gpu_idle_num ?? 0) >= idle);
+    const size = Math.max(1, Math.min(100, Number(params.page_size ?? 10)));
+    const page = Math.max(1, Number(params.page_index ?? 1));
+    return { list: all.slice((page - 1) * size, page * size + this.pageOverfill), page_index: page, page_size: size, max_page: Math.max(1, Math.ceil(all.length / size)), result_total: all.length };
+  }
+
+  /** `instance/detail` as one client reads it: status, data_disk_expand_size, proxy_host, ssh_port, machine. */
+  private webDetail(i: FakeInstance): Record<string, unknown> {
+    return { status: i.state, data_disk_expand_size: i.dataDiskBytes ?? 0, proxy_host: '127.0.0.1', ssh_port: i.sshPort, machine: { machine_id: i.machineId ?? '', machine_alias: '' } };
+  }
+
+  /** `order/instance/clone/payg`: the source shut down is locked (shutdown_cloning) while its disk is copied; the new instance clones, then runs (or clone_failed). */
+  private clone(params: Record<string, unknown>, src: FakeInstance | undefined, ok: (d: unknown) => void, fail: (n: string) => void, refuse: (c: string) => void): void {
+    if (!src) return fail('recordNotFound');
+    if (this.balances.autodlWeb <= 0) return fail('insufficientBalance');
+    if (src.state !== 'shutdown') return refuse('BadRequest');
+    const info = (params.instance_info ?? {}) as Record<string, unknown>;
+    const m = this.machines.find((x) => x.machine_id === info.machine_id) as { gpu_idle_num?: number; machine_id?: string; region_sign?: string } | undefined;
+    const want = Number(info.req_gpu_amount ?? 1);
+    // The host's free cards were taken meanwhile (the console's word for it, as one client's notes name it).
+    if (!m || (m.gpu_idle_num ?? 0) < want) return refuse('MachineGpuNumUpdateFailed');
+    m.gpu_idle_num = (m.gpu_idle_num ?? 0) - want;
+    const id = `${String(m.machine_id).slice(0, 10)}-${(0x1a2b3c4d + ++this.createSeq).toString(16)}`;
+    const inst = this.add({ platform: 'autodl-web', id, name: String(info.instance_name ?? id), state: 'cloning', machineId: String(m.machine_id), regionSign: String(m.region_sign ?? ''), gpus: want, dataDiskBytes: Number(info.expand_data_disk ?? 0), gpuName: src.gpuName ?? 'RTX 4090', sshPort: this.createLogin.sshPort, password: this.createLogin.password });
+    inst.pending = { state: this.cloneFails ? 'clone_failed' : 'running', at: Date.now() + this.transitionMs };
+    this.move(src, 'shutdown_cloning', 'shutdown');
+    return ok(id);
   }
 
   /** The console snapshot (gpuhunter's docstring): price and card. */

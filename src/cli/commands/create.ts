@@ -187,7 +187,7 @@ function outcomeJson(account: string, p: CreatePreview, o: CreateOutcome | undef
  * contact, as --accept-new does), and says the fingerprint. A box that does not answer yet is
  * no failure: its key is pinned on the first command that reaches it.
  */
-async function pinHostKey(login: SshLogin, io: CliIO, lang: CliLang): Promise<string | undefined> {
+export async function pinHostKey(login: SshLogin, io: CliIO, lang: CliLang): Promise<string | undefined> {
   const { SshPool } = await import('../../app/pool');
   const pool = new SshPool();
   try {

@@ -1,7 +1,7 @@
 // `gpu-rent power-on|power-off|release INSTANCE`: one power action through the platform's API,
 // after showing the price per hour; then the state is read again until it settles (or the
 // deadline) with each step on stderr. The action itself is sent once, never retried.
-import { PLATFORM_NAMES, stillBillsLine } from '../../app/platforms/errors';
+import { PLATFORM_NAMES, PlatformError, stillBillsLine } from '../../app/platforms/errors';
 import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
 import { descriptorOf } from '../../core/platforms/descriptors';
 import { TARGET, waitForState } from '../../app/platforms/settle';
@@ -150,6 +150,8 @@ function makeCommand(action: Action): CliCommand {
         else await c.release(inst.ref);
       } catch (e) {
         io.stderr(`gpu-rent ${action}: ${failureLine(e, lang)}\n`);
+        // AutoDL's way out for a host without a free card: a clone onto one that has them.
+        if (e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(a.account.kind).clone) io.stderr(`  ${t(lang, '`gpu-rent clone {0}` can move it to a host with a free card (it lists the hosts and their cost first)', '`gpu-rent clone {0}` 可以把它移到有空闲卡的主机（会先列出主机和费用）', forTerminal(inst.ref))}\n`);
         return 1;
       } finally {
         if (lock && 'release' in lock) lock.release();
