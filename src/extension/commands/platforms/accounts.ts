@@ -2,10 +2,11 @@
 // is checked with one read-only call (the instance list) before it is saved. Several accounts
 // per platform; removing one deletes its secret and unlinks its instances (they stay, manual).
 import * as vscode from 'vscode';
-import { showInfo, showWarning, withNotificationProgress } from '../../notify';
+import { showError, showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { parseRegionText, regionText } from '../../../core/platforms/regions';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, parseSecret, type Account } from '../../../app/platforms/accounts';
-import { accountChoices, descriptorOf, secretPrompts } from '../../../core/platforms/descriptors';
+import { accountChoices, descriptorOf } from '../../../core/platforms/descriptors';
+import { accountStepTitle, accountSteps } from './accountSteps';
 import type { PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
 import type { PlatformMonitor } from '../../monitors/platforms';
@@ -19,7 +20,7 @@ import { descriptorText, platformErrorText, platformName } from './words';
 export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
   const scripted = isScripted(arg) ? parseArgs(AddPlatformAccountArgs, arg) : undefined;
   let kind: PlatformKind;
-  const raw: Record<string, string> = {};
+  let raw: Record<string, string> = {};
   let region: string | string[] | undefined = scripted?.region;
   if (scripted) {
     kind = scripted.platform;
@@ -32,7 +33,7 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
   } else {
     const pick = await vscode.window.showQuickPick(
       accountChoices(vscode.env.language).map((c) => ({ label: c.label, description: c.description, platformKind: c.kind })),
-      { placeHolder: vscode.l10n.t('Which platform account?') },
+      { title: accountStepTitle(1, undefined, undefined, vscode.l10n), placeHolder: vscode.l10n.t('Which platform account?'), ignoreFocusOut: true },
     );
     if (!pick) return undefined;
     kind = pick.platformKind;
@@ -42,39 +43,72 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
       const r = await showWarning(descriptorText(d.experimental.warning), { modal: true }, ok);
       if (r !== ok) return undefined;
     }
-    for (const { field: f, prompt } of secretPrompts(kind, vscode.env.language)) {
-      const v = await vscode.window.showInputBox({ prompt, password: true, ignoreFocusOut: true, validateInput: (s) => (/^\S+$/.test(s.trim()) ? undefined : vscode.l10n.t('One word without spaces.')) });
-      if (v === undefined) return undefined;
-      raw[f] = v.trim();
+  }
+  // Asked, checked, and on a failure asked again with what was typed (the token is kept to edit, not typed anew).
+  let kept: Record<string, string> = {};
+  let problem: string | undefined;
+  for (;;) {
+    if (!scripted) {
+      const asked = await askAccount(kind, kept, problem);
+      if (!asked) return undefined;
+      ({ raw, region } = asked);
+      kept = asked.kept;
     }
-    if (d.regions) {
-      const r = await vscode.window.showInputBox({
-        prompt: vscode.l10n.t('Regions to read: all (every region the platform lists), or region ids separated by commas (e.g. {0},cn-beijing)', d.regions.default),
-        value: 'all',
-        ignoreFocusOut: true,
-        validateInput: (s) => (parseRegionText(s).ok ? undefined : vscode.l10n.t('"all", or region ids (letters, digits and dashes) separated by commas.')),
+    const s = parseSecret(kind, raw);
+    let failure: string;
+    if (!s.ok) failure = vscode.l10n.t('The secret is not valid: {0}', s.message);
+    else {
+      const account: Account = { id: mon.accounts.freshId(kind), kind, label: scripted?.label ?? platformName(kind), powerActions: false, ...(region ? { region } : {}) };
+      const c = await withNotificationProgress({ title: vscode.l10n.t('Checking the {0} account…', platformName(kind)) }, async () => {
+        const conn = makeConnector(account, s.secret, mergeEndpoints(ctx.settings().platformEndpoints, endpointsFromEnv(process.env)), { timeoutMs: 15_000, now: ctx.now });
+        try {
+          return { ok: true as const, n: (await conn.list()).length };
+        } catch (e) {
+          return { ok: false as const, why: platformErrorText(e) };
+        }
       });
-      if (r === undefined) return undefined;
-      const parsed = parseRegionText(r);
+      if (c.ok) {
+        await mon.accounts.add(account, s.secret);
+        ctx.log.info(`platform account ${account.id} added (${kind}, ${c.n} instances; read-only until listed in gpuRent.platforms.powerActions)`);
+        await mon.pollNow(true);
+        if (!scripted) void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c.n, account.id));
+        return account.id;
+      }
+      failure = vscode.l10n.t('Not saved: {0}', c.why);
+    }
+    if (scripted) throw new UserError(failure);
+    const again = vscode.l10n.t('Edit and Try Again');
+    if ((await showError(failure, again)) !== again) return undefined;
+    problem = failure;
+  }
+}
+
+/** The secret fields and regions, each pre-filled with what was typed before; undefined when cancelled. */
+async function askAccount(kind: PlatformKind, kept: Record<string, string>, problem: string | undefined): Promise<{ raw: Record<string, string>; region: string | string[] | undefined; kept: Record<string, string> } | undefined> {
+  const raw: Record<string, string> = {};
+  const typed: Record<string, string> = {};
+  let region: string | string[] | undefined;
+  for (const step of accountSteps(kind, vscode.env.language, vscode.l10n, kept, problem)) {
+    const regions = step.field === 'regions';
+    const v = await vscode.window.showInputBox({
+      title: step.title,
+      prompt: step.prompt,
+      value: step.value,
+      password: step.password,
+      ignoreFocusOut: true,
+      validateInput: regions
+        ? (t) => (parseRegionText(t).ok ? undefined : vscode.l10n.t('"all", or region ids (letters, digits and dashes) separated by commas.'))
+        : (t) => (/^\S+$/.test(t.trim()) ? undefined : vscode.l10n.t('One word without spaces.')),
+    });
+    if (v === undefined) return undefined;
+    typed[step.field] = v.trim();
+    if (!regions) raw[step.field] = v.trim();
+    else {
+      const parsed = parseRegionText(v);
       if (parsed.ok) region = parsed.region;
     }
   }
-  const s = parseSecret(kind, raw);
-  if (!s.ok) throw new UserError(vscode.l10n.t('The secret is not valid: {0}', s.message));
-  const account: Account = { id: mon.accounts.freshId(kind), kind, label: scripted?.label ?? platformName(kind), powerActions: false, ...(region ? { region } : {}) };
-  const c = await withNotificationProgress({ title: vscode.l10n.t('Checking the {0} account…', platformName(kind)) }, async () => {
-    const conn = makeConnector(account, s.secret, mergeEndpoints(ctx.settings().platformEndpoints, endpointsFromEnv(process.env)), { timeoutMs: 15_000, now: ctx.now });
-    try {
-      return (await conn.list()).length;
-    } catch (e) {
-      throw new UserError(vscode.l10n.t('Not saved: {0}', platformErrorText(e)));
-    }
-  });
-  await mon.accounts.add(account, s.secret);
-  ctx.log.info(`platform account ${account.id} added (${kind}, ${c} instances; read-only until listed in gpuRent.platforms.powerActions)`);
-  await mon.pollNow(true);
-  if (!scripted) void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c, account.id));
-  return account.id;
+  return { raw, region, kept: typed };
 }
 
 export async function removePlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<boolean> {
