@@ -180,14 +180,14 @@ describe('the CLI in Chinese under a zh locale (built CLI, real sshd, platform s
       const zh = await runCliAsync(['instances'], { ...env, ...ZH });
       assert.equal(zh.code, 0, zh.stderr);
       const head = zh.stdout.split('\n')[0]!;
-      assert.match(head, /^账号 +实例 +名称 +状态 +GPU +价格 +地区 +释放日期 +SSH$/);
+      assert.match(head, /^账号 +实例 +名称 +状态 +GPU +价格 +地区 +释放日期 +平台定时 +SSH$/);
       const pro = zh.stdout.split('\n').find((l) => l.includes('pro-1'))!;
       assert.ok(pro.includes(BUNDLE.running!), pro);
       assert.ok(pro.includes(`¥1.97${BUNDLE['{0}/h']!.replace('{0}', '')}`), pro);
       const tc = zh.stdout.split('\n').find((l) => l.includes('ins-tc1'))!;
       assert.ok(tc.includes(`${BUNDLE.stopped!}（STOPPED）`), tc);
       const en = await runCliAsync(['instances'], { ...env, ...EN });
-      assert.match(en.stdout.split('\n')[0]!, /^ACCOUNT +INSTANCE +NAME +STATE +GPU +PRICE +REGION +RELEASED ON +SSH$/);
+      assert.match(en.stdout.split('\n')[0]!, /^ACCOUNT +INSTANCE +NAME +STATE +GPU +PRICE +REGION +RELEASED ON +PLATFORM TIMER +SSH$/);
       assert.match(en.stdout, /pro-1 .* running /);
       const jz = await runCliAsync(['instances', '--json'], { ...env, ...ZH });
       const je = await runCliAsync(['instances', '--json'], { ...env, ...EN });

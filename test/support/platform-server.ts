@@ -33,6 +33,10 @@ export interface FakeInstance {
   stoppedAt?: string;
   /** AutoDL console: release_at as the console sends it ("2026-04-08 10:00:00"). */
   releaseAt?: string;
+  /** AutoDL Pro: a timed shutdown armed in the console (ISO), sent as the row's timed_shutdown_at {Time, Valid}. */
+  timedShutdownAt?: string;
+  /** 阿里云: AutoReleaseTime as DescribeInstances sends it (UTC, "2026-12-05T17:00Z"). */
+  autoReleaseTime?: string;
   /** AutoDL: the host has no free GPU, a GPU start is refused (该主机空闲GPU不足). */
   noFreeGpu?: boolean;
   /** AutoDL Pro: the snapshot answers with no data. */
@@ -431,6 +435,7 @@ export class PlatformServer {
       status: i.state,
       ...(i.specId !== undefined ? { gpu_spec_uuid: i.specId } : {}),
       stopped_at: PlatformServer.timeField(i.state === 'shutdown' ? i.stoppedAt : undefined),
+      timed_shutdown_at: PlatformServer.timeField(i.timedShutdownAt),
     };
   }
 
@@ -542,7 +547,7 @@ export class PlatformServer {
         }
         const size = Math.max(1, Math.min(100, Number(params.PageSize ?? 10)));
         const page = Math.max(1, Number(params.PageNumber ?? 1));
-        const rows = list.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => ({ ...this.shapes.aliRow, ...(i.gpuName !== undefined ? { GPUSpec: i.gpuName } : {}), ...(i.region !== undefined ? { RegionId: i.region, ZoneId: `${i.region}-a` } : {}), ...(i.chargeType !== undefined ? { InstanceChargeType: i.chargeType } : {}), ...(i.spotStrategy !== undefined ? { SpotStrategy: i.spotStrategy } : {}), InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
+        const rows = list.slice((page - 1) * size, page * size + this.pageOverfill).map((i) => ({ ...this.shapes.aliRow, ...(i.gpuName !== undefined ? { GPUSpec: i.gpuName } : {}), ...(i.region !== undefined ? { RegionId: i.region, ZoneId: `${i.region}-a` } : {}), ...(i.chargeType !== undefined ? { InstanceChargeType: i.chargeType } : {}), ...(i.spotStrategy !== undefined ? { SpotStrategy: i.spotStrategy } : {}), ...(i.autoReleaseTime !== undefined ? { AutoReleaseTime: i.autoReleaseTime } : {}), InstanceId: i.id, InstanceName: i.name, Status: i.state, StoppedMode: i.state === 'Stopped' ? (i.stoppedMode ?? 'KeepCharging') : 'Not-applicable' }));
         return send(200, { ...b.describeInstances, TotalCount: list.length, PageNumber: page, PageSize: size, Instances: { Instance: rows } });
       }
       case 'StartInstance': {

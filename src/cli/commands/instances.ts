@@ -83,6 +83,7 @@ export const command: CliCommand = {
           region: i.region ?? null,
           releaseAt: i.releaseAt ?? null,
           releaseDay: i.releaseAt !== undefined ? beijingDateTime(i.releaseAt) : null,
+          platformTimer: i.platformTimer ? { ...i.platformTimer, atBeijing: beijingDateTime(i.platformTimer.at) } : null,
         })),
       );
       io.stdout(jsonForTerminal(rows, 2) + '\n');
@@ -99,11 +100,13 @@ export const command: CliCommand = {
             i.billing === 'prepaid' ? t(lang, 'prepaid', '包月/包年') : i.priceFenPerHour !== undefined ? `${t(lang, '{0}/h', '{0}/小时', formatCny(i.priceFenPerHour))}${i.billing === 'spot' ? t(lang, ' spot', ' 抢占式') : ''}` : '?',
             i.region ?? '?',
             i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? t(lang, ' (soon)', '（即将）') : ''}` : '',
+            // A timer the platform keeps itself (armed in its console), Beijing time.
+            i.platformTimer && i.platformTimer.at > now ? `${i.platformTimer.action === 'shutdown' ? t(lang, 'shutdown', '关机') : t(lang, 'RELEASE', '释放')} ${beijingDateTime(i.platformTimer.at)}` : '',
             i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
           ].map((cell) => forTerminal(cell)),
         ),
       );
-      const head = heads(lang, [['ACCOUNT', '账号'], ['INSTANCE', '实例'], ['NAME', '名称'], ['STATE', '状态'], ['GPU', 'GPU'], ['PRICE', '价格'], ['REGION', '地区'], ['RELEASED ON', '释放日期'], ['SSH', 'SSH']]);
+      const head = heads(lang, [['ACCOUNT', '账号'], ['INSTANCE', '实例'], ['NAME', '名称'], ['STATE', '状态'], ['GPU', 'GPU'], ['PRICE', '价格'], ['REGION', '地区'], ['RELEASED ON', '释放日期'], ['PLATFORM TIMER', '平台定时'], ['SSH', 'SSH']]);
       if (rows.length) io.stdout(renderTable([head, ...rows]));
       else if (!failed) io.stdout(t(lang, 'no instances\n', '没有实例\n'));
     }

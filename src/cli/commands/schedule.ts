@@ -10,7 +10,7 @@ import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
 import { descriptorOf } from '../../core/platforms/descriptors';
 import { can, type PlatformInstance } from '../../core/platforms/types';
-import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, parseScheduleAt, ScheduleParseError, scheduleAtText, SCHEDULE_ACTIONS, type ScheduleAction, type ScheduleRule } from '../../core/schedule';
+import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, noPlatformTimer, parseScheduleAt, ScheduleParseError, scheduleAtText, SCHEDULE_ACTIONS, type NoPlatformTimer, type ScheduleAction, type ScheduleRule } from '../../core/schedule';
 import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
@@ -24,21 +24,34 @@ const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
   do: { type: 'string', valueName: 'ACTION', choices: SCHEDULE_ACTIONS, description: 'add: power-on (with its GPU), no-gpu (a running instance is shut down and started in no-GPU mode, where the platform offers it) or power-off' },
   account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)' },
+  'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner' },
   grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed` },
   json: { type: 'boolean', description: 'list, run: print JSON' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on|no-gpu|power-off [--account ID] | list [--json] | remove ID | run [--grace MINUTES] [--json]';
+const USAGE = 'gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on|no-gpu|power-off [--account ID] [--on-platform] | list [--json] | remove ID | run [--grace MINUTES] [--json]';
 const SUMMARY = [
   'Power schedules per instance, on the Beijing clock (UTC+8) whatever this machine\'s time zone.',
-  'They run only when `gpu-rent schedule run` runs: put it in cron (*/5 * * * * gpu-rent schedule run)',
-  'or a systemd timer. While this machine sleeps nothing runs; the next run does a rule whose time',
+  'They run when `gpu-rent schedule run` runs (cron: */5 * * * * gpu-rent schedule run, or a systemd timer)',
+  'and, while VS Code runs, in the extension for its own accounts of the same id; both at once do each',
+  'time once. While this machine sleeps nothing runs; the next run does a rule whose time',
   `passed less than ${DEFAULT_GRACE_S / 60} minutes ago (--grace) and reports older ones as missed, never running them late.`,
   'Kept in $GPU_RENT_HOME/schedules.json (mode 0600). Accounts need power actions allowed.',
 ].join('\n');
 
 const WORDS: Record<ScheduleAction, string> = { 'power-on': 'power on (GPU)', 'no-gpu': 'switch to no-GPU', 'power-off': 'power off' };
+
+const NO_TIMER: Record<NoPlatformTimer, string> = {
+  noTimedStart: 'no platform starts an instance on a timer',
+  proNoTimerApi: 'AutoDL Pro\'s developer API has no timed-shutdown request (set one in the AutoDL console: it shows here once armed)',
+  consoleShapeUnverified: 'the AutoDL console\'s timed shutdown (/api/v1/instance/timed/shutdown) is described by public clients with two different time formats, so gpu-rent does not send it blind (set it in the console: it shows here once armed)',
+  releaseOnly: '阿里云\'s only timer is the auto-release time (ModifyInstanceAutoReleaseTime), which RELEASES the instance, disks and all: not used for a shut-down',
+  terminateOnly: '腾讯云\'s only timer (ImportInstancesActionTimer) is TerminateInstances, which DESTROYS the instance: not used for a shut-down',
+  noTimer: 'the platform offers no timer through its API',
+};
+
+const timerText = (t: { action: 'shutdown' | 'release'; at: number }) => `${t.action === 'shutdown' ? 'timed shutdown' : 'AUTO-RELEASE (deletes it, disks and all)'} ${bj(t.at)}`;
 
 /** A test-only clock (epoch seconds); undocumented. */
 function nowS(io: CliIO): number {
@@ -67,7 +80,7 @@ async function findInstance(io: CliIO, target: string, accountId: string | undef
   return errors.length ? errors.join('; ') : `no instance ${forTerminal(target)} on ${accounts.map((a) => a.account.id).join(', ')}`;
 }
 
-async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string }): Promise<number> {
+async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string; 'on-platform'?: boolean }): Promise<number> {
   if (!target) throw new UsageError('add expects INSTANCE (gpu-rent instances lists them)');
   if (!flags.at) throw new UsageError('add needs --at, e.g. --at "mon-fri 17:00" (Beijing time)');
   if (!flags.do) throw new UsageError(`add needs --do: ${SCHEDULE_ACTIONS.join(', ')}`);
@@ -96,7 +109,15 @@ async function add(io: CliIO, target: string | undefined, flags: { at?: string; 
   const now = nowS(io);
   const rule = await addRule(configHome(io.env), { account: a.account.id, ref: inst.ref, name: inst.name, action, ...when }, now);
   io.stdout(`added ${rule.id}: ${scheduleAtText(rule)} (Beijing): ${WORDS[action]} ${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}); next ${bj(nextDue(rule, now))}\n`);
-  io.stderr(`it runs only when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run)\n`);
+  if (flags['on-platform']) {
+    // What the platform itself keeps (read back from the list just read), then why this rule is not armed there.
+    const armed = inst.platformTimer && inst.platformTimer.at > now ? inst.platformTimer : undefined;
+    if (armed) io.stderr(forTerminal(`on the platform: ${timerText(armed)} is armed for ${inst.name} (set in its console; it runs while this machine sleeps)`) + '\n');
+    io.stderr(`not armed on the platform: ${NO_TIMER[noPlatformTimer(a.account.kind, action)]}.\n`);
+    io.stderr(`the rule is kept by gpu-rent's runner: VS Code while it runs (for its account ${a.account.id}, power actions on) and gpu-rent schedule run from cron. While this machine sleeps nothing runs: on waking, a time passed less than ${DEFAULT_GRACE_S / 60} minutes ago is done, older ones are reported missed, never run late\n`);
+    return 0;
+  }
+  io.stderr(`it runs when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run) and in VS Code while it runs\n`);
   const stopTimer = descriptorOf(a.account.kind).stopTimer;
   if (action !== 'power-on' && stopTimer) {
     io.stderr(`for the stop side the platform's own timer is safer where offered (${stopTimer}): it runs while this machine sleeps\n`);
@@ -109,6 +130,7 @@ interface ListRow {
   next: number;
   price?: number;
   state?: string;
+  timer?: { action: 'shutdown' | 'release'; at: number };
   last?: { outcome: string; at: number; detail: string };
 }
 
@@ -119,7 +141,13 @@ async function list(io: CliIO, json: boolean): Promise<number> {
   const conns = new Map(accounts.map((a) => [a.account.id, { a, c: connectorFor(a, io) }]));
   // Each instance read once, 4 at a time; what cannot be read shows as '?'.
   const keys = [...new Set(f.rules.map((r) => `${r.account}\n${r.ref}`))];
-  const read = new Map<string, { state?: string; price?: number }>();
+  const read = new Map<string, { state?: string; price?: number; timer?: { action: 'shutdown' | 'release'; at: number } }>();
+  // A timer armed on the platform is on the list rows (AutoDL Pro's status read has none): each account listed once.
+  const timers = new Map<string, { action: 'shutdown' | 'release'; at: number }>();
+  await mapLimited([...new Set(f.rules.map((r) => r.account))], 4, async (account) => {
+    const x = conns.get(account);
+    for (const i of x ? await x.c.list().catch(() => []) : []) if (i.platformTimer && i.platformTimer.at > now) timers.set(`${account}\n${i.ref}`, i.platformTimer);
+  });
   await mapLimited(keys, 4, async (k) => {
     const [account, ref] = k.split('\n') as [string, string];
     const x = conns.get(account);
@@ -127,7 +155,7 @@ async function list(io: CliIO, json: boolean): Promise<number> {
     const inst = await x.c.get(ref).catch(() => undefined);
     let price = inst?.priceFenPerHour;
     if (price === undefined && can(x.a.account.kind, 'price')) price = await x.c.price(ref).then((p) => p?.fenPerHour, () => undefined);
-    read.set(k, { ...(inst ? { state: inst.state } : {}), ...(price !== undefined ? { price } : {}) });
+    read.set(k, { ...(inst ? { state: inst.state } : {}), ...(price !== undefined ? { price } : {}), ...(timers.has(k) ? { timer: timers.get(k)! } : {}) });
   });
   const rows: ListRow[] = f.rules.map((rule) => {
     const h = [...f.history].reverse().find((x) => x.rule === rule.id);
@@ -137,7 +165,7 @@ async function list(io: CliIO, json: boolean): Promise<number> {
   if (json) {
     io.stdout(
       jsonForTerminal(
-        rows.map((r) => ({ id: r.rule.id, account: r.rule.account, ref: r.rule.ref, name: r.rule.name, at: scheduleAtText(r.rule), days: r.rule.days, minuteOfDay: r.rule.minute, action: r.rule.action, next: r.next, nextBeijing: beijingDateTime(r.next), state: r.state ?? null, priceFenPerHour: r.price ?? null, last: r.last ?? null })),
+        rows.map((r) => ({ id: r.rule.id, account: r.rule.account, ref: r.rule.ref, name: r.rule.name, at: scheduleAtText(r.rule), days: r.rule.days, minuteOfDay: r.rule.minute, action: r.rule.action, next: r.next, nextBeijing: beijingDateTime(r.next), state: r.state ?? null, priceFenPerHour: r.price ?? null, platformTimer: r.timer ? { ...r.timer, atBeijing: beijingDateTime(r.timer.at) } : null, last: r.last ?? null })),
         2,
       ) + '\n',
     );
@@ -150,8 +178,8 @@ async function list(io: CliIO, json: boolean): Promise<number> {
   const billing = (r: ListRow) => (r.price === undefined ? '?' : r.rule.action === 'power-on' ? `starts ${formatCny(r.price)}/h` : r.rule.action === 'power-off' ? `stops ${formatCny(r.price)}/h` : `no-GPU rate (GPU ${formatCny(r.price)}/h)`);
   io.stdout(
     renderTable([
-      ['ID', 'INSTANCE', 'WHEN (BEIJING)', 'DO', 'NEXT (BEIJING)', 'BILLING', 'LAST'],
-      ...rows.map((r) => [r.rule.id, forTerminal(`${r.rule.name} (${r.rule.account}/${r.rule.ref})`), scheduleAtText(r.rule), WORDS[r.rule.action], beijingDateTime(r.next), billing(r), r.last ? `${r.last.outcome} ${beijingDateTime(r.last.at)}` : '']),
+      ['ID', 'INSTANCE', 'WHEN (BEIJING)', 'DO', 'NEXT (BEIJING)', 'BILLING', 'PLATFORM TIMER', 'LAST'],
+      ...rows.map((r) => [r.rule.id, forTerminal(`${r.rule.name} (${r.rule.account}/${r.rule.ref})`), scheduleAtText(r.rule), WORDS[r.rule.action], beijingDateTime(r.next), billing(r), r.timer ? `${r.timer.action === 'shutdown' ? 'shutdown' : 'RELEASE'} ${beijingDateTime(r.timer.at)}` : '', r.last ? `${r.last.outcome} ${beijingDateTime(r.last.at)}` : '']),
     ]),
   );
   return 0;
@@ -196,7 +224,7 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add INSTANCE | list | remove ID | run' });
     const [sub, arg] = positionals;
-    if (sub !== 'add' && (flags.at !== undefined || flags.do !== undefined || flags.account !== undefined)) throw new UsageError('--at, --do and --account are for schedule add');
+    if (sub !== 'add' && (flags.at !== undefined || flags.do !== undefined || flags.account !== undefined || flags['on-platform'] !== undefined)) throw new UsageError('--at, --do, --account and --on-platform are for schedule add');
     if (sub !== 'run' && flags.grace !== undefined) throw new UsageError('--grace is for schedule run');
     if (sub === 'add') return add(io, arg, flags);
     if (arg !== undefined && sub !== 'remove') throw new UsageError(`unexpected argument "${arg}"`);

@@ -40,7 +40,20 @@ export function aliyunInstance(raw: unknown): PlatformInstance | undefined {
   if (ip) out.ssh = { host: ip, port: 22, user: 'root' };
   const billing = aliyunBilling(o.InstanceChargeType, o.SpotStrategy);
   if (billing) out.billing = billing;
+  const release = aliyunUtc(o.AutoReleaseTime);
+  if (release !== undefined) out.platformTimer = { action: 'release', at: release };
   return out;
+}
+
+/** 阿里云's UTC times, `yyyy-MM-ddTHH:mm[:ss]Z` (AutoReleaseTime; "" when none is set): epoch seconds. */
+export function aliyunUtc(v: unknown): number | undefined {
+  if (typeof v !== 'string' || v.length > 30) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z$/.exec(v.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h, mi] = m.slice(1, 6).map(Number) as [number, number, number, number, number];
+  const se = m[6] === undefined ? 0 : Number(m[6]);
+  if (y < 2000 || y > 2200 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 59) return undefined;
+  return Math.floor(Date.UTC(y, mo - 1, d, h, mi, se) / 1000);
 }
 
 /** InstanceChargeType PrePaid: compute paid ahead (包年包月); PostPaid with a SpotStrategy other than NoSpot: spot; PostPaid: by the hour. */

@@ -116,6 +116,9 @@ export function autodlInstance(raw: unknown, readAt: number): PlatformInstance |
   if (ssh) out.ssh = ssh;
   if (o.charge_type === 'payg') out.billing = 'postpaid';
   applyPrice(out, o, readAt);
+  // A timed shutdown armed in the console: `{Time, Valid}` on Pro and console rows alike.
+  const timed = autodlTime(o.timed_shutdown_at);
+  if (timed !== undefined) out.platformTimer = { action: 'shutdown', at: timed };
   // The platform's clock for the 15-day release: its own stop time, its own release time where it sends one.
   if (state === 'stopped') {
     const stoppedAt = autodlTime(o.stopped_at);

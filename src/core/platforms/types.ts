@@ -59,6 +59,17 @@ export interface PlatformInstance {
   stoppedAt?: number;
   /** When the platform will release it (AutoDL console `release_at`, or `stopped_at` + 15 days), epoch seconds. */
   releaseAt?: number;
+  /**
+   * A timer the platform keeps itself and runs while this machine sleeps, as armed in its
+   * console: AutoDL `timed_shutdown_at` (a shut-down), 阿里云 `AutoReleaseTime` (a RELEASE, disks
+   * and all). `at` in epoch seconds.
+   */
+  platformTimer?: PlatformTimer;
+}
+
+export interface PlatformTimer {
+  action: 'shutdown' | 'release';
+  at: number;
 }
 
 export type PlatformBilling = 'postpaid' | 'prepaid' | 'spot';

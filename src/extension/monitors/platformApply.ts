@@ -10,7 +10,7 @@ import type { ReleaseWatch } from '../../core/guards/release';
 import { platformReleaseWatch } from '../../core/platforms/clock';
 import { createInstance, MAX_STORED_INSTANCES, newInstanceId, withPricing, withState, withoutStillBilling, type Instance } from '../../core/instances';
 import { billedState, indexStored, matchIndexed, observedChange, platformLoginDecision } from '../../core/platforms/reconcile';
-import { can, CATALOG_PLATFORM, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type PlatformKind, type PlatformState, type SshLogin } from '../../core/platforms/types';
+import { can, CATALOG_PLATFORM, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type PlatformKind, type PlatformState, type PlatformTimer, type SshLogin } from '../../core/platforms/types';
 import { currentState, type InstanceState } from '../../core/spend';
 import { prefillPricing } from '../prefill';
 import type { InstanceStore } from '../store';
@@ -28,6 +28,8 @@ export interface Observation {
   releaseAt?: number;
   /** The region the platform lists it in (clouds). */
   region?: string;
+  /** A timer the platform keeps itself (AutoDL timed shutdown, 阿里云 auto-release), as last read. */
+  platformTimer?: PlatformTimer;
 }
 
 export interface ApplyDeps {
@@ -75,7 +77,7 @@ export function observedInstance(inst: Instance, kind: PlatformKind, p: Platform
 /** Records what the platform said about one instance (the tree and the commands read it). */
 export function recordObservation(observations: Map<string, Observation>, id: string, account: string, p: PlatformInstance, now: number): void {
   const prev = observations.get(id);
-  const clock = { ...(p.stoppedAt !== undefined ? { stoppedAt: p.stoppedAt } : {}), ...(p.releaseAt !== undefined ? { releaseAt: p.releaseAt } : {}), ...(p.region ? { region: p.region } : {}) };
+  const clock = { ...(p.stoppedAt !== undefined ? { stoppedAt: p.stoppedAt } : {}), ...(p.releaseAt !== undefined ? { releaseAt: p.releaseAt } : {}), ...(p.region ? { region: p.region } : {}), ...(p.platformTimer ? { platformTimer: p.platformTimer } : {}) };
   observations.set(id, { account, ref: p.ref, state: p.state, rawState: p.rawState, readAt: now, ...clock, ...(p.priceFenPerHour !== undefined ? { priceFenPerHour: p.priceFenPerHour, priceReadAt: p.priceReadAt ?? now } : prev?.priceFenPerHour !== undefined ? { priceFenPerHour: prev.priceFenPerHour, priceReadAt: prev.priceReadAt! } : {}) });
 }
 

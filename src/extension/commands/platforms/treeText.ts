@@ -64,6 +64,11 @@ export function platformInstanceText(f: PlatformFacts, inst: Instance, now: numb
       parts.push(release.description);
       tip.push(release.tooltip);
     }
+    const timer = platformTimerText(o, now);
+    if (timer) {
+      parts.push(timer.description);
+      tip.push(timer.tooltip);
+    }
   }
   if (pending) {
     // The stored login (and its password) stays until the user confirms the new one.
@@ -71,6 +76,15 @@ export function platformInstanceText(f: PlatformFacts, inst: Instance, now: numb
     tip.push(vscode.l10n.t('The platform reports a new login, {0}; the stored one, {1}, is kept until you confirm. The stored password is not sent to a new host.', `${pending.user}@${pending.host}:${pending.port}`, `${inst.login.user}@${inst.login.host}:${inst.login.port}`));
   }
   return { description: parts.join(' · '), tooltip: tip.join('\n\n') };
+}
+
+/** A timer the platform keeps itself, armed in its console and run while this computer sleeps; nothing once its time has passed. */
+export function platformTimerText(o: Pick<Observation, 'platformTimer'>, now: number): { description: string; tooltip: string } | undefined {
+  const t = o.platformTimer;
+  if (!t || t.at <= now) return undefined;
+  const at = beijingText(t.at);
+  if (t.action === 'shutdown') return { description: vscode.l10n.t('timed shutdown {0}', at), tooltip: vscode.l10n.t('A timed shutdown is armed on the platform for {0} (Beijing time): the platform shuts it down then, whether or not this computer is awake.', at) };
+  return { description: vscode.l10n.t('auto-release {0}', at), tooltip: vscode.l10n.t('An automatic RELEASE is armed on the platform for {0} (Beijing time): the platform deletes the instance and its disks then. Change it in the console if that is not what you want.', at) };
 }
 
 /**
