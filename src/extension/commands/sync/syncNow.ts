@@ -11,6 +11,7 @@ import { requireTrust, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
+import { syncErrorText } from './errorText';
 
 const GITIGNORE_ASKED = 'gpuRent.gitignoreAsked';
 
@@ -64,7 +65,10 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
       const msg = e instanceof Error ? e.message : String(e);
       const latest = ctx.store.get(inst.id);
       await ctx.store.update(inst.id, { sync: { remoteDir, localDir, ...(latest?.sync?.lastSyncAt ? { lastSyncAt: latest.sync.lastSyncAt } : {}), lastError: msg.slice(0, 500) } });
-      if (e instanceof SyncError) throw new UserError(vscode.l10n.t('Checkpoint sync failed: {0}', msg));
+      if (e instanceof SyncError) {
+        ctx.log.warn(`[${inst.id}] sync ${remoteDir} → ${localDir} failed (${e.code}): ${msg}`);
+        throw new UserError(vscode.l10n.t('Checkpoint sync failed: {0}', syncErrorText(e, { remoteDir, localDir }, vscode.l10n)));
+      }
       throw e;
     }
   });

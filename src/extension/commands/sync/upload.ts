@@ -16,6 +16,7 @@ import { requireTrust, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { boxDir, remoteDirProblem } from './folders';
+import { syncErrorText } from './errorText';
 
 /** Scripted form: the answers the prompts would ask for. */
 export const UploadArgs = z.strictObject({
@@ -93,7 +94,10 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
         const onScanProgress = (n: number) => progress.report({ message: vscode.l10n.t('Checking {0} for secrets… {1} files', basename(dirs.localDir), n) });
         return await pushFolder(syncRemote(conn), { ...dirs, force: a?.force === true, allowSecrets, allowUnscanned, exclude, ...(scanLimits ? { scanLimits } : {}), onScanProgress, signal: abort.signal, log: (line: string) => ctx.log.info(`[${inst.id}] upload: ${line}`) }, onProgress);
       } catch (e) {
-        if (e instanceof SyncError) throw new UserError(vscode.l10n.t('Upload failed: {0}', e.message));
+        if (e instanceof SyncError) {
+          ctx.log.warn(`[${inst.id}] upload ${dirs.localDir} → ${dirs.remoteDir} failed (${e.code}): ${e.message}`);
+          throw new UserError(vscode.l10n.t('Upload failed: {0}', syncErrorText(e, dirs, vscode.l10n)));
+        }
         throw e;
       }
     });
