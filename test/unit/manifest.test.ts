@@ -83,6 +83,18 @@ describe('manifest', () => {
       assert.ok(!seen.has(key), `${it.command ?? it.submenu} and ${seen.get(key)} share ${key}`);
       seen.set(key, it.command ?? it.submenu!);
     }
+    // The inline icons of one element kind, the view's title menu and each submenu: no two items at one position either.
+    const positions = (list: { command?: string; submenu?: string; when?: string; group?: string }[], inline: boolean) => {
+      const at = new Map<string, string>();
+      for (const it of list) {
+        if (!it.group || it.group.startsWith('inline') !== inline) continue;
+        const key = `${/viewItem (?:=~ \/\^|== )([a-z]+)/.exec(it.when ?? '')?.[1] ?? '?'} ${it.group}`;
+        assert.ok(!at.has(key), `${it.command ?? it.submenu} and ${at.get(key)} share ${key}`);
+        at.set(key, it.command ?? it.submenu!);
+      }
+    };
+    positions(items, true);
+    for (const [menu, list] of Object.entries(pkg.contributes.menus as Record<string, { command?: string; group?: string }[]>)) if (menu !== 'view/item/context' && menu !== 'commandPalette') positions(list, false);
     const rel = items.find((i) => i.command === 'gpuRent.releaseInstance')!;
     const re = new RegExp(/\/(.*)\//.exec(rel.when)![1]!);
     assert.ok(re.test('instance:running:x'));
