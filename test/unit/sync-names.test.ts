@@ -1,6 +1,7 @@
 // Which remote names may become local files: hostile ones are refused with a reason code.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,34 @@ describe('sync: remote hash script', () => {
     const noTools = execFileSync('/bin/sh', ['-c', hashScript(req)], { encoding: 'utf8', env: { PATH: '/nonexistent' }, stdio: ['ignore', 'pipe', 'ignore'] });
     assert.deepEqual(parseHashOutput(noTools, { path: 'x', prefix: 3 }), { full: null, prefix: null });
     assert.deepEqual(parseHashOutput('garbage\nh zzz\n', req), { full: undefined, prefix: undefined });
+  });
+
+  it('hashes a batch of 1000 files in order under a real sh, with each tool the box may have, the names with spaces and quotes', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sync-hash-many-'));
+    try {
+      const paths: string[] = [];
+      const want: string[] = [];
+      for (let i = 0; i < 1000; i++) {
+        const p = join(dir, i % 3 === 0 ? `shard ${i}.bin` : i % 3 === 1 ? `it's-${i}` : `x${i}`);
+        const data = `file ${i}\n`.repeat(i % 7);
+        writeFileSync(p, data);
+        paths.push(p);
+        want.push(createHash('sha256').update(data).digest('hex'));
+      }
+      const out = execFileSync('sh', ['-c', batchHashScript(paths)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 24 });
+      assert.deepEqual(parseBatchHashOutput(out, paths.length), want);
+      // sha256sum's "HASH  NAME" lines give the same answers (a box without a working openssl).
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      for (const tool of ['sha256sum', 'sed', 'wc', 'head', 'printf']) {
+        const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+        if (real.startsWith('/')) symlinkSync(real, join(bin, tool));
+      }
+      const viaSum = execFileSync('/bin/sh', ['-c', batchHashScript(paths)], { encoding: 'utf8', env: { PATH: bin }, stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 24 });
+      assert.deepEqual(parseBatchHashOutput(viaSum, paths.length), want);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('hashes a batch in order under a real sh; a missing file is unknown, a short answer proves nothing', () => {

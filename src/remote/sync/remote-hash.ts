@@ -63,8 +63,10 @@ export function parseRemoteNow(stdout: string): number | undefined {
 // The tool runs once over every file of a batch (a process per file cost ~5 ms each: 100 s
 // for 20,000 files); where that fails (a file unreadable) or gives a line count other than
 // the file count, each file is hashed alone. Names never contain a newline or a backslash
-// (the listing refuses them), so each file is exactly one line; only its first word is read.
-const MANY = 'o=$($H "$@" 2>/dev/null) && [ "$(printf "%s\\n" "$o" | wc -l)" -eq $# ] && printf "%s\\n" "$o" | while IFS= read -r l; do echo "h ${l%% *}"; done || for f in "$@"; do h "$f"; done';
+// (the listing refuses them), so each file is exactly one line; only its first word is read,
+// by one sed over all lines: a shell `while read` loop read them a byte per system call
+// (2000 files: 0.5 s of the box's CPU in sh, more than rsync's whole box side).
+const MANY = 'o=$($H "$@" 2>/dev/null) && [ "$(printf "%s\\n" "$o" | wc -l)" -eq $# ] && printf "%s\\n" "$o" | sed -e \'s/ .*//\' -e \'s/^/h /\' || for f in "$@"; do h "$f"; done';
 
 /** Script text hashing the files in "$@" (one `h` line each, in order; `none` without a tool), to end a script with. */
 export const HASH_ARGS = `${PRELUDE}${MANY}`;
