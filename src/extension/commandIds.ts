@@ -43,6 +43,7 @@ export const Commands = {
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',
   createInstance: 'gpuRent.createInstance',
+  cloneInstance: 'gpuRent.cloneInstance',
   runTask: 'gpuRent.runTask',
   launchStatus: 'gpuRent.launchStatus',
 } as const;

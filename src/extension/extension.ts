@@ -41,6 +41,7 @@ import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guar
 import { getState, openCalculator, refresh, showLog } from './commands/view/view';
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
 import { createInstanceCommand } from './commands/platforms/create';
+import { cloneInstanceCommand } from './commands/platforms/clone';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
@@ -240,6 +241,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
   command(Commands.powerOnWhenFree, (a) => powerOnWhenFree(ctx, platformMonitor, a));
   command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a));
+  command(Commands.cloneInstance, (a) => cloneInstanceCommand(ctx, platformMonitor, a));
   const launchReports = new LaunchReportView();
   subs.push(launchReports);
   command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));

@@ -9,6 +9,13 @@ import { Commands } from '../commandIds';
 /** A problem the user can fix (bad input, nothing to act on): shown as is. */
 export class UserError extends Error {}
 
+/** A UserError with the buttons that offer a way out (Power On refused for no free GPU → Clone…). */
+export class UserErrorWithActions extends UserError {
+  constructor(message: string, readonly actions: ErrorAction[]) {
+    super(message);
+  }
+}
+
 /** Remote commands in Restricted Mode: shown with a "Manage Workspace Trust" button. */
 export class RestrictedModeError extends UserError {
   constructor() {
@@ -118,6 +125,7 @@ function appErrorShown(e: AppError): ShownError {
 /** The words and buttons for any error a command throws. */
 export function shownError(e: unknown): ShownError {
   if (e instanceof RestrictedModeError) return { message: e.message, actions: [{ title: vscode.l10n.t('Manage Workspace Trust'), run: () => vscode.commands.executeCommand('workbench.trust.manage') }] };
+  if (e instanceof UserErrorWithActions) return { message: e.message, actions: e.actions };
   if (isAppError(e)) return appErrorShown(e);
   if (isRemoteError(e)) {
     const d = e.detail as { host?: string; port?: number };

@@ -24,7 +24,7 @@ import { formatRate } from '../../present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import { UserError, UserErrorWithActions } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
 import { syncFoldersOf } from '../sync/folders';
@@ -139,7 +139,9 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
         if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
         else await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
       } catch (e) {
-        // Sent once: a refusal is shown with the platform's own code, never retried.
+        // Sent once: a refusal is shown with the platform's own code, never retried. No free GPU on the host: the platform's way out, a clone.
+        if (cap === 'powerOn:gpu' && e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(account.kind).clone)
+          throw new UserErrorWithActions(platformErrorText(e), [{ title: vscode.l10n.t('Clone to a Host with a Free Card…'), run: () => vscode.commands.executeCommand(Commands.cloneInstance, { kind: 'instance', id: inst.id }) }]);
         throw new UserError(platformErrorText(e));
       }
     }
