@@ -11,6 +11,7 @@
 //   PULL_CPU_DEST=DIR      where the local copies go (default: a temp folder; /dev/shm takes this VM's
 //                          journal-less ext4 out: each file creation there costs ~0.5 ms of kernel
 //                          CPU in ext4's scan past recently deleted inodes, for every tool alike)
+//   PULL_CPU_BOXES=1       print the box side's CPU by process name after each run
 //   PULL_CPU_PROF=DIR      also run the CLI once more per part under node --cpu-prof into DIR
 //   PULL_CPU_STRACE=FILE   also run each tool once more per part under `strace -f -c` into FILE.<part>.<tool>
 //   PULL_CPU_PERF=FILE     also run the CLI once more per part under `perf record -g` (all threads, JIT names) into FILE.<part>
@@ -75,6 +76,7 @@ async function sessionsReaped(master: number): Promise<void> {
  */
 function boxSampler(master: number): { stop(): number } {
   const last = new Map<number, number>(); // pid → own CPU seconds at its last sample
+  const comm = new Map<number, string>();
   const below = new Map<number, boolean>();
   const sample = () => {
     for (const e of readdirSync('/proc')) {
@@ -89,7 +91,10 @@ function boxSampler(master: number): { stop(): number } {
           mine = ppid === master || below.get(ppid) === true;
           below.set(pid, mine);
         }
-        if (mine) last.set(pid, (Number(f[11]) + Number(f[12])) / TCK);
+        if (mine) {
+          last.set(pid, (Number(f[11]) + Number(f[12])) / TCK);
+          comm.set(pid, s.slice(s.indexOf('(') + 1, s.lastIndexOf(')')));
+        }
       } catch {
         /* gone */
       }
@@ -102,7 +107,14 @@ function boxSampler(master: number): { stop(): number } {
       clearInterval(timer);
       sample();
       let n = 0;
-      for (const v of last.values()) n += v;
+      const by = new Map<string, [number, number]>();
+      for (const [pid, v] of last) {
+        n += v;
+        const k = comm.get(pid) ?? '?';
+        const e = by.get(k) ?? [0, 0];
+        by.set(k, [e[0] + v, e[1] + 1]);
+      }
+      if (process.env.PULL_CPU_BOXES) console.log(`    box: ${[...by].sort((a, b) => b[1][0] - a[1][0]).map(([k, [t, c]]) => `${k} ×${c} ${t.toFixed(2)} s`).join(', ')}`);
       return n;
     },
   };
