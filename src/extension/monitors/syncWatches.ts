@@ -6,6 +6,8 @@ import { showError } from '../notify';
 import { syncRemote } from '../../app/sync';
 import type { InstanceSessions } from '../../app/session';
 import { isRemoteError } from '../../remote/errors';
+import { syncErrorText } from '../commands/sync/errorText';
+import { remoteErrorText } from '../commands/errors';
 import type { InstanceStore } from '../store';
 import type { SyncWatching } from '../../app/syncWatching';
 
@@ -43,9 +45,11 @@ export class SyncWatches implements vscode.Disposable {
     const abort = new AbortController();
     this.running.set(spec.id, abort);
     this.watching.add(spec.id);
-    const { watchSync } = await import('../../remote/sync');
+    const { watchSync, SyncError } = await import('../../remote/sync');
     const source = `${inst.login.user}@${inst.login.host}:${inst.login.port}`;
     const { remoteDir, localDir } = spec;
+    // In the user's words (the tree's Checkpoints tooltip, the stop notice); the English stays in the log.
+    const words = (e: unknown): string => (e instanceof SyncError ? syncErrorText(e, { remoteDir, localDir }, vscode.l10n) : isRemoteError(e) ? remoteErrorText(e, `${inst.login.host}:${inst.login.port}`) : e instanceof Error ? e.message : String(e));
     void watchSync(
       // Reconnects after a drop ask nothing: the watch was started over a working connection.
       async () => syncRemote(await this.sessions.connect(this.store.get(spec.id) ?? inst, { background: true, ...(spec.acceptNewHostKey ? { acceptNewHostKey: true } : {}) })),
@@ -58,14 +62,14 @@ export class SyncWatches implements vscode.Disposable {
           void this.store.update(spec.id, { sync: { remoteDir, localDir, lastSyncAt: this.now(), unsynced: 0 } });
         } else {
           this.log.warn(`[${spec.id}] watch: ${ev.error.message}; retry in ${Math.round(ev.retryInMs / 1000)} s`);
-          void this.store.update(spec.id, { sync: { remoteDir, localDir, ...(cur.sync?.lastSyncAt ? { lastSyncAt: cur.sync.lastSyncAt } : {}), lastError: ev.error.message.slice(0, 500) } });
+          void this.store.update(spec.id, { sync: { remoteDir, localDir, ...(cur.sync?.lastSyncAt ? { lastSyncAt: cur.sync.lastSyncAt } : {}), lastError: words(ev.error).slice(0, 500) } });
         }
       },
     )
       .catch((e: unknown) => {
         const msg = e instanceof Error ? e.message : String(e);
         this.log.error(`[${spec.id}] watch stopped: ${msg}`);
-        void showError(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, msg), { log: this.log, logged: true });
+        void showError(vscode.l10n.t('Stopped syncing checkpoints from {0}: {1}', inst.name, words(e)), { log: this.log, logged: true });
       })
       .finally(() => {
         this.running.delete(spec.id);
