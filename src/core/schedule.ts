@@ -5,6 +5,7 @@
 // still inside the grace window; later than that it is reported as missed, never run late.
 import { z } from 'zod';
 import { can, type Capability, type PlatformKind } from './platforms/types';
+import { descriptorOf } from './platforms/descriptors';
 
 const BEIJING_OFFSET = 8 * 3600;
 const DAY = 86400;
@@ -224,9 +225,5 @@ export type NoPlatformTimer = 'noTimedStart' | 'proNoTimerApi' | 'consoleShapeUn
 
 export function noPlatformTimer(kind: PlatformKind, action: ScheduleAction): NoPlatformTimer {
   if (action === 'power-on') return 'noTimedStart';
-  if (kind === 'autodl-pro') return 'proNoTimerApi';
-  if (kind === 'autodl-web') return 'consoleShapeUnverified';
-  if (kind === 'aliyun-ecs') return 'releaseOnly';
-  if (kind === 'tencent-cvm') return 'terminateOnly';
-  return 'noTimer';
+  return descriptorOf(kind).stopTimerLimit;
 }

@@ -102,6 +102,12 @@ export interface PlatformDescriptor {
   releasesStoppedOnClock: boolean;
   /** The platform's own stop timer, named for `gpu-rent schedule` (it runs while this machine sleeps). */
   stopTimer?: string;
+  /**
+   * Why gpu-rent does not arm that timer itself (core/schedule.ts noPlatformTimer): no timer
+   * request in the API, a request whose form public clients disagree on, or a timer that
+   * releases / terminates the instance rather than stopping it.
+   */
+  stopTimerLimit: 'proNoTimerApi' | 'consoleShapeUnverified' | 'releaseOnly' | 'terminateOnly' | 'noTimer';
   /** The console clones an instance onto another host with a free card, its data disk copied (core/platforms/autodlClone.ts). */
   clone?: true;
   /** Stock is read for the regions the account's instances name (no region list in the API). */
@@ -123,6 +129,7 @@ const AUTODL_WORDS: PlatformDescriptor['errorWords'] = [
 export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescriptor & { kind: K } } = {
   'autodl-pro': {
     kind: 'autodl-pro',
+    stopTimerLimit: 'proNoTimerApi',
     catalogPlatform: 'autodl',
     name: { en: 'AutoDL Pro', zh: 'AutoDL Pro' },
     secrets: [{ field: 'token', env: 'GPU_RENT_AUTODL_TOKEN', maxLength: 4096, prompt: { en: 'AutoDL developer token (控制台 → 设置 → 开发者 Token)', zh: 'AutoDL 开发者 Token（控制台 → 设置 → 开发者 Token）' } }],
@@ -140,6 +147,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
   },
   'autodl-web': {
     kind: 'autodl-web',
+    stopTimerLimit: 'consoleShapeUnverified',
     catalogPlatform: 'autodl',
     name: { en: 'AutoDL (console token, experimental)', zh: 'AutoDL（控制台令牌，实验性）' },
     experimental: {
@@ -166,6 +174,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
   },
   'aliyun-ecs': {
     kind: 'aliyun-ecs',
+    stopTimerLimit: 'releaseOnly',
     catalogPlatform: 'aliyun',
     name: { en: '阿里云 ECS', zh: '阿里云 ECS' },
     secrets: [
@@ -188,6 +197,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
   },
   'tencent-cvm': {
     kind: 'tencent-cvm',
+    stopTimerLimit: 'terminateOnly',
     catalogPlatform: 'tencent',
     name: { en: '腾讯云 CVM', zh: '腾讯云 CVM' },
     secrets: [
