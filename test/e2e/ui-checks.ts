@@ -410,12 +410,26 @@ function englishChecks(): UiCheck[] {
           if (expectTitle && !expectTitle.test(t)) throw new Error(`step title "${t}" should match ${expectTitle}; so far: ${JSON.stringify(titles)}`);
           if (fill !== null) await input.fill(fill);
           await page.keyboard.press('Enter');
+          // On a loaded machine an Enter pressed while the box is still settling can be dropped:
+          // if the same step is still showing 2 s later (every step's title differs), press once more.
+          const moved = async () => !(await widget.isVisible().catch(() => false)) || (await title.innerText().catch(() => '')).trim() !== t;
+          let gone = false;
+          for (let i = 0; i < 16 && !(gone = await moved()); i++) await page.waitForTimeout(125);
+          if (!gone) await page.keyboard.press('Enter');
           await page.waitForTimeout(300);
         };
         await page.locator('.part.sidebar .title-actions .action-label[aria-label^="Add Instance"]').first().click();
         await widget.waitFor({ state: 'visible', timeout: 15_000 });
         if (await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Paste the login command' }).count()) await step('Paste the login command');
         await step(`ssh -p ${sshd.port} ${sshd.user}@${sshd.host}`, /^Add GPU Instance: login/);
+        // Every e2e instance logs in at the one loopback sshd: the renter is told which instances
+        // already use this host:port (their cost would count twice) and chooses Add Anyway.
+        const dup = page.locator('.monaco-dialog-box');
+        await dup.waitFor({ timeout: 15_000 });
+        const dupText = (await dup.innerText()).replace(/\s+/g, ' ');
+        process.stdout.write(`         duplicate dialog: ${dupText.slice(0, 160)}\n`);
+        if (!dupText.includes(`${sshd.host}:${sshd.port}`) || !/already logs? in/.test(dupText)) throw new Error(`the duplicate-login warning does not name the host:port: ${dupText}`);
+        await dup.locator('.monaco-button').filter({ hasText: /^Add Anyway$/ }).first().click();
         await step('Password', /\(2\/10\)/);
         await step(sshd.password, /\(2\/10\)/);
         await step('AutoDL', /\(3\/10\)/);
