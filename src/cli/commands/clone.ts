@@ -9,14 +9,14 @@ import { gib, isCloneRefusal, type CloneCandidate, type CloneRefusal } from '../
 import { descriptorOf } from '../../core/platforms/descriptors';
 import { formatCny } from '../../core/money';
 import { forTerminal, jsonForTerminal } from '../../core/text';
-import type { Connector, PlatformInstance } from '../../core/platforms/types';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
-import type { CliCommand, CliIO } from '../command';
+import type { CliCommand } from '../command';
 import { jsonError } from '../json-error';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { helpLang, t } from '../words';
-import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
+import { failureLine } from './accounts';
 import { pinHostKey } from './create';
+import { findPlatformInstance } from './power';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)', zh: '实例所属的账号（可能属于多个账号时）' },
@@ -92,28 +92,6 @@ export function costLines(plan: ClonePlan, c: CloneCandidate, lang: CliLang): st
   ];
 }
 
-async function find(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | string> {
-  const accounts = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : howToAdd(lang).trimEnd();
-  const errors: string[] = [];
-  const hits: { a: CliAccount; c: Connector; inst: PlatformInstance }[] = [];
-  const cloning = accounts.filter((a) => descriptorOf(a.account.kind).clone);
-  if (!cloning.length) return cloneRefusalLine({ code: 'notSupported' }, lang);
-  await Promise.all(
-    cloning.map(async (a) => {
-      const c = connectorFor(a, io);
-      try {
-        for (const inst of await c.list()) if (inst.ref === target || inst.name === target) hits.push({ a, c, inst });
-      } catch (e) {
-        errors.push(`${a.account.id}: ${failureLine(e, lang)}`);
-      }
-    }),
-  );
-  if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return t(lang, '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', '));
-  return errors.length ? errors.join('; ') : t(lang, 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), cloning.map((a) => a.account.id).join(', '));
-}
-
 const candidateJson = (plan: ClonePlan, c: CloneCandidate) => ({ machineId: c.machineId, alias: c.alias, region: c.regionSign, regionName: c.regionName, idle: c.idle, priceFenPerHour: c.priceFenPerHour ?? null, maxDataDiskBytes: c.maxDataDiskBytes ?? null, highestCuda: c.highestCuda ?? null, sameRegion: c.sameRegion, cost: costOf(plan, c) });
 
 export const command: CliCommand = {
@@ -153,7 +131,7 @@ export const command: CliCommand = {
       return exit;
     };
     // Under --json the message is English on both streams (the JSON contract).
-    const found = await find(io, target, flags.account, json ? 'en' : lang);
+    const found = await findPlatformInstance(io, target, flags.account, json ? 'en' : lang, { fits: (a) => Boolean(descriptorOf(a.account.kind).clone), whenNoneFit: () => cloneRefusalLine({ code: 'notSupported' }, json ? 'en' : lang) });
     if (typeof found === 'string') return fail('not-found', found, found);
     const { a, c, inst } = found;
     if (!canClone(c)) return fail('not-supported', cloneRefusalLine({ code: 'notSupported' }, 'en'), cloneRefusalLine({ code: 'notSupported' }, 'zh-cn'));

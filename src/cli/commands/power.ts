@@ -42,9 +42,23 @@ function stillBillsZh(kind: Parameters<typeof stillBillsLine>[0], a: Parameters<
   return `计算已停止计费；仍在计费：${rest}`;
 }
 
-async function find(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | string> {
-  const accounts = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : howToAdd(lang).trimEnd();
+/**
+ * The one platform instance named `target` (its id or name) among the accounts (or `--account`),
+ * or the line that says why not: no account, several matches, a failing account. `only` narrows
+ * the accounts asked (clone asks only those that can clone); `whenNoneFit` is the line when
+ * accounts exist but none passes it.
+ */
+export async function findPlatformInstance(
+  io: CliIO,
+  target: string,
+  accountId: string | undefined,
+  lang: CliLang,
+  only?: { fits: (a: CliAccount) => boolean; whenNoneFit: () => string },
+): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | string> {
+  const all = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
+  if (!all.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : howToAdd(lang).trimEnd();
+  const accounts = only ? all.filter(only.fits) : all;
+  if (only && !accounts.length) return only.whenNoneFit();
   const errors: string[] = [];
   const hits: { a: CliAccount; c: Connector; inst: PlatformInstance }[] = [];
   await Promise.all(
@@ -99,7 +113,7 @@ function makeCommand(action: Action): CliCommand {
       if (flags['wait-for-gpu'] && action !== 'power-on') throw only('--wait-for-gpu', 'power-on');
       if (flags['wait-for-gpu'] && flags['no-gpu']) throw new UsageError('--wait-for-gpu waits for a card; a no-GPU start needs none', '--wait-for-gpu 是等显卡的；无卡模式开机不需要显卡');
       if (!flags['wait-for-gpu'] && (flags.wait ?? 0) > 1800) throw new UsageError('--wait: at most 1800 seconds to settle (longer waits are for --wait-for-gpu)', '--wait：等待状态稳定最多 1800 秒（更长的等待用 --wait-for-gpu）');
-      const found = await find(io, target, flags.account, lang);
+      const found = await findPlatformInstance(io, target, flags.account, lang);
       if (typeof found === 'string') {
         io.stderr(`gpu-rent ${action}: ${found}\n`);
         return 1;
