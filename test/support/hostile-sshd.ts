@@ -224,7 +224,8 @@ function serveSftp(sftp: SFTPWrapper, server: HostileSshd, opts: HostileOptions)
 /** A forged hash reply: one "h <64 hex>" line per file the command names, none of them the file's SHA-256. */
 function forgedHashReply(command: string, files: Record<string, Buffer>): string {
   const named = Object.entries(files)
-    .map(([name, content]) => ({ at: command.indexOf(`/${name}'`), content }))
+    // The path ends at a quote (quoted) or a space / the end (a plain word: shQuote leaves those bare).
+    .map(([name, content]) => ({ at: [`/${name}'`, `/${name} `, `/${name};`].map((w) => command.indexOf(w)).filter((i) => i !== -1).concat(command.endsWith(`/${name}`) ? [command.length - name.length - 1] : []).sort((a, b) => a - b)[0] ?? -1, content }))
     .filter((x) => x.at !== -1)
     .sort((a, b) => a.at - b.at);
   return named.map(({ content }) => `h ${createHash('sha256').update(content).update('forged').digest('hex')}`).join('\n') + '\n';
