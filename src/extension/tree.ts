@@ -5,7 +5,7 @@
 // request to its refresh scheduler (view/refresh.ts) with the reason and the element it touches.
 import * as vscode from 'vscode';
 import { forLabel, forMarkdown, forTerminal } from '../core/text';
-import { findPlatform, type Catalog } from '../core/catalog';
+import type { Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
 import { summarizeSpend } from '../core/spend';
@@ -23,7 +23,7 @@ import { platformContext, platformGroupText, platformInstanceText } from './comm
 import type { StockNodeInfo, StockView } from './stockView';
 import { launchRowText } from './commands/launch/treeText';
 import { connectionText, detailRows } from './view/instanceRows';
-import { platformDisplayName } from '../core/platforms/names';
+import { platformLabel } from './commands/context';
 import { launchKey, platformKey, RefreshScheduler, stockKey, type ElementKey, type RefreshReason } from './view/refresh';
 import type { ViewVisibility } from './view/visibility';
 
@@ -178,9 +178,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   }
 
   platformName(id: string): string {
-    const p = findPlatform(this.catalog(), id);
-    if (!p) return id;
-    return platformDisplayName(p.name, this.language);
+    return platformLabel({ catalog: this.catalog, language: this.language }, id);
   }
 
   private instanceNode(id: string): Node & { kind: 'instance' } {

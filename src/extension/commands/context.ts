@@ -3,7 +3,7 @@
 // views listen to the models. A command that changes nothing a model holds asks for a refresh
 // with its reason.
 import type * as vscode from 'vscode';
-import type { Catalog } from '../../core/catalog';
+import { findPlatform, type Catalog } from '../../core/catalog';
 import { inLanguage } from '../../core/platforms/descriptors';
 import { platformDisplayName } from '../../core/platforms/names';
 import type { Instance } from '../../core/instances';
@@ -57,12 +57,12 @@ export interface CommandContext {
 
 /** Platform name in the display language, the platform's own beside the English (core/platforms/names). */
 export function platformLabel(ctx: Pick<CommandContext, 'catalog' | 'language'>, id: string): string {
-  const p = ctx.catalog().platforms.find((x) => x.id === id);
+  const p = findPlatform(ctx.catalog(), id);
   return p ? platformDisplayName(p.name, ctx.language) : id;
 }
 
 /** The short name in the display language (a default instance name). */
 export function platformShortName(ctx: Pick<CommandContext, 'catalog' | 'language'>, id: string): string {
-  const p = ctx.catalog().platforms.find((x) => x.id === id);
+  const p = findPlatform(ctx.catalog(), id);
   return p ? inLanguage(p.name, ctx.language) : id;
 }
