@@ -143,6 +143,14 @@ describe('manifest', () => {
     assert.ok(calls > 0 || tsFiles('src/extension').length <= 2, 'the extension should speak through l10n.t');
   });
 
+  it('every zh-CN bundle entry is used: an l10n.t literal in src/extension or a package.nls string', () => {
+    // A stale entry (its English reworded in the code) would otherwise sit there untested, and
+    // the CLI's shared() would still pick its old Chinese for the old words.
+    const used = new Set<string>(Object.values(nlsEn));
+    for (const file of tsFiles('src/extension')) for (const s of l10nCalls(readFileSync(file, 'utf8')).literals) used.add(s);
+    assert.deepEqual(Object.keys(bundleZh).filter((k) => !used.has(k)), []);
+  });
+
   it('the l10n scanner reads literals with quotes, escapes and placeholders', () => {
     const r = l10nCalls(`l10n.t('It\\'s {0}', x); vscode.l10n.t("a \\"b\\""); l10n.t(msg); l10n.t(\n  'multi {0} {1}', a, b)`);
     assert.deepEqual(r.literals, ["It's {0}", 'a "b"', 'multi {0} {1}']);
