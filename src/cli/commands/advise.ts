@@ -10,8 +10,9 @@ import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
-import { LANG_FLAG_SPEC } from '../lang';
-import { helpLang } from '../words';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { helpLang, t } from '../words';
+import { quoteWords } from './quote-words';
 
 const specs = {
   budget: { type: 'number', valueName: 'YUAN', min: 0, max: BOUNDS.budgetYuanPerMonth.max, description: 'monthly budget in yuan (required)', zh: '每月预算，元（必填）' },
@@ -27,6 +28,14 @@ const TIER_TEXT: Record<BudgetTier, string> = {
   '300to1000': '¥300–1000/month: daily LoRA and demos (report §5)',
   '1000to3000': "¥1000–3000/month: between the report's tiers; a 4090 monthly or the author's ~¥1500 mix (report §5)",
   '3000up': '¥3000+/month ("3000 元以上"): 13B–70B models on big clouds (report §5)',
+};
+
+const TIER_ZH: Record<BudgetTier, string> = {
+  under100: '每月 100 元内：免费额度和低峰时段（报告 §5）',
+  '100to300': '每月 100–300 元：介于报告的两档之间；按报告的价格推算',
+  '300to1000': '每月 300–1000 元：日常 LoRA 和演示（报告 §5）',
+  '1000to3000': '每月 1000–3000 元：介于报告的两档之间；包月 4090，或作者每月约 1500 元的组合（报告 §5）',
+  '3000up': '每月 3000 元以上：在大云上跑 13B–70B 模型（报告 §5）',
 };
 
 const yuanOf = (r: FenRange): number | [number, number] => (r.min === r.max ? fenToYuan(r.min) : [fenToYuan(r.min), fenToYuan(r.max)]);
@@ -54,7 +63,24 @@ function monthJson(m: Month): Record<string, unknown> {
   };
 }
 
-function usageText(m: Month): string {
+function usageTextZh(m: Month): string {
+  const u = m.usage;
+  const h = (x: number) => quoteWords('zh-cn').hours(formatHours(x));
+  const disk = u.dataDiskGb > 0 ? `，数据盘 ${u.dataDiskGb} GB × ${u.days} 天` : '';
+  switch (u.pattern) {
+    case 'free':
+      return u.gpuHours > 0 ? `约 ${h(u.gpuHours)} 免费额度` : '大小未说明的免费额度（不稳定）';
+    case 'plan':
+      return `${u.count} ${({ hour: '小时', spot: '小时', day: '天', week: '周', month: '个月' } as const)[m.mode]}（${quoteWords('zh-cn').mode(m.mode)}，显卡 ${h(u.gpuHours)}）${disk}`;
+    case 'hourlyKept':
+      return `GPU ${h(u.gpuHours)} + 无卡模式 ${h(u.noGpuHours)}${disk}`;
+    case 'hourlyRuns':
+      return `${u.count} 次、每次 ${h(u.gpuHours / Math.max(1, u.count))}（GPU 共 ${h(u.gpuHours)}）${disk}，两次之间释放`;
+  }
+}
+
+function usageText(m: Month, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn') return usageTextZh(m);
   const u = m.usage;
   const disk = u.dataDiskGb > 0 ? `, data disk ${u.dataDiskGb} GB × ${u.days} day${u.days === 1 ? '' : 's'}` : '';
   switch (u.pattern) {
@@ -69,10 +95,11 @@ function usageText(m: Month): string {
   }
 }
 
-function moneyText(m: Month): string {
+function moneyText(m: Month, lang: CliLang = 'en'): string {
+  const zh = lang === 'zh-cn';
   const part = (k: 'gpu' | 'storage' | 'idle' | 'download', label: string) => ((m.unpriced as string[]).includes(k) ? `${label} ?` : m.breakdown[k].max > 0 ? `${label} ${formatFenRange(m.breakdown[k])}` : '');
-  const parts = [part('gpu', 'GPU'), part('storage', 'disk'), part('idle', 'no-GPU'), part('download', 'download')].filter(Boolean);
-  return `${formatFenRange(m.total)}${m.unpriced.length ? ' +?' : ''} (${parts.join(' + ') || 'free'})`;
+  const parts = [part('gpu', 'GPU'), part('storage', zh ? '数据盘' : 'disk'), part('idle', zh ? '无卡' : 'no-GPU'), part('download', zh ? '下载' : 'download')].filter(Boolean);
+  return zh ? `${formatFenRange(m.total)}${m.unpriced.length ? ' +?' : ''}（${parts.join(' + ') || '免费'}）` : `${formatFenRange(m.total)}${m.unpriced.length ? ' +?' : ''} (${parts.join(' + ') || 'free'})`;
 }
 
 function pickJson(p: AdvicePick, catalog: ReturnType<typeof loadCatalog>): Record<string, unknown> {
@@ -126,18 +153,23 @@ export const command: CliCommand = {
       io.stdout(JSON.stringify(out, null, 2) + '\n');
       return 0;
     }
-    let out = `Budget ${formatCny(advice.budget)}/month, task ${task} (data disk ${TASK_PROFILES[task].dataDiskGb} GB): ${TIER_TEXT[advice.tier]}.\n\n`;
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
+    const words = (code: keyof typeof ADVICE_TEXT) => (zh ? ADVICE_TEXT[code].zh : ADVICE_TEXT[code].en);
+    let out = zh
+      ? `预算每月 ${formatCny(advice.budget)}，任务 ${task}（数据盘 ${TASK_PROFILES[task].dataDiskGb} GB）：${TIER_ZH[advice.tier]}。\n\n`
+      : `Budget ${formatCny(advice.budget)}/month, task ${task} (data disk ${TASK_PROFILES[task].dataDiskGb} GB): ${TIER_TEXT[advice.tier]}.\n\n`;
     advice.picks.forEach((p, i) => {
       const where = p.platform ? ` [${findPlatform(catalog, p.platform)?.name.zh ?? p.platform}${p.card ? ` ${p.gpus > 1 ? `${p.gpus}×` : ''}${cardById(p.card)?.name ?? p.card}` : ''}]` : '';
-      out += `${i + 1}. ${ADVICE_TEXT[p.code].en}${where}\n`;
+      out += `${i + 1}. ${words(p.code)}${where}\n`;
       if (p.month) {
-        const verdict = p.withinBudget ? 'within budget' : p.month.unpriced.length ? 'within budget unknown (a cost has no figure)' : 'over this budget';
-        out += `   month: ${usageText(p.month)}: ${moneyText(p.month)}, ${verdict}\n`;
-      } else out += '   month: no price for this in the catalog\n';
-      if (p.compare) out += `   vs the monthly plan: ${moneyText(p.compare)}${p.compare.withinBudget ? '' : ', over this budget'}\n`;
-      if (p.reportMonthly) out += `   the report's own figure: ~${formatFenRange(p.reportMonthly)}/month\n`;
-      for (const c of p.cites) out += `   report ${c.section}: 「${c.text}」\n`;
-      for (const r of p.reasons) out += `   - ${ADVICE_TEXT[r.code].en} (${r.ref.startsWith('§') ? `report ${r.ref}` : r.ref})\n`;
+        const verdict = p.withinBudget ? t(lang, 'within budget', '在预算内') : p.month.unpriced.length ? t(lang, 'within budget unknown (a cost has no figure)', '是否在预算内未知（有一项花费没有数字）') : t(lang, 'over this budget', '超出这个预算');
+        out += zh ? `   每月：${usageText(p.month, lang)}：${moneyText(p.month, lang)}，${verdict}\n` : `   month: ${usageText(p.month)}: ${moneyText(p.month)}, ${verdict}\n`;
+      } else out += t(lang, '   month: no price for this in the catalog\n', '   每月：价格目录中没有这一项的价格\n');
+      if (p.compare) out += zh ? `   对比包月：${moneyText(p.compare, lang)}${p.compare.withinBudget ? '' : '，超出这个预算'}\n` : `   vs the monthly plan: ${moneyText(p.compare)}${p.compare.withinBudget ? '' : ', over this budget'}\n`;
+      if (p.reportMonthly) out += zh ? `   报告自己的数字：每月约 ${formatFenRange(p.reportMonthly)}\n` : `   the report's own figure: ~${formatFenRange(p.reportMonthly)}/month\n`;
+      for (const c of p.cites) out += zh ? `   报告 ${c.section}：「${c.text}」\n` : `   report ${c.section}: 「${c.text}」\n`;
+      for (const r of p.reasons) out += zh ? `   - ${words(r.code)}（${r.ref.startsWith('§') ? `报告 ${r.ref}` : r.ref === 'derived' ? '推算' : r.ref}）\n` : `   - ${ADVICE_TEXT[r.code].en} (${r.ref.startsWith('§') ? `report ${r.ref}` : r.ref})\n`;
     });
     io.stdout(out);
     return 0;
