@@ -11,6 +11,7 @@ import { RemoteError } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
 import { trimEndOf } from '../../core/boxLines';
+import { stat } from '../sync/sftp-util';
 
 export const DEFAULT_RAM_DIR = '/dev/shm/gpu-rent';
 /** Marks a folder as a memory-only upload made by gpu-rent. */
@@ -120,10 +121,6 @@ export interface SecureUploadResult {
   skipped: { path: string; reason: string }[];
 }
 
-function statRemote(sftp: import('ssh2').SFTPWrapper, path: string): Promise<number> {
-  return new Promise((res, rej) => sftp.stat(path, (e, st) => (e ? rej(e) : res(st.size))));
-}
-
 /**
  * Streams local files or folders into `dir` on the box, only after the checks pass. The remote
  * path must be absolute (the SFTP server does not expand ~ or $HOME).
@@ -165,7 +162,7 @@ export async function secureUpload(
     const remote = `${base}/${f.relPath}`;
     try {
       await pipeline(createReadStream(f.localPath), sftp.createWriteStream(remote, { mode: 0o600, flags: 'w' }));
-      const size = await statRemote(sftp, remote);
+      const size = (await stat(sftp, remote)).size;
       if (size !== f.size) throw new Error(`size on the box is ${size}, expected ${f.size}`);
     } catch (e) {
       throw new RemoteError('remote-failed', `uploading ${f.relPath} failed: ${(e as Error).message}. Files already in ${dir} stay in RAM; run wipe to remove them.`);

@@ -6,40 +6,19 @@
 import type { FileEntry, SFTPWrapper } from 'ssh2';
 import { mapLimited } from '../util/limit';
 import { caseInsensitivePlatform, checkComponent, STATE_FILE, type NameRules, type SkipReason } from './names';
-import { closeHandle, isChannelOpen, kindOf, onSessionGone, realpath, SftpGoneError, sftpCode, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
+import { closeHandle, kindOf, realpath, sftpCode, sftpRequest, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
 
 /** Entries (files, folders, links, anything) one listing may hold in all. */
 export const MAX_LIST_ENTRIES = 100_000;
 /** Directory reads (and link checks) in flight at once. */
 const LIST_CONCURRENCY = 64;
-const LIST_REQUEST_MS = 30_000;
 
 export interface ListLimits {
   maxEntries?: number;
 }
 
-/** One SFTP request with a deadline that fails when the session goes. */
-export function sftpRequest<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void): Promise<T> {
-  return new Promise<T>((res, rej) => {
-    if (!isChannelOpen(sftp)) return rej(new SftpGoneError(what));
-    let done = false;
-    const finish = (err: Error | null | undefined, v?: T) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      off();
-      if (err) rej(err);
-      else res(v as T);
-    };
-    const off = onSessionGone(sftp, () => finish(new SftpGoneError(what)));
-    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${LIST_REQUEST_MS / 1000} s`)), LIST_REQUEST_MS);
-    try {
-      send(finish);
-    } catch (e) {
-      finish(e instanceof Error ? e : new Error(String(e)));
-    }
-  });
-}
+/** The one SFTP request wrapper (sftp-util), here too for the modules that import it from the listing. */
+export { sftpRequest };
 
 /** Reads one folder reply by reply, charging each entry to the listing's budget (so one endless folder stops too). */
 async function readdirBounded(sftp: SFTPWrapper, path: string, budget: { left: number }, tooMany: () => Error): Promise<FileEntry[]> {

@@ -60,7 +60,11 @@ export function onSessionGone(sftp: SFTPWrapper, fn: () => void): () => void {
   return () => pending.delete(cb);
 }
 
-function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = REQUEST_DEADLINE_MS): Promise<T> {
+/**
+ * The one promise form of an SFTP request (sync, push, listings): a deadline, never sent on a
+ * closed channel, rejected when the session goes; the server's error passes through with its code.
+ */
+export function sftpRequest<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = REQUEST_DEADLINE_MS): Promise<T> {
   return new Promise<T>((res, rej) => {
     if (!channelOpen(sftp)) return rej(new SftpGoneError(what));
     const pending = pendingOf(sftp);
@@ -92,35 +96,35 @@ function call<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null 
  * a missing file. A caller for which both mean the same says so with its own catch.
  */
 export function lstatRemote(sftp: SFTPWrapper, path: string): Promise<Stats | undefined> {
-  return call<Stats>(sftp, 'lstat', (cb) => sftp.lstat(path, cb)).catch((e: unknown) => {
+  return sftpRequest<Stats>(sftp, 'lstat', (cb) => sftp.lstat(path, cb)).catch((e: unknown) => {
     if (sftpCode(e) === undefined) throw e;
     return undefined;
   });
 }
 
 export function readdir(sftp: SFTPWrapper, path: string): Promise<FileEntry[]> {
-  return call(sftp, 'readdir', (cb) => sftp.readdir(path, cb));
+  return sftpRequest(sftp, 'readdir', (cb) => sftp.readdir(path, cb));
 }
 
 export function realpath(sftp: SFTPWrapper, path: string): Promise<string> {
-  return call(sftp, 'realpath', (cb) => sftp.realpath(path, cb));
+  return sftpRequest(sftp, 'realpath', (cb) => sftp.realpath(path, cb));
 }
 
 export function stat(sftp: SFTPWrapper, path: string): Promise<Stats> {
-  return call(sftp, 'stat', (cb) => sftp.stat(path, cb));
+  return sftpRequest(sftp, 'stat', (cb) => sftp.stat(path, cb));
 }
 
 export function openRead(sftp: SFTPWrapper, path: string): Promise<Buffer> {
-  return call(sftp, 'open', (cb) => sftp.open(path, 'r', cb));
+  return sftpRequest(sftp, 'open', (cb) => sftp.open(path, 'r', cb));
 }
 
 export function fstat(sftp: SFTPWrapper, handle: Buffer): Promise<Stats> {
-  return call(sftp, 'fstat', (cb) => sftp.fstat(handle, cb));
+  return sftpRequest(sftp, 'fstat', (cb) => sftp.fstat(handle, cb));
 }
 
 export async function closeHandle(sftp: SFTPWrapper, handle: Buffer): Promise<void> {
   // A close that gets no answer costs the server a handle, not us a hang.
-  await call(sftp, 'close', (cb) => sftp.close(handle, (err) => cb(err, undefined)), 3000).catch(() => undefined);
+  await sftpRequest(sftp, 'close', (cb) => sftp.close(handle, (err) => cb(err, undefined)), 3000).catch(() => undefined);
 }
 
 export function isChannelOpen(sftp: SFTPWrapper): boolean {
