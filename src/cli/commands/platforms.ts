@@ -6,8 +6,9 @@ import { fenToYuan } from '../../core/money';
 import { formatHelp, parseArgs, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
-import { LANG_FLAG_SPEC } from '../lang';
-import { helpLang } from '../words';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { heads, helpLang, t } from '../words';
+import { quoteWords } from './quote-words';
 
 const specs = {
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides and extra platforms, merged over the built-in catalog', zh: '覆盖内置价格目录的 JSON 文件（价格覆盖和额外平台）' },
@@ -29,32 +30,38 @@ function numOf(r: NumRange | null): number | [number, number] | null {
   return r.min === r.max ? r.min : [r.min, r.max];
 }
 
-function noGpu(p: Platform): string {
+const PERIOD_ZH = { hour: '/小时', spot: '/小时', day: '/天', week: '/周', month: '/月' } as const;
+const QUEUE_ZH: Record<Platform['queue']['level'], string> = { none: '不排队', low: '少', moderate: '中等', severe: '严重', unstable: '不稳定', unknown: '?' };
+
+function noGpu(p: Platform, lang: CliLang = 'en'): string {
   const ng = p.noGpuMode;
-  if (ng.support === 'notApplicable') return 'n/a (bills while stopped)';
-  if (ng.support === 'no') return 'no';
+  if (ng.support === 'notApplicable') return t(lang, 'n/a (bills while stopped)', '不适用（停机也计费）');
+  if (ng.support === 'no') return t(lang, 'no', '无');
   if (ng.support === 'unknown') return '?';
-  const rate = ng.hourlyRate ? `${formatFenRange(ng.hourlyRate)}/h` : 'rate ?';
-  return ng.support === 'partial' ? `partial, ${rate}` : rate;
+  const rate = ng.hourlyRate ? t(lang, '{0}/h', '{0}/小时', formatFenRange(ng.hourlyRate)) : t(lang, 'rate ?', '价格 ?');
+  return ng.support === 'partial' ? t(lang, 'partial, {0}', '部分支持，{0}', rate) : rate;
 }
 
-function disk(p: Platform): string {
-  if (p.dataDisk.bundled) return p.dataDisk.fenPerGbDay ? `bundled, ${formatFenRange(p.dataDisk.fenPerGbDay)}/GB/day` : 'bundled, ?';
-  return p.dataDisk.fenPerGbDay ? `${formatFenRange(p.dataDisk.fenPerGbDay)}/GB/day` : '?';
+function disk(p: Platform, lang: CliLang = 'en'): string {
+  const rate = p.dataDisk.fenPerGbDay ? t(lang, '{0}/GB/day', '{0}/GB/天', formatFenRange(p.dataDisk.fenPerGbDay)) : '?';
+  if (p.dataDisk.bundled) return t(lang, 'bundled, {0}', '含在套餐内，{0}', rate);
+  return rate;
 }
 
-function queue(p: Platform): string {
+function queue(p: Platform, lang: CliLang = 'en'): string {
   const q = p.queue;
   if (q.level === 'unknown') return '?';
-  const wait = q.waitMinutes ? ` ${formatNumRange(q.waitMinutes, 0)} min` : '';
-  const peak = q.peakHours ? ` at ${q.peakHours}` : '';
-  return `${q.level}${wait}${peak}`;
+  const zh = lang === 'zh-cn';
+  const wait = q.waitMinutes ? (zh ? ` ${formatNumRange(q.waitMinutes, 0)} 分钟` : ` ${formatNumRange(q.waitMinutes, 0)} min`) : '';
+  const peak = q.peakHours ? (zh ? `（${q.peakHours}）` : ` at ${q.peakHours}`) : '';
+  return `${zh ? QUEUE_ZH[q.level] : q.level}${wait}${peak}`;
 }
 
-function prices(p: Platform): string {
+function prices(p: Platform, lang: CliLang = 'en'): string {
   const priced = p.prices.filter((x) => x.price);
-  if (!priced.length) return 'no price in the report';
-  return priced.map((x) => `${(cardById(x.card)?.name ?? x.card).replace(/ \d+GB$/, '')} ${formatFenRange(x.price!)}${PERIOD[x.mode]}`).join(', ');
+  if (!priced.length) return t(lang, 'no price in the report', '报告中没有价格');
+  const period = lang === 'zh-cn' ? PERIOD_ZH : PERIOD;
+  return priced.map((x) => `${(cardById(x.card)?.name ?? x.card).replace(/ \d+GB$/, '')} ${formatFenRange(x.price!)}${period[x.mode]}`).join(lang === 'zh-cn' ? '，' : ', ');
 }
 
 function toJson(catalog: Catalog): unknown {
@@ -108,31 +115,37 @@ export const command: CliCommand = {
       io.stdout(JSON.stringify(toJson(catalog), null, 2) + '\n');
       return 0;
     }
-    const head = ['Id', 'Platform', 'Modes', 'Data disk', 'No-GPU mode', 'Mbps', 'Root', 'Queue', 'Dated'];
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
+    const w = quoteWords(lang);
+    // Heads as before in English (mixed case); in Chinese the extension's word where it has one.
+    const head = zh ? heads(lang, [['ID', 'ID'], ['PLATFORM', '平台'], ['MODES', '计费方式'], ['DATA DISK', '数据盘'], ['NO-GPU MODE', '无卡模式'], ['MBPS', '带宽 Mbps'], ['ROOT', 'root'], ['QUEUE', '排队'], ['DATED', '日期']]) : ['Id', 'Platform', 'Modes', 'Data disk', 'No-GPU mode', 'Mbps', 'Root', 'Queue', 'Dated'];
     const rows = catalog.platforms.map((p) => [
       p.id,
       p.name.zh,
-      p.billingModes.join('/') || '?',
-      disk(p),
-      noGpu(p),
+      (zh ? p.billingModes.map((m) => w.mode(m)) : p.billingModes).join('/') || '?',
+      disk(p, lang),
+      noGpu(p, lang),
       p.bandwidthMbps.value ? formatNumRange(p.bandwidthMbps.value) : '?',
-      p.rootAccess === null ? '?' : p.rootAccess ? 'yes' : 'no',
-      queue(p),
-      formatDating(dating(p)),
+      p.rootAccess === null ? '?' : p.rootAccess ? t(lang, 'yes', '有') : t(lang, 'no', '无'),
+      queue(p, lang),
+      w.dating(dating(p), formatDating(dating(p))),
     ]);
     let out = renderTable([head, ...rows]);
-    out += '\nPrices per GPU:\n';
+    out += t(lang, '\nPrices per GPU:\n', '\n每张 GPU 的价格：\n');
     for (const p of catalog.platforms) {
       const extra: string[] = [];
-      if (p.access.enterpriseVerification) extra.push('enterprise verification required');
-      if (p.access.minRentalDays) extra.push(`minimum rental ${p.access.minRentalDays} days`);
-      if (p.spot) extra.push(`spot ~${Math.round(p.spot.discount * 100)}% cheaper, reclaimable`);
-      if (p.freeQuotaHours) extra.push(`free quota ${p.freeQuotaHours.value ? `~${formatNumRange(p.freeQuotaHours.value)} h` : 'unstable'}`);
-      if (p.stoppedBills === 'everything') extra.push('bills while stopped');
-      if (p.stoppedBills === 'dataLost') extra.push('stopping wiped the data disk');
-      out += `  ${p.name.zh} (${p.id}): ${prices(p)}${extra.length ? `; ${extra.join('; ')}` : ''}\n`;
+      if (p.access.enterpriseVerification) extra.push(t(lang, 'enterprise verification required', '需要企业认证'));
+      if (p.access.minRentalDays) extra.push(t(lang, 'minimum rental {0} days', '最短租期 {0} 天', p.access.minRentalDays));
+      if (p.spot) extra.push(t(lang, 'spot ~{0}% cheaper, reclaimable', '抢占式便宜约 {0}%，可能被回收', Math.round(p.spot.discount * 100)));
+      if (p.freeQuotaHours) extra.push(p.freeQuotaHours.value ? t(lang, 'free quota ~{0} h', '免费额度约 {0} 小时', formatNumRange(p.freeQuotaHours.value)) : t(lang, 'free quota unstable', '免费额度不稳定'));
+      if (p.stoppedBills === 'everything') extra.push(t(lang, 'bills while stopped', '停机也计费'));
+      if (p.stoppedBills === 'dataLost') extra.push(t(lang, 'stopping wiped the data disk', '关机清空了数据盘'));
+      out += zh ? `  ${p.name.zh}（${p.id}）：${prices(p, lang)}${extra.length ? `；${extra.join('；')}` : ''}\n` : `  ${p.name.zh} (${p.id}): ${prices(p)}${extra.length ? `; ${extra.join('; ')}` : ''}\n`;
     }
-    out += `\n? = named in the report without a figure. The field report's figures are undated: it says only that prices were collected in the week of its tests (价格采集时间是我实测那一周), so none is shown as fresher than that. --json gives each figure's source and date.\n`;
+    out += zh
+      ? '\n? = 报告提到了但没有给出数字。实测报告的数字没有注明日期：它只说价格是在测试那一周采集的（价格采集时间是我实测那一周），所以没有一个显示得比那更新。--json 给出每个数字的来源和日期。\n'
+      : `\n? = named in the report without a figure. The field report's figures are undated: it says only that prices were collected in the week of its tests (价格采集时间是我实测那一周), so none is shown as fresher than that. --json gives each figure's source and date.\n`;
     io.stdout(out);
     return 0;
   },
