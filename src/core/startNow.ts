@@ -41,20 +41,31 @@ export interface StartNowRow {
 export const MAX_PLACES = 20;
 
 /**
- * 阿里云 families whose card is fixed (the catalog's own T4 row names ecs.gn6i-c4g1.xlarge);
- * vGPU and shared families (vgn6i, sgn7i-vws) are slices of a card, never a whole one.
+ * 阿里云 families whose card is fixed; vGPU and shared families (vgn6i, sgn7i-vws) are slices of
+ * a card, never a whole one. Each row as 阿里云's own ECS user guide says it (test/fixtures/platforms/SOURCES.md):
+ * - gn6i → T4, gn6v → V100 16 GB, gn7i → A10 24 GB: 「实例规格分类与命名」
+ *   (help.aliyun.com/zh/ecs/user-guide/instance-specification-naming-and-classification: "6v … V100 且 GPU
+ *   显存为 16 GB", "6i … GPU 类型为 T4", "7i … GPU 类型为 A10 且显存为 24 GB"), and the GPU 计算型实例规格族
+ *   page's gn6i / gn6v / gn7i tables (NVIDIA T4 × n, NVIDIA V100 × n with 16GB, NVIDIA A10 × n).
+ * - gn7e is left out: those pages give its 80 GB of GPU memory but name no card, so its rows read `?`.
  */
-const ALIYUN_FAMILY_CARD: Readonly<Record<string, string>> = { gn6i: 't4', gn6v: 'v100-16g', gn7i: 'a10', gn7e: 'a100-80g' };
-/** 腾讯云 families (InstanceFamily, the type's prefix): GN7 is the T4 family the catalog prices. */
+const ALIYUN_FAMILY_CARD: Readonly<Record<string, string>> = { gn6i: 't4', gn6v: 'v100-16g', gn7i: 'a10' };
+/**
+ * 腾讯云 families (InstanceFamily, the type's prefix), as Tencent Cloud's GPU documentation's "GPU
+ * Computing Instance" overview table gives them: GN7 "NVIDIA Tesla T4", GN10Xp "NVIDIA Tesla V100
+ * NVLink 32 GB" (its Chinese overview table: GN10X/GN10Xp "Tesla V100 NVLink 32G").
+ */
 const TENCENT_FAMILY_CARD: Readonly<Record<string, string>> = { GN7: 't4', GN10XP: 'v100-32g' };
 
 // ecs.<family>-c<vCPUs per GPU>g1.<N>xlarge: N × 4 vCPUs, so N × 4 / ratio GPUs (gn6i-c4g1.xlarge: 1 T4).
+// The naming page: "c8g1 表示 vCPU:GPU=8:1", xlarge 4 vCPU, <n>xlarge n × 4; the family tables agree
+// (ecs.gn6i-c24g1.24xlarge 96 vCPU, T4 × 4; ecs.gn7i-c32g1.16xlarge 64 vCPU, A10 × 2).
 const ALIYUN_TYPE = /^ecs\.([a-z0-9]{1,20})-c(\d{1,3})g1\.(\d{0,3})xlarge$/;
 
 function aliyunCard(type: string): { card: string; gpus?: number } | undefined {
   const m = ALIYUN_TYPE.exec(type);
   if (!m) return undefined;
-  const card = ALIYUN_FAMILY_CARD[m[1]!];
+  const card = Object.hasOwn(ALIYUN_FAMILY_CARD, m[1]!) ? ALIYUN_FAMILY_CARD[m[1]!] : undefined;
   if (!card) return undefined;
   const vcpus = (m[3] === '' ? 1 : Number(m[3])) * 4;
   const ratio = Number(m[2]);
@@ -66,7 +77,7 @@ function tencentCard(row: StockRow): { card: string; gpus?: number } | undefined
   const type = row.instanceType ?? '';
   const dot = type.indexOf('.');
   const family = (dot > 0 ? type.slice(0, dot) : type).toUpperCase();
-  const card = TENCENT_FAMILY_CARD[family];
+  const card = Object.hasOwn(TENCENT_FAMILY_CARD, family) ? TENCENT_FAMILY_CARD[family] : undefined;
   if (!card) return undefined;
   // A fractional GpuCount (a vGPU slice) is not a card.
   return { card, ...(row.gpus !== undefined && Number.isInteger(row.gpus) ? { gpus: row.gpus } : {}) };

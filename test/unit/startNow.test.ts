@@ -35,6 +35,23 @@ describe('startNow: catalog rows × stock readings', () => {
     assert.deepStrictEqual(['ecs.gn6i-c24g1.24xlarge', 'ecs.gn7i-c32g1.32xlarge', 'ecs.vgn6i-m4.xlarge', 'ecs.gn7i-c8g1.2xlarge.bad'].map((t) => stockCard(ali(t))), [{ card: 't4', gpus: 4 }, { card: 'a10', gpus: 4 }, undefined, undefined]);
   });
 
+  it('each family row is the cloud\'s own table (SOURCES.md "Instance family → card"); a family no page names reads ?', () => {
+    const ali = (t: string): StockRow => ({ card: t, instanceType: t, region: 'r', status: 'free', source: 'aliyun-DescribeAvailableResource', readAt: 1 });
+    // Rows of 阿里云's GPU 计算型实例规格族 tables, type → (GPU × n), copied from the page.
+    const table: [string, string, number][] = [
+      ['ecs.gn6i-c4g1.xlarge', 't4', 1], ['ecs.gn6i-c24g1.12xlarge', 't4', 2], ['ecs.gn6i-c24g1.24xlarge', 't4', 4],
+      ['ecs.gn6v-c8g1.2xlarge', 'v100-16g', 1], ['ecs.gn6v-c8g1.4xlarge', 'v100-16g', 2],
+      ['ecs.gn7i-c8g1.2xlarge', 'a10', 1], ['ecs.gn7i-c48g1.12xlarge', 'a10', 1], ['ecs.gn7i-c32g1.16xlarge', 'a10', 2],
+    ];
+    assert.deepStrictEqual(table.map(([t]) => stockCard(ali(t))), table.map(([, card, gpus]) => ({ card, gpus })));
+    // gn7e: the pages give 80GB × n and no card name, so no catalog card is claimed for it; a
+    // family name that is an Object key (constructor) is no card either.
+    assert.deepStrictEqual(['ecs.gn7e-c16g1.4xlarge', 'ecs.gn7e-c16g1.32xlarge', 'ecs.constructor-c4g1.xlarge'].map((t) => stockCard(ali(t))), [undefined, undefined, undefined]);
+    // 腾讯云: GN7 T4, GN10Xp V100 32 GB; any other family (GT4, PNV4) is not claimed.
+    const tc = (t: string): StockRow => ({ card: t, instanceType: t, region: 'r', status: 'free', gpus: 1, source: 'tencent-DescribeZoneInstanceConfigInfos', readAt: 1 });
+    assert.deepStrictEqual(['GN7.2XLARGE32', 'GN10Xp.2XLARGE40', 'GT4.4XLARGE96', 'PNV4.7XLARGE116'].map((t) => stockCard(tc(t))?.card), ['t4', 'v100-32g', undefined, undefined]);
+  });
+
   it('every row of the built-in quote gets free / none / unknown from the three real readings', () => {
     const rows = quoteCatalog(builtinCatalog(), { gpuHours: 15, includeSpot: true }).rows;
     const by = new Map(rows.map((r) => [`${r.platform}/${r.card}/${r.mode}`, startNow(r, readings)]));
