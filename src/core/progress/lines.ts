@@ -1,12 +1,15 @@
 // One log line → what it says about training progress. Each recogniser knows one library's
-// printed format (tqdm's format_meter, the Hugging Face Trainer's log dicts and header,
-// ms-swift's dicts, Lightning's bar, DeepSpeed's step lines) and returns null for anything else.
+// printed format and returns null for anything else: tqdm's bars (bars.ts), the Trainer's and
+// ms-swift's log dicts (dicts.ts), the rest of formats.ts; here the Trainer's header, DeepSpeed's
+// step lines, generic `step 3/10` lines and the dispatch over one line's parts.
 // Input is untrusted box output: lines are capped (core/boxLines) and every pattern is linear
 // (eslint's regexp/no-super-linear-backtracking and -move over this folder).
 import { MAX_BOX_LINE } from '../boxLines';
-import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, torchtuneDesc, yoloHeader, yoloRow } from './formats';
+import { lastBar, parseCount, parseInterval } from './bars';
+import { logDict, pyDict } from './dicts';
+import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, yoloHeader } from './formats';
 
-export { isLossKey, printedNumber };
+export { isLossKey, parseCount, parseInterval, printedNumber, pyDict };
 
 export type ProgressSource = 'tqdm' | 'hf' | 'swift' | 'lightning' | 'deepspeed' | 'generic' | 'jsonl' | 'yolo' | 'mmengine' | 'megatron';
 
@@ -40,235 +43,9 @@ export const MAX_LINE = MAX_BOX_LINE;
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]/g;
 
-/** tqdm's format_interval: `MM:SS`, `H:MM:SS`, or `Nd, H:MM:SS`. */
-export function parseInterval(s: string): number | undefined {
-  const m = /^(?:(\d{1,5})d, ?)?(\d{1,7}):(\d{2})(?::(\d{2}))?$/.exec(s.trim());
-  if (!m) return undefined;
-  const days = m[1] ? Number(m[1]) : 0;
-  const [a, b, c] = [Number(m[2]), Number(m[3]), m[4] !== undefined ? Number(m[4]) : undefined];
-  return days * 86400 + (c === undefined ? a * 60 + b : a * 3600 + b * 60 + c);
-}
-
-const UNIT_SCALE = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Z: 1e21, Y: 1e24 } as const;
-
-/** tqdm's unit_scale numbers (`1.50k`, `2M`) and plain ones with thousands separators. */
-export function parseCount(s: string): number | undefined {
-  const m = /^([0-9][0-9,]*(?:\.[0-9]+)?)([kMGTPEZY]?)$/.exec(s.trim());
-  if (!m) return undefined;
-  const base = Number(m[1]!.replace(/,/g, ''));
-  const mult = UNIT_SCALE[m[2] as 'k'] ?? 1;
-  const v = base * mult;
-  return Number.isFinite(v) ? v : undefined;
-}
-
 const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
-
-/** swift's `5m 0s`, `1h 2m 3s`, `2d 1h`. */
-function parseWords(s: string): number | undefined {
-  const m = /^(?:(\d{1,6})d\s?)?(?:(\d{1,6})h\s?)?(?:(\d{1,6})m\s?)?(?:(\d{1,6}(?:\.\d+)?)s)?$/.exec(s.trim());
-  if (!m || !(m[1] || m[2] || m[3] || m[4])) return undefined;
-  return Number(m[1] ?? 0) * 86400 + Number(m[2] ?? 0) * 3600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0);
-}
-
-// Bars that are not the training loop: downloads, dataset maps, shard loading, evaluation.
-const NOT_TRAINING = /download|fetch|loading|load |map|token|filter|shard|generat|convert|extract|upload|eval|valid|predict|test|infer|sanity|pack|preprocess|resolv|verif|sampl|saving|writ/i;
-const TRAINING_BAR_UNITS = /^(?:it|step|steps|batch|batches|iter|iters|ba)$/;
-
-/** One bar on a line: its reading (null when it is not the training loop's), where its desc starts and where it ends. */
-interface Bar {
-  reading: LineReading | null;
-  descStart: number;
-  end: number;
-}
-
-const BAR_TAIL = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
-// A bar printed without its glyphs (Colab, `ascii` off in a pipe): `Epoch 0:  93% 1586/1702 [12:50<00:56, …]`.
-const BARE_TAIL = /^ +([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?) ?\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
-const MAX_BARS_LOOKED_AT = 64;
-
-/**
- * The last training bar on a line (tqdm's format_meter, default bar_format). Several redraws joined on
- * one line (a pasted or `nohup` log lost their \r) read as the last of them; a bar without glyphs too.
- */
-function lastBar(line: string): Bar | null {
-  const at: { pct: number; bare: boolean }[] = [];
-  for (let i = line.indexOf('%'); i >= 0 && at.length < MAX_BARS_LOOKED_AT * 4; i = line.indexOf('%', i + 1)) {
-    const next = line.charCodeAt(i + 1);
-    if (next === 124 /* | */) at.push({ pct: i, bare: false });
-    else if (next === 32 && i > 0 && isDigit(line.charCodeAt(i - 1))) at.push({ pct: i, bare: true });
-  }
-  let later: Bar | null = null;
-  for (let k = at.length - 1, tried = 0; k >= 0 && tried < MAX_BARS_LOOKED_AT; k--, tried++) {
-    // The desc starts where the bar before it on the line ended (redraws joined without their \r).
-    let from = 0;
-    for (let j = k - 1, back = 0; j >= 0 && back < 4; j--, back++) {
-      const e = barEnd(line, at[j]!.pct, at[j]!.bare);
-      if (e !== null && e <= at[k]!.pct) {
-        from = e;
-        break;
-      }
-    }
-    const bar = tqdmBar(line, at[k]!.pct, at[k]!.bare, from);
-    if (!bar) continue;
-    if (bar.reading) return bar;
-    later ??= bar;
-  }
-  return later;
-}
-
-/** Where the bar whose percentage sign is at `pct` ends, or null when there is no bar there. */
-function barEnd(line: string, pct: number, bare: boolean): number | null {
-  const after = bare ? pct + 1 : pct + 2;
-  const tail = (bare ? BARE_TAIL : BAR_TAIL).exec(line.slice(after, after + 600));
-  return tail ? after + tail.index + tail[0].length : null;
-}
-
-const isDigit = (c: number): boolean => c >= 48 && c <= 57;
-
-/** The bar whose percentage sign is at `pct`: `{desc}: {pct}%|{bar}| {n}/{total} [{elapsed}<{remaining}, {rate}{postfix}]`. */
-function tqdmBar(line: string, pct: number, bare: boolean, from: number): Bar | null {
-  let d = pct;
-  while (d > 0 && d > pct - 4 && isDigit(line.charCodeAt(d - 1))) d--;
-  if (d === pct) return null;
-  const after = bare ? pct + 1 : pct + 2;
-  const tail = (bare ? BARE_TAIL : BAR_TAIL).exec(line.slice(after, after + 600));
-  if (!tail) return null;
-  const end = after + tail.index + tail[0].length;
-  // The desc starts after the previous bar on the line, at most 200 characters back.
-  const descStart = Math.max(from, d - 200, 0);
-  const bar: Bar = { reading: null, descStart, end };
-  const desc = trimColons(line.slice(descStart, d));
-  const step = parseCount(tail[1]!);
-  const total = tail[2] === '?' ? undefined : parseCount(tail[2]!);
-  if (step === undefined) return bar;
-  const r: LineReading = { source: 'tqdm', step };
-  if (total !== undefined && total > 0) r.total = total;
-  const rem = tail[4] !== undefined && tail[4] !== '?' ? parseInterval(tail[4]) : undefined;
-  if (rem !== undefined) r.remainingSeconds = rem;
-  const extra = tail[5] ?? '';
-  const rate = /^\s*(\?|[0-9.]+(?:e[-+]?\d+)?)\s*(s\/([A-Za-z]+)|([A-Za-z]+)\/s)/.exec(extra);
-  let unit = 'it';
-  if (rate) {
-    unit = rate[3] ?? rate[4] ?? 'it';
-    if (rate[1] !== '?') {
-      const v = Number(rate[1]);
-      const perSecond = rate[3] ? (v > 0 ? 1 / v : undefined) : v;
-      if (perSecond !== undefined && Number.isFinite(perSecond) && perSecond > 0) r.rate = perSecond;
-    }
-  }
-  if (!TRAINING_BAR_UNITS.test(unit)) return bar;
-  const scalars = postfixScalars(extra.slice(rate ? rate[0].length : 0));
-  const lightning = /^Epoch (\d{1,6})(?:\/(\d{1,6}))?$/.exec(desc);
-  const yolo = lightning ? null : yoloRow(desc);
-  const tune = lightning || yolo ? null : torchtuneDesc(desc);
-  if (lightning) {
-    r.source = 'lightning';
-    r.epoch = Number(lightning[1]);
-    if (lightning[2] !== undefined && Number(lightning[2]) > 0) r.epochTotal = Number(lightning[2]);
-    r.perEpoch = true;
-    r.epochBase = 0;
-  } else if (yolo) {
-    // An epoch row: the bar counts this epoch's batches; the run is epochs × batches.
-    r.source = 'yolo';
-    r.epoch = yolo.epoch!;
-    if (yolo.epochTotal! > 0) r.epochTotal = yolo.epochTotal!;
-    r.losses = yolo.losses!;
-    r.perEpoch = true;
-    r.epochBase = 1;
-  } else if (tune) {
-    r.epoch = tune.epoch!;
-    r.perEpoch = true;
-    r.epochBase = 1;
-    Object.assign(scalars, tune.scalars);
-  } else if (desc && NOT_TRAINING.test(desc) && !/train/i.test(desc)) return bar;
-  if (Object.keys(scalars).length) r.scalars = scalars;
-  bar.reading = r;
-  return bar;
-}
-
-/** `s` without the colons and spaces around it (a bar's `desc: `), by hand: `/[:\s]+$/` is quadratic on a long run. */
-function trimColons(s: string): string {
-  let end = s.length;
-  while (end > 0 && (s[end - 1] === ':' || /\s/.test(s[end - 1]!))) end--;
-  return s.slice(0, end).trim();
-}
-
-/** `, loss=0.512, v_num=0, train_loss=0.5` or `loss: 0.512` after a bar's rate. */
+/** `, loss=0.512, v_num=0, train_loss=0.5` or `loss: 0.512` after a step. */
 const postfixScalars = keyValues;
-
-/** A Python dict repr's `'key': value` pairs (numbers, quoted strings): the last whole dict on the line (dicts printed back to back, a bar's `tqdm.write` joined). */
-export function pyDict(text: string): Map<string, number | string> | null {
-  const close = text.lastIndexOf('}');
-  if (close < 0) return null;
-  const open = text.lastIndexOf("{'", close);
-  if (open < 0) return null;
-  const body = text.slice(open + 1, close);
-  const out = new Map<string, number | string>();
-  const re = /'([^'\\]{1,80})':\s*(?:'([^'\\]{0,200})'|"([^"\\]{0,200})"|(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)|(?:np\.float\d+\()?(-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\)?)/g;
-  let m: RegExpExecArray | null;
-  let n = 0;
-  while ((m = re.exec(body)) && n++ < 64) {
-    const s = m[2] ?? m[3];
-    if (s !== undefined) out.set(m[1]!, s);
-    else out.set(m[1]!, printedNumber(m[4] ?? m[5]!));
-  }
-  return out.size ? out : null;
-}
-
-const PRINTED_NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$|^[-+]?(?:nan|inf(?:inity)?)$/i;
-const HF_NOT_SCALARS = new Set(['epoch', 'global_step/max_steps', 'percentage', 'elapsed_time', 'remaining_time', 'step', 'Step', 'current_steps', 'total_steps', 'iter', 'mode']);
-
-/** Trainer / LLaMA-Factory / ms-swift / accelerate-example log dicts, and the same as JSON lines (`trainer_log.jsonl`, swift's `logging.jsonl`, mmcv's `*.log.json`). */
-function logDict(line: string, d: Map<string, number | string>, source: ProgressSource): LineReading | null {
-  const mode = d.get('mode');
-  if (typeof mode === 'string' && mode !== 'train') return null;
-  const r: LineReading = { source };
-  const scalars: Record<string, number> = {};
-  // Newer ms-swift prints every value as a string (`'loss': '0.3605'`, `'epoch': '0.129'`); a quoted `'nan'` is a loss too.
-  const numberOf = (v: number | string | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && PRINTED_NUMBER.test(v) ? printedNumber(v) : undefined);
-  for (const [k, v] of d) {
-    const num = numberOf(v);
-    if (num !== undefined && !HF_NOT_SCALARS.has(k) && (Number.isFinite(num) || isLossKey(k))) scalars[k] = num;
-  }
-  const epoch = numberOf(d.get('epoch'));
-  if (epoch !== undefined && Number.isFinite(epoch)) r.epoch = epoch;
-  const gs = d.get('global_step/max_steps');
-  if (typeof gs === 'string') {
-    r.source = 'swift';
-    const m = /^\s*(\d{1,12})\s*\/\s*(\d{1,12})\s*$/.exec(gs);
-    if (m) {
-      r.step = Number(m[1]);
-      if (Number(m[2]) > 0) r.total = Number(m[2]);
-    }
-  }
-  // LLaMA-Factory's `current_steps`/`total_steps`, mlx's `'Step': '20'`, mmcv's `iter`.
-  const stepOf = (v: number | string | undefined): number | undefined => {
-    const n = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : v;
-    return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
-  };
-  const step = stepOf(d.get('global_step')) ?? stepOf(d.get('step')) ?? stepOf(d.get('Step')) ?? stepOf(d.get('current_steps')) ?? stepOf(d.get('iter'));
-  if (r.step === undefined && step !== undefined) r.step = step;
-  const total = stepOf(d.get('total_steps')) ?? stepOf(d.get('max_steps'));
-  if (r.total === undefined && total !== undefined && total > 0) r.total = total;
-  const rem = d.get('remaining_time');
-  if (typeof rem === 'string') {
-    const s = parseWords(rem) ?? parseInterval(rem);
-    if (s !== undefined) r.remainingSeconds = s;
-  }
-  const speed = numberOf(d.get('train_speed(iter/s)'));
-  const slowness = numberOf(d.get('train_speed(s/it)'));
-  if (speed !== undefined && speed > 0 && Number.isFinite(speed)) r.rate = speed;
-  else if (slowness !== undefined && slowness > 0 && Number.isFinite(slowness)) r.rate = 1 / slowness;
-  delete scalars['train_speed(iter/s)'];
-  delete scalars['train_speed(s/it)'];
-  delete scalars['global_step'];
-  // accelerate's examples: `epoch 0: {'accuracy': 0.75, 'f1': 0.83}`
-  const ep = /^\s*epoch\s+(\d{1,6})\s*:/i.exec(line);
-  if (ep && r.epoch === undefined) r.epoch = Number(ep[1]);
-  if (Object.keys(scalars).length) r.scalars = scalars;
-  if (r.step === undefined && r.epoch === undefined && !r.scalars) return null;
-  return r;
-}
 
 /** DeepSpeed engine and Megatron-DeepSpeed lines. */
 function deepspeed(line: string): LineReading | null {
