@@ -3,6 +3,8 @@
 // reads the facts it shows from `detail`, whose shape is fixed per code (`detail.code` is the
 // discriminant: `if (e.detail.code === 'host-key-changed') e.detail.presented`).
 
+import type { LoginProblem } from './target';
+
 export type RemoteErrorCode =
   | 'bad-target' // the target text could not be understood
   | 'host-key-changed' // the pinned key differs: refused before any credential was sent
@@ -48,7 +50,8 @@ interface Where {
 
 /** The facts each code carries, beside its message. */
 export interface RemoteErrorDetails {
-  'bad-target': Where;
+  /** `login`: why a pasted login could not be read (target.ts); absent for the other bad inputs. */
+  'bad-target': Where & { login?: LoginProblem };
   'host-key-changed': {
     host: string;
     port: number;

@@ -18,7 +18,91 @@ export interface SshTarget {
   ignored: string[];
 }
 
-export type TargetParse = { ok: true; target: SshTarget } | { ok: false; problem: string };
+/** Where in the pasted text a problem sits (the English message's prefix). */
+export type LoginPlace = 'target' | 'login-command' | 'url' | 'flag-p' | 'option-port' | 'option-hostname' | 'config';
+
+/**
+ * Why a login cannot be read, as a code and the facts it names; the front ends put it into
+ * words (`problem` is the English). Text from the paste (`text`, `host`, `user`, …) is the
+ * user's own, unbounded: a renderer cuts and escapes it.
+ */
+export type LoginProblem =
+  | { code: 'login-not-text' }
+  | { code: 'login-empty' }
+  | { code: 'login-control-chars' }
+  | { code: 'login-not-a-target'; text: string }
+  | { code: 'login-quote-unbalanced'; quote: '"' | "'" }
+  | { code: 'login-port-range'; place: LoginPlace; port: string }
+  | { code: 'login-password-inside' }
+  | { code: 'login-user-invalid'; place?: LoginPlace; user: string }
+  | { code: 'login-host-empty'; place?: LoginPlace }
+  | { code: 'login-host-invalid'; place?: LoginPlace; host: string }
+  | { code: 'login-url-invalid'; text: string }
+  | { code: 'login-url-path'; text: string }
+  | { code: 'login-url-user-encoding'; text: string }
+  | { code: 'login-option-form'; option: string }
+  | { code: 'login-flag-unknown'; flag: string }
+  | { code: 'login-flag-value'; flag: string }
+  | { code: 'login-jump-host' }
+  | { code: 'login-no-host' };
+
+export type LoginProblemCode = LoginProblem['code'];
+
+export type TargetParse = { ok: true; target: SshTarget } | { ok: false; problem: string; reason: LoginProblem };
+
+const EXPECTED = 'expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config';
+
+function placeEnglish(p: LoginPlace): string {
+  return { target: 'target', 'login-command': 'login command', url: 'ssh:// address', 'flag-p': '-p', 'option-port': '-o Port', 'option-hostname': '-o HostName', config: '~/.ssh/config' }[p];
+}
+
+/** The English message of a login problem (the CLI's, the log's, and `problem`). */
+export function loginProblemEnglish(r: LoginProblem): string {
+  const at = (p: LoginPlace | undefined, m: string) => (p ? `${placeEnglish(p)}: ${m}` : m);
+  switch (r.code) {
+    case 'login-not-text':
+      return 'the target must be text';
+    case 'login-empty':
+      return `no target given (${EXPECTED})`;
+    case 'login-control-chars':
+      return 'the target contains control characters';
+    case 'login-not-a-target':
+      return `"${r.text}" is not a target (${EXPECTED})`;
+    case 'login-quote-unbalanced':
+      return `unbalanced ${r.quote} quote in the login command`;
+    case 'login-port-range':
+      return at(r.place, `the port must be a number from 1 to 65535, got "${r.port}"`);
+    case 'login-password-inside':
+      return 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt';
+    case 'login-user-invalid':
+      return at(r.place, `"${r.user}" is not a valid user name`);
+    case 'login-host-empty':
+      return at(r.place, 'the host name is empty');
+    case 'login-host-invalid':
+      return at(r.place, `"${r.host}" is not a valid host name or address`);
+    case 'login-url-invalid':
+      return `"${r.text}" is not a valid ssh:// address (expected ssh://user@host:port)`;
+    case 'login-url-path':
+      return `ssh:// address "${r.text}" has a path or query; expected ssh://user@host:port`;
+    case 'login-url-user-encoding':
+      return `the user name in "${r.text}" is not valid percent-encoding`;
+    case 'login-option-form':
+      return `-o "${r.option}" is not an option of the form Key=Value`;
+    case 'login-flag-unknown':
+      return `unknown ssh option -${r.flag} in the login command`;
+    case 'login-flag-value':
+      return `ssh option -${r.flag} needs a value`;
+    case 'login-jump-host':
+      return 'jump hosts (-J) are not supported yet: connect to the box directly';
+    case 'login-no-host':
+      return 'the login command names no host (expected e.g. ssh -p 12345 root@host)';
+  }
+}
+
+type Parsed<T> = { ok: true; target: T } | { ok: false; reason: LoginProblem };
+type Internal = Parsed<SshTarget>;
+const fail = (reason: LoginProblem): { ok: false; reason: LoginProblem } => ({ ok: false, reason });
+const isProblem = (x: unknown): x is LoginProblem => typeof x === 'object' && x !== null && 'code' in x;
 
 export interface ParseTargetOptions {
   /** Text of ~/.ssh/config (the CLI reads it; null = no config). */
@@ -30,7 +114,7 @@ const FLAGS_WITH_VALUE = new Set('BbcDEeFIiJLlmOoPpQRSWw'.split(''));
 const FLAGS_WITHOUT_VALUE = new Set('46AaCfGgKkMNnqsTtVvXxYy'.split(''));
 
 /** Splits a pasted command like sh would (quotes and backslashes), without expanding anything. */
-function tokenize(text: string): { ok: true; words: string[] } | { ok: false; problem: string } {
+function tokenize(text: string): { ok: true; words: string[] } | { ok: false; reason: LoginProblem } {
   const words: string[] = [];
   let cur = '';
   let inWord = false;
@@ -63,39 +147,39 @@ function tokenize(text: string): { ok: true; words: string[] } | { ok: false; pr
       inWord = true;
     }
   }
-  if (quote) return { ok: false, problem: `unbalanced ${quote} quote in the login command` };
+  if (quote) return fail({ code: 'login-quote-unbalanced', quote });
   if (inWord) words.push(cur);
   return { ok: true, words };
 }
 
-function parsePort(raw: string, where: string): number | string {
-  if (!/^\d{1,5}$/.test(raw)) return `${where}: the port must be a number from 1 to 65535, got "${raw}"`;
-  const n = Number(raw);
-  if (n < 1 || n > 65535) return `${where}: the port must be a number from 1 to 65535, got "${raw}"`;
+function parsePort(raw: string, place: LoginPlace): number | LoginProblem {
+  const n = /^\d{1,5}$/.test(raw) ? Number(raw) : 0;
+  if (n < 1 || n > 65535) return { code: 'login-port-range', place, port: raw };
   return n;
 }
 
 const HOST_RE = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const IPV6_RE = /^[0-9A-Fa-f:.]+(%[\w.-]+)?$/;
 
-function checkHost(host: string): string | null {
-  if (host === '') return 'the host name is empty';
-  if (host.includes(':') ? !IPV6_RE.test(host) : !HOST_RE.test(host)) return `"${host}" is not a valid host name or address`;
+function checkHost(host: string, place?: LoginPlace): LoginProblem | null {
+  const at = place ? { place } : {};
+  if (host === '') return { code: 'login-host-empty', ...at };
+  if (host.includes(':') ? !IPV6_RE.test(host) : !HOST_RE.test(host)) return { code: 'login-host-invalid', ...at, host };
   return null;
 }
 
 const USER_RE = /^[A-Za-z0-9._][A-Za-z0-9._-]*\$?$/;
 
 /** `user@host`, `user@host:port`, `host:port`, `[v6]:port`. */
-function parseAddress(text: string, where: string): { user?: string; host: string; port?: number } | string {
+function parseAddress(text: string, where: LoginPlace): { user?: string; host: string; port?: number } | LoginProblem {
   let rest = text;
   let user: string | undefined;
   const at = rest.lastIndexOf('@');
   if (at !== -1) {
     user = rest.slice(0, at);
     rest = rest.slice(at + 1);
-    if (user.includes(':')) return 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt';
-    if (!USER_RE.test(user)) return `${where}: "${user}" is not a valid user name`;
+    if (user.includes(':')) return { code: 'login-password-inside' };
+    if (!USER_RE.test(user)) return { code: 'login-user-invalid', place: where, user };
   }
   let host = rest;
   let port: number | undefined;
@@ -104,58 +188,56 @@ function parseAddress(text: string, where: string): { user?: string; host: strin
     host = v6[1]!;
     if (v6[2] !== undefined) {
       const p = parsePort(v6[2], where);
-      if (typeof p === 'string') return p;
+      if (isProblem(p)) return p;
       port = p;
     }
   } else if ((rest.match(/:/g) ?? []).length === 1) {
     const [h, p] = rest.split(':') as [string, string];
     host = h;
     const parsed = parsePort(p, where);
-    if (typeof parsed === 'string') return parsed;
+    if (isProblem(parsed)) return parsed;
     port = parsed;
   }
-  const bad = checkHost(host);
-  if (bad) return `${where}: ${bad}`;
-  return { user, host, port };
+  return checkHost(host, where) ?? { user, host, port };
 }
 
-function fromUrl(text: string): TargetParse {
+function fromUrl(text: string): Internal {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { ok: false, problem: `"${text}" is not a valid ssh:// address (expected ssh://user@host:port)` };
+    return fail({ code: 'login-url-invalid', text });
   }
-  if (url.password) return { ok: false, problem: 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt' };
-  if ((url.pathname && url.pathname !== '/') || url.search || url.hash) return { ok: false, problem: `ssh:// address "${text}" has a path or query; expected ssh://user@host:port` };
+  if (url.password) return fail({ code: 'login-password-inside' });
+  if ((url.pathname && url.pathname !== '/') || url.search || url.hash) return fail({ code: 'login-url-path', text });
   let user: string | undefined;
   try {
     user = url.username ? decodeURIComponent(url.username) : undefined;
   } catch {
-    return { ok: false, problem: `the user name in "${text}" is not valid percent-encoding` };
+    return fail({ code: 'login-url-user-encoding', text });
   }
-  if (user !== undefined && !USER_RE.test(user)) return { ok: false, problem: `"${user}" is not a valid user name` };
+  if (user !== undefined && !USER_RE.test(user)) return fail({ code: 'login-user-invalid', user });
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const bad = checkHost(host);
-  if (bad) return { ok: false, problem: bad };
+  if (bad) return fail(bad);
   let port = 22;
   if (url.port) {
-    const p = parsePort(url.port, 'ssh:// address');
-    if (typeof p === 'string') return { ok: false, problem: p };
+    const p = parsePort(url.port, 'url');
+    if (isProblem(p)) return fail(p);
     port = p;
   }
   return { ok: true, target: { host, port, user, identityFiles: [], source: 'url', ignored: [] } };
 }
 
 /** The `-o Key=Value` / `-o "Key Value"` options we act on; the rest are listed as ignored. */
-function applyOption(opt: string, acc: { port?: number; user?: string; identityFiles: string[]; ignored: string[]; hostName?: string }): string | null {
+function applyOption(opt: string, acc: { port?: number; user?: string; identityFiles: string[]; ignored: string[]; hostName?: string }): LoginProblem | null {
   const m = /^\s*([A-Za-z]+)\s*(?:=|\s)\s*(.*?)\s*$/.exec(opt);
-  if (!m) return `-o "${opt}" is not an option of the form Key=Value`;
+  if (!m) return { code: 'login-option-form', option: opt };
   const key = m[1]!.toLowerCase();
   const value = m[2]!;
   if (key === 'port') {
-    const p = parsePort(value, '-o Port');
-    if (typeof p === 'string') return p;
+    const p = parsePort(value, 'option-port');
+    if (isProblem(p)) return p;
     acc.port = p;
   } else if (key === 'user') acc.user = value;
   else if (key === 'identityfile') acc.identityFiles.push(value);
@@ -164,7 +246,7 @@ function applyOption(opt: string, acc: { port?: number; user?: string; identityF
   return null;
 }
 
-function fromSshCommand(words: string[], sshConfig: string | null | undefined): TargetParse {
+function fromSshCommand(words: string[], sshConfig: string | null | undefined): Internal {
   const acc: { port?: number; user?: string; identityFiles: string[]; ignored: string[]; hostName?: string } = { identityFiles: [], ignored: [] };
   let destination: string | undefined;
   let i = 1;
@@ -183,22 +265,22 @@ function fromSshCommand(words: string[], sshConfig: string | null | undefined): 
           if (f === 'f' || f === 'N' || f === 'G' || f === 'V') acc.ignored.push(`-${f}`);
           continue;
         }
-        if (!FLAGS_WITH_VALUE.has(f)) return { ok: false, problem: `unknown ssh option -${f} in the login command` };
+        if (!FLAGS_WITH_VALUE.has(f)) return fail({ code: 'login-flag-unknown', flag: f });
         let value = w.slice(j + 1);
         if (value === '') {
-          if (i + 1 >= words.length) return { ok: false, problem: `ssh option -${f} needs a value` };
+          if (i + 1 >= words.length) return fail({ code: 'login-flag-value', flag: f });
           value = words[++i]!;
         }
         if (f === 'p') {
-          const p = parsePort(value, '-p');
-          if (typeof p === 'string') return { ok: false, problem: p };
+          const p = parsePort(value, 'flag-p');
+          if (isProblem(p)) return fail(p);
           acc.port = p;
         } else if (f === 'l') acc.user = value;
         else if (f === 'i') acc.identityFiles.push(value);
         else if (f === 'o') {
           const bad = applyOption(value, acc);
-          if (bad) return { ok: false, problem: bad };
-        } else if (f === 'J') return { ok: false, problem: 'jump hosts (-J) are not supported yet: connect to the box directly' };
+          if (bad) return fail(bad);
+        } else if (f === 'J') return fail({ code: 'login-jump-host' });
         else acc.ignored.push(`-${f} ${value}`);
         break;
       }
@@ -212,7 +294,7 @@ function fromSshCommand(words: string[], sshConfig: string | null | undefined): 
     acc.ignored.push(`remote command "${words.slice(i).join(' ')}"`);
     break;
   }
-  if (destination === undefined) return { ok: false, problem: 'the login command names no host (expected e.g. ssh -p 12345 root@host)' };
+  if (destination === undefined) return fail({ code: 'login-no-host' });
 
   let base: SshTarget;
   if (destination.startsWith('ssh://')) {
@@ -225,19 +307,19 @@ function fromSshCommand(words: string[], sshConfig: string | null | undefined): 
     if (viaConfig) base = viaConfig;
     else {
       // ssh itself does not take host:port here; a colon means a mistake or IPv6.
-      const a = parseAddress(destination.includes(':') && !destination.includes('[') && (destination.match(/:/g) ?? []).length > 1 ? `[${destination}]` : destination, 'login command');
-      if (typeof a === 'string') return { ok: false, problem: a };
+      const a = parseAddress(destination.includes(':') && !destination.includes('[') && (destination.match(/:/g) ?? []).length > 1 ? `[${destination}]` : destination, 'login-command');
+      if (isProblem(a)) return fail(a);
       base = { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'ssh-command', ignored: [] };
     }
     if (acc.port !== undefined) base.port = acc.port;
   }
   if (acc.hostName) {
-    const bad = checkHost(acc.hostName);
-    if (bad) return { ok: false, problem: `-o HostName: ${bad}` };
+    const bad = checkHost(acc.hostName, 'option-hostname');
+    if (bad) return fail(bad);
     base.host = acc.hostName;
   }
   if (base.user === undefined && acc.user !== undefined) base.user = acc.user;
-  if (base.user !== undefined && !USER_RE.test(base.user)) return { ok: false, problem: `"${base.user}" is not a valid user name` };
+  if (base.user !== undefined && !USER_RE.test(base.user)) return fail({ code: 'login-user-invalid', user: base.user });
   base.identityFiles = [...acc.identityFiles, ...base.identityFiles];
   base.ignored = [...acc.ignored, ...base.ignored];
   base.source = base.source === 'ssh-config' ? 'ssh-config' : 'ssh-command';
@@ -265,40 +347,45 @@ function fromConfig(alias: string, sshConfig: string | null | undefined): SshTar
   if (hostName === undefined && portText === undefined && user === undefined && identityFiles.length === 0) return null;
   const host = (hostName ?? alias).replace(/%h/g, alias);
   if (checkHost(host)) return null;
-  const port = portText !== undefined ? parsePort(portText, `~/.ssh/config Host ${alias}`) : 22;
-  if (typeof port === 'string') return null;
+  const port = portText !== undefined ? parsePort(portText, 'config') : 22;
+  if (isProblem(port)) return null;
   return { host, port, user, identityFiles, alias, source: 'ssh-config', ignored: [] };
 }
 
-/** Parses any accepted form; never throws. */
+/** Parses any accepted form; never throws. A failure carries its code (`reason`) and its English (`problem`). */
 export function tryParseTarget(input: string, opts: ParseTargetOptions = {}): TargetParse {
-  if (typeof input !== 'string') return { ok: false, problem: 'the target must be text' };
+  const r = parseAny(input, opts);
+  return r.ok ? r : { ok: false, problem: loginProblemEnglish(r.reason), reason: r.reason };
+}
+
+function parseAny(input: string, opts: ParseTargetOptions): Internal {
+  if (typeof input !== 'string') return fail({ code: 'login-not-text' });
   // A pasted console block may carry several lines (command, then password): use the ssh line.
   const lines = input.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
   const sshLine = lines.find((l) => /^(\$\s*)?ssh\s/.test(l));
   const text = (sshLine ?? lines[0] ?? '').replace(/^\$\s*/, '');
-  if (text === '') return { ok: false, problem: 'no target given (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)' };
-  if (/[\0\x01-\x08\x0b-\x1f\x7f]/.test(text)) return { ok: false, problem: 'the target contains control characters' };
+  if (text === '') return fail({ code: 'login-empty' });
+  if (/[\0\x01-\x08\x0b-\x1f\x7f]/.test(text)) return fail({ code: 'login-control-chars' });
   if (text.startsWith('ssh://')) return fromUrl(text);
   if (/^ssh\s/.test(text)) {
     const t = tokenize(text);
     if (!t.ok) return t;
     return fromSshCommand(t.words, opts.sshConfig);
   }
-  if (/\s/.test(text)) return { ok: false, problem: `"${text}" is not a target (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)` };
+  if (/\s/.test(text)) return fail({ code: 'login-not-a-target', text });
   if (!text.includes('@') && !text.includes(':')) {
     const c = fromConfig(text, opts.sshConfig);
     if (c) return { ok: true, target: c };
   }
   const a = parseAddress(text, 'target');
-  if (typeof a === 'string') return { ok: false, problem: a };
+  if (isProblem(a)) return fail(a);
   return { ok: true, target: { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'address', ignored: [] } };
 }
 
 /** Parses a target or throws RemoteError('bad-target') naming the problem. */
 export function parseTarget(input: string, opts: ParseTargetOptions = {}): SshTarget {
   const r = tryParseTarget(input, opts);
-  if (!r.ok) throw new RemoteError('bad-target', r.problem);
+  if (!r.ok) throw new RemoteError('bad-target', r.problem, { detail: { login: r.reason } });
   return r.target;
 }
 
