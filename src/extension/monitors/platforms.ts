@@ -5,19 +5,13 @@
 // seen with the price in force, and a price read from the platform applies from then on.
 // Instances no API covers are checked over SSH and a state is only ever PROPOSED.
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../notify';
+import { showWarning } from '../notify';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
 import { PlatformError } from '../../app/platforms/errors';
 import type { SnapshotCache } from '../../app/platforms/autodl';
 import { accountIdentity } from '../../core/platforms/billing';
-import type { GuardPlatformFacts } from '../../core/guards/facts';
-import type { ReleaseWatch } from '../../core/guards/release';
-import { isPowered } from '../../app/session';
 import type { Instance } from '../../core/instances';
-import { balanceLow, inferState, type InferenceMemory } from '../../core/platforms/reconcile';
-import { can, CATALOG_PLATFORM, isTransient, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
-import { currentState, summarizeSpend, type InstanceState } from '../../core/spend';
-import { Emitter, type Event } from '../../app/events';
+import { can, isTransient, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
 import type { CommandContext } from '../commands/context';
 import type { VisibilitySource } from '../view/visibility';
 import type { PlatformAccounts } from '../commands/platforms/accountStore';
@@ -25,89 +19,16 @@ import { platformErrorText } from '../commands/platforms/words';
 import { PowerOnLocks, withPowerOnLock } from '../../app/platforms/powerLock';
 import { configHome } from '../../app/platforms/accountFile';
 import { join } from 'node:path';
-import { applyPlatformList, applyPlatformLogin, observedInstance, observedReleaseWatch, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
+import { applyPlatformList, applyPlatformLogin, observedInstance, recordObservation, useNewLogin, type ApplyDeps, type Observation } from './platformApply';
+import { PlatformFacts, type AccountStatus } from './platformFacts';
+import { StateProposals } from './stateProposals';
 
 export type { Observation } from './platformApply';
-
-export type AccountStatus = { balance?: { fen: number; readAt: number }; /** The balance read failed (shown as "balance: ?"). */ balanceError?: string; /** Which billing account (core accountIdentity): two entries of one account count once. */ identity?: string; error?: string; polledAt?: number; /** The account lists more instances than are read from one account. */ cut?: boolean };
+export { PlatformFacts, type AccountStatus } from './platformFacts';
 
 const MAX_BACKOFF_S = 900;
 const TIMEOUT_MS = 15_000;
 const PRICE_EVERY_S = 3600;
-
-/** What the platforms said, read by the tree and the commands; the monitor writes it. */
-export class PlatformFacts {
-  readonly observations = new Map<string, Observation>();
-  readonly status = new Map<string, AccountStatus>();
-  /** Logins a platform reports on another host or user than the stored one, waiting for the user's word. */
-  readonly pendingLogins = new Map<string, SshLogin>();
-  private readonly polls = new Emitter<void>();
-  private readonly changes = new Emitter<string | undefined>();
-  /** What the platforms say changed: for one instance (its id), or for many (undefined: after a poll of the accounts). */
-  readonly onDidChange: Event<string | undefined> = this.changes.event;
-
-  constructor(
-    readonly accounts: PlatformAccounts,
-    private readonly instances: () => readonly Instance[],
-    private readonly now: () => number,
-  ) {}
-
-  /** Called after each poll of the accounts (the release warnings read the platform's clock then). */
-  onDidPoll(listener: () => void): { dispose(): void } {
-    return this.polls.event(listener);
-  }
-
-  /** The monitor tells its listeners a poll is done (everything it read may have changed). */
-  polled(): void {
-    this.changes.fire(undefined);
-    this.polls.fire();
-  }
-
-  /** The monitor recorded something about one instance (an observed state, a login waiting for the user's word). */
-  changed(id: string): void {
-    this.changes.fire(id);
-  }
-
-  /** The release watch of a linked, stopped instance by the platform's own clock (stopped_at / release_at), if the last read gave one. */
-  releaseWatchOf(inst: Instance, facts: GuardPlatformFacts): ReleaseWatch | undefined {
-    return observedReleaseWatch(this.observations, inst, facts, this.now());
-  }
-
-  /** Balance and its warning for one catalog platform's group in the tree. */
-  balanceOf(platform: string): { fen: number; readAt: number; low: boolean } | undefined {
-    const accounts = this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform);
-    // Each billing account once: one key added for two regions, or one token twice, is one balance.
-    const seen = new Set<string>();
-    const balances = accounts
-      .filter((a) => {
-        const id = this.status.get(a.id)?.identity ?? a.id;
-        if (seen.has(id)) return false;
-        seen.add(id);
-        return true;
-      })
-      .map((a) => this.status.get(a.id)?.balance)
-      .filter((b): b is { fen: number; readAt: number } => !!b);
-    if (!balances.length) return undefined;
-    const fen = balances.reduce((s, b) => s + b.fen, 0);
-    const burn = summarizeSpend(this.instances().filter((i) => i.platform === platform && i.platformRef), this.now()).burnRate;
-    return { fen, readAt: Math.min(...balances.map((b) => b.readAt)), low: balanceLow(fen, burn) };
-  }
-
-  /** Balance read failures of the platform's accounts: the group shows "balance ?" and says why. */
-  balanceErrorsOf(platform: string): string[] {
-    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform).map((a) => this.status.get(a.id)?.balanceError).filter((e): e is string => !!e);
-  }
-
-  /** Errors of the platform's accounts, for the group's tooltip. */
-  errorsOf(platform: string): string[] {
-    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform).map((a) => this.status.get(a.id)?.error).filter((e): e is string => !!e);
-  }
-
-  /** Accounts of the platform whose list was cut at MAX_INSTANCES_PER_ACCOUNT. */
-  cutOf(platform: string): string[] {
-    return this.accounts.list().filter((a) => CATALOG_PLATFORM[a.kind] === platform && this.status.get(a.id)?.cut).map((a) => a.label);
-  }
-}
 
 /** What the monitor uses of the extension (made before the commands' context, which asks the monitor for power actions). */
 export type PlatformMonitorDeps = Pick<CommandContext, 'store' | 'sessions' | 'settings' | 'now' | 'catalog' | 'log'>;
@@ -121,8 +42,7 @@ export class PlatformMonitor implements vscode.Disposable {
   private readonly backoff = new Map<string, { until: number; seconds: number }>();
   private readonly snapshots = new Map<string, SnapshotCache>();
   private readonly identities = new Map<string, string>();
-  private readonly inference = new Map<string, InferenceMemory>();
-  private readonly proposed = new Map<string, string>();
+  private readonly proposals: StateProposals;
   private timer: ReturnType<typeof setInterval> | undefined;
   private polling: Promise<void> | undefined;
   private readonly subs: vscode.Disposable[];
@@ -137,6 +57,7 @@ export class PlatformMonitor implements vscode.Disposable {
     this.observations = facts.observations;
     this.status = facts.status;
     const accounts = this.accounts;
+    this.proposals = new StateProposals(ctx);
     this.subs = [view.onDidChangeVisibility(() => this.restart()), { dispose: accounts.onDidChange(() => this.restart()).dispose }];
     this.restart();
   }
@@ -182,7 +103,7 @@ export class PlatformMonitor implements vscode.Disposable {
 
   private async pollAll(force: boolean): Promise<void> {
     await Promise.all(this.accounts.list().map((a) => this.pollAccount(a, force)));
-    await this.inferWithoutApi();
+    await this.proposals.check();
     this.facts.polled();
   }
 
@@ -319,44 +240,6 @@ export class PlatformMonitor implements vscode.Disposable {
     this.ctx.sessions.invalidate(id);
     this.ctx.log.info(`[${id}] login moved by the user to ${l.user}@${l.host}:${l.port}${l.password !== undefined ? ' with the platform\'s password' : '; the stored password was cleared'}`);
     this.facts.changed(id);
-  }
-
-  /** Instances no connector covers: SSH reachability and the last probe's GPUs, proposed, never applied. */
-  private async inferWithoutApi(): Promise<void> {
-    if (!vscode.workspace.isTrusted) return;
-    for (const i of this.ctx.store.list()) {
-      if (i.platformRef || !i.lastProbe || currentState(i.intervals) === 'released') continue;
-      const cur = currentState(i.intervals);
-      let reachable = false;
-      if (isPowered(i) || this.inference.get(i.id)?.wasUp) reachable = await this.ctx.sessions.connect(i).then(() => true, () => false);
-      const gpuCount = this.ctx.store.get(i.id)?.lastProbe?.gpus.length ?? 0;
-      const r = inferState(this.inference.get(i.id) ?? { misses: 0, wasUp: isPowered(i) }, reachable ? { reachable: true, gpuCount } : { reachable: false }, cur);
-      this.inference.set(i.id, r.memory);
-      // It answers again: a 'stopped?' question still on screen no longer holds (Record It then does nothing).
-      if (reachable && this.proposed.get(i.id)?.endsWith('>stopped?')) {
-        this.proposed.delete(i.id);
-        this.ctx.log.info(`[${i.id}] answers again: the 'stopped?' question is withdrawn`);
-      }
-      if (r.propose && this.proposed.get(i.id) !== `${cur}>${r.propose}`) {
-        this.proposed.set(i.id, `${cur}>${r.propose}`);
-        void this.propose(i, r.propose);
-      }
-    }
-  }
-
-  private async propose(i: Instance, p: InstanceState | 'stopped?'): Promise<void> {
-    const target: InstanceState = p === 'stopped?' ? 'stopped' : p;
-    const msg = p === 'stopped?' ? vscode.l10n.t('{0} has not answered for several checks: stopped?', i.name) : p === 'noGpu' ? vscode.l10n.t('{0} answers but shows no GPU: in no-GPU mode?', i.name) : vscode.l10n.t('{0} answers with its GPUs: running?', i.name);
-    const yes = vscode.l10n.t('Record It');
-    this.ctx.log.info(`[${i.id}] proposed: ${p}`);
-    const asked = this.proposed.get(i.id);
-    if ((await showInfo(msg, yes)) !== yes) return;
-    // Withdrawn while on screen (it answered again, or the state changed): nothing is recorded.
-    if (this.proposed.get(i.id) !== asked) {
-      if (p === 'stopped?') void showInfo(vscode.l10n.t('{0} answers again: not recorded as stopped.', i.name));
-      return;
-    }
-    await this.ctx.store.switchState(i.id, target);
   }
 
   dispose(): void {
