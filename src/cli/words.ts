@@ -87,6 +87,12 @@ const FAILURE_ZH: Partial<Record<PlatformFailure['kind'], [en: string, zh: strin
   notSupported: ['the platform offers no such action', '平台不提供这个操作'],
 };
 
+/** The extension's Chinese words for a platform failure's kind, or undefined for a kind without any. */
+export function failureKindZh(kind: PlatformFailure['kind']): string | undefined {
+  const pair = FAILURE_ZH[kind];
+  return pair ? shared(pair[0], pair[1]) : undefined;
+}
+
 /** A platform failure in Chinese: the extension's words for its kind, the platform's own code and message kept beside them. */
 export function platformFailureZh(f: PlatformFailure): string {
   const own = [f.code, f.message].filter(Boolean).join(' ');

@@ -14,11 +14,12 @@ import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, noPlatformTime
 import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
-import { helpLang } from '../words';
-import { LANG_FLAG_SPEC } from '../lang';
+import { helpLang, shared, t } from '../words';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import type { CliCommand, CliIO } from '../command';
 import { jsonError } from '../json-error';
-import { connectorFor, failureLine, HOW_TO_ADD, loadAccounts, type CliAccount } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
+import { scheduleDetailZh } from './schedule-words';
 
 const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
@@ -41,6 +42,8 @@ const SUMMARY = [
 ].join('\n');
 
 const WORDS: Record<ScheduleAction, string> = { 'power-on': 'power on (GPU)', 'no-gpu': 'switch to no-GPU', 'power-off': 'power off' };
+// The extension's words where it has the same English (power on (GPU), power off).
+const words = (lang: CliLang, a: ScheduleAction): string => (lang !== 'zh-cn' ? WORDS[a] : a === 'no-gpu' ? shared('switch to no-GPU mode', '切换到无卡模式') : shared(WORDS[a], a === 'power-on' ? '开机（带 GPU）' : '关机'));
 
 const NO_TIMER: Record<NoPlatformTimer, string> = {
   noTimedStart: 'no platform starts an instance on a timer',
@@ -51,7 +54,20 @@ const NO_TIMER: Record<NoPlatformTimer, string> = {
   noTimer: 'the platform offers no timer through its API',
 };
 
-const timerText = (t: { action: 'shutdown' | 'release'; at: number }) => `${t.action === 'shutdown' ? 'timed shutdown' : 'AUTO-RELEASE (deletes it, disks and all)'} ${bj(t.at)}`;
+const NO_TIMER_ZH: Record<NoPlatformTimer, string> = {
+  noTimedStart: '没有平台支持定时开机',
+  proNoTimerApi: 'AutoDL Pro 的开发者 API 没有定时关机请求（请在 AutoDL 控制台设置：设好后会显示在这里）',
+  consoleShapeUnverified: 'AutoDL 控制台的定时关机（/api/v1/instance/timed/shutdown）在公开客户端里有两种不同的时间格式，所以 gpu-rent 不会盲目发送（请在控制台设置：设好后会显示在这里）',
+  releaseOnly: '阿里云唯一的定时器是自动释放时间（ModifyInstanceAutoReleaseTime），它会释放实例及全部磁盘：不用于关机',
+  terminateOnly: '腾讯云唯一的定时器（ImportInstancesActionTimer）是 TerminateInstances，它会销毁实例：不用于关机',
+  noTimer: '平台的 API 不提供定时器',
+};
+
+const OUTCOME_ZH: Record<string, string> = { done: '完成', unsettled: '未稳定', skipped: '跳过', refused: '被拒绝', failed: '失败', missed: '错过', superseded: '被取代', busy: '忙' };
+const outcomeWord = (lang: CliLang, o: string): string => (lang === 'zh-cn' ? (OUTCOME_ZH[o] ?? o) : o);
+
+const timerText = (x: { action: 'shutdown' | 'release'; at: number }, lang: CliLang = 'en') =>
+  lang === 'zh-cn' ? `${x.action === 'shutdown' ? '定时关机' : '自动释放（会删除实例及全部磁盘）'} 北京时间 ${beijingDateTime(x.at)}` : `${x.action === 'shutdown' ? 'timed shutdown' : 'AUTO-RELEASE (deletes it, disks and all)'} ${bj(x.at)}`;
 
 /** A test-only clock (epoch seconds); undocumented. */
 function nowS(io: CliIO): number {
@@ -59,11 +75,11 @@ function nowS(io: CliIO): number {
   return Number.isFinite(t) && t > 0 ? Math.floor(t) : Math.floor(Date.now() / 1000);
 }
 
-const bj = (t: number) => `${beijingDateTime(t)} Beijing`;
+const bj = (x: number, lang: CliLang = 'en') => (lang === 'zh-cn' ? `北京时间 ${beijingDateTime(x)}` : `${beijingDateTime(x)} Beijing`);
 
-async function findInstance(io: CliIO, target: string, accountId: string | undefined): Promise<{ a: CliAccount; inst: PlatformInstance } | string> {
+async function findInstance(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; inst: PlatformInstance } | string> {
   const accounts = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!accounts.length) return accountId ? `no account ${accountId} (gpu-rent accounts list)` : HOW_TO_ADD.trimEnd();
+  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(accountId)) : howToAdd(lang).trimEnd();
   const errors: string[] = [];
   const hits: { a: CliAccount; inst: PlatformInstance }[] = [];
   await Promise.all(
@@ -71,56 +87,65 @@ async function findInstance(io: CliIO, target: string, accountId: string | undef
       try {
         for (const inst of await connectorFor(a, io).list()) if (inst.ref === target || inst.name === target) hits.push({ a, inst });
       } catch (e) {
-        errors.push(`${a.account.id}: ${failureLine(e)}`);
+        errors.push(`${a.account.id}: ${failureLine(e, lang)}`);
       }
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return `${forTerminal(target)} matches ${hits.length} instances (${hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`).join(', ')}): use the id and --account`;
-  return errors.length ? errors.join('; ') : `no instance ${forTerminal(target)} on ${accounts.map((a) => a.account.id).join(', ')}`;
+  if (hits.length > 1) return t(lang, '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`).join(', '));
+  return errors.length ? errors.join('; ') : t(lang, 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
 }
 
-async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string; 'on-platform'?: boolean }): Promise<number> {
-  if (!target) throw new UsageError('add expects INSTANCE (gpu-rent instances lists them)');
-  if (!flags.at) throw new UsageError('add needs --at, e.g. --at "mon-fri 17:00" (Beijing time)');
-  if (!flags.do) throw new UsageError(`add needs --do: ${SCHEDULE_ACTIONS.join(', ')}`);
+async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string; 'on-platform'?: boolean }, lang: CliLang): Promise<number> {
+  const zh = lang === 'zh-cn';
+  if (!target) throw new UsageError('add expects INSTANCE (gpu-rent instances lists them)', 'add 需要 INSTANCE（gpu-rent instances 会列出）');
+  if (!flags.at) throw new UsageError('add needs --at, e.g. --at "mon-fri 17:00" (Beijing time)', 'add 需要 --at，例如 --at "mon-fri 17:00"（北京时间）');
+  if (!flags.do) throw new UsageError(`add needs --do: ${SCHEDULE_ACTIONS.join(', ')}`, `add 需要 --do：${SCHEDULE_ACTIONS.join('、')}`);
   const action = flags.do as ScheduleAction;
   let when;
   try {
     when = parseScheduleAt(flags.at);
   } catch (e) {
-    if (e instanceof ScheduleParseError) throw new UsageError(`--at: ${e.message}`);
+    if (e instanceof ScheduleParseError) throw new UsageError(`--at: ${e.message}`, `--at：${e.message}（写法如 "mon-fri 17:00"、"daily 01:00"、"sat,sun 09:30"）`);
     throw e;
   }
-  const found = await findInstance(io, target, flags.account);
+  const found = await findInstance(io, target, flags.account, lang);
   if (typeof found === 'string') {
     io.stderr(`gpu-rent schedule: ${found}\n`);
     return 1;
   }
   const { a, inst } = found;
   if (!actionCapability(a.account.kind, action)) {
-    io.stderr(`gpu-rent schedule: ${PLATFORM_NAMES[a.account.kind]} offers no ${action === 'no-gpu' ? 'no-GPU start' : action} through its API${action === 'no-gpu' ? ' (only the AutoDL console token, autodl-web, can)' : ''}: not added\n`);
+    if (zh) io.stderr(`gpu-rent schedule: ${PLATFORM_NAMES[a.account.kind]} 的 API 不提供${action === 'no-gpu' ? '无卡开机（只有 AutoDL 控制台令牌 autodl-web 可以）' : words(lang, action)}：未添加\n`);
+    else io.stderr(`gpu-rent schedule: ${PLATFORM_NAMES[a.account.kind]} offers no ${action === 'no-gpu' ? 'no-GPU start' : action} through its API${action === 'no-gpu' ? ' (only the AutoDL console token, autodl-web, can)' : ''}: not added\n`);
     return 1;
   }
   if (!a.account.powerActions) {
-    io.stderr(`gpu-rent schedule: account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1 for the runs' : 'add it again with --allow-power'}): not added\n`);
+    if (zh) io.stderr(`gpu-rent schedule: 账号 ${a.account.id} 是只读的（${a.source === 'env' ? '运行时请设置 GPU_RENT_ALLOW_POWER=1' : '请加 --allow-power 重新添加'}）：未添加\n`);
+    else io.stderr(`gpu-rent schedule: account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1 for the runs' : 'add it again with --allow-power'}): not added\n`);
     return 1;
   }
   const now = nowS(io);
   const rule = await addRule(configHome(io.env), { account: a.account.id, ref: inst.ref, name: inst.name, action, ...when }, now);
-  io.stdout(`added ${rule.id}: ${scheduleAtText(rule)} (Beijing): ${WORDS[action]} ${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}); next ${bj(nextDue(rule, now))}\n`);
+  if (zh) io.stdout(`已添加 ${rule.id}：${scheduleAtText(rule)}（北京时间）：${words(lang, action)} ${forTerminal(inst.name)}（${a.account.id}/${forTerminal(inst.ref)}）；下一次 ${bj(nextDue(rule, now), lang)}\n`);
+  else io.stdout(`added ${rule.id}: ${scheduleAtText(rule)} (Beijing): ${WORDS[action]} ${forTerminal(inst.name)} (${a.account.id}/${forTerminal(inst.ref)}); next ${bj(nextDue(rule, now))}\n`);
   if (flags['on-platform']) {
     // What the platform itself keeps (read back from the list just read), then why this rule is not armed there.
     const armed = inst.platformTimer && inst.platformTimer.at > now ? inst.platformTimer : undefined;
-    if (armed) io.stderr(forTerminal(`on the platform: ${timerText(armed)} is armed for ${inst.name} (set in its console; it runs while this machine sleeps)`) + '\n');
-    io.stderr(`not armed on the platform: ${NO_TIMER[noPlatformTimer(a.account.kind, action)]}.\n`);
-    io.stderr(`the rule is kept by gpu-rent's runner: VS Code while it runs (for its account ${a.account.id}, power actions on) and gpu-rent schedule run from cron. While this machine sleeps nothing runs: on waking, a time passed less than ${DEFAULT_GRACE_S / 60} minutes ago is done, older ones are reported missed, never run late\n`);
+    if (armed) io.stderr(forTerminal(zh ? `平台上：${inst.name} 已设定${timerText(armed, lang)}（在其控制台设置；本机休眠时也会执行）` : `on the platform: ${timerText(armed)} is armed for ${inst.name} (set in its console; it runs while this machine sleeps)`) + '\n');
+    if (zh) {
+      io.stderr(`未在平台上设定：${NO_TIMER_ZH[noPlatformTimer(a.account.kind, action)]}。\n`);
+      io.stderr(`这条规则由 gpu-rent 的执行器负责：VS Code 运行时（为它的账号 ${a.account.id}，需允许电源操作）以及 cron 中的 gpu-rent schedule run。本机休眠时什么也不执行：醒来后，时间已过但不到 ${DEFAULT_GRACE_S / 60} 分钟的会执行，更早的报告为错过，从不迟执行\n`);
+    } else {
+      io.stderr(`not armed on the platform: ${NO_TIMER[noPlatformTimer(a.account.kind, action)]}.\n`);
+      io.stderr(`the rule is kept by gpu-rent's runner: VS Code while it runs (for its account ${a.account.id}, power actions on) and gpu-rent schedule run from cron. While this machine sleeps nothing runs: on waking, a time passed less than ${DEFAULT_GRACE_S / 60} minutes ago is done, older ones are reported missed, never run late\n`);
+    }
     return 0;
   }
-  io.stderr(`it runs when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run) and in VS Code while it runs\n`);
+  io.stderr(t(lang, 'it runs when gpu-rent schedule run does (cron: */5 * * * * gpu-rent schedule run) and in VS Code while it runs\n', '它在 gpu-rent schedule run 运行时执行（cron：*/5 * * * * gpu-rent schedule run），VS Code 运行时也会执行\n'));
   const stopTimer = descriptorOf(a.account.kind).stopTimer;
   if (action !== 'power-on' && stopTimer) {
-    io.stderr(`for the stop side the platform's own timer is safer where offered (${stopTimer}): it runs while this machine sleeps\n`);
+    io.stderr(t(lang, "for the stop side the platform's own timer is safer where offered ({0}): it runs while this machine sleeps\n", '关机这一侧，平台自己的定时器更可靠（{0}）：本机休眠时也会执行\n', stopTimer));
   }
   return 0;
 }
@@ -134,7 +159,7 @@ interface ListRow {
   last?: { outcome: string; at: number; detail: string };
 }
 
-async function list(io: CliIO, json: boolean): Promise<number> {
+async function list(io: CliIO, json: boolean, lang: CliLang): Promise<number> {
   const f = await readSchedules(configHome(io.env));
   const now = nowS(io);
   const accounts = await loadAccounts(io);
@@ -172,38 +197,54 @@ async function list(io: CliIO, json: boolean): Promise<number> {
     return 0;
   }
   if (!rows.length) {
-    io.stdout('no schedules (gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on)\n');
+    io.stdout(t(lang, 'no schedules (gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on)\n', '还没有计划（gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on）\n'));
     return 0;
   }
-  const billing = (r: ListRow) => (r.price === undefined ? '?' : r.rule.action === 'power-on' ? `starts ${formatCny(r.price)}/h` : r.rule.action === 'power-off' ? `stops ${formatCny(r.price)}/h` : `no-GPU rate (GPU ${formatCny(r.price)}/h)`);
+  const billing = (r: ListRow) =>
+    r.price === undefined ? '?' : r.rule.action === 'power-on' ? t(lang, 'starts {0}/h', '开始计费 {0}/小时', formatCny(r.price)) : r.rule.action === 'power-off' ? t(lang, 'stops {0}/h', '停止计费 {0}/小时', formatCny(r.price)) : t(lang, 'no-GPU rate (GPU {0}/h)', '无卡价格（GPU {0}/小时）', formatCny(r.price));
+  const zh = lang === 'zh-cn';
+  const head = zh ? ['ID', '实例', '时间（北京）', '操作', '下一次（北京）', '计费', '平台定时器', '上一次'] : ['ID', 'INSTANCE', 'WHEN (BEIJING)', 'DO', 'NEXT (BEIJING)', 'BILLING', 'PLATFORM TIMER', 'LAST'];
   io.stdout(
     renderTable([
-      ['ID', 'INSTANCE', 'WHEN (BEIJING)', 'DO', 'NEXT (BEIJING)', 'BILLING', 'PLATFORM TIMER', 'LAST'],
-      ...rows.map((r) => [r.rule.id, forTerminal(`${r.rule.name} (${r.rule.account}/${r.rule.ref})`), scheduleAtText(r.rule), WORDS[r.rule.action], beijingDateTime(r.next), billing(r), r.timer ? `${r.timer.action === 'shutdown' ? 'shutdown' : 'RELEASE'} ${beijingDateTime(r.timer.at)}` : '', r.last ? `${r.last.outcome} ${beijingDateTime(r.last.at)}` : '']),
+      head,
+      ...rows.map((r) => [
+        r.rule.id,
+        forTerminal(`${r.rule.name} (${r.rule.account}/${r.rule.ref})`),
+        scheduleAtText(r.rule),
+        words(lang, r.rule.action),
+        beijingDateTime(r.next),
+        billing(r),
+        r.timer ? `${r.timer.action === 'shutdown' ? t(lang, 'shutdown', '定时关机') : t(lang, 'RELEASE', '自动释放')} ${beijingDateTime(r.timer.at)}` : '',
+        r.last ? `${outcomeWord(lang, r.last.outcome)} ${beijingDateTime(r.last.at)}` : '',
+      ]),
     ]),
   );
   return 0;
 }
 
-function resultLine(r: RunResult): string {
+function resultLine(r: RunResult, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn') {
+    const more = r.missedBefore ? `（之前还有 ${r.missedBefore} 次也错过了）` : '';
+    return forTerminal(`${r.rule.id} ${words(lang, r.rule.action)} ${r.rule.name}（${r.rule.account}/${r.rule.ref}）计划时间 北京时间 ${beijingDateTime(r.at)}：${outcomeWord(lang, r.outcome)}：${scheduleDetailZh(r)}${r.retry ? '；仍在窗口内时，下一次运行会再试' : ''}${more}`);
+  }
   const extra = r.missedBefore ? ` (${r.missedBefore} earlier time${r.missedBefore === 1 ? '' : 's'} missed too)` : '';
   return forTerminal(`${r.rule.id} ${WORDS[r.rule.action]} ${r.rule.name} (${r.rule.account}/${r.rule.ref}) due ${beijingDateTime(r.at)}: ${r.outcome}: ${r.detail}${r.retry ? '; tried again by the next run while in its window' : ''}${extra}`);
 }
 
-async function run(io: CliIO, flags: { grace?: number; json?: boolean }): Promise<number> {
+async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: CliLang): Promise<number> {
   const now = nowS(io);
   const accounts: ScheduleAccount[] = (await loadAccounts(io)).map((a) => ({ id: a.account.id, kind: a.account.kind, powerActions: a.account.powerActions, connector: connectorFor(a, io) }));
   const interval = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) > 0 ? Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) : 3000;
-  const r = await runDue({ home: configHome(io.env), now, accounts, graceS: (flags.grace ?? DEFAULT_GRACE_S / 60) * 60, intervalMs: interval, settleMs: 120_000, onResult: (x) => !flags.json && io.stdout(resultLine(x) + '\n') });
+  const r = await runDue({ home: configHome(io.env), now, accounts, graceS: (flags.grace ?? DEFAULT_GRACE_S / 60) * 60, intervalMs: interval, settleMs: 120_000, onResult: (x) => !flags.json && io.stdout(resultLine(x, lang) + '\n') });
   if ('busy' in r) {
     const msg = `another gpu-rent schedule run${r.busy.pid ? ` (pid ${r.busy.pid})` : ''} is in progress: nothing done`;
     if (flags.json) io.stdout(jsonError('busy', msg));
-    else io.stderr(`gpu-rent schedule: ${msg}\n`);
+    else io.stderr(`gpu-rent schedule: ${lang === 'zh-cn' ? `另一个 gpu-rent schedule run${r.busy.pid ? `（pid ${r.busy.pid}）` : ''}正在运行：什么也没做` : msg}\n`);
     return 1;
   }
   if (flags.json) {
     io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) }, 2) + '\n');
-  } else if (!r.results.length) io.stderr(`nothing due (${beijingDateTime(now)} Beijing)\n`);
+  } else if (!r.results.length) io.stderr(t(lang, 'nothing due ({0} Beijing)\n', '没有到期的计划（北京时间 {0}）\n', beijingDateTime(now)));
   // Exit 1 when something due did not happen as asked, so cron mails it.
   return r.results.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed') ? 1 : 0;
 }
@@ -224,22 +265,24 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add INSTANCE | list | remove ID | run' });
     const [sub, arg] = positionals;
-    if (sub !== 'add' && (flags.at !== undefined || flags.do !== undefined || flags.account !== undefined || flags['on-platform'] !== undefined)) throw new UsageError('--at, --do, --account and --on-platform are for schedule add');
-    if (sub !== 'run' && flags.grace !== undefined) throw new UsageError('--grace is for schedule run');
-    if (sub === 'add') return add(io, arg, flags);
-    if (arg !== undefined && sub !== 'remove') throw new UsageError(`unexpected argument "${arg}"`);
-    if (sub === 'list' || sub === undefined) return list(io, flags.json === true);
+    const lang = cliLang(flags.lang, io.env);
+    if (sub !== 'add' && (flags.at !== undefined || flags.do !== undefined || flags.account !== undefined || flags['on-platform'] !== undefined)) throw new UsageError('--at, --do, --account and --on-platform are for schedule add', '--at、--do、--account 和 --on-platform 只用于 schedule add');
+    if (sub !== 'run' && flags.grace !== undefined) throw new UsageError('--grace is for schedule run', '--grace 只用于 schedule run');
+    if (sub === 'add') return add(io, arg, flags, lang);
+    if (arg !== undefined && sub !== 'remove') throw new UsageError(`unexpected argument "${forTerminal(arg)}"`, `多余的参数 "${forTerminal(arg)}"`);
+    if (sub === 'list' || sub === undefined) return list(io, flags.json === true, lang);
     if (sub === 'remove') {
-      if (!arg) throw new UsageError('remove needs a schedule ID (gpu-rent schedule list shows them)');
+      if (!arg) throw new UsageError('remove needs a schedule ID (gpu-rent schedule list shows them)', 'remove 需要计划 ID（gpu-rent schedule list 会列出）');
       const gone = await removeRule(configHome(io.env), arg);
       if (!gone) {
-        io.stderr(`gpu-rent schedule: no schedule ${forTerminal(arg)} (gpu-rent schedule list)\n`);
+        io.stderr(`gpu-rent schedule: ${t(lang, 'no schedule {0} (gpu-rent schedule list)', '没有计划 {0}（gpu-rent schedule list 可查看）', forTerminal(arg))}\n`);
         return 1;
       }
-      io.stdout(`removed ${gone.id} (${scheduleAtText(gone)}: ${WORDS[gone.action]} ${forTerminal(gone.name)})\n`);
+      if (lang === 'zh-cn') io.stdout(`已删除 ${gone.id}（${scheduleAtText(gone)}：${words(lang, gone.action)} ${forTerminal(gone.name)}）\n`);
+      else io.stdout(`removed ${gone.id} (${scheduleAtText(gone)}: ${WORDS[gone.action]} ${forTerminal(gone.name)})\n`);
       return 0;
     }
-    if (sub === 'run') return run(io, flags);
-    throw new UsageError(`expects add, list, remove or run, got "${forTerminal(sub)}"`);
+    if (sub === 'run') return run(io, flags, lang);
+    throw new UsageError(`expects add, list, remove or run, got "${forTerminal(sub)}"`, `需要 add、list、remove 或 run，却是 "${forTerminal(sub)}"`);
   },
 };
