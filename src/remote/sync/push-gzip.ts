@@ -18,8 +18,7 @@ const gzipAsync = promisify(gzip);
 export const SEGMENT_BYTES = 8 * 1024 * 1024;
 /** The first segment is small, so the first compressed bytes leave within ~0.1 s; each next one doubles up to SEGMENT_BYTES. */
 const FIRST_SEGMENT = 1024 * 1024;
-/** Files from this size on are worth a stream of their own (a channel costs ~3 round trips). */
-export const GZIP_MIN_FILE = 256 * 1024;
+export { GZIP_MIN_FILE } from './push-plan';
 
 export interface GzipPushResult {
   /** Bytes of the original confirmed on the box (from `from` on). */

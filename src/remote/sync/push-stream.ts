@@ -16,8 +16,9 @@ import { HASH_ARGS, parseBatchHashOutput, type HashAnswer } from './remote-hash'
 import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
-/** Fewer new small files than this go over SFTP (a stream costs a channel and two processes). */
-export const PUSH_STREAM_MIN_FILES = 16;
+import { PUSH_STREAM_MIN_FILES } from './push-plan';
+
+export { PUSH_STREAM_MIN_FILES } from './push-plan';
 const BATCH_FILES = 2000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 /** The names ride on the command line, which sshd hands the login shell as one argument (128 KiB at most). */
