@@ -1,10 +1,12 @@
 // The tree's "Available now" node under each platform, one per connected account with a stock
 // read: the cards free now per region with the price per hour (`?` where the platform sends
 // none). Read only while the node is expanded and the view is visible, at most once a minute
-// per account (app/platforms/stock.ts' StockCache), and again each minute while it stays open.
+// per account (app/platforms/stockCache.ts' StockCache over a memory store), and again each minute
+// while it stays open.
 import * as vscode from 'vscode';
 import type { Account } from '../app/platforms/accounts';
-import { hasStock, StockCache } from '../app/platforms/stock';
+import { hasStock } from '../app/platforms/stock';
+import { MemoryStockStore, StockCache } from '../app/platforms/stockCache';
 import { formatCny } from '../core/money';
 import { freeText, sortStock, STOCK_TTL_S, type StockRow } from '../core/platforms/stock';
 import { descriptorOf } from '../core/platforms/descriptors';
@@ -38,7 +40,7 @@ export class StockView implements vscode.Disposable {
     private readonly connector: (a: Account) => Promise<Connector | undefined>,
     now: () => number,
   ) {
-    this.cache = new StockCache(now);
+    this.cache = new StockCache(new MemoryStockStore(), now);
   }
 
   /** The connected accounts of a catalog platform whose connector reads stock. */
@@ -98,7 +100,7 @@ export class StockView implements vscode.Disposable {
         try {
           const c = await this.connector(a);
           if (!c || !hasStock(c)) return undefined;
-          return { account: a.id, kind: a.kind, ok: true, rows: await this.cache.read(a.id, c) };
+          return { account: a.id, kind: a.kind, ok: true, rows: await this.cache.read(a, c) };
         } catch {
           return { account: a.id, kind: a.kind, ok: false };
         }
@@ -117,7 +119,7 @@ export class StockView implements vscode.Disposable {
     try {
       const c = await this.connector(a);
       if (!c || !hasStock(c)) return [{ key: 'none', label: vscode.l10n.t('This platform does not say which cards are free'), icon: 'info' }];
-      rows = sortStock(await this.cache.read(a.id, c));
+      rows = sortStock(await this.cache.read(a, c));
     } catch (e) {
       return [{ key: 'error', label: vscode.l10n.t('Could not read the free cards'), description: platformErrorText(e), icon: 'warning', iconColor: 'list.warningForeground', tooltip: platformErrorText(e) }];
     }

@@ -1,13 +1,12 @@
 // Free cards: the three platforms' stock answers (stock-bodies.json, real shapes named in
 // SOURCES.md) and the console list row (autodl-web-list-row.json) into rows; hostile input is
-// bounded; the cache reads an account at most once a minute.
+// bounded; reads region by region (the once-a-minute cache: stock-cache.test.ts).
 import * as assert from 'node:assert';
 import stock from '../fixtures/platforms/stock-bodies.json';
 import webRow from '../fixtures/platforms/autodl-web-list-row.json';
 import { aliyunStock, autodlConsoleStock, autodlStock, cardMatches, filterStock, freeText, isAliyunGpuType, MAX_STOCK_ROWS, sortStock, stockJson, tencentStock, type StockRow } from '../../src/core/platforms/stock';
-import { perRegion, StockCache } from '../../src/app/platforms/stock';
+import { perRegion } from '../../src/app/platforms/stock';
 import { PlatformError } from '../../src/app/platforms/errors';
-import type { Connector } from '../../src/core/platforms/types';
 
 describe('stock: platform answers into rows', () => {
   it('AutoDL gpu_stock: one row per card with free/total and no price', () => {
@@ -71,26 +70,5 @@ describe('stock: reads', () => {
     await assert.rejects(perRegion(['a', 'b'], async () => Promise.reject(new Error('down'))), /down/);
     const refused = new PlatformError({ platform: 'aliyun-ecs', kind: 'auth', code: 'InvalidAccessKeyId.NotFound', message: '' });
     await assert.rejects(perRegion(['a', 'b'], async (r) => (r === 'a' ? Promise.reject(refused) : [row(r)])), /InvalidAccessKeyId/);
-  });
-
-  it('the cache reads an account at most once a minute, shares a read in flight, and keeps no failure', async () => {
-    let t = 1000;
-    let reads = 0;
-    let fail = false;
-    const c = { stock: async () => (reads++, fail ? Promise.reject(new Error('down')) : [row('r')]) } as unknown as Connector & { stock: () => Promise<StockRow[]> };
-    const cache = new StockCache(() => t);
-    await Promise.all([cache.read('a', c), cache.read('a', c)]);
-    t += 59;
-    await cache.read('a', c);
-    assert.strictEqual(reads, 1);
-    await cache.read('b', c);
-    assert.strictEqual(reads, 2, 'another account is its own read');
-    t += 1;
-    fail = true;
-    await assert.rejects(cache.read('a', c));
-    fail = false;
-    await cache.read('a', c);
-    assert.strictEqual(reads, 4, 'a failed read is not kept');
-    assert.strictEqual(cache.readAt('a'), t);
   });
 });

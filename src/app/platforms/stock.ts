@@ -1,8 +1,8 @@
 // Free cards per account and region: each connector's `stock()` read (the calls are the
 // connector's own; the JSON → rows mapping is core/platforms/stock.ts), region by region at most
-// REGION_PARALLEL at once, and a cache that reads an account at most once a minute.
+// REGION_PARALLEL at once. The once-a-minute cache over these reads is stockCache.ts.
 import { REGION_PARALLEL } from '../../core/platforms/regions';
-import { aliyunStock, autodlStock, MAX_STOCK_ROWS, STOCK_TTL_S, tencentStock, type StockRow } from '../../core/platforms/stock';
+import { aliyunStock, autodlStock, MAX_STOCK_ROWS, tencentStock, type StockRow } from '../../core/platforms/stock';
 import type { Connector } from '../../core/platforms/types';
 import { PlatformError } from './errors';
 import { inRegion } from './regions';
@@ -59,46 +59,4 @@ export function readAliyunStock(regions: readonly string[], describe: (region: s
 /** 腾讯云: DescribeZoneInstanceConfigInfos (POSTPAID_BY_HOUR) per region. */
 export function readTencentStock(regions: readonly string[], describe: (region: string) => Promise<unknown>, now: () => number): Promise<StockRow[]> {
   return perRegion(regions, async (r) => tencentStock(await describe(r), r, now()));
-}
-
-interface Entry {
-  at: number;
-  rows: Promise<StockRow[]>;
-}
-
-/**
- * At most one stock read per account (and query) a minute: a second ask within the minute gets
- * the same answer (or the same read still in flight); a failed read is not kept.
- */
-export class StockCache {
-  private readonly entries = new Map<string, Entry>();
-  constructor(
-    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
-    private readonly ttlS = STOCK_TTL_S,
-  ) {}
-
-  read(accountId: string, c: Connector & StockReader, q: StockQuery = {}): Promise<StockRow[]> {
-    const key = `${accountId}\u0000${(q.regions ?? []).join(',')}`;
-    const hit = this.entries.get(key);
-    const t = this.now();
-    if (hit && t - hit.at < this.ttlS) return hit.rows;
-    const rows = c.stock({ ...(q.regions ? { regions: q.regions } : {}), ...(q.signal ? { signal: q.signal } : {}) });
-    const entry: Entry = { at: t, rows };
-    this.entries.set(key, entry);
-    if (this.entries.size > 200) this.entries.delete(this.entries.keys().next().value!);
-    rows.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
-    return rows;
-  }
-
-  /** When the account's last read was made (epoch seconds), if it is still cached. */
-  readAt(accountId: string): number | undefined {
-    const hit = this.entries.get(`${accountId}\u0000`);
-    return hit && this.now() - hit.at < this.ttlS ? hit.at : undefined;
-  }
-
-  forget(accountId: string): void {
-    for (const k of [...this.entries.keys()]) if (k.startsWith(`${accountId}\u0000`)) this.entries.delete(k);
-  }
 }

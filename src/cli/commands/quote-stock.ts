@@ -10,7 +10,7 @@ import type { QuoteRow } from '../../core/cost';
 import { startNow, type StartNow, type StockReading } from '../../core/startNow';
 import type { CliIO } from '../command';
 import { connectorFor, failureLine, loadAccounts } from './accounts';
-import { cachePath, cached, remember } from './stock';
+import { cliStockCache } from './stock';
 
 export interface QuoteStockAccount {
   account: string;
@@ -30,19 +30,15 @@ export interface QuoteStock {
 /** Reads the accounts of the quoted platforms (all when `platforms` is absent). */
 export async function readQuoteStock(io: CliIO, platforms: readonly string[] | undefined, now = Math.floor(Date.now() / 1000)): Promise<QuoteStock> {
   const accounts = (await loadAccounts(io)).filter((a) => !platforms || platforms.includes(CATALOG_PLATFORM[a.account.kind]));
+  const cache = cliStockCache(io, now);
   const results = await Promise.all(
     accounts.map(async (a): Promise<{ account: QuoteStockAccount; reading: StockReading }> => {
       const base = { account: a.account.id, platform: a.account.kind };
       const failed = (error: string, failure: string) => ({ account: { ...base, ok: false, error, failure }, reading: { account: a.account.id, kind: a.account.kind, ok: false as const } });
       const c = connectorFor(a, io);
       if (!hasStock(c)) return failed('this platform has no stock read', 'notSupported');
-      const path = cachePath(io, a, []);
       try {
-        let rows = await cached(path, now);
-        if (!rows) {
-          rows = await c.stock({});
-          await remember(path, rows, now);
-        }
+        const rows = await cache.read(a.account, c);
         return { account: { ...base, ok: true }, reading: { account: a.account.id, kind: a.account.kind, ok: true, rows } };
       } catch (e) {
         return failed(failureLine(e), e instanceof PlatformError ? e.failure.kind : 'other');

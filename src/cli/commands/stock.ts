@@ -1,22 +1,21 @@
 // `gpu-rent stock [--account ID] [--card C] [--region R] [--json]`: which cards are free now, per
 // account and region, with the price per hour where the platform sends one (`?` where it does
-// not). An account is read at most once a minute: a read is kept in $GPU_RENT_HOME/cache/ (0600)
-// and reused within the minute by the next call.
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+// not). An account is read at most once a minute: app/platforms/stockCache.ts' rule, its reads kept
+// in $GPU_RENT_HOME/cache/ (0600) and reused within the minute by the next call.
 import { join } from 'node:path';
 import { configHome } from '../../app/platforms/accountFile';
 import { PlatformError } from '../../app/platforms/errors';
 import { hasStock } from '../../app/platforms/stock';
+import { FileStockStore, StockCache } from '../../app/platforms/stockCache';
 import { renderTable } from '../../core/format';
 import { formatCny } from '../../core/money';
-import { filterStock, freeText, MAX_STOCK_ROWS, sortStock, STOCK_TTL_S, stockJson, type StockRow } from '../../core/platforms/stock';
+import { filterStock, freeText, sortStock, STOCK_TTL_S, stockJson, type StockRow } from '../../core/platforms/stock';
 import { descriptorOf, type PlatformKind } from '../../core/platforms/descriptors';
 import { REGION_ID } from '../../core/platforms/regions';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
+import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, t } from '../words';
 
@@ -61,35 +60,12 @@ interface AccountStock {
   seen?: string[];
 }
 
-interface CacheFile {
-  at: number;
-  rows: StockRow[];
-}
-
-export function cachePath(io: CliIO, a: CliAccount, regions: readonly string[]): string {
-  const key = createHash('sha256').update(`${a.account.id}\u0000${a.account.kind}\u0000${regions.join(',')}`).digest('hex').slice(0, 32);
-  return join(configHome(io.env), 'cache', `stock-${key}.json`);
-}
-
-export async function cached(path: string, now: number): Promise<StockRow[] | undefined> {
-  try {
-    const text = await readFile(path, 'utf8');
-    if (text.length > 4 * 1024 * 1024) return undefined;
-    const c = JSON.parse(text) as CacheFile;
-    if (typeof c.at !== 'number' || !Array.isArray(c.rows) || now - c.at >= STOCK_TTL_S || c.at > now + 5) return undefined;
-    return c.rows.slice(0, MAX_STOCK_ROWS);
-  } catch {
-    return undefined;
-  }
-}
-
-export async function remember(path: string, rows: StockRow[], now: number): Promise<void> {
-  try {
-    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-    await writeFile(path, JSON.stringify({ at: now, rows } satisfies CacheFile), { mode: 0o600 });
-  } catch {
-    /* a cache that cannot be written only costs a read */
-  }
+/**
+ * The CLI's stock cache: the shared once-a-minute rule over files in $GPU_RENT_HOME/cache/ (each
+ * command is its own process), with the command's one clock reading as its time.
+ */
+export function cliStockCache(io: CliIO, now: number): StockCache {
+  return new StockCache(new FileStockStore(join(configHome(io.env), 'cache')), () => now);
 }
 
 export const command: CliCommand = {
@@ -114,17 +90,13 @@ export const command: CliCommand = {
     }
     const regions = flags.region ? [flags.region] : [];
     const now = Math.floor(Date.now() / 1000);
+    const cache = cliStockCache(io, now);
     const results: AccountStock[] = await Promise.all(
       accounts.map(async (a): Promise<AccountStock> => {
         const c = connectorFor(a, io);
         if (!hasStock(c)) return { account: a.account.id, platform: a.account.kind, ok: false, error: 'this platform has no stock read', failure: 'notSupported', rows: [] };
-        const path = cachePath(io, a, regions);
         try {
-          let rows = await cached(path, now);
-          if (!rows) {
-            rows = await c.stock(regions.length ? { regions } : {});
-            await remember(path, rows, now);
-          }
+          const rows = await cache.read(a.account, c, regions.length ? { regions } : {});
           return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })), seen: [...new Set(filterStock(rows, flags.region ? { region: flags.region } : {}).map((r) => r.instanceType ?? r.card))] };
         } catch (e) {
           return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', rows: [] };
