@@ -4,7 +4,7 @@ import { formatCny } from '../../../core/money';
 import { peakCheck, type PeakAdviceCode, type PeakCheck } from '../../../core/guards/peak';
 import { formatHelp, parseArgs } from '../../args';
 import { helpLang } from '../../words';
-import { LANG_FLAG_SPEC } from '../../lang';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
@@ -23,7 +23,32 @@ const ADVICE: Record<PeakAdviceCode, string> = {
   syncBeforeStopping: 'A shutdown clears the disk on this platform: sync checkpoints home before stopping.',
 };
 
-function describe(c: PeakCheck, name: string): string[] {
+const ADVICE_ZH: Record<PeakAdviceCode, string> = {
+  startInDaytime: '白天开卡，在白天跑批量任务；现在开卡要排队。',
+  keepOvernightInNoGpuMode: '一天结束时把实例保持在无卡模式并保留数据盘，明天不用再排队就能继续用卡。',
+  keepOvernightStopped: '一天结束时关机（磁盘保留），不要释放。',
+  syncBeforeStopping: '在这个平台上关机会清空磁盘：关机前先把检查点同步回本地。',
+};
+
+function describeZh(c: PeakCheck, name: string): string[] {
+  const lang: CliLang = 'zh-cn';
+  if (c.kind === 'noEveningQueue') return [`${name}：没有晚间排队的报告`];
+  const hours = `北京时间 ${String(c.queue.fromHour).padStart(2, '0')}:00–${String(c.queue.toHour).padStart(2, '0')}:00`;
+  if (c.kind === 'offPeak') return [`${name}：非高峰；晚间排队（${hours}）从${beijingText(c.nextPeakStart, lang)} 开始`];
+  const lines = [`${name}：高峰时段（${hours}），到${beijingText(c.peakEnds, lang)} 为止；抢到卡预计要等 ${durationText(c.waitSeconds[0], lang)}–${durationText(c.waitSeconds[1], lang)}`];
+  for (const a of c.advice) lines.push(`  ${ADVICE_ZH[a]}`);
+  if (c.overnight) {
+    const o = c.overnight;
+    lines.push(`  过夜到${beijingText(o.until, lang)}（${durationText(o.seconds, lang)}）：`);
+    if (o.noGpuModeFen !== null) lines.push(`    保持无卡模式：${formatCny(o.noGpuModeFen)}（数据保留，明天不用排队）`);
+    lines.push(`    关机：${formatCny(o.stopFen)}${c.advice.includes('syncBeforeStopping') ? '（磁盘会被清空！）' : '（数据保留）'}`);
+    lines.push(`    释放：${formatCny(o.releaseFen)}，但数据盘会被删除，明天要从一台新机器开始`);
+  }
+  return lines;
+}
+
+function describe(c: PeakCheck, name: string, lang: CliLang = 'en'): string[] {
+  if (lang === 'zh-cn') return describeZh(c, name);
   if (c.kind === 'noEveningQueue') return [`${name}: no evening queue reported`];
   const hours = `${String(c.queue.fromHour).padStart(2, '0')}:00–${String(c.queue.toHour).padStart(2, '0')}:00 Beijing`;
   if (c.kind === 'offPeak') return [`${name}: off peak; the evening queue (${hours}) starts ${beijingText(c.nextPeakStart)}`];
@@ -58,8 +83,9 @@ export const command: CliCommand = {
       return 0;
     }
     const shown = platform ? checks : checks.filter((c) => c.check.kind !== 'noEveningQueue');
-    const lines = [`Beijing time now: ${beijingText(now)}`];
-    for (const c of shown) lines.push(...describe(c.check, `${c.platform.name.zh} (${c.platform.id})`));
+    const lang = cliLang(flags.lang, io.env);
+    const lines = [lang === 'zh-cn' ? `现在是${beijingText(now, lang)}` : `Beijing time now: ${beijingText(now)}`];
+    for (const c of shown) lines.push(...describe(c.check, lang === 'zh-cn' ? `${c.platform.name.zh}（${c.platform.id}）` : `${c.platform.name.zh} (${c.platform.id})`, lang));
     io.stdout(lines.join('\n') + '\n');
     return 0;
   },

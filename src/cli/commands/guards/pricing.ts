@@ -7,6 +7,8 @@ import { factsFor, factsFromCatalog, type GuardPlatformFacts } from '../../../co
 import { yuanToFen } from '../../../core/money';
 import { beijingDateTime, type Pricing } from '../../../core/spend';
 import { UsageError, type FlagSpecs } from '../../args';
+import type { CliLang } from '../../lang';
+import { shared } from '../../words';
 
 export const PRICING_FLAGS = {
   platform: { type: 'string', valueName: 'ID', description: 'platform id or name (autodl, mita, matpool, aliyun, 秘塔智算 …)' },
@@ -32,7 +34,7 @@ export interface PricingFlags {
 export function platformFromFlag(catalog: Catalog, name: string | undefined): Platform | null {
   if (name === undefined) return null;
   const p = findPlatform(catalog, name) ?? findPlatform(catalog, factsFor(name).platform);
-  if (!p) throw new UsageError(`--platform: unknown platform "${name}" (known: ${catalog.platforms.map((x) => x.id).join(', ')})`);
+  if (!p) throw new UsageError(`--platform: unknown platform "${name}" (known: ${catalog.platforms.map((x) => x.id).join(', ')})`, `--platform：未知平台 "${name}"（已知：${catalog.platforms.map((x) => x.id).join(', ')}）`);
   return p;
 }
 
@@ -46,9 +48,9 @@ export function pricingFromFlags(flags: PricingFlags, platform: Platform | null,
   let hourlyRate: number | null = flags.rate !== undefined ? yuanToFen(flags.rate) : null;
   if (hourlyRate === null && platform && flags.card) {
     const card = findCard(flags.card, catalog.cards);
-    if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`);
+    if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`, `--card：未知显卡 "${flags.card}"`);
     const price = unitPrice(platform, card.id, 'hour');
-    if (!price) throw new UsageError(`--card: the catalog has no hourly price for ${card.id} on ${platform.id}; give --rate`);
+    if (!price) throw new UsageError(`--card: the catalog has no hourly price for ${card.id} on ${platform.id}; give --rate`, `--card：价格目录里没有 ${platform.id} 上 ${card.id} 的小时价格；请给出 --rate`);
     hourlyRate = Math.round(midpoint(price.perPeriod) * gpus);
   }
   if (hourlyRate === null) return null;
@@ -60,20 +62,23 @@ export function pricingFromFlags(flags: PricingFlags, platform: Platform | null,
 }
 
 /** "¥1.88/h" from fen per hour (fractional fen rounded). */
-export function perHour(fenPerHour: number): string {
+export function perHour(fenPerHour: number, lang: CliLang = 'en'): string {
   const fen = Math.round(fenPerHour);
-  return `¥${(fen / 100).toFixed(2)}/h`;
+  return `¥${(fen / 100).toFixed(2)}${lang === 'zh-cn' ? '/小时' : '/h'}`;
 }
 
-/** "2026-12-01 21:05 (Beijing)" for epoch seconds. */
-export function beijingText(t: number): string {
-  return `${beijingDateTime(t)} (Beijing)`;
+/** "2026-12-01 21:05 (Beijing)" for epoch seconds; "北京时间 2026-12-01 21:05" in Chinese. */
+export function beijingText(t: number, lang: CliLang = 'en'): string {
+  return lang === 'zh-cn' ? `北京时间 ${beijingDateTime(t)}` : `${beijingDateTime(t)} (Beijing)`;
 }
 
-export function durationText(seconds: number): string {
+export function durationText(seconds: number, lang: CliLang = 'en'): string {
   const s = Math.max(0, Math.round(seconds));
-  if (s < 90) return `${s} s`;
-  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
-  if (s < 48 * 3600) return `${(s / 3600).toFixed(1)} h`;
-  return `${(s / 86400).toFixed(1)} days`;
+  const zh = lang === 'zh-cn';
+  // The extension's words for "{0} s", "{0} min", "{0} h".
+  const unit = (en: string, cn: string, v: string | number) => (zh ? shared(en, cn) : en).replace('{0}', String(v));
+  if (s < 90) return unit('{0} s', '{0} 秒', s);
+  if (s < 90 * 60) return unit('{0} min', '{0} 分钟', Math.round(s / 60));
+  if (s < 48 * 3600) return unit('{0} h', '{0} 小时', (s / 3600).toFixed(1));
+  return zh ? `${(s / 86400).toFixed(1)} 天` : `${(s / 86400).toFixed(1)} days`;
 }

@@ -8,8 +8,8 @@ import { parseImport } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { summarizeSpend } from '../../../core/spend';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
-import { LANG_FLAG_SPEC } from '../../lang';
+import { helpLang, stateWord, t } from '../../words';
+import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
@@ -27,7 +27,24 @@ const specs = {
 const USAGE = 'gpu-rent spend FILE [--budget YUAN] [--json]';
 const SUMMARY = 'Spend across your instances from the list the VS Code extension exports (GPU Rentals: Export Instances; it holds no passwords): today, this month (Beijing time), burn rate, projected month end, per platform, budget warnings, and release deadlines for stopped instances.';
 
-export function releaseText(name: string, w: ReleaseWatch): string | null {
+function releaseTextZh(name: string, w: ReleaseWatch): string | null {
+  const lang: CliLang = 'zh-cn';
+  switch (w.kind) {
+    case 'releaseSoon':
+      return `${name}：已关机 ${w.dayNumber - 1}+ 天；平台将于${beijingText(w.releaseAt, lang)}释放它及其全部数据（还剩 ${durationText(w.secondsLeft, lang)}）。请开机（无卡模式即可）或把数据同步出来。`;
+    case 'probablyReleased':
+      return `${name}：自${beijingText(w.releaseAt, lang)}起关机已超过平台期限：很可能已连同数据被释放。`;
+    case 'snapshotExpires':
+      return `${name}：关机后的免费快照保留到${beijingText(w.expiresAt, lang)}（还剩 ${durationText(w.secondsLeft, lang)}）。`;
+    case 'snapshotExpired':
+      return `${name}：免费快照已于${beijingText(w.expiresAt, lang)}到期。`;
+    default:
+      return null;
+  }
+}
+
+export function releaseText(name: string, w: ReleaseWatch, lang: CliLang = 'en'): string | null {
+  if (lang === 'zh-cn') return releaseTextZh(name, w);
   switch (w.kind) {
     case 'releaseSoon':
       return `${name}: shut down for ${w.dayNumber - 1}+ days; the platform releases it, data and all, on ${beijingText(w.releaseAt)} (${durationText(w.secondsLeft)} left). Start it (no-GPU mode is enough) or sync the data off.`;
@@ -52,18 +69,22 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE' });
     const file = positionals[0];
-    if (!file) throw new UsageError('expects FILE: the instance list exported by the extension');
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
+    if (!file) throw new UsageError('expects FILE: the instance list exported by the extension', '需要 FILE：扩展导出的实例列表');
     let text: string;
     try {
       text = file === '-' ? await io.readStdin() : readFileSync(file, 'utf8');
     } catch (e) {
-      throw new UsageError(`cannot read "${file}" (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+      const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+      throw new UsageError(`cannot read "${file}" (${code})`, `读不了 "${file}"（${code}）`);
     }
     const parsed = parseImport(text.replace(/^\uFEFF/, ''));
     if (!parsed.ok) {
       const p = parsed.problem;
       const why = p.kind === 'notJson' ? 'not JSON' : p.kind === 'wrongShape' ? 'not an exported instance list' : p.kind === 'duplicateId' ? `instance id ${p.id} appears twice` : `instance ${p.index}: ${p.path}: ${p.message}`;
-      throw new UsageError(`${file}: ${why}`);
+      const whyZh = p.kind === 'notJson' ? '不是 JSON' : p.kind === 'wrongShape' ? '不是导出的实例列表' : p.kind === 'duplicateId' ? `实例 ID ${p.id} 出现了两次` : `第 ${p.index} 个实例：${p.path}：${p.message}`;
+      throw new UsageError(`${file}: ${why}`, `${file}：${whyZh}`);
     }
     const now = nowFromFlag(flags.at);
     const catalog = loadCatalog(flags.catalog);
@@ -83,27 +104,27 @@ export const command: CliCommand = {
       io.stdout(JSON.stringify({ ...s, releases }, null, 2) + '\n');
       return s.budget.level === 'exceeded' ? 1 : 0;
     }
-    const lines = [
-      `today ${formatCny(s.todayFen)}, this month ${formatCny(s.monthFen)} (Beijing time), burning ${perHour(s.burnRate)} now`,
-      `projected month end: ${formatCny(s.projectedMonthEndFen)}`,
-    ];
+    const lines = zh
+      ? [`今天 ${formatCny(s.todayFen)}，本月 ${formatCny(s.monthFen)}（北京时间），现在每小时消耗 ${perHour(s.burnRate, lang)}`, `月底预计：${formatCny(s.projectedMonthEndFen)}`]
+      : [`today ${formatCny(s.todayFen)}, this month ${formatCny(s.monthFen)} (Beijing time), burning ${perHour(s.burnRate)} now`, `projected month end: ${formatCny(s.projectedMonthEndFen)}`];
     if (s.budget.level !== 'none') {
       const pct = Math.round(s.budget.ratio * 100);
-      const state = s.budget.level === 'exceeded' ? 'OVER BUDGET' : s.budget.level === 'warning' ? 'past 80% of the budget' : 'within budget';
-      lines.push(`budget ${formatCny(s.budget.budgetFen)}: ${pct}% used, ${state}${s.budget.projectedOver && s.budget.level !== 'exceeded' ? '; the projection passes it before the month ends' : ''}`);
+      const state = s.budget.level === 'exceeded' ? t(lang, 'OVER BUDGET', '超出预算') : s.budget.level === 'warning' ? t(lang, 'past 80% of the budget', '已超过预算的 80%') : t(lang, 'within budget', '在预算内');
+      const passes = s.budget.projectedOver && s.budget.level !== 'exceeded' ? t(lang, '; the projection passes it before the month ends', '；按预测，月底前会超出') : '';
+      lines.push(zh ? `预算 ${formatCny(s.budget.budgetFen)}：已用 ${pct}%，${state}${passes}` : `budget ${formatCny(s.budget.budgetFen)}: ${pct}% used, ${state}${passes}`);
     }
     if (s.perPlatform.length) {
-      lines.push('per platform:');
-      for (const p of s.perPlatform) lines.push(`  ${p.platform}: ${formatCny(p.monthFen)} this month, ${perHour(p.burnRate)} now`);
+      lines.push(t(lang, 'per platform:', '按平台：'));
+      for (const p of s.perPlatform) lines.push(zh ? `  ${p.platform}：本月 ${formatCny(p.monthFen)}，现在 ${perHour(p.burnRate, lang)}` : `  ${p.platform}: ${formatCny(p.monthFen)} this month, ${perHour(p.burnRate)} now`);
     }
-    if (s.perInstance.length) lines.push('instances:');
+    if (s.perInstance.length) lines.push(t(lang, 'instances:', '实例：'));
     for (const inst of s.perInstance) {
       const name = parsed.instances.find((i) => i.id === inst.id)?.name ?? inst.id;
-      lines.push(`  ${name}: ${inst.state ?? '?'} for ${durationText(inst.secondsInState)}, ${formatCny(inst.monthFen)} this month`);
+      lines.push(zh ? `  ${name}：${inst.state === 'spot' ? '抢占式运行中' : inst.state ? stateWord(lang, inst.state) : '?'} 已 ${durationText(inst.secondsInState, lang)}，本月 ${formatCny(inst.monthFen)}` : `  ${name}: ${inst.state ?? '?'} for ${durationText(inst.secondsInState)}, ${formatCny(inst.monthFen)} this month`);
     }
     for (const r of releases) {
-      const t = releaseText(r.name, r.watch);
-      if (t && needsWarning(r.watch)) lines.push(`WARNING ${t}`);
+      const text = releaseText(r.name, r.watch, lang);
+      if (text && needsWarning(r.watch)) lines.push(`${t(lang, 'WARNING', '警告')} ${text}`);
     }
     io.stdout(lines.join('\n') + '\n');
     return s.budget.level === 'exceeded' ? 1 : 0;

@@ -5,8 +5,8 @@ import { findCard } from '../../../core/cards';
 import { spotCheck } from '../../../core/guards/spot';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
-import { LANG_FLAG_SPEC } from '../../lang';
+import { helpLang, t } from '../../words';
+import { cliLang, LANG_FLAG_SPEC } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { promptLine } from '../../remote-common';
@@ -40,41 +40,49 @@ export const command: CliCommand = {
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (flags.hours === undefined) throw new UsageError('--hours is required (estimated job length)');
-    if (flags['sync-minutes'] === undefined) throw new UsageError('--sync-minutes is required (how often checkpoints are synced)');
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
+    if (flags.hours === undefined) throw new UsageError('--hours is required (estimated job length)', '必须给出 --hours（预计任务时长）');
+    if (flags['sync-minutes'] === undefined) throw new UsageError('--sync-minutes is required (how often checkpoints are synced)', '必须给出 --sync-minutes（多久同步一次检查点）');
     const catalog = loadCatalog(flags.catalog);
     const platform = platformFromFlag(catalog, flags.platform);
     let spotRate = flags.rate !== undefined ? yuanToFen(flags.rate) : null;
     if (spotRate === null) {
-      if (!platform || !flags.card) throw new UsageError('give --rate YUAN, or --platform and --card for the catalog spot price');
+      if (!platform || !flags.card) throw new UsageError('give --rate YUAN, or --platform and --card for the catalog spot price', '请给出 --rate YUAN，或用 --platform 和 --card 取价格目录中的抢占式价格');
       const card = findCard(flags.card, catalog.cards);
-      if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`);
+      if (!card) throw new UsageError(`--card: unknown card "${flags.card}"`, `--card：未知显卡 "${flags.card}"`);
       const price = unitPrice(platform, card.id, 'spot');
-      if (!price) throw new UsageError(`${platform.id} has no spot price for ${card.id} in the catalog; give --rate`);
+      if (!price) throw new UsageError(`${platform.id} has no spot price for ${card.id} in the catalog; give --rate`, `价格目录里没有 ${platform.id} 上 ${card.id} 的抢占式价格；请给出 --rate`);
       spotRate = Math.round(midpoint(price.perPeriod) * (flags.gpus ?? 1));
     }
     const r = spotCheck(
       { spotRate, jobSeconds: flags.hours * 3600, syncIntervalSeconds: flags['sync-minutes'] * 60, checkpointSeconds: flags['checkpoint-seconds'], reclaimRatePerHour: flags['reclaim-rate'] },
       platform ? factsOf(platform) : undefined,
     );
-    if (!r.ok) throw new UsageError(`bad ${r.error.field}: ${r.error.problem}`);
+    if (!r.ok) throw new UsageError(`bad ${r.error.field}: ${r.error.problem}`, `${r.error.field} 不对：${r.error.problem === 'notANumber' ? '不是数字' : '必须是正数'}`);
     const c = r.check;
     if (flags.json) io.stdout(JSON.stringify({ spotRate, ...c, confirmed: !c.needsConfirmation || flags.yes === true }, null, 2) + '\n');
     else {
-      const lines = [
-        `Spot job of ${durationText(flags.hours * 3600)} at ${formatCny(spotRate)}/h, syncing every ${durationText(flags['sync-minutes'] * 60)}:`,
-        `  expected reclaims ${c.expectedReclaims.toFixed(2)}, work redone about ${durationText(c.expectedReworkSeconds)}, costing about ${formatCny(c.expectedReworkFen)}`,
-        // A cadence only where it lowers the figure (the extension's Start Training says the same).
-        ...(c.syncTooSparse ? [`  your interval is too sparse: sync every ${durationText(c.recommendedSyncIntervalSeconds)} to bring it near ${formatCny(c.reworkAtRecommendedFen)}`] : []),
-      ];
-      if (c.reclaimNotice === 'aliyunMetadata') lines.push('  阿里云 announces reclaims: "gpu-rent watchdog install TARGET --spot --hook CMD --action none" syncs on the notice.');
-      if (c.needsConfirmation) lines.push('  The field report: a spot run was reclaimed at hour 2 of 8; run only short jobs (≤ 1 h) on spot.');
+      const lines = zh
+        ? [
+            `抢占式任务 ${durationText(flags.hours * 3600, lang)}，每小时 ${formatCny(spotRate)}，每 ${durationText(flags['sync-minutes'] * 60, lang)} 同步一次：`,
+            `  预计被回收 ${c.expectedReclaims.toFixed(2)} 次，重做约 ${durationText(c.expectedReworkSeconds, lang)} 的工作，花费约 ${formatCny(c.expectedReworkFen)}`,
+            ...(c.syncTooSparse ? [`  同步间隔太稀：每 ${durationText(c.recommendedSyncIntervalSeconds, lang)} 同步一次，可降到约 ${formatCny(c.reworkAtRecommendedFen)}`] : []),
+          ]
+        : [
+            `Spot job of ${durationText(flags.hours * 3600)} at ${formatCny(spotRate)}/h, syncing every ${durationText(flags['sync-minutes'] * 60)}:`,
+            `  expected reclaims ${c.expectedReclaims.toFixed(2)}, work redone about ${durationText(c.expectedReworkSeconds)}, costing about ${formatCny(c.expectedReworkFen)}`,
+            // A cadence only where it lowers the figure (the extension's Start Training says the same).
+            ...(c.syncTooSparse ? [`  your interval is too sparse: sync every ${durationText(c.recommendedSyncIntervalSeconds)} to bring it near ${formatCny(c.reworkAtRecommendedFen)}`] : []),
+          ];
+      if (c.reclaimNotice === 'aliyunMetadata') lines.push(t(lang, '  阿里云 announces reclaims: "gpu-rent watchdog install TARGET --spot --hook CMD --action none" syncs on the notice.', '  阿里云会提前通知回收："gpu-rent watchdog install TARGET --spot --hook CMD --action none" 会在收到通知时同步。'));
+      if (c.needsConfirmation) lines.push(t(lang, '  The field report: a spot run was reclaimed at hour 2 of 8; run only short jobs (≤ 1 h) on spot.', '  实测报告：一次 8 小时的抢占式运行在第 2 小时被回收；抢占式实例上只跑短任务（≤ 1 小时）。'));
       io.stdout(lines.join('\n') + '\n');
     }
     if (!c.needsConfirmation || flags.yes) return 0;
-    const answer = io.isTTY ? await promptLine('Run a job over an hour on spot anyway? (yes/no) ', false) : null;
+    const answer = io.isTTY ? await promptLine(t(lang, 'Run a job over an hour on spot anyway? (yes/no) ', '仍要在抢占式实例上跑超过一小时的任务吗？(yes/no) '), false) : null;
     if (answer !== null && /^y(es)?$/i.test(answer.trim())) return 0;
-    io.stderr('gpu-rent spot-check: a spot job over an hour needs confirmation (--yes)\n');
+    io.stderr(`gpu-rent spot-check: ${t(lang, 'a spot job over an hour needs confirmation (--yes)', '超过一小时的抢占式任务需要确认（--yes）')}\n`);
     return 1;
   },
 };
