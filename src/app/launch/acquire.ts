@@ -1,0 +1,109 @@
+// The acquire step: the catalog's quote, then a box (the task's candidates in order: an SSH
+// login, a named platform instance powered on, a new one created), connected; a multi-node run
+// takes the first `nodes` candidates. After a restart, `reconnect` finds the same boxes again.
+import { formatCny } from '../../core/money';
+import { nextCandidate, type LaunchBox } from '../../core/task/launch';
+import { builtinCatalog, dating, formatDating } from '../../core/catalog';
+import { quoteTask } from '../../core/task/quote';
+import { acquireBox, AcquireError, reacquireBox, type AcquiredBox } from './boxes';
+import { poolKey, type LaunchRun, type Live } from './context';
+import { boxRecord, createdSoFar, createName, errText, onBox } from './rules';
+
+/** The box connected: its home, and the task's workdir and checkpoints folders on it. */
+export async function connect(r: LaunchRun, box: AcquiredBox): Promise<Live> {
+  const opts = { ...r.host.connectOptions(box), ...(box.password ? { password: box.password } : {}) };
+  const conn = await r.pool.get(poolKey(box), box.target, opts);
+  const h = await conn.exec('printf %s "$HOME"', { login: false, timeoutMs: 30000 });
+  const home = h.stdout.trim().slice(0, 4096);
+  if (!home.startsWith('/')) throw new Error(`the box did not say where its home is (${JSON.stringify(h.stdout.slice(0, 80))})`);
+  const remoteWorkdir = onBox(r.task.remoteWorkdir, home);
+  return { box, conn, home, remoteWorkdir, ...(r.task.checkpoints ? { remoteCheckpoints: onBox(r.task.checkpoints.remote, home, remoteWorkdir) } : {}) };
+}
+
+/** What boxes.ts needs to get a box: the accounts, the waits, the create question and name, the power-on locks. */
+function acquireOptions(r: LaunchRun, name: string) {
+  return {
+    accounts: r.accounts,
+    waitForGpuMs: r.host.waitForGpuMs ?? 3600_000,
+    settleMs: r.host.settleMs ?? 300_000,
+    intervalMs: r.host.settleIntervalMs ?? 3000,
+    ...(r.host.signal ? { signal: r.host.signal } : {}),
+    say: (l: string) => void r.save(l),
+    confirmCreate: async (what: string) => r.o.yes || ((await r.host.confirmCreate?.(what)) ?? false),
+    createName: name,
+    locks: r.locks,
+  };
+}
+
+/** The boxes of the launch in progress again (after a restart or a dropped connection). */
+export async function reconnect(r: LaunchRun): Promise<void> {
+  const b = r.s.box;
+  if (!b) return r.phase('acquire');
+  const box = await reacquireBox(b, r.task, acquireOptions(r, b.label));
+  r.live = await connect(r, box);
+  r.others = [];
+  for (const n of r.s.nodes ?? []) r.others.push(await connect(r, await reacquireBox(n, r.task, acquireOptions(r, n.label))));
+}
+
+/** The catalog's view of the task before anything is rented: the cheapest fitting cards, with source and date. */
+async function quote(r: LaunchRun): Promise<void> {
+  const q = quoteTask(r.o.catalog ?? builtinCatalog(), r.task);
+  if (!q.rows.length) {
+    const why = { noCard: 'no platform in the catalog prices these cards', overCap: 'every catalog price is over max_yuan_per_hour', noPlatform: 'none of the platforms allowed is in the catalog' }[q.empty!];
+    return r.save(`quote: ${why}`);
+  }
+  const top = q.rows.slice(0, 3).map((x) => `${x.card}${x.gpus > 1 ? ` × ${x.gpus}` : ''} on ${x.platformName.en}${x.mode === 'spot' ? ' (spot)' : ''} ${formatCny(x.fenPerHour.min)}${x.fenPerHour.max !== x.fenPerHour.min ? `–${formatCny(x.fenPerHour.max)}` : ''}/h (${x.source}, ${formatDating(dating(x))})`);
+  return r.save(`quote: cheapest in the catalog: ${top.join('; ')}`);
+}
+
+/** A multi-node run: the first `nodes` candidates, every one of them, rank 0 first. */
+async function acquireNodes(r: LaunchRun, n: number): Promise<void> {
+  if (r.task.instances.length < n) return r.finish('noBox', `nodes: ${n} needs ${n} instances; the task names ${r.task.instances.length}`);
+  const records: LaunchBox[] = [];
+  const lives: Live[] = [];
+  for (let i = 0; i < n; i++) {
+    const cand = r.task.instances[i]!;
+    const created = records.filter((b) => b.created).length;
+    const box = await acquireBox(cand, r.task, acquireOptions(r, createName(r.task.name, created)));
+    const record = boxRecord(box, i, r.now());
+    records.push(record);
+    await r.save(`acquired rank ${i}: ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}`, { box: records[0], nodes: records.slice(1) });
+    lives.push(await connect(r, box));
+  }
+  r.live = lives[0];
+  r.others = lives.slice(1);
+  return r.phase('check', `connected to ${n} nodes`);
+}
+
+export async function acquire(r: LaunchRun): Promise<void> {
+  if (!r.s.box && !r.s.boxes.length) await quote(r);
+  if (await r.budgetStops()) return r.finish('budget', r.stopReason!.detail);
+  if ((r.task.nodes ?? 1) > 1) return acquireNodes(r, r.task.nodes!);
+  const kinds = r.task.instances.map((i) => (i.kind === 'new' ? ('new' as const) : ('existing' as const)));
+  const reasons: string[] = [];
+  for (;;) {
+    const i = nextCandidate(r.s, kinds);
+    if (i === null) return r.finish('noBox', reasons.length ? `no instance could be had: ${reasons.join('; ')}` : 'every instance the task names was lost');
+    const cand = r.task.instances[i]!;
+    const name = createName(r.task.name, createdSoFar(r.s));
+    await r.save(`acquire: ${cand.kind === 'ssh' ? 'SSH login' : cand.kind === 'new' ? `a new instance (${r.task.resources.cards.join(', ') || 'any card'})` : cand.kind === 'named' ? `instance ${cand.ref}` : ''}`);
+    try {
+      const box = await acquireBox(cand, r.task, acquireOptions(r, name));
+      const record = boxRecord(box, i, r.now());
+      await r.save(`acquired ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}${box.spot ? ' (spot)' : ''}`, { box: record });
+      try {
+        r.live = await connect(r, box);
+      } catch (e) {
+        await r.save(`could not connect to ${record.label}: ${errText(e)}`, { boxes: [...r.s.boxes, { ...record, leftAt: r.now(), leftBecause: 'failed' }], box: undefined });
+        reasons.push(`${record.label}: ${errText(e)}`);
+        continue;
+      }
+      return r.phase('check', `connected to ${record.label}`);
+    } catch (e) {
+      if (!(e instanceof AcquireError) || cand.kind === 'new') throw e;
+      reasons.push(e.message);
+      // An existing candidate that cannot be had is skipped for this launch.
+      await r.save(`skipped: ${e.message}`, { boxes: [...r.s.boxes, { candidate: i, kind: cand.kind === 'ssh' ? 'ssh' : 'platform', label: (cand.kind === 'ssh' ? cand.login : cand.ref).slice(0, 300), priceFenPerHour: null, spot: false, acquiredAt: r.now(), leftAt: r.now(), leftBecause: 'failed' }] });
+    }
+  }
+}

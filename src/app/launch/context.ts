@@ -1,0 +1,161 @@
+// What one launch's steps share while it is driven: the task and the host's hooks, the state
+// (every change saved before the next step), the boxes connected now, and the few readings the
+// watch loop carries between polls. The steps are functions of it (acquire.ts … end.ts).
+import { resolve } from 'node:path';
+import { formatCny, type Fen } from '../../core/money';
+import { checkBudget, spentFen, withEvent, type LaunchOutcome, type LaunchPhase, type LaunchState } from '../../core/task/launch';
+import type { Task } from '../../core/task/types';
+import type { Catalog } from '../../core/catalog';
+import type { ConnectOptions } from '../../remote/connect-options';
+import type { RemoteConnection } from '../../remote/connection';
+import { knownHostsName } from '../../remote/target';
+import { sleep } from '../../remote/util/sleep';
+import type { PowerOnLocks } from '../platforms/powerLock';
+import type { SshPool } from '../pool';
+import type { LogTail } from '../runs/logTail';
+import type { RunNode } from '../runs/multinode';
+import type { AcquiredBox, LaunchAccount } from './boxes';
+import { writeState } from './store';
+import { burnOf, finishPatch, type StopReason } from './rules';
+
+export interface LaunchHost {
+  configHome: string;
+  /** How to connect (known hosts, keys, trust prompts, the password for an SSH login). */
+  connectOptions(box: AcquiredBox): ConnectOptions;
+  accounts(): Promise<LaunchAccount[]>;
+  /** Every step and event as it happens, with the state after it. */
+  onEvent?(line: string, state: LaunchState): void;
+  /** Asked before a create (unless `yes`): true = create. */
+  confirmCreate?(what: string): Promise<boolean>;
+  /** Asked before a release (unless `yes`): true = release. */
+  confirmRelease?(label: string): Promise<boolean>;
+  signal?: AbortSignal;
+  /** Seconds. */
+  now?(): number;
+  /** Watch loop period (default 5000 ms); tests lower it. */
+  pollMs?: number;
+  /** Waiting for a card / for a platform state (defaults 3600 s / 300 s). */
+  waitForGpuMs?: number;
+  settleMs?: number;
+  settleIntervalMs?: number;
+  /** Seconds the box's SSH port may stay up after a power-off from the box (default 120). */
+  powerVerifySeconds?: number;
+  /** Where a spot box's metadata service answers (default 阿里云's 100.100.100.200); tests point it at a local server. */
+  spotMetadataHost?: string;
+}
+
+export interface LaunchOptions {
+  /** The task file, absolute; the workdir and local folders are relative to its folder. */
+  file: string;
+  task: Task;
+  smoke: boolean;
+  /** Continue the launch in progress (required when one is). */
+  resume: boolean;
+  /** Create and release without asking (instance: new, end: release). */
+  yes: boolean;
+  /** The price catalog the quote reads (default the built-in one). */
+  catalog?: Catalog;
+}
+
+/** A connected box: its connection, its home and the task's folders on it. */
+export interface Live {
+  box: AcquiredBox;
+  conn: RemoteConnection;
+  home: string;
+  remoteWorkdir: string;
+  remoteCheckpoints?: string;
+}
+
+/** The pool entry of a launch's box: its account and id (a platform instance) and its endpoint. */
+export const poolKey = (box: AcquiredBox) => `launch:${box.account ?? ''}/${box.ref ?? ''}@${knownHostsName(box.target.host, box.target.port)}`;
+
+export class LaunchRun {
+  live: Live | undefined;
+  /** A multi-node run's other nodes, rank 1…N-1 (`live` is rank 0). */
+  others: Live[] = [];
+  tail: LogTail | undefined;
+  lastSyncAt = 0;
+  unreachableSince: number | undefined;
+  lastLineAt = 0;
+  /** Whether the box has a spot notice service worth asking (false once it answers nothing). */
+  spotService = true;
+  /** Why this process is ending the run (the end step's outcome). */
+  stopReason: StopReason | undefined;
+
+  constructor(
+    readonly o: LaunchOptions,
+    readonly host: LaunchHost,
+    public s: LaunchState,
+    private readonly path: string,
+    readonly pool: SshPool,
+    readonly locks: PowerOnLocks,
+    readonly accounts: LaunchAccount[],
+    readonly now: () => number,
+  ) {}
+
+  get task(): Task {
+    return this.o.task;
+  }
+
+  /** The task file's folder: the workdir and local folders are relative to it. */
+  get base(): string {
+    return resolve(this.o.file, '..');
+  }
+
+  async save(line?: string, patch: Partial<LaunchState> = {}): Promise<void> {
+    this.s = { ...this.s, ...patch, updatedAt: this.now() };
+    if (line) this.s = withEvent(this.s, this.now(), line);
+    await writeState(this.path, this.s);
+    if (line) this.host.onEvent?.(line, this.s);
+  }
+
+  /** The next step; its line says what the boxes have cost so far. */
+  async phase(p: LaunchPhase, line?: string): Promise<void> {
+    const spent = spentFen(this.s, this.now());
+    await this.save(line && this.s.box ? `${line} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}` : line, { phase: p });
+  }
+
+  async finish(kind: LaunchOutcome, detail: string, exitCode?: number | null): Promise<void> {
+    const patch = finishPatch(this.s, kind, detail, this.now(), exitCode);
+    const spent = spentFen(this.s, this.now());
+    await this.save(`${patch.phase}: ${detail} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`, patch);
+  }
+
+  /** Every connected box, rank 0 first. */
+  get all(): Live[] {
+    return [this.live!, ...this.others];
+  }
+
+  /** What every box held now costs per hour; null when one's price is not known. */
+  get burn(): Fen | null {
+    return burnOf(this.s);
+  }
+
+  account(id: string | undefined): LaunchAccount | undefined {
+    return this.accounts.find((a) => a.id === id);
+  }
+
+  /** Stops the launch (outcome budget) when the cap cannot cover what comes next. */
+  async budgetStops(costToFinishFen?: Fen | null): Promise<boolean> {
+    const b = checkBudget(this.s, this.task.budgetFen, this.now(), { burnFenPerHour: this.burn, ...(costToFinishFen !== undefined ? { costToFinishFen } : {}) });
+    if (b.ok) return false;
+    const words = {
+      noPrice: `the budget cap ${formatCny(b.capFen)} cannot be kept: the price per hour of ${this.s.box?.label ?? 'the box'} is not known (set price_yuan_per_hour for an SSH login)`,
+      spent: `the budget cap ${formatCny(b.capFen)} is spent (${formatCny(b.spentFen)})`,
+      reserve: `the budget cap ${formatCny(b.capFen)} does not cover 10 more minutes at ${formatCny(this.burn ?? 0)}/h (spent ${formatCny(b.spentFen)})`,
+      projected: `the projected cost to finish, ${formatCny(b.needFen ?? 0)}, passes the budget cap ${formatCny(b.capFen)}`,
+    }[b.reason];
+    await this.save(`budget: ${words}`);
+    this.stopReason = { kind: 'budget', detail: words };
+    return true;
+  }
+
+  /** The connected boxes as the multi-node launcher sees them. */
+  runNodes(): RunNode[] {
+    return this.all.map((l) => ({ label: l.box.label, conn: l.conn }));
+  }
+
+  async sleep(ms: number): Promise<void> {
+    await sleep(ms, this.host.signal);
+  }
+}

@@ -1,0 +1,86 @@
+// The setup step, on every node at once: the task's environment capture rebuilt on the box
+// (a detached job env-NAME, torch for this box's driver), then the data fetches and setup
+// commands as one detached job (a dropped link does not stop them). Done once per box: a
+// recovery on a new box sets up again.
+import { resolve } from 'node:path';
+import { listJobs, startJob, type JobInfo } from '../../remote/jobs';
+import { shQuote } from '../../remote/shell';
+import type { LaunchRun, Live } from './context';
+import { activation, envName, onBox } from './rules';
+
+export async function setup(r: LaunchRun): Promise<void> {
+  const fetches = r.task.data.filter((d) => d.fetch).length;
+  if (r.s.setupDone || (fetches + r.task.setup.length === 0 && !r.task.environment)) return r.phase('run', r.s.setupDone ? undefined : 'setup: nothing to set up');
+  if (await r.budgetStops()) return r.phase('end');
+  // Every node at once (the same commands, each on its own box).
+  const results = await Promise.all(r.all.map((live) => setupOne(r, live)));
+  if (results.some((ok) => !ok)) return r.phase('end');
+  await r.save('setup: done', { setupDone: true });
+  return r.phase('run');
+}
+
+/** The last lines of a job's log on the box ('' when it cannot be read). */
+function logTail(live: Live, logPath: string): Promise<string> {
+  return live.conn.exec(`tail -n 5 ${shQuote(logPath)} 2>/dev/null`, { login: false, timeoutMs: 15000, maxOutputBytes: 8192 }).then((x) => x.stdout, () => '');
+}
+
+/** Runs `lines` as a detached job named `name` in the remote workdir and waits for it to end; its exit code. */
+async function detached(r: LaunchRun, live: Live, name: string, lines: string[]): Promise<JobInfo> {
+  const existing = (await listJobs(live.conn, { name }))[0];
+  let job: JobInfo | undefined = existing && (existing.state === 'running' || existing.state === 'starting') ? existing : undefined;
+  if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...activation(r.task), ...lines].join('\n')], cwd: live.remoteWorkdir, env: r.task.env });
+  for (;;) {
+    const j = (await listJobs(live.conn, { name }))[0];
+    if (!j || (j.state !== 'running' && j.state !== 'starting')) return j ?? { ...job, state: 'lost' };
+    await r.sleep(Math.min(2000, r.host.pollMs ?? 5000));
+  }
+}
+
+/** The capture rebuilt on this box (a detached job env-NAME; torch for this box's driver). */
+async function rebuildEnvironment(r: LaunchRun, live: Live): Promise<boolean> {
+  const { readCapture, rebuild } = await import('../environment');
+  const at = resolve(r.base, r.task.environment!);
+  const dir = at.endsWith('.json') ? resolve(at, '..') : at;
+  const name = envName(r.task.name);
+  const running = (await listJobs(live.conn, { name: `env-${name}` }))[0];
+  if (!running || (running.state !== 'running' && running.state !== 'starting')) {
+    const cap = await readCapture(dir);
+    const started = await rebuild(live.conn, cap, { envName: name });
+    await r.save(`setup: rebuilding the environment from ${r.task.environment} as ${name} (${started.requirements.kept} requirement(s), for driver ${started.targetDriver.version ?? '?'})`);
+  }
+  for (;;) {
+    const j = (await listJobs(live.conn, { name: `env-${name}` }))[0];
+    if (j && (j.state === 'running' || j.state === 'starting')) {
+      await r.sleep(Math.min(2000, r.host.pollMs ?? 5000));
+      continue;
+    }
+    const log = j ? await logTail(live, j.logPath) : '';
+    if (j?.state === 'exited' && j.exitCode === 0) {
+      await r.save(`setup: environment ${name} ready`);
+      return true;
+    }
+    // An env of that name from an earlier try on this box is kept and used.
+    if (j?.state === 'exited' && j.exitCode === 3 && /exists already/.test(log)) {
+      await r.save(`setup: environment ${name} is already on this box; using it`);
+      return true;
+    }
+    r.stopReason = { kind: 'failed', detail: `the environment rebuild failed (exit ${j?.exitCode ?? j?.state ?? 'gone'}): ${log.replace(/\s+/g, ' ').slice(-400)}` };
+    return false;
+  }
+}
+
+/** The environment rebuild, data fetches and setup commands on one box; false (and the stop reason) when one failed. */
+async function setupOne(r: LaunchRun, live: Live): Promise<boolean> {
+  const on = r.others.length ? ` on ${live.box.label}` : '';
+  const lines = [...r.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...r.task.setup];
+  if (r.task.environment && !(await rebuildEnvironment(r, live))) return false;
+  if (!lines.length) return true;
+  await r.save(`setup${on}: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
+  const j = await detached(r, live, `${r.task.name}-setup`, lines);
+  if (j.state !== 'exited' || j.exitCode !== 0) {
+    const tail = (await logTail(live, j.logPath)).replace(/\s+/g, ' ').slice(-400);
+    r.stopReason = { kind: 'failed', detail: `setup failed${on} (exit ${j.exitCode ?? j.state}): ${tail}` };
+    return false;
+  }
+  return true;
+}
