@@ -9,10 +9,10 @@
 // in files (FileStockStore: $GPU_RENT_HOME/cache/stock-<hash>.json, 0600) that the next command
 // within the minute reads.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { MAX_STOCK_ROWS, STOCK_TTL_S, type StockRow } from '../../core/platforms/stock';
+import { MAX_STOCK_ROWS, STOCK_TTL_S, type StockRow, type StockSource, type StockStatus } from '../../core/platforms/stock';
 import type { Connector } from '../../core/platforms/types';
 import type { StockQuery, StockReader } from './stock';
 
@@ -51,6 +51,11 @@ export function isFresh(at: number, now: number, ttlS = STOCK_TTL_S): boolean {
 // Above what the mappers write (boundText: 300 characters a part, a card naming type and family).
 const text = z.string().max(2048);
 const count = z.number().int().min(0).max(1_000_000);
+// Records over the unions, so a new source or status cannot be left out of the check (it would
+// make every kept read of it fail the check, and each ask read the platform again).
+const SOURCES: Record<StockSource, true> = { 'autodl-gpu_stock': true, 'autodl-console-list': true, 'aliyun-DescribeAvailableResource': true, 'tencent-DescribeZoneInstanceConfigInfos': true };
+const STATUSES: Record<StockStatus, true> = { free: true, soldOut: true, unknown: true };
+const oneOf = <T extends string>(r: Record<T, true>) => z.enum(Object.keys(r) as [T, ...T[]]);
 const rowSchema = z.object({
   card: text,
   region: text,
@@ -59,9 +64,9 @@ const rowSchema = z.object({
   free: count.optional(),
   total: count.optional(),
   gpus: z.number().min(0).max(1024).optional(),
-  status: z.enum(['free', 'soldOut', 'unknown']),
+  status: oneOf(STATUSES),
   priceFenPerHour: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  source: z.enum(['autodl-gpu_stock', 'autodl-console-list', 'aliyun-DescribeAvailableResource', 'tencent-DescribeZoneInstanceConfigInfos']),
+  source: oneOf(SOURCES),
   readAt: z.number().min(0),
 }) satisfies z.ZodType<StockRow>;
 const entrySchema = z.object({ at: z.number().min(0), rows: z.array(rowSchema).max(MAX_STOCK_ROWS) });
@@ -100,8 +105,9 @@ export class FileStockStore implements StockStore {
 
   async get(key: string): Promise<StockEntry | undefined> {
     try {
-      const text = await readFile(this.pathOf(key), 'utf8');
-      if (text.length > MAX_STOCK_ENTRY_BYTES) return undefined;
+      const path = this.pathOf(key);
+      if ((await stat(path)).size > MAX_STOCK_ENTRY_BYTES) return undefined;
+      const text = await readFile(path, 'utf8');
       return parseStockEntry(JSON.parse(text));
     } catch {
       return undefined;
