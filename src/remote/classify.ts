@@ -1,7 +1,7 @@
 // The error classifier: what went wrong in an SSH handshake or on a channel, as a RemoteError
 // a person can act on. Pure: it reads the facts it is given (ssh2's error, the host-key
 // verdict, what authentication tried) and does no I/O, so every branch is unit-tested.
-import { RemoteError, type RemoteErrorCode } from './errors';
+import { boxOutput, protocolFailed, RemoteError, type RemoteErrorCode } from './errors';
 import type { HostKeyOutcome } from './hostkeys';
 import { knownHostsName } from './target';
 
@@ -100,7 +100,7 @@ export function classifyHandshakeFailure(f: HandshakeFacts): RemoteError {
   if (mapped === 'disconnected' || !e || /lost before handshake|closed|reset/i.test(e.message))
     return new RemoteError('disconnected', `the connection to ${label} was cut during the SSH handshake${e ? ` (${e.message})` : ''}`, { detail: { ...where, ...(e ? { reason: e.message } : {}) } });
   if (e.level === 'client-timeout') return new RemoteError('timeout', `${label}: ${e.message}`, { detail: { ...where, stage: 'connect' } });
-  return new RemoteError('protocol', `SSH handshake with ${label} failed: ${e.message}`, { detail: where });
+  return protocolFailed({ code: 'ssh-handshake', label, output: boxOutput(e.message) }, { detail: where });
 }
 
 /** The handshake ran past its deadline (the clock stops while a person is asked). */

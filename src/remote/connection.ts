@@ -10,7 +10,7 @@ import { authMethods } from './auth';
 import { ChannelBudget } from './channel-budget';
 import { channelErrorKind } from './classify';
 import type { ConnectOptions, ExecOptions, ExecResult, StreamOptions } from './connect-options';
-import { RemoteError } from './errors';
+import { boxOutput, protocolFailed, RemoteError } from './errors';
 import { handshake } from './handshake';
 import { KnownHosts, defaultKnownHostsPath } from './hostkeys';
 import { abortedDuring, driveChannel, ExecOutput, openExec, type ChannelRun } from './exec-channel';
@@ -262,7 +262,7 @@ export class RemoteConnection extends EventEmitter {
     return underSignal<Client>(
       signal,
       (reason) => abortedDuring('connect', reason),
-      (done) => connecting.then((c) => done(null, c), (e: unknown) => done(e instanceof RemoteError ? e : new RemoteError('protocol', String(e)))),
+      (done) => connecting.then((c) => done(null, c), (e: unknown) => done(e instanceof RemoteError ? e : protocolFailed({ code: 'ssh-other', output: boxOutput(String(e)) }))),
     );
   }
 
@@ -276,7 +276,7 @@ export class RemoteConnection extends EventEmitter {
         if (reconnecting) this.emit('reconnect', { attempt });
         return c;
       } catch (e) {
-        const err = e instanceof RemoteError ? e : new RemoteError('protocol', String(e));
+        const err = e instanceof RemoteError ? e : protocolFailed({ code: 'ssh-other', output: boxOutput(String(e)) });
         if (err.fatal) {
           this.fatal = err;
           throw err;
@@ -352,7 +352,7 @@ export class RemoteConnection extends EventEmitter {
     if (kind === 'session-limit')
       return new RemoteError('session-limit', `the server refused another SSH channel (${this.budget.inUse} open; its MaxSessions limit)`, { detail: { open: this.budget.inUse } });
     if (kind === 'link-lost') return this.lostError('while opening a channel');
-    return new RemoteError('protocol', `SSH channel failed: ${e.message}`);
+    return protocolFailed({ code: 'ssh-channel', output: boxOutput(e.message) });
   }
 }
 

@@ -3,6 +3,7 @@
 // reads the facts it shows from `detail`, whose shape is fixed per code (`detail.code` is the
 // discriminant: `if (e.detail.code === 'host-key-changed') e.detail.presented`).
 
+import { forTerminal } from '../core/text';
 import type { LoginProblem } from './target';
 
 export type RemoteErrorCode =
@@ -71,10 +72,62 @@ export interface RemoteErrorDetails {
   timeout: Where & { stage?: 'connect' | 'channel-wait' | 'channel-open' | 'sftp-open' | 'command'; timeoutMs?: number; inUse?: number; budget?: number };
   'session-limit': Where & { open?: number };
   disconnected: Where & { reason?: string };
-  protocol: Where;
+  /** `failure`: which SSH step failed, with the library's own words (ProtocolFailure). */
+  protocol: Where & { failure?: ProtocolFailure };
   aborted: Where;
-  'remote-failed': Where & { exitCode?: number | null };
+  /** `failure`: what the box could not do, with its facts (BoxFailure). */
+  'remote-failed': Where & { exitCode?: number | null; failure?: BoxFailure };
 }
+
+/** A script gpu-rent runs on the box (runSh's step), for "… failed on the box". */
+export type BoxStep =
+  | { step: 'watchdog-status' }
+  | { step: 'watchdog-start' }
+  | { step: 'watchdog-remove' }
+  | { step: 'watchdog-write'; name: string }
+  | { step: 'ram-check' }
+  | { step: 'ram-create' }
+  | { step: 'ram-wipe' }
+  | { step: 'env-copy'; name: string };
+
+/**
+ * What the box (or a helper gpu-rent ran there) could not do, as a code and its facts; the
+ * front ends put it into words. `output` is the box's own text (stderr's last lines), made
+ * inert (forTerminal) and cut to BOX_OUTPUT_CHARS: data, never a sentence of ours.
+ */
+export type BoxFailure =
+  | { code: 'probe-output-too-big'; limitBytes: number }
+  | { code: 'probe-unfinished'; exit: string; output: string }
+  | { code: 'jobs-output-too-big'; limitBytes: number }
+  | { code: 'gpu-count-unreadable'; output: string }
+  | { code: 'gpu-none-listed' }
+  | { code: 'job-already-running'; name: string }
+  | { code: 'job-start-failed'; name: string; exit: string; output: string }
+  | { code: 'job-not-found'; name: string }
+  | { code: 'private-address-unknown' }
+  | { code: 'gpu-counts-differ'; counts: string }
+  | { code: 'port-in-use'; port: number; node: string }
+  | { code: 'nodes-unreachable'; nodes: string; first: string; address: string; port: number; output: string }
+  | { code: 'env-capture-unfinished'; exit: string }
+  | { code: 'torch-command-unexpected'; command: string }
+  | { code: 'torch-word-unexpected'; word: string }
+  | { code: 'step-failed'; step: BoxStep; exit: string; output: string }
+  | { code: 'watchdog-not-armed'; pid: string; running: boolean; outputPath: string }
+  | { code: 'ram-upload-failed'; file: string; dir: string; output: string };
+
+/** Which part of SSH failed; `output` is the SSH library's (or the server's) own words, inert and cut. */
+export type ProtocolFailure =
+  | { code: 'ssh-setup'; output: string }
+  | { code: 'ssh-handshake'; label: string; output: string }
+  | { code: 'ssh-channel'; output: string }
+  | { code: 'host-key-format' }
+  | { code: 'ssh-other'; output: string };
+
+export type BoxFailureCode = BoxFailure['code'];
+export type ProtocolFailureCode = ProtocolFailure['code'];
+
+/** The most of the box's (or SSH's) own text a failure carries. */
+export const BOX_OUTPUT_CHARS = 1000;
 
 /** `detail` as a discriminated union on `detail.code`. */
 type DetailByCode = { [C in RemoteErrorCode]: { code: C } & RemoteErrorDetails[C] };
@@ -123,4 +176,102 @@ const HINT_TEXT: Record<RemoteHint, string> = {
 /** The message plus the platform hint, for the CLI. */
 export function describeRemoteError(e: RemoteError): string {
   return e.hint ? `${e.message}\n${HINT_TEXT[e.hint]}` : e.message;
+}
+
+/** Box or library text as a failure's `output`: control characters made visible, cut. */
+export function boxOutput(text: string): string {
+  const one = forTerminal(String(text).slice(0, BOX_OUTPUT_CHARS * 2));
+  return one.length > BOX_OUTPUT_CHARS ? `${one.slice(0, BOX_OUTPUT_CHARS - 1)}…` : one;
+}
+
+function stepEnglish(s: BoxStep): string {
+  switch (s.step) {
+    case 'watchdog-status':
+      return 'reading the watchdog status';
+    case 'watchdog-start':
+      return 'starting the watchdog';
+    case 'watchdog-remove':
+      return 'removing the watchdog';
+    case 'watchdog-write':
+      return `writing ${s.name}`;
+    case 'ram-check':
+      return 'checking the upload folder';
+    case 'ram-create':
+      return 'creating the RAM folder';
+    case 'ram-wipe':
+      return 'wiping the RAM folder';
+    case 'env-copy':
+      return `copying ${s.name}`;
+  }
+}
+
+const mib = (bytes: number) => bytes / 1024 / 1024;
+const colon = (output: string) => (output ? `: ${output}` : '');
+
+/** The English message of a box failure (the CLI's and the log's words), as the remote layer always wrote it. */
+export function boxFailureEnglish(f: BoxFailure): string {
+  switch (f.code) {
+    case 'probe-output-too-big':
+      return `the probe printed more than ${mib(f.limitBytes)} MiB on the box (a real one prints a few KiB); stopped it and read nothing of it`;
+    case 'probe-unfinished':
+      return `the probe did not finish on the box (exit ${f.exit})${colon(f.output)}`;
+    case 'jobs-output-too-big':
+      return `the jobs listing printed more than ${mib(f.limitBytes)} MiB on the box (a real one is a few KiB); not read`;
+    case 'gpu-count-unreadable':
+      return `could not read the GPU count from nvidia-smi (${f.output}); pass --gpus N`;
+    case 'gpu-none-listed':
+      return 'nvidia-smi lists no GPU on this box; pass --gpus N';
+    case 'job-already-running':
+      return `a job named ${f.name} is already running: stop it first (gpu-rent stop TARGET ${f.name}) or pick another --name`;
+    case 'job-start-failed':
+      return `could not start job ${f.name} (exit ${f.exit}): ${f.output}`;
+    case 'job-not-found':
+      return `no job named ${f.name} on this box (gpu-rent jobs TARGET lists them)`;
+    case 'private-address-unknown':
+      return 'could not find the first node’s private address: pass --master-addr';
+    case 'gpu-counts-differ':
+      return `the nodes have different GPU counts (${f.counts}): every node needs the same number`;
+    case 'port-in-use':
+      return `port ${f.port} on ${f.node} is already in use: pick another --port`;
+    case 'nodes-unreachable':
+      return `${f.nodes} cannot reach ${f.first} at ${f.address}:${f.port} (${f.output}): put the nodes in one VPC / security group that allows the port`;
+    case 'env-capture-unfinished':
+      return `capturing the environment did not finish on the box (exit ${f.exit})`;
+    case 'torch-command-unexpected':
+      return `unexpected torch install command: ${f.command}`;
+    case 'torch-word-unexpected':
+      return `unexpected word in the torch install command: ${f.word}`;
+    case 'step-failed':
+      return `${stepEnglish(f.step)} failed on the box (exit ${f.exit})${colon(f.output)}`;
+    case 'watchdog-not-armed':
+      return `the watchdog did not arm on the box (pid ${f.pid}, ${f.running ? 'running' : 'not running'}, no heartbeat); see ${f.outputPath}`;
+    case 'ram-upload-failed':
+      return `uploading ${f.file} failed: ${f.output}. Files already in ${f.dir} stay in RAM; run wipe to remove them.`;
+  }
+}
+
+/** The English message of an SSH protocol failure. */
+export function protocolFailureEnglish(f: ProtocolFailure): string {
+  switch (f.code) {
+    case 'ssh-setup':
+      return `SSH setup failed: ${f.output}`;
+    case 'ssh-handshake':
+      return `SSH handshake with ${f.label} failed: ${f.output}`;
+    case 'ssh-channel':
+      return `SSH channel failed: ${f.output}`;
+    case 'host-key-format':
+      return 'the server sent a host key in an unknown format';
+    case 'ssh-other':
+      return f.output;
+  }
+}
+
+/** A RemoteError('remote-failed') for a box failure: the English message and the code with its facts. */
+export function boxFailed(failure: BoxFailure, opts: { detail?: Where & { exitCode?: number | null }; hint?: RemoteHint; cause?: unknown } = {}): RemoteError<'remote-failed'> {
+  return new RemoteError('remote-failed', boxFailureEnglish(failure), { ...opts, detail: { ...opts.detail, failure } });
+}
+
+/** A RemoteError('protocol') for an SSH failure. */
+export function protocolFailed(failure: ProtocolFailure, opts: { detail?: Where; hint?: RemoteHint; cause?: unknown } = {}): RemoteError<'protocol'> {
+  return new RemoteError('protocol', protocolFailureEnglish(failure), { ...opts, detail: { ...opts.detail, failure } });
 }

@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { Client } from 'ssh2';
 import { createAuthHandler, type AuthMethod, type AuthTrace } from './auth';
 import { classifyHandshakeFailure, handshakeTimeoutError, isFinalHandshakeError, type HandshakeFacts, type LowLevelError } from './classify';
-import { RemoteError, type Endpoint } from './errors';
+import { boxOutput, protocolFailed, RemoteError, type Endpoint } from './errors';
 import { createHostVerifier, pinnedKeyTypes, type HostKeyOutcome, type KnownHosts, type TrustQuestion } from './hostkeys';
 import { PausableDeadline } from './util/deadline';
 
@@ -189,7 +189,7 @@ export function handshake(p: HandshakeParams): Promise<HandshakeResult> {
         ...(types.length ? { algorithms: { serverHostKey: { prepend: [...new Set(types.flatMap(algorithmsFor))] } as never } } : {}),
       });
     } catch (e) {
-      fail(new RemoteError('protocol', `SSH setup failed: ${e instanceof Error ? e.message : String(e)}`, { detail: { host, port } }));
+      fail(protocolFailed({ code: 'ssh-setup', output: boxOutput(e instanceof Error ? e.message : String(e)) }, { detail: { host, port } }));
     }
   });
 }

@@ -5,7 +5,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { RemoteError, type Endpoint } from './errors';
+import { protocolFailed, type Endpoint } from './errors';
 import { knownHostsName } from './target';
 
 /** `SHA256:…` exactly as `ssh-keygen -lf` prints it: base64 of the SHA-256 of the key blob, unpadded. */
@@ -77,7 +77,7 @@ export class KnownHosts {
   /** Pins a key for host:port (appends; OpenSSH's own format, so `ssh -o UserKnownHostsFile=` can read it). */
   pin(host: string, port: number, blob: Buffer): void {
     const type = keyType(blob);
-    if (type === 'unknown') throw new RemoteError('protocol', 'the server sent a host key in an unknown format');
+    if (type === 'unknown') throw protocolFailed({ code: 'host-key-format' });
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     appendFileSync(this.path, `${knownHostsName(host, port)} ${type} ${blob.toString('base64')}\n`, { mode: 0o600 });
   }

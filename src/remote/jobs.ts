@@ -5,7 +5,7 @@
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../core/smi';
 import { forTerminal } from '../core/text';
 import type { RemoteConnection } from './connection';
-import { RemoteError } from './errors';
+import { boxFailed, boxOutput, RemoteError } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
 import { boxLines, trimEndOf } from '../core/boxLines';
@@ -112,8 +112,8 @@ export function wrapWithLauncher(launcher: Launcher, gpus: number, argv: string[
 export async function countGpus(conn: RemoteConnection, opts: { timeoutMs?: number } = {}): Promise<number> {
   const r = await conn.exec(SMI_QUERY_COMMAND, { timeoutMs: opts.timeoutMs ?? 30000, maxOutputBytes: SMALL_REPLY_BYTES });
   const smi = parseNvidiaSmi((r.stdout + (r.stdout.trim() ? '' : r.stderr)).trim());
-  if (!smi.ok) throw new RemoteError('remote-failed', `could not read the GPU count from nvidia-smi (${smi.error.kind}: ${forTerminal(smi.error.message)}); pass --gpus N`);
-  if (smi.report.gpus.length === 0) throw new RemoteError('remote-failed', 'nvidia-smi lists no GPU on this box; pass --gpus N');
+  if (!smi.ok) throw boxFailed({ code: 'gpu-count-unreadable', output: boxOutput(`${smi.error.kind}: ${smi.error.message}`) });
+  if (smi.report.gpus.length === 0) throw boxFailed({ code: 'gpu-none-listed' });
   return smi.report.gpus.length;
 }
 
@@ -194,8 +194,8 @@ export async function startJob(conn: RemoteConnection, opts: StartJobOptions): P
     'printf "%s\\t%s\\t%s\\n" "$(cat "$J/pid" 2>/dev/null)" "$R" "$J"',
   ].join('\n');
   const r = await conn.exec(launch, { timeoutMs: 30000, maxOutputBytes: SMALL_REPLY_BYTES });
-  if (r.code === 3) throw new RemoteError('remote-failed', `a job named ${name} is already running: stop it first (gpu-rent stop TARGET ${name}) or pick another --name`);
-  if (r.code !== 0) throw new RemoteError('remote-failed', `could not start job ${name} (exit ${r.code ?? r.signal}): ${excerpt(r.stderr || r.stdout)}`);
+  if (r.code === 3) throw boxFailed({ code: 'job-already-running', name });
+  if (r.code !== 0) throw boxFailed({ code: 'job-start-failed', name, exit: String(r.code ?? r.signal), output: excerpt(r.stderr || r.stdout) });
   const [pidText, runnerUsed, dir] = (r.stdout.trim().split('\n').pop() ?? '').split('\t');
   const info = (await listJobs(conn, { name })).find((j) => j.name === name);
   return {
@@ -235,7 +235,7 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
     'done',
   ].join('\n');
   const r = await conn.exec(script, { timeoutMs: opts.timeoutMs ?? 30000, login: false, maxOutputBytes: SMALL_REPLY_BYTES });
-  if (r.outputLimited || r.truncated.stdout > 0) throw new RemoteError('remote-failed', `the jobs listing printed more than ${SMALL_REPLY_BYTES / 1024 / 1024} MiB on the box (a real one is a few KiB); not read`);
+  if (r.outputLimited || r.truncated.stdout > 0) throw boxFailed({ code: 'jobs-output-too-big', limitBytes: SMALL_REPLY_BYTES });
   const jobs: JobInfo[] = [];
   let last: JobInfo | null = null;
   for (const line of boxLines(r.stdout)) {
@@ -273,7 +273,7 @@ export async function listJobs(conn: RemoteConnection, opts: { name?: string; ti
 async function requireJob(conn: RemoteConnection, name: string): Promise<JobInfo> {
   const clean = sanitizeJobName(name);
   const job = (await listJobs(conn, { name: clean })).find((j) => j.name === clean);
-  if (!job) throw new RemoteError('remote-failed', `no job named ${clean} on this box (gpu-rent jobs TARGET lists them)`);
+  if (!job) throw boxFailed({ code: 'job-not-found', name: clean });
   return job;
 }
 

@@ -6,7 +6,7 @@ import { parseTorchProbe, TORCH_PROBE_PY, type ProbeResult } from '../core/probe
 import { parseNvidiaSmi, SMI_QUERY_COMMAND, type SmiResult } from '../core/smi';
 import { forTerminal } from '../core/text';
 import type { RemoteConnection } from './connection';
-import { RemoteError } from './errors';
+import { boxFailed } from './errors';
 import { dataDirScript, parseDataDir, DATA_DIR_CANDIDATES, type DataDir, type DataDirCandidate } from './platform';
 import { shQuote } from './shell';
 import { boxLines } from '../core/boxLines';
@@ -88,11 +88,11 @@ export async function probeBox(conn: RemoteConnection, opts: { timeoutMs?: numbe
   const r = await conn.exec(probeScript(marker, candidates), { timeoutMs: opts.timeoutMs ?? 90000, signal: opts.signal, maxOutputBytes: PROBE_OUTPUT_BYTES });
   const out = r.stdout;
   if (r.outputLimited || r.truncated.stdout > 0) {
-    throw new RemoteError('remote-failed', `the probe printed more than ${PROBE_OUTPUT_BYTES / 1024 / 1024} MiB on the box (a real one prints a few KiB); stopped it and read nothing of it`);
+    throw boxFailed({ code: 'probe-output-too-big', limitBytes: PROBE_OUTPUT_BYTES });
   }
   if (!out.includes(`${marker}:end`)) {
     const why = forTerminal(r.stderr.trim().split('\n').slice(-2).join(' | ').slice(0, 500));
-    throw new RemoteError('remote-failed', `the probe did not finish on the box (exit ${r.code ?? r.signal ?? '?'})${why ? `: ${why}` : ''}`);
+    throw boxFailed({ code: 'probe-unfinished', exit: String(r.code ?? r.signal ?? '?'), output: why });
   }
   const smi = parseNvidiaSmi(section(out, marker, 'smi').trim());
   const torch = parseTorchProbe(section(out, marker, 'torch'));

@@ -4,7 +4,7 @@
 // every node has the same GPU count and reaches the first node on that port. The run is one
 // job: the same name on every node; stop stops all; logs come back with the rank in front.
 import type { RemoteConnection } from '../../remote/connection';
-import { RemoteError } from '../../remote/errors';
+import { boxFailed, boxOutput, RemoteError } from '../../remote/errors';
 import { countGpus, listJobs, readLog, sanitizeJobName, startJob, stopJob, type JobInfo, type Launcher, type StartedJob } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 
@@ -66,7 +66,7 @@ export async function privateAddress(conn: RemoteConnection): Promise<string> {
     { timeoutMs: 15000, login: false },
   );
   const addr = r.stdout.split('\n').map((l) => l.trim()).find((l) => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(l));
-  if (!addr) throw new RemoteError('remote-failed', 'could not find the first node’s private address: pass --master-addr');
+  if (!addr) throw boxFailed({ code: 'private-address-unknown' });
   return addr;
 }
 
@@ -82,7 +82,7 @@ export interface PreflightResult {
  */
 export async function preflight(nodes: readonly RunNode[], masterAddr: string, port: number, opts: { gpus?: number } = {}): Promise<PreflightResult> {
   const gpus = opts.gpus !== undefined ? nodes.map(() => opts.gpus!) : await Promise.all(nodes.map((n) => countGpus(n.conn)));
-  if (new Set(gpus).size > 1) throw new RemoteError('remote-failed', `the nodes have different GPU counts (${nodes.map((n, i) => `${n.label}: ${gpus[i]}`).join(', ')}): every node needs the same number`);
+  if (new Set(gpus).size > 1) throw boxFailed({ code: 'gpu-counts-differ', counts: nodes.map((n, i) => `${n.label}: ${gpus[i]}`).join(', ') });
   const listener = [
     `p=${port}`,
     'if command -v python3 >/dev/null 2>&1; then',
@@ -95,7 +95,7 @@ export async function preflight(nodes: readonly RunNode[], masterAddr: string, p
   ].join('\n');
   const first = nodes[0]!;
   const r = await first.conn.exec(listener, { timeoutMs: 15000, login: false });
-  if (r.stdout.includes('busy') || r.code === 3) throw new RemoteError('remote-failed', `port ${port} on ${first.label} is already in use: pick another --port`);
+  if (r.stdout.includes('busy') || r.code === 3) throw boxFailed({ code: 'port-in-use', port, node: first.label });
   const reach: PreflightResult['reach'] = [];
   try {
     for (const n of nodes.slice(1)) {
@@ -112,7 +112,7 @@ export async function preflight(nodes: readonly RunNode[], masterAddr: string, p
     await first.conn.exec(`kill $(cat /tmp/.gpu-rent-listen-${port}.pid 2>/dev/null) 2>/dev/null; rm -f /tmp/.gpu-rent-listen-${port}.pid /tmp/.gpu-rent-listen-${port}.out; exit 0`, { timeoutMs: 10000, login: false }).catch(() => undefined);
   }
   const bad = reach.filter((x) => !x.ok);
-  if (bad.length) throw new RemoteError('remote-failed', `${bad.map((b) => b.label).join(', ')} cannot reach ${first.label} at ${masterAddr}:${port} (${bad[0]!.detail}): put the nodes in one VPC / security group that allows the port`);
+  if (bad.length) throw boxFailed({ code: 'nodes-unreachable', nodes: bad.map((b) => b.label).join(', '), first: first.label, address: masterAddr, port, output: boxOutput(bad[0]!.detail) });
   return { gpus, reach };
 }
 

@@ -5,6 +5,7 @@ import { isAppError, type AppError } from '../../app/session';
 import { isRemoteError, type RemoteError } from '../../remote/errors';
 import { stateLabel } from '../present';
 import { Commands } from '../commandIds';
+import { boxFailureText, loginProblemText, protocolFailureText } from '../../app/remoteWords';
 
 /** A problem the user can fix (bad input, nothing to act on): shown as is. */
 export class UserError extends Error {}
@@ -43,7 +44,7 @@ export interface ShownError {
 export function remoteErrorText(e: RemoteError, where: string): string {
   switch (e.code) {
     case 'bad-target':
-      return vscode.l10n.t('The login cannot be used: {0}', e.message);
+      return vscode.l10n.t('The login cannot be used: {0}', e.is('bad-target') && e.detail.login ? loginProblemText(e.detail.login, vscode.l10n) : e.message);
     case 'host-key-changed':
       return vscode.l10n.t('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', where);
     case 'host-key-unknown':
@@ -66,8 +67,15 @@ export function remoteErrorText(e: RemoteError, where: string): string {
       return vscode.l10n.t('Cancelled.');
     case 'protocol':
     case 'remote-failed':
-      return vscode.l10n.t('SSH to {0} failed: {1}', where, e.message);
+      return vscode.l10n.t('SSH to {0} failed: {1}', where, failureText(e));
   }
+}
+
+/** A coded box or SSH failure in the UI's language; one raised without a code keeps its message. */
+function failureText(e: RemoteError): string {
+  if (e.is('remote-failed') && e.detail.failure) return boxFailureText(e.detail.failure, vscode.l10n);
+  if (e.is('protocol') && e.detail.failure) return protocolFailureText(e.detail.failure, vscode.l10n);
+  return e.message;
 }
 
 /** Fingerprints and the pinned entry of a changed host key, for the modal detail. */

@@ -20,7 +20,7 @@ import {
 } from '../../core/guards/environment';
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../../core/smi';
 import type { RemoteConnection } from '../connection';
-import { RemoteError } from '../errors';
+import { boxFailed, RemoteError } from '../errors';
 import { startJob, type StartedJob } from '../jobs';
 import { probeBox } from '../probe';
 import { shQuote } from '../shell';
@@ -51,7 +51,7 @@ export async function captureEnvironment(conn: RemoteConnection, source: string,
     m('end'),
   ].join('\n');
   const r = await conn.exec(script, { timeoutMs: opts.timeoutMs ?? 120000 });
-  if (!r.stdout.includes(`${marker}:end`)) throw new RemoteError('remote-failed', `capturing the environment did not finish on the box (exit ${r.code ?? '?'})`);
+  if (!r.stdout.includes(`${marker}:end`)) throw boxFailed({ code: 'env-capture-unfinished', exit: String(r.code ?? '?') });
   const condaText = (section(r.stdout, marker, 'conda') ?? '').trim();
   const pipText = (section(r.stdout, marker, 'pip') ?? '').trim();
   const torch = probe.torch.ok ? probe.torch.probe : null;
@@ -83,9 +83,9 @@ export async function readTargetDriver(conn: RemoteConnection, opts: { timeoutMs
 function torchInstallWords(torch: TorchPlan): string | null {
   if (torch.kind !== 'install' && torch.kind !== 'cpuOnly') return null;
   const words = torch.command.trim().split(/\s+/);
-  if (words[0] !== 'pip' || words[1] !== 'install' || words.length < 3) throw new RemoteError('remote-failed', `unexpected torch install command: ${torch.command}`);
+  if (words[0] !== 'pip' || words[1] !== 'install' || words.length < 3) throw boxFailed({ code: 'torch-command-unexpected', command: torch.command });
   return words.slice(2).map((w) => {
-    if (!/^[A-Za-z0-9_.=+:/-]+$/.test(w)) throw new RemoteError('remote-failed', `unexpected word in the torch install command: ${w}`);
+    if (!/^[A-Za-z0-9_.=+:/-]+$/.test(w)) throw boxFailed({ code: 'torch-word-unexpected', word: w });
     return shQuote(w);
   }).join(' ');
 }
@@ -212,7 +212,7 @@ export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, 
   for (const f of plan.files) {
     const tmp = `"$D"/${shQuote(`.${f.name}.tmp`)}`;
     await runSh(conn, `D="$HOME"/${ENV_DIR}/${shQuote(envName)}\nmkdir -p "$D" && chmod 700 "$D" && base64 -d > ${tmp} && chmod ${f.mode} ${tmp} && mv -f ${tmp} "$D"/${shQuote(f.name)}`, {
-      what: `copying ${f.name}`,
+      what: { step: 'env-copy', name: f.name },
       stdin: Buffer.from(f.text, 'utf8').toString('base64') + '\n',
       timeoutMs: opts.timeoutMs,
     });

@@ -7,7 +7,7 @@ import { createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { checkRamUpload, DEFAULT_RAM_RESERVE_BYTES, isRamFs, type RamTargetFacts, type RamUploadRefusal } from '../../core/guards/ramdisk';
-import { RemoteError } from '../errors';
+import { boxFailed, boxOutput, RemoteError } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
 import { trimEndOf } from '../../core/boxLines';
@@ -44,7 +44,7 @@ function parseInspect(stdout: string): RamTargetInfo {
 }
 
 export async function inspectRamTarget(session: BoxSession, dir: string): Promise<RamTargetInfo> {
-  const r = await runSh(session, `D=${boxPath(dir)}\n${INSPECT}`, { what: 'checking the upload folder' });
+  const r = await runSh(session, `D=${boxPath(dir)}\n${INSPECT}`, { what: { step: 'ram-check' } });
   return parseInspect(r.stdout);
 }
 
@@ -147,7 +147,7 @@ export async function secureUpload(
   const mk = await runSh(
     session,
     `D=${boxPath(dir)}\numask 077\nmkdir -p "$D" && chmod 700 "$D" && date +%s > "$D/${RAM_MARKER}" || exit 4\n${subdirs.map((s) => `mkdir -p "$D"/${shQuote(s)} || exit 4`).join('\n')}\n${INSPECT}`,
-    { what: 'creating the RAM folder' },
+    { what: { step: 'ram-create' } },
   );
   const after = parseInspect(mk.stdout);
   if (!isRamFs(after.fsType)) {
@@ -165,7 +165,7 @@ export async function secureUpload(
       const size = (await stat(sftp, remote)).size;
       if (size !== f.size) throw new Error(`size on the box is ${size}, expected ${f.size}`);
     } catch (e) {
-      throw new RemoteError('remote-failed', `uploading ${f.relPath} failed: ${(e as Error).message}. Files already in ${dir} stay in RAM; run wipe to remove them.`);
+      throw boxFailed({ code: 'ram-upload-failed', file: f.relPath, dir, output: boxOutput((e as Error).message) });
     }
     done.push({ relPath: f.relPath, bytes: f.size });
     opts.onFile?.(f.relPath, f.size);
@@ -200,7 +200,7 @@ kb=$(du -sk "$r" 2>/dev/null | awk '{print $1}')
 rm -rf -- "$r" || exit 6
 echo "kb=$kb"
 echo result=wiped`,
-    { what: 'wiping the RAM folder' },
+    { what: { step: 'ram-wipe' } },
   );
   const kv = keyValues(r.stdout);
   const resolved = kv.get('resolved') ?? '';

@@ -1,7 +1,7 @@
 // What the guards need from a connection to the box: RemoteConnection (src/remote/connection.ts)
 // satisfies it as is; tests may hand in the same thing.
 import type { SFTPWrapper } from 'ssh2';
-import { RemoteError } from '../errors';
+import { boxFailed, boxOutput, RemoteError, type BoxStep } from '../errors';
 import { shQuote } from '../shell';
 
 export interface BoxExecResult {
@@ -19,7 +19,7 @@ export interface BoxSession {
  * Runs a POSIX sh script on the box. Not through the login shell: the user's shell may be zsh,
  * which splits words differently; `login` is for scripts that need conda or ~/bin on PATH.
  */
-export async function runSh(session: BoxSession, script: string, opts: { timeoutMs?: number; stdin?: string | Buffer; login?: boolean; what: string }): Promise<BoxExecResult> {
+export async function runSh(session: BoxSession, script: string, opts: { timeoutMs?: number; stdin?: string | Buffer; login?: boolean; what: BoxStep }): Promise<BoxExecResult> {
   // The script runs in a subshell and its status is printed last: a channel that closes
   // without an exit-status message (seen under load) still tells us how the script ended.
   const wrapped = `(\n${script}\n)\necho "${RC_MARK}$?"`;
@@ -28,7 +28,7 @@ export async function runSh(session: BoxSession, script: string, opts: { timeout
   const r = withMarkedStatus(raw);
   if (r.code !== 0) {
     const why = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
-    throw new RemoteError('remote-failed', `${opts.what} failed on the box (exit ${r.code ?? 'signal'})${why ? `: ${why}` : ''}`);
+    throw boxFailed({ code: 'step-failed', step: opts.what, exit: String(r.code ?? 'signal'), output: boxOutput(why) }, { detail: { exitCode: r.code } });
   }
   return r;
 }

@@ -1,7 +1,7 @@
 // Installs, checks and removes the on-box watchdog (~/.gpu-rent/watchdog). Install starts it
 // detached (setsid, all stdio redirected, so it outlives the SSH session) and then verifies it
 // is armed: its pid is alive, it is our script, and it has written a heartbeat.
-import { RemoteError } from '../errors';
+import { boxFailed } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
 import { WATCHDOG_FILES, WATCHDOG_SCRIPT, watchdogConfigText, type WatchdogConfig } from './watchdog-script';
@@ -97,7 +97,7 @@ export function parseStatus(stdout: string): WatchdogStatus {
 }
 
 export async function watchdogStatus(session: BoxSession, opts: { dir?: string; timeoutMs?: number } = {}): Promise<WatchdogStatus> {
-  const r = await runSh(session, statusScript(opts.dir ?? DEFAULT_WATCHDOG_DIR), { what: 'reading the watchdog status', timeoutMs: opts.timeoutMs });
+  const r = await runSh(session, statusScript(opts.dir ?? DEFAULT_WATCHDOG_DIR), { what: { step: 'watchdog-status' }, timeoutMs: opts.timeoutMs });
   return parseStatus(r.stdout);
 }
 
@@ -116,7 +116,7 @@ if [ "$alive" = 1 ]; then
 fi
 ${opts.keepFiles ? `rm -f "$D/${WATCHDOG_FILES.pid}"` : 'rm -rf -- "$D"'}
 exit 0`;
-  const r = await runSh(session, script, { what: 'removing the watchdog', timeoutMs: opts.timeoutMs ?? 30000 });
+  const r = await runSh(session, script, { what: { step: 'watchdog-remove' }, timeoutMs: opts.timeoutMs ?? 30000 });
   const kv = keyValues(r.stdout);
   return { wasInstalled: kv.get('installed') === '1', wasRunning: kv.get('alive') === '1' };
 }
@@ -134,7 +134,7 @@ export async function installWatchdog(session: BoxSession, config: WatchdogConfi
   await removeWatchdog(session, { dir, keepFiles: true, timeoutMs: opts.timeoutMs });
   const write = (name: string, mode: string, text: string) =>
     runSh(session, `${D(dir)}\nmkdir -p "$D" && chmod 700 "$D" && cat > "$D/${name}.tmp" && chmod ${mode} "$D/${name}.tmp" && mv -f "$D/${name}.tmp" "$D/${name}"`, {
-      what: `writing ${name}`,
+      what: { step: 'watchdog-write', name },
       stdin: text,
       timeoutMs: opts.timeoutMs,
     });
@@ -151,7 +151,7 @@ else
   nohup sh "$D/${WATCHDOG_FILES.script}" </dev/null >>"$D/${WATCHDOG_FILES.output}" 2>&1 &
 fi
 echo started`,
-    { what: 'starting the watchdog', timeoutMs: opts.timeoutMs },
+    { what: { step: 'watchdog-start' }, timeoutMs: opts.timeoutMs },
   );
   const deadline = Date.now() + (opts.armTimeoutMs ?? 15000);
   let status = await watchdogStatus(session, { dir, timeoutMs: opts.timeoutMs });
@@ -160,7 +160,7 @@ echo started`,
     status = await watchdogStatus(session, { dir, timeoutMs: opts.timeoutMs });
   }
   if (!(status.running && status.heartbeat !== null)) {
-    throw new RemoteError('remote-failed', `the watchdog did not arm on the box (pid ${status.pid ?? 'none'}, ${status.running ? 'running' : 'not running'}, no heartbeat); see ${dir}/${WATCHDOG_FILES.output}`);
+    throw boxFailed({ code: 'watchdog-not-armed', pid: String(status.pid ?? 'none'), running: status.running, outputPath: `${dir}/${WATCHDOG_FILES.output}` });
   }
   return { ...status, armed: true };
 }

@@ -10,6 +10,7 @@ import { newInstanceId, sameEndpoint, validateInstance } from '../../../core/ins
 import { formatCny, yuanToFen } from '../../../core/money';
 import type { BillingMode, InstanceState, Pricing } from '../../../core/spend';
 import { tryParseTarget } from '../../../remote/target';
+import { loginProblemText } from '../../../app/remoteWords';
 import { AddInstanceArgs } from '../../args';
 import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { peakNoticeAfterStart } from '../../monitors/peak';
@@ -30,7 +31,7 @@ export async function addInstance(ctx: CommandContext, arg: unknown): Promise<st
 async function addFromArgs(ctx: CommandContext, a: AddInstanceArgs): Promise<string> {
   const cfg = await sshConfigText(ctx.settings());
   const t = tryParseTarget(a.login, { sshConfig: cfg });
-  if (!t.ok) throw new UserError(vscode.l10n.t('Cannot read the login: {0}', t.problem));
+  if (!t.ok) throw new UserError(vscode.l10n.t('Cannot read the login: {0}', loginProblemText(t.reason, vscode.l10n)));
   const catalog = ctx.catalog();
   const pre = prefillPricing(catalog, a.platform, a.card, a.gpuCount, a.billingMode, a.dataDiskGb);
   const pricing: Pricing = { ...pre.pricing };
@@ -83,7 +84,7 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
       ignoreFocusOut: true,
       validateInput: (v) => {
         const r = tryParseTarget(v, { sshConfig: cfgText });
-        return r.ok ? undefined : r.problem;
+        return r.ok ? undefined : loginProblemText(r.reason, vscode.l10n);
       },
     });
     if (!loginText) return undefined;

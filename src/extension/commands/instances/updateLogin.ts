@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { showInfo } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { tryParseTarget } from '../../../remote/target';
+import { loginProblemText } from '../../../app/remoteWords';
 import { UpdateLoginArgs } from '../../args';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
@@ -26,7 +27,7 @@ export async function updateLogin(ctx: CommandContext, arg: unknown): Promise<vo
       ignoreFocusOut: true,
       validateInput: (v) => {
         const r = tryParseTarget(v, { sshConfig: cfg });
-        return r.ok ? undefined : r.problem;
+        return r.ok ? undefined : loginProblemText(r.reason, vscode.l10n);
       },
     });
     if (!login) return;
@@ -41,7 +42,7 @@ export async function updateLogin(ctx: CommandContext, arg: unknown): Promise<vo
   const inst = ctx.store.get(a.id);
   if (!inst) throw new UserError(vscode.l10n.t('No instance with id {0}.', a.id));
   const t = tryParseTarget(a.login, { sshConfig: await sshConfigText(ctx.settings()) });
-  if (!t.ok) throw new UserError(vscode.l10n.t('Cannot read the login: {0}', t.problem));
+  if (!t.ok) throw new UserError(vscode.l10n.t('Cannot read the login: {0}', loginProblemText(t.reason, vscode.l10n)));
   const keepPassword = inst.login.auth === 'password' && a.password === undefined && t.target.identityFiles.length === 0;
   const login = loginFromTarget(t.target, a.password ?? (keepPassword ? '' : undefined), inst.login.keyPath);
   if (keepPassword) login.auth = 'password';

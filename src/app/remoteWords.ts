@@ -1,0 +1,168 @@
+// The remote layer's codes in the user's words, for both front ends: why a pasted login cannot
+// be read, what the box could not do, which part of SSH failed. The English templates are the
+// remote layer's own messages, word for word; the extension passes vscode.l10n and the CLI its
+// words.ts (both read the Chinese from l10n/bundle.l10n.zh-cn.json), so no English sentence sits
+// inside a Chinese one. What the box or the paste said stays data: made inert and cut
+// (forNotification), never part of a link. Pure: `l10n` is passed in.
+import { forNotification } from '../core/text';
+import type { BoxFailure, BoxStep, ProtocolFailure } from '../remote/errors';
+import type { LoginPlace, LoginProblem } from '../remote/target';
+
+/** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
+export interface L10n {
+  t(message: string, ...args: (string | number | boolean)[]): string;
+}
+
+/** The most of one piece of box or pasted text a sentence carries. */
+const DATA_CHARS = 300;
+
+/** Box or pasted text inside one of our sentences: inert, one line, cut. */
+export function asData(s: string, max = DATA_CHARS): string {
+  return forNotification(s, { max }).text;
+}
+
+function placeText(p: LoginPlace, l10n: L10n): string {
+  switch (p) {
+    case 'target':
+      return l10n.t('target');
+    case 'login-command':
+      return l10n.t('login command');
+    case 'url':
+      return l10n.t('ssh:// address');
+    case 'flag-p':
+      return '-p';
+    case 'option-port':
+      return '-o Port';
+    case 'option-hostname':
+      return '-o HostName';
+    case 'config':
+      return '~/.ssh/config';
+  }
+}
+
+/** Why a pasted login (or TARGET) cannot be read. */
+export function loginProblemText(r: LoginProblem, l10n: L10n): string {
+  switch (r.code) {
+    case 'login-not-text':
+      return l10n.t('the target must be text');
+    case 'login-empty':
+      return l10n.t('no target given (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)');
+    case 'login-control-chars':
+      return l10n.t('the target contains control characters');
+    case 'login-not-a-target':
+      return l10n.t('"{0}" is not a target (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)', asData(r.text));
+    case 'login-quote-unbalanced':
+      return l10n.t('unbalanced {0} quote in the login command', r.quote);
+    case 'login-port-range':
+      return l10n.t('{0}: the port must be a number from 1 to 65535, got "{1}"', placeText(r.place, l10n), asData(r.port));
+    case 'login-password-inside':
+      return l10n.t('do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt');
+    case 'login-user-invalid':
+      return r.place ? l10n.t('{0}: "{1}" is not a valid user name', placeText(r.place, l10n), asData(r.user)) : l10n.t('"{0}" is not a valid user name', asData(r.user));
+    case 'login-host-empty':
+      return r.place ? l10n.t('{0}: the host name is empty', placeText(r.place, l10n)) : l10n.t('the host name is empty');
+    case 'login-host-invalid':
+      return r.place ? l10n.t('{0}: "{1}" is not a valid host name or address', placeText(r.place, l10n), asData(r.host)) : l10n.t('"{0}" is not a valid host name or address', asData(r.host));
+    case 'login-url-invalid':
+      return l10n.t('"{0}" is not a valid ssh:// address (expected ssh://user@host:port)', asData(r.text));
+    case 'login-url-path':
+      return l10n.t('ssh:// address "{0}" has a path or query; expected ssh://user@host:port', asData(r.text));
+    case 'login-url-user-encoding':
+      return l10n.t('the user name in "{0}" is not valid percent-encoding', asData(r.text));
+    case 'login-option-form':
+      return l10n.t('-o "{0}" is not an option of the form Key=Value', asData(r.option));
+    case 'login-flag-unknown':
+      return l10n.t('unknown ssh option -{0} in the login command', asData(r.flag, 20));
+    case 'login-flag-value':
+      return l10n.t('ssh option -{0} needs a value', asData(r.flag, 20));
+    case 'login-jump-host':
+      return l10n.t('jump hosts (-J) are not supported yet: connect to the box directly');
+    case 'login-no-host':
+      return l10n.t('the login command names no host (expected e.g. ssh -p 12345 root@host)');
+  }
+}
+
+function stepText(s: BoxStep, l10n: L10n): string {
+  switch (s.step) {
+    case 'watchdog-status':
+      return l10n.t('reading the watchdog status');
+    case 'watchdog-start':
+      return l10n.t('starting the watchdog');
+    case 'watchdog-remove':
+      return l10n.t('removing the watchdog');
+    case 'watchdog-write':
+      return l10n.t('writing {0}', asData(s.name));
+    case 'ram-check':
+      return l10n.t('checking the upload folder');
+    case 'ram-create':
+      return l10n.t('creating the RAM folder');
+    case 'ram-wipe':
+      return l10n.t('wiping the RAM folder');
+    case 'env-copy':
+      return l10n.t('copying {0}', asData(s.name));
+  }
+}
+
+const mib = (bytes: number) => bytes / 1024 / 1024;
+
+/** What the box (or a helper run there) could not do. */
+export function boxFailureText(f: BoxFailure, l10n: L10n): string {
+  switch (f.code) {
+    case 'probe-output-too-big':
+      return l10n.t('the probe printed more than {0} MiB on the box (a real one prints a few KiB); stopped it and read nothing of it', mib(f.limitBytes));
+    case 'probe-unfinished':
+      return f.output ? l10n.t('the probe did not finish on the box (exit {0}): {1}', asData(f.exit, 20), asData(f.output)) : l10n.t('the probe did not finish on the box (exit {0})', asData(f.exit, 20));
+    case 'jobs-output-too-big':
+      return l10n.t('the jobs listing printed more than {0} MiB on the box (a real one is a few KiB); not read', mib(f.limitBytes));
+    case 'gpu-count-unreadable':
+      return l10n.t('could not read the GPU count from nvidia-smi ({0}); pass --gpus N', asData(f.output));
+    case 'gpu-none-listed':
+      return l10n.t('nvidia-smi lists no GPU on this box; pass --gpus N');
+    case 'job-already-running':
+      return l10n.t('a job named {0} is already running: stop it first (gpu-rent stop TARGET {0}) or pick another --name', asData(f.name));
+    case 'job-start-failed':
+      return l10n.t('could not start job {0} (exit {1}): {2}', asData(f.name), asData(f.exit, 20), asData(f.output));
+    case 'job-not-found':
+      return l10n.t('no job named {0} on this box (gpu-rent jobs TARGET lists them)', asData(f.name));
+    case 'private-address-unknown':
+      return l10n.t('could not find the first node’s private address: pass --master-addr');
+    case 'gpu-counts-differ':
+      return l10n.t('the nodes have different GPU counts ({0}): every node needs the same number', asData(f.counts));
+    case 'port-in-use':
+      return l10n.t('port {0} on {1} is already in use: pick another --port', f.port, asData(f.node));
+    case 'nodes-unreachable':
+      return l10n.t('{0} cannot reach {1} at {2}:{3} ({4}): put the nodes in one VPC / security group that allows the port', asData(f.nodes), asData(f.first), asData(f.address), f.port, asData(f.output));
+    case 'env-capture-unfinished':
+      return l10n.t('capturing the environment did not finish on the box (exit {0})', asData(f.exit, 20));
+    case 'torch-command-unexpected':
+      return l10n.t('unexpected torch install command: {0}', asData(f.command));
+    case 'torch-word-unexpected':
+      return l10n.t('unexpected word in the torch install command: {0}', asData(f.word));
+    case 'step-failed':
+      return f.output
+        ? l10n.t('{0} failed on the box (exit {1}): {2}', stepText(f.step, l10n), asData(f.exit, 20), asData(f.output))
+        : l10n.t('{0} failed on the box (exit {1})', stepText(f.step, l10n), asData(f.exit, 20));
+    case 'watchdog-not-armed':
+      return f.running
+        ? l10n.t('the watchdog did not arm on the box (pid {0}, running, no heartbeat); see {1}', asData(f.pid, 20), asData(f.outputPath))
+        : l10n.t('the watchdog did not arm on the box (pid {0}, not running, no heartbeat); see {1}', asData(f.pid, 20), asData(f.outputPath));
+    case 'ram-upload-failed':
+      return l10n.t('uploading {0} failed: {1}. Files already in {2} stay in RAM; run wipe to remove them.', asData(f.file), asData(f.output), asData(f.dir));
+  }
+}
+
+/** Which part of SSH failed; the library's own words stay beside ours as data. */
+export function protocolFailureText(f: ProtocolFailure, l10n: L10n): string {
+  switch (f.code) {
+    case 'ssh-setup':
+      return l10n.t('SSH setup failed: {0}', asData(f.output));
+    case 'ssh-handshake':
+      return l10n.t('SSH handshake with {0} failed: {1}', asData(f.label), asData(f.output));
+    case 'ssh-channel':
+      return l10n.t('SSH channel failed: {0}', asData(f.output));
+    case 'host-key-format':
+      return l10n.t('the server sent a host key in an unknown format');
+    case 'ssh-other':
+      return asData(f.output);
+  }
+}
