@@ -7,7 +7,8 @@ import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProbl
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
+import { helpLang, t } from '../../words';
+import { cliLang, type CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -30,12 +31,22 @@ async function readFrom(dir: string) {
   try {
     return await readCapture(dir);
   } catch (e) {
-    if (e instanceof CaptureReadError) throw new UsageError(`--from: ${e.message}${e.code === 'noCapture' ? ` (make one with gpu-rent env capture TARGET --out ${dir})` : ''}`);
+    if (e instanceof CaptureReadError) throw new UsageError(`--from: ${e.message}${e.code === 'noCapture' ? ` (make one with gpu-rent env capture TARGET --out ${dir})` : ''}`, `--from：${e.message}${e.code === 'noCapture' ? `（用 gpu-rent env capture TARGET --out ${dir} 生成一个）` : ''}`);
     throw e;
   }
 }
 
-function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: number): string {
+function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: number, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn')
+    return (
+      [
+        `已记录到 ${out}/：${files.join(', ')}`,
+        `  python ${snap.pythonVersion ?? '?'}${snap.condaEnv ? `，conda 环境 ${snap.condaEnv}` : '，没有 conda'}；torch ${snap.torch ?? '未安装'}${snap.torchCuda ? `（CUDA ${snap.torchCuda}）` : ''}`,
+        `  驱动 ${snap.driverVersion ?? '?'}（CUDA ≤ ${snap.driverMaxCuda ?? '?'}），${snap.gpus.length ? snap.gpus.join(', ') : '没有看到 GPU'}；除 torch 外还有 ${pkgs} 个 pip 包`,
+        `修改 ${out}/requirements.txt 可以改变重建时安装的内容`,
+        `在别处重建：gpu-rent env rebuild NEW_TARGET --from ${out} --name NAME`,
+      ].join('\n') + '\n'
+    );
   return (
     [
       `captured into ${out}/: ${files.join(', ')}`,
@@ -57,8 +68,10 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'capture|rebuild TARGET' });
     const verb = positionals[0];
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
     if (verb === 'capture') {
-      if (flags.from || flags.name || flags['no-follow'] || flags['allow-pip-options']) throw new UsageError('--from, --name, --allow-pip-options and --no-follow go with rebuild');
+      if (flags.from || flags.name || flags['no-follow'] || flags['allow-pip-options']) throw new UsageError('--from, --name, --allow-pip-options and --no-follow go with rebuild', '--from、--name、--allow-pip-options 和 --no-follow 只用于 rebuild');
       const out = flags.out ?? 'gpu-rent-env';
       return withRemote(positionals[1], flags, io, async (conn, target) => {
         const snap = await capture(conn, { source: describeTarget({ ...target, user: conn.user }) });
@@ -66,16 +79,16 @@ export const command: CliCommand = {
         // Counted the way a rebuild reads it (torch and local paths left out).
         const pkgs = checkRequirements(snap.requirements, { allowPipOptions: true }).kept;
         if (flags.json) io.stdout(JSON.stringify({ dir: out, files, snapshot: snap }, null, 2) + '\n');
-        else io.stdout(forTerminalLines(captureLines(out, files, snap, pkgs)));
-        for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(`note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
+        else io.stdout(forTerminalLines(captureLines(out, files, snap, pkgs, lang)));
+        for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(zh ? `注意：${describeRebuildProblem(p)}：在你修改它或加 --allow-pip-options 之前，重建会拒绝它\n` : `note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
         return 0;
       });
     }
     if (verb === 'rebuild') {
-      if (flags.out) throw new UsageError('--out goes with capture');
-      if (!flags.from) throw new UsageError('rebuild needs --from DIR (a folder written by env capture)');
-      if (!flags.name) throw new UsageError('rebuild needs --name NAME for the fresh env');
-      if (safeEnvName(flags.name) !== flags.name) throw new UsageError(`--name expects letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 64), got "${flags.name}"`);
+      if (flags.out) throw new UsageError('--out goes with capture', '--out 只用于 capture');
+      if (!flags.from) throw new UsageError('rebuild needs --from DIR (a folder written by env capture)', 'rebuild 需要 --from DIR（env capture 写出的文件夹）');
+      if (!flags.name) throw new UsageError('rebuild needs --name NAME for the fresh env', 'rebuild 需要 --name NAME 作为新环境的名字');
+      if (safeEnvName(flags.name) !== flags.name) throw new UsageError(`--name expects letters, digits, '.', '_' or '-' (starting with a letter or digit, at most 64), got "${flags.name}"`, `--name 只能用字母、数字、'.'、'_' 或 '-'（以字母或数字开头，最多 64 个），却是 "${flags.name}"`);
       const read = await readFrom(flags.from);
       const snap = read.capture;
       // Checked before connecting: a refused line needs no box.
@@ -83,16 +96,27 @@ export const command: CliCommand = {
       if (check.problems.length) {
         const optionLines = check.problems.some((p) => ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
         const refused = check.problems.some((p) => !ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
+        const problems = check.problems.map((p) => `  ${describeRebuildProblem(p)}`).join('\n');
         throw new UsageError(
-          `--from ${flags.from}: not rebuilt:\n${check.problems.map((p) => `  ${describeRebuildProblem(p)}`).join('\n')}` +
+          `--from ${flags.from}: not rebuilt:\n${problems}` +
             (optionLines ? '\nedit the file to leave plain requirements (name==version), or pass --allow-pip-options if you trust those lines' : '') +
             (refused ? '\n--allow-pip-options does not pass the other lines: edit the file (environment.yml as conda env export writes it, or delete it)' : ''),
+          `--from ${flags.from}：未重建：\n${problems}` +
+            (optionLines ? '\n请把文件改成只含普通依赖（name==version），或者在信任这些行时加 --allow-pip-options' : '') +
+            (refused ? '\n--allow-pip-options 放不过其他行：请修改文件（environment.yml 要保持 conda env export 写出的样子，或删掉它）' : ''),
         );
       }
       return withRemote(positionals[1], flags, io, async (conn) => {
         const r = await rebuild(conn, read, { envName: flags.name!, allowPipOptions: flags['allow-pip-options'] === true });
-        const torchNote =
-          r.torch.kind === 'install'
+        const torchNote = zh
+          ? r.torch.kind === 'install'
+            ? `torch ${snap.torch}，CUDA ${r.torch.cuda}${r.torch.sameBuild ? '（同一构建）' : `（新驱动 ${r.targetDriver.version ?? '?'} 跑不了 CUDA ${snap.torchCuda}；改用 ${r.torch.cuda}）`}`
+            : r.torch.kind === 'cpuOnly'
+              ? `torch ${snap.torch}：没有能在驱动 ${r.targetDriver.version ?? '?'} 上运行的 CUDA 构建；安装普通 wheel`
+              : r.torch.kind === 'unknownRelease'
+                ? `torch ${r.torch.torch} 不在 wheel 表中：请自己安装`
+                : '记录中没有 torch'
+          : r.torch.kind === 'install'
             ? `torch ${snap.torch} for CUDA ${r.torch.cuda}${r.torch.sameBuild ? ' (same build)' : ` (the new driver ${r.targetDriver.version ?? '?'} cannot run CUDA ${snap.torchCuda}; using ${r.torch.cuda})`}`
             : r.torch.kind === 'cpuOnly'
               ? `torch ${snap.torch}: no CUDA build of it runs on driver ${r.targetDriver.version ?? '?'}; installing the plain wheel`
@@ -100,18 +124,20 @@ export const command: CliCommand = {
                 ? `torch ${r.torch.torch} is not in the wheel table: install it yourself`
                 : 'no torch in the capture';
         const left = r.requirements.dropped.filter((d) => d.reason === 'localPath');
-        io.stderr(forTerminalLines(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`));
-        for (const d of left) io.stderr(forTerminalLines(`note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`));
+        if (zh) io.stderr(forTerminalLines(`正在机器上以任务 ${r.job.name} 重建（${r.dir}）；${r.requirements.kept} 个 pip 包来自${read.from.requirements === 'file' ? ' requirements.txt' : '记录'}；${torchNote}\n`));
+        else io.stderr(forTerminalLines(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`));
+        for (const d of left) io.stderr(forTerminalLines(zh ? `注意：略去了 ${d.file} 第 ${d.line} 行（${d.text}）：旧机器上的路径\n` : `note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`));
         if (flags['no-follow']) {
-          io.stdout(forTerminalLines(`started; follow with: gpu-rent logs TARGET ${r.job.name} --follow\n`));
+          io.stdout(forTerminalLines(t(lang, 'started; follow with: gpu-rent logs TARGET {0} --follow\n', '已开始；跟踪输出：gpu-rent logs TARGET {0} --follow\n', r.job.name)));
           return 0;
         }
         const done = await followLog(conn, r.job.name, { lines: 0, onData: (c) => io.stdout(forTerminal(c.toString('utf8'), { keep: '\n\t\r' })) });
         if (done.exitCode === 0) return 0;
-        io.stderr(forTerminalLines(`gpu-rent env: the rebuild ${done.state === 'exited' ? `exited with ${done.exitCode}` : `is ${done.state}`}\n`));
+        if (zh) io.stderr(forTerminalLines(`gpu-rent env: 重建${done.state === 'exited' ? `以 ${done.exitCode} 退出` : `的状态是 ${done.state}`}\n`));
+        else io.stderr(forTerminalLines(`gpu-rent env: the rebuild ${done.state === 'exited' ? `exited with ${done.exitCode}` : `is ${done.state}`}\n`));
         return 1;
       });
     }
-    throw new UsageError(`expects capture or rebuild first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`);
+    throw new UsageError(`expects capture or rebuild first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`, `第一个参数应为 capture 或 rebuild，却是${verb === undefined ? '空的' : ` "${verb}"`}`);
   },
 };

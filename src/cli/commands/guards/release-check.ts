@@ -5,7 +5,8 @@ import { formatBytes } from '../../../core/format';
 import { RemoteFolderError } from '../../../remote/sync/list';
 import { releaseGuard } from '../../../remote/guards/release-guard';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
+import { helpLang, t } from '../../words';
+import { cliLang, type CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -21,6 +22,28 @@ const SUMMARY = `Before you release an instance (its data disk goes with it): li
 
 const SUMMARY_ZH = `释放实例之前（数据盘会随之删除）：列出机器上在本地没有相同副本的检查点文件。不会丢失任何东西时退出码为 0，否则为 1。${TARGET_HELP_ZH}`;
 
+/** The remote layer's folder error in the extension's words (the same sentences as a failed sync). */
+function folderErrorText(e: RemoteFolderError, lang: CliLang): string {
+  if (lang !== 'zh-cn') return e.message;
+  if (e.code === 'remote-missing') return t(lang, 'The folder {0} does not exist on the box (yet): check the path, or start the training that writes it.', '机器上（还）没有文件夹 {0}：请检查路径，或先开始会写入它的训练。', e.path);
+  if (e.code === 'remote-not-directory') return t(lang, '{0} on the box is a file, not a folder.', '机器上的 {0} 是文件，不是文件夹。', e.path);
+  return t(lang, 'The folder {0} on the box cannot be read by this login.', '这个登录读不了机器上的文件夹 {0}。', e.path);
+}
+
+function reportZh(r: Awaited<ReturnType<typeof releaseGuard>>, remote: string, local: string): string[] {
+  const lines: string[] = [];
+  if (!r.atRisk.length) lines.push(`可以释放：${r.remoteRoot} 中的全部 ${r.remoteFiles} 个文件在 ${local} 中都有相同的本地副本`);
+  else {
+    lines.push(`释放会丢失 ${r.remoteRoot} 中的 ${r.atRisk.length} 个文件（${formatBytes(r.bytesAtRisk)}）：`);
+    for (const f of r.atRisk.slice(0, 50)) lines.push(`  ${f.rel}（${formatBytes(f.size)}，${f.reason === 'missing' ? '没有本地副本' : '本地副本不同'}）`);
+    if (r.atRisk.length > 50) lines.push(`  … 还有 ${r.atRisk.length - 50} 个`);
+    lines.push(`请先拉回来：gpu-rent sync TARGET --remote ${remote} --local ${local}`);
+  }
+  if (r.unlisted.length) lines.push(`机器上有 ${r.unlisted.length} 个文件夹列不出来（${r.unlisted.slice(0, 3).join(', ')}）：不知道里面有什么`);
+  if (r.skipped.length) lines.push(`跳过了 ${r.skipped.length} 个名字（不安全的名字，或指向文件夹外的链接）`);
+  return lines;
+}
+
 export const command: CliCommand = {
   name: 'release-check',
   summary: 'Before a release: which checkpoints on the box are not safely copied home.',
@@ -28,21 +51,24 @@ export const command: CliCommand = {
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    if (!flags.remote) throw new UsageError('--remote DIR is required (the checkpoint folder on the box)');
-    if (!flags.local) throw new UsageError('--local DIR is required (your local copy)');
+    const lang = cliLang(flags.lang, io.env);
+    if (!flags.remote) throw new UsageError('--remote DIR is required (the checkpoint folder on the box)', '必须给出 --remote DIR（机器上的检查点文件夹）');
+    if (!flags.local) throw new UsageError('--local DIR is required (your local copy)', '必须给出 --local DIR（你的本地副本）');
     return withRemote(positionals[0], flags, io, async (conn) => {
       let r;
       try {
         r = await releaseGuard(conn, flags.remote!, flags.local!);
       } catch (e) {
         if (e instanceof RemoteFolderError) {
-          io.stderr(forTerminalLines(`gpu-rent release-check: ${e.message}\n`));
+          io.stderr(forTerminalLines(`gpu-rent release-check: ${folderErrorText(e, lang)}\n`));
           return 1;
         }
         throw e;
       }
       if (flags.json) {
         io.stdout(JSON.stringify(r, null, 2) + '\n');
+      } else if (lang === 'zh-cn') {
+        io.stdout(forTerminalLines(reportZh(r, flags.remote!, flags.local!).join('\n') + '\n'));
       } else {
         const lines: string[] = [];
         if (!r.atRisk.length) lines.push(`safe to release: all ${r.remoteFiles} file${r.remoteFiles === 1 ? '' : 's'} in ${r.remoteRoot} have identical local copies in ${flags.local}`);

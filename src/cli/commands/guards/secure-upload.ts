@@ -5,7 +5,9 @@ import { formatBytes } from '../../../core/format';
 import { DEFAULT_RAM_RESERVE_BYTES } from '../../../core/guards/ramdisk';
 import { DEFAULT_RAM_DIR, RamUploadRefused, secureUpload } from '../../../remote/guards/ramdisk';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
+import { helpLang, t } from '../../words';
+import { cliLang, type CliLang } from '../../lang';
+import type { RamUploadRefusal } from '../../../core/guards/ramdisk';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -21,6 +23,32 @@ const SUMMARY = `Upload to memory only: files stream over SSH into a tmpfs folde
 
 const SUMMARY_ZH = `只上传到内存：文件经 SSH 流式写入机器上的 tmpfs 目录（写入前检查；内存不足时拒绝），只有你的用户可访问。关机后内存中的数据丢失；要更早删除请用 "gpu-rent wipe TARGET DIR"。${TARGET_HELP_ZH}`;
 
+const mib = (b: number) => `${(b / 1024 ** 2).toFixed(b < 10 * 1024 ** 2 ? 1 : 0)} MiB`;
+
+/** A refusal in Chinese: the extension's sentences (its bundle) for the same refusal. */
+function refusalZh(r: RamUploadRefusal, where: string): string {
+  const lang: CliLang = 'zh-cn';
+  switch (r.kind) {
+    case 'notRamBacked':
+      return t(lang, 'Refused: {0} is on a {1} file system, not in RAM (tmpfs), so the files would reach the box’s disk. Choose /dev/shm or another tmpfs folder (gpuRent.guards.ramDir).', '已拒绝：{0} 在 {1} 文件系统上，不在内存（tmpfs）中，文件会写到机器的磁盘上。请选 /dev/shm 或其他 tmpfs 文件夹。', where, r.fsType).replace(/（gpuRent\.guards\.ramDir）|\(gpuRent\.guards\.ramDir\)/, '（--to）');
+    case 'mountTooSmall':
+      return t(lang, 'Refused: the files need {0} but the RAM folder has only {1} free (containers often limit /dev/shm to 64 MiB).', '已拒绝：文件需要 {0}，但内存文件夹只剩 {1}（容器常把 /dev/shm 限制为 64 MiB）。', mib(r.needBytes), mib(r.availableBytes));
+    case 'ramShort':
+      return t(lang, 'Refused: the files need {0} and {1} must stay free for the job, but the box has only {2} of RAM available.', '已拒绝：文件需要 {0}，还要给任务留出 {1}，但机器只有 {2} 可用内存。', mib(r.needBytes), mib(r.reserveBytes), mib(r.memAvailableBytes));
+    case 'memoryUnknown':
+      return t(lang, 'Refused: could not read the free memory of the box (/proc/meminfo).', '已拒绝：读不到机器的空闲内存（/proc/meminfo）。');
+  }
+}
+
+const SKIP_ZH: Record<string, string> = {
+  'does not exist': '不存在',
+  'cannot be read': '读不了',
+  'link to something other than a file': '链接指向的不是文件',
+  'broken link': '失效的链接',
+  'symbolic link inside a folder': '文件夹里的符号链接',
+  'not a regular file': '不是普通文件',
+};
+
 export const command: CliCommand = {
   name: 'secure-upload',
   summary: 'Upload sensitive files into RAM (tmpfs) on the box, never onto its disk.',
@@ -29,22 +57,25 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs);
     const [target, ...files] = positionals;
-    if (!files.length) throw new UsageError('expects TARGET and at least one FILE or DIR to upload');
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
+    if (!files.length) throw new UsageError('expects TARGET and at least one FILE or DIR to upload', '需要 TARGET 和至少一个要上传的 FILE 或 DIR');
     const dir = flags.to ?? DEFAULT_RAM_DIR;
-    if (!dir.startsWith('/')) throw new UsageError(`--to expects an absolute folder on the box, e.g. /dev/shm/data, got "${dir}"`);
+    if (!dir.startsWith('/')) throw new UsageError(`--to expects an absolute folder on the box, e.g. /dev/shm/data, got "${dir}"`, `--to 需要机器上的绝对路径文件夹，例如 /dev/shm/data，却是 "${dir}"`);
     return withRemote(target, flags, io, async (conn) => {
       try {
         const r = await secureUpload(conn, files, dir, {
           reserveBytes: flags['reserve-mb'] === undefined ? undefined : flags['reserve-mb'] * 1024 ** 2,
           onFile: flags.json ? undefined : (rel, bytes) => io.stderr(`  ${rel} (${formatBytes(bytes)})\n`),
         });
-        for (const s of r.skipped) io.stderr(forTerminalLines(`skipped ${s.path}: ${s.reason}\n`));
+        for (const s of r.skipped) io.stderr(forTerminalLines(zh ? `跳过了 ${s.path}：${SKIP_ZH[s.reason] ?? s.reason}\n` : `skipped ${s.path}: ${s.reason}\n`));
         if (flags.json) io.stdout(JSON.stringify({ dir: r.dir, fsType: r.target.fsType, files: r.files, bytes: r.bytes, skipped: r.skipped }, null, 2) + '\n');
+        else if (zh) io.stdout(forTerminalLines(`已上传 ${r.files.length} 个文件（${formatBytes(r.bytes)}）到 ${r.dir}（${r.target.fsType}，只在内存中）\n`));
         else io.stdout(forTerminalLines(`uploaded ${r.files.length} file${r.files.length === 1 ? '' : 's'} (${formatBytes(r.bytes)}) into ${r.dir} (${r.target.fsType}, RAM only)\n`));
         return 0;
       } catch (e) {
         if (e instanceof RamUploadRefused) {
-          io.stderr(forTerminalLines(`gpu-rent secure-upload: ${e.message}\n`));
+          io.stderr(forTerminalLines(`gpu-rent secure-upload: ${zh ? refusalZh(e.refusal, dir) : e.message}\n`));
           return 1;
         }
         throw e;

@@ -5,7 +5,8 @@ import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
 import { ALIYUN_METADATA_HOST, spotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
+import { helpLang, t } from '../../words';
+import { cliLang, type CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 import { durationText } from './pricing';
@@ -35,7 +36,29 @@ const SUMMARY = [
 
 const SHUTDOWN = 'shutdown -h now 2>/dev/null || poweroff 2>/dev/null || halt';
 
-export function statusText(s: WatchdogStatus): string {
+function statusTextZh(s: WatchdogStatus): string {
+  const lang: CliLang = 'zh-cn';
+  if (!s.installed) return '看门狗：未安装\n';
+  const d = (x: number) => durationText(x, lang);
+  const lines = [`看门狗：${s.armed ? '已就绪' : s.running ? '在运行（心跳迟到）' : s.state?.kind === 'fired' ? '已执行并退出' : '没有运行'}${s.pid ? `（pid ${s.pid}）` : ''}`];
+  if (s.heartbeatAgeSeconds !== null) lines.push(`上次心跳在 ${d(s.heartbeatAgeSeconds)} 前；每 ${s.pollSeconds ?? '?'} 秒检查一次`);
+  if (s.idleWindowSeconds) lines.push(`安静 ${d(s.idleWindowSeconds)} 后执行`);
+  else lines.push('闲置监视已关闭（只看抢占回收通知）');
+  if (s.state && s.now !== null) {
+    const ago = d(Math.max(0, s.now - s.state.at));
+    lines.push({ quiet: `GPU 从 ${ago} 前起一直安静`, busy: `GPU 忙碌（上次看到在 ${ago} 前）`, unknown: `没有 GPU 读数（上次尝试在 ${ago} 前）；从不当作闲置`, fired: `${ago} 前已执行` }[s.state.kind]);
+  }
+  const recent = s.events.slice(-8);
+  if (recent.length) {
+    lines.push('最近的事件：');
+    // The event kinds and details are the box script's own words (data), kept as written.
+    for (const e of recent) lines.push(`  ${new Date(e.at * 1000).toISOString().replace('.000Z', 'Z')}  ${e.kind}${e.detail ? ` ${e.detail}` : ''}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function statusText(s: WatchdogStatus, lang: CliLang = 'en'): string {
+  if (lang === 'zh-cn') return statusTextZh(s);
   if (!s.installed) return 'watchdog: not installed\n';
   const lines = [
     `watchdog: ${s.armed ? 'ARMED' : s.running ? 'running (heartbeat late)' : s.state?.kind === 'fired' ? 'fired and exited' : 'NOT running'}${s.pid ? ` (pid ${s.pid})` : ''}`,
@@ -76,16 +99,17 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'install|status|remove TARGET' });
     const verb = positionals[0];
-    if (verb !== 'install' && verb !== 'status' && verb !== 'remove') throw new UsageError(`expects install, status or remove first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`);
+    const lang = cliLang(flags.lang, io.env);
+    if (verb !== 'install' && verb !== 'status' && verb !== 'remove') throw new UsageError(`expects install, status or remove first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`, `第一个参数应为 install、status 或 remove，却是${verb === undefined ? '空的' : ` "${verb}"`}`);
     let config: WatchdogConfig | null = null;
     if (verb === 'install') {
       const action = flags.action;
-      if (!action) throw new UsageError('--action is required for install: none, shutdown or command');
-      if (action === 'command' && !flags['action-command']) throw new UsageError('--action command needs --action-command CMD');
-      if (action !== 'command' && flags['action-command']) throw new UsageError('--action-command goes with --action command');
-      if (flags['spot-metadata'] && !flags.spot) throw new UsageError('--spot-metadata goes with --spot');
+      if (!action) throw new UsageError('--action is required for install: none, shutdown or command', 'install 必须给出 --action：none、shutdown 或 command');
+      if (action === 'command' && !flags['action-command']) throw new UsageError('--action command needs --action-command CMD', '--action command 需要 --action-command CMD');
+      if (action !== 'command' && flags['action-command']) throw new UsageError('--action-command goes with --action command', '--action-command 要和 --action command 一起用');
+      if (flags['spot-metadata'] && !flags.spot) throw new UsageError('--spot-metadata goes with --spot', '--spot-metadata 要和 --spot 一起用');
       const window = flags.window ?? 1800;
-      if (window === 0 && !flags.spot) throw new UsageError('--window 0 turns the idle watch off; add --spot, or the watchdog would do nothing');
+      if (window === 0 && !flags.spot) throw new UsageError('--window 0 turns the idle watch off; add --spot, or the watchdog would do nothing', '--window 0 会关闭闲置监视；请加 --spot，否则看门狗什么也不做');
       config = {
         pollSeconds: flags.poll ?? 60,
         utilizationThresholdPct: flags.threshold ?? 10,
@@ -99,20 +123,21 @@ export const command: CliCommand = {
       };
     } else {
       for (const f of ['window', 'threshold', 'poll', 'hook', 'hook-timeout', 'action', 'action-command', 'action-if-hook-fails', 'spot', 'spot-metadata', 'watch-dir'] as const) {
-        if (flags[f] !== undefined) throw new UsageError(`--${f} goes with install`);
+        if (flags[f] !== undefined) throw new UsageError(`--${f} goes with install`, `--${f} 只用于 install`);
       }
     }
     return withRemote(positionals[1], flags, io, async (conn) => {
       if (verb === 'remove') {
         const r = await removeWatchdog(conn);
-        io.stdout(forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`));
+        if (lang === 'zh-cn') io.stdout(forTerminalLines(!r.wasInstalled ? '看门狗：本来就没有安装\n' : `看门狗：已删除${r.wasRunning ? '（它原本在运行）' : ''}\n`));
+        else io.stdout(forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`));
         return 0;
       }
       const s = verb === 'install' ? await installWatchdog(conn, config!) : await watchdogStatus(conn);
       if (flags.json) io.stdout(JSON.stringify(s, null, 2) + '\n');
       else {
-        io.stdout(forTerminalLines(statusText(s)));
-        if (verb === 'install' && config && !config.hookCommand) io.stderr(forTerminalLines('note: no --hook: nothing syncs your checkpoints before the action\n'));
+        io.stdout(forTerminalLines(statusText(s, lang)));
+        if (verb === 'install' && config && !config.hookCommand) io.stderr(forTerminalLines(t(lang, 'note: no --hook: nothing syncs your checkpoints before the action\n', '注意：没有 --hook：执行动作前没有任何东西同步你的检查点\n')));
       }
       return verb === 'status' && s.installed && !s.armed && s.state?.kind !== 'fired' ? 1 : 0;
     });

@@ -3,7 +3,8 @@ import { forTerminalLines } from '../../../core/text';
 import { formatBytes } from '../../../core/format';
 import { wipeRamDir } from '../../../remote/guards/ramdisk';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang } from '../../words';
+import { helpLang, t } from '../../words';
+import { cliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -25,24 +26,25 @@ export const command: CliCommand = {
   run: async (argv, io) => {
     const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TARGET DIR' });
     const dir = positionals[1];
-    if (!dir) throw new UsageError('expects TARGET and the DIR to wipe on the box');
+    const lang = cliLang(flags.lang, io.env);
+    if (!dir) throw new UsageError('expects TARGET and the DIR to wipe on the box', '需要 TARGET 和机器上要清除的 DIR');
     return withRemote(positionals[0], flags, io, async (conn) => {
       const r = await wipeRamDir(conn, dir, { force: flags.force === true });
       switch (r.kind) {
         case 'wiped':
-          io.stdout(forTerminalLines(`wiped ${r.resolved} (${formatBytes(r.bytes)})\n`));
+          io.stdout(forTerminalLines(t(lang, 'wiped {0} ({1})\n', '已清除 {0}（{1}）\n', r.resolved, formatBytes(r.bytes))));
           return 0;
         case 'absent':
-          io.stdout(forTerminalLines(`nothing to wipe: ${dir} does not exist on the box\n`));
+          io.stdout(forTerminalLines(t(lang, 'nothing to wipe: {0} does not exist on the box\n', '没有要清除的：机器上不存在 {0}\n', dir)));
           return 0;
         case 'notOurs':
-          io.stderr(forTerminalLines(`gpu-rent wipe: ${r.resolved} was not made by gpu-rent secure-upload; add --force to remove it anyway\n`));
+          io.stderr(forTerminalLines(`gpu-rent wipe: ${t(lang, '{0} was not made by gpu-rent secure-upload; add --force to remove it anyway', '{0} 不是 gpu-rent secure-upload 创建的；仍要删除请加 --force', r.resolved)}\n`));
           return 1;
         case 'notRam':
-          io.stderr(forTerminalLines(`gpu-rent wipe: ${r.resolved} is on ${r.fsType}, not RAM: deleting does not erase it from the disk. Add --force to delete it anyway\n`));
+          io.stderr(forTerminalLines(`gpu-rent wipe: ${t(lang, '{0} is on {1}, not RAM: deleting does not erase it from the disk. Add --force to delete it anyway', '{0} 在 {1} 上，不在内存中：删除并不会把它从磁盘上抹掉。仍要删除请加 --force', r.resolved, r.fsType)}\n`));
           return 1;
         case 'refused':
-          io.stderr(forTerminalLines(`gpu-rent wipe: refusing to remove ${r.resolved || dir} (the root, your home, a top-level folder or a mount point)\n`));
+          io.stderr(forTerminalLines(`gpu-rent wipe: ${t(lang, 'refusing to remove {0} (the root, your home, a top-level folder or a mount point)', '拒绝删除 {0}（根目录、你的主目录、顶层文件夹或挂载点）', r.resolved || dir)}\n`));
           return 1;
       }
     });
