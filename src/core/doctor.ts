@@ -3,11 +3,14 @@
 // output is codes and numbers only — doctor-text.ts turns them into words.
 import { cudaFitsDriver, cudaFromDriverCode, driverMaxCudaFor, minDriverFor, type DriverPlatform } from './compat/cuda-driver';
 import { computeCapabilityForName, isNotNvidia } from './compat/gpu-arch';
-import { archSupports, findRelease, pipCommand, TORCH_RELEASES, wheelArchs, type TorchRelease } from './compat/torch-wheels';
+import { archSupports, findRelease, pipCommand, TORCH_RELEASES, wheelArchs } from './compat/torch-wheels';
 import { compareVersions, cudaFromTag, cudaMinor, parseTorchVersion } from './compat/version';
+import { minDriverForGpu, suggestWheel, type BoxFacts } from './doctor-wheel';
 import { parseTorchProbe, type ProbeResult, type TorchProbe } from './probe';
 import { parseNvidiaSmi } from './smi';
 import type { SmiFailure, SmiReport, SmiResult } from './smi/types';
+
+export { suggestWheel } from './doctor-wheel';
 
 export type Verdict =
   | 'ok'
@@ -88,49 +91,6 @@ function probeOf(p: ProbeResult | TorchProbe | undefined, reasons: Reason[]): To
   return p;
 }
 
-interface Ctx {
-  driver: { version: string | null; maxCuda: string | null };
-  cc: string | null;
-  python: string | null;
-  platform: DriverPlatform;
-}
-
-function fitsBox(ctx: Ctx, rel: TorchRelease, cuda: string): boolean {
-  if (!ctx.driver.version && !ctx.driver.maxCuda) return false;
-  if (!cudaFitsDriver(cuda, ctx.driver, ctx.platform).fits) return false;
-  if (ctx.cc && !archSupports(wheelArchs(rel.torch, cuda), ctx.cc)) return false;
-  return true;
-}
-
-const pythonFits = (rel: TorchRelease, python: string | null): boolean => {
-  if (!python || !rel.python) return true;
-  const py = python.split('.').slice(0, 2).join('.');
-  return compareVersions(py, rel.python.min) >= 0 && compareVersions(py, rel.python.max) <= 0;
-};
-
-/** Keep the user's release when one of its builds fits the box; else the newest release that does. */
-export function suggestWheel(ctx: Ctx, keep: string | null): { release: TorchRelease; cuda: string; kept: boolean } | null {
-  const kept = keep ? findRelease(keep) : undefined;
-  if (kept) {
-    for (const cuda of [...kept.cuda].reverse()) if (fitsBox(ctx, kept, cuda)) return { release: kept, cuda, kept: true };
-  }
-  for (const rel of TORCH_RELEASES) {
-    // Suggest only rows whose torchvision/torchaudio pairing is known.
-    if (rel.torchaudio === null && compareVersions(rel.torch, '1.7.0') >= 0) continue;
-    if (!pythonFits(rel, ctx.python)) continue;
-    for (const cuda of [...rel.cuda].reverse()) if (fitsBox(ctx, rel, cuda)) return { release: rel, cuda, kept: false };
-  }
-  return null;
-}
-
-/** The lowest driver that would let some build of this release (or any release) run on this GPU. */
-function minDriverForGpu(cc: string | null, keep: string | null, platform: DriverPlatform): string | null {
-  const rels = [findRelease(keep ?? '')].filter((x): x is TorchRelease => Boolean(x));
-  for (const rel of rels.length ? rels : TORCH_RELEASES.slice(0, 1)) {
-    for (const cuda of rel.cuda) if (!cc || archSupports(wheelArchs(rel.torch, cuda), cc)) return minDriverFor(cuda, platform);
-  }
-  return null;
-}
 
 function classifyTorchError(text: string): { code: string; driverMaxCuda?: string } | null {
   const found = /found version (\d{4,5})/.exec(text);
@@ -217,7 +177,7 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   if (!given && !byName && oldest && report && report.gpus.length > 1) d.gpuName = oldest.name;
   if (!given && (byName || oldest?.fromName) && d.computeCapability) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
 
-  const ctx: Ctx = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
+  const ctx: BoxFacts = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
   // A fresh env where the shared one is polluted: conda only where the probe found conda (the
   // interpreter is a conda env, or CONDA_PREFIX is set), else a plain venv of the box's Python.
   const freshEnv = (): AdviceCode => (probe && (probe.conda !== null || probe.condaPrefix !== null) ? 'fresh-conda-env' : 'fresh-venv');
