@@ -10,7 +10,8 @@ import { SshPool } from '../app/pool';
 import { readSshConfigSync } from '../app/sshConfig';
 import { knownHostsName, tryParseTarget, type SshTarget } from '../remote/target';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from './lang';
-import { CliError, t } from './words';
+import { CliError, l10nIn, t } from './words';
+import { boxFailureText, loginProblemText, protocolFailureText } from '../app/remoteWords';
 
 export const TARGET_HELP =
   'TARGET is ssh://user@host:port, the login command the platform shows pasted whole in quotes ' +
@@ -40,7 +41,7 @@ export interface RemoteFlags {
 export function targetFromArg(text: string | undefined, io: CliIO): SshTarget {
   if (text === undefined || text.trim() === '') throw new UsageError(`missing TARGET. ${TARGET_HELP}`, `缺少 TARGET。${TARGET_HELP_ZH}`);
   const r = tryParseTarget(text, { sshConfig: readSshConfigSync({ env: io.env }) });
-  if (!r.ok) throw new UsageError(`bad TARGET: ${r.problem}`, `TARGET 无法使用：${r.problem}`);
+  if (!r.ok) throw new UsageError(`bad TARGET: ${r.problem}`, `TARGET 无法使用：${loginProblemText(r.reason, l10nIn('zh-cn'))}`);
   return r.target;
 }
 
@@ -105,13 +106,31 @@ export function connectOptions(flags: RemoteFlags, io: CliIO): ConnectOptions {
   return opts;
 }
 
+const zhWords = l10nIn('zh-cn');
+
+/** A RemoteError whose code and facts say it all (no English message needed beside the Chinese). */
+function coded(e: RemoteError): boolean {
+  return (e.is('bad-target') && !!e.detail.login) || (e.is('remote-failed') && !!e.detail.failure) || (e.is('protocol') && !!e.detail.failure);
+}
+
+function badTargetZh(e: RemoteError): string {
+  return e.is('bad-target') && e.detail.login ? loginProblemText(e.detail.login, zhWords) : e.message;
+}
+
+/** A box or SSH failure in Chinese (the extension's words), or the English message when it has no code. */
+function failureZh(e: RemoteError): string {
+  if (e.is('remote-failed') && e.detail.failure) return boxFailureText(e.detail.failure, zhWords);
+  if (e.is('protocol') && e.detail.failure) return protocolFailureText(e.detail.failure, zhWords);
+  return e.message;
+}
+
 /** What went wrong, in Chinese, with the extension's words for the same failure; the English detail follows. */
 function remoteErrorZh(e: RemoteError): string {
   const d = e.detail as { host?: string; port?: number };
   const where = d.host ? `${d.host}${d.port ? `:${d.port}` : ''}` : '实例';
   const z = (en: string, zh: string) => t('zh-cn', en, zh, where, e.message);
   const line = {
-    'bad-target': () => t('zh-cn', 'The login cannot be used: {0}', '该登录信息无法使用：{0}', e.message),
+    'bad-target': () => t('zh-cn', 'The login cannot be used: {0}', '该登录信息无法使用：{0}', badTargetZh(e)),
     'host-key-changed': () => z('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', '{0} 的主机密钥自上次连接后变了。没有发送任何内容：没有密码，也没有命令。如果平台确实迁移了实例，请检查已记住的条目；否则可能有人在中间。'),
     'host-key-unknown': () => z('The host key of {0} was not trusted, so nothing was sent.', '{0} 的主机密钥未被信任，因此没有发送任何内容。'),
     'auth-failed': () => z('{0} refused the login. After a restart the platform may show a new password: paste the new login command.', '{0} 拒绝了登录。重启后平台可能显示新密码：请粘贴新的登录命令。'),
@@ -122,18 +141,19 @@ function remoteErrorZh(e: RemoteError): string {
     'session-limit': () => z('{0} refused another session (too many open at once).', '{0} 拒绝再开会话（同时打开的太多）。'),
     disconnected: () => z('The connection to {0} dropped.', '到 {0} 的连接断开了。'),
     aborted: () => t('zh-cn', 'Cancelled.', '已取消。'),
-    protocol: () => z('SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}'),
-    'remote-failed': () => z('SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}'),
+    protocol: () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
+    'remote-failed': () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
   }[e.code]();
   const hint = e.hint === 'paste-new-login-command' ? '如果实例重启过，它的 SSH 端口和密码可能变了（AutoDL 每次开关机都会变）：请从控制台粘贴新的登录命令。' : e.hint === 'instance-may-be-starting' ? '控制台可能在 sshd 启动前就显示“运行中”：请等几秒再试。' : '';
-  const detail = line.includes(e.message) ? '' : `\n（${e.message}）`;
+  // A coded failure is all in Chinese; an uncoded one keeps its English message beside ours.
+  const detail = coded(e) || line.includes(e.message) ? '' : `\n（${e.message}）`;
   return `${line}${detail}${hint ? `\n${hint}` : ''}`;
 }
 
 /** Turns a RemoteError into an Error whose message (English, or its `zh` under a Chinese locale) the dispatcher prints as is. */
 export function asCliError(e: unknown): unknown {
   if (e instanceof RemoteError) {
-    if (e.code === 'bad-target') return new UsageError(e.message, `TARGET 无法使用：${e.message}`);
+    if (e.code === 'bad-target') return new UsageError(e.message, `TARGET 无法使用：${badTargetZh(e)}`);
     return new CliError(describeRemoteError(e), remoteErrorZh(e), { cause: e });
   }
   return e;

@@ -24,6 +24,11 @@ export function t(lang: CliLang, en: string, zh: string, ...values: (string | nu
   return fill(lang === 'zh-cn' ? shared(en, zh) : en, ...values);
 }
 
+/** vscode.l10n's shape for the words both front ends share (app/remoteWords.ts): the English template, or the bundle's Chinese for it. */
+export function l10nIn(lang: CliLang): { t(message: string, ...args: (string | number | boolean)[]): string } {
+  return { t: (message, ...args) => t(lang, message, message, ...args.map((a) => (typeof a === 'boolean' ? String(a) : a))) };
+}
+
 /** The language of `gpu-rent CMD --help` (answered before the flags are parsed). */
 export function helpLang(ctx: { env: NodeJS.ProcessEnv; argv: readonly string[] } | undefined): CliLang {
   return ctx ? cliLang(langInArgv(ctx.argv), ctx.env) : 'en';

@@ -1,0 +1,241 @@
+// Remote failures in the user's words (issue 23.6: "remote errors localized instead of English
+// inside Chinese sentences"): every login problem, box failure and SSH failure the remote layer
+// raises is a code with its facts; its English is the message it always had (the literal old
+// strings below are the oracle), and through the zh bundle, as VS Code and the CLI read it, it
+// holds no English sentence. What the box said stays data: inert, cut, never a link.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { boxFailed, boxFailureEnglish, boxOutput, protocolFailed, protocolFailureEnglish, RemoteError, type BoxFailure, type BoxFailureCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
+import { loginProblemEnglish, parseTarget, tryParseTarget, type LoginProblem, type LoginProblemCode } from '../../src/remote/target';
+import { boxFailureText, loginProblemText, protocolFailureText, type L10n } from '../../src/app/remoteWords';
+import { asCliError, targetFromArg } from '../../src/cli/remote-common';
+import { messageIn } from '../../src/cli/words';
+import type { CliIO } from '../../src/cli/command';
+
+const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
+const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
+const en: L10n = { t: (m, ...a) => fill(m, a) };
+const inZh: L10n = {
+  t: (m, ...a) => {
+    assert.ok(zh[m], `no zh entry for: ${m}`);
+    return fill(zh[m]!, a);
+  },
+};
+
+// Words a Chinese sentence keeps as they are: commands, flags, units, protocol and product names.
+const KEPT = [
+  'gpu-rent stop TARGET',
+  'gpu-rent jobs TARGET',
+  'ssh://user@host:port',
+  'ssh -p 12345 root@host',
+  '~/.ssh/config',
+  'GPU_RENT_PASSWORD',
+  'Key=Value',
+  'HostName',
+  'Host',
+  'Port',
+  'nvidia-smi',
+  '--master-addr',
+  '--gpus',
+  '--name',
+  '--port',
+  'torch',
+  'wipe',
+  'VPC',
+  'MiB',
+  'KiB',
+  'SSH',
+  'GPU',
+  'ssh',
+  'pid',
+];
+
+/** What is left of a Chinese text once the facts it names and the kept words are taken out. */
+function englishLeft(text: string, facts: readonly string[]): string {
+  let rest = text;
+  for (const f of [...facts].sort((a, b) => b.length - a.length)) if (f) rest = rest.replaceAll(f, ' ');
+  for (const k of KEPT) rest = rest.replaceAll(k, ' ');
+  return rest;
+}
+
+const factsOf = (o: object): string[] =>
+  Object.values(o).flatMap((v) => (typeof v === 'string' ? [v] : typeof v === 'number' ? [String(v), String(v / 1024 / 1024)] : v && typeof v === 'object' ? factsOf(v) : []));
+
+// One of each code, typed by code: a new code without a case here does not compile.
+const BOX: { [C in BoxFailureCode]: [Extract<BoxFailure, { code: C }>, string] } = {
+  'probe-output-too-big': [{ code: 'probe-output-too-big', limitBytes: 4 * 1024 * 1024 }, 'the probe printed more than 4 MiB on the box (a real one prints a few KiB); stopped it and read nothing of it'],
+  'probe-unfinished': [{ code: 'probe-unfinished', exit: '137', output: 'Killed' }, 'the probe did not finish on the box (exit 137): Killed'],
+  'jobs-output-too-big': [{ code: 'jobs-output-too-big', limitBytes: 1024 * 1024 }, 'the jobs listing printed more than 1 MiB on the box (a real one is a few KiB); not read'],
+  'gpu-count-unreadable': [{ code: 'gpu-count-unreadable', output: 'notFound: nvidia-smi: command not found' }, 'could not read the GPU count from nvidia-smi (notFound: nvidia-smi: command not found); pass --gpus N'],
+  'gpu-none-listed': [{ code: 'gpu-none-listed' }, 'nvidia-smi lists no GPU on this box; pass --gpus N'],
+  'job-already-running': [{ code: 'job-already-running', name: 'train7' }, 'a job named train7 is already running: stop it first (gpu-rent stop TARGET train7) or pick another --name'],
+  'job-start-failed': [{ code: 'job-start-failed', name: 'train7', exit: '5', output: 'tmux: need UTF-8 locale' }, 'could not start job train7 (exit 5): tmux: need UTF-8 locale'],
+  'job-not-found': [{ code: 'job-not-found', name: 'train7' }, 'no job named train7 on this box (gpu-rent jobs TARGET lists them)'],
+  'private-address-unknown': [{ code: 'private-address-unknown' }, 'could not find the first node’s private address: pass --master-addr'],
+  'gpu-counts-differ': [{ code: 'gpu-counts-differ', counts: 'node0: 8, node1: 4' }, 'the nodes have different GPU counts (node0: 8, node1: 4): every node needs the same number'],
+  'port-in-use': [{ code: 'port-in-use', port: 29500, node: 'node0' }, 'port 29500 on node0 is already in use: pick another --port'],
+  'nodes-unreachable': [
+    { code: 'nodes-unreachable', nodes: 'node1', first: 'node0', address: '172.16.0.8', port: 29500, output: 'Connection refused' },
+    'node1 cannot reach node0 at 172.16.0.8:29500 (Connection refused): put the nodes in one VPC / security group that allows the port',
+  ],
+  'env-capture-unfinished': [{ code: 'env-capture-unfinished', exit: '1' }, 'capturing the environment did not finish on the box (exit 1)'],
+  'torch-command-unexpected': [{ code: 'torch-command-unexpected', command: 'conda install torch' }, 'unexpected torch install command: conda install torch'],
+  'torch-word-unexpected': [{ code: 'torch-word-unexpected', word: '$(id)' }, 'unexpected word in the torch install command: $(id)'],
+  'step-failed': [{ code: 'step-failed', step: { step: 'watchdog-start' }, exit: '1', output: 'setsid: not found' }, 'starting the watchdog failed on the box (exit 1): setsid: not found'],
+  'watchdog-not-armed': [{ code: 'watchdog-not-armed', pid: 'none', running: false, outputPath: '/root/.gpu-rent/watchdog/output.log' }, 'the watchdog did not arm on the box (pid none, not running, no heartbeat); see /root/.gpu-rent/watchdog/output.log'],
+  'ram-upload-failed': [{ code: 'ram-upload-failed', file: 'keys/id_rsa', dir: '/dev/shm/gpu-rent', output: 'No such file' }, 'uploading keys/id_rsa failed: No such file. Files already in /dev/shm/gpu-rent stay in RAM; run wipe to remove them.'],
+};
+
+// Every step runSh names, with the English it always had.
+const STEPS: [BoxFailure & { code: 'step-failed' }, string][] = (
+  [
+    [{ step: 'watchdog-status' }, 'reading the watchdog status'],
+    [{ step: 'watchdog-start' }, 'starting the watchdog'],
+    [{ step: 'watchdog-remove' }, 'removing the watchdog'],
+    [{ step: 'watchdog-write', name: 'watchdog.sh' }, 'writing watchdog.sh'],
+    [{ step: 'ram-check' }, 'checking the upload folder'],
+    [{ step: 'ram-create' }, 'creating the RAM folder'],
+    [{ step: 'ram-wipe' }, 'wiping the RAM folder'],
+    [{ step: 'env-copy', name: 'environment.yml' }, 'copying environment.yml'],
+  ] as const
+).map(([step, what]) => [{ code: 'step-failed', step, exit: 'signal', output: '' }, `${what} failed on the box (exit signal)`]);
+
+const PROTOCOL: { [C in ProtocolFailureCode]: [Extract<ProtocolFailure, { code: C }>, string] } = {
+  'ssh-setup': [{ code: 'ssh-setup', output: 'Invalid username' }, 'SSH setup failed: Invalid username'],
+  'ssh-handshake': [{ code: 'ssh-handshake', label: 'root@h.example:22', output: 'no matching key exchange algorithm' }, 'SSH handshake with root@h.example:22 failed: no matching key exchange algorithm'],
+  'ssh-channel': [{ code: 'ssh-channel', output: 'Channel open failure: open failed' }, 'SSH channel failed: Channel open failure: open failed'],
+  'host-key-format': [{ code: 'host-key-format' }, 'the server sent a host key in an unknown format'],
+  'ssh-other': [{ code: 'ssh-other', output: 'Error: write EPIPE' }, 'Error: write EPIPE'],
+};
+
+// A paste for each login problem, and the English the parser always gave for it.
+const LOGIN: { [C in LoginProblemCode]: [input: unknown, english: string] } = {
+  'login-not-text': [42, 'the target must be text'],
+  'login-empty': ['', 'no target given (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)'],
+  'login-control-chars': ['a\u0000b', 'the target contains control characters'],
+  'login-not-a-target': ['bad host name', '"bad host name" is not a target (expected ssh://user@host:port, a pasted ssh login command, or a Host from ~/.ssh/config)'],
+  'login-quote-unbalanced': ["ssh 'root@h", "unbalanced ' quote in the login command"],
+  'login-port-range': ['ssh -p 99999 root@h', '-p: the port must be a number from 1 to 65535, got "99999"'],
+  'login-password-inside': ['root:pw@h', 'do not put a password in the target: set GPU_RENT_PASSWORD or answer the prompt'],
+  'login-user-invalid': ['r!oot@h', 'target: "r!oot" is not a valid user name'],
+  'login-host-empty': ['root@', 'target: the host name is empty'],
+  'login-host-invalid': ['root@-bad-', 'target: "-bad-" is not a valid host name or address'],
+  'login-url-invalid': ['ssh://[', '"ssh://[" is not a valid ssh:// address (expected ssh://user@host:port)'],
+  'login-url-path': ['ssh://h:22/path', 'ssh:// address "ssh://h:22/path" has a path or query; expected ssh://user@host:port'],
+  'login-url-user-encoding': ['ssh://%E0%A4%A@h', 'the user name in "ssh://%E0%A4%A@h" is not valid percent-encoding'],
+  'login-option-form': ['ssh -o =yes root@h', '-o "=yes" is not an option of the form Key=Value'],
+  'login-flag-unknown': ['ssh -Z root@h', 'unknown ssh option -Z in the login command'],
+  'login-flag-value': ['ssh -p', 'ssh option -p needs a value'],
+  'login-jump-host': ['ssh -J jump root@h', 'jump hosts (-J) are not supported yet: connect to the box directly'],
+  'login-no-host': ['ssh -p 22', 'the login command names no host (expected e.g. ssh -p 12345 root@host)'],
+};
+
+// More places a problem can sit, with the English prefix each always had.
+const MORE_LOGIN: [string, LoginProblemCode, string][] = [
+  ['ssh -o Port=0 root@h', 'login-port-range', '-o Port: the port must be a number from 1 to 65535, got "0"'],
+  ['root@h:70000', 'login-port-range', 'target: the port must be a number from 1 to 65535, got "70000"'],
+  ['ssh r!oot@h', 'login-user-invalid', 'login command: "r!oot" is not a valid user name'],
+  ['ssh -o HostName=-x- h', 'login-host-invalid', '-o HostName: "-x-" is not a valid host name or address'],
+  ['ssh://-bad-:22', 'login-host-invalid', '"-bad-" is not a valid host name or address'],
+  ['ssh -l r!oot h', 'login-user-invalid', '"r!oot" is not a valid user name'],
+  ['ssh root@', 'login-host-empty', 'login command: the host name is empty'],
+];
+
+describe('remote failures as codes, in the user’s words (app/remoteWords)', () => {
+  it('each box failure and SSH failure keeps the English message it always had, and the English words are that message', () => {
+    for (const [f, english] of [...Object.values(BOX), ...STEPS] as [BoxFailure, string][]) {
+      assert.equal(boxFailureEnglish(f), english);
+      const e = boxFailed(f);
+      assert.ok(e instanceof RemoteError && e.is('remote-failed'));
+      assert.equal(e.message, english);
+      assert.deepEqual(e.detail.failure, f);
+      assert.equal(boxFailureText(f, en), english);
+    }
+    for (const [f, english] of Object.values(PROTOCOL) as [ProtocolFailure, string][]) {
+      assert.equal(protocolFailureEnglish(f), english);
+      const e = protocolFailed(f, { detail: { host: 'h.example', port: 22 } });
+      assert.ok(e.is('protocol') && e.detail.failure === f && e.detail.host === 'h.example');
+      assert.equal(e.message, english);
+      assert.equal(protocolFailureText(f, en), english);
+    }
+  });
+
+  it('each login problem has its code, the English the parser always gave, and the same English in the words', () => {
+    for (const [code, [input, english]] of Object.entries(LOGIN)) {
+      const r = tryParseTarget(input as string);
+      assert.ok(!r.ok, String(input));
+      assert.equal(r.reason.code, code, String(input));
+      assert.equal(r.problem, english);
+      assert.equal(loginProblemEnglish(r.reason), english);
+      assert.equal(loginProblemText(r.reason, en), english);
+    }
+    for (const [input, code, english] of MORE_LOGIN) {
+      const r = tryParseTarget(input);
+      assert.ok(!r.ok && r.reason.code === code, input);
+      assert.equal(r.problem, english);
+      assert.equal(loginProblemText(r.reason, en), english);
+    }
+    assert.throws(
+      () => parseTarget('ssh -p 0 root@h'),
+      (e: unknown) => e instanceof RemoteError && e.is('bad-target') && e.detail.login?.code === 'login-port-range' && e.detail.login.port === '0',
+    );
+  });
+
+  it('in Chinese every code has words of its own, with no English sentence inside', () => {
+    const texts: string[] = [];
+    const check = (text: string, facts: string[], what: string) => {
+      assert.doesNotMatch(englishLeft(text, facts), /[A-Za-z]{3,}/, `${what}: ${text}`);
+      assert.match(text, /[\u4e00-\u9fff]/, what);
+      texts.push(text);
+    };
+    for (const [f] of [...Object.values(BOX), ...STEPS] as [BoxFailure, string][]) check(boxFailureText(f, inZh), factsOf(f), f.code);
+    for (const [f] of Object.values(PROTOCOL) as [ProtocolFailure, string][]) if (f.code !== 'ssh-other') check(protocolFailureText(f, inZh), factsOf(f), f.code);
+    const problems: LoginProblem[] = [...Object.values(LOGIN).map(([i]) => i), ...MORE_LOGIN.map(([i]) => i)].map((i) => {
+      const r = tryParseTarget(i as string);
+      assert.ok(!r.ok);
+      return r.reason;
+    });
+    for (const p of problems) check(loginProblemText(p, inZh), factsOf(p).filter((v) => v !== p.code && !['target', 'login-command', 'url'].includes(v)), p.code);
+    assert.equal(new Set(texts).size, texts.length, 'two codes share their words');
+    // The place a problem sits is said in Chinese too.
+    assert.match(loginProblemText(problems.find((p) => p.code === 'login-host-empty')!, inZh), /^目标：/);
+  });
+
+  it('what the box said stays data: inert, on one line, cut, never a link', () => {
+    const hostile = `\x1b]52;c;cHduZWQ=\x07[Update Login](command:workbench.action.terminal.sendSequence?%7B%7D)\n<img src=x>\u202e${'A'.repeat(5000)}`;
+    const f: BoxFailure = { code: 'job-start-failed', name: 'train7', exit: '1', output: boxOutput(hostile) };
+    assert.ok(f.output.length <= 1000);
+    assert.doesNotMatch(f.output, /[\x00-\x1f\u202e]/);
+    for (const l10n of [en, inZh]) {
+      const text = boxFailureText(f, l10n);
+      assert.doesNotMatch(text, /\]\(|[\x00-\x1f\u202e<>]/);
+      assert.ok(text.length < 400, `${text.length} characters`);
+    }
+  });
+});
+
+describe('the CLI says remote failures in Chinese (cli/remote-common)', () => {
+  const io: CliIO = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: { HOME: '/nonexistent-home' }, isTTY: false };
+
+  it('a bad TARGET: the English as before, the Chinese with no English sentence', () => {
+    let err: unknown;
+    try {
+      targetFromArg('ssh -p 99999 root@h', io);
+    } catch (e) {
+      err = e;
+    }
+    assert.equal(messageIn('en', err), 'bad TARGET: -p: the port must be a number from 1 to 65535, got "99999"');
+    assert.equal(messageIn('zh-cn', err), 'TARGET 无法使用：-p：端口必须是 1 到 65535 之间的数字，收到的是“99999”');
+  });
+
+  it('a coded box failure is all Chinese; one without a code keeps its English message inside the Chinese frame, as before', () => {
+    const coded = asCliError(boxFailed(BOX['job-already-running'][0], { detail: { host: 'h.example', port: 2222 } }));
+    assert.equal(messageIn('en', coded), BOX['job-already-running'][1]);
+    const z = messageIn('zh-cn', coded);
+    assert.equal(z, 'SSH 连接 h.example:2222 失败：名为 train7 的任务已在运行：请先停止它（gpu-rent stop TARGET train7），或用 --name 换个名字');
+    const plain = messageIn('zh-cn', asCliError(new RemoteError('remote-failed', 'something only English knows', { detail: { host: 'h.example', port: 2222 } })));
+    assert.equal(plain, 'SSH 连接 h.example:2222 失败：something only English knows');
+    const login = asCliError(new RemoteError('bad-target', 'ssh option -p needs a value', { detail: { login: { code: 'login-flag-value', flag: 'p' } } }));
+    assert.equal(messageIn('zh-cn', login), 'TARGET 无法使用：ssh 选项 -p 需要一个值');
+  });
+});
