@@ -9,6 +9,9 @@ import { boxFailed, boxOutput, RemoteError } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
 import { boxLines, trimEndOf } from '../core/boxLines';
+import { wrapWithLauncher, type Launcher } from './jobs-launcher';
+
+export { LAUNCHERS, wrapWithLauncher, type Launcher } from './jobs-launcher';
 
 /** What a jobs listing, nvidia-smi or a stop may print: real replies are a few KiB. */
 const SMALL_REPLY_BYTES = 4 * 1024 * 1024;
@@ -23,9 +26,6 @@ function excerpt(text: string, lines = 2): string {
 
 /** Where job records live on the box, relative to $HOME. */
 export const JOBS_DIR = '.gpu-rent/jobs';
-
-export type Launcher = 'torchrun' | 'deepspeed' | 'accelerate';
-export const LAUNCHERS: readonly Launcher[] = ['torchrun', 'deepspeed', 'accelerate'];
 
 export interface StartJobOptions {
   name: string;
@@ -87,25 +87,6 @@ export function sanitizeJobName(raw: string): string {
   const name = trimEndOf(cleaned, '-').slice(0, NAME_MAX);
   if (name === '') throw new RemoteError('bad-target', `"${raw}" is not usable as a job name: use letters, digits, - and _`);
   return name;
-}
-
-/** Wraps argv in a distributed launcher with the given number of GPUs. */
-export function wrapWithLauncher(launcher: Launcher, gpus: number, argv: string[]): string[] {
-  if (!Number.isInteger(gpus) || gpus < 1) throw new RemoteError('bad-target', `--gpus must be a whole number ≥ 1, got ${gpus}`);
-  if (argv.length === 0) throw new RemoteError('bad-target', 'no command to launch');
-  // `python train.py …` → the launcher runs `train.py …` with its own Python.
-  const isPython = /^(?:.*\/)?python(?:3(?:\.\d+)?)?$/.test(argv[0]!);
-  const script = isPython ? argv.slice(1) : argv;
-  if (script.length === 0) throw new RemoteError('bad-target', 'the launcher needs a script after python');
-  const direct = !isPython && !script[0]!.endsWith('.py');
-  switch (launcher) {
-    case 'torchrun':
-      return ['torchrun', '--standalone', `--nproc_per_node=${gpus}`, ...(direct ? ['--no-python'] : []), ...script];
-    case 'deepspeed':
-      return ['deepspeed', `--num_gpus=${gpus}`, ...(direct ? ['--no_python'] : []), ...script];
-    case 'accelerate':
-      return ['accelerate', 'launch', `--num_processes=${gpus}`, ...(gpus > 1 ? ['--multi_gpu'] : []), ...(direct ? ['--no_python'] : []), ...script];
-  }
 }
 
 /** GPUs nvidia-smi lists on the box. */
