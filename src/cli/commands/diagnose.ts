@@ -35,18 +35,18 @@ export const command: CliCommand = {
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (flags.driver === undefined) throw new UsageError('needs --driver VER (the "Driver Version" nvidia-smi prints)');
-    if (!/^\d{2,4}\.\d{1,3}(\.\d{1,3})?$/.test(flags.driver)) throw new UsageError(`--driver expects a driver version like 535.104.05, got "${flags.driver}"`);
-    if (flags.cuda !== undefined && !/^\d{1,2}\.\d$/.test(flags.cuda)) throw new UsageError(`--cuda expects X.Y like 12.2, got "${flags.cuda}"`);
-    if (flags.torch === undefined) throw new UsageError('needs --torch VER (e.g. 2.1.0+cu121; torch.__version__)');
+    if (flags.driver === undefined) throw new UsageError('needs --driver VER (the "Driver Version" nvidia-smi prints)', '需要 --driver VER（nvidia-smi 打印的 "Driver Version"）');
+    if (!/^\d{2,4}\.\d{1,3}(\.\d{1,3})?$/.test(flags.driver)) throw new UsageError(`--driver expects a driver version like 535.104.05, got "${flags.driver}"`, `--driver 需要像 535.104.05 这样的驱动版本，却是 "${flags.driver}"`);
+    if (flags.cuda !== undefined && !/^\d{1,2}\.\d$/.test(flags.cuda)) throw new UsageError(`--cuda expects X.Y like 12.2, got "${flags.cuda}"`, `--cuda 需要像 12.2 这样的 X.Y，却是 "${flags.cuda}"`);
+    if (flags.torch === undefined) throw new UsageError('needs --torch VER (e.g. 2.1.0+cu121; torch.__version__)', '需要 --torch VER（例如 2.1.0+cu121；即 torch.__version__）');
     const tv = parseTorchVersion(flags.torch);
     if (!tv || (tv.local !== null && !/^(cpu|cu\d{2,4}|rocm[\d.]+)$/.test(tv.local))) {
-      throw new UsageError(`--torch expects a version like 2.1.0, 2.1.0+cu121 or 2.1.0+cpu, got "${flags.torch}"`);
+      throw new UsageError(`--torch expects a version like 2.1.0, 2.1.0+cu121 or 2.1.0+cpu, got "${flags.torch}"`, `--torch 需要像 2.1.0、2.1.0+cu121 或 2.1.0+cpu 这样的版本，却是 "${flags.torch}"`);
     }
-    if (flags.gpu !== undefined && flags['compute-cap'] !== undefined) throw new UsageError('give either --gpu or --compute-cap, not both');
-    if (flags.gpu !== undefined && flags.gpu.trim() === '') throw new UsageError('--gpu needs a GPU name, e.g. "RTX 3090"');
+    if (flags.gpu !== undefined && flags['compute-cap'] !== undefined) throw new UsageError('give either --gpu or --compute-cap, not both', '--gpu 和 --compute-cap 只能给一个');
+    if (flags.gpu !== undefined && flags.gpu.trim() === '') throw new UsageError('--gpu needs a GPU name, e.g. "RTX 3090"', '--gpu 需要 GPU 名称，例如 "RTX 3090"');
     if (flags['compute-cap'] !== undefined && !/^\d{1,2}\.\d$/.test(flags['compute-cap'])) {
-      throw new UsageError(`--compute-cap expects X.Y like 8.6, got "${flags['compute-cap']}"`);
+      throw new UsageError(`--compute-cap expects X.Y like 8.6, got "${flags['compute-cap']}"`, `--compute-cap 需要像 8.6 这样的 X.Y，却是 "${flags['compute-cap']}"`);
     }
     const d = diagnose({
       driverVersion: flags.driver,

@@ -30,7 +30,9 @@ export const command: CliCommand = {
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
     const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)');
+    if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)', '需要 --local（检查本机；要检查租用的机器，请在那台机器上运行）');
+    const lang = cliLang(flags.lang, io.env);
+    const zh = lang === 'zh-cn';
     const { smiOutput, probeOutput } = runLocal({ python: flags.python ?? 'python3', env: io.env });
     const { smi, probe: probeResult, diagnosis: d } = diagnoseOutputs(smiOutput, probeOutput);
     const probe = probeResult!;
@@ -39,16 +41,20 @@ export const command: CliCommand = {
         jsonForTerminal({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, 2) + '\n',
       );
     } else {
-      if (smi.ok) io.stdout(smiText(smi.report));
-      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, cliLang(flags.lang, io.env)))}.\n`);
+      if (smi.ok) io.stdout(smiText(smi.report, lang));
+      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, lang))}${zh ? '。' : '.'}\n`);
       if (probe.ok) {
         const p = probe.probe;
-        const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : 'system Python';
+        const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : zh ? '系统 Python' : 'system Python';
         io.stdout(
-          forTerminalLines(`Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`) + '\n',
+          forTerminalLines(
+            zh
+              ? `Python ${p.pythonVersion ?? '?'}（${p.python ?? '?'}，${env}）；torch ${p.torch ?? '未安装'}${p.torch ? `，CUDA 构建 ${p.torchCuda ?? '无'}，cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`
+              : `Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`,
+          ) + '\n',
         );
-      } else io.stdout(`Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`);
-      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, cliLang(flags.lang, io.env))));
+      } else io.stdout(zh ? `Torch 探测失败（${probe.error.kind}）：${forTerminal(probe.error.message)}\n` : `Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`);
+      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, lang)));
     }
     return d.verdict === 'ok' ? 0 : 1;
   },

@@ -16,6 +16,7 @@ import { forTerminal, jsonForTerminal } from '../../core/text';
 import type { CliIO } from '../command';
 import { failureLine, type CliAccount } from './accounts';
 import type { CliLang } from '../lang';
+import { beijingDateTime } from '../../core/spend';
 import { stateWord, t } from '../words';
 
 const ADVICE: Record<RefusalAdvice, string> = {
@@ -69,7 +70,9 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
   const key = powerLockKey(a.account.id, inst.ref);
   const file = acquireFileLock(join(configHome(io.env), 'locks'), key, 'power-on --wait-for-gpu');
   if ('busy' in file) {
-    io.stderr(`gpu-rent power-on: ${name} is ${forTerminal(busyText(file.busy))}: nothing sent\n`);
+    const since = file.busy.since !== undefined && Number.isFinite(file.busy.since) && file.busy.since > 0 ? `，自北京时间 ${beijingDateTime(Math.floor(file.busy.since / 1000))} 起` : '';
+    if (lang === 'zh-cn') io.stderr(`gpu-rent power-on: ${forTerminal(`${name} 正在由 ${file.busy.what.slice(0, 60)}${file.busy.pid ? `（pid ${file.busy.pid}）` : ''}开机${since}：未发送任何请求`)}\n`);
+    else io.stderr(`gpu-rent power-on: ${name} is ${forTerminal(busyText(file.busy))}: nothing sent\n`);
     return 1;
   }
   const abort = new AbortController();

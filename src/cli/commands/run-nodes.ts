@@ -14,6 +14,8 @@ import type { CliIO } from '../command';
 import { asCliError, connectOptions, targetFromArg, type RemoteFlags } from '../remote-common';
 import { knownHostsName } from '../../remote/target';
 import { sleep } from '../../remote/util/sleep';
+import { cliLang } from '../lang';
+import { t } from '../words';
 
 export const NODES_FLAG = {
   nodes: { type: 'string', valueName: 'A,B[,…]', description: 'one run across these boxes (each a TARGET; the first is rank 0); instead of TARGET' },
@@ -28,8 +30,8 @@ export const THEN_FLAGS = {
 
 export function nodeList(text: string): string[] {
   const list = text.split(',').map((s) => s.trim()).filter(Boolean);
-  if (list.length < 2) throw new UsageError('--nodes expects two or more TARGETs separated by commas');
-  if (list.length > 64) throw new UsageError('--nodes takes at most 64 nodes');
+  if (list.length < 2) throw new UsageError('--nodes expects two or more TARGETs separated by commas', '--nodes 需要两个或更多用逗号分隔的 TARGET');
+  if (list.length > 64) throw new UsageError('--nodes takes at most 64 nodes', '--nodes 最多 64 个节点');
   return list;
 }
 
@@ -53,15 +55,16 @@ export interface ThenFlags {
   'sync-remote'?: string;
   'sync-local'?: string;
   'power-off-command'?: string;
+  lang?: string;
 }
 
 export function checkThen(f: ThenFlags): EndAction {
   const then = (f.then ?? 'nothing') as EndAction;
-  if (then !== 'nothing' && (!f['sync-remote'] || !f['sync-local'])) throw new UsageError(`--then ${then} needs --sync-remote DIR and --sync-local DIR (the final checkpoint sync runs first)`);
-  if (f['sync-remote'] && !f['sync-remote'].startsWith('/')) throw new UsageError('--sync-remote must be an absolute path on the box');
+  if (then !== 'nothing' && (!f['sync-remote'] || !f['sync-local'])) throw new UsageError(`--then ${then} needs --sync-remote DIR and --sync-local DIR (the final checkpoint sync runs first)`, `--then ${then} 需要 --sync-remote DIR 和 --sync-local DIR（先做最后一次检查点同步）`);
+  if (f['sync-remote'] && !f['sync-remote'].startsWith('/')) throw new UsageError('--sync-remote must be an absolute path on the box', '--sync-remote 必须是机器上的绝对路径');
   // No-GPU mode is a platform API call (the box cannot switch itself); gpu-rent run has only the box.
-  if (then === 'sync-then-no-gpu') throw new UsageError('--then sync-then-no-gpu cannot happen from gpu-rent run: only a platform account\'s API switches a box to no-GPU mode (AutoDL console token). Use --then sync, then gpu-rent power-off / the console');
-  if (f['power-off-command'] !== undefined && then !== 'sync-then-power-off') throw new UsageError('--power-off-command is for --then sync-then-power-off');
+  if (then === 'sync-then-no-gpu') throw new UsageError('--then sync-then-no-gpu cannot happen from gpu-rent run: only a platform account\'s API switches a box to no-GPU mode (AutoDL console token). Use --then sync, then gpu-rent power-off / the console', '--then sync-then-no-gpu 无法由 gpu-rent run 完成：只有平台账号的 API 能把机器切换到无卡模式（AutoDL 控制台令牌）。请用 --then sync，然后用 gpu-rent power-off 或控制台');
+  if (f['power-off-command'] !== undefined && then !== 'sync-then-power-off') throw new UsageError('--power-off-command is for --then sync-then-power-off', '--power-off-command 只用于 --then sync-then-power-off');
   return then;
 }
 
@@ -110,7 +113,10 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
     }
     await sleep(2000);
   }
-  io.stderr(`[${job.name}] ended: ${info ? (info.state === 'exited' ? `exit ${info.exitCode}` : info.state) : 'gone'}\n`);
+  const lang = cliLang(f.lang, io.env);
+  const zh = lang === 'zh-cn';
+  if (zh) io.stderr(`[${job.name}] 已结束：${info ? (info.state === 'exited' ? `退出码 ${info.exitCode}` : info.state) : '已不存在'}\n`);
+  else io.stderr(`[${job.name}] ended: ${info ? (info.state === 'exited' ? `exit ${info.exitCode}` : info.state) : 'gone'}\n`);
   const { runEndAction, syncOutcomeOf, stillBillingLine } = await import('../../app/runs/endAction');
   const { powerOffFromBox } = await import('../../app/runs/boxPower');
   const { syncOnce } = await import('../../remote/sync');
@@ -122,15 +128,16 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
     ...(powerOff ? { powerOffFromBox: () => powerOffFromBox(conn, powerOff, { verifySeconds: powerVerifySeconds(io.env), pollMs: 1000, log: (l) => io.stderr(`[${job.name}] ${forTerminal(l)}\n`) }) } : {}),
     log: (l) => io.stderr(`${forTerminal(l)}\n`),
   });
-  for (const s of r.steps) io.stdout(forTerminal(`${s.step}: ${s.ok ? 'ok' : 'FAILED'}${'via' in s ? ` (${s.via})` : ''} — ${s.detail}`) + '\n');
+  // The step's code and detail are the app layer's (also in the log); the verdict in the user's words.
+  for (const s of r.steps) io.stdout(forTerminal(`${s.step}: ${s.ok ? t(lang, 'ok', '成功') : t(lang, 'FAILED', '失败')}${'via' in s ? ` (${s.via})` : ''} — ${s.detail}`) + '\n');
   if (r.stopped === 'syncFailed') {
     // No verified copy: the box's own power-off stands down too (a stop may clear a data disk).
     if (then === 'sync-then-power-off') await disarmAfterJob(conn, job.name).catch(() => undefined);
-    io.stdout('the final sync failed: the box was NOT powered off and keeps billing\n');
+    io.stdout(t(lang, 'the final sync failed: the box was NOT powered off and keeps billing\n', '最后一次同步失败：机器没有关机，仍在计费\n'));
   }
   const billing = stillBillingLine(r, price ? `${formatCny(price.computeFenPerHour + Math.round(price.storageFenPerDay / 24))}/h` : null);
   if (billing) {
-    const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.` : '';
+    const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? (zh ? ` 机器自己的关机仍然待命（~/.gpu-rent/after-job/${job.name}），会在任务结束 15 分钟后再试；也可以用 gpu-rent power-off 或在平台控制台关机。` : ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.`) : '';
     io.stderr(forTerminal(`gpu-rent run: ${billing}.${armed}`) + '\n');
   }
   return r.ok && (info?.exitCode ?? 0) === 0 ? 0 : 1;
