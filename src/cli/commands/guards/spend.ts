@@ -31,13 +31,13 @@ function releaseTextZh(name: string, w: ReleaseWatch): string | null {
   const lang: CliLang = 'zh-cn';
   switch (w.kind) {
     case 'releaseSoon':
-      return `${name}：已关机 ${w.dayNumber - 1}+ 天；平台将于${beijingText(w.releaseAt, lang)}释放它及其全部数据（还剩 ${durationText(w.secondsLeft, lang)}）。请开机（无卡模式即可）或把数据同步出来。`;
+      return `${name}：已关机 ${w.dayNumber - 1}+ 天；平台将于${beijingText(w.releaseAt, lang)} 释放它及其全部数据（还剩 ${durationText(w.secondsLeft, lang)}）。请开机（无卡模式即可）或把数据同步出来。`;
     case 'probablyReleased':
-      return `${name}：自${beijingText(w.releaseAt, lang)}起关机已超过平台期限：很可能已连同数据被释放。`;
+      return `${name}：自${beijingText(w.releaseAt, lang)} 起关机已超过平台期限：很可能已连同数据被释放。`;
     case 'snapshotExpires':
       return `${name}：关机后的免费快照保留到${beijingText(w.expiresAt, lang)}（还剩 ${durationText(w.secondsLeft, lang)}）。`;
     case 'snapshotExpired':
-      return `${name}：免费快照已于${beijingText(w.expiresAt, lang)}到期。`;
+      return `${name}：免费快照已于${beijingText(w.expiresAt, lang)} 到期。`;
     default:
       return null;
   }
