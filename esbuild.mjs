@@ -45,14 +45,76 @@ const platformSdksApart = {
   },
 };
 
+// ssh2 and its dependencies require Node built-ins at load that a CLI command seldom uses:
+// http, https and tls for ssh2's HTTP agents, child_process for Windows agents and ssh-config's
+// `Match exec`, assert for argument checks, dns where the host is a name. Loading them took
+// ~25 ms of CPU of every `gpu-rent sync` start here. Each is required at its first use instead.
+// A rewrite whose text is not found (ssh2 changed) is skipped with a warning: the bundle is
+// then as before, only slower to start.
+const lazy = (id) => `new Proxy({}, { get: (_, k) => require('${id}')[k] })`;
+const LAZY_REQUIRES = [
+  [/[\\/]ssh2[\\/]lib[\\/]index\.js$/, [
+    ["const {\n  SSHTTPAgent: HTTPAgent,\n  SSHTTPSAgent: HTTPSAgent,\n} = require('./http-agents.js');\n", ''],
+    ['  HTTPAgent,\n  HTTPSAgent,\n', "  get HTTPAgent() { return require('./http-agents.js').SSHTTPAgent; },\n  get HTTPSAgent() { return require('./http-agents.js').SSHTTPSAgent; },\n"],
+    ["  Server: require('./server.js'),\n", "  get Server() { return require('./server.js'); },\n"],
+  ]],
+  [/[\\/]ssh2[\\/]lib[\\/]agent\.js$/, [["const { execFile, spawn } = require('child_process');", "const execFile = (...a) => require('child_process').execFile(...a);\nconst spawn = (...a) => require('child_process').spawn(...a);"]]],
+  [/[\\/]ssh2[\\/]lib[\\/]client\.js$/, [["const { lookup: dnsLookup } = require('dns');", "const dnsLookup = (...a) => require('dns').lookup(...a);"]]],
+  [/[\\/]ssh2[\\/]lib[\\/]protocol[\\/]node-fs-compat\.js$/, [["const assert = require('assert');", "const assert = (...a) => require('assert')(...a);"]]],
+  [/[\\/]asn1[\\/]lib[\\/]ber[\\/](reader|writer)\.js$/, [["var assert = require('assert');", `var assert = ${lazy('assert')};`]]],
+  [/[\\/]ssh-config[\\/]lib[\\/]ssh-config\.js$/, [["import { spawnSync } from 'node:child_process';", "const spawnSync = (...a) => require('node:child_process').spawnSync(...a);"]]],
+];
+const lazyRequires = {
+  name: 'lazy-requires',
+  setup(build) {
+    for (const [filter, edits] of LAZY_REQUIRES)
+      build.onLoad({ filter }, (args) => {
+        let text = readFileSync(args.path, 'utf8');
+        for (const [from, to] of edits) {
+          if (!text.includes(from)) return { contents: readFileSync(args.path, 'utf8'), loader: 'default', warnings: [{ text: `lazy-requires: ${JSON.stringify(from.slice(0, 60))} not found; left as it is` }] };
+          text = text.replace(from, to);
+        }
+        return { contents: text, loader: 'default' };
+      });
+  },
+};
+
+// The commands run most (a pull, a push, a quote, a run and its logs) start from a bundle of
+// their own: dist/cli-sync.js is main.ts with only `sync` in the command table, a third of the
+// whole CLI's 2 MB, so a start reads, hashes and deserializes (code cache) a third as much.
+// dist/cli.js picks the bundle by the command's name; every other command, the top help and an
+// unknown name run dist/cli-main.js, which holds them all. Each module still exists once per
+// process: one bundle runs.
+const CLI_OWN_BUNDLE = ['sync', 'push', 'quote', 'run', 'logs', 'jobs', 'probe'];
+const oneCommand = (name) => ({
+  name: 'one-command',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/commands$/ }, (args) => (/[\\/]src[\\/]cli$/.test(args.resolveDir) ? { path: resolve(args.resolveDir, 'commands.ts'), namespace: 'one-command' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'one-command' }, (args) => {
+      // The table's own line for the command, so a renamed module or export fails the build here.
+      const table = readFileSync(args.path, 'utf8');
+      if (!table.includes(`  ${name}: async () => (await import('./commands/${name}')).command,`)) throw new Error(`src/cli/commands.ts has no "${name}" row loading ./commands/${name}'s command`);
+      return {
+        resolveDir: dirname(args.path),
+        loader: 'ts',
+        contents: `import { command } from './commands/${name}';
+export async function findCommand(name: string) { return name === ${JSON.stringify(name)} ? command : undefined; }
+export async function allCommands() { return [command]; }
+`,
+      };
+    });
+  },
+});
+
 // `node esbuild.mjs cli` (or extension, webview) builds only the named bundles.
 const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 
 const builds = [
   { name: 'extension', ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals },
   // Minified (names kept): a new process reads and compiles the whole bundle on every run.
-  { name: 'cli', ...common, minify: true, keepNames: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, plugins: [ssh2NativeCrypto, platformSdksApart] },
+  { name: 'cli', ...common, minify: true, keepNames: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, plugins: [ssh2NativeCrypto, platformSdksApart, lazyRequires] },
   { name: 'cli', ...common, minify: true, entryPoints: ['src/app/platforms/sdks.ts'], outfile: 'dist/platform-sdks.js', platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals },
+  ...CLI_OWN_BUNDLE.map((c) => ({ name: 'cli', ...common, minify: true, keepNames: true, entryPoints: ['src/cli/main.ts'], outfile: `dist/cli-${c}.js`, platform: 'node', format: 'cjs', target: 'node18', external: nodeExternals, plugins: [ssh2NativeCrypto, platformSdksApart, lazyRequires, oneCommand(c)] })),
   { name: 'webview', ...common, entryPoints: ['src/webview/calculator.ts'], outfile: 'dist/webview/calculator.js', platform: 'browser', format: 'iife', target: 'es2020' },
   { name: 'monitor', ...common, entryPoints: ['src/webview/monitor.ts'], outfile: 'dist/webview/monitor.js', platform: 'browser', format: 'iife', target: 'es2020' },
 ]
@@ -68,7 +130,7 @@ if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
-  for (const b of builds) if (b.outfile === 'dist/cli-main.js' || b.outfile === 'dist/platform-sdks.js') asciiOnly(b.outfile);
+  for (const b of builds) if (/^dist\/(cli-[a-z]+|platform-sdks)\.js$/.test(b.outfile)) asciiOnly(b.outfile);
   if (buildsCli) await writeCliLauncher({ cache: true });
 }
 
@@ -90,7 +152,7 @@ function asciiOnly(file) {
 }
 
 /**
- * dist/cli.js: a small launcher that runs dist/cli-main.js from V8's code cache, made here at
+ * dist/cli.js: a small launcher that runs dist/cli-main.js (or the command's own bundle) from V8's code cache, made here at
  * build time (compiling the 1 MB bundle took ~50 ms of every command's start; with the cache
  * ~8 ms, plus the lazily compiled functions of a command's start, warmed by running a few
  * commands' --help into a silent sink before the cache is taken). The cache is used only for the exact bundle it was made from (SHA-256 checked: V8
@@ -99,37 +161,32 @@ function asciiOnly(file) {
  */
 async function writeCliLauncher({ cache }) {
   mkdirSync('dist', { recursive: true });
-  rmSync('dist/cli-main.cache', { force: true });
-  if (cache) {
-    try {
-      const bytes = readFileSync('dist/cli-main.js');
-      const source = bytes.toString('utf8');
-      const digest = createHash('sha256').update(bytes).digest();
-      const file = resolve('dist/cli-main.js');
-      const script = new Script(Module.wrap(source), { filename: file });
-      // Warm it first: the cache then also holds the functions a command's start runs
-      // (argument parsing, loading the command modules, help), which V8 compiles lazily.
-      const mod = { exports: {} };
-      script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, dirname(file));
-      const quiet = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: {}, isTTY: false };
-      for (const argv of [['--help'], ...CLI_WARMUP.map((c) => [c, '--help'])]) await mod.exports.main?.(argv, quiet);
-      writeFileSync('dist/cli-main.cache', Buffer.concat([digest, script.createCachedData()]));
-    } catch (e) {
-      // No cache: the launcher compiles the bundle as usual.
-      console.warn(`dist/cli-main.cache not built (${e instanceof Error ? e.message : String(e)}); the CLI works, only starts slower`);
-    }
+  for (const name of ['main', ...CLI_OWN_BUNDLE]) {
+    rmSync(`dist/cli-${name}.cache`, { force: true });
+    if (cache && existsSync(`dist/cli-${name}.js`)) await writeCodeCache(name);
   }
   const launcher = `#!/usr/bin/env node
 'use strict';
-// Runs cli-main.js (the CLI bundle) from the code cache built beside it; see esbuild.mjs.
+// Runs the CLI bundle for the command from the code cache built beside it; see esbuild.mjs.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
-const file = join(__dirname, 'cli-main.js');
-const bytes = readFileSync(file);
-const source = bytes.toString('utf8');
+// The commands with a bundle of their own (see esbuild.mjs); any other runs cli-main.js.
+const own = ${JSON.stringify(CLI_OWN_BUNDLE)};
+const name = process.argv[2];
+let base = own.includes(name) ? \`cli-\${name}\` : 'cli-main';
+let bytes;
+try {
+  bytes = readFileSync(join(__dirname, \`\${base}.js\`));
+} catch {
+  base = 'cli-main';
+  bytes = readFileSync(join(__dirname, 'cli-main.js'));
+}
+const file = join(__dirname, \`\${base}.js\`);
+// The build makes the bundle ASCII: read as latin1 it is the same string, without utf8's decoding pass.
+const source = require('node:buffer').isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 let cachedData;
 try {
-  const c = readFileSync(join(__dirname, 'cli-main.cache'));
+  const c = readFileSync(join(__dirname, \`\${base}.cache\`));
   if (c.length > 32 && require('node:crypto').createHash('sha256').update(bytes).digest().equals(c.subarray(0, 32))) cachedData = c.subarray(32);
 } catch {}
 const { Script } = require('node:vm');
@@ -137,6 +194,28 @@ const script = new Script(require('node:module').wrap(source), { filename: file,
 script.runInThisContext()(module.exports, require, module, file, __dirname);
 `;
   writeFileSync('dist/cli.js', launcher);
-  rmSync('dist/cli.js.map', { force: true }); // the launcher has none; the bundle's is cli-main.js.map
+  rmSync('dist/cli.js.map', { force: true }); // the launcher has none; each bundle has its own
   chmodSync('dist/cli.js', 0o755);
+}
+
+/** dist/cli-NAME.cache: V8's code cache of dist/cli-NAME.js after warming it (see writeCliLauncher). */
+async function writeCodeCache(name) {
+  const out = `dist/cli-${name}.cache`;
+  try {
+    const bytes = readFileSync(`dist/cli-${name}.js`);
+    const digest = createHash('sha256').update(bytes).digest();
+    const file = resolve(`dist/cli-${name}.js`);
+    const script = new Script(Module.wrap(bytes.toString('utf8')), { filename: file });
+    // Warm it first: the cache then also holds the functions a command's start runs
+    // (argument parsing, loading the command modules, help), which V8 compiles lazily.
+    const mod = { exports: {} };
+    script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, dirname(file));
+    const quiet = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: {}, isTTY: false };
+    const warmup = name === 'main' ? [['--help'], ...CLI_WARMUP.map((c) => [c, '--help'])] : [[name, '--help']];
+    for (const argv of warmup) await mod.exports.main?.(argv, quiet);
+    writeFileSync(out, Buffer.concat([digest, script.createCachedData()]));
+  } catch (e) {
+    // No cache: the launcher compiles the bundle as usual.
+    console.warn(`${out} not built (${e instanceof Error ? e.message : String(e)}); the CLI works, only starts slower`);
+  }
 }

@@ -15,6 +15,7 @@
 //   PULL_CPU_PROF=DIR      also run the CLI once more per part under node --cpu-prof into DIR
 //   PULL_CPU_STRACE=FILE   also run each tool once more per part under `strace -f -c` into FILE.<part>.<tool>
 //   PULL_CPU_PERF=FILE     also run the CLI once more per part under `perf record -g` (all threads, JIT names) into FILE.<part>
+//   PULL_CPU_CLI=NAME=PATH,...  also run these builds of the CLI (another checkout's dist/cli.js) in the same rounds: A/B
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
@@ -31,6 +32,7 @@ const PARTS = (process.env.PULL_CPU ?? 'tiny,big,small').split(',');
 const PROF = process.env.PULL_CPU_PROF;
 const PERF = process.env.PULL_CPU_PERF;
 const STRACE = process.env.PULL_CPU_STRACE;
+const OTHER_CLIS = (process.env.PULL_CPU_CLI ?? '').split(',').filter(Boolean).map((e) => e.split('=') as [string, string]);
 const TCK = 100; // USER_HZ on Linux
 
 const median = (xs: number[]) => {
@@ -176,9 +178,10 @@ export async function run(): Promise<void> {
     const destRoot = process.env.PULL_CPU_DEST ? mkdtempSync(join(process.env.PULL_CPU_DEST, 'pull-cpu-dest-')) : work;
     const dest = join(destRoot, 'dest');
     const old = Math.floor(Date.now() / 1000) - 3600;
-    const cli = (remote: string, nodeFlags: string[] = []): [string, string[]] => [process.execPath, [...nodeFlags, CLI, 'sync', ...cliArgs, '--remote', remote, '--local', dest, '--settle', '0', '--json']];
+    const cli = (remote: string, nodeFlags: string[] = [], path = CLI): [string, string[]] => [process.execPath, [...nodeFlags, path, 'sync', ...cliArgs, '--remote', remote, '--local', dest, '--settle', '0', '--json']];
     const tools = (remote: string, withScp: boolean): Array<[string, [string, string[]]]> => [
       ['gpu-rent sync (CLI)', cli(remote)],
+      ...OTHER_CLIS.map(([name, path]) => [`gpu-rent (${name})`, cli(remote, [], path)] as [string, [string, string[]]]),
       ...(withScp ? [['scp -r', ['scp', ['-q', '-r', ...sshOpts, '-P', String(sshd!.port), `${login}:${remote}`, dest]]] as [string, [string, string[]]]] : []),
       ['rsync -a -e ssh', ['rsync', ['-a', '-e', sshCmd, `${login}:${remote}/`, `${dest}/`]]],
     ];

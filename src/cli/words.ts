@@ -3,7 +3,8 @@
 // in VS Code and in the terminal. Machine-readable output (JSON keys, codes) is never passed here.
 import zhBundle from '../../l10n/bundle.l10n.zh-cn.json';
 import type { PlatformFailure, PlatformState } from '../core/platforms/types';
-import { PLATFORM_NAMES } from '../app/platforms/errors';
+// From core, not app/platforms/errors (which loads node:http and zlib): every command's start reads this file.
+import { descriptorOf } from '../core/platforms/descriptors';
 import { cliLang, langInArgv, type CliLang } from './lang';
 
 const BUNDLE: Readonly<Record<string, string>> = zhBundle;
@@ -103,7 +104,7 @@ export function platformFailureZh(f: PlatformFailure): string {
   const own = [f.code, f.message].filter(Boolean).join(' ');
   const pair = FAILURE_ZH[f.kind];
   const hint = pair ? shared(pair[0], pair[1]) : '';
-  return `${PLATFORM_NAMES[f.platform]}：${hint ? `${hint}（${own}）` : own}`;
+  return `${descriptorOf(f.platform).name.en}：${hint ? `${hint}（${own}）` : own}`;
 }
 
 /** Table heads: English as given (upper case), Chinese the extension's word for the same head where it has one. */
