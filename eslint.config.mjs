@@ -51,7 +51,7 @@ export default tseslint.config(
       'src/core/cards.ts', 'src/core/rentedCard.ts', 'src/core/text.ts', 'src/core/compat/**/*.ts', 'src/core/guards/**/*.ts',
       'src/core/platforms/**/*.ts', 'src/core/startNow.ts', 'src/core/task/**/*.ts', 'src/remote/probe.ts', 'src/remote/jobs*.ts', 'src/remote/classify.ts', 'src/remote/exec-channel.ts',
       'src/remote/platform.ts', 'src/remote/guards/**/*.ts', 'src/remote/sync/**/*.ts', 'src/app/jobs.ts', 'src/app/probe.ts',
-      'src/app/environment.ts', 'src/app/runs/**/*.ts', 'src/app/platforms/**/*.ts', 'src/webview/monitor*.ts',
+      'src/app/environment.ts', 'src/app/runs/**/*.ts', 'src/app/platforms/**/*.ts', 'src/app/launch/**/*.ts', 'src/webview/monitor*.ts',
     ],
     plugins: { regexp },
     rules: { 'regexp/no-super-linear-backtracking': 'error', 'regexp/no-super-linear-move': 'error' },
