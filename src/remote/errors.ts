@@ -1,7 +1,10 @@
 // Every failure the remote layer reports, as a code people can act on. The message is
 // plain English for the CLI; the extension maps `code` (and `hint`) to localized words, and
 // reads the facts it shows from `detail`, whose shape is fixed per code (`detail.code` is the
-// discriminant: `if (e.detail.code === 'host-key-changed') e.detail.presented`).
+// discriminant: `if (e.detail.code === 'host-key-changed') e.detail.presented`). A box or SSH
+// failure (remote-failed, protocol) and an unreadable login (bad-target) also carry a code of
+// their own with its facts (`detail.failure`, `detail.login`), which app/remoteWords.ts puts
+// into words; the message is that code's English.
 
 import { forTerminal } from '../core/text';
 import type { LoginProblem } from './target';
