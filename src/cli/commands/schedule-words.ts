@@ -52,3 +52,20 @@ export function scheduleDetailZh(r: Pick<RunResult, 'detail' | 'outcome' | 'fail
   if (kind) return `${kind}（${d}）`;
   return d;
 }
+
+const PARSE: readonly [RegExp, (m: RegExpExecArray) => string][] = [
+  [/^"([^"]{0,80})" is not a day or a range of days$/, (m) => `"${m[1]}" 不是某一天，也不是几天的范围`],
+  [/^"([^"]{0,80})" is not a day \(mon … sun, weekdays, weekends, daily\)$/, (m) => `"${m[1]}" 不是某一天（mon … sun、weekdays、weekends、daily）`],
+  [/^expects days and a time, e.g\. "mon-fri 17:00" or "daily 01:00"$/, () => '需要日期和时间，例如 "mon-fri 17:00" 或 "daily 01:00"'],
+  [/^"([^"]{0,80})" is not a time: use 24-hour HH:MM, Beijing time \(e\.g\. 17:00\)$/, (m) => `"${m[1]}" 不是时间：请用 24 小时制 HH:MM，北京时间（例如 17:00）`],
+  [/^"([^"]{0,80})" is not a time of day \(00:00 … 23:59\)$/, (m) => `"${m[1]}" 不是一天中的时间（00:00 … 23:59）`],
+];
+
+/** core/schedule's --at parse error in Chinese (its five sentences), else as it came. */
+export function scheduleParseZh(message: string): string {
+  for (const [re, zh] of PARSE) {
+    const m = re.exec(message);
+    if (m) return zh(m);
+  }
+  return message;
+}

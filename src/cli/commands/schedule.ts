@@ -19,7 +19,7 @@ import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import type { CliCommand, CliIO } from '../command';
 import { jsonError } from '../json-error';
 import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
-import { scheduleDetailZh } from './schedule-words';
+import { scheduleDetailZh, scheduleParseZh } from './schedule-words';
 
 const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
@@ -106,7 +106,7 @@ async function add(io: CliIO, target: string | undefined, flags: { at?: string; 
   try {
     when = parseScheduleAt(flags.at);
   } catch (e) {
-    if (e instanceof ScheduleParseError) throw new UsageError(`--at: ${e.message}`, `--at：${e.message}（写法如 "mon-fri 17:00"、"daily 01:00"、"sat,sun 09:30"）`);
+    if (e instanceof ScheduleParseError) throw new UsageError(`--at: ${e.message}`, `--at：${scheduleParseZh(e.message)}`);
     throw e;
   }
   const found = await findInstance(io, target, flags.account, lang);
