@@ -142,7 +142,7 @@ function remoteErrorZh(e: RemoteError): string {
     disconnected: () => z('The connection to {0} dropped.', '到 {0} 的连接断开了。'),
     aborted: () => t('zh-cn', 'Cancelled.', '已取消。'),
     protocol: () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
-    'remote-failed': () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
+    'remote-failed': () => t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', failureZh(e), where),
   }[e.code]();
   const hint = e.hint === 'paste-new-login-command' ? '如果实例重启过，它的 SSH 端口和密码可能变了（AutoDL 每次开关机都会变）：请从控制台粘贴新的登录命令。' : e.hint === 'instance-may-be-starting' ? '控制台可能在 sshd 启动前就显示“运行中”：请等几秒再试。' : '';
   // A coded failure is all in Chinese; an uncoded one keeps its English message beside ours.

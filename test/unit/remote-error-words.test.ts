@@ -228,13 +228,13 @@ describe('the CLI says remote failures in Chinese (cli/remote-common)', () => {
     assert.equal(messageIn('zh-cn', err), 'TARGET 无法使用：-p：端口必须是 1 到 65535 之间的数字，收到的是“99999”');
   });
 
-  it('a coded box failure is all Chinese; one without a code keeps its English message inside the Chinese frame, as before', () => {
+  it('a coded box failure is all Chinese; one without a code keeps its English message inside the Chinese frame; the refusal from the box leads, not an SSH failure', () => {
     const coded = asCliError(boxFailed(BOX['job-already-running'][0], { detail: { host: 'h.example', port: 2222 } }));
     assert.equal(messageIn('en', coded), BOX['job-already-running'][1]);
     const z = messageIn('zh-cn', coded);
-    assert.equal(z, 'SSH 连接 h.example:2222 失败：名为 train7 的任务已在运行：请先停止它（gpu-rent stop TARGET train7），或用 --name 换个名字');
+    assert.equal(z, '名为 train7 的任务已在运行：请先停止它（gpu-rent stop TARGET train7），或用 --name 换个名字（在 h.example:2222 上）');
     const plain = messageIn('zh-cn', asCliError(new RemoteError('remote-failed', 'something only English knows', { detail: { host: 'h.example', port: 2222 } })));
-    assert.equal(plain, 'SSH 连接 h.example:2222 失败：something only English knows');
+    assert.equal(plain, 'something only English knows（在 h.example:2222 上）');
     const login = asCliError(new RemoteError('bad-target', 'ssh option -p needs a value', { detail: { login: { code: 'login-flag-value', flag: 'p' } } }));
     assert.equal(messageIn('zh-cn', login), 'TARGET 无法使用：ssh 选项 -p 需要一个值');
   });

@@ -66,8 +66,10 @@ export function remoteErrorText(e: RemoteError, where: string): string {
     case 'aborted':
       return vscode.l10n.t('Cancelled.');
     case 'protocol':
-    case 'remote-failed':
       return vscode.l10n.t('SSH to {0} failed: {1}', where, failureText(e));
+    case 'remote-failed':
+      // The box ran what was asked and said no: the SSH link was fine, so the sentence leads.
+      return vscode.l10n.t('{0} (on {1})', failureText(e), where);
   }
 }
 
