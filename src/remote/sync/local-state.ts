@@ -8,11 +8,15 @@ import { isSafeRelative, type LocalFileStat, type LocalState } from './planner';
 import { localPathOf } from './pull-file';
 import type { SyncedFile } from './state';
 
-/** Synchronous on purpose: a thousand lstat calls are far cheaper than a thousand thread-pool round trips. */
+/**
+ * Synchronous on purpose: a thousand lstat calls are far cheaper than a thousand thread-pool round trips.
+ * A missing file answers undefined without a thrown error (an Error with its stack per file was
+ * 35 µs of a first pull's 2000 new files, each looked up here).
+ */
 function lstatNow(path: string): LocalFileStat | undefined {
   try {
-    const s = lstatSync(path);
-    return { isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) };
+    const s = lstatSync(path, { throwIfNoEntry: false });
+    return s && { isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) };
   } catch {
     return undefined;
   }
@@ -40,8 +44,23 @@ async function partsUnder(root: string): Promise<string[]> {
 
 export async function gatherLocalState(root: string, listing: RemoteListing, records: Record<string, SyncedFile>, forDelete: boolean): Promise<LocalState> {
   const stats = new Map<string, LocalFileStat>();
+  // A folder whose lstat fails (not there: a new checkpoint folder) holds none of its files, whose
+  // lstat would fail too: one call for the folder instead of one per file. A folder that is
+  // there, or anything else at its name (a link, a file), leaves each file to its own lstat.
+  const missingDir = new Map<string, boolean>();
+  const dirMissing = (rel: string): boolean => {
+    const cut = rel.lastIndexOf('/');
+    if (cut <= 0) return false;
+    const dir = rel.slice(0, cut);
+    let m = missingDir.get(dir);
+    if (m === undefined) {
+      m = lstatNow(localPathOf(root, dir)) === undefined;
+      missingDir.set(dir, m);
+    }
+    return m;
+  };
   const look = (rel: string) => {
-    if (stats.has(rel) || !isSafeRelative(rel)) return;
+    if (stats.has(rel) || !isSafeRelative(rel) || dirMissing(rel)) return;
     const s = lstatNow(localPathOf(root, rel));
     if (s) stats.set(rel, s);
   };

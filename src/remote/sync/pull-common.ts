@@ -3,7 +3,7 @@
 // box's version, and the publish step that renames a verified .part into place (or keeps the
 // user's file and saves the box's beside it).
 import { lstatSync, promises as fsp, renameSync, type Stats } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { diskFull, isDiskFull, SyncError } from './errors';
 import type { HashBatcher } from './hash-batch';
@@ -107,8 +107,18 @@ export function statOf(path: string): LocalFileStat | undefined {
 export function localPathOf(root: string, rel: string): string {
   const path = join(root, ...rel.split('/'));
   // Names were checked already; this is the last guard that nothing lands outside the folder.
-  if (!resolve(path).startsWith(resolve(root) + sep)) throw new SyncError('local-io', `refusing to write outside ${root}: ${rel}`);
+  // join() has normalized an absolute root's path already: resolve() only for a relative one
+  // (it ran twice per call, several calls per file of a first pull).
+  const inside = isAbsolute(root) ? path.startsWith(normalizedRoot(root) + sep) : resolve(path).startsWith(resolve(root) + sep);
+  if (!inside) throw new SyncError('local-io', `refusing to write outside ${root}: ${rel}`);
   return path;
+}
+
+let lastRoot: [root: string, normalized: string] | undefined;
+/** An absolute root without a trailing separator, as join() writes it; the last one asked for is kept. */
+function normalizedRoot(root: string): string {
+  if (lastRoot?.[0] !== root) lastRoot = [root, resolve(root)];
+  return lastRoot[1];
 }
 
 async function fstatByPath(sftp: SFTPWrapper, path: string): Promise<{ size: number; mtime: number } | undefined> {
