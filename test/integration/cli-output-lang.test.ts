@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, write
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { acquireFileLock, powerLockKey } from '../../src/app/platforms/powerLock';
 import { runCli, runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -96,6 +97,63 @@ describe('gpu-rent schedule in Chinese (built CLI, local platform server, fixed 
 
     const gone = await run(['remove', id!], at(noon, 'zh_CN.UTF-8'));
     assert.equal(gone.stdout, `已删除 ${id}（mon-fri 17:00：开机（带 GPU） train）\n`);
+  });
+});
+
+describe('gpu-rent power-on --wait-for-gpu and a busy schedule run in Chinese (local platform server)', function () {
+  this.timeout(90000);
+  let s: PlatformServer;
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  before(async () => {
+    s = await PlatformServer.start();
+    s.transitionMs = 200;
+  });
+  after(() => s.close());
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'gpu-rent-wait-lang-'));
+    env = { GPU_RENT_HOME: home, HOME: home, GPU_RENT_AUTODL_API: s.url, GPU_RENT_SETTLE_INTERVAL_MS: '50', GPU_RENT_WAIT_MIN_INTERVAL_MS: '40', GPU_RENT_ALLOW_POWER: '1', GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, LANG: 'zh_CN.UTF-8' };
+    s.instances.clear();
+    s.requests.length = 0;
+    s.faults.length = 0;
+  });
+  afterEach(() => rm(home, { recursive: true, force: true }));
+
+  it('a refusal waiting does not mend (余额不足), the instance lock held elsewhere, another schedule run in progress', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-1', name: 'train', state: 'shutdown' });
+    s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/power_on', error: 'insufficientBalance' });
+    const bal = await runCliAsync(['power-on', 'pro-1', '--wait-for-gpu', '--yes'], env);
+    assert.equal(bal.code, 1);
+    const refusal = bal.stderr.split('\n').find((l) => l.startsWith('gpu-rent power-on: train：'));
+    assert.ok(refusal, bal.stderr);
+    assert.match(refusal, /^gpu-rent power-on: train：余额不足：请先充值，再运行一次。AutoDL Pro：余额不足：请先充值（\S+ .*）。等了 .+ 后停止等待$/);
+    s.faults.length = 0;
+    const power = acquireFileLock(join(home, 'locks'), powerLockKey('env-autodl-pro', 'pro-1'), 'power-on --wait-for-gpu');
+    assert.ok('release' in power);
+    try {
+      const busy = await runCliAsync(['power-on', 'pro-1', '--wait-for-gpu', '--yes'], env);
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, /\ngpu-rent power-on: train 正在由 power-on --wait-for-gpu（pid \d+）开机，自北京时间 \d{4}-\d\d-\d\d \d\d:\d\d 起：未发送任何请求\n$/);
+      // The schedule runner meets the same lock: its busy detail read back in Chinese.
+      const add = await runCliAsync(['schedule', 'add', 'train', '--at', 'daily 17:00', '--do', 'power-on'], { ...env, GPU_RENT_TEST_NOW: bj('2026-12-04 12:00') });
+      assert.equal(add.code, 0, add.stderr);
+      const r = await runCliAsync(['schedule', 'run'], { ...env, GPU_RENT_TEST_NOW: bj('2026-12-04 17:02') });
+      assert.equal(r.code, 0, 'busy is not a failure: the holder is starting it');
+      assert.match(r.stdout, /：忙：正在由 power-on --wait-for-gpu（pid \d+）开机，自北京时间 \d{4}-\d\d-\d\d \d\d:\d\d 起：未发送任何请求\n$/);
+      assert.equal(englishRun(r.stdout.replace('power-on --wait-for-gpu', '')), undefined, r.stdout);
+    } finally {
+      power.release();
+    }
+    const runLock = acquireFileLock(join(home, 'locks'), 'schedule-run', 'schedule run');
+    assert.ok('release' in runLock);
+    try {
+      const second = await runCliAsync(['schedule', 'run'], { ...env, GPU_RENT_TEST_NOW: bj('2026-12-04 17:03') });
+      assert.equal(second.code, 1);
+      assert.match(second.stderr, /^gpu-rent schedule: 另一个 gpu-rent schedule run（pid \d+）正在运行：什么也没做\n$/);
+    } finally {
+      runLock.release();
+    }
+    assert.equal(s.sent('autodl-pro', '/api/v1/dev/instance/pro/power_on').length, 1, 'the refused try only');
   });
 });
 

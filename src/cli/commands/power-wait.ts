@@ -17,7 +17,7 @@ import type { CliIO } from '../command';
 import { failureLine, type CliAccount } from './accounts';
 import type { CliLang } from '../lang';
 import { beijingDateTime } from '../../core/spend';
-import { stateWord, t } from '../words';
+import { platformFailureZh, stateWord, t } from '../words';
 
 const ADVICE: Record<RefusalAdvice, string> = {
   topUp: 'the balance is too low: top up the account, then run this again',
@@ -111,7 +111,9 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
         doc({ waitForGpu: { outcome: 'gaveUp', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), last: { kind: outcome.last.kind, code: outcome.last.code } }, settled: false, state: 'stopped' });
         return 1;
       case 'refused':
-        io.stderr(`gpu-rent power-on: ${name}: ${lang === 'zh-cn' ? ADVICE_ZH[outcome.advice] : ADVICE[outcome.advice]}. ${forTerminal(describeFailure(outcome.failure))}. ${t(lang, 'Stopped waiting after {0}', '等了 {0} 后停止等待', waited(outcome.waitedMs))}\n`);
+        // In Chinese the platform's refusal in the extension's words for its kind, its own code and message beside them.
+        if (lang === 'zh-cn') io.stderr(`gpu-rent power-on: ${name}：${ADVICE_ZH[outcome.advice]}。${forTerminal(platformFailureZh(outcome.failure))}。${t(lang, 'Stopped waiting after {0}', '等了 {0} 后停止等待', waited(outcome.waitedMs))}\n`);
+        else io.stderr(`gpu-rent power-on: ${name}: ${ADVICE[outcome.advice]}. ${forTerminal(describeFailure(outcome.failure))}. ${t(lang, 'Stopped waiting after {0}', '等了 {0} 后停止等待', waited(outcome.waitedMs))}\n`);
         doc({ waitForGpu: { outcome: 'refused', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), failure: { kind: outcome.failure.kind, code: outcome.failure.code }, advice: outcome.advice }, settled: false, state: 'stopped' });
         return 1;
       case 'started':

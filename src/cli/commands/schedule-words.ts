@@ -29,6 +29,24 @@ const NO_ACTION = /^the platform offers no (\S{1,20}) through its API$/;
 const CHANGING = /^it is changing state \(([^()]{0,200})\): tried again while in its window$/;
 const REPORTS = /reports "([^"]{0,200})" after (\d{1,6}) s/;
 
+/** powerLock's busyText ("WHO (pid N) since DATE Beijing") in Chinese, read by plain string cuts. */
+function busyZh(who: string): string {
+  let what = who;
+  let since = '';
+  const s = what.lastIndexOf(' since ');
+  if (s >= 0 && what.endsWith(' Beijing')) {
+    since = `，自北京时间 ${what.slice(s + ' since '.length, -' Beijing'.length)} 起`;
+    what = what.slice(0, s);
+  }
+  let pid = '';
+  const p = what.lastIndexOf(' (pid ');
+  if (p >= 0 && what.endsWith(')')) {
+    pid = `（pid ${what.slice(p + ' (pid '.length, -1)}）`;
+    what = what.slice(0, p);
+  }
+  return `正在由 ${what}${pid}开机${since}：未发送任何请求`;
+}
+
 /** `r.detail` in Chinese where its shape is known, else as it came. */
 export function scheduleDetailZh(r: Pick<RunResult, 'detail' | 'outcome' | 'failure'>): string {
   const d = r.detail;
@@ -41,7 +59,7 @@ export function scheduleDetailZh(r: Pick<RunResult, 'detail' | 'outcome' | 'fail
   if ((m = READ_ONLY.exec(d))) return `账号 ${m[1]} 是只读的：不允许电源操作`;
   if ((m = NO_ACTION.exec(d))) return `平台的 API 不提供${ACTION_ZH[m[1]!] ?? m[1]}`;
   if ((m = CHANGING.exec(d))) return `它正在改变状态（${m[1]}）：仍在窗口内时会再试`;
-  if (d.endsWith(': nothing sent') && d.startsWith('already being started by ')) return `已经有程序在为它开机（${d.slice('already being started by '.length, -': nothing sent'.length)}）：未发送任何请求`;
+  if (d.endsWith(': nothing sent') && d.startsWith('already being started by ')) return busyZh(d.slice('already being started by '.length, -': nothing sent'.length));
   if (r.outcome === 'unsettled' && (m = REPORTS.exec(d))) {
     const tail = d.startsWith('power-off sent') ? '：可能仍在计费，请在控制台查看' : d.startsWith('shut down sent to switch') ? '：没有以无卡模式开机' : '';
     const what = d.startsWith('power-off sent') ? '关机请求' : d.startsWith('shut down sent to switch') ? '为切换到无卡模式发送的关机请求' : d.startsWith('no-GPU start sent') ? '无卡开机请求' : '开机请求';
