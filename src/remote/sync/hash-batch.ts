@@ -10,8 +10,19 @@ import type { SyncRemote } from './types';
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
 const hashTimeoutMs = (bytes: number) => 60_000 + Math.ceil(bytes / 50_000);
 
-/** One command line stays well under Linux's 128 KiB limit for a single argument. */
-const MAX_SCRIPT_BYTES = 60_000;
+/**
+ * One command line stays under Linux's 128 KiB limit for a single argument (MAX_ARG_STRLEN):
+ * the script is one argument to sh, and quoted once more it is one to the login shell.
+ */
+const MAX_SCRIPT_BYTES = 120_000;
+
+/** What a path adds to the command once quoted twice (each ' in its quoted form becomes '\'' again). */
+const quotedBytes = (path: string) => {
+  const q = shQuote(path);
+  let quotes = 0;
+  for (let i = q.indexOf("'"); i !== -1; i = q.indexOf("'", i + 1)) quotes++;
+  return q.length + 3 * quotes + 1;
+};
 
 /** The hash of the first `prefix` bytes (or the whole file); both undefined when the box could not say. */
 export async function remoteHash(remote: SyncRemote, path: string, size: number, prefix?: number): Promise<HashAnswer> {
@@ -50,7 +61,9 @@ export class HashBatcher {
     // Four batches at once: on a loaded 2-core loopback 20,000 small files hashed in 5.3 s
     // with two, 3.4 s with four (each batch is one process reading files one by one).
     private readonly maxRunning = 4,
-    private readonly maxBatch = 1000,
+    // Each batch costs the box an exec channel, a shell and a few processes (~25 ms of CPU):
+    // 2500 files a batch, 8 batches for 20,000 files instead of 20.
+    private readonly maxBatch = 2500,
     /** Files at least this big are hashed ahead of the queue, one per command. */
     private readonly bigFile = 4 * 1024 * 1024,
   ) {}
@@ -88,7 +101,7 @@ export class HashBatcher {
       let bytes = 0;
       while (this.head < this.queue.length && batch.length < this.maxBatch) {
         const r = this.queue[this.head]!;
-        bytes += shQuote(r.path).length + 1;
+        bytes += quotedBytes(r.path);
         if (batch.length && bytes > MAX_SCRIPT_BYTES) break;
         batch.push(r);
         this.head++;
