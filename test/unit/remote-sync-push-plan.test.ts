@@ -7,7 +7,22 @@
 import { strict as assert } from 'node:assert';
 import { resolve, sep } from 'node:path';
 import fc from 'fast-check';
-import { BIG_FILE, firstStreamCandidates, GZIP_MIN_FILE, planPush, PUSH_STREAM_MIN_FILES, type BoxFile, type PlanFile, type PushFacts, type PushPlan, type PushSkipReason } from '../../src/remote/sync/push-plan';
+import {
+  BIG_FILE,
+  firstStreamCandidates,
+  GZIP_MIN_FILE,
+  planPush,
+  PUSH_STREAM_MIN_FILES,
+  STREAM_BATCH_BYTES,
+  STREAM_BATCH_FILES,
+  STREAM_BATCH_NAME_BYTES,
+  type BoxFile,
+  type PlanFile,
+  type PushFacts,
+  type PushPlan,
+  type PushSkipReason,
+} from '../../src/remote/sync/push-plan';
+import { shQuote } from '../../src/remote/shell';
 
 const component = fc.constantFrom('a', 'b', 'ckpt', 'ep1', 'ep10', 'model.pt', 'x y', '日志', 'a.part.txt', 'part');
 const safeRel = fc.array(component, { minLength: 1, maxLength: 4 }).map((p) => p.join('/'));
@@ -231,6 +246,41 @@ describe('push planner (pure, property-tested)', () => {
       }),
       RUNS,
     );
+  });
+
+  it('cuts the streamed files into tar streams in order, each within the file, byte and command-line limits, each as full as they allow', () => {
+    // Long names and sizes up to just under a big file, so every limit is met somewhere.
+    const longComponent = fc.tuple(fc.constantFrom('a', 'b', 'c', 'd'), fc.integer({ min: 1, max: 240 })).map(([ch, n]) => ch.repeat(n));
+    const filesOf = (size: fc.Arbitrary<number>, n: { minLength: number; maxLength: number }) =>
+      fc.uniqueArray(fc.record({ rel: fc.array(longComponent, { minLength: 1, maxLength: 3 }).map((p) => p.join('/')), size, mtime: fc.constant(1000) }), { selector: (f) => f.rel, ...n });
+    // Big small files (the byte limit cuts), or many tiny ones with long names (the command line cuts).
+    const files = fc.oneof(
+      filesOf(fc.oneof(fc.integer({ min: 0, max: 100 }), fc.constantFrom(1024 * 1024, BIG_FILE - 1)), { minLength: PUSH_STREAM_MIN_FILES, maxLength: 120 }),
+      filesOf(fc.integer({ min: 0, max: 100 }), { minLength: 150, maxLength: 400 }),
+    );
+    const nameBytes = (f: PlanFile) => shQuote(`${f.rel}.part`).length + 1;
+    fc.assert(
+      fc.property(files, (fs) => {
+        const p = planPush({ files: fs, skipped: [] }, [], { firstSent: new Set(), stream: true, gzip: false });
+        assert.deepEqual(p.streamBatches.flat(), p.stream);
+        assert.deepEqual(p.stream.map((x) => x.file.rel), fs.filter((f) => f.size < BIG_FILE).map((f) => f.rel));
+        p.streamBatches.forEach((b, k) => {
+          assert.ok(b.length > 0);
+          const bytes = b.reduce((n, x) => n + x.file.size, 0);
+          const names = b.reduce((n, x) => n + nameBytes(x.file), 0);
+          assert.ok(b.length <= STREAM_BATCH_FILES);
+          if (b.length > 1) assert.ok(bytes <= STREAM_BATCH_BYTES && names <= STREAM_BATCH_NAME_BYTES, `batch ${k}: ${bytes} bytes, ${names} of names`);
+          // The next batch's first file did not fit this one.
+          const next = p.streamBatches[k + 1]?.[0];
+          if (next) assert.ok(b.length === STREAM_BATCH_FILES || bytes + next.file.size > STREAM_BATCH_BYTES || names + nameBytes(next.file) > STREAM_BATCH_NAME_BYTES, `batch ${k} was not full`);
+        });
+      }),
+      // Shrinking hundreds of long names takes minutes: the first counterexample is reported as found.
+      { numRuns: 150, endOnFailure: true },
+    );
+    const many = Array.from({ length: STREAM_BATCH_FILES + 1 }, (_, i) => ({ rel: `f${i}`, size: 1, mtime: 1000 }));
+    const cut = planPush({ files: many, skipped: [] }, [], { firstSent: new Set(), stream: true, gzip: false }).streamBatches;
+    assert.deepEqual(cut.map((b) => b.length), [STREAM_BATCH_FILES, 1]);
   });
 
   it('skips each hostile name with its reason and writes nothing for it', () => {

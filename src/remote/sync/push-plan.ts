@@ -4,7 +4,8 @@
 // flight where it may pay), and the folders the sent files need on the box. Pure: no I/O, no
 // ssh2; pushOnce (push.ts) gathers the facts and carries the plan out. Property-tested in
 // test/unit/remote-sync-push-plan.test.ts.
-import { checkRelativePath, type SkipReason } from './names';
+import { checkRelativePath, PART_SUFFIX, type SkipReason } from './names';
+import { shQuote } from '../shell';
 
 /** `excluded`: left out by the caller (a file the secret scan flagged, Upload Without These Files). */
 export type PushSkipReason = SkipReason | 'remote-newer' | 'local-changed' | 'remote-conflict' | 'local-link' | 'remote-unwritable' | 'excluded';
@@ -15,6 +16,12 @@ export const BIG_FILE = 4 * 1024 * 1024;
 export const PUSH_STREAM_MIN_FILES = 16;
 /** Files from this size on are worth a gzip stream of their own (a channel costs ~3 round trips). */
 export const GZIP_MIN_FILE = 256 * 1024;
+
+/** One tar stream holds at most this many files and this many bytes of them (one bigger file goes alone). */
+export const STREAM_BATCH_FILES = 2000;
+export const STREAM_BATCH_BYTES = 16 * 1024 * 1024;
+/** The names ride on the command line, which sshd hands the login shell as one argument (128 KiB at most). */
+export const STREAM_BATCH_NAME_BYTES = 48 * 1024;
 
 /** What the planner needs of a local file (LocalFile has more). */
 export interface PlanFile {
@@ -74,6 +81,8 @@ export interface PushPlan<F extends PlanFile = PlanFile> {
   /** The files to send by transport, each in the tree's order. */
   firstStream: Array<PushSend<F>>;
   stream: Array<PushSend<F>>;
+  /** `stream` cut into tar streams, in order (see fitsStream). */
+  streamBatches: Array<Array<PushSend<F>>>;
   sftp: Array<PushSend<F>>;
   big: Array<PushSend<F>>;
   /** Every folder below the root a sent file needs (parents before children); tar makes them for streamed files, SFTP for the rest. */
@@ -109,7 +118,7 @@ export function planPush<F extends PlanFile>(
 ): PushPlan<F> {
   const callerSkipped = new Set(tree.skipped.map((s) => s.name));
   const onBox = new Map(boxFiles.map((f) => [f.rel, f]));
-  const out: PushPlan<F> = { actions: [], skipped: [...tree.skipped], unchanged: [], firstStream: [], stream: [], sftp: [], big: [], folders: [] };
+  const out: PushPlan<F> = { actions: [], skipped: [...tree.skipped], unchanged: [], firstStream: [], stream: [], streamBatches: [], sftp: [], big: [], folders: [] };
   const send = (file: F, transport: PushTransport) => {
     const s: PushSend<F> = { file, transport, dir: dirOf(file.rel), gzip: facts.gzip && file.size >= GZIP_MIN_FILE };
     out.actions.push({ kind: 'send', ...s });
@@ -137,7 +146,36 @@ export function planPush<F extends PlanFile>(
   const fresh = small.filter((f) => !onBox.has(f.rel));
   const streamed = facts.stream && fresh.length >= PUSH_STREAM_MIN_FILES ? new Set(fresh) : new Set<F>();
   for (const f of small) (streamed.has(f) ? out.stream : out.sftp).push(send(f, streamed.has(f) ? 'stream' : 'sftp'));
+  out.streamBatches = streamBatches(out.stream, (s) => s.file);
   out.folders = foldersFor(out.actions.flatMap((a) => (a.kind === 'send' ? [a.dir] : [])));
+  return out;
+}
+
+/** The bytes a file's .part name takes on the unpack command line. */
+const nameBytes = (rel: string) => shQuote(rel + PART_SUFFIX).length + 1;
+
+/** Whether one more file fits a tar stream holding `batch` so far (files, bytes, and names on the command line); the first always does. */
+export function fitsStream(batch: { files: number; bytes: number; names: number }, f: PlanFile, maxBytes = STREAM_BATCH_BYTES): boolean {
+  return batch.files === 0 || (batch.files < STREAM_BATCH_FILES && batch.bytes + f.size <= maxBytes && batch.names + nameBytes(f.rel) <= STREAM_BATCH_NAME_BYTES);
+}
+
+/** Adds `f` to the running totals of a stream. */
+export function addToStream(batch: { files: number; bytes: number; names: number }, f: PlanFile): void {
+  batch.files++;
+  batch.bytes += f.size;
+  batch.names += nameBytes(f.rel);
+}
+
+/** Cuts `items` into tar streams in order, each as full as fitsStream allows. */
+function streamBatches<T>(items: readonly T[], fileOf: (item: T) => PlanFile): T[][] {
+  const out: T[][] = [];
+  let acc = { files: 0, bytes: 0, names: 0 };
+  for (const it of items) {
+    if (!fitsStream(acc, fileOf(it))) acc = { files: 0, bytes: 0, names: 0 };
+    if (acc.files === 0) out.push([]);
+    out[out.length - 1]!.push(it);
+    addToStream(acc, fileOf(it));
+  }
   return out;
 }
 

@@ -16,13 +16,9 @@ import { HASH_ARGS, parseBatchHashOutput, type HashAnswer } from './remote-hash'
 import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
-import { PUSH_STREAM_MIN_FILES } from './push-plan';
+import { addToStream, fitsStream, PUSH_STREAM_MIN_FILES } from './push-plan';
 
 export { PUSH_STREAM_MIN_FILES } from './push-plan';
-const BATCH_FILES = 2000;
-const BATCH_BYTES = 16 * 1024 * 1024;
-/** The names ride on the command line, which sshd hands the login shell as one argument (128 KiB at most). */
-const BATCH_NAME_BYTES = 48 * 1024;
 
 export interface StreamFile {
   rel: string;
@@ -172,12 +168,6 @@ function readBatch<F extends StreamFile>(root: string, batch: readonly F[], left
   return { members, ok };
 }
 
-/** Whether one more file fits the batch so far (files, bytes, and names on the command line). */
-function fits(batch: { files: number; bytes: number; names: number }, f: StreamFile, maxBytes = BATCH_BYTES): boolean {
-  const nameBytes = shQuote(f.rel + PART_SUFFIX).length + 1;
-  return batch.files === 0 || (batch.files < BATCH_FILES && batch.bytes + f.size <= maxBytes && batch.names + nameBytes <= BATCH_NAME_BYTES);
-}
-
 /** At most this much file data goes in the first stream, sent before the box is listed (all of it wasted on a push of unchanged files). */
 export const FIRST_STREAM_BYTES = 1024 * 1024;
 
@@ -206,14 +196,12 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
   const batch: F[] = [];
   const acc = { files: 0, bytes: 0, names: 0 };
   for (const f of files) {
-    if (!fits(acc, f, FIRST_STREAM_BYTES) || f.size > FIRST_STREAM_BYTES) {
+    if (!fitsStream(acc, f, FIRST_STREAM_BYTES) || f.size > FIRST_STREAM_BYTES) {
       out.left.push(f);
       continue;
     }
     batch.push(f);
-    acc.files++;
-    acc.bytes += f.size;
-    acc.names += shQuote(f.rel + PART_SUFFIX).length + 1;
+    addToStream(acc, f);
   }
   const { members, ok } = readBatch(root, batch, out.left);
   if (ok.length < PUSH_STREAM_MIN_FILES) {
@@ -240,23 +228,24 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
 }
 
 /**
- * Sends `files` (small, not on the box at the plan) into their .part files under `root`.
- * Resolves with what each delivered file's .part now holds (the SHA-256 of the bytes read
- * here) and the files left for SFTP: a batch whose unpack failed, or a file that changed
- * while it was read.
+ * Sends `batches` (small files, not on the box at the plan, cut into streams by the planner)
+ * into their .part files under `root`, one stream per batch. Resolves with what each delivered
+ * file's .part now holds (the SHA-256 of the bytes read here) and the files left for SFTP: a
+ * batch whose unpack failed or that an interrupt kept back, or a file that changed while it
+ * was read.
  */
-export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal): Promise<{ sent: Map<F, Streamed>; left: F[] }> {
+export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: string, batches: ReadonlyArray<readonly F[]>, signal?: AbortSignal): Promise<{ sent: Map<F, Streamed>; left: F[] }> {
   const sent = new Map<F, Streamed>();
   const left: F[] = [];
   const stream = remote.stream?.bind(remote);
-  if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { sent, left: [...files] };
-  let batch: F[] = [];
-  let acc = { files: 0, bytes: 0, names: 0 };
-  const flush = async () => {
+  if (!stream || batches.reduce((n, b) => n + b.length, 0) < PUSH_STREAM_MIN_FILES) return { sent, left: batches.flat() };
+  for (const batch of batches) {
+    if (signal?.aborted) {
+      left.push(...batch);
+      continue;
+    }
     const { members, ok } = readBatch(root, batch, left);
-    batch = [];
-    acc = { files: 0, bytes: 0, names: 0 };
-    if (!ok.length) return;
+    if (!ok.length) continue;
     const gz = gzipSync(tarOf(members), { level: 1 });
     const r = await run(stream, unpackCommand(root, members.map((m) => m.name)), gz, ok.length * 80 + 1024, signal);
     const answers = r?.code === 0 ? parseBatchHashOutput(r.out, ok.length) : undefined;
@@ -264,18 +253,6 @@ export async function streamUp<F extends StreamFile>(remote: SyncRemote, root: s
       if (answers) sent.set(f, { ...s, box: { full: answers[k], prefix: undefined } });
       else left.push(f);
     });
-  };
-  for (const f of files) {
-    if (signal?.aborted) {
-      left.push(f);
-      continue;
-    }
-    if (!fits(acc, f)) await flush();
-    batch.push(f);
-    acc.files++;
-    acc.bytes += f.size;
-    acc.names += shQuote(f.rel + PART_SUFFIX).length + 1;
   }
-  if (batch.length) await flush();
   return { sent, left };
 }

@@ -142,7 +142,7 @@ async function carryOut(c: FileCtx, plan: PushPlan<LocalFile>, firstSent: Readon
       if (r.kind === 'sent') sent.set(s, r);
       else record(s.file, r);
     });
-  const [up] = await Promise.all([streamUp(c.remote, c.root, plan.stream.map((s) => s.file), c.opts.signal), overSftp(plan.sftp)]);
+  const [up] = await Promise.all([streamUp(c.remote, c.root, plan.streamBatches.map((b) => b.map((s) => s.file)), c.opts.signal), overSftp(plan.sftp)]);
   for (const [f, u] of firstSent) up.sent.set(f, u);
   await overSftp(up.left.map((f) => planned.get(f)!));
   const answers = new Map<PushSend<LocalFile>, Promise<HashAnswer>>();
