@@ -1,11 +1,11 @@
 // The remote layer's codes in the user's words, for both front ends: why a pasted login cannot
-// be read, what the box could not do, which part of SSH failed. The English templates are the
+// be read, which other argument cannot be used, what the box could not do, which part of SSH failed. The English templates are the
 // remote layer's own messages, word for word; the extension passes vscode.l10n and the CLI its
 // words.ts (both read the Chinese from l10n/bundle.l10n.zh-cn.json), so no English sentence sits
 // inside a Chinese one. What the box or the paste said stays data: made inert and cut
 // (forNotification), never part of a link. Pure: `l10n` is passed in.
 import { forNotification } from '../core/text';
-import type { BoxFailure, BoxStep, ProtocolFailure } from '../remote/errors';
+import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure } from '../remote/errors';
 import type { LoginPlace, LoginProblem } from '../remote/target';
 
 /** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
@@ -164,5 +164,63 @@ export function protocolFailureText(f: ProtocolFailure, l10n: L10n): string {
       return l10n.t('the server sent a host key in an unknown format');
     case 'ssh-other':
       return asData(f.output);
+  }
+}
+
+/** Why a local path was left out of a RAM upload (ramdisk's reasons; another one stays as data). */
+function skipReasonText(reason: string, l10n: L10n): string {
+  switch (reason) {
+    case 'does not exist':
+      return l10n.t('does not exist');
+    case 'cannot be read':
+      return l10n.t('cannot be read');
+    case 'link to something other than a file':
+      return l10n.t('link to something other than a file');
+    case 'broken link':
+      return l10n.t('broken link');
+    case 'symbolic link inside a folder':
+      return l10n.t('symbolic link inside a folder');
+    case 'not a regular file':
+      return l10n.t('not a regular file');
+    default:
+      return asData(reason, 60);
+  }
+}
+
+/** Which argument (a job name, --gpus, an env name, a folder on the box) cannot be used; what was given stays data. */
+export function inputProblemText(p: InputProblem, l10n: L10n): string {
+  switch (p.code) {
+    case 'job-name-invalid':
+      return l10n.t('"{0}" is not usable as a job name: use letters, digits, - and _', asData(p.name));
+    case 'env-var-name-invalid':
+      return l10n.t('"{0}" is not a valid environment variable name', asData(p.name));
+    case 'job-command-missing':
+      return l10n.t('no command given: put it after --, e.g. gpu-rent run TARGET --name train -- python train.py');
+    case 'launch-command-missing':
+      return l10n.t('no command to launch');
+    case 'launch-script-missing':
+      return l10n.t('the launcher needs a script after python');
+    case 'gpus-invalid':
+      return l10n.t('--gpus must be a whole number ≥ 1, got {0}', String(p.gpus));
+    case 'nodes-too-few':
+      return l10n.t('--nodes needs at least two nodes');
+    case 'shell-arg-nul':
+      return l10n.t('a shell argument cannot contain a NUL byte');
+    case 'box-path-invalid':
+      return l10n.t('a path on the box cannot contain NUL or newline characters');
+    case 'env-name-invalid':
+      return p.rule
+        ? l10n.t('"{0}" is not a usable env name: letters, digits, \'.\', \'_\' and \'-\', starting with a letter or digit, at most 64', asData(p.name))
+        : l10n.t('"{0}" is not a usable env name', asData(p.name));
+    case 'python-version-invalid':
+      return l10n.t('not a Python version');
+    case 'ram-dir-relative':
+      return l10n.t('the RAM folder must be an absolute path on the box (got "{0}")', asData(p.dir));
+    case 'ram-dir-dotdot':
+      return l10n.t('the RAM folder may not contain ".." (got "{0}")', asData(p.dir));
+    case 'upload-nothing':
+      return p.skipped.length
+        ? l10n.t('nothing to upload: {0}', asData(p.skipped.map((x) => l10n.t('{0} ({1})', asData(x.path, 120), skipReasonText(x.reason, l10n))).reduce((list, one) => l10n.t('{0}, {1}', list, one))))
+        : l10n.t('nothing to upload');
   }
 }

@@ -11,7 +11,7 @@ import { readSshConfigSync } from '../app/sshConfig';
 import { knownHostsName, tryParseTarget, type SshTarget } from '../remote/target';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from './lang';
 import { CliError, l10nIn, t } from './words';
-import { boxFailureText, loginProblemText, protocolFailureText } from '../app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText } from '../app/remoteWords';
 
 export const TARGET_HELP =
   'TARGET is ssh://user@host:port, the login command the platform shows pasted whole in quotes ' +
@@ -110,10 +110,11 @@ const zhWords = l10nIn('zh-cn');
 
 /** A RemoteError whose code and facts say it all (no English message needed beside the Chinese). */
 function coded(e: RemoteError): boolean {
-  return (e.is('bad-target') && !!e.detail.login) || (e.is('remote-failed') && !!e.detail.failure) || (e.is('protocol') && !!e.detail.failure);
+  return (e.is('bad-target') && (!!e.detail.login || !!e.detail.input)) || (e.is('remote-failed') && !!e.detail.failure) || (e.is('protocol') && !!e.detail.failure);
 }
 
 function badTargetZh(e: RemoteError): string {
+  if (e.is('bad-target') && e.detail.input) return inputProblemText(e.detail.input, zhWords);
   return e.is('bad-target') && e.detail.login ? loginProblemText(e.detail.login, zhWords) : e.message;
 }
 
@@ -153,6 +154,8 @@ function remoteErrorZh(e: RemoteError): string {
 /** Turns a RemoteError into an Error whose message (English, or its `zh` under a Chinese locale) the dispatcher prints as is. */
 export function asCliError(e: unknown): unknown {
   if (e instanceof RemoteError) {
+    // An argument that is not TARGET (a job name, --gpus, a folder on the box) says only what is wrong with it, as in English.
+    if (e.is('bad-target') && e.detail.input) return new UsageError(e.message, inputProblemText(e.detail.input, zhWords));
     if (e.code === 'bad-target') return new UsageError(e.message, `TARGET 无法使用：${badTargetZh(e)}`);
     return new CliError(describeRemoteError(e), remoteErrorZh(e), { cause: e });
   }

@@ -2,9 +2,9 @@
 // plain English for the CLI; the extension maps `code` (and `hint`) to localized words, and
 // reads the facts it shows from `detail`, whose shape is fixed per code (`detail.code` is the
 // discriminant: `if (e.detail.code === 'host-key-changed') e.detail.presented`). A box or SSH
-// failure (remote-failed, protocol) and an unreadable login (bad-target) also carry a code of
-// their own with its facts (`detail.failure`, `detail.login`), which app/remoteWords.ts puts
-// into words; the message is that code's English.
+// failure (remote-failed, protocol), an unreadable login and an unusable argument (bad-target)
+// also carry a code of their own with its facts (`detail.failure`, `detail.login`,
+// `detail.input`), which app/remoteWords.ts puts into words; the message is that code's English.
 
 import { forTerminal } from '../core/text';
 import type { LoginProblem } from './target';
@@ -54,8 +54,8 @@ interface Where {
 
 /** The facts each code carries, beside its message. */
 export interface RemoteErrorDetails {
-  /** `login`: why a pasted login could not be read (target.ts); absent for the other bad inputs. */
-  'bad-target': Where & { login?: LoginProblem };
+  /** `login`: why a pasted login could not be read (target.ts); `input`: which other argument cannot be used (InputProblem). */
+  'bad-target': Where & { login?: LoginProblem; input?: InputProblem };
   'host-key-changed': {
     host: string;
     port: number;
@@ -117,6 +117,31 @@ export type BoxFailure =
   | { code: 'step-failed'; step: BoxStep; exit: string; output: string }
   | { code: 'watchdog-not-armed'; pid: string; running: boolean; outputPath: string }
   | { code: 'ram-upload-failed'; file: string; dir: string; output: string };
+
+/**
+ * An argument gpu-rent was given that cannot be used (a job name, --gpus, an env name, a folder
+ * on the box), as a code and its facts. The facts are what was given (the user's, a task file's
+ * or a platform's text): the words show it as data.
+ */
+export type InputProblem =
+  | { code: 'job-name-invalid'; name: string }
+  | { code: 'env-var-name-invalid'; name: string }
+  | { code: 'job-command-missing' }
+  | { code: 'launch-command-missing' }
+  | { code: 'launch-script-missing' }
+  | { code: 'gpus-invalid'; gpus: number }
+  | { code: 'nodes-too-few' }
+  | { code: 'shell-arg-nul' }
+  | { code: 'box-path-invalid' }
+  /** `rule`: the message spells out what an env name may hold (startRebuild's check). */
+  | { code: 'env-name-invalid'; name: string; rule: boolean }
+  | { code: 'python-version-invalid' }
+  | { code: 'ram-dir-relative'; dir: string }
+  | { code: 'ram-dir-dotdot'; dir: string }
+  /** `skipped`: each local path left out and why (ramdisk's collectLocalFiles reasons). */
+  | { code: 'upload-nothing'; skipped: { path: string; reason: string }[] };
+
+export type InputProblemCode = InputProblem['code'];
 
 /** Which part of SSH failed; `output` is the SSH library's (or the server's) own words, inert and cut. */
 export type ProtocolFailure =
@@ -272,6 +297,45 @@ export function protocolFailureEnglish(f: ProtocolFailure): string {
 /** A RemoteError('remote-failed') for a box failure: the English message and the code with its facts. */
 export function boxFailed(failure: BoxFailure, opts: { detail?: Where & { exitCode?: number | null }; hint?: RemoteHint; cause?: unknown } = {}): RemoteError<'remote-failed'> {
   return new RemoteError('remote-failed', boxFailureEnglish(failure), { ...opts, detail: { ...opts.detail, failure } });
+}
+
+/** The English message of an argument that cannot be used, as the remote layer always wrote it. */
+export function inputProblemEnglish(p: InputProblem): string {
+  switch (p.code) {
+    case 'job-name-invalid':
+      return `"${p.name}" is not usable as a job name: use letters, digits, - and _`;
+    case 'env-var-name-invalid':
+      return `"${p.name}" is not a valid environment variable name`;
+    case 'job-command-missing':
+      return 'no command given: put it after --, e.g. gpu-rent run TARGET --name train -- python train.py';
+    case 'launch-command-missing':
+      return 'no command to launch';
+    case 'launch-script-missing':
+      return 'the launcher needs a script after python';
+    case 'gpus-invalid':
+      return `--gpus must be a whole number ≥ 1, got ${p.gpus}`;
+    case 'nodes-too-few':
+      return '--nodes needs at least two nodes';
+    case 'shell-arg-nul':
+      return 'a shell argument cannot contain a NUL byte';
+    case 'box-path-invalid':
+      return 'a path on the box cannot contain NUL or newline characters';
+    case 'env-name-invalid':
+      return p.rule ? `"${p.name}" is not a usable env name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64` : `"${p.name}" is not a usable env name`;
+    case 'python-version-invalid':
+      return 'not a Python version';
+    case 'ram-dir-relative':
+      return `the RAM folder must be an absolute path on the box (got "${p.dir}")`;
+    case 'ram-dir-dotdot':
+      return `the RAM folder may not contain ".." (got "${p.dir}")`;
+    case 'upload-nothing':
+      return `nothing to upload${p.skipped.length ? `: ${p.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}`;
+  }
+}
+
+/** A RemoteError('bad-target') for an argument that cannot be used: the English message and the code with its facts. */
+export function badInput(input: InputProblem, opts: { detail?: Where; cause?: unknown } = {}): RemoteError<'bad-target'> {
+  return new RemoteError('bad-target', inputProblemEnglish(input), { ...opts, detail: { ...opts.detail, input } });
 }
 
 /** A RemoteError('protocol') for an SSH failure. */

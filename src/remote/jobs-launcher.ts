@@ -1,18 +1,18 @@
 // The distributed launchers a job may run under (torchrun, DeepSpeed, Accelerate): the argv
 // that starts the user's script on N GPUs of one box.
-import { RemoteError } from './errors';
+import { badInput } from './errors';
 
 export type Launcher = 'torchrun' | 'deepspeed' | 'accelerate';
 export const LAUNCHERS: readonly Launcher[] = ['torchrun', 'deepspeed', 'accelerate'];
 
 /** Wraps argv in a distributed launcher with the given number of GPUs. */
 export function wrapWithLauncher(launcher: Launcher, gpus: number, argv: string[]): string[] {
-  if (!Number.isInteger(gpus) || gpus < 1) throw new RemoteError('bad-target', `--gpus must be a whole number ≥ 1, got ${gpus}`);
-  if (argv.length === 0) throw new RemoteError('bad-target', 'no command to launch');
+  if (!Number.isInteger(gpus) || gpus < 1) throw badInput({ code: 'gpus-invalid', gpus });
+  if (argv.length === 0) throw badInput({ code: 'launch-command-missing' });
   // `python train.py …` → the launcher runs `train.py …` with its own Python.
   const isPython = /^(?:.*\/)?python(?:3(?:\.\d+)?)?$/.test(argv[0]!);
   const script = isPython ? argv.slice(1) : argv;
-  if (script.length === 0) throw new RemoteError('bad-target', 'the launcher needs a script after python');
+  if (script.length === 0) throw badInput({ code: 'launch-script-missing' });
   const direct = !isPython && !script[0]!.endsWith('.py');
   switch (launcher) {
     case 'torchrun':

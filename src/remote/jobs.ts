@@ -5,7 +5,7 @@
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../core/smi';
 import { forTerminal } from '../core/text';
 import type { RemoteConnection } from './connection';
-import { boxFailed, boxOutput, RemoteError } from './errors';
+import { badInput, boxFailed, boxOutput } from './errors';
 import { dataDirScript } from './platform';
 import { shJoin, shQuote } from './shell';
 import { boxLines, trimEndOf } from '../core/boxLines';
@@ -85,7 +85,7 @@ export function sanitizeJobName(raw: string): string {
     .replace(/[^A-Za-z0-9_-]+/g, '-')
     .replace(/^[-_]+/, '');
   const name = trimEndOf(cleaned, '-').slice(0, NAME_MAX);
-  if (name === '') throw new RemoteError('bad-target', `"${raw}" is not usable as a job name: use letters, digits, - and _`);
+  if (name === '') throw badInput({ code: 'job-name-invalid', name: String(raw) });
   return name;
 }
 
@@ -99,7 +99,7 @@ export async function countGpus(conn: RemoteConnection, opts: { timeoutMs?: numb
 }
 
 function envName(k: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw new RemoteError('bad-target', `"${k}" is not a valid environment variable name`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(k)) throw badInput({ code: 'env-var-name-invalid', name: k });
   return k;
 }
 
@@ -134,7 +134,7 @@ function runnerScript(env: Record<string, string>, commandLine: string): string 
 /** Starts a detached job and returns once its pid is recorded (well under a second on a warm link). */
 export async function startJob(conn: RemoteConnection, opts: StartJobOptions): Promise<StartedJob> {
   const name = sanitizeJobName(opts.name);
-  if (opts.command.length === 0) throw new RemoteError('bad-target', 'no command given: put it after --, e.g. gpu-rent run TARGET --name train -- python train.py');
+  if (opts.command.length === 0) throw badInput({ code: 'job-command-missing' });
   let gpus: number | null = null;
   let argv = opts.command;
   if (opts.launcher) {

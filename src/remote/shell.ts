@@ -1,10 +1,10 @@
 // Quoting for POSIX sh: every argument we put in a remote command goes through shQuote, so a
 // file or job name can never become shell syntax on the box.
-import { RemoteError } from './errors';
+import { badInput } from './errors';
 
 /** Single-quotes `arg` for POSIX sh (bash, dash, zsh): the shell reads back exactly these bytes. */
 export function shQuote(arg: string): string {
-  if (arg.includes('\0')) throw new RemoteError('bad-target', 'a shell argument cannot contain a NUL byte');
+  if (arg.includes('\0')) throw badInput({ code: 'shell-arg-nul' });
   // Plain words stay readable; `NAME=…` is quoted so it can never become an assignment.
   if (arg !== '' && /^[A-Za-z0-9_./:@%+,=-]+$/.test(arg) && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) return arg;
   return `'${arg.replace(/'/g, `'\\''`)}'`;

@@ -4,10 +4,20 @@
 // strings below are the oracle), and through the zh bundle, as VS Code and the CLI read it, it
 // holds no English sentence. What the box said stays data: inert, cut, never a link.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { boxFailed, boxFailureEnglish, boxOutput, protocolFailed, protocolFailureEnglish, RemoteError, type BoxFailure, type BoxFailureCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { badInput, boxFailed, boxFailureEnglish, boxOutput, inputProblemEnglish, protocolFailed, protocolFailureEnglish, RemoteError, type BoxFailure, type BoxFailureCode, type InputProblem, type InputProblemCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
+import { sanitizeJobName, startJob } from '../../src/remote/jobs';
+import { wrapWithLauncher } from '../../src/remote/jobs-launcher';
+import { shQuote } from '../../src/remote/shell';
+import { boxPath, type BoxSession } from '../../src/remote/guards/session';
+import { rebuildScript, startRebuild } from '../../src/remote/guards/environment';
+import { secureUpload } from '../../src/remote/guards/ramdisk';
+import { multiNodeArgv, startMultiNode } from '../../src/app/runs/multinode';
+import type { RemoteConnection } from '../../src/remote/connection';
 import { loginProblemEnglish, parseTarget, tryParseTarget, type LoginProblem, type LoginProblemCode } from '../../src/remote/target';
-import { boxFailureText, loginProblemText, protocolFailureText, type L10n } from '../../src/app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, type L10n } from '../../src/app/remoteWords';
 import { asCliError, targetFromArg } from '../../src/cli/remote-common';
 import { messageIn } from '../../src/cli/words';
 import type { CliIO } from '../../src/cli/command';
@@ -24,6 +34,7 @@ const inZh: L10n = {
 
 // Words a Chinese sentence keeps as they are: commands, flags, units, protocol and product names.
 const KEPT = [
+  'gpu-rent run TARGET --name train -- python train.py',
   'gpu-rent stop TARGET',
   'gpu-rent jobs TARGET',
   'ssh://user@host:port',
@@ -48,6 +59,11 @@ const KEPT = [
   'GPU',
   'ssh',
   'pid',
+  '--nodes',
+  'python',
+  'Python',
+  'shell',
+  'NUL',
 ];
 
 /** What is left of a Chinese text once the facts it names and the kept words are taken out. */
@@ -141,6 +157,53 @@ const MORE_LOGIN: [string, LoginProblemCode, string][] = [
   ['ssh root@', 'login-host-empty', 'login command: the host name is empty'],
 ];
 
+// Each argument that cannot be used: its facts, the English it always had, and its Chinese (literal oracles).
+const INPUT: { [C in InputProblemCode]: [Extract<InputProblem, { code: C }>, english: string, chinese: string] } = {
+  'job-name-invalid': [{ code: 'job-name-invalid', name: '///' }, '"///" is not usable as a job name: use letters, digits, - and _', '“///”不能用作任务名：只能用字母、数字、- 和 _'],
+  'env-var-name-invalid': [{ code: 'env-var-name-invalid', name: '1A' }, '"1A" is not a valid environment variable name', '“1A”不是有效的环境变量名'],
+  'job-command-missing': [{ code: 'job-command-missing' }, 'no command given: put it after --, e.g. gpu-rent run TARGET --name train -- python train.py', '没有给出命令：请把命令写在 -- 之后，例如 gpu-rent run TARGET --name train -- python train.py'],
+  'launch-command-missing': [{ code: 'launch-command-missing' }, 'no command to launch', '没有要启动的命令'],
+  'launch-script-missing': [{ code: 'launch-script-missing' }, 'the launcher needs a script after python', '启动器需要在 python 之后给出脚本'],
+  'gpus-invalid': [{ code: 'gpus-invalid', gpus: 0 }, '--gpus must be a whole number ≥ 1, got 0', '--gpus 必须是不小于 1 的整数，收到的是 0'],
+  'nodes-too-few': [{ code: 'nodes-too-few' }, '--nodes needs at least two nodes', '--nodes 至少需要两个节点'],
+  'shell-arg-nul': [{ code: 'shell-arg-nul' }, 'a shell argument cannot contain a NUL byte', 'shell 参数不能包含 NUL 字节'],
+  'box-path-invalid': [{ code: 'box-path-invalid' }, 'a path on the box cannot contain NUL or newline characters', '实例上的路径不能包含 NUL 或换行符'],
+  'env-name-invalid': [
+    { code: 'env-name-invalid', name: '../x', rule: true },
+    `"../x" is not a usable env name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64`,
+    '“../x”不能用作环境名：只能用字母、数字、“.”、“_”和“-”，以字母或数字开头，最多 64 个字符',
+  ],
+  'python-version-invalid': [{ code: 'python-version-invalid' }, 'not a Python version', '不是有效的 Python 版本'],
+  'ram-dir-relative': [{ code: 'ram-dir-relative', dir: 'shm/x' }, 'the RAM folder must be an absolute path on the box (got "shm/x")', '内存文件夹必须是实例上的绝对路径（收到的是“shm/x”）'],
+  'ram-dir-dotdot': [{ code: 'ram-dir-dotdot', dir: '/dev/shm/../root' }, 'the RAM folder may not contain ".." (got "/dev/shm/../root")', '内存文件夹不能包含“..”（收到的是“/dev/shm/../root”）'],
+  'upload-nothing': [
+    { code: 'upload-nothing', skipped: [{ path: '/tmp/a/none', reason: 'does not exist' }, { path: '/tmp/a/link', reason: 'broken link' }] },
+    'nothing to upload: /tmp/a/none (does not exist), /tmp/a/link (broken link)',
+    '没有可上传的文件：/tmp/a/none（不存在），/tmp/a/link（链接已失效）',
+  ],
+};
+
+// The other shapes a code's words take.
+const MORE_INPUT: [InputProblem, english: string, chinese: string][] = [
+  [{ code: 'env-name-invalid', name: '../x', rule: false }, '"../x" is not a usable env name', '“../x”不能用作环境名'],
+  [{ code: 'upload-nothing', skipped: [] }, 'nothing to upload', '没有可上传的文件'],
+  [
+    { code: 'upload-nothing', skipped: [{ path: '/a', reason: 'cannot be read' }, { path: '/b', reason: 'link to something other than a file' }, { path: '/c', reason: 'symbolic link inside a folder' }, { path: '/d', reason: 'not a regular file' }] },
+    'nothing to upload: /a (cannot be read), /b (link to something other than a file), /c (symbolic link inside a folder), /d (not a regular file)',
+    '没有可上传的文件：/a（无法读取），/b（链接指向的不是文件），/c（文件夹内的符号链接），/d（不是普通文件）',
+  ],
+];
+
+/** The RemoteError a call throws (synchronously or as a rejection). */
+async function thrownBy(f: () => unknown): Promise<unknown> {
+  try {
+    await f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('no error was thrown');
+}
+
 describe('remote failures as codes, in the user’s words (app/remoteWords)', () => {
   it('each box failure and SSH failure keeps the English message it always had, and the English words are that message', () => {
     for (const [f, english] of [...Object.values(BOX), ...STEPS] as [BoxFailure, string][]) {
@@ -181,6 +244,58 @@ describe('remote failures as codes, in the user’s words (app/remoteWords)', ()
     );
   });
 
+  it('each argument that cannot be used has its code, the English it always had, and its Chinese', () => {
+    for (const [p, english, chinese] of [...Object.values(INPUT), ...MORE_INPUT] as [InputProblem, string, string][]) {
+      assert.equal(inputProblemEnglish(p), english);
+      const e = badInput(p);
+      assert.ok(e instanceof RemoteError && e.is('bad-target') && e.fatal);
+      assert.equal(e.message, english);
+      assert.deepEqual(e.detail.input, p);
+      assert.equal(inputProblemText(p, en), english);
+      assert.equal(inputProblemText(p, inZh), chinese);
+    }
+  });
+
+  it('the places that refuse an argument raise its code, with the English they always gave', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'remote-words-'));
+    try {
+      const noConn = {} as RemoteConnection;
+      const noSession = {} as BoxSession;
+      const rv = { nnodes: 2, nodeRank: 0, masterAddr: '10.0.0.1', masterPort: 29500, gpusPerNode: 1 };
+      const missing = join(dir, 'missing.pt');
+      const cases: [() => unknown, InputProblem][] = [
+        [() => sanitizeJobName('///'), INPUT['job-name-invalid'][0]],
+        [() => startJob(noConn, { name: 't', command: ['python', 'x.py'], env: { '1A': 'v' } }), INPUT['env-var-name-invalid'][0]],
+        [() => startJob(noConn, { name: 't', command: [] }), INPUT['job-command-missing'][0]],
+        [() => wrapWithLauncher('torchrun', 0, ['python', 'x.py']), INPUT['gpus-invalid'][0]],
+        [() => wrapWithLauncher('torchrun', 1, []), INPUT['launch-command-missing'][0]],
+        [() => wrapWithLauncher('deepspeed', 1, ['python3']), INPUT['launch-script-missing'][0]],
+        [() => multiNodeArgv('torchrun', rv, []), INPUT['launch-command-missing'][0]],
+        [() => multiNodeArgv('accelerate', rv, ['/usr/bin/python3.11']), INPUT['launch-script-missing'][0]],
+        [() => startMultiNode([], { name: 't', command: ['python', 'x.py'], launcher: 'torchrun' }), INPUT['nodes-too-few'][0]],
+        [() => shQuote('a\0b'), INPUT['shell-arg-nul'][0]],
+        [() => boxPath('ckpt\nrm -rf ~'), INPUT['box-path-invalid'][0]],
+        [() => rebuildScript({ envName: '../x', pythonMinor: null }, { kind: 'none' } as never, false, 'h'), { code: 'env-name-invalid', name: '../x', rule: false }],
+        [() => rebuildScript({ envName: 'train', pythonMinor: '3.x' }, { kind: 'none' } as never, false, 'h'), INPUT['python-version-invalid'][0]],
+        [() => startRebuild(noConn, {} as never, '../x'), INPUT['env-name-invalid'][0]],
+        [() => secureUpload(noSession, [missing], 'shm/x'), INPUT['ram-dir-relative'][0]],
+        [() => secureUpload(noSession, [missing], '/dev/shm/../root'), INPUT['ram-dir-dotdot'][0]],
+        [() => secureUpload(noSession, [missing]), { code: 'upload-nothing', skipped: [{ path: missing, reason: 'does not exist' }] }],
+      ];
+      for (const [f, p] of cases) {
+        const e = await thrownBy(f);
+        assert.ok(e instanceof RemoteError && e.is('bad-target'), `${p.code}: ${String(e)}`);
+        assert.deepEqual(e.detail.input, p);
+        assert.equal(e.message, inputProblemEnglish(p));
+      }
+      // The literal English a user saw before, from the places themselves.
+      assert.equal(((await thrownBy(() => secureUpload(noSession, [missing]))) as Error).message, `nothing to upload: ${missing} (does not exist)`);
+      assert.equal(((await thrownBy(() => wrapWithLauncher('torchrun', 1.5, ['x.py']))) as Error).message, '--gpus must be a whole number ≥ 1, got 1.5');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('in Chinese every code has words of its own, with no English sentence inside', () => {
     const texts: string[] = [];
     const check = (text: string, facts: string[], what: string) => {
@@ -196,6 +311,7 @@ describe('remote failures as codes, in the user’s words (app/remoteWords)', ()
       return r.reason;
     });
     for (const p of problems) check(loginProblemText(p, inZh), factsOf(p).filter((v) => v !== p.code && !['target', 'login-command', 'url'].includes(v)), p.code);
+    for (const [p] of [...Object.values(INPUT), ...MORE_INPUT.slice(0, 1)] as [InputProblem, string, string][]) check(inputProblemText(p, inZh), factsOf(p), p.code);
     assert.equal(new Set(texts).size, texts.length, 'two codes share their words');
     // The place a problem sits is said in Chinese too.
     assert.match(loginProblemText(problems.find((p) => p.code === 'login-host-empty')!, inZh), /^目标：/);
@@ -237,5 +353,19 @@ describe('the CLI says remote failures in Chinese (cli/remote-common)', () => {
     assert.equal(plain, 'something only English knows（在 h.example:2222 上）');
     const login = asCliError(new RemoteError('bad-target', 'ssh option -p needs a value', { detail: { login: { code: 'login-flag-value', flag: 'p' } } }));
     assert.equal(messageIn('zh-cn', login), 'TARGET 无法使用：ssh 选项 -p 需要一个值');
+  });
+
+  it('an argument that is not TARGET: the English as before, the Chinese without “TARGET 无法使用”', () => {
+    let err: unknown;
+    try {
+      sanitizeJobName('///');
+    } catch (e) {
+      err = asCliError(e);
+    }
+    assert.equal(messageIn('en', err), '"///" is not usable as a job name: use letters, digits, - and _');
+    assert.equal(messageIn('zh-cn', err), '“///”不能用作任务名：只能用字母、数字、- 和 _');
+    const gpus = asCliError(badInput({ code: 'gpus-invalid', gpus: -2 }));
+    assert.equal(messageIn('en', gpus), '--gpus must be a whole number ≥ 1, got -2');
+    assert.equal(messageIn('zh-cn', gpus), '--gpus 必须是不小于 1 的整数，收到的是 -2');
   });
 });

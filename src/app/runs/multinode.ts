@@ -4,7 +4,7 @@
 // every node has the same GPU count and reaches the first node on that port. The run is one
 // job: the same name on every node; stop stops all; logs come back with the rank in front.
 import type { RemoteConnection } from '../../remote/connection';
-import { boxFailed, boxOutput, RemoteError } from '../../remote/errors';
+import { badInput, boxFailed, boxOutput } from '../../remote/errors';
 import { countGpus, listJobs, readLog, sanitizeJobName, startJob, stopJob, type JobInfo, type Launcher, type StartedJob } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 
@@ -37,10 +37,10 @@ export const DEFAULT_RENDEZVOUS_PORT = 29500;
 
 /** The launcher's argv on one node. `argv` is the user's command (`python train.py …` or a script). */
 export function multiNodeArgv(launcher: Launcher, r: Rendezvous, argv: readonly string[]): string[] {
-  if (argv.length === 0) throw new RemoteError('bad-target', 'no command to launch');
+  if (argv.length === 0) throw badInput({ code: 'launch-command-missing' });
   const isPython = /^(?:.*\/)?python(?:3(?:\.\d+)?)?$/.test(argv[0]!);
   const script = isPython ? argv.slice(1) : [...argv];
-  if (script.length === 0) throw new RemoteError('bad-target', 'the launcher needs a script after python');
+  if (script.length === 0) throw badInput({ code: 'launch-script-missing' });
   const direct = !isPython && !script[0]!.endsWith('.py');
   const addr = r.masterAddr;
   const port = String(r.masterPort);
@@ -141,7 +141,7 @@ export interface MultiNodeRun {
 
 /** Checks, then starts the launcher on every node (rank 0 first). Stops the started ones if a later node fails. */
 export async function startMultiNode(nodes: readonly RunNode[], o: MultiNodeOptions): Promise<MultiNodeRun> {
-  if (nodes.length < 2) throw new RemoteError('bad-target', '--nodes needs at least two nodes');
+  if (nodes.length < 2) throw badInput({ code: 'nodes-too-few' });
   const name = sanitizeJobName(o.name);
   const port = o.port ?? DEFAULT_RENDEZVOUS_PORT;
   const masterAddr = o.masterAddr ?? (await privateAddress(nodes[0]!.conn));

@@ -5,7 +5,7 @@ import { isAppError, type AppError } from '../../app/session';
 import { isRemoteError, type RemoteError } from '../../remote/errors';
 import { stateLabel } from '../present';
 import { Commands } from '../commandIds';
-import { boxFailureText, loginProblemText, protocolFailureText } from '../../app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText } from '../../app/remoteWords';
 
 /** A problem the user can fix (bad input, nothing to act on): shown as is. */
 export class UserError extends Error {}
@@ -44,6 +44,8 @@ export interface ShownError {
 export function remoteErrorText(e: RemoteError, where: string): string {
   switch (e.code) {
     case 'bad-target':
+      // An argument that is not the login (a job name, --gpus, a folder on the box) says only what is wrong with it.
+      if (e.is('bad-target') && e.detail.input) return inputProblemText(e.detail.input, vscode.l10n);
       return vscode.l10n.t('The login cannot be used: {0}', e.is('bad-target') && e.detail.login ? loginProblemText(e.detail.login, vscode.l10n) : e.message);
     case 'host-key-changed':
       return vscode.l10n.t('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', where);

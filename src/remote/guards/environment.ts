@@ -20,7 +20,7 @@ import {
 } from '../../core/guards/environment';
 import { parseNvidiaSmi, SMI_QUERY_COMMAND } from '../../core/smi';
 import type { RemoteConnection } from '../connection';
-import { boxFailed, RemoteError } from '../errors';
+import { badInput, boxFailed } from '../errors';
 import { startJob, type StartedJob } from '../jobs';
 import { probeBox } from '../probe';
 import { shQuote } from '../shell';
@@ -97,8 +97,8 @@ function torchInstallWords(torch: TorchPlan): string | null {
  * the first failure; prints "gpu-rent: environment NAME ready: PYTHON" at the end.
  */
 export function rebuildScript(inputs: Pick<RebuildInputs, 'envName' | 'pythonMinor'>, torch: TorchPlan, hasYml: boolean, source: string): string {
-  if (safeEnvName(inputs.envName) !== inputs.envName) throw new RemoteError('bad-target', `"${inputs.envName}" is not a usable env name`);
-  if (inputs.pythonMinor !== null && !/^[23]\.\d{1,2}$/.test(inputs.pythonMinor)) throw new RemoteError('bad-target', 'not a Python version');
+  if (safeEnvName(inputs.envName) !== inputs.envName) throw badInput({ code: 'env-name-invalid', name: inputs.envName, rule: false });
+  if (inputs.pythonMinor !== null && !/^[23]\.\d{1,2}$/.test(inputs.pythonMinor)) throw badInput({ code: 'python-version-invalid' });
   const torchWords = torchInstallWords(torch);
   const from = source.replace(/[^A-Za-z0-9 ._@:()/,+-]/g, '?').slice(0, 200);
   return `#!/usr/bin/env bash
@@ -203,7 +203,7 @@ export interface RebuildStarted {
  * Throws RebuildRefused (before touching the box's files) when a check fails.
  */
 export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, envName: string, opts: { timeoutMs?: number; allowPipOptions?: boolean } = {}): Promise<RebuildStarted> {
-  if (safeEnvName(envName) !== envName) throw new RemoteError('bad-target', `"${envName}" is not a usable env name: letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64`);
+  if (safeEnvName(envName) !== envName) throw badInput({ code: 'env-name-invalid', name: envName, rule: true });
   const early = checkRebuildInputs(capture, { envName, allowPipOptions: opts.allowPipOptions, readYaml: readEnvironmentYaml });
   if (early.problems.length) throw new RebuildRefused(early.problems);
   const targetDriver = await readTargetDriver(conn, opts);

@@ -7,7 +7,7 @@ import { createReadStream, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { checkRamUpload, DEFAULT_RAM_RESERVE_BYTES, isRamFs, type RamTargetFacts, type RamUploadRefusal } from '../../core/guards/ramdisk';
-import { boxFailed, boxOutput, RemoteError } from '../errors';
+import { badInput, boxFailed, boxOutput } from '../errors';
 import { shQuote } from '../shell';
 import { boxPath, keyValues, runSh, type BoxSession } from './session';
 import { trimEndOf } from '../../core/boxLines';
@@ -131,10 +131,10 @@ export async function secureUpload(
   dir: string = DEFAULT_RAM_DIR,
   opts: { reserveBytes?: number; onFile?: (relPath: string, bytes: number) => void } = {},
 ): Promise<SecureUploadResult> {
-  if (!dir.startsWith('/')) throw new RemoteError('bad-target', `the RAM folder must be an absolute path on the box (got "${dir}")`);
-  if (dir.split('/').includes('..')) throw new RemoteError('bad-target', `the RAM folder may not contain ".." (got "${dir}")`);
+  if (!dir.startsWith('/')) throw badInput({ code: 'ram-dir-relative', dir });
+  if (dir.split('/').includes('..')) throw badInput({ code: 'ram-dir-dotdot', dir });
   const { files, skipped } = collectLocalFiles(localPaths);
-  if (!files.length) throw new RemoteError('bad-target', `nothing to upload${skipped.length ? `: ${skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}`);
+  if (!files.length) throw badInput({ code: 'upload-nothing', skipped });
   const total = files.reduce((a, f) => a + f.size, 0);
   const reserve = opts.reserveBytes ?? DEFAULT_RAM_RESERVE_BYTES;
 

@@ -1,7 +1,7 @@
 // What the guards need from a connection to the box: RemoteConnection (src/remote/connection.ts)
 // satisfies it as is; tests may hand in the same thing.
 import type { SFTPWrapper } from 'ssh2';
-import { boxFailed, boxOutput, RemoteError, type BoxStep } from '../errors';
+import { badInput, boxFailed, boxOutput, type BoxStep } from '../errors';
 import { shQuote } from '../shell';
 
 export interface BoxExecResult {
@@ -55,7 +55,7 @@ export function keyValues(text: string): Map<string, string> {
 
 /** A folder on the box as a sh word: "~/x" and relative paths are under $HOME; the rest is quoted. */
 export function boxPath(path: string): string {
-  if (path.includes('\0') || path.includes('\n')) throw new RemoteError('bad-target', 'a path on the box cannot contain NUL or newline characters');
+  if (path.includes('\0') || path.includes('\n')) throw badInput({ code: 'box-path-invalid' });
   if (path === '~') return '"$HOME"';
   if (path.startsWith('~/')) return `"$HOME"/${shQuote(path.slice(2))}`;
   if (path.startsWith('/')) return shQuote(path);
