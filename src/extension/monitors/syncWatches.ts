@@ -7,7 +7,7 @@ import { syncRemote } from '../../app/sync';
 import type { InstanceSessions } from '../../app/session';
 import { isRemoteError } from '../../remote/errors';
 import { syncErrorText } from '../commands/sync/errorText';
-import { remoteErrorText } from '../commands/errors';
+import { remoteErrorText, shownError } from '../commands/errors';
 import type { InstanceStore } from '../store';
 import type { SyncWatching } from '../../app/syncWatching';
 
@@ -48,8 +48,8 @@ export class SyncWatches implements vscode.Disposable {
     const { watchSync, SyncError } = await import('../../remote/sync');
     const source = `${inst.login.user}@${inst.login.host}:${inst.login.port}`;
     const { remoteDir, localDir } = spec;
-    // In the user's words (the tree's Checkpoints tooltip, the stop notice); the English stays in the log.
-    const words = (e: unknown): string => (e instanceof SyncError ? syncErrorText(e, { remoteDir, localDir }, vscode.l10n) : isRemoteError(e) ? remoteErrorText(e, `${inst.login.host}:${inst.login.port}`) : e instanceof Error ? e.message : String(e));
+    // In the user's words (the tree's Checkpoints tooltip, the stop notice; a refused reconnect is the session's AppError); the English stays in the log.
+    const words = (e: unknown): string => (e instanceof SyncError ? syncErrorText(e, { remoteDir, localDir }, vscode.l10n) : isRemoteError(e) ? remoteErrorText(e, `${inst.login.host}:${inst.login.port}`) : shownError(e).message);
     void watchSync(
       // Reconnects after a drop ask nothing: the watch was started over a working connection.
       async () => syncRemote(await this.sessions.connect(this.store.get(spec.id) ?? inst, { background: true, ...(spec.acceptNewHostKey ? { acceptNewHostKey: true } : {}) })),

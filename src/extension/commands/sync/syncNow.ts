@@ -7,7 +7,7 @@ import { addToGitignore, gitignoreAdvice, summarize, syncRemote, TransferMeter, 
 import { formatBytes } from '../../../core/format';
 import { SyncArgs } from '../../args';
 import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import { requireTrust, shownError, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
@@ -64,10 +64,12 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       const latest = ctx.store.get(inst.id);
-      await ctx.store.update(inst.id, { sync: { remoteDir, localDir, ...(latest?.sync?.lastSyncAt ? { lastSyncAt: latest.sync.lastSyncAt } : {}), lastError: msg.slice(0, 500) } });
+      // The Checkpoints row shows lastError as stored: in the UI's language, as the watch stores it; the English goes to the log.
+      const words = e instanceof SyncError ? syncErrorText(e, { remoteDir, localDir }, vscode.l10n) : shownError(e).message;
+      await ctx.store.update(inst.id, { sync: { remoteDir, localDir, ...(latest?.sync?.lastSyncAt ? { lastSyncAt: latest.sync.lastSyncAt } : {}), lastError: words.slice(0, 500) } });
       if (e instanceof SyncError) {
         ctx.log.warn(`[${inst.id}] sync ${remoteDir} → ${localDir} failed (${e.code}): ${msg}`);
-        throw new UserError(vscode.l10n.t('Checkpoint sync failed: {0}', syncErrorText(e, { remoteDir, localDir }, vscode.l10n)));
+        throw new UserError(vscode.l10n.t('Checkpoint sync failed: {0}', words));
       }
       throw e;
     }
