@@ -5,7 +5,7 @@
 // SHA-256, renamed into place, resumable, never over a newer file without force). A scan that
 // stopped at its cap stops the push too, unless the caller says so.
 import { scanTree, type SecretFinding, type SecretScanResult } from './secretScan';
-import { listLocalTree, pushOnce, type PushOptions, type PushProgress, type PushReport, type PushSkipReason } from '../remote/sync/push';
+import { listLocalTree, pushOnce, type LocalFile, type PushOptions, type PushProgress, type PushReport, type PushSkipReason } from '../remote/sync/push';
 import type { SyncRemote } from '../remote/sync';
 
 export type { PushOptions, PushProgress, PushReport, PushSkipReason } from '../remote/sync/push';
@@ -30,8 +30,18 @@ export type PushResult =
   /** Stopped before any byte left: the scan stopped at its cap (`scan.truncated`), `scan.unscanned` files unread. */
   | { kind: 'scan-incomplete'; scan: SecretScanResult & { truncated: NonNullable<SecretScanResult['truncated']> } };
 
-/** Lists `localDir`, scans that list, stops on findings or a cut-off scan unless allowed, then pushes the same list. */
-export async function pushFolder(remote: SyncRemote, req: PushRequest, onProgress?: (p: PushProgress) => void): Promise<PushResult> {
+/** The local side of a push, ready before any byte leaves: the list and the scan of exactly that list. */
+export interface PreparedPush {
+  files: LocalFile[];
+  skipped: Array<{ name: string; reason: PushSkipReason }>;
+  scan: SecretScanResult;
+}
+
+/**
+ * Lists `localDir` and scans that list. Needs no connection, so a front end may start it
+ * while the connection is being made (on a 40 ms link the login is about six round trips).
+ */
+export async function preparePush(req: Pick<PushRequest, 'localDir' | 'exclude' | 'scanLimits' | 'signal' | 'onScanProgress'>): Promise<PreparedPush> {
   const listed = await listLocalTree(req.localDir);
   const exclude = new Set(req.exclude ?? []);
   const files = listed.files.filter((f) => !exclude.has(f.rel));
@@ -41,6 +51,15 @@ export async function pushFolder(remote: SyncRemote, req: PushRequest, onProgres
     ...(req.signal ? { signal: req.signal } : {}),
     ...(req.onScanProgress ? { onProgress: (p: { filesSeen: number }) => req.onScanProgress!(p.filesSeen) } : {}),
   });
+  return { files, skipped, scan };
+}
+
+/**
+ * Stops on findings or a cut-off scan unless allowed, then pushes the scanned list. `prepared`
+ * is `preparePush(req)`'s result when the caller started it early; by default it runs here.
+ */
+export async function pushFolder(remote: SyncRemote, req: PushRequest, onProgress?: (p: PushProgress) => void, prepared: PreparedPush | Promise<PreparedPush> = preparePush(req)): Promise<PushResult> {
+  const { files, skipped, scan } = await prepared;
   if (scan.findings.length && !req.allowSecrets) return { kind: 'secrets-found', findings: scan.findings, scan };
   if (scan.truncated && !req.allowUnscanned) return { kind: 'scan-incomplete', scan: { ...scan, truncated: scan.truncated } };
   const { allowSecrets: _s, allowUnscanned: _u, exclude: _e, scanLimits: _l, onScanProgress: _p, ...opts } = req;

@@ -4,7 +4,7 @@ import { formatBytes } from '../../core/format';
 import { forTerminal } from '../../core/text';
 import { jsonError } from '../json-error';
 import { SCAN_MAX_BYTES } from '../../core/guards/secrets';
-import { pushFolder, type PushProgress, type PushReport, type PushSkipReason } from '../../app/push';
+import { preparePush, pushFolder, type PushProgress, type PushReport, type PushSkipReason } from '../../app/push';
 import { syncRemote } from '../../app/sync';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand, CliIO } from '../command';
@@ -148,22 +148,23 @@ export const command: CliCommand = {
     process.on('SIGINT', onSigint);
     process.on('SIGTERM', onSigint);
     try {
+      const req = {
+        localDir: flags.local!,
+        remoteDir: flags.remote!,
+        force: flags.force === true,
+        // What the transfer decided (no gzip on the box, a stream refused): one stderr line each.
+        log: (line: string) => io.stderr(`gpu-rent push: ${forTerminal(line)}\n`),
+        allowSecrets: flags['allow-secrets'] === true,
+        allowUnscanned: flags['allow-unscanned'] === true,
+        ...(flags['scan-limit-mb'] !== undefined ? { scanLimits: { maxBytes: flags['scan-limit-mb'] * 1024 * 1024 } } : {}),
+        signal: ac.signal,
+      };
+      // The local list and its secret scan run while the login is made; nothing leaves before
+      // both are done. Its failure (a missing folder) is reported once connected, as before.
+      const prepared = preparePush(req);
+      prepared.catch(() => undefined);
       return await withRemote(positionals[0], flags, io, async (conn) => {
-        const r = await pushFolder(
-          syncRemote(conn),
-          {
-            localDir: flags.local!,
-            remoteDir: flags.remote!,
-            force: flags.force === true,
-            // What the transfer decided (no gzip on the box, a stream refused): one stderr line each.
-            log: (line: string) => io.stderr(`gpu-rent push: ${forTerminal(line)}\n`),
-            allowSecrets: flags['allow-secrets'] === true,
-            allowUnscanned: flags['allow-unscanned'] === true,
-            ...(flags['scan-limit-mb'] !== undefined ? { scanLimits: { maxBytes: flags['scan-limit-mb'] * 1024 * 1024 } } : {}),
-            signal: ac.signal,
-          },
-          progressPrinter(io, json, lang),
-        );
+        const r = await pushFolder(syncRemote(conn), req, progressPrinter(io, json, lang), prepared);
         if (r.kind === 'secrets-found') {
           if (json) io.stdout(jsonError('secrets-found', `the secret scan found ${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'}: nothing was pushed`, { findings: r.findings }));
           else {
@@ -191,6 +192,8 @@ export const command: CliCommand = {
         return r.report.interrupted ? 130 : 0;
       });
     } finally {
+      // A login that failed leaves the scan unwanted: it stops instead of holding the exit.
+      ac.abort();
       process.off('SIGINT', onSigint);
       process.off('SIGTERM', onSigint);
     }
