@@ -7,6 +7,7 @@
 //     random with numbers, one character in five swapped for another, so it compresses like real prose (gzip -6 ratio printed), not
 //     like one repeated line.
 //  2. 1000 × 512 B (random bytes) at 40 ms RTT, 100 and 10 Mbit/s: the CLI vs rsync -a.
+// PUSH_BENCH_CLI_B=…/dist/cli.js adds another build (the one before a change) as its own row.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { runAsync } from './util';
 const ROUNDS = Number(process.env.PUSH_BENCH_ROUNDS ?? 5);
 const TEXT_MB = Number(process.env.PUSH_BENCH_TEXT_MB ?? 100);
 const PARTS = (process.env.PUSH_BENCH ?? 'text,small').split(',');
+const CLI_B = process.env.PUSH_BENCH_CLI_B;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -114,6 +116,8 @@ export async function run(): Promise<void> {
     const cleanBox = () => rmSync(boxDest, { recursive: true, force: true });
     const tools = (port: number, local: string, z: boolean): Tools => [
       ['gpu-rent push (CLI)', () => runAsync(process.execPath, [CLI, 'push', `ssh://${login}:${port}`, '--identity', sshd!.privateKeyPath, '--accept-new', '--local', local, '--remote', boxDest, '--json'], env)],
+      // Before/after: PUSH_BENCH_CLI_B=/path/to/other/dist/cli.js adds that build as a row of its own.
+      ...(CLI_B ? ([['gpu-rent push (B)', () => runAsync(process.execPath, [CLI_B, 'push', `ssh://${login}:${port}`, '--identity', sshd!.privateKeyPath, '--accept-new', '--local', local, '--remote', boxDest, '--json'], env)]] as Tools) : []),
       [z ? 'rsync -az -e ssh' : 'rsync -a -e ssh', () => runAsync('rsync', [z ? '-az' : '-a', '-e', sshCmdAt(port), `${local}/`, `${login}:${boxDest}/`])],
       ...(z
         ? ([

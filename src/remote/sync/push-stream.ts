@@ -87,23 +87,24 @@ export function unpackCommand(root: string, parts: readonly string[]): string {
 }
 
 /**
- * The first stream of a push, sent before the box's folder was listed: makes `root` (and,
- * through tar, every folder below it), unpacks each NAME.part, then says per name whether
- * NAME existed on the box (`e`: its .part is removed again, push's usual checks decide) or
- * not (`n`), and hashes the .part of each new one. Listing, folder creation and upload in one
- * round trip.
+ * The first stream of a push, sent before the box's folder was listed: says whether `root`
+ * was there (`old`) or not (`new`, printed at once, before the unpack), makes it (and, through
+ * tar, every folder below it), unpacks each NAME.part, then says per name whether NAME existed
+ * on the box (`e`: its .part is removed again, push's usual checks decide) or not (`n`), and
+ * hashes the .part of each new one. A new folder holds only what the stream put there, so
+ * push need not list it: folder creation, listing and upload in one round trip.
  */
 export function firstUnpackCommand(root: string, parts: readonly string[]): string {
   // Every .part is hashed (one process for all); those whose name existed are removed after.
   const script =
-    'mkdir -p -- "$1" && cd -- "$1" || exit 3; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
+    'if [ -d "$1" ]; then s=old; else s=new; fi; mkdir -p -- "$1" && cd -- "$1" || exit 3; echo "$s"; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
     'e=; for p do t=${p%.part}; if [ -e "$t" ] || [ -L "$t" ]; then echo e; e="${e}e"; else echo n; e="${e}n"; fi; done; ' +
     `(${HASH_ARGS}); for p do case $e in e*) rm -f -- "$p";; esac; e=\${e#?}; done`;
   return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
 /** Runs `command` on the box and gives its stdout, at most `cap` bytes (more: undefined). */
-async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal): Promise<{ code: number | null; out: string } | undefined> {
+async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal, onFirstLine?: (line: string) => void): Promise<{ code: number | null; out: string } | undefined> {
   const chunks: Buffer[] = [];
   let n = 0;
   const stop = new AbortController();
@@ -118,6 +119,11 @@ async function run(stream: NonNullable<SyncRemote['stream']>, command: string, s
         n += c.length;
         if (n > cap) stop.abort();
         else chunks.push(c);
+        if (onFirstLine && c.includes(10)) {
+          const all = Buffer.concat(chunks);
+          onFirstLine(all.subarray(0, all.indexOf(10)).toString('utf8'));
+          onFirstLine = undefined;
+        }
       },
     });
     return n > cap ? undefined : { code: r.code, out: Buffer.concat(chunks).toString('utf8') };
@@ -187,9 +193,11 @@ export interface FirstStream<F> {
 /**
  * The first files of a push, sent in one stream before the box's folder is listed (folded
  * into the command: it makes the folder, unpacks, and says which names existed). `root` is
- * the folder as given (relative to the login's home, or absolute).
+ * the folder as given (relative to the login's home, or absolute). `onFolder` hears, as soon
+ * as the box says it and before the upload ends, whether the folder was there (`old`) or was
+ * made by this stream (`new`); it is not called when no stream runs or the box says neither.
  */
-export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal): Promise<FirstStream<F>> {
+export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal, onFolder?: (state: 'new' | 'old') => void): Promise<FirstStream<F>> {
   const out: FirstStream<F> = { sent: new Map(), existed: [], left: [], ran: false, failed: false };
   const stream = remote.stream?.bind(remote);
   if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { ...out, left: [...files] };
@@ -209,12 +217,16 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
     return out;
   }
   const gz = gzipSync(tarOf(members), { level: 1 });
-  const r = await run(stream, firstUnpackCommand(root, members.map((m) => m.name)), gz, ok.length * 82 + 1024, signal);
+  const onFirst = (line: string) => {
+    if (line === 'new' || line === 'old') onFolder?.(line);
+  };
+  const r = await run(stream, firstUnpackCommand(root, members.map((m) => m.name)), gz, ok.length * 82 + 1024, signal, onFirst);
   out.ran = r?.code === 0;
   out.failed = !out.ran && !signal?.aborted;
   const lines = r?.code === 0 ? r.out.split('\n') : [];
-  const flags = lines.slice(0, ok.length);
-  const answers = flags.length === ok.length && flags.every((l) => l === 'e' || l === 'n') ? parseBatchHashOutput(lines.slice(ok.length).join('\n'), ok.length) : undefined;
+  const flags = lines.slice(1, 1 + ok.length);
+  const answers =
+    (lines[0] === 'new' || lines[0] === 'old') && flags.length === ok.length && flags.every((l) => l === 'e' || l === 'n') ? parseBatchHashOutput(lines.slice(1 + ok.length).join('\n'), ok.length) : undefined;
   if (!answers) {
     out.failed = !signal?.aborted;
     out.left.push(...ok.map(([f]) => f));

@@ -15,6 +15,7 @@ import { listRemote, RemoteFolderError, type RemoteListing } from './list';
 import { PART_SUFFIX } from './names';
 import { listLocalTree, type LocalFile } from './local-tree';
 import { mkdirRemote } from './push-sftp';
+import { realpath } from './sftp-util';
 import type { SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { renameUp, streamFirst, streamUp, type FirstStream, type Streamed } from './push-stream';
@@ -191,11 +192,17 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     // Asked at once, side by side: the SFTP session and the listing, whether the box has a
     // working gzip (once per connection), and the first small files in one stream that also
     // makes the folder and says which names exist (all of it one round trip before bytes move).
+    // A folder the first stream made holds only what it put there: not listed, only its real
+    // path asked (on a 40 ms link a listing of a tree is several round trips).
     const compP = boxCompression(remote);
-    const firstP = streamFirst(remote, trimEndOf(remoteDir, '/') || '/', firstStreamCandidates(tree), opts.signal);
+    let folder: (state: 'new' | 'old' | undefined) => void = () => undefined;
+    const folderP = new Promise<'new' | 'old' | undefined>((resolve) => (folder = resolve));
+    const firstP = streamFirst(remote, trimEndOf(remoteDir, '/') || '/', firstStreamCandidates(tree), opts.signal, folder);
+    void firstP.finally(() => folder(undefined)).catch(() => undefined);
     const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
-    const listing = await listOrMake(sftp, remoteDir, firstP, madeDirs);
+    const made = (await folderP) === 'new' ? await realpath(sftp, remoteDir).catch(() => undefined) : undefined;
+    const listing = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs);
     const first = await firstP;
     const comp = await compP;
     const compression = { tool: comp.gzip ? ('gzip' as const) : ('none' as const), files: 0, rawBytes: 0, wireBytes: 0 };

@@ -1,0 +1,53 @@
+// The first stream's command (push-stream.ts firstUnpackCommand) through a real sh, gzip and
+// tar: its first line says whether the folder was there before (`old`) or made by it (`new`,
+// so push need not list it), then one e/n flag per name, then the box's hash of each .part.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { firstUnpackCommand, tarOf } from '../../src/remote/sync/push-stream';
+import { parseBatchHashOutput } from '../../src/remote/sync/remote-hash';
+
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('push: the first stream says whether it made the folder', () => {
+  let work: string;
+  beforeEach(() => (work = mkdtempSync(join(tmpdir(), 'first-stream-'))));
+  afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+  const members = [
+    { name: 'a/one.bin.part', data: Buffer.from('first file\n'), mtime: 1_700_000_000 },
+    { name: 'a/b/two.bin.part', data: Buffer.from([0, 1, 2, 255]), mtime: 1_700_000_100 },
+    { name: 'three.txt.part', data: Buffer.alloc(0), mtime: 1_700_000_200 },
+  ];
+  const run = (root: string) =>
+    execFileSync('/bin/sh', ['-c', firstUnpackCommand(root, members.map((m) => m.name))], { cwd: work, input: gzipSync(tarOf(members)), encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] }).split('\n');
+
+  it('a missing folder: "new", every name new, each .part hashed as sent', () => {
+    const lines = run('data/run1');
+    assert.equal(lines[0], 'new');
+    assert.deepEqual(lines.slice(1, 4), ['n', 'n', 'n']);
+    const answers = parseBatchHashOutput(lines.slice(4).join('\n'), members.length);
+    assert.deepEqual(answers, members.map((m) => sha(m.data)));
+    for (const m of members) assert.deepEqual(readFileSync(join(work, 'data/run1', m.name)), m.data);
+  });
+
+  it('a folder that was there: "old"; a name that exists is flagged and its .part removed', () => {
+    mkdirSync(join(work, 'data/a'), { recursive: true });
+    writeFileSync(join(work, 'data/a/one.bin'), 'already here\n');
+    const lines = run('data');
+    assert.equal(lines[0], 'old');
+    assert.deepEqual(lines.slice(1, 4), ['e', 'n', 'n']);
+    assert.equal(existsSync(join(work, 'data/a/one.bin.part')), false);
+    assert.equal(readFileSync(join(work, 'data/a/one.bin'), 'utf8'), 'already here\n');
+    assert.deepEqual(readFileSync(join(work, 'data/a/b/two.bin.part')), members[1]!.data);
+  });
+
+  it('a path that is a file, not a folder: exits 3 before reading the stream, says nothing', () => {
+    writeFileSync(join(work, 'data'), 'not a folder');
+    assert.throws(() => run('data'), (e: { status?: number; stdout?: string }) => e.status === 3 && e.stdout === '');
+  });
+});
