@@ -63,7 +63,7 @@ export function plainStream(client: Client, rewrite: (command: string) => string
         if (err) return rej(err);
         o.signal?.addEventListener('abort', () => ch.close());
         ch.on('data', o.onStdout);
-        ch.stderr.resume();
+        ch.stderr.on('data', (d: Buffer) => o.onStderr?.(d));
         ch.on('close', (code: number | null) => res({ code }));
         ch.end(o.stdin);
       });

@@ -413,6 +413,27 @@ describe('sync against a real sshd', function () {
       assert.deepEqual(localFiles().filter((f) => f.endsWith('.part')), []);
     });
 
+    it("the stream's own command hashes its files (no hash batch, no SFTP open), and a hash that is not the bytes' is never taken", async () => {
+      manySmall(50);
+      await viaStream();
+      const r = await syncOnce(streamed.remote, opts());
+      assert.equal(r.files, 50);
+      assert.deepEqual([streamed.counts.stream, streamed.counts.exec, streamed.counts.open], [1, 0, 0], 'one command: the stream and its hashes');
+      for (const rel of r.pulled) sameBytes(rel);
+      streamed.close();
+      // The box answers with another 256-bit hash (BLAKE2), well-formed and for the right paths:
+      // every file fails its check, is removed, and comes again over SFTP against a fresh hash.
+      rmSync(localDir, { recursive: true, force: true });
+      await viaStream((c) => c.replace('openssl dgst -sha256 -r', 'b2sum -l 256'));
+      const lied = await syncOnce(streamed.remote, opts());
+      assert.equal(lied.files, 50);
+      assert.deepEqual(lied.skipped, []);
+      assert.equal(streamed.counts.open, 50, 'each file again over SFTP');
+      assert.ok(streamed.counts.exec >= 1, 'hashed again by the batches');
+      for (const rel of lied.pulled) sameBytes(rel);
+      assert.deepEqual(localFiles().filter((f) => f.endsWith('.part')), []);
+    });
+
     it('a link swapped in or a file gone after the listing is not taken from the stream; the file-by-file pull says why', async () => {
       manySmall(40);
       await viaStream();

@@ -124,10 +124,6 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     onProgress({ kind: 'listed', files: listing.files.length, toPull: p.toPull.length });
     for (const s of p.skipped) onProgress({ kind: 'skipped', name: s.name, reason: s.reason });
 
-    // The box starts hashing every small file now, in a few big batches, while the
-    // transfers run: a small file's answer is there by the time its bytes are.
-    for (const f of p.toPull) if (f.size <= SMALL_FILE) c.prefetched!.set(f.rel, c.hasher.full(f.abs, f.size));
-
     let lastSave = performance.now();
     let saving: Promise<void> | undefined;
     const record = (f: (typeof p.toPull)[number], outcome: Outcome) => {
@@ -194,6 +190,10 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     // others; what the streams did not deliver follows file by file.
     const streamable = p.toPull.filter((f) => f.size <= SMALL_FILE && !c.localStats?.has(f.rel));
     const byStream = new Set(streamable.length >= STREAM_MIN_FILES && remote.stream ? streamable : []);
+    // The box starts hashing every other small file now, in a few big batches, while the
+    // transfers run: a small file's answer is there by the time its bytes are. A stream's
+    // files are hashed by the stream's own command (stream-small.ts).
+    for (const f of p.toPull) if (f.size <= SMALL_FILE && !byStream.has(f)) c.prefetched!.set(f.rel, c.hasher.full(f.abs, f.size));
     await Promise.all([drain(p.toPull.filter((f) => !byStream.has(f))), byStream.size ? streamSmall(c, [...byStream], record).then(drain) : undefined]);
     await saving;
     if (c.fatal?.code === 'local-disk-full') {

@@ -100,13 +100,17 @@ export async function pullSmall(ctx: Ctx, f: RemoteFile, local: string, part: st
 
 /**
  * A small file whose bytes came in one piece of a tar stream from the box (stream-small.ts):
- * landed like one read over SFTP, checked against the box's hash asked for ahead of time.
- * Only for a file with nothing at its local path; a mismatch is retried over SFTP.
+ * landed like one read over SFTP, checked against the box's hash (`boxSays`: the one the
+ * stream's command sent, else one asked for ahead of time). Only for a file with nothing at
+ * its local path; a mismatch is retried over SFTP with a fresh hash.
  */
-export async function landStreamed(ctx: Ctx, f: RemoteFile, data: Buffer): Promise<Outcome> {
+export async function landStreamed(ctx: Ctx, f: RemoteFile, data: Buffer, boxSays: Promise<HashAnswer> = boxHash(ctx, f, 1)): Promise<Outcome> {
   const local = localPathOf(ctx.localRoot, f.rel);
-  if (!(await ensureLocalDir(ctx, f, dirname(local)))) return { kind: 'skipped', reason: 'local-conflict' };
-  return landSmall(ctx, f, local, local + PART_SUFFIX, data, boxHash(ctx, f, 1), 1, NOTHING_THERE);
+  if (!(await ensureLocalDir(ctx, f, dirname(local)))) {
+    void boxSays.catch(() => undefined);
+    return { kind: 'skipped', reason: 'local-conflict' };
+  }
+  return landSmall(ctx, f, local, local + PART_SUFFIX, data, boxSays, 1, NOTHING_THERE);
 }
 
 /** The bytes of a small file, read: hashed, written as .part, published once the box's hash agrees. */

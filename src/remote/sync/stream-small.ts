@@ -7,7 +7,10 @@
 // ahead in batches as before, agrees. Anything else (a link swapped in, a file that changed or
 // vanished, a member not asked for, a box without GNU tar, a stream cut short) is left to
 // the file-by-file SFTP pull, which says why; the stream is never trusted further than that.
+// The box's SHA-256 of each file comes back in the same command, after the stream (on
+// stderr), so a stream of new files costs the box one exec, not one more per hash batch.
 import type { RemoteFile } from './list';
+import type { HashAnswer } from './remote-hash';
 import { landStreamed, type Ctx, type Outcome } from './pull-file';
 import { shQuote } from '../shell';
 import { TarError, TarReader } from './tar';
@@ -30,6 +33,37 @@ const STREAMS_AT_ONCE = 2;
  * gzip or GNU tar answers nothing and the files go file by file.
  */
 export const TAR_COMMAND = `/bin/sh -c ${shQuote('tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1')}`;
+
+/**
+ * The same stream, and then the box's SHA-256 of the same files on stderr: the list is read
+ * once (`$(cat)`), fed to tar, then to one `openssl dgst` (`xargs -d`, GNU findutils, splits it
+ * only past the command-line limit), else sha256sum after a `-` line. The exit status is
+ * gzip's, as before. Each hash line names its file; the client takes a line only for the path
+ * it asked for (parseStreamHashes), so a missing, short or garbled answer costs that file one
+ * hash from the batches (hash-batch.ts), never a wrong match. A stream cut short has none.
+ */
+export const TAR_HASH_COMMAND = `/bin/sh -c ${shQuote(
+  "L=$(cat); printf '%s\\n' \"$L\" | tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1; s=$?; " +
+    "{ printf '%s\\n' \"$L\" | xargs -d '\\n' openssl dgst -sha256 -r 2>/dev/null || { echo -; printf '%s\\n' \"$L\" | xargs -d '\\n' sha256sum 2>/dev/null; }; } >&2; exit $s",
+)}`;
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * The hashes on a stream's stderr, by path: a line is `HASH *PATH` (openssl -r) or
+ * `HASH  PATH` (sha256sum), and counts only for a path in `asked`. A later line for the same
+ * path (sha256sum after a failed openssl) wins.
+ */
+export function parseStreamHashes(text: string, asked: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line.length < 67 || line[64] !== ' ' || (line[65] !== '*' && line[65] !== ' ')) continue;
+    const hash = line.slice(0, 64).toLowerCase();
+    const path = line.slice(66);
+    if (HEX64.test(hash) && asked.has(path)) out.set(path, hash);
+  }
+  return out;
+}
 
 function batches(files: readonly RemoteFile[]): RemoteFile[][] {
   const out: RemoteFile[][] = [];
@@ -80,7 +114,7 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
         if ((m.type !== '0' && m.type !== '7') || m.size !== f.size || m.mtime !== f.mtime || c.fatal) return;
         delivered[i] = 1;
         landing.push(
-          landStreamed(c, f, m.data).then(
+          landStreamed(c, f, m.data, hashOf(f)).then(
             (o) => record(f, o),
             (err: unknown) => {
               const e = toSyncError(err);
@@ -92,6 +126,19 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       },
       { maxMemberBytes: SMALL_FILE },
     );
+    // The box's hashes of the batch come on the stream's stderr after its bytes: kept up to what
+    // honest lines take (a line per file: hash, two characters, path), read when it ends. A
+    // file without an answer there is hashed by the batches, as it was before.
+    const asked = new Set(batch.map((f) => f.abs));
+    const errChunks: Buffer[] = [];
+    let errLeft = batch.reduce((n, f) => n + Buffer.byteLength(f.abs) + 72, 4096);
+    let hashesIn: (m: Map<string, string> | undefined) => void = () => undefined;
+    const hashes = new Promise<Map<string, string> | undefined>((res) => (hashesIn = res));
+    const hashOf = (f: RemoteFile): Promise<HashAnswer> =>
+      hashes.then((m) => {
+        const h = m?.get(f.abs);
+        return h !== undefined ? { full: h, prefix: undefined } : c.hasher.full(f.abs, f.size);
+      });
     let broken = false;
     const bytes = batch.reduce((n, f) => n + f.size, 0);
     // What an honest stream of these files unpacks to at most (a header, a long name and
@@ -139,10 +186,16 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
         gunzip.on('close', done);
       });
     try {
-      const r = await stream(TAR_COMMAND, {
+      const r = await stream(TAR_HASH_COMMAND, {
         stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
         signal: stop.signal,
-        timeoutMs: 60_000 + Math.ceil(bytes / 50_000),
+        // The stream, then the hashes: each reads the files once.
+        timeoutMs: 60_000 + 2 * Math.ceil(bytes / 50_000),
+        onStderr: (chunk) => {
+          if (errLeft < 0) return;
+          errLeft -= chunk.length;
+          if (errLeft >= 0) errChunks.push(chunk);
+        },
         onStdout: (chunk) => {
           if (broken) return;
           wireLeft -= chunk.length;
@@ -158,6 +211,8 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       gunzip.destroy();
     } finally {
       c.opts.signal?.removeEventListener('abort', onAbort);
+      // More than honest lines take: none is used.
+      hashesIn(errLeft >= 0 ? parseStreamHashes(Buffer.concat(errChunks).toString('utf8'), asked) : undefined);
     }
     await Promise.all(landing);
     batch.forEach((f, i) => {

@@ -14,9 +14,10 @@ export interface SyncRemote {
   /**
    * Runs a command (no login shell) with `stdin`, handing its stdout over as it arrives. Where
    * given, many small files come down in one tar stream (stream-small.ts); else file by file.
-   * A promise from `onStdout` asks for backpressure: no more stdout until it settles.
+   * A promise from `onStdout` asks for backpressure: no more stdout until it settles. Where
+   * `onStderr` is taken, the stream's own command hashes the files it sent (on stderr).
    */
-  stream?(command: string, opts: { stdin: Buffer; onStdout: (chunk: Buffer) => unknown; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
+  stream?(command: string, opts: { stdin: Buffer; onStdout: (chunk: Buffer) => unknown; onStderr?: (chunk: Buffer) => void; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
 }
 
 export interface SyncOptions {
