@@ -5,7 +5,7 @@
 // inside a Chinese one. What the box or the paste said stays data: made inert and cut
 // (forNotification), never part of a link. Pure: `l10n` is passed in.
 import { forNotification } from '../core/text';
-import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure } from '../remote/errors';
+import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure, WaitProblem } from '../remote/errors';
 import type { LoginPlace, LoginProblem } from '../remote/target';
 
 /** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
@@ -222,5 +222,34 @@ export function inputProblemText(p: InputProblem, l10n: L10n): string {
       return p.skipped.length
         ? l10n.t('nothing to upload: {0}', asData(p.skipped.map((x) => l10n.t('{0} ({1})', asData(x.path, 120), skipReasonText(x.reason, l10n))).reduce((list, one) => l10n.t('{0}, {1}', list, one))))
         : l10n.t('nothing to upload');
+  }
+}
+
+function stageTimeoutText(stage: Extract<WaitProblem, { code: 'stage-timeout' }>['stage'], l10n: L10n): string {
+  switch (stage) {
+    case 'connect':
+      return l10n.t('connecting took longer than the deadline');
+    case 'channel-open':
+      return l10n.t('opening an SSH channel took longer than the deadline');
+    case 'sftp-open':
+      return l10n.t('opening SFTP took longer than the deadline');
+    case 'command':
+      return l10n.t('the remote command took longer than the deadline');
+  }
+}
+
+/** Why an operation stopped waiting (a deadline, a cancel, a closed connection). */
+export function waitProblemText(w: WaitProblem, l10n: L10n): string {
+  switch (w.code) {
+    case 'channel-wait':
+      return l10n.t('waited too long for a free SSH channel ({0} in use, budget {1})', w.inUse, w.budget);
+    case 'command-timeout':
+      return l10n.t('the remote command did not finish within {0} s', w.seconds);
+    case 'stage-timeout':
+      return stageTimeoutText(w.stage, l10n);
+    case 'cancelled':
+      return l10n.t('cancelled');
+    case 'connection-closed':
+      return l10n.t('the connection was closed');
   }
 }

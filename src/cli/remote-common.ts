@@ -11,7 +11,7 @@ import { readSshConfigSync } from '../app/sshConfig';
 import { knownHostsName, tryParseTarget, type SshTarget } from '../remote/target';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from './lang';
 import { CliError, l10nIn, t } from './words';
-import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText } from '../app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText } from '../app/remoteWords';
 
 export const TARGET_HELP =
   'TARGET is ssh://user@host:port, the login command the platform shows pasted whole in quotes ' +
@@ -110,7 +110,7 @@ const zhWords = l10nIn('zh-cn');
 
 /** A RemoteError whose code and facts say it all (no English message needed beside the Chinese). */
 function coded(e: RemoteError): boolean {
-  return (e.is('bad-target') && (!!e.detail.login || !!e.detail.input)) || (e.is('remote-failed') && !!e.detail.failure) || (e.is('protocol') && !!e.detail.failure);
+  return (e.is('bad-target') && (!!e.detail.login || !!e.detail.input)) || (e.is('remote-failed') && !!e.detail.failure) || (e.is('protocol') && !!e.detail.failure) || ((e.is('timeout') || e.is('aborted')) && !!e.detail.wait);
 }
 
 function badTargetZh(e: RemoteError): string {
@@ -138,10 +138,10 @@ function remoteErrorZh(e: RemoteError): string {
     'no-credentials': () => z('No password or key to log in to {0} with.', '没有可用于登录 {0} 的密码或密钥。'),
     'connect-refused': () => z('Nothing answers at {0}. The instance may be stopped, or its SSH port changed after a restart: paste the new login command.', '{0} 无应答。实例可能已关机，或重启后 SSH 端口变了：请粘贴新的登录命令。'),
     'host-not-found': () => z('The host name of {0} cannot be resolved.', '无法解析 {0} 的主机名。'),
-    timeout: () => z('{0} did not answer in time.', '{0} 未在时限内应答。'),
+    timeout: () => (e.is('timeout') && e.detail.wait ? t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', waitProblemText(e.detail.wait, zhWords), where) : z('{0} did not answer in time.', '{0} 未在时限内应答。')),
     'session-limit': () => z('{0} refused another session (too many open at once).', '{0} 拒绝再开会话（同时打开的太多）。'),
     disconnected: () => z('The connection to {0} dropped.', '到 {0} 的连接断开了。'),
-    aborted: () => t('zh-cn', 'Cancelled.', '已取消。'),
+    aborted: () => (e.is('aborted') && e.detail.wait?.code === 'connection-closed' ? t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', waitProblemText(e.detail.wait, zhWords), where) : t('zh-cn', 'Cancelled.', '已取消。')),
     protocol: () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
     'remote-failed': () => t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', failureZh(e), where),
   }[e.code]();

@@ -2,7 +2,7 @@
 // below the server's MaxSessions; the rest wait in a FIFO queue under their operation's
 // deadline. When the server refuses a channel anyway the budget drops to what was proven
 // allowed (the most that were ever open at once), never below one.
-import { RemoteError } from './errors';
+import { RemoteError, waitEnded } from './errors';
 import { isDeadlineReason } from './util/deadline';
 import { Semaphore, type Release } from './util/semaphore';
 
@@ -35,11 +35,9 @@ export class ChannelBudget {
     } catch (reason) {
       if (reason instanceof RemoteError) throw reason;
       if (isDeadlineReason(reason)) {
-        throw new RemoteError('timeout', `waited too long for a free SSH channel (${this.inUse} in use, budget ${this.limit})`, {
-          detail: { stage: 'channel-wait', inUse: this.inUse, budget: this.limit },
-        });
+        throw waitEnded({ code: 'channel-wait', inUse: this.inUse, budget: this.limit }, { detail: { stage: 'channel-wait', inUse: this.inUse, budget: this.limit } });
       }
-      throw new RemoteError('aborted', 'cancelled');
+      throw waitEnded({ code: 'cancelled' });
     }
   }
 
@@ -63,6 +61,6 @@ export class ChannelBudget {
 
   /** The connection closed: everyone waiting fails. */
   close(): void {
-    this.slots.failWaiting(new RemoteError('aborted', 'the connection was closed'));
+    this.slots.failWaiting(waitEnded({ code: 'connection-closed' }));
   }
 }

@@ -10,7 +10,7 @@ import { authMethods } from './auth';
 import { ChannelBudget } from './channel-budget';
 import { channelErrorKind } from './classify';
 import type { ConnectOptions, ExecOptions, ExecResult, StreamOptions } from './connect-options';
-import { boxOutput, protocolFailed, RemoteError } from './errors';
+import { boxOutput, protocolFailed, RemoteError, waitEnded } from './errors';
 import { handshake } from './handshake';
 import { KnownHosts, defaultKnownHostsPath } from './hostkeys';
 import { abortedDuring, driveChannel, ExecOutput, openExec, type ChannelRun } from './exec-channel';
@@ -193,7 +193,7 @@ export class RemoteConnection extends EventEmitter {
   // ---- channels ---------------------------------------------------------------------------
 
   private acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.closed) return Promise.reject(new RemoteError('aborted', 'the connection was closed'));
+    if (this.closed) return Promise.reject(waitEnded({ code: 'connection-closed' }));
     return this.budget.acquire(signal);
   }
 
@@ -249,7 +249,7 @@ export class RemoteConnection extends EventEmitter {
   // ---- connecting ------------------------------------------------------------------------
 
   private async ensureClient(signal?: AbortSignal): Promise<Client> {
-    if (this.closed) throw new RemoteError('aborted', 'the connection was closed');
+    if (this.closed) throw waitEnded({ code: 'connection-closed' });
     if (this.fatal) throw this.fatal;
     if (this.client) return this.client;
     if (!this.connecting) {
@@ -286,7 +286,7 @@ export class RemoteConnection extends EventEmitter {
         if (this.closed || !retryable || Date.now() - started + wait > windowMs) throw err;
         this.opts.log?.(`connect to ${describeTarget(this.target)} failed (${err.code}); retrying in ${wait} ms`);
         await sleep(wait);
-        if (this.closed) throw new RemoteError('aborted', 'the connection was closed');
+        if (this.closed) throw waitEnded({ code: 'connection-closed' });
       }
     }
   }

@@ -72,12 +72,14 @@ export interface RemoteErrorDetails {
   'no-credentials': Where;
   'connect-refused': Where;
   'host-not-found': Where;
-  timeout: Where & { stage?: 'connect' | 'channel-wait' | 'channel-open' | 'sftp-open' | 'command'; timeoutMs?: number; inUse?: number; budget?: number };
+  /** `wait`: the deadline that passed, as a code with its facts (WaitProblem); absent for a connect timeout, whose message names the host. */
+  timeout: Where & { stage?: 'connect' | 'channel-wait' | 'channel-open' | 'sftp-open' | 'command'; timeoutMs?: number; inUse?: number; budget?: number; wait?: WaitProblem };
   'session-limit': Where & { open?: number };
   disconnected: Where & { reason?: string };
   /** `failure`: which SSH step failed, with the library's own words (ProtocolFailure). */
   protocol: Where & { failure?: ProtocolFailure };
-  aborted: Where;
+  /** `wait`: a cancel or a closed connection (WaitProblem). */
+  aborted: Where & { wait?: WaitProblem };
   /** `failure`: what the box could not do, with its facts (BoxFailure). */
   'remote-failed': Where & { exitCode?: number | null; failure?: BoxFailure };
 }
@@ -150,6 +152,20 @@ export type ProtocolFailure =
   | { code: 'ssh-channel'; output: string }
   | { code: 'host-key-format' }
   | { code: 'ssh-other'; output: string };
+
+/**
+ * Why an operation stopped waiting: its deadline passed (for a free channel, for a command, for
+ * a step of SSH) or it was cancelled / its connection closed. `timeout` and `aborted` carry it
+ * as `detail.wait`; app/remoteWords.ts waitProblemText puts it into words.
+ */
+export type WaitProblem =
+  | { code: 'channel-wait'; inUse: number; budget: number }
+  | { code: 'command-timeout'; seconds: number }
+  | { code: 'stage-timeout'; stage: 'connect' | 'channel-open' | 'sftp-open' | 'command' }
+  | { code: 'cancelled' }
+  | { code: 'connection-closed' };
+
+export type WaitProblemCode = WaitProblem['code'];
 
 export type BoxFailureCode = BoxFailure['code'];
 export type ProtocolFailureCode = ProtocolFailure['code'];
@@ -336,6 +352,37 @@ export function inputProblemEnglish(p: InputProblem): string {
 /** A RemoteError('bad-target') for an argument that cannot be used: the English message and the code with its facts. */
 export function badInput(input: InputProblem, opts: { detail?: Where; cause?: unknown } = {}): RemoteError<'bad-target'> {
   return new RemoteError('bad-target', inputProblemEnglish(input), { ...opts, detail: { ...opts.detail, input } });
+}
+
+const STAGE_ENGLISH: Record<Extract<WaitProblem, { code: 'stage-timeout' }>['stage'], string> = {
+  connect: 'connecting',
+  'channel-open': 'opening an SSH channel',
+  'sftp-open': 'opening SFTP',
+  command: 'the remote command',
+};
+
+/** The English message of a wait that ended, as the channel budget and the exec channel always wrote it. */
+export function waitProblemEnglish(w: WaitProblem): string {
+  switch (w.code) {
+    case 'channel-wait':
+      return `waited too long for a free SSH channel (${w.inUse} in use, budget ${w.budget})`;
+    case 'command-timeout':
+      return `the remote command did not finish within ${w.seconds} s`;
+    case 'stage-timeout':
+      return `${STAGE_ENGLISH[w.stage]} took longer than the deadline`;
+    case 'cancelled':
+      return 'cancelled';
+    case 'connection-closed':
+      return 'the connection was closed';
+  }
+}
+
+/** A RemoteError('timeout') or ('aborted') for a wait that ended: the English message and the code with its facts. */
+export function waitEnded(wait: Extract<WaitProblem, { code: 'channel-wait' | 'command-timeout' | 'stage-timeout' }>, opts?: { detail?: Omit<RemoteErrorDetails['timeout'], 'wait'> }): RemoteError<'timeout'>;
+export function waitEnded(wait: Extract<WaitProblem, { code: 'cancelled' | 'connection-closed' }>, opts?: { detail?: Where }): RemoteError<'aborted'>;
+export function waitEnded(wait: WaitProblem, opts: { detail?: object } = {}): RemoteError<'timeout' | 'aborted'> {
+  const code = wait.code === 'cancelled' || wait.code === 'connection-closed' ? 'aborted' : 'timeout';
+  return new RemoteError(code, waitProblemEnglish(wait), { detail: { ...opts.detail, wait } } as RemoteErrorOptions<'timeout'>);
 }
 
 /** A RemoteError('protocol') for an SSH failure. */

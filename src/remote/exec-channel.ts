@@ -2,26 +2,18 @@
 // (stdin in, output out, the remote process killed on a deadline or a cancel, a dropped link
 // noticed). The connection supplies what it knows about its link through ChannelLink.
 import type { Client, ClientChannel } from 'ssh2';
-import { RemoteError } from './errors';
+import { RemoteError, waitEnded } from './errors';
 import { killRemote } from './ssh2-internals';
 import { isDeadlineReason, underSignal } from './util/deadline';
 
 export type Stage = 'connect' | 'channel-open' | 'sftp-open' | 'command';
 
-const STAGE_TEXT: Record<Stage, string> = {
-  connect: 'connecting',
-  'channel-open': 'opening an SSH channel',
-  'sftp-open': 'opening SFTP',
-  command: 'the remote command',
-};
-
 /** The error for an operation signal that fired during `stage`: its deadline, or a cancel. */
 export function abortedDuring(stage: Stage, reason: unknown, timeoutMs?: number): RemoteError {
   if (reason instanceof RemoteError) return reason;
-  if (!isDeadlineReason(reason)) return new RemoteError('aborted', 'cancelled');
-  if (stage === 'command' && timeoutMs !== undefined)
-    return new RemoteError('timeout', `the remote command did not finish within ${Math.round(timeoutMs / 100) / 10} s`, { detail: { stage, timeoutMs } });
-  return new RemoteError('timeout', `${STAGE_TEXT[stage]} took longer than the deadline`, { detail: { stage, ...(timeoutMs === undefined ? {} : { timeoutMs }) } });
+  if (!isDeadlineReason(reason)) return waitEnded({ code: 'cancelled' });
+  if (stage === 'command' && timeoutMs !== undefined) return waitEnded({ code: 'command-timeout', seconds: Math.round(timeoutMs / 100) / 10 }, { detail: { stage, timeoutMs } });
+  return waitEnded({ code: 'stage-timeout', stage }, { detail: { stage, ...(timeoutMs === undefined ? {} : { timeoutMs }) } });
 }
 
 export interface ChannelRun {

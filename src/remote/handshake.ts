@@ -5,7 +5,7 @@ import * as net from 'node:net';
 import { Client } from 'ssh2';
 import { createAuthHandler, type AuthMethod, type AuthTrace } from './auth';
 import { classifyHandshakeFailure, handshakeTimeoutError, isFinalHandshakeError, type HandshakeFacts, type LowLevelError } from './classify';
-import { boxOutput, protocolFailed, RemoteError, type Endpoint } from './errors';
+import { boxOutput, protocolFailed, RemoteError, waitEnded, type Endpoint } from './errors';
 import { createHostVerifier, pinnedKeyTypes, type HostKeyOutcome, type KnownHosts, type TrustQuestion } from './hostkeys';
 import { PausableDeadline } from './util/deadline';
 
@@ -137,7 +137,7 @@ export function handshake(p: HandshakeParams): Promise<HandshakeResult> {
         return;
       }
       if (p.isClosed()) {
-        fail(new RemoteError('aborted', 'the connection was closed', { detail: { host, port } }));
+        fail(waitEnded({ code: 'connection-closed' }, { detail: { host, port } }));
         return;
       }
       settled = true;

@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { badInput, boxFailed, boxFailureEnglish, boxOutput, inputProblemEnglish, protocolFailed, protocolFailureEnglish, RemoteError, type BoxFailure, type BoxFailureCode, type InputProblem, type InputProblemCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
+import { badInput, boxFailed, boxFailureEnglish, boxOutput, inputProblemEnglish, protocolFailed, protocolFailureEnglish, RemoteError, waitEnded, waitProblemEnglish, type WaitProblem, type WaitProblemCode, type BoxFailure, type BoxFailureCode, type InputProblem, type InputProblemCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
 import { sanitizeJobName, startJob } from '../../src/remote/jobs';
 import { wrapWithLauncher } from '../../src/remote/jobs-launcher';
 import { shQuote } from '../../src/remote/shell';
@@ -17,7 +17,10 @@ import { secureUpload } from '../../src/remote/guards/ramdisk';
 import { multiNodeArgv, startMultiNode } from '../../src/app/runs/multinode';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { loginProblemEnglish, parseTarget, tryParseTarget, type LoginProblem, type LoginProblemCode } from '../../src/remote/target';
-import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, type L10n } from '../../src/app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText, type L10n } from '../../src/app/remoteWords';
+import { ChannelBudget } from '../../src/remote/channel-budget';
+import { abortedDuring } from '../../src/remote/exec-channel';
+
 import { asCliError, targetFromArg } from '../../src/cli/remote-common';
 import { messageIn } from '../../src/cli/words';
 import type { CliIO } from '../../src/cli/command';
@@ -194,6 +197,21 @@ const MORE_INPUT: [InputProblem, english: string, chinese: string][] = [
   ],
 ];
 
+// Each wait that ended (a deadline, a cancel, a closed connection): its facts, the English the
+// channel budget and exec channel always gave, and its Chinese (literal oracles).
+const WAIT: { [C in WaitProblemCode]: [Extract<WaitProblem, { code: C }>, english: string, chinese: string] } = {
+  'channel-wait': [{ code: 'channel-wait', inUse: 8, budget: 8 }, 'waited too long for a free SSH channel (8 in use, budget 8)', '等待空闲 SSH 通道的时间太长（8 个在用，上限 8）'],
+  'command-timeout': [{ code: 'command-timeout', seconds: 2.5 }, 'the remote command did not finish within 2.5 s', '远程命令没有在 2.5 秒内结束'],
+  'stage-timeout': [{ code: 'stage-timeout', stage: 'sftp-open' }, 'opening SFTP took longer than the deadline', '打开 SFTP 超过了时限'],
+  cancelled: [{ code: 'cancelled' }, 'cancelled', '已取消'],
+  'connection-closed': [{ code: 'connection-closed' }, 'the connection was closed', '连接已关闭'],
+};
+const MORE_WAIT: [WaitProblem, english: string, chinese: string][] = [
+  [{ code: 'stage-timeout', stage: 'connect' }, 'connecting took longer than the deadline', '连接超过了时限'],
+  [{ code: 'stage-timeout', stage: 'channel-open' }, 'opening an SSH channel took longer than the deadline', '打开 SSH 通道超过了时限'],
+  [{ code: 'stage-timeout', stage: 'command' }, 'the remote command took longer than the deadline', '远程命令超过了时限'],
+];
+
 /** The RemoteError a call throws (synchronously or as a rejection). */
 async function thrownBy(f: () => unknown): Promise<unknown> {
   try {
@@ -254,6 +272,54 @@ describe('remote failures as codes, in the user’s words (app/remoteWords)', ()
       assert.equal(inputProblemText(p, en), english);
       assert.equal(inputProblemText(p, inZh), chinese);
     }
+  });
+
+  it('each wait that ended has its code, the English it always had, and its Chinese', () => {
+    for (const [w, english, chinese] of [...Object.values(WAIT), ...MORE_WAIT] as [WaitProblem, string, string][]) {
+      assert.equal(waitProblemEnglish(w), english);
+      assert.equal(waitProblemText(w, en), english);
+      assert.equal(waitProblemText(w, inZh), chinese);
+      const e = waitEnded(w as never);
+      assert.equal(e.code, w.code === 'cancelled' || w.code === 'connection-closed' ? 'aborted' : 'timeout');
+      assert.equal(e.message, english);
+      assert.deepEqual((e.detail as { wait?: WaitProblem }).wait, w);
+    }
+  });
+
+  it('the channel budget and the exec channel raise those codes, with the English they always gave', async () => {
+    // A budget of one, held: the next caller waits under a 30 ms deadline, then under a cancel, then sees the connection close.
+    const budget = new ChannelBudget(1);
+    const held = await budget.acquire();
+    const late = await thrownBy(() => budget.acquire(AbortSignal.timeout(30)));
+    assert.ok(late instanceof RemoteError && late.is('timeout'));
+    assert.equal(late.message, 'waited too long for a free SSH channel (1 in use, budget 1)');
+    assert.deepEqual(late.detail.wait, { code: 'channel-wait', inUse: 1, budget: 1 });
+    assert.equal(late.detail.stage, 'channel-wait');
+    const ac = new AbortController();
+    const cancelled = budget.acquire(ac.signal).catch((e: unknown) => e);
+    ac.abort();
+    const c = await cancelled;
+    assert.ok(c instanceof RemoteError && c.is('aborted') && c.message === 'cancelled' && c.detail.wait?.code === 'cancelled');
+    const waiting = budget.acquire().catch((e: unknown) => e);
+    budget.close();
+    const closed = await waiting;
+    assert.ok(closed instanceof RemoteError && closed.is('aborted') && closed.message === 'the connection was closed');
+    assert.equal(messageIn('zh-cn', asCliError(closed)), '连接已关闭（在 实例 上）');
+    held();
+    // The exec channel's deadline words, from the reason a deadline signal carries.
+    const s = AbortSignal.timeout(1);
+    await new Promise((r) => setTimeout(r, 20));
+    const cmd = abortedDuring('command', s.reason, 2000);
+    assert.ok(cmd.is('timeout') && cmd.message === 'the remote command did not finish within 2 s' && cmd.detail.timeoutMs === 2000);
+    assert.deepEqual(cmd.detail.wait, { code: 'command-timeout', seconds: 2 });
+    const open = abortedDuring('channel-open', s.reason);
+    assert.equal(open.message, 'opening an SSH channel took longer than the deadline');
+    assert.equal(abortedDuring('command', new Error('user')).message, 'cancelled');
+    // The CLI under a Chinese locale: all Chinese, no English message beside it; English as before.
+    const withWhere = waitEnded({ code: 'command-timeout', seconds: 2 }, { detail: { host: 'h.example', port: 2222, stage: 'command', timeoutMs: 2000 } });
+    assert.equal(messageIn('zh-cn', asCliError(withWhere)), '远程命令没有在 2 秒内结束（在 h.example:2222 上）');
+    assert.equal(messageIn('en', asCliError(withWhere)), 'the remote command did not finish within 2 s');
+    assert.equal(messageIn('zh-cn', asCliError(waitEnded({ code: 'cancelled' }))), '已取消。');
   });
 
   it('the places that refuse an argument raise its code, with the English they always gave', async () => {

@@ -5,7 +5,7 @@ import { isAppError, type AppError } from '../../app/session';
 import { isRemoteError, type RemoteError } from '../../remote/errors';
 import { stateLabel } from '../present';
 import { Commands } from '../commandIds';
-import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText } from '../../app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText } from '../../app/remoteWords';
 
 /** A problem the user can fix (bad input, nothing to act on): shown as is. */
 export class UserError extends Error {}
@@ -60,12 +60,15 @@ export function remoteErrorText(e: RemoteError, where: string): string {
     case 'host-not-found':
       return vscode.l10n.t('The host name of {0} cannot be resolved.', where);
     case 'timeout':
+      // A deadline the remote layer named (a free channel, a command's time): said with its facts.
+      if (e.is('timeout') && e.detail.wait) return vscode.l10n.t('{0} (on {1})', waitProblemText(e.detail.wait, vscode.l10n), where);
       return vscode.l10n.t('{0} did not answer in time.', where);
     case 'session-limit':
       return vscode.l10n.t('{0} refused another session (too many open at once).', where);
     case 'disconnected':
       return vscode.l10n.t('The connection to {0} dropped.', where);
     case 'aborted':
+      if (e.is('aborted') && e.detail.wait?.code === 'connection-closed') return vscode.l10n.t('{0} (on {1})', waitProblemText(e.detail.wait, vscode.l10n), where);
       return vscode.l10n.t('Cancelled.');
     case 'protocol':
       return vscode.l10n.t('SSH to {0} failed: {1}', where, failureText(e));
