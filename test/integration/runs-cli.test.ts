@@ -108,6 +108,11 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
       assert.match(r.stderr, new RegExp(`the box cannot power itself off: this login \\(${a.user}\\) is not root and sudo -n is not allowed\\. Nothing was started`));
       assert.equal(r.stdout, '');
       assert.equal(existsSync(join(a.home, '.gpu-rent', 'jobs', 'then3')), false, 'no job was started');
+      // Under a Chinese locale the same refusal in Chinese, the login's name kept as given.
+      const zh = runCli([...then('then3'), '--', ...job], { env: { ...env, LANG: 'zh_CN.UTF-8' }, timeoutMs: 60000 });
+      assert.equal(zh.code, 1, zh.stdout + zh.stderr);
+      assert.equal(zh.stderr, `gpu-rent run: --then sync-then-power-off：机器无法自己关机：这个登录用户（${a.user}）不是 root，也不允许 sudo -n。什么都没有启动。请以 root 登录、允许这个用户执行 \`sudo -n shutdown\`，或者用 --then sync，再用 gpu-rent power-off 或在平台控制台关机\n`);
+      assert.equal(existsSync(join(a.home, '.gpu-rent', 'jobs', 'then3')), false, 'no job was started');
       const nogpu = runCli(['run', t(a), ...keys(), '--name', 'x', '--then', 'sync-then-no-gpu', '--sync-remote', '/tmp', '--sync-local', local(), '--', 'true'], { env });
       assert.equal(nogpu.code, 2);
       assert.match(nogpu.stderr, /sync-then-no-gpu cannot happen from gpu-rent run/);

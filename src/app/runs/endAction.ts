@@ -24,7 +24,25 @@ export interface SyncOutcome {
   files: number;
   bytes: number;
   detail: string;
+  /** What `detail` says, as a code with its facts (its English is `detail`). */
+  said?: EndDetail;
 }
+
+/**
+ * What an end step's detail says, as a code with its facts, so a front end can say it in its
+ * language; `detail` stays the English (the log, the launch state). `failed`: a thrown error,
+ * for the front end to put into words (a RemoteError by its code).
+ */
+export type EndDetail =
+  | { code: 'sync-interrupted' }
+  | { code: 'sync-skipped'; skipped: number }
+  | { code: 'sync-verified'; files: number; here: number }
+  | { code: 'no-connector' }
+  | { code: 'platform-done' }
+  | { code: 'box-stopped'; seconds: number }
+  | { code: 'box-refused'; exitCode: number; output: string }
+  | { code: 'box-still-answering'; seconds: number }
+  | { code: 'failed'; error: unknown };
 
 export interface EndActionDeps {
   /** The final checkpoint sync (throws or returns ok:false on failure). */
@@ -39,8 +57,8 @@ export interface EndActionDeps {
 }
 
 export type EndStep =
-  | { step: 'sync'; ok: boolean; detail: string; files?: number; bytes?: number }
-  | { step: 'noGpu' | 'powerOff'; ok: boolean; via: 'connector' | 'box' | 'none'; detail: string; failure?: PowerFailure };
+  | { step: 'sync'; ok: boolean; detail: string; said?: EndDetail; files?: number; bytes?: number }
+  | { step: 'noGpu' | 'powerOff'; ok: boolean; via: 'connector' | 'box' | 'none'; detail: string; said?: EndDetail; failure?: PowerFailure };
 
 /** Why a power step did not happen: the box's command exited non-zero, the box still answers SSH at the deadline, or the platform refused / never reached the state. */
 export type PowerFailure = 'refused' | 'stillAnswering' | 'platform';
@@ -71,9 +89,9 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   try {
     sync = await deps.sync();
   } catch (e) {
-    sync = { ok: false, files: 0, bytes: 0, detail: message(e) };
+    sync = { ok: false, files: 0, bytes: 0, detail: message(e), said: { code: 'failed', error: e } };
   }
-  steps.push({ step: 'sync', ok: sync.ok, detail: sync.detail, files: sync.files, bytes: sync.bytes });
+  steps.push({ step: 'sync', ok: sync.ok, detail: sync.detail, ...(sync.said ? { said: sync.said } : {}), files: sync.files, bytes: sync.bytes });
   deps.log(`[${inst.id}] final sync ${sync.ok ? 'verified' : 'FAILED'}: ${sync.detail}`);
   if (!sync.ok) return done({ ok: false, stopped: action === 'sync' ? undefined : 'syncFailed' });
   if (action === 'sync') return done({ ok: true });
@@ -83,7 +101,7 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   const viaBox = step === 'powerOff' ? deps.powerOffFromBox : undefined;
   if (!viaConnector && !viaBox) {
     // The box cannot switch itself to a platform's no-GPU mode: that needs the account's API.
-    steps.push({ step, ok: false, via: 'none', detail: 'no platform connector for this instance' });
+    steps.push({ step, ok: false, via: 'none', detail: 'no platform connector for this instance', said: { code: 'no-connector' } });
     deps.log(`[${inst.id}] ${step}: not possible without a platform connector`);
     return done({ ok: false, stopped: 'noWayToPower' });
   }
@@ -93,20 +111,22 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
     if (viaConnector) {
       // The connector's action resolves only once the platform reports the target state (settle).
       await viaConnector(inst);
-      steps.push({ step, ok: true, via, detail: 'done, the platform reports it' });
+      steps.push({ step, ok: true, via, detail: 'done, the platform reports it', said: { code: 'platform-done' } });
       return done({ ok: true });
     }
     const r = await viaBox!();
     if (r.ok) {
-      steps.push({ step, ok: true, via, detail: `done: the box stopped answering SSH after ${r.seconds} s` });
+      steps.push({ step, ok: true, via, detail: `done: the box stopped answering SSH after ${r.seconds} s`, said: { code: 'box-stopped', seconds: r.seconds } });
       return done({ ok: true });
     }
-    const detail = r.reason === 'refused' ? `the power-off command failed on the box (exit ${r.exitCode})${r.output ? `: ${r.output.replace(/\s+/g, ' ').slice(-300)}` : ''}` : `the box still answers SSH ${r.seconds} s after the power-off`;
-    steps.push({ step, ok: false, via, detail, failure: r.reason });
+    const output = r.reason === 'refused' && r.output ? r.output.replace(/\s+/g, ' ').slice(-300) : '';
+    const said: EndDetail = r.reason === 'refused' ? { code: 'box-refused', exitCode: r.exitCode, output } : { code: 'box-still-answering', seconds: r.seconds };
+    const detail = r.reason === 'refused' ? `the power-off command failed on the box (exit ${r.exitCode})${output ? `: ${output}` : ''}` : `the box still answers SSH ${r.seconds} s after the power-off`;
+    steps.push({ step, ok: false, via, detail, said, failure: r.reason });
     deps.log(`[${inst.id}] ${step} via box NOT done: ${detail}`);
     return done({ ok: false });
   } catch (e) {
-    steps.push({ step, ok: false, via, detail: message(e), failure: via === 'connector' ? 'platform' : 'refused' });
+    steps.push({ step, ok: false, via, detail: message(e), said: { code: 'failed', error: e }, failure: via === 'connector' ? 'platform' : 'refused' });
     deps.log(`[${inst.id}] ${step} via ${via} failed: ${message(e)}`);
     return done({ ok: false });
   }
@@ -130,5 +150,6 @@ export function stillBillingLine(r: EndActionResult, rate: string | null): strin
 export function syncOutcomeOf(r: { files: number; bytes: number; skipped: readonly unknown[]; interrupted: boolean; verified: number; unchanged: number }): SyncOutcome {
   const ok = !r.interrupted && r.skipped.length === 0;
   const detail = r.interrupted ? 'interrupted' : r.skipped.length ? `${r.skipped.length} file(s) skipped` : `${r.files} file(s) pulled, ${r.verified + r.unchanged} already here, all verified`;
-  return { ok, files: r.files, bytes: r.bytes, detail };
+  const said: EndDetail = r.interrupted ? { code: 'sync-interrupted' } : r.skipped.length ? { code: 'sync-skipped', skipped: r.skipped.length } : { code: 'sync-verified', files: r.files, here: r.verified + r.unchanged };
+  return { ok, files: r.files, bytes: r.bytes, detail, said };
 }

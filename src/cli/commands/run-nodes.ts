@@ -16,6 +16,7 @@ import { knownHostsName } from '../../remote/target';
 import { sleep } from '../../remote/util/sleep';
 import { cliLang } from '../lang';
 import { t } from '../words';
+import { endStepLine, stillBillingText, type PowerRefusal } from './run-words';
 
 export const NODES_FLAG = {
   nodes: { type: 'string', valueName: 'A,B[,…]', description: 'one run across these boxes (each a TARGET; the first is rank 0); instead of TARGET' },
@@ -81,15 +82,15 @@ export function powerVerifySeconds(env: NodeJS.ProcessEnv): number {
  * refused: a power-off that cannot happen is not discovered at the end). The user's own
  * --power-off-command is taken as given; the end verifies it like any other.
  */
-export async function powerOffPlan(conn: RemoteConnection, then: EndAction, f: ThenFlags): Promise<{ command: string | null; refusal?: string }> {
+export async function powerOffPlan(conn: RemoteConnection, then: EndAction, f: ThenFlags): Promise<{ command: string | null; refusal?: PowerRefusal }> {
   if (then !== 'sync-then-power-off') return { command: null };
   if (f['power-off-command'] !== undefined) return { command: f['power-off-command'] };
   const { probeBoxPower, boxPowerOffCommand } = await import('../../app/runs/boxPower');
   const p = await probeBoxPower(conn);
   const command = boxPowerOffCommand(p.power);
   if (command) return { command };
-  const why = p.power === 'none' ? `this login (${p.user}) is not root and sudo -n is not allowed` : 'could not find out whether this login may power the box off';
-  return { command: null, refusal: `--then sync-then-power-off: the box cannot power itself off: ${why}. Nothing was started. Log in as root, allow this user \`sudo -n shutdown\`, or use --then sync and power it off with gpu-rent power-off or in the platform's console` };
+  // A code with its facts: the words (powerRefusalText) follow the CLI's language.
+  return { command: null, refusal: p.power === 'none' ? { code: 'not-root-no-sudo', user: p.user } : { code: 'power-unknown' } };
 }
 
 /** Waits for the job to end (progress on stderr), then runs the end action; returns the exit status for the CLI. */
@@ -117,7 +118,7 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
   const zh = lang === 'zh-cn';
   if (zh) io.stderr(`[${job.name}] 已结束：${info ? (info.state === 'exited' ? `退出码 ${info.exitCode}` : info.state) : '已不存在'}\n`);
   else io.stderr(`[${job.name}] ended: ${info ? (info.state === 'exited' ? `exit ${info.exitCode}` : info.state) : 'gone'}\n`);
-  const { runEndAction, syncOutcomeOf, stillBillingLine } = await import('../../app/runs/endAction');
+  const { runEndAction, syncOutcomeOf } = await import('../../app/runs/endAction');
   const { powerOffFromBox } = await import('../../app/runs/boxPower');
   const { syncOnce } = await import('../../remote/sync');
   const { syncRemote } = await import('../../app/sync');
@@ -129,13 +130,13 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
     log: (l) => io.stderr(`${forTerminal(l)}\n`),
   });
   // The step's code and detail are the app layer's (also in the log); the verdict in the user's words.
-  for (const s of r.steps) io.stdout(forTerminal(`${s.step}: ${s.ok ? t(lang, 'ok', '成功') : t(lang, 'FAILED', '失败')}${'via' in s ? ` (${s.via})` : ''} — ${s.detail}`) + '\n');
+  for (const s of r.steps) io.stdout(forTerminal(endStepLine(s, lang)) + '\n');
   if (r.stopped === 'syncFailed') {
     // No verified copy: the box's own power-off stands down too (a stop may clear a data disk).
     if (then === 'sync-then-power-off') await disarmAfterJob(conn, job.name).catch(() => undefined);
     io.stdout(t(lang, 'the final sync failed: the box was NOT powered off and keeps billing\n', '最后一次同步失败：机器没有关机，仍在计费\n'));
   }
-  const billing = stillBillingLine(r, price ? `${formatCny(price.computeFenPerHour + Math.round(price.storageFenPerDay / 24))}/h` : null);
+  const billing = stillBillingText(r, price ? `${formatCny(price.computeFenPerHour + Math.round(price.storageFenPerDay / 24))}/h` : null, lang);
   if (billing) {
     const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? (zh ? ` 机器自己的关机仍然待命（~/.gpu-rent/after-job/${job.name}），会在任务结束 15 分钟后再试；也可以用 gpu-rent power-off 或在平台控制台关机。` : ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.`) : '';
     io.stderr(forTerminal(`gpu-rent run: ${billing}.${armed}`) + '\n');

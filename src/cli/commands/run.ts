@@ -9,6 +9,7 @@ import { cliLang } from '../lang';
 import { helpLang, t } from '../words';
 import { RUN_PRICE_FLAGS, runPriceFromFlags } from './jobs';
 import { checkThen, NODES_FLAG, powerOffPlan, THEN_FLAGS, waitThenAct, withNodes } from './run-nodes';
+import { powerRefusalText } from './run-words';
 
 const specs = {
   name: { type: 'string', valueName: 'NAME', description: 'job name (letters, digits, - and _; others become -)', zh: '任务名（字母、数字、- 和 _；其他字符变成 -）' },
@@ -92,7 +93,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn) => {
       const plan = await powerOffPlan(conn, then, flags);
       if (plan.refusal) {
-        io.stderr(`gpu-rent run: ${plan.refusal}\n`);
+        io.stderr(`gpu-rent run: ${powerRefusalText(plan.refusal, lang)}\n`);
         return 1;
       }
       const job = await startJob(conn, { name: flags.name!, command: rest, cwd: flags.cwd, env, launcher: flags.launcher as Launcher | undefined, gpus });
