@@ -35,34 +35,105 @@ const STREAMS_AT_ONCE = 2;
 export const TAR_COMMAND = `/bin/sh -c ${shQuote('tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1')}`;
 
 /**
- * The same stream, and then the box's SHA-256 of the same files on stderr: the list is read
- * once (`$(cat)`), fed to tar, then to one `openssl dgst` (`xargs -d`, GNU findutils, splits it
- * only past the command-line limit), else sha256sum after a `-` line. The exit status is
- * gzip's, as before. Each hash line names its file; the client takes a line only for the path
- * it asked for (parseStreamHashes), so a missing, short or garbled answer costs that file one
- * hash from the batches (hash-batch.ts), never a wrong match. A stream cut short has none.
+ * The box's SHA-256 of the files on stderr, then the same stream on stdout: the list is read
+ * once (`$(cat)`), fed to one `openssl dgst` (`xargs -d`, GNU findutils, splits it only past
+ * the command-line limit; sha256sum after a `-` line where openssl fails), then to tar. The
+ * hashes come first so each file's answer is in by the time its bytes are (a landed file waits
+ * for nothing). The exit status is gzip's, as before. Each hash line names its file; the
+ * client takes a line only for a path it asked for (hashLine), so a missing, short or garbled
+ * answer costs that file one hash from the batches (hash-batch.ts), never a wrong match.
  */
 export const TAR_HASH_COMMAND = `/bin/sh -c ${shQuote(
-  "L=$(cat); printf '%s\\n' \"$L\" | tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1; s=$?; " +
-    "{ printf '%s\\n' \"$L\" | xargs -d '\\n' openssl dgst -sha256 -r 2>/dev/null || { echo -; printf '%s\\n' \"$L\" | xargs -d '\\n' sha256sum 2>/dev/null; }; } >&2; exit $s",
+  "L=$(cat); { printf '%s\\n' \"$L\" | xargs -d '\\n' openssl dgst -sha256 -r 2>/dev/null || { echo -; printf '%s\\n' \"$L\" | xargs -d '\\n' sha256sum 2>/dev/null; }; } >&2; " +
+    "printf '%s\\n' \"$L\" | tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1",
 )}`;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
- * The hashes on a stream's stderr, by path: a line is `HASH *PATH` (openssl -r) or
- * `HASH  PATH` (sha256sum), and counts only for a path in `asked`. A later line for the same
- * path (sha256sum after a failed openssl) wins.
+ * One hash line: `HASH *PATH` (openssl -r) or `HASH  PATH` (sha256sum), for a path in
+ * `asked`; else undefined.
  */
+export function hashLine(line: string, asked: ReadonlySet<string>): [path: string, sha256: string] | undefined {
+  if (line.length < 67 || line[64] !== ' ' || (line[65] !== '*' && line[65] !== ' ')) return undefined;
+  const hash = line.slice(0, 64).toLowerCase();
+  const path = line.slice(66);
+  return HEX64.test(hash) && asked.has(path) ? [path, hash] : undefined;
+}
+
+/** The hashes in a stream's stderr, by path; a path's first good line counts. */
 export function parseStreamHashes(text: string, asked: ReadonlySet<string>): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
-    if (line.length < 67 || line[64] !== ' ' || (line[65] !== '*' && line[65] !== ' ')) continue;
-    const hash = line.slice(0, 64).toLowerCase();
-    const path = line.slice(66);
-    if (HEX64.test(hash) && asked.has(path)) out.set(path, hash);
+    const got = hashLine(line, asked);
+    if (got && !out.has(got[0])) out.set(got[0], got[1]);
   }
   return out;
+}
+
+/**
+ * The answers of one stream, as its stderr comes: each file's hash the moment its line is in;
+ * at the end (done()) every file still without one is hashed by the batches. Keeps at most
+ * what honest lines take (a line per file: hash, two characters, path); past that, nothing
+ * more is read (what was already taken stands: each is checked against the bytes anyway).
+ */
+class StreamHashes {
+  private readonly answers = new Map<string, string>();
+  private readonly waiting = new Map<string, (h: string | undefined) => void>();
+  private tail: Buffer = Buffer.alloc(0);
+  private left: number;
+  private finished = false;
+  constructor(
+    private readonly c: Ctx,
+    private readonly asked: ReadonlySet<string>,
+  ) {
+    let n = 4096;
+    for (const p of asked) n += Buffer.byteLength(p) + 72;
+    this.left = n;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.finished || this.left < 0) return;
+    this.left -= chunk.length;
+    if (this.left < 0) {
+      this.tail = Buffer.alloc(0);
+      return;
+    }
+    const buf = this.tail.length ? Buffer.concat([this.tail, chunk]) : chunk;
+    const nl = buf.lastIndexOf(0x0a);
+    if (nl === -1) {
+      this.tail = buf;
+      return;
+    }
+    this.tail = Buffer.from(buf.subarray(nl + 1));
+    for (const line of buf.toString('utf8', 0, nl).split('\n')) this.take(line);
+  }
+
+  private take(line: string): void {
+    const got = hashLine(line, this.asked);
+    if (!got || this.answers.has(got[0])) return;
+    this.answers.set(got[0], got[1]);
+    const w = this.waiting.get(got[0]);
+    if (w) {
+      this.waiting.delete(got[0]);
+      w(got[1]);
+    }
+  }
+
+  /** The stream is over: a last line without its newline counts; the rest are hashed by the batches. */
+  done(): void {
+    if (this.finished) return;
+    if (this.left >= 0 && this.tail.length) this.take(this.tail.toString('utf8'));
+    this.finished = true;
+    for (const [p, w] of this.waiting) w(this.answers.get(p));
+    this.waiting.clear();
+  }
+
+  of(f: RemoteFile): Promise<HashAnswer> {
+    const known = this.answers.get(f.abs);
+    const got = known !== undefined || this.finished ? Promise.resolve(known) : new Promise<string | undefined>((res) => this.waiting.set(f.abs, res));
+    return got.then((h) => (h !== undefined ? { full: h, prefix: undefined } : this.c.hasher.full(f.abs, f.size)));
+  }
 }
 
 function batches(files: readonly RemoteFile[]): RemoteFile[][] {
@@ -114,7 +185,7 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
         if ((m.type !== '0' && m.type !== '7') || m.size !== f.size || m.mtime !== f.mtime || c.fatal) return;
         delivered[i] = 1;
         landing.push(
-          landStreamed(c, f, m.data, hashOf(f)).then(
+          landStreamed(c, f, m.data, hashes.of(f)).then(
             (o) => record(f, o),
             (err: unknown) => {
               const e = toSyncError(err);
@@ -126,19 +197,8 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       },
       { maxMemberBytes: SMALL_FILE },
     );
-    // The box's hashes of the batch come on the stream's stderr after its bytes: kept up to what
-    // honest lines take (a line per file: hash, two characters, path), read when it ends. A
-    // file without an answer there is hashed by the batches, as it was before.
-    const asked = new Set(batch.map((f) => f.abs));
-    const errChunks: Buffer[] = [];
-    let errLeft = batch.reduce((n, f) => n + Buffer.byteLength(f.abs) + 72, 4096);
-    let hashesIn: (m: Map<string, string> | undefined) => void = () => undefined;
-    const hashes = new Promise<Map<string, string> | undefined>((res) => (hashesIn = res));
-    const hashOf = (f: RemoteFile): Promise<HashAnswer> =>
-      hashes.then((m) => {
-        const h = m?.get(f.abs);
-        return h !== undefined ? { full: h, prefix: undefined } : c.hasher.full(f.abs, f.size);
-      });
+    // The box's hashes of the batch come on the stream's stderr ahead of its bytes.
+    const hashes = new StreamHashes(c, new Set(batch.map((f) => f.abs)));
     let broken = false;
     const bytes = batch.reduce((n, f) => n + f.size, 0);
     // What an honest stream of these files unpacks to at most (a header, a long name and
@@ -189,13 +249,9 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       const r = await stream(TAR_HASH_COMMAND, {
         stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
         signal: stop.signal,
-        // The stream, then the hashes: each reads the files once.
+        // The hashes, then the stream: each reads the files once.
         timeoutMs: 60_000 + 2 * Math.ceil(bytes / 50_000),
-        onStderr: (chunk) => {
-          if (errLeft < 0) return;
-          errLeft -= chunk.length;
-          if (errLeft >= 0) errChunks.push(chunk);
-        },
+        onStderr: (chunk) => hashes.push(chunk),
         onStdout: (chunk) => {
           if (broken) return;
           wireLeft -= chunk.length;
@@ -211,8 +267,7 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
       gunzip.destroy();
     } finally {
       c.opts.signal?.removeEventListener('abort', onAbort);
-      // More than honest lines take: none is used.
-      hashesIn(errLeft >= 0 ? parseStreamHashes(Buffer.concat(errChunks).toString('utf8'), asked) : undefined);
+      hashes.done();
     }
     await Promise.all(landing);
     batch.forEach((f, i) => {
