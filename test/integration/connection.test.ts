@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, LIVE_SLEEPS, remoteFailure, sleep, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 const run = promisify(execFile);
 
@@ -107,8 +108,7 @@ describe('remote connection (real sshd)', function () {
     assert.equal((await remoteFailure(conn.exec('sleep 30', { timeoutMs: 300 }))).code, 'timeout');
     assert.ok(Date.now() - t0 < 2500);
     // The remote command was killed, not left behind.
-    await sleep(200);
-    assert.equal((await conn.exec(LIVE_SLEEPS, { login: false })).stdout.trim(), '0');
+    await until('the timed-out command is killed', async () => (await conn.exec(LIVE_SLEEPS, { login: false })).stdout.trim() === '0', 10000, 100);
     // A cancelled operation.
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, remoteFailure, sleep, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 describe('network faults (real sshd behind a fault proxy)', function () {
   this.timeout(60000);
@@ -74,14 +75,13 @@ describe('network faults (real sshd behind a fault proxy)', function () {
     const reconnects: unknown[] = [];
     conn.on('reconnect', (r) => reconnects.push(r));
     proxy.resetAll();
-    await sleep(100);
-    assert.equal(conn.connected, false);
+    await until('the connection sees the reset', () => !conn.connected, 10000);
     assert.equal((await conn.exec('echo two')).stdout, 'two\n');
     assert.equal(reconnects.length, 1);
     // SFTP comes back after a reconnect too.
     const sftp = await conn.sftp();
     proxy.resetAll();
-    await sleep(100);
+    await until('the connection sees the reset', () => !conn.connected, 10000);
     const again = await conn.sftp();
     assert.notEqual(again, sftp);
     await new Promise<void>((res, rej) => again.stat(sshd.home, (e) => (e ? rej(e) : res())));

@@ -10,6 +10,7 @@ import { fingerprint } from '../../src/remote/hostkeys';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, remoteFailure, sleep, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 const run = promisify(execFile);
 
@@ -41,7 +42,8 @@ describe('host keys (real sshd)', function () {
     const err = await remoteFailure(connectionTo(sshd, kh, { acceptNew: false }).connect());
     assert.equal(err.code, 'host-key-unknown');
     assert.ok(err.message.includes(fingerprint(hostKeyBlob(sshd))), err.message);
-    await sleep(300);
+    // The session's end in sshd's log closes the window; only then is "nothing" a finding.
+    await until("sshd's log of the refused session's end", () => /(Connection closed|Connection reset|Disconnected from|Received disconnect).*\[preauth\]/.test(sshd.logText().slice(logBefore)), 10000);
     assert.doesNotMatch(sshd.logText().slice(logBefore), /Accepted|Failed password|Failed publickey|Postponed/);
   });
 
@@ -141,7 +143,7 @@ describe('host keys (real sshd)', function () {
     // A second operation on the same connection fails the same way without dialling again.
     assert.equal((await remoteFailure(conn.exec('true'))).code, 'host-key-changed');
     assert.equal(proxy.accepted - acceptedBefore, 1, 'one attempt, no retry');
-    await sleep(300);
+    await until("sshd's log of the refused session's end", () => /(Connection closed|Connection reset|Disconnected from|Received disconnect).*\[preauth\]/.test(sshd.logText().slice(logBefore)), 10000);
     const log = sshd.logText().slice(logBefore);
     assert.match(log, /\[preauth\]/);
     assert.doesNotMatch(log, /Accepted|Failed password|Failed publickey|Postponed|Invalid user/);

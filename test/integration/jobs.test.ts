@@ -9,6 +9,7 @@ import { runCli } from '../support/cli';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, LIVE_SLEEPS, sleep, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 async function waitFor(conn: RemoteConnection, name: string, state: JobInfo['state'], ms = 10000): Promise<JobInfo> {
   const until = Date.now() + ms;
@@ -113,8 +114,7 @@ describe('detached jobs (real sshd)', function () {
     const job = await startJob(viaProxy, { name: 'survivor', command: ['for i in $(seq 1 30); do echo step $i; sleep 0.1; done'] });
     assert.equal(job.state, 'running');
     proxy.resetAll();
-    await sleep(200);
-    assert.equal(viaProxy.connected, false);
+    await until('the connection sees the reset', () => !viaProxy.connected, 10000);
     const [after] = await listJobs(viaProxy, { name: 'survivor' }); // reconnects
     assert.equal(after?.state, 'running');
     assert.equal(after?.pid, job.pid);

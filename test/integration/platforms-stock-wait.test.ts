@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
+import { until } from '../support/timing';
 
 interface Run {
   code: number;
@@ -33,13 +34,6 @@ function start(args: string[], env: NodeJS.ProcessEnv): { p: ChildProcess; done:
 
 const run = (args: string[], env: NodeJS.ProcessEnv) => start(args, env).done;
 
-async function until(what: string, ok: () => boolean, ms = 20000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform server)', function () {
   this.timeout(60000);

@@ -15,6 +15,7 @@ import { waitForGpu } from '../../src/app/platforms/waitForGpu';
 import { addRule, runDue } from '../../src/app/schedule';
 import { CLI } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
+import { until } from '../support/timing';
 
 interface Run {
   code: number;
@@ -35,13 +36,6 @@ function start(args: string[], env: NodeJS.ProcessEnv): { p: ChildProcess; done:
   return { p, done, stderr: () => stderr };
 }
 
-async function until(what: string, ok: () => boolean, ms = 20000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const POWER_ON = '/api/v1/dev/instance/pro/power_on';
 const SINCE = String.raw`since \d{4}-\d\d-\d\d \d\d:\d\d Beijing`;

@@ -11,7 +11,8 @@ import type { HostKeyEvent } from '../../src/remote/connection';
 import { fingerprint } from '../../src/remote/hostkeys';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, remoteFailure, sleep, tempDir } from './remote-helpers';
+import { connectionTo, remoteFailure, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 function hostKeyBlob(sshd: TestSshd): Buffer {
   return Buffer.from(readFileSync(sshd.hostKeyPath + '.pub', 'utf8').split(' ')[1]!, 'base64');
@@ -135,7 +136,7 @@ describe('host-key continuity across a port change (real sshd)', function () {
     assert.match(err.message, new RegExp(`\\[127\\.0\\.0\\.1\\]:${sshd.port}`));
     // Nothing pinned for the impostor, and sshd saw no authentication at all.
     assert.equal(readFileSync(kh, 'utf8'), before);
-    await sleep(300);
+    await until("the impostor sshd's log of the session's end", () => /(Connection closed|Connection reset|Disconnected from|Received disconnect).*\[preauth\]/.test(other.logText().slice(logBefore)), 10000);
     assert.doesNotMatch(other.logText().slice(logBefore), /Accepted|Failed password|Failed publickey|Postponed|Invalid user/);
   });
 

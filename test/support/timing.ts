@@ -10,3 +10,16 @@ export function bestCpuMs(fn: () => unknown, runs = 3): number {
   }
   return best;
 }
+
+/**
+ * Waits until `ok()` holds, polling every `everyMs`; fails naming `what` after `ms`. For a
+ * negative check, wait for the event that ends the window (a log line, a close), never a
+ * fixed sleep.
+ */
+export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20000, everyMs = 20): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
