@@ -9,7 +9,7 @@ import { ReleaseEvents } from '../app/release';
 import { InstanceSessions } from '../app/session';
 import { CalculatorPanel } from './calculatorPanel';
 import { Commands, HAS_INSTANCES_KEY, INSTANCES_VIEW_ID } from './commandIds';
-import type { CommandContext } from './commands/context';
+import { platformLabel, type CommandContext } from './commands/context';
 import { pickInstance } from './commands/pick';
 import { registerCommand } from './commands/registry';
 import { addInstance } from './commands/instances/add';
@@ -155,7 +155,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => tree.platformName(id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
+  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => platformLabel(ctx, id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
   const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView);
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log, live: liveGpus });
   subs.push(monitor);

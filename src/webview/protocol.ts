@@ -112,7 +112,7 @@ const jsonObject = z
 /** The most rows one stock question names (platform × card × GPUs the table shows). */
 export const MAX_STOCK_KEYS = 200;
 
-const StockKeySchema = z.strictObject({ platform: name, card: name, gpus: z.number().int().min(1).max(8) });
+const StockKeySchema = z.strictObject({ platform: name, card: name, gpus: z.number().int().min(BOUNDS.gpus.min).max(BOUNDS.gpus.max) });
 export type StockKey = z.infer<typeof StockKeySchema>;
 
 const fen = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
