@@ -1,5 +1,6 @@
 // The remote layer's codes in the user's words, for both front ends: why a pasted login cannot
-// be read, which other argument cannot be used, what the box could not do, which part of SSH failed. The English templates are the
+// be read, which other argument cannot be used, what the box could not do, which part of SSH failed,
+// why a wait ended, why an environment rebuild is refused. The English templates are the
 // remote layer's own messages, word for word; the extension passes vscode.l10n and the CLI its
 // words.ts (both read the Chinese from l10n/bundle.l10n.zh-cn.json), so no English sentence sits
 // inside a Chinese one. What the box or the paste said stays data: made inert and cut
@@ -7,6 +8,7 @@
 import { forNotification } from '../core/text';
 import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure, WaitProblem } from '../remote/errors';
 import type { LoginPlace, LoginProblem } from '../remote/target';
+import type { RebuildProblem } from '../core/guards/environment';
 
 /** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
 export interface L10n {
@@ -251,5 +253,40 @@ export function waitProblemText(w: WaitProblem, l10n: L10n): string {
       return l10n.t('cancelled');
     case 'connection-closed':
       return l10n.t('the connection was closed');
+  }
+}
+
+/**
+ * Why an environment rebuild is refused or asks first (one line of the capture, or a value),
+ * as remote/guards/environment's describeRebuildProblem always said it in English. The line
+ * itself (`text`: printable, at most 200 characters, a credential masked) stays data.
+ */
+export function rebuildProblemText(p: RebuildProblem, l10n: L10n): string {
+  switch (p.kind) {
+    case 'badEnvName':
+      return l10n.t('"{0}" is not a usable env name', asData(p.value));
+    case 'badValue':
+      return l10n.t('the captured {0} "{1}" is not a version', p.field, asData(p.value));
+    case 'pipOption':
+      return l10n.t('{0} line {1} is a pip option ({2})', p.file, p.line, asData(p.text));
+    case 'credentialUrl':
+      return l10n.t('{0} line {1} has a URL with a password or token ({2})', p.file, p.line, asData(p.text));
+    case 'notARequirement':
+      return l10n.t('{0} line {1} is not a plain requirement ({2})', p.file, p.line, asData(p.text));
+    case 'tooLarge': {
+      // `text` is the file's size as the checks wrote it ("N characters").
+      const n = /^(\d{1,12}) characters$/.exec(p.text);
+      return l10n.t('{0} is too large ({1})', p.file, n ? l10n.t('{0} characters', Number(n[1])) : asData(p.text));
+    }
+    case 'channel':
+      return l10n.t('{0} line {1} uses a conda channel that is not a well-known one ({2})', p.file, p.line, asData(p.text));
+    case 'envVariable':
+      return l10n.t('{0} line {1} sets an environment variable in the new env ({2})', p.file, p.line, asData(p.text));
+    case 'unsupportedYaml':
+      return l10n.t('{0} line {1} cannot be checked: {2}; write it as plain YAML (as conda env export does)', p.file, p.line, asData(p.text));
+    case 'wrongShape':
+      return l10n.t('{0} line {1} is not what conda env export writes: {2}', p.file, p.line, asData(p.text));
+    case 'unknownKey':
+      return l10n.t('{0} line {1} has an unknown top-level key with a list or mapping ({2})', p.file, p.line, asData(p.text));
   }
 }

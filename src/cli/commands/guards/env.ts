@@ -2,12 +2,13 @@
 // a portable environment, so a platform's image does not lock you in. The folder format, the
 // checks and the rebuild are src/app/environment.ts, the same the extension uses.
 import { forTerminal, forTerminalLines } from '../../../core/text';
-import { capture, CaptureReadError, checkRebuild, describeRebuildProblem, readCapture, rebuild, writeCapture, type EnvCapture } from '../../../app/environment';
+import { capture, CaptureReadError, checkRebuild, readCapture, rebuild, RebuildRefused, writeCapture, type EnvCapture } from '../../../app/environment';
+import { rebuildProblemText } from '../../../app/remoteWords';
 import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProblemKind } from '../../../core/guards/environment';
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
 import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang, t } from '../../words';
+import { CliError, helpLang, l10nIn, t } from '../../words';
 import { cliLang, type CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
@@ -70,6 +71,7 @@ export const command: CliCommand = {
     const verb = positionals[0];
     const lang = cliLang(flags.lang, io.env);
     const zh = lang === 'zh-cn';
+    const words = l10nIn(lang);
     if (verb === 'capture') {
       if (flags.from || flags.name || flags['no-follow'] || flags['allow-pip-options']) throw new UsageError('--from, --name, --allow-pip-options and --no-follow go with rebuild', '--from、--name、--allow-pip-options 和 --no-follow 只用于 rebuild');
       const out = flags.out ?? 'gpu-rent-env';
@@ -80,7 +82,7 @@ export const command: CliCommand = {
         const pkgs = checkRequirements(snap.requirements, { allowPipOptions: true }).kept;
         if (flags.json) io.stdout(JSON.stringify({ dir: out, files, snapshot: snap }, null, 2) + '\n');
         else io.stdout(forTerminalLines(captureLines(out, files, snap, pkgs, lang)));
-        for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(zh ? `注意：${describeRebuildProblem(p)}：在你修改它或加 --allow-pip-options 之前，重建会拒绝它\n` : `note: ${describeRebuildProblem(p)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
+        for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(zh ? `注意：${rebuildProblemText(p, words)}：在你修改它或加 --allow-pip-options 之前，重建会拒绝它\n` : `note: ${rebuildProblemText(p, words)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
         return 0;
       });
     }
@@ -96,18 +98,22 @@ export const command: CliCommand = {
       if (check.problems.length) {
         const optionLines = check.problems.some((p) => ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
         const refused = check.problems.some((p) => !ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
-        const problems = check.problems.map((p) => `  ${describeRebuildProblem(p)}`).join('\n');
+        const problems = (l: CliLang) => check.problems.map((p) => `  ${rebuildProblemText(p, l10nIn(l))}`).join('\n');
         throw new UsageError(
-          `--from ${flags.from}: not rebuilt:\n${problems}` +
+          `--from ${flags.from}: not rebuilt:\n${problems('en')}` +
             (optionLines ? '\nedit the file to leave plain requirements (name==version), or pass --allow-pip-options if you trust those lines' : '') +
             (refused ? '\n--allow-pip-options does not pass the other lines: edit the file (environment.yml as conda env export writes it, or delete it)' : ''),
-          `--from ${flags.from}：未重建：\n${problems}` +
+          `--from ${flags.from}：未重建：\n${problems('zh-cn')}` +
             (optionLines ? '\n请把文件改成只含普通依赖（name==version），或者在信任这些行时加 --allow-pip-options' : '') +
             (refused ? '\n--allow-pip-options 放不过其他行：请修改文件（environment.yml 要保持 conda env export 写出的样子，或删掉它）' : ''),
         );
       }
       return withRemote(positionals[1], flags, io, async (conn) => {
-        const r = await rebuild(conn, read, { envName: flags.name!, allowPipOptions: flags['allow-pip-options'] === true });
+        const r = await rebuild(conn, read, { envName: flags.name!, allowPipOptions: flags['allow-pip-options'] === true }).catch((e: unknown) => {
+          // The box's own check (its driver known): the same problem lines, in the CLI's language.
+          if (e instanceof RebuildRefused) throw new CliError(e.message, `重建被拒绝：${e.problems.slice(0, 5).map((p) => rebuildProblemText(p, l10nIn('zh-cn'))).join('；')}${e.problems.length > 5 ? `；另有 ${e.problems.length - 5} 个` : ''}`);
+          throw e;
+        });
         const torchNote = zh
           ? r.torch.kind === 'install'
             ? `torch ${snap.torch}，CUDA ${r.torch.cuda}${r.torch.sameBuild ? '（同一构建）' : `（新驱动 ${r.targetDriver.version ?? '?'} 跑不了 CUDA ${snap.torchCuda}；改用 ${r.torch.cuda}）`}`

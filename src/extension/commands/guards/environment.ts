@@ -12,7 +12,6 @@ import {
   capture,
   CaptureReadError,
   checkRebuild,
-  describeRebuildProblem,
   LEGACY_SNAPSHOT_FILE,
   listCaptures,
   readCapture,
@@ -21,6 +20,7 @@ import {
   writeCapture,
   type ReadCapture,
 } from '../../../app/environment';
+import { rebuildProblemText } from '../../../app/remoteWords';
 import { CaptureEnvironmentArgs, RebuildEnvironmentArgs } from '../../args';
 import { Commands } from '../../commandIds';
 import { envFolderName } from '../../guardDecisions';
@@ -105,7 +105,7 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
   let allowPipOptions = a.allowPipOptions === true;
   const check = checkRebuild(cap.capture, { envName: a.envName, allowPipOptions });
   if (check.problems.length) {
-    const lines = check.problems.slice(0, 10).map(describeRebuildProblem).join('\n');
+    const lines = check.problems.slice(0, 10).map((p) => rebuildProblemText(p, vscode.l10n)).join('\n');
     const askable = check.problems.every((p) => ASKABLE_PROBLEMS.has(p.kind as RequirementProblemKind));
     if (isScripted(arg) || !askable) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', lines));
     const go = vscode.l10n.t('Use Them');
@@ -115,7 +115,7 @@ export async function rebuildEnvironment(ctx: CommandContext, arg: unknown): Pro
   }
   const { inst, conn } = await ctx.sessions.open(a.id, openOptions(a));
   const r = await rebuild(conn, cap, { envName: a.envName, allowPipOptions }).catch((e: unknown) => {
-    if (e instanceof RebuildRefused) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', e.problems.slice(0, 10).map(describeRebuildProblem).join('\n')));
+    if (e instanceof RebuildRefused) throw new UserError(vscode.l10n.t('The rebuild was refused: {0}', e.problems.slice(0, 10).map((p) => rebuildProblemText(p, vscode.l10n)).join('\n')));
     throw e;
   });
   const cur = ctx.store.get(inst.id) ?? inst;
