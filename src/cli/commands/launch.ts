@@ -19,7 +19,7 @@ function fail(io: CliIO, code: string, message: string, exit: number): number {
 }
 import { connectOptions, promptLine, REMOTE_FLAGS } from '../remote-common';
 import { cliLang, type CliLang } from '../lang';
-import { helpLang, t } from '../words';
+import { fill, helpLang, l10nIn, t } from '../words';
 
 const specs = {
   file: { type: 'string', short: 'f', valueName: 'FILE', description: 'the task file (default ./gpu-rent.yaml, else ./gpu-rent.yml)', zh: '任务文件（默认 ./gpu-rent.yaml，其次 ./gpu-rent.yml）' },
@@ -57,18 +57,30 @@ const SUMMARY_ZH = [
 
 /** Reads and validates the task file; a UsageError names the line and field of every problem. */
 export async function readTaskFileOrExit(flagFile: string | undefined, cwd: string): Promise<{ file: string; tasks: Task[] }> {
-  const { readTaskFile, taskFileErrorLines } = await import('../../app/launch/taskFile');
+  const { readTaskFile, taskFileErrorLines, taskFileUnreadableText } = await import('../../app/launch/taskFile');
   const r = await readTaskFile(cwd, flagFile);
   if (r.ok) return r;
-  if (r.kind === 'notFound') throw new UsageError(`no task file: ${r.looked.join(' or ')} not found (write one: gpu-rent launch --help, the README's "Launch a task")`);
-  if (r.kind === 'unreadable') throw new UsageError(`cannot read the task file ${r.file}: ${r.message}`);
-  throw new UsageError(`${r.file} has ${r.errors.length} problem(s):\n${taskFileErrorLines(r.errors).map((l) => `  ${l}`).join('\n')}`);
+  const zh = l10nIn('zh-cn');
+  if (r.kind === 'notFound') {
+    throw new UsageError(
+      `no task file: ${r.looked.join(' or ')} not found (write one: gpu-rent launch --help, the README's "Launch a task")`,
+      fill('没有任务文件：找不到 {0}（写一个：gpu-rent launch --help，README 的 “Launch a task” 一节）', r.looked.join(' 或 ')),
+    );
+  }
+  if (r.kind === 'unreadable') {
+    throw new UsageError(`cannot read the task file ${r.file}: ${taskFileUnreadableText(r)}`, fill('无法读取任务文件 {0}：{1}', r.file, taskFileUnreadableText(r, zh)));
+  }
+  const lines = (l10n?: typeof zh) => taskFileErrorLines(r.errors, l10n).map((l) => `  ${l}`).join('\n');
+  throw new UsageError(`${r.file} has ${r.errors.length} problem(s):\n${lines()}`, fill('{0} 有 {1} 处问题：\n{2}', r.file, r.errors.length, lines(zh)));
 }
 
 export function pickTask(tasks: readonly Task[], name: string | undefined, file: string): Task {
   if (!name) return tasks[0]!;
   const t = tasks.find((x) => x.name === name);
-  if (!t) throw new UsageError(`no task ${JSON.stringify(name.slice(0, 80))} in ${file} (it has ${tasks.map((x) => x.name).join(', ')})`);
+  if (!t) {
+    const names = tasks.map((x) => x.name).join(', ');
+    throw new UsageError(`no task ${JSON.stringify(name.slice(0, 80))} in ${file} (it has ${names})`, fill('{0} 中没有任务 {1}（它有 {2}）', file, JSON.stringify(name.slice(0, 80)), names));
+  }
   return t;
 }
 

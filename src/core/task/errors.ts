@@ -4,6 +4,7 @@
 import { isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import type { z } from 'zod';
 import { CONTROLS_RE, editDistance, shown } from './fields';
+import { problemOf, type TaskProblem, type ValueKind } from './problems';
 import { taskInputSchema } from './shape';
 
 export const TASK_KEYS = Object.keys(taskInputSchema.shape);
@@ -26,14 +27,15 @@ export const KEYS_BY_OBJECT: Record<string, readonly string[]> = Object.fromEntr
 );
 
 
-export function suggestion(key: string, known: readonly string[]): string {
+/** The known key a mistyped one is near enough to, for "did you mean". */
+export function suggestion(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const k of known) {
     const d = editDistance(key.toLowerCase(), k);
     if (d < bestD) [best, bestD] = [k, d];
   }
-  return best !== undefined && bestD <= Math.max(1, Math.floor(best.length / 3)) ? `; did you mean ${best}?` : '';
+  return best !== undefined && bestD <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
 }
 
 export type Path = readonly PropertyKey[];
@@ -80,24 +82,24 @@ function valueAt(root: unknown, path: Path): { present: boolean; value?: unknown
   return { present: true, value: v };
 }
 
-function kindOf(v: unknown): string {
-  if (Array.isArray(v)) return 'a list';
-  if (v === null) return 'nothing';
-  if (typeof v === 'object') return 'a mapping';
-  return typeof v === 'string' ? `the text ${shown(v)}` : `${typeof v} ${shown(v)}`;
+function kindOf(v: unknown): ValueKind {
+  if (Array.isArray(v)) return { kind: 'list' };
+  if (v === null) return { kind: 'nothing' };
+  if (typeof v === 'object') return { kind: 'mapping' };
+  return typeof v === 'string' ? { kind: 'text', value: shown(v) } : { kind: 'other', type: typeof v, value: shown(v) };
 }
 
-/** The words for one zod issue: "run is required", "gpus: expected int, got the text \"two\"", or the schema's own message. */
-export function issueMessage(iss: z.core.$ZodIssue, path: Path, root: unknown): string {
+/** The problem one zod issue is: "run is required", "gpus: expected int, got the text \"two\"", or the one the schema's check carries. */
+export function issueProblem(iss: z.core.$ZodIssue, path: Path, root: unknown): TaskProblem {
   if (iss.code === 'invalid_type') {
     const field = path.length ? String(path[path.length - 1]) : 'the file';
     const input = valueAt(root, path);
-    if (!input.present) return `${field} is required`;
-    if (input.value === null) return `${field} has no value`;
-    if (iss.message.startsWith('Invalid input')) return `${field}: expected ${iss.expected}, got ${kindOf(input.value)}`;
+    if (!input.present) return { code: 'required', field };
+    if (input.value === null) return { code: 'no-value', field };
+    if (iss.message.startsWith('Invalid input')) return { code: 'wrong-type', field, expected: String(iss.expected), got: kindOf(input.value) };
   }
-  if (iss.code === 'invalid_key') return 'an environment variable name is letters, digits and _, not starting with a digit';
-  return iss.message;
+  if (iss.code === 'invalid_key') return { code: 'env-name' };
+  return problemOf(iss.message);
 }
 
 /**

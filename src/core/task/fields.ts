@@ -3,6 +3,7 @@
 // shows. The task and file schemas (shape.ts) are built from these.
 import { z } from 'zod';
 import { cardSpecs, findCard, normalizeCardName } from '../cards';
+import { asMessage, said } from './problems';
 
 /** A task file larger than this is refused unread (a real one is a few hundred bytes). */
 export const MAX_TASK_FILE_BYTES = 256 * 1024;
@@ -93,25 +94,24 @@ export function shown(v: unknown): string {
 
 export const yuan = (what: string, max: number) =>
   z
-    .number({ error: `${what} is a number of yuan` })
-    .gt(0, { error: `${what} must be more than ¥0` })
-    .max(max, { error: `${what} must be at most ¥${max.toLocaleString('en-US')}` })
-    .refine(twoDecimals, { error: `${what} has at most 2 decimals (whole fen)` });
+    .number(said({ code: 'not-yuan', what }))
+    .gt(0, said({ code: 'yuan-not-positive', what }))
+    .max(max, said({ code: 'yuan-too-large', what, max }))
+    .refine(twoDecimals, said({ code: 'yuan-decimals', what }));
 
-const DURATION_HELP = 'a duration like 90s, 10m, 1h30m, 2h, or a number of seconds';
 export const duration = (min: number) =>
   z
-    .union([z.int().nonnegative(), z.string().max(32).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, { error: `expected ${DURATION_HELP}` })], { error: `expected ${DURATION_HELP}` })
-    .refine((v) => parseDuration(v) !== undefined, { error: 'a duration is at most a year' })
-    .refine((v) => (parseDuration(v) ?? min) >= min, { error: `must be at least ${min} s` });
+    .union([z.int().nonnegative(), z.string().max(32).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, said({ code: 'not-duration' }))], said({ code: 'not-duration' }))
+    .refine((v) => parseDuration(v) !== undefined, said({ code: 'duration-too-long' }))
+    .refine((v) => (parseDuration(v) ?? min) >= min, said({ code: 'duration-too-short', min }));
 
 export const command = (what: string) =>
   z
-    .string({ error: `${what} is a shell command (a string)` })
-    .min(1, { error: `${what} is empty` })
-    .max(MAX_COMMAND, { error: `${what} is longer than ${MAX_COMMAND / 1024} KiB` })
-    .refine((s) => s.trim() !== '', { error: `${what} is empty` })
-    .refine((s) => !COMMAND_CONTROL_RE.test(s), { error: `${what} holds a control character` });
+    .string(said({ code: 'not-command', what }))
+    .min(1, said({ code: 'empty', what }))
+    .max(MAX_COMMAND, said({ code: 'longer-kib', what, kib: MAX_COMMAND / 1024 }))
+    .refine((s) => s.trim() !== '', said({ code: 'empty', what }))
+    .refine((s) => !COMMAND_CONTROL_RE.test(s), said({ code: 'control-char', what }));
 
 /**
  * Whether a local path stays inside the task file's folder: relative, and no `..` that climbs
@@ -131,34 +131,32 @@ export function staysInside(p: string): boolean {
 
 export const localPath = (what: string) =>
   z
-    .string({ error: `${what} is a path (a string)` })
-    .min(1, { error: `${what} is empty` })
-    .max(MAX_PATH, { error: `${what} is longer than ${MAX_PATH} characters` })
-    .refine((s) => !CONTROL_RE.test(s), { error: `${what} holds a control character` })
-    .refine(staysInside, { error: `${what} must be inside the task file's folder (a relative path, no .. out of it, not absolute or ~)` });
+    .string(said({ code: 'not-path', what }))
+    .min(1, said({ code: 'empty', what }))
+    .max(MAX_PATH, said({ code: 'longer-chars', what, max: MAX_PATH }))
+    .refine((s) => !CONTROL_RE.test(s), said({ code: 'control-char', what }))
+    .refine(staysInside, said({ code: 'path-outside', what }));
 
 /** A path on the box: absolute or ~/…, or (relativeOk) relative to the remote workdir; never `..`, never control characters. */
-function remotePathProblem(p: string, relativeOk: boolean): string | undefined {
-  if (CONTROL_RE.test(p)) return 'holds a control character';
-  if (p.split('/').includes('..')) return 'has a ".." segment';
-  if (!relativeOk && !(p.startsWith('/') || p.startsWith('~/'))) return 'must be absolute (/…) or start with ~/';
-  if (p.startsWith('~') && !p.startsWith('~/') && p !== '~') return 'may start with ~/ but not ~user';
+function remotePathProblem(p: string, relativeOk: boolean): 'control-char' | 'box-path-dotdot' | 'box-path-relative' | 'box-path-tilde-user' | undefined {
+  if (CONTROL_RE.test(p)) return 'control-char';
+  if (p.split('/').includes('..')) return 'box-path-dotdot';
+  if (!relativeOk && !(p.startsWith('/') || p.startsWith('~/'))) return 'box-path-relative';
+  if (p.startsWith('~') && !p.startsWith('~/') && p !== '~') return 'box-path-tilde-user';
   return undefined;
 }
 export const remotePath = (what: string, relativeOk: boolean) =>
   z
-    .string({ error: `${what} is a path on the box (a string)` })
-    .min(1, { error: `${what} is empty` })
-    .max(MAX_PATH, { error: `${what} is longer than ${MAX_PATH} characters` })
+    .string(said({ code: 'not-box-path', what }))
+    .min(1, said({ code: 'empty', what }))
+    .max(MAX_PATH, said({ code: 'longer-chars', what, max: MAX_PATH }))
     .superRefine((p, ctx) => {
       const problem = remotePathProblem(p, relativeOk);
-      if (problem) ctx.addIssue({ code: 'custom', message: `${what} ${problem}`, input: p });
+      if (problem) ctx.addIssue({ code: 'custom', message: asMessage({ code: problem, what }), input: p });
     });
 
 export const commandList = (what: string) =>
-  z.union([command(what), z.array(command(what)).max(MAX_LIST, { error: `at most ${MAX_LIST} ${what} commands` })], {
-    error: `${what} is a command or a list of commands`,
-  });
+  z.union([command(what), z.array(command(what)).max(MAX_LIST, said({ code: 'too-many', of: 'commands', max: MAX_LIST, what }))], said({ code: 'not-command-list', what }));
 
 function cardProblem(v: string | number): string | undefined {
   if (findCard(String(v))) return undefined;
@@ -168,11 +166,11 @@ function cardProblem(v: string | number): string | undefined {
     .sort((a, b) => a.d - b.d)
     .slice(0, 5)
     .map((c) => c.id);
-  return `unknown card ${shown(v)} (known: ${near.join(', ')}, …)`;
+  return asMessage({ code: 'unknown-card', card: shown(v), near });
 }
 
 export const card = z
-  .union([z.string().max(MAX_NAME), z.number()], { error: 'a card is a name or number such as 4090, rtx3090, a100-80g' })
+  .union([z.string().max(MAX_NAME), z.number()], said({ code: 'not-card' }))
   .superRefine((v, ctx) => {
     const problem = cardProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });

@@ -8,10 +8,12 @@
 import { isScalar, Lexer, LineCounter, parseDocument, visit, type Node } from 'yaml';
 import { findCard } from '../cards';
 import { yuanToFen } from '../money';
-import { fieldName, issueMessage, KEYS_BY_OBJECT, narrowUnion, nodeAt, suggestion, TASK_KEYS, yamlMessage } from './errors';
+import { fieldName, issueProblem, KEYS_BY_OBJECT, narrowUnion, nodeAt, suggestion, TASK_KEYS, yamlMessage } from './errors';
 import { DEFAULT_SMOKE_SECONDS, DEFAULT_SMOKE_STEPS, looksLikeSsh, MAX_ALIASES, MAX_ENTRIES, MAX_ERRORS, MAX_NESTING, MAX_TASK_FILE_BYTES, parseDuration, shown } from './fields';
+import type { TaskProblem } from './problems';
 import { fileSchema, taskInputSchema, taskSchema, type TaskInput } from './shape';
 import type { Task, TaskData, TaskFileError, TaskFileResult, TaskInstance } from './types';
+import { taskProblemText } from './words';
 
 export {
   DEFAULT_CHECKPOINT_EVERY_SECONDS,
@@ -46,12 +48,17 @@ export function parseTaskFile(text: string, opts: ParseTaskFileOptions = {}): Ta
     return parseUnsafe(text, opts);
   } catch (e) {
     // A deep structure can still exhaust the stack in the YAML composer: one error, never a throw.
-    return fail(1, 1, '', `the task file could not be read (${e instanceof RangeError ? 'nested too deeply' : 'unreadable'})`);
+    return fail(1, 1, '', { code: 'file-unreadable', nested: e instanceof RangeError });
   }
 }
 
-function fail(line: number, column: number, field: string, message: string): TaskFileResult {
-  return { ok: false, errors: [{ line, column, field, message }] };
+/** One error: where, which field, the problem and its English words. */
+function problemAt(line: number, column: number, field: string, problem: TaskProblem): TaskFileError {
+  return { line, column, field, problem, message: taskProblemText(problem) };
+}
+
+function fail(line: number, column: number, field: string, problem: TaskProblem): TaskFileResult {
+  return { ok: false, errors: [problemAt(line, column, field, problem)] };
 }
 
 function utf8Length(s: string): number {
@@ -69,16 +76,16 @@ function utf8Length(s: string): number {
 }
 
 function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
-  if (typeof text !== 'string') return fail(1, 1, '', 'the task file is not text');
+  if (typeof text !== 'string') return fail(1, 1, '', { code: 'file-not-text' });
   if (text.length > MAX_TASK_FILE_BYTES || utf8Length(text) > MAX_TASK_FILE_BYTES) {
-    return fail(1, 1, '', `the task file is larger than ${MAX_TASK_FILE_BYTES / 1024} KiB`);
+    return fail(1, 1, '', { code: 'file-too-large', kib: MAX_TASK_FILE_BYTES / 1024 });
   }
   const scanned = preScan(text);
   if (scanned) {
     let line = 1;
     let lineStart = 0;
     for (let i = text.indexOf('\n'); i !== -1 && i < scanned.offset; i = text.indexOf('\n', i + 1)) [line, lineStart] = [line + 1, i + 1];
-    return fail(line, scanned.offset - lineStart + 1, '', scanned.message);
+    return fail(line, scanned.offset - lineStart + 1, '', scanned.problem);
   }
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: false, version: '1.2', schema: 'core', strict: true, logLevel: 'error' });
@@ -89,7 +96,10 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
   if (doc.errors.length > 0) {
     return {
       ok: false,
-      errors: doc.errors.slice(0, MAX_ERRORS).map((e) => ({ ...at(e.pos[0]), field: '', message: `YAML: ${yamlMessage(e.message)}` })),
+      errors: doc.errors.slice(0, MAX_ERRORS).map((e) => {
+        const p = at(e.pos[0]);
+        return problemAt(p.line, p.column, '', { code: 'yaml', detail: yamlMessage(e.message) });
+      }),
     };
   }
   let complexKey: Node | undefined;
@@ -120,19 +130,19 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
       return visit.BREAK;
     },
   });
-  if (duplicate) return fail(at(duplicate.range?.[0]).line, at(duplicate.range?.[0]).column, '', 'YAML: a key appears twice in the same mapping');
-  if (unresolved) return fail(at(unresolved.range?.[0]).line, at(unresolved.range?.[0]).column, '', 'YAML: an alias (*name) with no anchor (&name) before it');
-  if (complexKey) return fail(at(complexKey.range?.[0]).line, at(complexKey.range?.[0]).column, '', 'a key is a plain word, not a list or mapping');
+  if (duplicate) return fail(at(duplicate.range?.[0]).line, at(duplicate.range?.[0]).column, '', { code: 'yaml-duplicate-key' });
+  if (unresolved) return fail(at(unresolved.range?.[0]).line, at(unresolved.range?.[0]).column, '', { code: 'yaml-alias-no-anchor' });
+  if (complexKey) return fail(at(complexKey.range?.[0]).line, at(complexKey.range?.[0]).column, '', { code: 'complex-key' });
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (e) {
-    const msg = e instanceof ReferenceError && e.message.includes('Excessive alias count') ? `more than ${MAX_ALIASES} YAML aliases expanded` : 'the YAML could not be read';
-    return fail(1, 1, '', msg);
+    const problem: TaskProblem = e instanceof ReferenceError && e.message.includes('Excessive alias count') ? { code: 'aliases-expanded', max: MAX_ALIASES } : { code: 'yaml-unreadable' };
+    return fail(1, 1, '', problem);
   }
-  if (value === null || value === undefined) return fail(1, 1, '', 'the task file is empty (write name: and run:, or tasks: [...])');
+  if (value === null || value === undefined) return fail(1, 1, '', { code: 'file-empty' });
   if (typeof value !== 'object' || Array.isArray(value)) {
-    return fail(at(doc.contents?.range?.[0]).line, at(doc.contents?.range?.[0]).column, '', 'a task file is a mapping (name:, run: …) or tasks: [...]');
+    return fail(at(doc.contents?.range?.[0]).line, at(doc.contents?.range?.[0]).column, '', { code: 'file-not-mapping' });
   }
 
   const multi = Object.prototype.hasOwnProperty.call(value, 'tasks');
@@ -149,15 +159,18 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
         for (const key of iss.keys.slice(0, MAX_ERRORS)) {
           const path = [...iss.path, key];
           const node = nodeAt(doc.contents, path, true);
-          const hint = multi && iss.path.length === 0 ? '; a file with tasks: holds only tasks' : suggestion(key, known);
-          errors.push({ ...at(node?.range?.[0]), field: fieldName(path), message: `unknown key ${shown(key)}${hint}` });
+          const suggest = multi && iss.path.length === 0 ? undefined : suggestion(key, known);
+          const problem: TaskProblem = multi && iss.path.length === 0 ? { code: 'unknown-key', key: shown(key), tasksOnly: true } : { code: 'unknown-key', key: shown(key), ...(suggest !== undefined ? { suggest } : {}) };
+          const p = at(node?.range?.[0]);
+          errors.push(problemAt(p.line, p.column, fieldName(path), problem));
         }
         continue;
       }
       const field = fieldName(iss.path);
       if (errors.some((e) => e.field === field)) continue; // one problem per field: the first zod found
       const node = nodeAt(doc.contents, iss.path, iss.code === 'invalid_key');
-      errors.push({ ...at(node?.range?.[0]), field, message: issueMessage(iss, iss.path, value) });
+      const p = at(node?.range?.[0]);
+      errors.push(problemAt(p.line, p.column, field, issueProblem(iss, iss.path, value)));
     }
     errors.sort((a, b) => a.line - b.line || a.column - b.column);
     return { ok: false, errors };
@@ -174,7 +187,7 @@ function parseUnsafe(text: string, opts: ParseTaskFileOptions): TaskFileResult {
  * list reaches the composer (which takes seconds on them and recurses). The offset is where the
  * limit was crossed.
  */
-function preScan(text: string): { offset: number; message: string } | undefined {
+function preScan(text: string): { offset: number; problem: TaskProblem } | undefined {
   let offset = 0;
   let aliases = 0;
   let depth = 0;
@@ -183,17 +196,17 @@ function preScan(text: string): { offset: number; message: string } | undefined 
   for (const token of new Lexer().lex(text)) {
     if (token.includes('\n')) indicatorsOnLine = 0;
     else if ((token === '-' || token === '?') && ++indicatorsOnLine > MAX_NESTING) {
-      return { offset, message: `lists or mappings nested more than ${MAX_NESTING} deep` };
+      return { offset, problem: { code: 'nested-too-deep', max: MAX_NESTING } };
     }
     // The lexer's own markers (document, scalar, flow error) are not source text.
     if (token !== '\u0002' && token !== '\u001f' && token !== '\u0018') offset += token.length;
     if (token.startsWith('*')) {
-      if (++aliases > MAX_ALIASES) return { offset: offset - token.length, message: `more than ${MAX_ALIASES} YAML aliases` };
+      if (++aliases > MAX_ALIASES) return { offset: offset - token.length, problem: { code: 'too-many-aliases', max: MAX_ALIASES } };
     } else if (token === '[' || token === '{') {
-      if (++depth > MAX_NESTING) return { offset: offset - 1, message: `lists or mappings nested more than ${MAX_NESTING} deep` };
+      if (++depth > MAX_NESTING) return { offset: offset - 1, problem: { code: 'nested-too-deep', max: MAX_NESTING } };
     } else if (token === ']' || token === '}') depth = Math.max(0, depth - 1);
     else if (token === ',' || token === '-' || token === ':' || token === '?') {
-      if (++entries > MAX_ENTRIES) return { offset: offset - 1, message: `more than ${MAX_ENTRIES} list items and mapping keys` };
+      if (++entries > MAX_ENTRIES) return { offset: offset - 1, problem: { code: 'too-many-entries', max: MAX_ENTRIES } };
     }
   }
   return undefined;

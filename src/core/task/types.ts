@@ -1,6 +1,7 @@
 // A task as `gpu-rent.yaml` describes it, after validation (core/task/schema.ts) and defaults:
 // what to rent, what to push, what to run, where checkpoints go and what happens at the end.
 // Money is fen, durations seconds, exactly as everywhere else.
+import type { TaskProblem } from './problems';
 
 /** Where the task runs: a new instance, an existing one (name or platform id), or an SSH login; tried in order. */
 export type TaskInstance = { kind: 'new' } | { kind: 'named'; ref: string } | { kind: 'ssh'; login: string };
@@ -105,6 +106,9 @@ export interface TaskFileError {
   column: number;
   /** The field's path, e.g. "tasks[1].resources.max_yuan_per_hour"; "" for the file as a whole. */
   field: string;
+  /** The problem as a code with its facts (core/task/words.ts says it in a language). */
+  problem: TaskProblem;
+  /** Its English words. */
   message: string;
 }
 

@@ -4,7 +4,7 @@
 // problem's line and field.
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { readTaskFile, taskFileErrorLines } from '../../../app/launch/taskFile';
+import { readTaskFile, taskFileErrorLines, taskFileUnreadableText } from '../../../app/launch/taskFile';
 import type { Task } from '../../../core/task/types';
 import { forLabel } from '../../../core/text';
 import { UserError } from '../errors';
@@ -22,14 +22,14 @@ export async function readWorkspaceTaskFile(arg: unknown, scriptedFile?: string)
   const r = named ? await readTaskFile(dirname(named), named) : await readTaskFile(folder!);
   if (r.ok) return r;
   if (r.kind === 'notFound') throw new UserError(vscode.l10n.t('No task file: {0} not found. The README’s “Launch a task” shows a complete one.', r.looked.join(vscode.l10n.t(' or '))));
-  if (r.kind === 'unreadable') throw new UserError(vscode.l10n.t('The task file {0} cannot be read: {1}', r.file, r.message));
+  if (r.kind === 'unreadable') throw new UserError(vscode.l10n.t('The task file {0} cannot be read: {1}', r.file, taskFileUnreadableText(r, vscode.l10n)));
   const first = r.errors[0];
   if (first) {
     // The editor shows the first problem where it is (the YAML extension, when installed, marks the rest).
     const at = new vscode.Position(Math.max(0, first.line - 1), Math.max(0, first.column - 1));
     await vscode.window.showTextDocument(vscode.Uri.file(r.file), { selection: new vscode.Range(at, at), preview: false }).then(undefined, () => undefined);
   }
-  throw new UserError(vscode.l10n.t('{0} has {1} problem(s): {2}', r.file, r.errors.length, taskFileErrorLines(r.errors).join('; ')));
+  throw new UserError(vscode.l10n.t('{0} has {1} problem(s): {2}', r.file, r.errors.length, taskFileErrorLines(r.errors, vscode.l10n).join(vscode.l10n.t('; '))));
 }
 
 /** The task a script names, the only one, or the one the user picks; undefined when cancelled. */
