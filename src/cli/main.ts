@@ -109,7 +109,8 @@ if (require.main === module) {
   process.on('SIGINT', () => {
     if (process.listenerCount('SIGINT') > 1) return;
     const name = process.argv[2];
-    process.stderr.write(`\ngpu-rent${name && /^[a-z-]{1,30}$/.test(name) ? ` ${name}` : ''}: interrupted\n`);
+    const lang = cliLang(langInArgv(process.argv.slice(2)), process.env);
+    process.stderr.write(`\ngpu-rent${name && /^[a-z-]{1,30}$/.test(name) ? ` ${name}` : ''}: ${t(lang, 'interrupted', '已中断')}\n`);
     process.exit(130);
   });
   const io: CliIO = {

@@ -19,7 +19,7 @@ export function quoteSpecs(lang: QuoteLang = 'en') {
   const d = (en: string, cn: string) => (zh ? cn : en);
   return {
     card: { type: 'string', valueName: 'CARD', description: d('card to quote (3090, rtx4090, "RTX 4090", A100-80G, T4 …); the job hours are on this card. Default: every card, hours scaled from a 3090', '要报价的显卡（3090、rtx4090、"RTX 4090"、A100-80G、T4 …）；任务时长按这张卡计。默认：所有卡，时长从 3090 折算') },
-    'gpu-hours': { type: 'number', valueName: 'H', min: B.jobHours.min, minHint: '(one GPU-second)', max: B.jobHours.max, description: d(`hours the job takes on one card (default ${DEFAULT_JOB.gpuHours}: the report's LoRA job on a 3090)`, `任务在一张卡上的小时数（默认 ${DEFAULT_JOB.gpuHours}：报告中 3090 上的 LoRA 任务）`) },
+    'gpu-hours': { type: 'number', valueName: 'H', min: B.jobHours.min, minHint: '(one GPU-second)', minHintZh: '即一 GPU 秒', max: B.jobHours.max, description: d(`hours the job takes on one card (default ${DEFAULT_JOB.gpuHours}: the report's LoRA job on a 3090)`, `任务在一张卡上的小时数（默认 ${DEFAULT_JOB.gpuHours}：报告中 3090 上的 LoRA 任务）`) },
     steps: { type: 'number', valueName: 'N', min: B.steps.min, max: B.steps.max, integer: true, description: d('training steps (with --sec-per-step, instead of --gpu-hours)', '训练步数（与 --sec-per-step 一起用，代替 --gpu-hours）') },
     'sec-per-step': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: B.secPerStep.max, description: d('measured seconds per step on --card (or a 3090)', '在 --card（或 3090）上实测的每步秒数') },
     gpus: { type: 'number', valueName: 'N', min: 1, max: B.gpus.max, integer: true, description: d(`cards per instance (default 1; the report measured 2 cards at ${MEASURED_TWO_GPU_SPEEDUP}×; more is an estimate, 4 ≈ ${speedup4}×)`, `每个实例的卡数（默认 1；报告实测 2 卡为 ${MEASURED_TWO_GPU_SPEEDUP} 倍；更多卡为估算，4 卡 ≈ ${speedup4} 倍）`) },
@@ -30,7 +30,7 @@ export function quoteSpecs(lang: QuoteLang = 'en') {
     'download-no-gpu': { type: 'boolean', description: d('download in no-GPU mode where the platform has one (billed at that rate)', '在有无卡模式的平台上用无卡模式下载（按该价格计费）') },
     spot: { type: 'boolean', description: d(`also quote spot instances, with expected rework after reclaims (never starred for a job over ${SPOT_LIMIT_HOURS} h)`, `同时报价竞价实例，含回收后的预期返工（超过 ${SPOT_LIMIT_HOURS} 小时的任务不标星）`) },
     'reclaim-rate': { type: 'number', valueName: 'R', min: 0, max: B.reclaimRatePerHour.max, description: d(`spot reclaims per hour (default ${DEFAULT_RECLAIM_RATE_PER_HOUR}; an assumption)`, `竞价实例每小时被回收的次数（默认 ${DEFAULT_RECLAIM_RATE_PER_HOUR}；假设值）`) },
-    'checkpoint-hours': { type: 'number', valueName: 'H', min: B.checkpointHours.min, minHint: '(one minute)', max: B.checkpointHours.max, description: d(`hours between checkpoints (default ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}); a reclaim loses the work since the last one`, `两次检查点之间的小时数（默认 ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}）；一次回收丢失自上次检查点以来的工作`) },
+    'checkpoint-hours': { type: 'number', valueName: 'H', min: B.checkpointHours.min, minHint: '(one minute)', minHintZh: '即一分钟', max: B.checkpointHours.max, description: d(`hours between checkpoints (default ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}); a reclaim loses the work since the last one`, `两次检查点之间的小时数（默认 ${DEFAULT_CHECKPOINT_INTERVAL_HOURS}）；一次回收丢失自上次检查点以来的工作`) },
     'vram-gb': { type: 'number', valueName: 'G', min: 0, max: B.vramGb.max, description: d(`VRAM the job needs per card (default ${DEFAULT_JOB.vramGb}: the report's LoRA job peaked at 22 GB)`, `任务每张卡需要的显存（默认 ${DEFAULT_JOB.vramGb}：报告中的 LoRA 任务峰值 22 GB）`) },
     platform: { type: 'string', valueName: 'P', repeat: true, description: d('only this platform id (repeatable; see gpu-rent platforms)', '只报价这个平台 id（可重复；见 gpu-rent platforms）') },
     catalog: { type: 'string', valueName: 'FILE', description: d('JSON file of price overrides and extra platforms, merged over the built-in catalog', '价格覆盖和额外平台的 JSON 文件，合并到内置价格表之上') },
@@ -55,7 +55,13 @@ export function buildInput(f: QuoteFlags, catalog: Catalog): Built {
   let explicitCard: CardSpec | null = null;
   if (f.card !== undefined) {
     explicitCard = findCard(f.card, catalog.cards) ?? null;
-    if (!explicitCard) throw new UsageError(`--card expects a known card such as 3090, rtx4090, "RTX 4090", A100-80G (known: ${catalog.cards.map((c) => c.id).join(', ')}), got "${f.card}"`);
+    if (!explicitCard) {
+      const known = catalog.cards.map((c) => c.id).join(', ');
+      throw new UsageError(
+        `--card expects a known card such as 3090, rtx4090, "RTX 4090", A100-80G (known: ${known}), got "${f.card}"`,
+        `--card 需要一种已知的显卡，如 3090、rtx4090、"RTX 4090"、A100-80G（已知：${known}），收到的是 "${f.card}"`,
+      );
+    }
   }
   // The default job is stated in 3090 hours; hours the user gives are on their --card.
   const userHours = f['gpu-hours'] !== undefined || f.steps !== undefined || f['sec-per-step'] !== undefined;

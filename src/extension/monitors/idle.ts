@@ -13,6 +13,7 @@ import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../guardTex
 import { stateLabel } from '../present';
 import type { CommandContext } from '../commands/context';
 import { powerFactsOf } from '../commands/runs/powerFacts';
+import { platformErrorText } from '../commands/platforms/words';
 
 export class IdleMonitor {
   private readonly idle = new IdleWatch();
@@ -90,7 +91,7 @@ export class IdleMonitor {
         return;
       } catch (e) {
         this.ctx.log.warn(`[${id}] idle action ${action} through the platform failed: ${e instanceof Error ? e.message : String(e)}`);
-        void showError(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, e instanceof Error ? e.message : String(e)), { log: this.ctx.log, logged: true });
+        void showError(vscode.l10n.t('The platform did not switch {0}: {1}', inst.name, platformErrorText(e)), { log: this.ctx.log, logged: true });
         return;
       }
     }

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
 import { releaseWatchMessage } from '../guardText';
+import { platformErrorText } from '../commands/platforms/words';
 import type { CommandContext } from '../commands/context';
 import type { Instance } from '../../core/instances';
 import type { GuardPlatformFacts } from '../../core/guards/facts';
@@ -67,7 +68,7 @@ export class ReleaseWarnings implements vscode.Disposable {
             void showInfo(vscode.l10n.t('{0} runs in no-GPU mode: its data is kept and the release clock starts again.', inst.name));
           } catch (e) {
             this.ctx.log.warn(`[${inst.id}] no-GPU start failed: ${e instanceof Error ? e.message : String(e)}`);
-            void showError(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, e instanceof Error ? e.message : String(e)), { log: this.ctx.log, logged: true });
+            void showError(vscode.l10n.t('The platform did not start {0} in no-GPU mode: {1}', inst.name, platformErrorText(e)), { log: this.ctx.log, logged: true });
           }
         }
       });
