@@ -1,7 +1,7 @@
 // The one bounded worker pool (remote/util/limit.ts): results in order, never more than the
 // limit at once, no new item after a failure, the failure thrown once the ones in flight end.
 import assert from 'node:assert/strict';
-import { mapLimited } from '../../src/remote/util/limit';
+import { forEachLimited, mapLimited } from '../../src/remote/util/limit';
 
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,5 +37,50 @@ describe('mapLimited', () => {
     );
     assert.deepEqual(started, [0, 1], 'nothing starts after the failure');
     assert.deepEqual(finished, [0], 'the item in flight finished before the failure was thrown');
+  });
+});
+
+describe('forEachLimited', () => {
+  it('asks `stop` before each start: once it says so nothing new starts, and it says how many started', async () => {
+    const started: number[] = [];
+    let stopNow = false;
+    const { started: n } = await forEachLimited(
+      [0, 1, 2, 3, 4, 5, 6, 7],
+      2,
+      async (item, index) => {
+        assert.equal(item, index);
+        started.push(item);
+        await tick(5);
+        if (item === 2) stopNow = true;
+      },
+      () => stopNow,
+    );
+    // 0 and 1 start; 2 and 3 start as they end; 2 sets stop, so only the slot freed by 3 could start more: none.
+    assert.deepEqual(started, [0, 1, 2, 3]);
+    assert.equal(n, 4);
+    assert.deepEqual(await forEachLimited([1, 2, 3], 8, async () => undefined), { started: 3 });
+    assert.deepEqual(await forEachLimited([1, 2, 3], 8, async () => undefined, () => true), { started: 0 });
+  });
+
+  it('at most `limit` at once, and a failure is thrown only after the ones in flight end', async () => {
+    let running = 0;
+    let most = 0;
+    const finished: number[] = [];
+    await assert.rejects(
+      forEachLimited([10, 10, 0, 10], 3, async (ms) => {
+        running++;
+        most = Math.max(most, running);
+        if (ms === 0) {
+          running--;
+          throw new Error('zero');
+        }
+        await tick(ms);
+        finished.push(ms);
+        running--;
+      }),
+      /zero/,
+    );
+    assert.equal(most, 3);
+    assert.deepEqual(finished, [10, 10], 'both in flight finished; the fourth never started');
   });
 });

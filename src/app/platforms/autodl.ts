@@ -13,6 +13,7 @@ import { exchange, replyJson, tooDeep, type Reply } from './http';
 import { autodlConsoleStock, type StockRow } from '../../core/platforms/stock';
 import { readAutodlStock, type StockQuery } from './stock';
 import { ListedRows } from './listedRows';
+import { forEachLimited } from '../../remote/util/limit';
 
 /** Snapshots by instance, with the state word they were read in: a new state reads a new one (a restart moves port and password). */
 export type SnapshotCache = Map<string, { rawState: string; data: Record<string, unknown> }>;
@@ -166,20 +167,14 @@ abstract class AutodlBase implements Connector {
    */
   protected async withSnapshots(list: PlatformInstance[], signal?: AbortSignal): Promise<PlatformInstance[]> {
     const out = list.slice();
-    let next = 0;
-    const worker = async () => {
-      while (next < out.length) {
-        const i = next++;
-        const p = out[i]!;
-        if (p.state === 'released') continue;
-        try {
-          out[i] = withAutodlSnapshot(p, await this.cachedSnapshot(p.ref, p.rawState, signal), this.o.now());
-        } catch (e) {
-          if (e instanceof PlatformError && (e.failure.kind === 'tokenExpired' || e.failure.kind === 'auth')) throw e;
-        }
+    await forEachLimited(list, SNAPSHOT_CONCURRENCY, async (p, i) => {
+      if (p.state === 'released') return;
+      try {
+        out[i] = withAutodlSnapshot(p, await this.cachedSnapshot(p.ref, p.rawState, signal), this.o.now());
+      } catch (e) {
+        if (e instanceof PlatformError && (e.failure.kind === 'tokenExpired' || e.failure.kind === 'auth')) throw e;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(SNAPSHOT_CONCURRENCY, out.length) }, worker));
+    });
     return out;
   }
 

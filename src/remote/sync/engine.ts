@@ -22,6 +22,7 @@ import { STREAM_MIN_FILES, streamSmall } from './stream-small';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
 import { readState, writeState } from './state';
 import type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
+import { forEachLimited } from '../util/limit';
 
 export { SyncError, type SyncErrorCode } from './errors';
 export type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
@@ -157,13 +158,15 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     };
     // A few files at a time; stop starting new ones after a fatal error or an interrupt.
     const drain = async (queue: typeof p.toPull) => {
-      let next = 0;
-      const worker = async () => {
-        for (let f = queue[next++]; f; f = queue[next++]) {
-          if (c.fatal || opts.signal?.aborted) {
-            if (opts.signal?.aborted) report.interrupted = true;
-            return;
-          }
+      // Small files are latency-bound (two round trips each): 256 at once, so the SFTP
+      // session keeps about a thousand requests in flight (at 40 ms RTT, 64 at once left
+      // 1000 files at ~3× rsync's time). Big ones are bandwidth-bound: `concurrency` at once,
+      // each with its own pipeline of reads.
+      const workers = Math.max(1, opts.concurrency ?? 4) * 64;
+      const { started } = await forEachLimited(
+        queue,
+        workers,
+        async (f) => {
           let outcome: Outcome;
           const release = f.size >= BIG_FILE ? await c.bigSlots.acquire() : () => undefined;
           try {
@@ -176,15 +179,10 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
             release();
           }
           record(f, outcome);
-        }
-      };
-      // Small files are latency-bound (two round trips each): 256 at once, so the SFTP
-      // session keeps about a thousand requests in flight (at 40 ms RTT, 64 at once left
-      // 1000 files at ~3× rsync's time). Big ones are bandwidth-bound: `concurrency` at once,
-      // each with its own pipeline of reads.
-      const workers = Math.max(1, opts.concurrency ?? 4) * 64;
-      await Promise.all(Array.from({ length: Math.min(workers, Math.max(1, queue.length)) }, worker));
-      if (opts.signal?.aborted && next < queue.length) report.interrupted = true;
+        },
+        () => c.fatal !== undefined || opts.signal?.aborted === true,
+      );
+      if (opts.signal?.aborted && started < queue.length) report.interrupted = true;
     };
     // New small files (nothing at their local path) come down in tar streams alongside the
     // others; what the streams did not deliver follows file by file.

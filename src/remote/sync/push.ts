@@ -20,9 +20,11 @@ import type { SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { renameUp, streamFirst, streamUp, type FirstStream, type Streamed } from './push-stream';
 import { boxCompression } from './compress';
+import { segmentCodec } from './segment-codec';
 import { firstStreamCandidates, planPush, type PushPlan, type PushSend, type PushSkipReason } from './push-plan';
 import { publish, pushFile, sendPart, type FileCtx, type Outcome, type PushProgress, type Sent } from './push-file';
 import { passSignal } from '../util/deadline';
+import { forEachLimited } from '../util/limit';
 import { trimEndOf } from '../../core/boxLines';
 
 export { listLocalTree, type LocalFile, type LocalTree } from './local-tree';
@@ -60,32 +62,44 @@ export interface PushReport {
   seconds: number;
   interrupted: boolean;
   /**
-   * Compression in flight: the box's gzip (probed once per connection) or none; big files
+   * Compression in flight: the box's zstd (where this side has one too) or gzip (probed once per connection) or none; big files
    * sent compressed, their original bytes and the compressed bytes that crossed the link.
    * (Small files in tar streams are always gzip -1 where the box has gzip.)
    */
-  compression?: { tool: 'gzip' | 'none'; files: number; rawBytes: number; wireBytes: number };
+  compression?: { tool: 'zstd' | 'gzip' | 'none'; files: number; rawBytes: number; wireBytes: number };
 }
+
+/** The box's folder as the planner needs it; `made`: this pass made it. */
+type Listed = Pick<RemoteListing, 'root' | 'files'> & { made?: boolean };
 
 /**
  * Lists the box's folder. Missing, or made by the first stream while it was being listed
  * (then unreadable for a moment): listed again once that stream is done; still missing, SFTP
- * makes it.
+ * makes it. Missing where no first stream ran (nothing else made it): made and its real path
+ * asked in one round trip (`made`: the folder is this pass's, so it holds no .part).
  */
-async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promise<unknown>, madeDirs: Set<string>): Promise<RemoteListing> {
+async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promise<{ ran: boolean; failed: boolean }>, madeDirs: Set<string>): Promise<Listed> {
   const list = () => listRemote(sftp, remoteDir, { platform: 'linux' });
   const missing = (e: unknown, orUnreadable: boolean) => e instanceof RemoteFolderError && (e.code === 'remote-missing' || (orUnreadable && e.code === 'remote-unreadable'));
+  const dir = trimEndOf(remoteDir, '/') || '/';
   try {
     return await list();
   } catch (e) {
     if (!missing(e, true)) throw e;
-    await firstDone;
+    const first = await firstDone;
+    if (!first.ran && !first.failed) {
+      const [mk, root] = await Promise.allSettled([new Promise<void>((ok, no) => sftp.mkdir(dir, { mode: 0o755 }, (er) => (er ? no(er) : ok()))), realpath(sftp, dir)]);
+      if (mk.status === 'fulfilled' && root.status === 'fulfilled') {
+        madeDirs.add(dir);
+        return { root: root.value, files: [], made: true };
+      }
+    }
     try {
       return await list();
     } catch (e2) {
       if (!missing(e2, false)) throw e2;
-      await mkdirRemote(sftp, trimEndOf(remoteDir, '/') || '/', madeDirs);
-      return await list();
+      await mkdirRemote(sftp, dir, madeDirs);
+      return { ...(await list()), made: true };
     }
   }
 }
@@ -105,22 +119,11 @@ function outcomes(report: PushReport, onProgress: (p: PushProgress) => void, sig
     } else report.interrupted = true;
   };
   const pool = async <T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>) => {
-    let next = 0;
-    const worker = async () => {
-      for (let it = items[next++]; it !== undefined; it = items[next++]) {
-        if (fatal !== undefined || signal?.aborted) {
-          if (signal?.aborted) report.interrupted = true;
-          return;
-        }
-        try {
-          await fn(it);
-        } catch (e) {
-          fatal ??= e;
-          return;
-        }
-      }
+    const stop = () => {
+      if (signal?.aborted) report.interrupted = true;
+      return fatal !== undefined || signal?.aborted === true;
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+    await forEachLimited(items, n, (it) => fn(it).catch((e: unknown) => void (fatal ??= e)), stop);
   };
   return { record, pool, rethrow: () => { if (fatal !== undefined) throw fatal; } };
 }
@@ -147,7 +150,7 @@ async function carryOut(c: FileCtx, plan: PushPlan<LocalFile>, firstSent: Readon
   for (const [f, u] of firstSent) up.sent.set(f, u);
   await overSftp(up.left.map((f) => planned.get(f)!));
   const answers = new Map<PushSend<LocalFile>, Promise<HashAnswer>>();
-  for (const [s, r] of sent) answers.set(s, c.hasher.full(r.part, s.file.size));
+  for (const [s, r] of sent) answers.set(s, r.box ? Promise.resolve(r.box) : c.hasher.full(r.part, s.file.size));
   // Streamed files came with the box's hashes: the verified ones are renamed in one burst
   // of SFTP renames; any other goes through the usual publish step.
   for (const f of up.sent.keys()) {
@@ -202,15 +205,16 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
     const made = (await folderP) === 'new' ? await realpath(sftp, remoteDir).catch(() => undefined) : undefined;
-    const listing = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs);
+    const listing: Listed = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs);
     const first = await firstP;
     const comp = await compP;
-    const compression = { tool: comp.gzip ? ('gzip' as const) : ('none' as const), files: 0, rawBytes: 0, wireBytes: 0 };
+    const codec = segmentCodec(comp);
+    const compression = { tool: codec?.tool ?? ('none' as const), files: 0, rawBytes: 0, wireBytes: 0 };
     report.compression = compression;
     if (!comp.gzip) opts.log?.('push: the box has no working gzip; files go uncompressed (plain SFTP, no tar streams)');
     const root = listing.root;
     madeDirs.add(root);
-    const facts = { firstSent: new Set([...first.sent.keys()].map((f) => f.rel)), stream: remote.stream !== undefined && comp.gzip && !first.failed, gzip: comp.gzip && opts.compress !== false && remote.stream !== undefined };
+    const facts = { firstSent: new Set([...first.sent.keys()].map((f) => f.rel)), stream: remote.stream !== undefined && comp.gzip && !first.failed, gzip: codec !== undefined && opts.compress !== false && remote.stream !== undefined };
     const plan = planPush(tree, listing.files, facts, { force: opts.force });
     report.skipped.push(...plan.skipped);
     report.unchanged = plan.unchanged.length;
@@ -220,7 +224,7 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
       compression.rawBytes += raw;
       compression.wireBytes += wire;
     };
-    const c: FileCtx = { remote, sftp, opts, root, hasher, madeDirs, onProgress, compressed };
+    const c: FileCtx = { remote, sftp, opts, root, hasher, madeDirs, onProgress, compressed, newRoot: made !== undefined || listing.made === true };
     const run = outcomes(report, onProgress, opts.signal);
     // Small files are latency-bound: 256 at once (a thousand requests in flight).
     await carryOut(c, plan, underRoot(first, root), run, Math.max(1, opts.concurrency ?? 256));
