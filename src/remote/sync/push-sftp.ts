@@ -5,53 +5,34 @@
 // is on the box after a cut is a true prefix, which the next push verifies and resumes.
 import { createReadStream } from 'node:fs';
 import type { SFTPWrapper } from 'ssh2';
-import { isChannelOpen, lstatRemote, onSessionGone, SftpGoneError, sftpCode } from './sftp-util';
+import { isChannelOpen, lstatRemote, onSessionGone, sftpCode, sftpRequest } from './sftp-util';
 import { corkableSocketOf, sftpHasExtension } from '../ssh2-internals';
 
-const DEADLINE_MS = 30_000;
-
-export function req<T>(sftp: SFTPWrapper, what: string, send: (cb: (err: Error | null | undefined, v: T) => void) => void, deadlineMs = DEADLINE_MS): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (!isChannelOpen(sftp)) return reject(new SftpGoneError(what));
-    let done = false;
-    const finish = (err: Error | null | undefined, v?: T) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      unsubscribe();
-      if (err) reject(err);
-      else resolve(v as T);
-    };
-    const unsubscribe = onSessionGone(sftp, () => finish(new SftpGoneError('the channel closed')));
-    const timer = setTimeout(() => finish(new SftpGoneError(`${what}: no reply in ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
-    try {
-      send((err, v) => finish(err, v));
-    } catch (e) {
-      finish(e instanceof Error ? e : new Error(String(e)));
-    }
-  });
-}
+// The requests are sftp-util's sftpRequest, the one promise form (the same 30 s deadline, the
+// same refusal on a closed channel, the same SftpGoneError when the session goes). `req` is
+// kept as its other name for the modules that import it from here.
+export { sftpRequest as req };
 
 export const openWrite = (sftp: SFTPWrapper, path: string, resume: boolean) =>
-  req<Buffer>(sftp, 'open', (cb) => sftp.open(path, resume ? 'r+' : 'w', 0o644, cb));
+  sftpRequest<Buffer>(sftp, 'open', (cb) => sftp.open(path, resume ? 'r+' : 'w', 0o644, cb));
 
-export const closeRemote = (sftp: SFTPWrapper, handle: Buffer) => req<void>(sftp, 'close', (cb) => sftp.close(handle, (e) => cb(e, undefined)), 10_000);
+export const closeRemote = (sftp: SFTPWrapper, handle: Buffer) => sftpRequest<void>(sftp, 'close', (cb) => sftp.close(handle, (e) => cb(e, undefined)), 10_000);
 
-export const setMtime = (sftp: SFTPWrapper, path: string, mtime: number) => req<void>(sftp, 'setstat', (cb) => sftp.utimes(path, mtime, mtime, (e) => cb(e, undefined)));
+export const setMtime = (sftp: SFTPWrapper, path: string, mtime: number) => sftpRequest<void>(sftp, 'setstat', (cb) => sftp.utimes(path, mtime, mtime, (e) => cb(e, undefined)));
 
 export const removeRemote = (sftp: SFTPWrapper, path: string) =>
-  req<void>(sftp, 'remove', (cb) => sftp.unlink(path, (e) => cb(e, undefined))).catch((e: unknown) => {
+  sftpRequest<void>(sftp, 'remove', (cb) => sftp.unlink(path, (e) => cb(e, undefined))).catch((e: unknown) => {
     if (sftpCode(e) === undefined) throw e;
   });
 
 /** Renames over an existing file atomically where the server offers posix-rename (OpenSSH does). */
 export async function renameOver(sftp: SFTPWrapper, from: string, to: string): Promise<void> {
   if (sftpHasExtension(sftp, 'posix-rename@openssh.com')) {
-    await req<void>(sftp, 'rename', (cb) => sftp.ext_openssh_rename(from, to, (e) => cb(e, undefined)));
+    await sftpRequest<void>(sftp, 'rename', (cb) => sftp.ext_openssh_rename(from, to, (e) => cb(e, undefined)));
     return;
   }
   await removeRemote(sftp, to);
-  await req<void>(sftp, 'rename', (cb) => sftp.rename(from, to, (e) => cb(e, undefined)));
+  await sftpRequest<void>(sftp, 'rename', (cb) => sftp.rename(from, to, (e) => cb(e, undefined)));
 }
 
 /** mkdir -p on the box, one component at a time (existing folders are fine). */
@@ -65,7 +46,7 @@ export async function mkdirRemote(sftp: SFTPWrapper, dir: string, made: Set<stri
   if (st) throw Object.assign(new Error(`${dir} on the box is not a folder`), { code: 4 });
   const i = dir.lastIndexOf('/');
   if (i > 0) await mkdirRemote(sftp, dir.slice(0, i), made);
-  await req<void>(sftp, 'mkdir', (cb) => sftp.mkdir(dir, { mode: 0o755 }, (e) => cb(e, undefined))).catch(async (e: unknown) => {
+  await sftpRequest<void>(sftp, 'mkdir', (cb) => sftp.mkdir(dir, { mode: 0o755 }, (e) => cb(e, undefined))).catch(async (e: unknown) => {
     if (sftpCode(e) === undefined) throw e;
     if (!(await lstatRemote(sftp, dir))?.isDirectory()) throw e;
   });
