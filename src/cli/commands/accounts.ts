@@ -13,6 +13,7 @@ import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { heads, helpLang, platformFailureZh, t } from '../words';
+import { platformCode, printJsonFailure } from './platform-fail';
 
 export const PLATFORM_TIMEOUT_MS = 15_000;
 
@@ -45,9 +46,13 @@ export function failureLine(e: unknown, lang: CliLang = 'en'): string {
   return forTerminal(e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e));
 }
 
+// AutoDL's address is only an example to give where the platform has no built-in one (descriptors.ts).
+const AUTODL_PRO = descriptorOf('autodl-pro');
+const AUTODL_ENDPOINT_EXAMPLE = AUTODL_PRO.endpoint.default === undefined ? `${AUTODL_PRO.endpoint.env}=<base URL> ` : '';
+
 export const HOW_TO_ADD = [
   'No platform account is configured. Add one with, for example:',
-  '  GPU_RENT_AUTODL_TOKEN=… GPU_RENT_AUTODL_API=<base URL> gpu-rent accounts add autodl-pro',
+  `  ${AUTODL_PRO.secrets.map((f) => `${f.env}=…`).join(' ')} ${AUTODL_ENDPOINT_EXAMPLE}gpu-rent accounts add autodl-pro`,
   '  ALIBABA_CLOUD_ACCESS_KEY_ID=… ALIBABA_CLOUD_ACCESS_KEY_SECRET=… gpu-rent accounts add aliyun-ecs            (every region; --region cn-hangzhou,cn-beijing for some)',
   '  TENCENTCLOUD_SECRET_ID=… TENCENTCLOUD_SECRET_KEY=… gpu-rent accounts add tencent-cvm --region ap-guangzhou',
   'or just set those variables: accounts defined by the environment are used as they are.',
@@ -59,8 +64,8 @@ export function howToAdd(lang: CliLang): string {
   if (lang !== 'zh-cn') return HOW_TO_ADD;
   const lines = HOW_TO_ADD.split('\n');
   lines[0] = '还没有配置平台账号。可以这样添加，例如：';
-  lines[3] = lines[3]!.replace('(every region; --region cn-hangzhou,cn-beijing for some)', '（所有地区；只读部分地区用 --region cn-hangzhou,cn-beijing）');
-  lines[5] = '或者只设置这些环境变量：由环境变量定义的账号会直接使用。';
+  lines[2] = lines[2]!.replace('(every region; --region cn-hangzhou,cn-beijing for some)', '（所有地区；只读部分地区用 --region cn-hangzhou,cn-beijing）');
+  lines[4] = '或者只设置这些环境变量：由环境变量定义的账号会直接使用。';
   return lines.join('\n');
 }
 
@@ -70,7 +75,7 @@ const specs = {
   region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)' },
   'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
   experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)', zh: '接受实验性连接器（add autodl-web：控制台令牌）' },
-  json: { type: 'boolean', description: 'print JSON (list)', zh: '以 JSON 输出（list）' },
+  json: { type: 'boolean', description: 'print JSON (list; add and remove print {"error": {code, message}} when they fail)', zh: '以 JSON 输出（list；add 和 remove 失败时输出 {"error": {code, message}}）' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
@@ -122,6 +127,7 @@ export const command: CliCommand = {
       if (!arg) throw new UsageError('remove needs an account ID (gpu-rent accounts list shows them)', 'remove 需要账号 ID（gpu-rent accounts list 会列出）');
       const file = await readAccountFile(home);
       if (!file.some((a) => a.account.id === arg)) {
+        printJsonFailure(io, flags.json, 'not-found', `no account ${arg} in ${home}/accounts.json${envAccounts(io.env).some((e) => e.account.id === arg) ? ' (it comes from environment variables: unset them)' : ''}`);
         io.stderr(`gpu-rent accounts: ${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', arg, home)}${envAccounts(io.env).some((e) => e.account.id === arg) ? t(lang, ' (it comes from environment variables: unset them)', '（它来自环境变量：请取消设置）') : ''}\n`);
         return 1;
       }
@@ -149,6 +155,7 @@ export const command: CliCommand = {
     try {
       count = (await connectorFor({ account, secret: s.secret }, io).list()).length;
     } catch (e) {
+      printJsonFailure(io, flags.json, platformCode(e), `not saved: ${failureLine(e)}`);
       io.stderr(`gpu-rent accounts: ${t(lang, 'not saved: {0}', '未保存：{0}', failureLine(e, lang))}\n`);
       return 1;
     }

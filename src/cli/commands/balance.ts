@@ -10,9 +10,11 @@ import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, t } from '../words';
 import { PlatformError } from '../../app/platforms/errors';
 import { jsonForTerminal } from '../../core/text';
+import { jsonError } from '../json-error';
+import { allFailedCode, platformCode } from './platform-fail';
 
 const specs = {
-  json: { type: 'boolean', description: 'print JSON: every account, balance {fen, yuan} with the time read, or balance null with the reason it could not be read', zh: '以 JSON 输出：每个账号的余额 {fen, yuan} 及读取时间，读不到时 balance 为 null 并附原因' },
+  json: { type: 'boolean', description: 'print JSON: every account, balance {fen, yuan} with the time read, or balance null with the reason it could not be read; no account, or none read, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出：每个账号的余额 {fen, yuan} 及读取时间，读不到时 balance 为 null 并附原因；没有账号或一个都读不到时输出 {"error": {code, message}} 并以 1 退出' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
@@ -35,6 +37,12 @@ export const command: CliCommand = {
       return first === undefined;
     });
     if (!accounts.length) {
+      // Under --json no account is a failure (a script must not read the hint as balances).
+      if (flags.json) {
+        io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
+        io.stderr(`gpu-rent balance: ${howToAdd(lang).trimEnd()}\n`);
+        return 1;
+      }
       io.stdout(howToAdd(lang));
       return 0;
     }
@@ -44,12 +52,18 @@ export const command: CliCommand = {
           const b = await connectorFor(a, io).balance();
           return { account: a.account.id, platform: a.account.kind, fen: b.fen, yuan: b.fen / 100, readAt: new Date(b.readAt * 1000).toISOString() };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), errorText: failureLine(e, lang), kind: e instanceof PlatformError ? e.failure.kind : 'other' };
+          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), errorText: failureLine(e, lang), kind: e instanceof PlatformError ? e.failure.kind : 'other', code: platformCode(e) };
         }
       }),
     );
     for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.errorText}\n`);
     const ok = rows.filter((r): r is Extract<(typeof rows)[number], { fen: number }> => 'fen' in r);
+    // No balance read at all: the error object, each account's failure in `accounts`.
+    if (flags.json && !ok.length) {
+      const failures = rows.flatMap((r) => ('error' in r ? [{ account: r.account, platform: r.platform, code: r.code ?? 'failed', message: r.error ?? '', failure: r.kind ?? 'other' }] : []));
+      io.stdout(jsonError(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { accounts: failures }));
+      return 1;
+    }
     // Every account, an unreadable one too: balance null with the reason, never left out or taken as zero.
     if (flags.json)
       io.stdout(

@@ -131,8 +131,8 @@ export const command: CliCommand = {
       return exit;
     };
     // Under --json the message is English on both streams (the JSON contract).
-    const found = await findPlatformInstance(io, target, flags.account, json ? 'en' : lang, { fits: (a) => Boolean(descriptorOf(a.account.kind).clone), whenNoneFit: () => cloneRefusalLine({ code: 'notSupported' }, json ? 'en' : lang) });
-    if (typeof found === 'string') return fail('not-found', found, found);
+    const found = await findPlatformInstance(io, target, flags.account, json ? 'en' : lang, { fits: (a) => Boolean(descriptorOf(a.account.kind).clone), whenNoneFit: (l) => cloneRefusalLine({ code: 'notSupported' }, l) });
+    if ('miss' in found) return fail(found.code, found.en, found.text);
     const { a, c, inst } = found;
     if (!canClone(c)) return fail('not-supported', cloneRefusalLine({ code: 'notSupported' }, 'en'), cloneRefusalLine({ code: 'notSupported' }, 'zh-cn'));
     if (flags.yes && !a.account.powerActions) return fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`, `账号 ${a.account.id} 是只读的（${a.source === 'env' ? '请设置 GPU_RENT_ALLOW_POWER=1' : '请加 --allow-power 重新添加'}）`);

@@ -14,10 +14,12 @@ import type { CliCommand } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts, platformMatches } from './accounts';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, stateWord, t } from '../words';
+import { jsonError } from '../json-error';
+import { allFailedCode, platformCode } from './platform-fail';
 
 const specs = {
   platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)', zh: '只看这个平台：autodl、aliyun、tencent，或连接器类型（autodl-pro 等）' },
-  json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan)', zh: '以 JSON 输出（价格为每小时的分和元）' },
+  json: { type: 'boolean', description: 'print JSON (prices in fen per hour and yuan); no account, or every account failing, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出（价格为每小时的分和元）；没有账号或所有账号都失败时输出 {"error": {code, message}} 并以 1 退出' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
@@ -49,6 +51,12 @@ export const command: CliCommand = {
     const lang = cliLang(flags.lang, io.env);
     const accounts = (await loadAccounts(io)).filter((a) => platformMatches(a.account.kind, flags.platform));
     if (!accounts.length) {
+      // Under --json no account is a failure (a script must not read the hint as instances).
+      if (flags.json) {
+        io.stdout(jsonError('no-account', flags.platform ? `no platform account for ${flags.platform} (gpu-rent accounts list)` : howToAdd('en').trimEnd()));
+        io.stderr(`gpu-rent instances: ${flags.platform ? t(lang, 'no platform account for {0} (gpu-rent accounts list)', '没有 {0} 的平台账号（gpu-rent accounts list 可查看）', forTerminal(flags.platform)) : howToAdd(lang).trimEnd()}\n`);
+        return 1;
+      }
       io.stdout(howToAdd(lang));
       return 0;
     }
@@ -58,7 +66,7 @@ export const command: CliCommand = {
           const c = connectorFor(a, io);
           return { a, list: await withPrices(c, await c.list()) };
         } catch (e) {
-          return { a, error: failureLine(e, lang) };
+          return { a, error: failureLine(e, lang), en: failureLine(e), code: platformCode(e) };
         }
       }),
     );
@@ -69,6 +77,12 @@ export const command: CliCommand = {
       io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
     }
     const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
+    // Every account failed: the error object (each account's code and message in `accounts`), not an empty list.
+    if (flags.json && !ok.length) {
+      const failures = results.flatMap((r) => ('en' in r ? [{ account: r.a.account.id, platform: r.a.account.kind, code: r.code ?? 'failed', message: r.en ?? '' }] : []));
+      io.stdout(jsonError(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { accounts: failures }));
+      return 1;
+    }
     for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: ${t(lang, 'showing the first {0} instances, the most read from one account', '只显示前 {0} 个实例（每个账号最多读这么多）', MAX_INSTANCES_PER_ACCOUNT)}\n`);
     if (flags.json) {
       const rows = ok.flatMap((r) =>

@@ -19,6 +19,7 @@ import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../../core/platforms/gpuWait';
 import { powerOnWhenFree } from './power-wait';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { stateWord, t } from '../words';
+import { allFailedCode, miss, platformCode, printJsonFailure, type Miss } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)', zh: '实例所属的账号（可能属于多个账号时）' },
@@ -44,22 +45,23 @@ function stillBillsZh(kind: Parameters<typeof stillBillsLine>[0], a: Parameters<
 
 /**
  * The one platform instance named `target` (its id or name) among the accounts (or `--account`),
- * or the line that says why not: no account, several matches, a failing account. `only` narrows
- * the accounts asked (clone asks only those that can clone); `whenNoneFit` is the line when
- * accounts exist but none passes it.
+ * or the Miss that says why not, with its code: no-account, several matches (ambiguous), a
+ * failing account (platform-fail.ts' code: unreachable, token-expired, …), not-found. `only`
+ * narrows the accounts asked (clone asks only those that can clone); `whenNoneFit` is the line
+ * when accounts exist but none passes it (code not-supported).
  */
 export async function findPlatformInstance(
   io: CliIO,
   target: string,
   accountId: string | undefined,
   lang: CliLang,
-  only?: { fits: (a: CliAccount) => boolean; whenNoneFit: () => string },
-): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | string> {
+  only?: { fits: (a: CliAccount) => boolean; whenNoneFit: (lang: CliLang) => string },
+): Promise<{ a: CliAccount; c: Connector; inst: PlatformInstance } | Miss> {
   const all = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!all.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : howToAdd(lang).trimEnd();
+  if (!all.length) return accountId ? miss(lang, 'no-account', 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', accountId) : { miss: true, code: 'no-account', en: howToAdd('en').trimEnd(), text: howToAdd(lang).trimEnd() };
   const accounts = only ? all.filter(only.fits) : all;
-  if (only && !accounts.length) return only.whenNoneFit();
-  const errors: string[] = [];
+  if (only && !accounts.length) return { miss: true, code: 'not-supported', en: only.whenNoneFit('en'), text: only.whenNoneFit(lang) };
+  const errors: { text: string; en: string; code: string }[] = [];
   const hits: { a: CliAccount; c: Connector; inst: PlatformInstance }[] = [];
   await Promise.all(
     accounts.map(async (a) => {
@@ -67,13 +69,15 @@ export async function findPlatformInstance(
       try {
         for (const inst of await c.list()) if (inst.ref === target || inst.name === target) hits.push({ a, c, inst });
       } catch (e) {
-        errors.push(`${a.account.id}: ${failureLine(e, lang)}`);
+        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: platformCode(e) });
       }
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return t(lang, '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', '));
-  return errors.length ? errors.join('; ') : t(lang, 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
+  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', '));
+  // An account that could not be read may hold it: its failure, not "no instance".
+  if (errors.length) return { miss: true, code: allFailedCode(errors.map((e) => e.code)), en: errors.map((e) => e.en).join('; '), text: errors.map((e) => e.text).join('; ') };
+  return miss(lang, 'not-found', 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
 }
 
 function makeCommand(action: Action): CliCommand {
@@ -114,8 +118,9 @@ function makeCommand(action: Action): CliCommand {
       if (flags['wait-for-gpu'] && flags['no-gpu']) throw new UsageError('--wait-for-gpu waits for a card; a no-GPU start needs none', '--wait-for-gpu 是等显卡的；无卡模式开机不需要显卡');
       if (!flags['wait-for-gpu'] && (flags.wait ?? 0) > 1800) throw new UsageError('--wait: at most 1800 seconds to settle (longer waits are for --wait-for-gpu)', '--wait：等待状态稳定最多 1800 秒（更长的等待用 --wait-for-gpu）');
       const found = await findPlatformInstance(io, target, flags.account, lang);
-      if (typeof found === 'string') {
-        io.stderr(`gpu-rent ${action}: ${found}\n`);
+      if ('miss' in found) {
+        printJsonFailure(io, flags.json, found.code, found.en);
+        io.stderr(`gpu-rent ${action}: ${found.text}\n`);
         return 1;
       }
       const { a, c, inst } = found;
@@ -123,10 +128,12 @@ function makeCommand(action: Action): CliCommand {
       const cap: Capability = action === 'power-on' ? (flags['no-gpu'] ? 'powerOn:noGpu' : 'powerOn:gpu') : action === 'power-off' ? (flags['stop-charging'] || offMode === 'stopCharging' ? 'powerOff:stopCharging' : 'powerOff:keep') : 'release';
       const name = PLATFORM_NAMES[a.account.kind];
       if (!can(a.account.kind, cap)) {
+        printJsonFailure(io, flags.json, 'not-supported', `${name} offers no ${cap} through its API; do it in the platform's console`);
         io.stderr(`gpu-rent ${action}: ${t(lang, "{0} offers no {1} through its API; do it in the platform's console", '{0} 的 API 不提供 {1}；请在平台控制台操作', name, cap)}\n`);
         return 1;
       }
       if (!a.account.powerActions) {
+        printJsonFailure(io, flags.json, 'read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`);
         io.stderr(`gpu-rent ${action}: ${t(lang, 'account {0} is read-only ({1})', '账号 {0} 是只读的（{1}）', a.account.id, a.source === 'env' ? t(lang, 'set GPU_RENT_ALLOW_POWER=1', '请设置 GPU_RENT_ALLOW_POWER=1') : t(lang, 'add it again with --allow-power', '请加 --allow-power 重新添加'))}\n`);
         return 1;
       }
@@ -148,6 +155,8 @@ function makeCommand(action: Action): CliCommand {
       // The platform's words (name, state) are box text.
       io.stderr(t(lang, '{0} ({1}/{2}, {3}) on {4}: {5}; {6}\n', '{0}（{1}/{2}，{3}）在 {4}：{5}；{6}\n', forTerminal(inst.name), a.account.id, forTerminal(inst.ref), forTerminal(inst.rawState || inst.state), name, what, priceText));
       if (!flags.yes) {
+        // As create and clone preview: what would be done, and nothing sent (exit 2).
+        if (flags.json) io.stdout(jsonForTerminal({ preview: true, account: a.account.id, ref: inst.ref, name: inst.name, action, mode: cap, state: inst.state, priceFenPerHour: price ?? null }, 2) + '\n');
         io.stderr(`gpu-rent ${action}: ${t(lang, 'nothing done; add --yes to proceed', '未执行任何操作；加 --yes 才会执行')}\n`);
         return 2;
       }
@@ -155,6 +164,7 @@ function makeCommand(action: Action): CliCommand {
       // Never two power-ons in flight for one instance (a --wait-for-gpu in another shell holds this lock).
       const lock = action === 'power-on' ? acquireFileLock(join(configHome(io.env), 'locks'), powerLockKey(a.account.id, inst.ref), 'power-on') : undefined;
       if (lock && 'busy' in lock) {
+        printJsonFailure(io, flags.json, 'busy', `${inst.name} is ${busyText(lock.busy)}: nothing sent`);
         io.stderr(`gpu-rent ${action}: ${forTerminal(inst.name)} is ${forTerminal(busyText(lock.busy))}: nothing sent\n`);
         return 1;
       }
@@ -163,6 +173,7 @@ function makeCommand(action: Action): CliCommand {
         else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
         else await c.release(inst.ref);
       } catch (e) {
+        printJsonFailure(io, flags.json, platformCode(e), failureLine(e), { account: a.account.id, ref: inst.ref, action });
         io.stderr(`gpu-rent ${action}: ${failureLine(e, lang)}\n`);
         // AutoDL's way out for a host without a free card: a clone onto one that has them.
         if (e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(a.account.kind).clone) io.stderr(`  ${t(lang, '`gpu-rent clone {0}` can move it to a host with a free card (it lists the hosts and their cost first)', '`gpu-rent clone {0}` 可以把它移到有空闲卡的主机（会先列出主机和费用）', forTerminal(inst.ref))}\n`);

@@ -20,6 +20,7 @@ import type { CliCommand, CliIO } from '../command';
 import { jsonError } from '../json-error';
 import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
 import { scheduleDetailZh, scheduleParseZh } from './schedule-words';
+import { allFailedCode, miss, platformCode, printJsonFailure, type Miss } from './platform-fail';
 
 const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
@@ -27,7 +28,7 @@ const specs = {
   account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)' },
   'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner' },
   grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed` },
-  json: { type: 'boolean', description: 'list, run: print JSON' },
+  json: { type: 'boolean', description: 'list, run: print JSON; add, remove: print {"error": {code, message}} when they fail' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
@@ -77,26 +78,27 @@ function nowS(io: CliIO): number {
 
 const bj = (x: number, lang: CliLang = 'en') => (lang === 'zh-cn' ? `北京时间 ${beijingDateTime(x)}` : `${beijingDateTime(x)} Beijing`);
 
-async function findInstance(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; inst: PlatformInstance } | string> {
+async function findInstance(io: CliIO, target: string, accountId: string | undefined, lang: CliLang): Promise<{ a: CliAccount; inst: PlatformInstance } | Miss> {
   const accounts = (await loadAccounts(io)).filter((a) => !accountId || a.account.id === accountId);
-  if (!accounts.length) return accountId ? t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(accountId)) : howToAdd(lang).trimEnd();
-  const errors: string[] = [];
+  if (!accounts.length) return accountId ? miss(lang, 'no-account', 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(accountId)) : { miss: true, code: 'no-account', en: howToAdd('en').trimEnd(), text: howToAdd(lang).trimEnd() };
+  const errors: { text: string; en: string; code: string }[] = [];
   const hits: { a: CliAccount; inst: PlatformInstance }[] = [];
   await Promise.all(
     accounts.map(async (a) => {
       try {
         for (const inst of await connectorFor(a, io).list()) if (inst.ref === target || inst.name === target) hits.push({ a, inst });
       } catch (e) {
-        errors.push(`${a.account.id}: ${failureLine(e, lang)}`);
+        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: platformCode(e) });
       }
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return t(lang, '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`).join(', '));
-  return errors.length ? errors.join('; ') : t(lang, 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
+  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`).join(', '));
+  if (errors.length) return { miss: true, code: allFailedCode(errors.map((e) => e.code)), en: errors.map((e) => e.en).join('; '), text: errors.map((e) => e.text).join('; ') };
+  return miss(lang, 'not-found', 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
 }
 
-async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string; 'on-platform'?: boolean }, lang: CliLang): Promise<number> {
+async function add(io: CliIO, target: string | undefined, flags: { at?: string; do?: string; account?: string; 'on-platform'?: boolean; json?: boolean }, lang: CliLang): Promise<number> {
   const zh = lang === 'zh-cn';
   if (!target) throw new UsageError('add expects INSTANCE (gpu-rent instances lists them)', 'add 需要 INSTANCE（gpu-rent instances 会列出）');
   if (!flags.at) throw new UsageError('add needs --at, e.g. --at "mon-fri 17:00" (Beijing time)', 'add 需要 --at，例如 --at "mon-fri 17:00"（北京时间）');
@@ -110,17 +112,20 @@ async function add(io: CliIO, target: string | undefined, flags: { at?: string; 
     throw e;
   }
   const found = await findInstance(io, target, flags.account, lang);
-  if (typeof found === 'string') {
-    io.stderr(`gpu-rent schedule: ${found}\n`);
+  if ('miss' in found) {
+    printJsonFailure(io, flags.json, found.code, found.en);
+    io.stderr(`gpu-rent schedule: ${found.text}\n`);
     return 1;
   }
   const { a, inst } = found;
   if (!actionCapability(a.account.kind, action)) {
+    printJsonFailure(io, flags.json, 'not-supported', `${PLATFORM_NAMES[a.account.kind]} offers no ${action === 'no-gpu' ? 'no-GPU start' : action} through its API${action === 'no-gpu' ? ' (only the AutoDL console token, autodl-web, can)' : ''}: not added`);
     if (zh) io.stderr(`gpu-rent schedule: ${PLATFORM_NAMES[a.account.kind]} 的 API 不提供${action === 'no-gpu' ? '无卡开机（只有 AutoDL 控制台令牌 autodl-web 可以）' : words(lang, action)}：未添加\n`);
     else io.stderr(`gpu-rent schedule: ${PLATFORM_NAMES[a.account.kind]} offers no ${action === 'no-gpu' ? 'no-GPU start' : action} through its API${action === 'no-gpu' ? ' (only the AutoDL console token, autodl-web, can)' : ''}: not added\n`);
     return 1;
   }
   if (!a.account.powerActions) {
+    printJsonFailure(io, flags.json, 'read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1 for the runs' : 'add it again with --allow-power'}): not added`);
     if (zh) io.stderr(`gpu-rent schedule: 账号 ${a.account.id} 是只读的（${a.source === 'env' ? '运行时请设置 GPU_RENT_ALLOW_POWER=1' : '请加 --allow-power 重新添加'}）：未添加\n`);
     else io.stderr(`gpu-rent schedule: account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1 for the runs' : 'add it again with --allow-power'}): not added\n`);
     return 1;
@@ -275,6 +280,7 @@ export const command: CliCommand = {
       if (!arg) throw new UsageError('remove needs a schedule ID (gpu-rent schedule list shows them)', 'remove 需要计划 ID（gpu-rent schedule list 会列出）');
       const gone = await removeRule(configHome(io.env), arg);
       if (!gone) {
+        printJsonFailure(io, flags.json, 'not-found', `no schedule ${arg} (gpu-rent schedule list)`);
         io.stderr(`gpu-rent schedule: ${t(lang, 'no schedule {0} (gpu-rent schedule list)', '没有计划 {0}（gpu-rent schedule list 可查看）', forTerminal(arg))}\n`);
         return 1;
       }

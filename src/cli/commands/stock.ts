@@ -18,13 +18,15 @@ import type { CliCommand, CliIO } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, t } from '../words';
+import { jsonError } from '../json-error';
+import { allFailedCode, platformCode, printJsonFailure } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'only this account', zh: '只看这个账号' },
   card: { type: 'string', valueName: 'C', description: 'only cards whose name contains C (4090 matches "RTX 4090"; on 阿里云/腾讯云 the instance type or family, e.g. gn7i, GN7)', zh: '只看名称包含 C 的显卡（4090 匹配 "RTX 4090"；阿里云/腾讯云 上为实例规格或规格族，如 gn7i、GN7）' },
   region: { type: 'string', valueName: 'R', description: 'only region R (AutoDL region_sign such as neimeng-C; 阿里云/腾讯云 region id such as cn-hangzhou, ap-guangzhou)', zh: '只看地区 R（AutoDL 的 region_sign，如 neimeng-C；阿里云/腾讯云 的地域 ID，如 cn-hangzhou、ap-guangzhou）' },
   'free-only': { type: 'boolean', description: 'leave out what is sold out', zh: '不显示已售罄的' },
-  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}', zh: '以 JSON 输出：{readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}' },
+  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}; no account, or none read, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出：{readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}；没有账号或一个都读不到时输出 {"error": {code, message}} 并以 1 退出' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
@@ -55,6 +57,8 @@ interface AccountStock {
   /** `error` in the output language (JSON keeps `error` in English). */
   errorText?: string;
   failure?: string;
+  /** The failure's stable code (platform-fail.ts). */
+  code?: string;
   rows: StockRow[];
   /** Cards read before --card/--free-only were applied (for the "no such card" message). */
   seen?: string[];
@@ -81,10 +85,17 @@ export const command: CliCommand = {
     const all = await loadAccounts(io);
     const accounts = all.filter((a) => !flags.account || a.account.id === flags.account);
     if (!all.length) {
+      // Under --json no account is a failure (a script must not read the hint as stock).
+      if (flags.json) {
+        io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
+        io.stderr(`gpu-rent stock: ${howToAdd(lang).trimEnd()}\n`);
+        return 1;
+      }
       io.stdout(howToAdd(lang));
       return 0;
     }
     if (!accounts.length) {
+      printJsonFailure(io, flags.json, 'no-account', `no account ${flags.account ?? ''} (gpu-rent accounts list)`);
       io.stderr(`gpu-rent stock: ${t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(flags.account ?? ''))}\n`);
       return 1;
     }
@@ -94,16 +105,21 @@ export const command: CliCommand = {
     const results: AccountStock[] = await Promise.all(
       accounts.map(async (a): Promise<AccountStock> => {
         const c = connectorFor(a, io);
-        if (!hasStock(c)) return { account: a.account.id, platform: a.account.kind, ok: false, error: 'this platform has no stock read', failure: 'notSupported', rows: [] };
+        if (!hasStock(c)) return { account: a.account.id, platform: a.account.kind, ok: false, error: 'this platform has no stock read', failure: 'notSupported', code: 'not-supported', rows: [] };
         try {
           const rows = await cache.read(a.account, c, regions.length ? { regions } : {});
           return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })), seen: [...new Set(filterStock(rows, flags.region ? { region: flags.region } : {}).map((r) => r.instanceType ?? r.card))] };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', rows: [] };
+          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', code: platformCode(e), rows: [] };
         }
       }),
     );
     for (const r of results) if (!r.ok) io.stderr(`gpu-rent stock: ${r.account}: ${r.errorText ?? (r.error === 'this platform has no stock read' ? t(lang, r.error, '这个平台不提供库存查询') : (r.error ?? t(lang, 'failed', '失败')))}\n`);
+    // No account read: the error object, each account's failure in `accounts`.
+    if (flags.json && !results.some((r) => r.ok)) {
+      io.stdout(jsonError(allFailedCode(results.map((r) => r.code ?? 'failed')), results.map((r) => `${r.account}: ${r.error ?? 'failed'}`).join('; '), { accounts: results.map((r) => ({ account: r.account, platform: r.platform, code: r.code ?? 'failed', message: r.error ?? 'failed', failure: r.failure ?? null })) }));
+      return 1;
+    }
     if (flags.json) {
       io.stdout(jsonForTerminal({ readAt: now, accounts: results.map((r) => ({ account: r.account, platform: r.platform, ok: r.ok, error: r.error ?? null, failure: r.failure ?? null, rows: r.rows.map(stockJson) })) }, 2) + '\n');
     } else {
