@@ -28,7 +28,7 @@ import { uploadFolder } from './commands/sync/upload';
 import { editSyncFolders, stopWatching, watchCheckpoints } from './commands/sync/watch';
 import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
-import { divergedCount, runLines } from './commands/runs/text';
+import { divergedCount, runLines } from './view/runText';
 import { DivergedMonitor } from './monitors/diverged';
 import { showGpuMonitor } from './commands/runs/monitor';
 import { startDistributedTraining } from './commands/runs/distributed';

@@ -1,8 +1,12 @@
 // Compression in flight against a real OpenSSH server on loopback, through the production
-// connection (RemoteConnection + app/sync's syncRemote): a compressible text file goes up and
-// comes down through the box's gzip, an incompressible one (random bytes) and weights by name
-// as they are, every copy checked byte for byte; a box whose PATH has no gzip gets everything
-// plain and the log says so; a box whose gzip is hostile (a script earlier in PATH, as a
+// connection (RemoteConnection + app/sync's syncRemote): a compressible text file goes up
+// through the box's zstd (this machine has /usr/bin/zstd: the box's, and on this Node 20 the
+// local binary too) and comes down through its gzip, an incompressible one (random bytes) and
+// weights by name as they are, every copy checked byte for byte; a box without zstd gets gzip,
+// this side without zstd (no Node zstd, none on PATH) gzip, a box with zstd only zstd, and
+// without anything this side can use plain; a push cut mid-transfer (through a 8 Mbit/s
+// shaper, so the cut falls among the compressed segments) leaves a true prefix that the next
+// push resumes; a box whose PATH has no gzip gets everything plain and the log says so; a box whose gzip is hostile (a script earlier in PATH, as a
 // compromised image would ship it) and answers a compressed pull with a decompression bomb or
 // with garbage is refused with a clear log line, the file comes over SFTP verified, and
 // nothing is left outside the chosen folder, no .part inside it.
@@ -12,6 +16,9 @@ import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSshd, type TestSshd } from '../support/sshd';
+import { startFaultProxy } from '../support/fault-proxy';
+import { startShapingProxy } from '../support/shaping-proxy';
+import { nodeZstd } from '../../src/remote/sync/segment-codec';
 import { connectionTo } from './remote-helpers';
 import { syncRemote } from '../../src/app/sync';
 import { pushOnce } from '../../src/remote/sync/push';
@@ -102,7 +109,7 @@ describe('compression in flight (real sshd)', function () {
     const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
     assert.equal(r.files, 3);
     assert.deepEqual(r.skipped, []);
-    assert.equal(r.compression?.tool, 'gzip');
+    assert.equal(r.compression?.tool, 'zstd');
     assert.equal(r.compression?.files, 1, 'only the text file went compressed');
     // On loopback the link outruns compression: after a segment or two the rest may go plain.
     assert.ok(r.compression!.rawBytes >= MiB && r.compression!.rawBytes <= 6 * MiB + 12345, `compressed ${r.compression!.rawBytes} bytes of the file`);
@@ -157,6 +164,130 @@ describe('compression in flight (real sshd)', function () {
       rmSync(remote, { recursive: true, force: true });
     } finally {
       rmSync(nogz, { recursive: true, force: true });
+    }
+  });
+
+  /** A folder of links to every tool of the image but those `leave` matches, made the box's whole PATH. */
+  const boxPathWithout = (name: string, leave: RegExp) => {
+    const dir = join(sshd.home, name);
+    mkdirSync(dir, { recursive: true });
+    for (const from of ['/usr/local/bin', '/usr/bin', '/usr/sbin'])
+      for (const tool of readdirSync(from)) {
+        if (leave.test(tool)) continue;
+        try {
+          symlinkSync(join(from, tool), join(dir, tool));
+        } catch {
+          /* already linked from an earlier folder */
+        }
+      }
+    writeFileSync(bashrc(), `export PATH="$HOME/${name}"\n${bashrcText}`);
+    return dir;
+  };
+  const ZSTD_KIN = /^(?:zstd|unzstd|zstdcat|zstdmt|pzstd|zstdgrep|zstdless)$/;
+  const GZIP_KIN = /^(?:gzip|gunzip|zcat|pigz|unpigz)$/;
+  /** Runs `fn` with this process's PATH holding no zstd (the laptop side looks there for one). */
+  const withoutLocalZstd = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const path = process.env.PATH;
+    process.env.PATH = join(work, 'no-tools-here');
+    try {
+      return await fn();
+    } finally {
+      process.env.PATH = path;
+    }
+  };
+  const pushText = async (name: string) => {
+    const local = join(work, name);
+    put(local, 'train.jsonl', textOf(5 * MiB + 999));
+    put(local, 'notes.md', textOf(700 * 1024));
+    const remote = boxDir(name);
+    const logs: string[] = [];
+    const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
+    assert.equal(r.files, 2);
+    assert.deepEqual(r.skipped, []);
+    sameTree(local, remote);
+    assert.deepEqual(files(remote).filter((n) => /\.part|\.seg/.test(n)), []);
+    rmSync(remote, { recursive: true, force: true });
+    return { r, logs };
+  };
+
+  it('a box without zstd: gzip; this side without zstd: gzip; each copy equal to the local file', async () => {
+    const dir = boxPathWithout('nozstd', ZSTD_KIN);
+    try {
+      const { r } = await pushText('box-gzip-only');
+      assert.equal(r.compression?.tool, 'gzip');
+      assert.equal(r.compression?.files, 2);
+      assert.ok(r.compression!.wireBytes < r.compression!.rawBytes / 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    writeFileSync(bashrc(), bashrcText);
+    // Node 22.15+ has zstd of its own; this Node (20) has not, so with no binary on PATH it is gzip.
+    const { r } = await withoutLocalZstd(() => pushText('local-no-zstd'));
+    assert.equal(r.compression?.tool, nodeZstd() ? 'zstd' : 'gzip');
+    assert.equal(r.compression?.files, 2);
+  });
+
+  it('a box with zstd but no gzip: zstd where this side has one, plain where it has none', async () => {
+    const dir = boxPathWithout('onlyzstd', GZIP_KIN);
+    try {
+      const both = await pushText('zstd-both');
+      assert.equal(both.r.compression?.tool, 'zstd');
+      assert.equal(both.r.compression?.files, 2);
+      assert.ok(both.r.compression!.wireBytes < both.r.compression!.rawBytes / 4);
+      assert.ok(both.logs.some((l) => /no working gzip/.test(l)), both.logs.join('\n'));
+      if (!nodeZstd()) {
+        const plain = await withoutLocalZstd(() => pushText('zstd-box-only'));
+        assert.equal(plain.r.compression?.tool, 'none');
+        assert.equal(plain.r.compression?.files, 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a compressed push cut mid-transfer leaves a true prefix; the next push resumes it, compressed, and the copy is equal', async () => {
+    const shaper = await startShapingProxy(sshd.port, { rttMs: 10, bitsPerSecond: 8e6 });
+    const cut = await startFaultProxy(shaper.port);
+    try {
+      const local = join(work, 'cut');
+      const data = textOf(12 * MiB + 333);
+      put(local, 'train.jsonl', data);
+      const remote = boxDir('cut');
+      const via = connectionTo(sshd, join(work, 'known_hosts'), { port: cut.port });
+      conns.push(via);
+      // Past the login, the probe and the first segments; inside the compressed ones (~0.8 MB in all).
+      cut.cutAfterBytes(160_000);
+      const first = await pushOnce(syncRemote(via), { localDir: local, remoteDir: remote }).then(
+        (r) => r,
+        (e: unknown) => e as Error,
+      );
+      assert.ok(first instanceof Error, 'the cut push failed');
+      const part = join(remote, 'train.jsonl.part');
+      // What reached the box before the cut may still land: wait until the .part stops growing
+      // and no segment is left waiting beside it.
+      let partSize = -1;
+      for (let stable = 0, tries = 0; stable < 5 && tries < 200; tries++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = statSync(part).size;
+        const waiting = readdirSync(remote).some((n) => n.includes('.seg'));
+        stable = now === partSize && !waiting ? stable + 1 : 0;
+        partSize = now;
+      }
+      assert.deepEqual(readdirSync(remote).filter((n) => n.includes('.seg')), [], 'no segment left waiting');
+      assert.ok(partSize > 0 && partSize < data.length, `partial: ${partSize}`);
+      assert.ok(readFileSync(part).equals(data.subarray(0, partSize)), 'the .part is a true prefix');
+      assert.ok(!statSync(remote).isFile() && !readdirSync(remote).includes('train.jsonl'), 'nothing published');
+      const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote });
+      assert.equal(r.bytes, data.length - partSize, 'only the rest was sent');
+      assert.equal(r.compression?.tool, 'zstd');
+      assert.equal(r.compression?.files, 1);
+      assert.ok(r.compression!.rawBytes > 0 && r.compression!.rawBytes <= data.length - partSize);
+      assert.equal(sha(readFileSync(join(remote, 'train.jsonl'))), sha(data));
+      assert.deepEqual(readdirSync(remote), ['train.jsonl']);
+      rmSync(remote, { recursive: true, force: true });
+    } finally {
+      await cut.close();
+      await shaper.close();
     }
   });
 

@@ -3,7 +3,7 @@
 // the app layer saves. A plain formatter stands in for vscode.l10n.
 import { strict as assert } from 'node:assert';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
-import { launchRowText, outcomeLine, phaseWords } from '../../src/extension/commands/launch/treeText';
+import { launchRowText, outcomeLine, phaseWords } from '../../src/extension/view/launchRows';
 import type { L10n } from '../../src/extension/present';
 import { LAUNCH_STEPS } from '../../src/core/task/launch';
 
@@ -21,7 +21,7 @@ function running(): LaunchState {
   };
 }
 
-describe('extension/commands/launch/treeText', () => {
+describe('extension/view/launchRows', () => {
   it('a running launch: phase, box, step/total and the spend so far (30 min at ¥1.98/h = ¥0.99)', () => {
     const t = launchRowText(running(), T0 + 1800, l10n);
     assert.equal(t.label, 'lora');

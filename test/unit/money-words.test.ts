@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunWatch } from '../../src/app/runs/watch';
-import { progressText } from '../../src/extension/commands/runs/text';
+import { progressText } from '../../src/extension/view/runText';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { builtinCatalog } from '../../src/core/catalog';
 import { prefillPricing } from '../../src/extension/prefill';

@@ -8,7 +8,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { ProgressTracker, estimateFinish, type Diverged } from '../../src/core/progress';
 import { DivergedRuns, divergedEndAction, divergedPolicyOf, divergedStep, burningFenPerHour, DEFAULT_DIVERGED_READINGS, type DivergedPolicy } from '../../src/app/runs/diverged';
-import { progressText } from '../../src/extension/commands/runs/text';
+import { progressText } from '../../src/extension/view/runText';
 import { divergedActionButton, divergedEndLine, divergedMessage, divergedStopMessage } from '../../src/extension/commands/runs/divergedText';
 import { lineChart } from '../../src/webview/monitor-chart';
 import { divergedSpansOf, parseMonitorHostMessage } from '../../src/webview/monitor-protocol';

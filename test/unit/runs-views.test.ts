@@ -3,7 +3,7 @@
 // (the calculator's CSP: nonce script only), the idle accounting of the 30-minute window.
 import { strict as assert } from 'node:assert';
 import { GpuWindow, parseGpuLine, progressOf, estimateFinish } from '../../src/core/progress';
-import { progressText, etaDuration, causeText } from '../../src/extension/commands/runs/text';
+import { progressText, etaDuration, causeText } from '../../src/extension/view/runText';
 import { lineChart } from '../../src/webview/monitor-chart';
 import { parseMonitorHostMessage, parseMonitorWebviewMessage } from '../../src/webview/monitor-protocol';
 import { buildCalculatorHtml, makeNonce } from '../../src/webview/html';

@@ -7,7 +7,7 @@ import { burnRateFenPerHour } from '../../core/spend';
 import type { RunWatch } from '../../app/runs/watch';
 import type { ConnectionState } from '../../app/pool';
 import type { LiveGpus } from '../../app/runs/liveGpus';
-import { progressText } from '../commands/runs/text';
+import { progressText } from './runText';
 import { formatDuration, type L10n } from '../present';
 
 const GIB = 1024 ** 3;

@@ -2,9 +2,9 @@
 // step it is at, the box, the training step and what it cost so far; the latest event in the
 // tooltip. Pure: l10n is passed in. Box text (labels, event lines) is cut to one plain line by
 // the tree (forLabel), never rendered as Markdown here.
-import { formatCny } from '../../../core/money';
-import { spentFen, type LaunchPhase, type LaunchState } from '../../../core/task/launch';
-import type { L10n } from '../../present';
+import { formatCny } from '../../core/money';
+import { spentFen, type LaunchPhase, type LaunchState } from '../../core/task/launch';
+import type { L10n } from './present';
 
 export function phaseWords(p: LaunchPhase, l10n: L10n): string {
   switch (p) {

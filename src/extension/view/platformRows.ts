@@ -3,14 +3,14 @@
 // the price read from the platform with its time, and contextValue parts for the menus
 // (`:api`, `:pon`, `:poff`, `:prel`), so the menus offer only what the connector declares.
 import * as vscode from 'vscode';
-import type { Instance } from '../../../core/instances';
-import { formatCny } from '../../../core/money';
-import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../../core/platforms/types';
-import type { Observation, PlatformFacts } from '../../monitors/platforms';
-import { beijingText } from '../../guardText';
-import { releaseDay } from '../../../core/platforms/clock';
-import { formatDuration, formatRate, platformStateLine } from '../../present';
-import { platformStateLabel } from './words';
+import type { Instance } from '../../core/instances';
+import { formatCny } from '../../core/money';
+import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../core/platforms/types';
+import type { Observation, PlatformFacts } from '../monitors/platforms';
+import { beijingText } from '../guardText';
+import { releaseDay } from '../../core/platforms/clock';
+import { formatDuration, formatRate, platformStateLine } from './present';
+import { platformStateLabel } from '../commands/platforms/words';
 
 export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
   const b = f.balanceOf(platform);

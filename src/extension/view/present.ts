@@ -1,12 +1,12 @@
 // Words and figures for the tree, the status bar and its tooltip. Pure: `l10n` is passed in
 // (vscode.l10n in the extension, a plain formatter in unit tests).
-import { formatCny } from '../core/money';
-import { forMarkdown } from '../core/text';
-import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../core/spend';
-import type { Instance } from '../core/instances';
-import type { Catalog } from '../core/catalog';
-import type { Dating } from '../core/format';
-import { prefillPricing } from './prefill';
+import { formatCny } from '../../core/money';
+import { forMarkdown } from '../../core/text';
+import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../../core/spend';
+import type { Instance } from '../../core/instances';
+import type { Catalog } from '../../core/catalog';
+import type { Dating } from '../../core/format';
+import { prefillPricing } from '../prefill';
 
 export interface L10n {
   t(message: string, ...args: (string | number | boolean)[]): string;

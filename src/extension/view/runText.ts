@@ -1,11 +1,11 @@
 // Words for training runs: the progress line in the tree and the status bar tooltip, the cause
 // of a run's end with what helps, and the end action's result. Pure: l10n is passed in.
-import { formatCny } from '../../../core/money';
-import type { Diverged, EndCause, Finish, Progress } from '../../../core/progress';
-import { causeRemedies, causeSummary, type CauseLang, type RemedyFacts } from '../../../core/progress/causeText';
-import { formatRate, type L10n } from '../../present';
-import type { RunWatch } from '../../../app/runs/watch';
-import { burningFenPerHour } from '../../../app/runs/diverged';
+import { formatCny } from '../../core/money';
+import type { Diverged, EndCause, Finish, Progress } from '../../core/progress';
+import { causeRemedies, causeSummary, type CauseLang, type RemedyFacts } from '../../core/progress/causeText';
+import { formatRate, type L10n } from './present';
+import type { RunWatch } from '../../app/runs/watch';
+import { burningFenPerHour } from '../../app/runs/diverged';
 
 export function etaDuration(seconds: number, l10n: L10n): string {
   const m = Math.round(Math.max(0, seconds) / 60);

@@ -1,7 +1,7 @@
 // Compression where it pays: which files are worth compressing in flight (a sample of their
 // first bytes, weights, archives and media never), and whether the box has a working gzip
-// (probed once per connection). zstd would be faster, but this Node (20) has no zstd in zlib
-// and the laptop may have no zstd binary; gzip is on every image we have seen.
+// and a working zstd (probed once per connection, one command). Which one a push uses is
+// segment-codec.ts's choice (zstd needs one on this side too); pulls use gzip.
 import { deflateRawSync } from 'node:zlib';
 import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
@@ -45,11 +45,23 @@ export function worthCompressing(name: string, sample: Buffer): boolean {
 /** What the box can decompress and compress with, as probed. */
 export interface BoxCompression {
   gzip: boolean;
+  zstd: boolean;
 }
 
-// A round trip through the box's own gzip, not just `command -v`: a gzip that is there but
-// broken (or a stub) counts as none.
-const PROBE = `/bin/sh -c ${shQuote("printf 'gpu-rent gzip probe\\n' | gzip -1 -c 2>/dev/null | gzip -dc 2>/dev/null")}`;
+// A round trip through the box's own gzip and zstd, not just `command -v`: a tool that is there
+// but broken (or a stub) counts as none. One command for both; each answers on its own line.
+const PROBE_TEXT = 'gpu-rent probe';
+export const PROBE = `/bin/sh -c ${shQuote(
+  `g=$(printf '${PROBE_TEXT}\\n' | gzip -1 -c 2>/dev/null | gzip -dc 2>/dev/null); ` +
+    `z=$(printf '${PROBE_TEXT}\\n' | zstd -q -1 -c 2>/dev/null | zstd -q -dc 2>/dev/null); ` +
+    `printf 'gzip %s\\nzstd %s\\n' "$g" "$z"`,
+)}`;
+
+/** The probe's answer read: a tool counts only if its line is exactly the probe text back. */
+export function readProbe(code: number | null, stdout: string): BoxCompression {
+  const lines = code === 0 ? stdout.split('\n') : [];
+  return { gzip: lines.includes(`gzip ${PROBE_TEXT}`), zstd: lines.includes(`zstd ${PROBE_TEXT}`) };
+}
 
 const probed = new WeakMap<SyncRemote, Promise<BoxCompression>>();
 
@@ -58,8 +70,8 @@ export function boxCompression(remote: SyncRemote): Promise<BoxCompression> {
   let p = probed.get(remote);
   if (!p) {
     p = remote.exec(PROBE, { timeoutMs: 30_000 }).then(
-      (r) => ({ gzip: r.code === 0 && r.stdout.trim() === 'gpu-rent gzip probe' }),
-      () => ({ gzip: false }),
+      (r) => readProbe(r.code, r.stdout),
+      () => ({ gzip: false, zstd: false }),
     );
     probed.set(remote, p);
   }

@@ -15,7 +15,7 @@ import { closeRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime
 import { lstatRemote, sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { SAMPLE_BYTES, worthCompressing } from './compress';
-import { pushGzipped } from './push-gzip';
+import { pushGzipped, type GzipPushResult } from './push-gzip';
 import { BIG_FILE, type PushSend, type PushSkipReason } from './push-plan';
 
 export type PushProgress = Exclude<SyncProgress, { kind: 'skipped' }> | { kind: 'skipped'; name: string; reason: PushSkipReason };
@@ -33,6 +33,8 @@ export interface FileCtx {
   madeDirs: Set<string>;
   onProgress: (p: PushProgress) => void;
   compressed: (raw: number, wire: number) => void;
+  /** The box's folder was made by this pass: no .part can be in it. */
+  newRoot?: boolean;
 }
 
 export interface Sent {
@@ -41,6 +43,8 @@ export interface Sent {
   bytes: number;
   part: string;
   target: string;
+  /** The box's hash of the .part, said by the compressed upload's last segment. */
+  box?: HashAnswer;
 }
 
 export const lost = (e: unknown, name: string) => new SyncError('connection-lost', `connection lost while pushing ${name}: ${(e as Error).message}`, { name });
@@ -60,13 +64,18 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
   // A .part from an earlier cut: trusted only if the box's hash of it equals our prefix's.
   let from = 0;
   let hash: Sha256 = sha256();
-  if (f.size > BIG_FILE && attempt === 1) {
+  // Known to have no .part on the box (none there, or a stale one removed): a compressed
+  // upload's first two segments may go at once.
+  let fresh = c.newRoot === true && attempt === 1;
+  if (f.size > BIG_FILE && attempt === 1 && !fresh) {
     const ps = await lstatRemote(sftp, part);
+    fresh = !ps;
     if (ps?.isFile() && ps.size > 0 && ps.size <= f.size) {
       const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashLocalRange(f.path, hash, ps.size)]);
       if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
       else hash = sha256();
     }
+    if (ps?.isFile() && from === 0 && s.gzip) fresh = await new Promise<boolean>((done) => sftp.unlink(part, (e) => done(!e)));
   }
   c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
   let bytes = 0;
@@ -75,14 +84,15 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
     done += n;
     c.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
   };
-  // Compressible: as much as pays goes through the box's gzip; the rest over SFTP below.
+  // Compressible: as much as pays goes through the box's zstd or gzip; the rest over SFTP below.
   if (s.gzip && from < f.size && (await sampleWorthIt(f))) {
-    const g = await pushGzipped(c.remote, f.path, part, { from, size: f.size, hash, signal: opts.signal, onBytes }).catch(() => ({ raw: 0, wire: 0, stopped: 'failed' as const }));
+    const g = await pushGzipped(c.remote, f.path, part, { from, size: f.size, hash, signal: opts.signal, onBytes, fresh }).catch((): GzipPushResult => ({ raw: 0, wire: 0, stopped: 'failed' }));
     if (g.stopped === 'aborted') return { kind: 'interrupted' };
     if (g.raw > 0) c.compressed(g.raw, g.wire);
     bytes += g.raw;
     from += g.raw;
     if (g.stopped === 'failed') c.opts.log?.(`push: ${f.rel}: the compressed upload stopped at ${from} bytes; the rest goes uncompressed over SFTP`);
+    if (from >= f.size) return finishSent(f, hash, bytes, part, target, g.box);
   }
   if (from >= f.size) return finishSent(f, hash, bytes, part, target);
   let handle: Buffer;
@@ -113,10 +123,10 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
 }
 
 /** The local file must be what we hashed: same size and mtime as when the push began. */
-async function finishSent(f: LocalFile, hash: Sha256, bytes: number, part: string, target: string): Promise<Sent | Outcome> {
+async function finishSent(f: LocalFile, hash: Sha256, bytes: number, part: string, target: string, box?: HashAnswer): Promise<Sent | Outcome> {
   const now = await fsp.lstat(f.path).catch(() => undefined);
   if (!now || now.size !== f.size || Math.floor(now.mtimeMs / 1000) !== f.mtime) return { kind: 'skipped', reason: 'local-changed' };
-  return { kind: 'sent', digest: await hash.digest(), bytes, part, target };
+  return { kind: 'sent', digest: await hash.digest(), bytes, part, target, ...(box ? { box } : {}) };
 }
 
 /** The first bytes of a local file say whether compressing it pays (its name first: weights, archives, media never). */
@@ -179,6 +189,6 @@ export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, bo
 export async function pushFile(c: FileCtx, s: PushSend<LocalFile>, attempt = 1): Promise<Outcome> {
   const sent = await sendPart(c, s, attempt);
   if (sent.kind !== 'sent') return sent;
-  const box = s.file.size >= BIG_FILE ? await remoteHash(c.remote, sent.part, s.file.size) : await c.hasher.full(sent.part, s.file.size);
+  const box = sent.box ?? (s.file.size >= BIG_FILE ? await remoteHash(c.remote, sent.part, s.file.size) : await c.hasher.full(sent.part, s.file.size));
   return publish(c, s, sent, box, attempt);
 }

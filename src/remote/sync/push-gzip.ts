@@ -1,23 +1,24 @@
-// A big compressible file pushed through the box's own gzip: the file is cut into segments
-// (1 MiB, 2, 4, then 8 MiB of the original), each gzip-compressed here (zlib level 6, on the
-// thread pool) and sent on a channel of its own while the one before it still crosses, two at
-// once; the box inflates each beside NAME.part and appends it in order (APPEND), then prints
-// the .part's size. A segment counts (and its bytes
-// go into the SHA-256 that push verifies against the box's) only when the .part has grown by
-// exactly the segment, so what is on the box after a cut is a true prefix, which the next
-// push resumes as it resumes an SFTP upload. Where compressing is the bottleneck the level
-// steps down to 1; where even that is slower than the link carries plain bytes (a fast link),
-// or a segment fails, the rest goes over SFTP from the last confirmed byte.
+// A big compressible file pushed through the box's own zstd or gzip (segment-codec.ts picks:
+// zstd -3 where both ends have it, else gzip -6): the file is cut into segments (512 KiB, 1 MiB,
+// 2, 4, then 8 MiB of the original), each compressed here and sent on a channel of its own while the
+// one before it still crosses, two at once, the next one already compressed while they cross;
+// the box inflates each beside NAME.part and appends it in order (APPEND), then prints the
+// .part's size. A segment counts (and its bytes go into the SHA-256 that push verifies against
+// the box's) only when the .part has grown by exactly the segment, so what is on the box after
+// a cut is a true prefix, which the next push resumes as it resumes an SFTP upload. Where
+// compressing is the bottleneck the level steps down to 1; where even that is slower than the
+// link carries plain bytes (a fast link), or a segment fails, the rest goes over SFTP from the
+// last confirmed byte.
 import { promises as fsp } from 'node:fs';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
 import { shQuote } from '../shell';
+import { boxCompression } from './compress';
+import { HASH_ARGS, parseHashOutput, type HashAnswer } from './remote-hash';
+import { segmentCodec, type SegmentCodec } from './segment-codec';
 import type { SyncRemote } from './types';
 
-const gzipAsync = promisify(gzip);
 export const SEGMENT_BYTES = 8 * 1024 * 1024;
 /** The first segment is small, so the first compressed bytes leave within ~0.1 s; each next one doubles up to SEGMENT_BYTES. */
-const FIRST_SEGMENT = 1024 * 1024;
+const FIRST_SEGMENT = 512 * 1024;
 export { GZIP_MIN_FILE } from './push-plan';
 
 export interface GzipPushResult {
@@ -27,42 +28,68 @@ export interface GzipPushResult {
   wire: number;
   /** Why the rest (if any) is left to SFTP: 'fast-link', 'failed' or 'aborted'. */
   stopped?: 'fast-link' | 'failed' | 'aborted';
+  /** The box's SHA-256 of the whole .part, said by the last segment's command (all of the file went this way). */
+  box?: HashAnswer;
 }
 
+/** A segment's answer is its .part's size (and, the last, a hash line): anything longer is refused. */
+const ANSWER_BYTES = 256;
+
 /** Segments on their way at once (each its own channel): the link stays busy between them. */
-const IN_FLIGHT = 2;
+export const IN_FLIGHT = 2;
 
 /**
- * The segment at offset "$2" of "$1": inflated into "$1.seg$2" as it arrives, then, once the
- * .part holds exactly the bytes before it (the segment before landed), appended, and the
- * .part's size printed. A segment whose turn does not come within a minute gives up.
+ * The segment at offset "$2" of "$1": inflated (by "$3") into "$1.seg$2" as it arrives, then,
+ * once the .part holds exactly the bytes before it (the segment before landed), appended, and
+ * the .part's size printed. A segment whose turn does not come within a minute gives up, and
+ * so does one whose connection is gone (its parent, the login's sshd, has exited).
  */
-const APPEND = shQuote(
-  's="$1.seg$2"; gzip -dc > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
-    'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); [ $i -gt 1200 ] && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
-    '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$1" && rm -f -- "$s" && wc -c < "$1"',
-);
+const APPEND =
+  's="$1.seg$2"; $3 > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
+  'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); { [ $i -gt 1200 ] || ! kill -0 "$PPID" 2>/dev/null; } && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
+  '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$1" && rm -f -- "$s" && wc -c < "$1"';
 /** The first segment of a fresh .part replaces whatever was there. */
-const CREATE = shQuote('s="$1.seg0"; gzip -dc > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }');
+const CREATE = 's="$1.seg0"; $3 > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }';
+/** After the last segment the .part's SHA-256 too (an `h` line, or `none`): push needs no hash command of its own. */
+const THEN_HASH = ` || exit 7; set -- "$1"; ${HASH_ARGS}`;
+
+/**
+ * The box's command for the segment at `off` of `part`, inflated by `inflate` (a fixed word
+ * list: split by the box's shell on purpose); `last`: the .part's hash follows its size.
+ */
+export const segmentCommand = (part: string, off: number, inflate: string, last = false) =>
+  `/bin/sh -c ${shQuote((off === 0 ? CREATE : APPEND) + (last ? THEN_HASH : ''))} sh ${shQuote(part)} ${off} ${shQuote(inflate)}`;
+
+/** A segment's answer: the .part's size, then (the last one) its hash; undefined where it is not that. */
+export function readSegmentAnswer(out: string, want: number, last: boolean, part: string): { box?: HashAnswer } | undefined {
+  const nl = out.indexOf('\n');
+  const size = (nl < 0 ? out : out.slice(0, nl)).trim();
+  if (!/^\d{1,16}$/.test(size) || Number(size) !== want) return undefined;
+  if (!last) return {};
+  const box = parseHashOutput(nl < 0 ? '' : out.slice(nl + 1), { path: part });
+  return box.full === undefined ? {} : { box };
+}
 
 /**
  * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
- * each segment once the box confirmed it.
+ * each segment once the box confirmed it. `fresh`: the caller made sure no .part is on the box
+ * (none was there, or it removed a stale one), so the first segment need not go alone (its
+ * CREATE would replace a stale .part that a second segment had already grown).
  */
 export async function pushGzipped(
   remote: SyncRemote,
   path: string,
   part: string,
-  o: { from: number; size: number; hash: { update(d: Buffer): void }; signal?: AbortSignal; onBytes?: (n: number) => void; level?: number },
+  o: { from: number; size: number; hash: { update(d: Buffer): void }; signal?: AbortSignal; onBytes?: (n: number) => void; level?: number; fresh?: boolean; codec?: SegmentCodec; inFlight?: number },
 ): Promise<GzipPushResult> {
+  const codec = o.codec ?? segmentCodec(await boxCompression(remote));
+  if (!codec) return { raw: 0, wire: 0, stopped: 'failed' };
   const stream = remote.stream!.bind(remote);
   const fh = await fsp.open(path, 'r');
   let at = o.from;
   let wire = 0;
   let segment = FIRST_SEGMENT;
-  const readSeg = async (off: number) => {
-    const len = Math.min(segment, o.size - off);
-    segment = Math.min(SEGMENT_BYTES, segment * 2);
+  const readSeg = async (off: number, len: number) => {
     const buf = Buffer.allocUnsafe(len);
     let got = 0;
     while (got < len) {
@@ -72,81 +99,111 @@ export async function pushGzipped(
     }
     return buf.subarray(0, got);
   };
-  let level = o.level ?? 6;
-  const prepare = async (off: number) => {
-    const raw = await readSeg(off);
+  let level = o.level ?? codec.level;
+  const prepare = async (off: number, len: number) => {
+    const raw = await readSeg(off, len);
     const t0 = performance.now();
     const at = level;
-    const z = await gzipAsync(raw, { level: at });
-    return { raw, z, level: at, compressMs: performance.now() - t0 };
+    const z = raw.length ? await codec.compress(raw, at) : raw;
+    return { raw, z, off, level: at, compressMs: performance.now() - t0 };
   };
   type Seg = Awaited<ReturnType<typeof prepare>>;
-  /** One segment on its way: sent as soon as it is compressed, while the one before it is still crossing. */
-  const send = (seg: Seg, off: number, stop: AbortSignal) => {
+  /** One segment on its way: sent as soon as a slot is free, while the one before it is still crossing. */
+  const send = (seg: Seg, stop: AbortSignal) => {
     const t0 = performance.now();
     const out: Buffer[] = [];
     let outBytes = 0;
-    return stream(`/bin/sh -c ${off === 0 ? CREATE : APPEND} sh ${shQuote(part)} ${off}`, {
+    const last = seg.off + seg.raw.length === o.size;
+    return stream(segmentCommand(part, seg.off, codec.inflate, last), {
       stdin: seg.z,
       signal: stop,
       timeoutMs: 120_000 + Math.ceil(seg.z.length / 10_000),
       onStdout: (c) => {
         outBytes += c.length;
-        if (outBytes <= 64) out.push(c);
+        if (outBytes <= ANSWER_BYTES) out.push(c);
       },
     }).then(
-      (r) => ({ ok: r.code === 0 && outBytes <= 64 && Number(Buffer.concat(out).toString('latin1').trim()) === off + seg.raw.length, sendMs: performance.now() - t0 }),
-      () => ({ ok: false, sendMs: performance.now() - t0 }),
+      (r) => {
+        const answer = r.code === 0 && outBytes <= ANSWER_BYTES ? readSegmentAnswer(Buffer.concat(out).toString('latin1'), seg.off + seg.raw.length, last, part) : undefined;
+        return { ok: answer !== undefined, box: answer?.box, sendMs: performance.now() - t0 };
+      },
+      () => ({ ok: false, box: undefined, sendMs: performance.now() - t0 }),
     );
   };
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
-  const inFlight: Array<{ seg: Seg; off: number; sent: ReturnType<typeof send> }> = [];
+  const width = Math.max(1, o.inFlight ?? IN_FLIGHT);
+  const inFlight: Array<{ seg: Seg; sent: ReturnType<typeof send> }> = [];
   let queued = at;
+  /** Where the next segment sent must start (a short read, the file shrinking, breaks it). */
+  let sentEnd = at;
   let fastLink = false;
+  let box: HashAnswer | undefined;
+  // One segment read and compressed ahead: a freed slot sends at once.
+  let ahead: Promise<Seg> | undefined;
+  const next = () => {
+    if (ahead || fastLink || queued >= o.size) return;
+    const len = Math.min(segment, o.size - queued);
+    segment = Math.min(SEGMENT_BYTES, segment * 2);
+    ahead = prepare(queued, len);
+    ahead.catch(() => undefined);
+    queued += len;
+  };
+  /** Fills the free slots; false where a segment could not be read or compressed. */
   const launch = async () => {
-    // A fresh .part's first segment goes alone: it replaces whatever stale .part was there.
-    while (!fastLink && inFlight.length < (at === 0 ? 1 : IN_FLIGHT) && queued < o.size) {
-      const seg = await prepare(queued);
-      if (seg.raw.length === 0) return false;
-      inFlight.push({ seg, off: queued, sent: send(seg, queued, stop.signal) });
-      queued += seg.raw.length;
+    try {
+      // A .part that may be stale: its first segment goes alone (CREATE replaces what was there).
+      const slots = at === 0 && !o.fresh ? 1 : width;
+      while (!fastLink && inFlight.length < slots) {
+        next();
+        if (!ahead) return true;
+        const seg = await ahead;
+        ahead = undefined;
+        if (seg.raw.length === 0 || seg.off !== sentEnd) return false;
+        inFlight.push({ seg, sent: send(seg, stop.signal) });
+        sentEnd += seg.raw.length;
+        next();
+      }
+      return true;
+    } catch {
+      return false;
     }
-    return true;
   };
   try {
-    if (!(await launch())) return { raw: 0, wire, stopped: 'failed' };
+    if (!(await launch())) {
+      stop.abort();
+      return { raw: 0, wire, stopped: 'failed' };
+    }
     while (inFlight.length) {
-      const { seg, off, sent } = inFlight[0]!;
-      // The next segment is read, compressed and sent while this one finishes.
-      const more = launch();
+      const { seg, sent } = inFlight[0]!;
       const r = await sent;
       if (o.signal?.aborted) return { raw: at - o.from, wire, stopped: 'aborted' };
-      if (!r.ok || off !== at) {
+      if (!r.ok || seg.off !== at) {
         stop.abort();
-        await more.catch(() => undefined);
         return { raw: at - o.from, wire, stopped: 'failed' };
       }
       inFlight.shift();
+      box = r.box;
       o.hash.update(seg.raw);
       o.onBytes?.(seg.raw.length);
       at += seg.raw.length;
       wire += seg.z.length;
       // Compressing is the bottleneck (the link carried the segment faster than it took to
-      // compress): level 6 steps down to 1, and where even plain bytes would cross faster
+      // compress): the level steps down to 1, and where even plain bytes would cross faster
       // than level 1 compresses, what is not yet sent goes as it is.
       const linkBytesPerMs = seg.z.length / Math.max(1, r.sendMs);
-      if (seg.level > 1 && seg.compressMs > r.sendMs) level = 1;
-      else if (seg.level === 1 && seg.raw.length / linkBytesPerMs < seg.compressMs) fastLink = true;
-      if (!(await more) || (!inFlight.length && !(await launch()))) {
+      if (seg.level > codec.fastLevel && seg.compressMs > r.sendMs) level = codec.fastLevel;
+      else if (seg.level === codec.fastLevel && seg.raw.length / linkBytesPerMs < seg.compressMs) fastLink = true;
+      if (!(await launch())) {
         stop.abort();
         return { raw: at - o.from, wire, stopped: 'failed' };
       }
     }
-    return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire };
+    return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire, ...(box ? { box } : {}) };
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
+    await ahead?.catch(() => undefined);
     await fh.close();
   }
 }

@@ -5,7 +5,7 @@ import { formatCny } from '../../../core/money';
 import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/task/launch';
 import { forMarkdown, forMarkdownCode } from '../../../core/text';
 import type { L10n } from '../../present';
-import { outcomeLine } from './treeText';
+import { outcomeLine } from '../../view/launchRows';
 
 const when = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 const clock = (s: number) => new Date(s * 1000).toISOString().slice(11, 19);

@@ -27,7 +27,7 @@ import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
 import { outcomeWords, spentText } from './reportText';
 import { pickTask, readWorkspaceTaskFile } from './taskFile';
-import { outcomeLine } from './treeText';
+import { outcomeLine } from '../../view/launchRows';
 
 /** A script's launch: the choices the pickers would ask (tests, tasks.json). */
 export const RunTaskArgs = z.strictObject({

@@ -4,7 +4,7 @@
 import type { Diverged, EndAction } from '../../../core/progress';
 import type { DivergedPolicy } from '../../../app/runs/diverged';
 import { formatRate, type L10n } from '../../present';
-import { divergedText, nonFiniteLabel } from './text';
+import { divergedText, nonFiniteLabel } from '../../view/runText';
 
 export interface DivergedWords {
   job: string;

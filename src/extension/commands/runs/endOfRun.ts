@@ -14,7 +14,7 @@ import type { EndReport } from '../../../app/runs/endReport';
 import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
 import { formatDuration, formatRate } from '../../present';
-import { causeText } from './text';
+import { causeText } from '../../view/runText';
 import { causeLang } from '../../../core/progress/causeText';
 import { divergedEndLine } from './divergedText';
 
