@@ -101,7 +101,7 @@ export const yuan = (what: string, max: number) =>
 
 export const duration = (min: number) =>
   z
-    .union([z.int().nonnegative(), z.string().max(32).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, said({ code: 'not-duration' }))], said({ code: 'not-duration' }))
+    .union([z.int().nonnegative(said({ code: 'not-duration' })), z.string().max(32, said({ code: 'not-duration' })).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, said({ code: 'not-duration' }))], said({ code: 'not-duration' }))
     .refine((v) => parseDuration(v) !== undefined, said({ code: 'duration-too-long' }))
     .refine((v) => (parseDuration(v) ?? min) >= min, said({ code: 'duration-too-short', min }));
 
@@ -170,7 +170,7 @@ function cardProblem(v: string | number): string | undefined {
 }
 
 export const card = z
-  .union([z.string().max(MAX_NAME), z.number()], said({ code: 'not-card' }))
+  .union([z.string().max(MAX_NAME, said({ code: 'not-card' })), z.number()], said({ code: 'not-card' }))
   .superRefine((v, ctx) => {
     const problem = cardProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem, input: v });

@@ -13,6 +13,28 @@ export const ENGLISH: TaskL10n = {
   t: (message, ...args) => message.replace(/\{(\d)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m)),
 };
 
+/** zod's type names (the English reads them as they are). */
+function typeText(type: string, l10n: TaskL10n): string {
+  switch (type) {
+    case 'object':
+      return l10n.t('object');
+    case 'array':
+      return l10n.t('array');
+    case 'string':
+      return l10n.t('string');
+    case 'number':
+      return l10n.t('number');
+    case 'int':
+      return l10n.t('int');
+    case 'boolean':
+      return l10n.t('boolean');
+    case 'record':
+      return l10n.t('record');
+    default:
+      return type;
+  }
+}
+
 function kindText(k: ValueKind, l10n: TaskL10n): string {
   switch (k.kind) {
     case 'list':
@@ -24,7 +46,7 @@ function kindText(k: ValueKind, l10n: TaskL10n): string {
     case 'text':
       return l10n.t('the text {0}', k.value);
     case 'other':
-      return `${k.type} ${k.value}`;
+      return `${typeText(k.type, l10n)} ${k.value}`;
   }
 }
 
@@ -83,7 +105,7 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
     case 'no-value':
       return l10n.t('{0} has no value', p.field);
     case 'wrong-type':
-      return l10n.t('{0}: expected {1}, got {2}', p.field, p.expected, kindText(p.got, l10n));
+      return l10n.t('{0}: expected {1}, got {2}', p.field, typeText(p.expected, l10n), kindText(p.got, l10n));
     case 'unknown-key':
       if (p.tasksOnly) return l10n.t('unknown key {0}; a file with tasks: holds only tasks', p.key);
       return p.suggest !== undefined ? l10n.t('unknown key {0}; did you mean {1}?', p.key, p.suggest) : l10n.t('unknown key {0}', p.key);

@@ -1,0 +1,316 @@
+// A task file's problems in the user's words (issue 23: "line 1, column 1 (run): run is required"
+// was English inside Chinese). Every problem is a code with its facts; its English is the message
+// it always had (the literal old strings below are the oracle), and through the zh bundle, as VS
+// Code and the CLI read it, it is Chinese with the user's values and the key names kept as data.
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { taskFileErrorLines, taskFileUnreadableText, readTaskFile } from '../../src/app/launch/taskFile';
+import { problemOf, asMessage, type TaskProblem, type TaskProblemCode } from '../../src/core/task/problems';
+import { parseTaskFile } from '../../src/core/task/schema';
+import { taskProblemText, type TaskL10n } from '../../src/core/task/words';
+import { CLI, runCli } from '../support/cli';
+
+const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
+const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
+const inZh: TaskL10n = {
+  t: (m, ...a) => {
+    assert.ok(zh[m], `no zh entry for: ${m}`);
+    return fill(zh[m]!, a);
+  },
+};
+
+// Each code once at least (tsc fails when a code is added without a row here).
+const EVERY_CODE: Record<TaskProblemCode, true> = {
+  'file-unreadable': true,
+  'file-not-text': true,
+  'file-too-large': true,
+  'nested-too-deep': true,
+  'too-many-aliases': true,
+  'too-many-entries': true,
+  'aliases-expanded': true,
+  'yaml': true,
+  'yaml-duplicate-key': true,
+  'yaml-alias-no-anchor': true,
+  'yaml-unreadable': true,
+  'complex-key': true,
+  'file-empty': true,
+  'file-not-mapping': true,
+  'required': true,
+  'no-value': true,
+  'wrong-type': true,
+  'unknown-key': true,
+  'zod': true,
+  'not-yuan': true,
+  'yuan-not-positive': true,
+  'yuan-too-large': true,
+  'yuan-decimals': true,
+  'not-duration': true,
+  'duration-too-long': true,
+  'duration-too-short': true,
+  'not-command': true,
+  'empty': true,
+  'longer-kib': true,
+  'longer-chars': true,
+  'control-char': true,
+  'not-path': true,
+  'path-outside': true,
+  'not-box-path': true,
+  'box-path-dotdot': true,
+  'box-path-relative': true,
+  'box-path-tilde-user': true,
+  'too-many': true,
+  'not-command-list': true,
+  'unknown-card': true,
+  'not-card': true,
+  'not-platform': true,
+  'unknown-platform': true,
+  'not-cards': true,
+  'not-whole': true,
+  'at-least': true,
+  'at-most': true,
+  'at-most-chars': true,
+  'gpus-too-many': true,
+  'not-gb': true,
+  'not-number': true,
+  'not-positive': true,
+  'not-boolean': true,
+  'not-string': true,
+  'not-instance': true,
+  'not-ssh-login': true,
+  'not-instance-name': true,
+  'instance-list-empty': true,
+  'not-instances': true,
+  'data-push-or-fetch': true,
+  'not-setup': true,
+  'not-env-value': true,
+  'env-value-nul': true,
+  'env-name': true,
+  'bad-name': true,
+  'resume-no-placeholder': true,
+  'not-end': true,
+  'smoke-steps-too-many': true,
+  'smoke-minutes-too-many': true,
+  'not-account': true,
+  'bad-id-chars': true,
+  'bad-image-chars': true,
+  'not-launcher': true,
+  'not-address': true,
+  'bad-address': true,
+  'nodes-need-launcher': true,
+  'nodes-spot': true,
+  'resume-needs-checkpoints': true,
+  'tasks-empty': true,
+  'duplicate-task': true,
+};
+
+const CASES: [TaskProblem, string, string][] = [
+  [{ code: 'file-unreadable', nested: true }, 'the task file could not be read (nested too deeply)', '无法读取任务文件（嵌套太深）'],
+  [{ code: 'file-unreadable', nested: false }, 'the task file could not be read (unreadable)', '无法读取任务文件（内容无法解析）'],
+  [{ code: 'file-not-text' }, 'the task file is not text', '任务文件不是文本'],
+  [{ code: 'file-too-large', kib: 256 }, 'the task file is larger than 256 KiB', '任务文件超过 256 KiB'],
+  [{ code: 'nested-too-deep', max: 64 }, 'lists or mappings nested more than 64 deep', '列表或映射嵌套超过 64 层'],
+  [{ code: 'too-many-aliases', max: 100 }, 'more than 100 YAML aliases', 'YAML 别名超过 100 个'],
+  [{ code: 'too-many-entries', max: 4096 }, 'more than 4096 list items and mapping keys', '列表项和映射键合计超过 4096 个'],
+  [{ code: 'aliases-expanded', max: 100 }, 'more than 100 YAML aliases expanded', '展开的 YAML 别名超过 100 个'],
+  [{ code: 'yaml', detail: 'Tabs are not allowed as indentation' }, 'YAML: Tabs are not allowed as indentation', 'YAML 格式错误：Tabs are not allowed as indentation'],
+  [{ code: 'yaml-duplicate-key' }, 'YAML: a key appears twice in the same mapping', 'YAML 格式错误：同一个映射里有重复的键'],
+  [{ code: 'yaml-alias-no-anchor' }, 'YAML: an alias (*name) with no anchor (&name) before it', 'YAML 格式错误：别名（*name）之前没有对应的锚点（&name）'],
+  [{ code: 'yaml-unreadable' }, 'the YAML could not be read', '无法读取 YAML'],
+  [{ code: 'complex-key' }, 'a key is a plain word, not a list or mapping', '键必须是普通单词，不能是列表或映射'],
+  [{ code: 'file-empty' }, 'the task file is empty (write name: and run:, or tasks: [...])', '任务文件是空的（请写 name: 和 run:，或 tasks: [...]）'],
+  [{ code: 'file-not-mapping' }, 'a task file is a mapping (name:, run: …) or tasks: [...]', '任务文件应为映射（name:、run: …）或 tasks: [...]'],
+  [{ code: 'required', field: 'run' }, 'run is required', '缺少必填项 run'],
+  [{ code: 'no-value', field: 'run' }, 'run has no value', 'run 没有填写值'],
+  [{ code: 'wrong-type', field: 'resources', expected: 'object', got: { kind: 'text', value: '"x"' } }, 'resources: expected object, got the text "x"', 'resources：应为映射，实际是文本 "x"'],
+  [{ code: 'wrong-type', field: 'tasks', expected: 'array', got: { kind: 'other', type: 'number', value: '"3"' } }, 'tasks: expected array, got number "3"', 'tasks：应为列表，实际是数字 "3"'],
+  [{ code: 'wrong-type', field: 'env', expected: 'record', got: { kind: 'list' } }, 'env: expected record, got a list', 'env：应为映射，实际是一个列表'],
+  [{ code: 'unknown-key', key: '"chekpoints"', suggest: 'checkpoints' }, 'unknown key "chekpoints"; did you mean checkpoints?', '未知的键 "chekpoints"；是不是想写 checkpoints？'],
+  [{ code: 'unknown-key', key: '"zzz"' }, 'unknown key "zzz"', '未知的键 "zzz"'],
+  [{ code: 'unknown-key', key: '"extra"', tasksOnly: true }, 'unknown key "extra"; a file with tasks: holds only tasks', '未知的键 "extra"；含 tasks: 的文件只能包含 tasks'],
+  [{ code: 'zod', message: 'Too big: expected string to have <=64 characters' }, 'Too big: expected string to have <=64 characters', 'Too big: expected string to have <=64 characters'],
+  [{ code: 'not-yuan', what: 'budget_yuan' }, 'budget_yuan is a number of yuan', 'budget_yuan 应为以元计的数字'],
+  [{ code: 'yuan-not-positive', what: 'budget_yuan' }, 'budget_yuan must be more than ¥0', 'budget_yuan 必须大于 ¥0'],
+  [{ code: 'yuan-too-large', what: 'max_yuan_per_hour', max: 100000 }, 'max_yuan_per_hour must be at most ¥100,000', 'max_yuan_per_hour 最多为 ¥100,000'],
+  [{ code: 'yuan-decimals', what: 'max_yuan_per_hour' }, 'max_yuan_per_hour has at most 2 decimals (whole fen)', 'max_yuan_per_hour 最多两位小数（精确到分）'],
+  [{ code: 'not-duration' }, 'expected a duration like 90s, 10m, 1h30m, 2h, or a number of seconds', '应为时长，如 90s、10m、1h30m、2h，或秒数'],
+  [{ code: 'duration-too-long' }, 'a duration is at most a year', '时长最多一年'],
+  [{ code: 'duration-too-short', min: 30 }, 'must be at least 30 s', '至少 30 秒'],
+  [{ code: 'not-command', what: 'run' }, 'run is a shell command (a string)', 'run 应为一条 shell 命令（字符串）'],
+  [{ code: 'empty', what: 'run' }, 'run is empty', 'run 为空'],
+  [{ code: 'longer-kib', what: 'run', kib: 16 }, 'run is longer than 16 KiB', 'run 超过 16 KiB'],
+  [{ code: 'longer-chars', what: 'workdir', max: 4096 }, 'workdir is longer than 4096 characters', 'workdir 超过 4096 个字符'],
+  [{ code: 'control-char', what: 'run' }, 'run holds a control character', 'run 含有控制字符'],
+  [{ code: 'not-path', what: 'workdir' }, 'workdir is a path (a string)', 'workdir 应为路径（字符串）'],
+  [{ code: 'path-outside', what: 'checkpoints.local' }, "checkpoints.local must be inside the task file's folder (a relative path, no .. out of it, not absolute or ~)", 'checkpoints.local 必须在任务文件所在的文件夹内（相对路径，不能用 .. 跳出，不能是绝对路径或 ~）'],
+  [{ code: 'not-box-path', what: 'remote_workdir' }, 'remote_workdir is a path on the box (a string)', 'remote_workdir 应为机器上的路径（字符串）'],
+  [{ code: 'box-path-dotdot', what: 'remote_workdir' }, 'remote_workdir has a ".." segment', 'remote_workdir 含有 ".." 路径段'],
+  [{ code: 'box-path-relative', what: 'remote_workdir' }, 'remote_workdir must be absolute (/…) or start with ~/', 'remote_workdir 必须是绝对路径（/…）或以 ~/ 开头'],
+  [{ code: 'box-path-tilde-user', what: 'remote_workdir' }, 'remote_workdir may start with ~/ but not ~user', 'remote_workdir 可以以 ~/ 开头，但不能是 ~user'],
+  [{ code: 'too-many', of: 'commands', max: 64, what: 'setup' }, 'at most 64 setup commands', '最多 64 条 setup 命令'],
+  [{ code: 'too-many', of: 'cards', max: 16 }, 'at most 16 cards', '最多 16 种卡'],
+  [{ code: 'too-many', of: 'platforms', max: 32 }, 'at most 32 platforms', '最多 32 个平台'],
+  [{ code: 'too-many', of: 'instances', max: 16 }, 'at most 16 instances', '最多 16 个实例'],
+  [{ code: 'too-many', of: 'data', max: 64 }, 'at most 64 data entries', '最多 64 条 data'],
+  [{ code: 'too-many', of: 'env', max: 256 }, 'at most 256 environment variables', '最多 256 个环境变量'],
+  [{ code: 'too-many', of: 'tasks', max: 32 }, 'at most 32 tasks in one file', '一个文件最多 32 个任务'],
+  [{ code: 'not-command-list', what: 'setup' }, 'setup is a command or a list of commands', 'setup 应为一条命令或命令列表'],
+  [{ code: 'unknown-card', card: '"4080"', near: ['rtx4090', 'rtx4090d', 'rtx3080'] }, 'unknown card "4080" (known: rtx4090, rtx4090d, rtx3080, …)', '未知的显卡 "4080"（已知：rtx4090, rtx4090d, rtx3080, …）'],
+  [{ code: 'not-card' }, 'a card is a name or number such as 4090, rtx3090, a100-80g', '显卡应为名称或数字，如 4090、rtx3090、a100-80g'],
+  [{ code: 'not-platform' }, 'a platform is its catalog id (a string)', '平台应为价格表中的 id（字符串）'],
+  [{ code: 'unknown-platform', platform: '"vast"', known: ['autodl', 'aliyun'], more: false }, 'unknown platform "vast" (known: autodl, aliyun)', '未知的平台 "vast"（已知：autodl, aliyun）'],
+  [{ code: 'not-cards' }, 'cards is a card or a list of cards', 'cards 应为一种显卡或显卡列表'],
+  [{ code: 'not-whole', what: 'gpus' }, 'gpus is a whole number', 'gpus 应为整数'],
+  [{ code: 'at-least', what: 'smoke.steps', min: 1 }, 'smoke.steps is at least 1', 'smoke.steps 至少为 1'],
+  [{ code: 'at-most', what: 'nodes', max: 16 }, 'nodes is at most 16', 'nodes 最多为 16'],
+  [{ code: 'at-most-chars', what: 'create.account', max: 64 }, 'create.account is at most 64 characters', 'create.account 最多 64 个字符'],
+  [{ code: 'gpus-too-many', max: 8 }, 'gpus is at most 8 (the largest single rented machine has 8 cards)', 'gpus 最多为 8（可租到的最大单台机器有 8 张卡）'],
+  [{ code: 'not-gb', what: 'min_vram_gb' }, 'min_vram_gb is a number of GB', 'min_vram_gb 应为以 GB 计的数字'],
+  [{ code: 'not-number', what: 'smoke.minutes' }, 'smoke.minutes is a number', 'smoke.minutes 应为数字'],
+  [{ code: 'not-positive', what: 'smoke.minutes' }, 'smoke.minutes must be more than 0', 'smoke.minutes 必须大于 0'],
+  [{ code: 'not-boolean', what: 'spot' }, 'spot is true or false', 'spot 应为 true 或 false'],
+  [{ code: 'not-string', what: 'name' }, 'name is a string', 'name 应为字符串'],
+  [{ code: 'not-instance' }, 'an instance is "new", an instance name or platform id, or an ssh login', '实例应为 "new"、实例名称或平台 id，或 ssh 登录'],
+  [{ code: 'not-ssh-login', login: '"ssh root@"' }, 'not an ssh login: "ssh root@" (write "ssh -p 2222 root@host", "root@host:2222" or "ssh://root@host:22")', '不是 ssh 登录："ssh root@"（请写成 "ssh -p 2222 root@host"、"root@host:2222" 或 "ssh://root@host:22"）'],
+  [{ code: 'not-instance-name', name: '"a\\u001bb"' }, 'not an instance name or id: "a\\u001bb"', '不是实例名称或 id："a\\u001bb"'],
+  [{ code: 'instance-list-empty' }, 'instance list is empty', 'instance 列表为空'],
+  [{ code: 'not-instances' }, 'instance is "new", a name or platform id, an ssh login, or a list of those', 'instance 应为 "new"、名称或平台 id、ssh 登录，或由它们组成的列表'],
+  [{ code: 'data-push-or-fetch' }, 'a data entry has either push or fetch (one of them)', '一条 data 要么有 push，要么有 fetch（二选一）'],
+  [{ code: 'not-setup' }, 'setup is a command, a list of commands, or {environment, commands}', 'setup 应为一条命令、命令列表，或 {environment, commands}'],
+  [{ code: 'not-env-value' }, 'an environment value is a string, number or boolean', '环境变量的值应为字符串、数字或布尔值'],
+  [{ code: 'env-value-nul' }, 'an environment value holds a NUL character', '环境变量的值含有 NUL 字符'],
+  [{ code: 'env-name' }, 'an environment variable name is letters, digits and _, not starting with a digit', '环境变量名只能由字母、数字和 _ 组成，且不能以数字开头'],
+  [{ code: 'bad-name' }, 'name is 1–64 letters, digits, - or _', 'name 应为 1–64 个字母、数字、- 或 _'],
+  [{ code: 'resume-no-placeholder' }, 'resume must contain {checkpoint} (the last verified checkpoint’s path on the box)', 'resume 必须包含 {checkpoint}（最后一个校验过的检查点在机器上的路径）'],
+  [{ code: 'not-end', ends: ['none', 'no-gpu', 'power-off', 'release'] }, 'end is one of none, no-gpu, power-off, release', 'end 只能是 none, no-gpu, power-off, release 之一'],
+  [{ code: 'smoke-steps-too-many' }, 'smoke.steps is at most a billion', 'smoke.steps 最多十亿'],
+  [{ code: 'smoke-minutes-too-many' }, 'smoke.minutes is at most a day (1440)', 'smoke.minutes 最多一天（1440）'],
+  [{ code: 'not-account' }, 'create.account is an account id (a string)', 'create.account 应为账号 id（字符串）'],
+  [{ code: 'bad-id-chars', what: 'create.region' }, 'create.region is letters, digits, ., _ and -', 'create.region 只能由字母、数字、.、_ 和 - 组成'],
+  [{ code: 'bad-image-chars' }, 'create.image is letters, digits, ., :, /, _ and -', 'create.image 只能由字母、数字、.、:、/、_ 和 - 组成'],
+  [{ code: 'not-launcher' }, 'launcher is torchrun, deepspeed or accelerate', 'launcher 只能是 torchrun、deepspeed 或 accelerate'],
+  [{ code: 'not-address' }, 'master_addr is an address (a string)', 'master_addr 应为地址（字符串）'],
+  [{ code: 'bad-address' }, 'master_addr is a host name or IP address', 'master_addr 应为主机名或 IP 地址'],
+  [{ code: 'nodes-need-launcher' }, 'nodes > 1 needs launcher (torchrun, deepspeed or accelerate)', 'nodes > 1 时需要 launcher（torchrun、deepspeed 或 accelerate）'],
+  [{ code: 'nodes-spot' }, 'a multi-node run on spot instances is not relaunched after a reclaim: use spot: false for nodes > 1', '抢占式实例上的多机训练被回收后不会重新启动：nodes > 1 时请用 spot: false'],
+  [{ code: 'resume-needs-checkpoints' }, 'resume needs checkpoints (there is nothing to resume from)', 'resume 需要 checkpoints（否则没有可以恢复的检查点）'],
+  [{ code: 'tasks-empty' }, 'tasks is empty', 'tasks 为空'],
+  [{ code: 'duplicate-task', name: '"a"' }, 'duplicate task name "a"', '任务名 "a" 重复'],
+];
+
+/** Three English words in a row outside what the user or zod wrote: a sentence left untranslated. */
+function englishRun(text: string): string | undefined {
+  const prose = text.replace(/"[^"]*"/g, '').replace(/\b[\w.]+ (?:commands?)\b/g, '');
+  return /\b[a-z]{2,}(?: [a-z]{2,}){2,}\b/i.exec(prose)?.[0];
+}
+
+/**
+ * Whether a process's main thread waits in its event loop (Linux: /proc/PID/wchan): the CLI's
+ * top level, which puts its SIGINT handler in place, has run by then.
+ */
+function inEventLoop(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/wchan`, 'utf8') === 'do_epoll_wait';
+  } catch {
+    return false;
+  }
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'gpu-rent-task-words-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('task file problems in words (en word for word, zh through the bundle)', () => {
+  it('every code: its English is the old message, its Chinese the bundle’s', () => {
+    const seen = new Set<string>();
+    for (const [p, en, cn] of CASES) {
+      seen.add(p.code);
+      assert.equal(taskProblemText(p), en, p.code);
+      assert.equal(taskProblemText(p, inZh), cn, p.code);
+      if (p.code !== 'zod' && p.code !== 'yaml') assert.equal(englishRun(cn), undefined, `${p.code}: ${cn}`);
+      // Through zod's message and back, the same problem.
+      assert.deepEqual(problemOf(asMessage(p)), p);
+    }
+    assert.deepEqual([...seen].sort(), Object.keys(EVERY_CODE).sort());
+  });
+
+  it('zod’s own words (no mark) stay a zod problem, shown as they are', () => {
+    assert.deepEqual(problemOf('Invalid input'), { code: 'zod', message: 'Invalid input' });
+    assert.deepEqual(problemOf('\u0000gpu-rent-task:{not json'), { code: 'zod', message: '\u0000gpu-rent-task:{not json' });
+  });
+
+  it('a real file’s problems carry their codes, and the lines read in either language', () => {
+    const r = parseTaskFile('name: a\nsetup: pip install x\nchekpoints: {}\nresources:\n  gpus: 9\n  max_yuan_per_hour: 1.234\nend: shutdown\n');
+    assert.ok(!r.ok);
+    assert.deepEqual(r.errors.map((e) => e.problem.code), ['required', 'unknown-key', 'gpus-too-many', 'yuan-decimals', 'not-end']);
+    assert.deepEqual(taskFileErrorLines(r.errors), [
+      'line 1, column 1 (run): run is required',
+      'line 3, column 1 (chekpoints): unknown key "chekpoints"; did you mean checkpoints?',
+      'line 5, column 9 (resources.gpus): gpus is at most 8 (the largest single rented machine has 8 cards)',
+      'line 6, column 22 (resources.max_yuan_per_hour): max_yuan_per_hour has at most 2 decimals (whole fen)',
+      'line 7, column 6 (end): end is one of none, no-gpu, power-off, release',
+    ]);
+    assert.deepEqual(taskFileErrorLines(r.errors, inZh), [
+      '第 1 行第 1 列（run）：缺少必填项 run',
+      '第 3 行第 1 列（chekpoints）：未知的键 "chekpoints"；是不是想写 checkpoints？',
+      '第 5 行第 9 列（resources.gpus）：gpus 最多为 8（可租到的最大单台机器有 8 张卡）',
+      '第 6 行第 22 列（resources.max_yuan_per_hour）：max_yuan_per_hour 最多两位小数（精确到分）',
+      '第 7 行第 6 列（end）：end 只能是 none, no-gpu, power-off, release 之一',
+    ]);
+    const yaml = parseTaskFile('name: a\nrun: x\n\tgpus: 1\n');
+    assert.ok(!yaml.ok);
+    assert.deepEqual(taskFileErrorLines(yaml.errors, inZh), ['第 3 行第 1 列：YAML 格式错误：Tabs are not allowed as indentation']);
+  });
+
+  it('a file over the cap: the reason in either language', async () => {
+    const big = join(tmp, 'big.yaml');
+    writeFileSync(big, `name: a\nrun: ${'x'.repeat(300 * 1024)}\n`);
+    const r = await readTaskFile(tmp, big);
+    assert.ok(!r.ok && r.kind === 'unreadable');
+    assert.equal(r.message, `${300 * 1024 + 14} bytes; a task file is at most 256 KiB`);
+    assert.equal(taskFileUnreadableText(r), r.message);
+    assert.equal(taskFileUnreadableText(r, inZh), `${300 * 1024 + 14} 字节；任务文件最多 256 KiB`);
+  });
+});
+
+describe('the CLI in Chinese: launch, quote, Ctrl-C (dist/cli.js)', () => {
+  const bad = join(tmp, 'gpu-rent.yaml');
+  before(() => writeFileSync(bad, 'name: a\nsetup: pip install x\n'));
+
+  it('launch with a bad task file names each problem in the locale’s language', () => {
+    const cn = runCli(['launch'], { cwd: tmp, env: { LANG: 'zh_CN.UTF-8', GPU_RENT_HOME: join(tmp, 'home') } });
+    assert.equal(cn.code, 2, cn.stderr);
+    assert.match(cn.stderr, /有 1 处问题：\n {2}第 1 行第 1 列（run）：缺少必填项 run\n/);
+    assert.doesNotMatch(cn.stderr, /is required|problem\(s\)/);
+    const en = runCli(['launch'], { cwd: tmp, env: { GPU_RENT_HOME: join(tmp, 'home') } });
+    assert.match(en.stderr, /has 1 problem\(s\):\n {2}line 1, column 1 \(run\): run is required\n/);
+    const empty = mkdtempSync(join(tmp, 'empty-'));
+    const none = runCli(['launch', '--lang', 'zh-cn'], { cwd: empty, env: { GPU_RENT_HOME: join(tmp, 'home') } });
+    assert.match(none.stderr, /没有任务文件：找不到 .*gpu-rent\.yaml 或 .*gpu-rent\.yml/);
+  });
+
+  it('quote --card with an unknown card, and a too-small --gpu-hours, in Chinese', () => {
+    const card = runCli(['quote', '--card', 'rtx9999', '--lang', 'zh-cn']);
+    assert.notEqual(card.code, 0);
+    assert.match(card.stderr, /--card 需要一种已知的显卡，如 3090、rtx4090、"RTX 4090"、A100-80G（已知：.*rtx4090.*），收到的是 "rtx9999"/);
+    const hours = runCli(['quote', '--gpu-hours', '0', '--lang', 'zh-cn']);
+    assert.match(hours.stderr, /即一 GPU 秒/);
+    assert.doesNotMatch(hours.stderr, /one GPU-second/);
+  });
+
+  it('Ctrl-C during a wait says "interrupted" in the locale’s language', async () => {
+    for (const [lang, word] of [['zh_CN.UTF-8', '已中断'], ['C.UTF-8', 'interrupted']] as const) {
+      const p = spawn(process.execPath, [CLI, 'smi', '-'], { env: { PATH: process.env.PATH, LANG: lang, GPU_RENT_HOME: join(tmp, 'home') }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      p.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<number | null>((resolve) => p.on('exit', (c) => resolve(c)));
+      // The CLI waits on stdin; Ctrl-C once it waits (its handler is in place then).
+      for (let i = 0; i < 800 && !inEventLoop(p.pid!); i++) await new Promise((r) => setTimeout(r, 10));
+      p.kill('SIGINT');
+      const code = await exited;
+      assert.equal(code, 130, stderr);
+      assert.equal(stderr, `\ngpu-rent smi: ${word}\n`);
+    }
+  });
+});
