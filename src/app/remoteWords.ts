@@ -8,7 +8,7 @@
 import { forNotification } from '../core/text';
 import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure, WaitProblem } from '../remote/errors';
 import type { LoginPlace, LoginProblem } from '../remote/target';
-import type { RebuildProblem } from '../core/guards/environment';
+import type { RebuildProblem, YamlPart, YamlReason } from '../core/guards/environment';
 
 /** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
 export interface L10n {
@@ -283,10 +283,77 @@ export function rebuildProblemText(p: RebuildProblem, l10n: L10n): string {
     case 'envVariable':
       return l10n.t('{0} line {1} sets an environment variable in the new env ({2})', p.file, p.line, asData(p.text));
     case 'unsupportedYaml':
-      return l10n.t('{0} line {1} cannot be checked: {2}; write it as plain YAML (as conda env export does)', p.file, p.line, asData(p.text));
+      return l10n.t('{0} line {1} cannot be checked: {2}; write it as plain YAML (as conda env export does)', p.file, p.line, p.reason ? yamlReasonText(p.reason, l10n) : asData(p.text));
     case 'wrongShape':
-      return l10n.t('{0} line {1} is not what conda env export writes: {2}', p.file, p.line, asData(p.text));
+      return l10n.t('{0} line {1} is not what conda env export writes: {2}', p.file, p.line, p.reason ? yamlReasonText(p.reason, l10n) : asData(p.text));
     case 'unknownKey':
       return l10n.t('{0} line {1} has an unknown top-level key with a list or mapping ({2})', p.file, p.line, asData(p.text));
+  }
+}
+
+function yamlPartText(w: YamlPart, l10n: L10n): string {
+  switch (w.part) {
+    case 'key':
+      return asData(w.key, 80);
+    case 'variable':
+      return l10n.t('variable {0}', asData(w.key, 80));
+    case 'channel':
+      return l10n.t('a channel');
+    case 'pip-requirement':
+      return l10n.t('a pip requirement');
+    case 'dependency':
+      return l10n.t('a dependency');
+  }
+}
+
+/** Why an environment.yml could not be checked or is not what conda env export writes; names and the YAML library's words stay data. */
+export function yamlReasonText(r: YamlReason, l10n: L10n): string {
+  switch (r.code) {
+    case 'nesting-columns':
+      return l10n.t('nesting deeper than {0} columns', r.max);
+    case 'tab-indent':
+      return l10n.t('a tab in the indentation');
+    case 'flow-depth':
+      return l10n.t('flow collections nested deeper than {0}', r.max);
+    case 'directive':
+      return l10n.t('a YAML directive (%)');
+    case 'documents':
+      return l10n.t('{0} YAML documents in one file', r.count);
+    case 'yaml-error':
+      return l10n.t('YAML error: {0}', asData(r.message, 200));
+    case 'tree-depth':
+      return l10n.t('nested deeper than {0}', r.max);
+    case 'alias':
+      return l10n.t('an alias (*{0})', asData(r.name, 80));
+    case 'anchor':
+      return l10n.t('an anchor (&{0})', asData(r.name, 80));
+    case 'tag':
+      return l10n.t('a tag ({0})', asData(r.tag, 80));
+    case 'block-scalar':
+      return l10n.t('a block scalar (| or >)');
+    case 'control-value':
+      return l10n.t('a value with a line break or control character');
+    case 'key-not-string':
+      return l10n.t('a key that is not a plain string');
+    case 'key-anchor-tag':
+      return l10n.t('an anchor or tag on a key');
+    case 'merge-key':
+      return l10n.t('a merge key (<<)');
+    case 'key-control':
+      return l10n.t('a key with a control character');
+    case 'unknown-node':
+      return l10n.t('a YAML node of an unknown kind');
+    case 'not-string':
+      return l10n.t('{0} is not a string', yamlPartText(r.what, l10n));
+    case 'not-list':
+      return l10n.t('{0} is not a list', yamlPartText(r.what, l10n));
+    case 'root-not-mapping':
+      return l10n.t('the file is not a mapping (name:, channels:, dependencies:)');
+    case 'variables-not-mapping':
+      return l10n.t('variables is not a mapping');
+    case 'variable-name':
+      return l10n.t('variable name {0}', asData(r.name, 80));
+    case 'dependency-mapping':
+      return l10n.t('a dependency mapping other than pip: ({0})', asData(r.keys, 200));
   }
 }

@@ -3,7 +3,7 @@
 // package, every scalar a string) into the tree below; core checks the tree and writes the file
 // the new box gets from the checked values only (every value double-quoted), so what conda reads
 // there is exactly what was checked, whatever YAML tricks the captured file used.
-import { ASKABLE_PROBLEMS, classifyRequirement, hasUrlCredential, shownLine, TORCH_FAMILY, type DroppedRequirement, type RequirementProblem, type RequirementProblemKind } from './environment-requirements';
+import { ASKABLE_PROBLEMS, classifyRequirement, hasUrlCredential, shownLine, TORCH_FAMILY, yamlReasonEnglish, type DroppedRequirement, type RequirementProblem, type RequirementProblemKind, type YamlPart, type YamlReason } from './environment-requirements';
 
 /** A conda export is tens of KB; past this it is not read (the YAML parser's time grows with it). */
 export const MAX_ENVIRONMENT_YML_CHARS = 256 * 1024;
@@ -19,7 +19,7 @@ export type YamlNode =
   | { kind: 'seq'; items: YamlNode[]; line: number }
   | { kind: 'map'; entries: Array<{ key: string; line: number; value: YamlNode }>; line: number };
 
-export type ParsedYaml = { ok: true; root: YamlNode | null } | { ok: false; line: number; text: string; kind: 'unsupportedYaml' | 'tooLarge' };
+export type ParsedYaml = { ok: true; root: YamlNode | null } | { ok: false; line: number; text: string; kind: 'unsupportedYaml' | 'tooLarge'; reason?: YamlReason };
 
 export type YamlReader = (raw: string) => ParsedYaml;
 
@@ -69,31 +69,31 @@ export function checkCondaEnvironment(parsed: ParsedYaml, opts: { allowPipOption
   const file = 'environment.yml' as const;
   const problems: RequirementProblem[] = [];
   const dropped: DroppedRequirement[] = [];
-  if (!parsed.ok) return { env: null, problems: [{ file, line: parsed.line, text: shownLine(parsed.text), kind: parsed.kind }], dropped };
+  if (!parsed.ok) return { env: null, problems: [{ file, line: parsed.line, text: shownLine(parsed.text), kind: parsed.kind, ...(parsed.reason ? { reason: parsed.reason } : {}) }], dropped };
   const env: CondaEnvironment = { channels: [], conda: [], pip: null, variables: [] };
   let refused = false;
-  const problem = (line: number, text: string, kind: RequirementProblemKind): boolean => {
+  const problem = (line: number, text: string, kind: RequirementProblemKind, reason?: YamlReason): boolean => {
     if (!ASKABLE_PROBLEMS.has(kind)) refused = true;
     else if (opts.allowPipOptions) return true;
-    problems.push({ file, line, text: shownLine(text), kind });
+    problems.push({ file, line, text: shownLine(text), kind, ...(reason ? { reason } : {}) });
     return false;
   };
-  const shape = (line: number, text: string) => problem(line, text, 'wrongShape');
-  const str = (n: YamlNode, what: string): string | undefined => {
+  const shape = (line: number, reason: YamlReason) => problem(line, yamlReasonEnglish(reason), 'wrongShape', reason);
+  const str = (n: YamlNode, what: YamlPart): string | undefined => {
     if (n.kind === 'scalar' && n.value !== null) return n.value;
-    shape(n.line, `${what} is not a string`);
+    shape(n.line, { code: 'not-string', what });
     return undefined;
   };
-  const list = (n: YamlNode, what: string): YamlNode[] => {
+  const list = (n: YamlNode, what: YamlPart): YamlNode[] => {
     if (n.kind === 'seq') return n.items;
     if (n.kind === 'scalar' && (n.value === null || n.value === '')) return [];
-    shape(n.line, `${what} is not a list`);
+    shape(n.line, { code: 'not-list', what });
     return [];
   };
   const root = parsed.root;
   if (root === null || (root.kind === 'scalar' && (root.value === null || root.value === ''))) return { env, problems, dropped };
   if (root.kind !== 'map') {
-    shape(root.line, 'the file is not a mapping (name:, channels:, dependencies:)');
+    shape(root.line, { code: 'root-not-mapping' });
     return { env: null, problems, dropped };
   }
   for (const { key, line, value } of root.entries) {
@@ -104,36 +104,36 @@ export function checkCondaEnvironment(parsed: ParsedYaml, opts: { allowPipOption
       continue;
     }
     if (key === 'name' || key === 'prefix') {
-      if (value.kind !== 'scalar') shape(value.line, `${key} is not a string`);
+      if (value.kind !== 'scalar') shape(value.line, { code: 'not-string', what: { part: 'key', key } });
     } else if (key === 'channels') {
-      for (const item of list(value, 'channels')) {
-        const c = str(item, 'a channel');
+      for (const item of list(value, { part: 'key', key: 'channels' })) {
+        const c = str(item, { part: 'channel' });
         if (c === undefined) continue;
         if (hasUrlCredential(c) ? problem(item.line, c, 'credentialUrl') : channelOk(c) || problem(item.line, c, 'channel')) env.channels.push(c);
       }
     } else if (key === 'variables') {
       if (value.kind === 'scalar' && (value.value === null || value.value === '')) continue;
       if (value.kind !== 'map') {
-        shape(value.line, 'variables is not a mapping');
+        shape(value.line, { code: 'variables-not-mapping' });
         continue;
       }
       for (const v of value.entries) {
-        const val = str(v.value, `variable ${v.key}`);
+        const val = str(v.value, { part: 'variable', key: v.key });
         if (val === undefined) continue;
-        if (!ENV_VAR_NAME.test(v.key)) shape(v.line, `variable name ${v.key}`);
+        if (!ENV_VAR_NAME.test(v.key)) shape(v.line, { code: 'variable-name', name: v.key });
         else if (problem(v.line, `${v.key}=${val}`, 'envVariable')) env.variables.push([v.key, val]);
       }
     } else {
-      for (const item of list(value, 'dependencies')) {
+      for (const item of list(value, { part: 'key', key: 'dependencies' })) {
         if (item.kind === 'map') {
           const pip = item.entries.length === 1 && item.entries[0]!.key === 'pip' ? item.entries[0]! : undefined;
           if (!pip) {
-            shape(item.line, `a dependency mapping other than pip: (${item.entries.map((e) => e.key).join(', ')})`);
+            shape(item.line, { code: 'dependency-mapping', keys: item.entries.map((e) => e.key).join(', ') });
             continue;
           }
           env.pip ??= [];
-          for (const p of list(pip.value, 'pip')) {
-            const req = str(p, 'a pip requirement');
+          for (const p of list(pip.value, { part: 'key', key: 'pip' })) {
+            const req = str(p, { part: 'pip-requirement' });
             if (req === undefined) continue;
             const c = classifyRequirement(req);
             if (c.kind === 'drop') dropped.push({ file, line: p.line, text: shownLine(req), reason: c.reason });
@@ -141,7 +141,7 @@ export function checkCondaEnvironment(parsed: ParsedYaml, opts: { allowPipOption
           }
           continue;
         }
-        const spec = str(item, 'a dependency');
+        const spec = str(item, { part: 'dependency' });
         if (spec === undefined) continue;
         const m = CONDA_SPEC.exec(spec);
         if (hasUrlCredential(spec)) {

@@ -26,6 +26,105 @@ export interface RequirementProblem {
   /** The line, printable and at most 200 characters (a credential is masked). */
   text: string;
   kind: RequirementProblemKind;
+  /** For unsupportedYaml and wrongShape: what `text` says, as a code with its facts (`text` is its English, yamlReasonEnglish). */
+  reason?: YamlReason;
+}
+
+/** Which part of environment.yml a wrong shape is about. */
+export type YamlPart = { part: 'key'; key: string } | { part: 'variable'; key: string } | { part: 'channel' } | { part: 'pip-requirement' } | { part: 'dependency' };
+
+/** Why an environment.yml could not be checked (unsupportedYaml) or is not what conda env export writes (wrongShape). */
+export type YamlReason =
+  | { code: 'nesting-columns'; max: number }
+  | { code: 'tab-indent' }
+  | { code: 'flow-depth'; max: number }
+  | { code: 'directive' }
+  | { code: 'documents'; count: number }
+  /** `message`: the YAML library's own first line (data). */
+  | { code: 'yaml-error'; message: string }
+  | { code: 'tree-depth'; max: number }
+  | { code: 'alias'; name: string }
+  | { code: 'anchor'; name: string }
+  | { code: 'tag'; tag: string }
+  | { code: 'block-scalar' }
+  | { code: 'control-value' }
+  | { code: 'key-not-string' }
+  | { code: 'key-anchor-tag' }
+  | { code: 'merge-key' }
+  | { code: 'key-control' }
+  | { code: 'unknown-node' }
+  | { code: 'not-string'; what: YamlPart }
+  | { code: 'not-list'; what: YamlPart }
+  | { code: 'root-not-mapping' }
+  | { code: 'variables-not-mapping' }
+  | { code: 'variable-name'; name: string }
+  | { code: 'dependency-mapping'; keys: string };
+
+function yamlPartEnglish(w: YamlPart): string {
+  switch (w.part) {
+    case 'key':
+      return w.key;
+    case 'variable':
+      return `variable ${w.key}`;
+    case 'channel':
+      return 'a channel';
+    case 'pip-requirement':
+      return 'a pip requirement';
+    case 'dependency':
+      return 'a dependency';
+  }
+}
+
+/** The English of a YAML reason, as the checks always wrote it in `text`. */
+export function yamlReasonEnglish(r: YamlReason): string {
+  switch (r.code) {
+    case 'nesting-columns':
+      return `nesting deeper than ${r.max} columns`;
+    case 'tab-indent':
+      return 'a tab in the indentation';
+    case 'flow-depth':
+      return `flow collections nested deeper than ${r.max}`;
+    case 'directive':
+      return 'a YAML directive (%)';
+    case 'documents':
+      return `${r.count} YAML documents in one file`;
+    case 'yaml-error':
+      return `YAML error: ${r.message}`;
+    case 'tree-depth':
+      return `nested deeper than ${r.max}`;
+    case 'alias':
+      return `an alias (*${r.name})`;
+    case 'anchor':
+      return `an anchor (&${r.name})`;
+    case 'tag':
+      return `a tag (${r.tag})`;
+    case 'block-scalar':
+      return 'a block scalar (| or >)';
+    case 'control-value':
+      return 'a value with a line break or control character';
+    case 'key-not-string':
+      return 'a key that is not a plain string';
+    case 'key-anchor-tag':
+      return 'an anchor or tag on a key';
+    case 'merge-key':
+      return 'a merge key (<<)';
+    case 'key-control':
+      return 'a key with a control character';
+    case 'unknown-node':
+      return 'a YAML node of an unknown kind';
+    case 'not-string':
+      return `${yamlPartEnglish(r.what)} is not a string`;
+    case 'not-list':
+      return `${yamlPartEnglish(r.what)} is not a list`;
+    case 'root-not-mapping':
+      return 'the file is not a mapping (name:, channels:, dependencies:)';
+    case 'variables-not-mapping':
+      return 'variables is not a mapping';
+    case 'variable-name':
+      return `variable name ${r.name}`;
+    case 'dependency-mapping':
+      return `a dependency mapping other than pip: (${r.keys})`;
+  }
 }
 
 export interface DroppedRequirement {

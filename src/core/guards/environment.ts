@@ -9,7 +9,7 @@ import { checkCondaEnvironment, MAX_ENVIRONMENT_YML_CHARS, safeEnvName, writeCon
 import { checkRequirements, packageName, shownLine, TORCH_FAMILY, type RequirementProblem, type RequirementsCheck } from './environment-requirements';
 
 // The requirement and conda checks live beside this file; their names stay importable from here.
-export { ASKABLE_PROBLEMS, checkRequirements, type DroppedRequirement, type RequirementProblem, type RequirementProblemKind, type RequirementsCheck } from './environment-requirements';
+export { ASKABLE_PROBLEMS, checkRequirements, yamlReasonEnglish, type DroppedRequirement, type RequirementProblem, type RequirementProblemKind, type RequirementsCheck, type YamlPart, type YamlReason } from './environment-requirements';
 export { checkCondaEnvironment, MAX_ENVIRONMENT_YML_CHARS, safeEnvName, writeCondaEnvironment, type CondaEnvironment, type CondaEnvironmentCheck, type ParsedYaml, type YamlNode, type YamlReader } from './environment-conda';
 
 export const ENV_SNAPSHOT_VERSION = 1;

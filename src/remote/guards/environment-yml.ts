@@ -7,7 +7,7 @@
 // measured before the parser runs: a file of a few hundred KB of "[" takes the parser seconds
 // and a gigabyte, and its pretty error messages can exhaust memory outright.
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node as YNode } from 'yaml';
-import { checkCondaEnvironment, MAX_ENVIRONMENT_YML_CHARS, type ParsedYaml, type RequirementProblem, type YamlNode } from '../../core/guards/environment';
+import { checkCondaEnvironment, MAX_ENVIRONMENT_YML_CHARS, yamlReasonEnglish, type ParsedYaml, type RequirementProblem, type YamlNode, type YamlReason } from '../../core/guards/environment';
 
 /** Flow brackets open at once, and block indentation (columns, "- " counted), beyond which a file is refused unparsed. */
 const MAX_FLOW_DEPTH = 8;
@@ -15,13 +15,18 @@ const MAX_INDENT = 48;
 const MAX_TREE_DEPTH = 12;
 
 class Refusal extends Error {
+  readonly text: string;
   constructor(
     readonly line: number,
-    readonly text: string,
+    readonly reason: YamlReason,
   ) {
-    super(text);
+    super(yamlReasonEnglish(reason));
+    this.text = this.message;
   }
 }
+
+/** An unsupportedYaml result: the reason's English as `text`, the reason beside it. */
+const unsupported = (line: number, reason: YamlReason): ParsedYaml => ({ ok: false, kind: 'unsupportedYaml', line, text: yamlReasonEnglish(reason), reason });
 
 /** Flow nesting and indentation, outside quotes and comments; linear, before any parse. */
 function prescan(raw: string): Refusal | undefined {
@@ -46,10 +51,10 @@ function prescan(raw: string): Refusal | undefined {
     if (lineStart) {
       if (ch === ' ' || (ch === '-' && raw[i + 1] === ' ')) {
         indent++;
-        if (indent > MAX_INDENT) return new Refusal(line, `nesting deeper than ${MAX_INDENT} columns`);
+        if (indent > MAX_INDENT) return new Refusal(line, { code: 'nesting-columns', max: MAX_INDENT });
         continue;
       }
-      if (ch === '\t') return new Refusal(line, 'a tab in the indentation');
+      if (ch === '\t') return new Refusal(line, { code: 'tab-indent' });
       lineStart = false;
     }
     if (quote) {
@@ -61,11 +66,11 @@ function prescan(raw: string): Refusal | undefined {
     if ((ch === '"' || ch === "'") && (i === 0 || /[\s[{,:]/.test(raw[i - 1]!))) quote = ch;
     else if (ch === '#' && (i === 0 || /\s/.test(raw[i - 1]!))) comment = true;
     else if (ch === '[' || ch === '{') {
-      if (++depth > MAX_FLOW_DEPTH) return new Refusal(line, `flow collections nested deeper than ${MAX_FLOW_DEPTH}`);
+      if (++depth > MAX_FLOW_DEPTH) return new Refusal(line, { code: 'flow-depth', max: MAX_FLOW_DEPTH });
     } else if ((ch === ']' || ch === '}') && depth > 0) depth--;
-    else if (ch === '%' && i > 0 && raw[i - 1] === '\n') return new Refusal(line, 'a YAML directive (%)');
+    else if (ch === '%' && i > 0 && raw[i - 1] === '\n') return new Refusal(line, { code: 'directive' });
   }
-  if (raw.startsWith('%')) return new Refusal(1, 'a YAML directive (%)');
+  if (raw.startsWith('%')) return new Refusal(1, { code: 'directive' });
   return undefined;
 }
 
@@ -73,51 +78,51 @@ function prescan(raw: string): Refusal | undefined {
 export function readEnvironmentYaml(raw: string): ParsedYaml {
   if (raw.length > MAX_ENVIRONMENT_YML_CHARS) return { ok: false, kind: 'tooLarge', line: 0, text: `${raw.length} characters` };
   const early = prescan(raw);
-  if (early) return { ok: false, kind: 'unsupportedYaml', line: early.line, text: early.text };
+  if (early) return unsupported(early.line, early.reason);
   const lc = new LineCounter();
   const lineOf = (n: { range?: [number, number, number] | null } | null | undefined) => (n?.range ? lc.linePos(n.range[0]).line : 0);
   try {
     const docs = parseAllDocuments(raw, { lineCounter: lc, schema: 'failsafe', prettyErrors: false, uniqueKeys: true, merge: false, strict: true });
     if (docs.length === 0) return { ok: true, root: null };
-    if (docs.length > 1) return { ok: false, kind: 'unsupportedYaml', line: lineOf(docs[1]!.contents), text: `${docs.length} YAML documents in one file` };
+    if (docs.length > 1) return unsupported(lineOf(docs[1]!.contents), { code: 'documents', count: docs.length });
     const doc = docs[0]!;
     const err = doc.errors[0] ?? doc.warnings[0];
-    if (err) return { ok: false, kind: 'unsupportedYaml', line: err.linePos?.[0].line ?? lc.linePos(err.pos[0]).line, text: `YAML error: ${err.message.split('\n')[0]}` };
-    if (doc.directives?.yaml.explicit) return { ok: false, kind: 'unsupportedYaml', line: 1, text: 'a YAML directive (%)' };
+    if (err) return unsupported(err.linePos?.[0].line ?? lc.linePos(err.pos[0]).line, { code: 'yaml-error', message: err.message.split('\n')[0]! });
+    if (doc.directives?.yaml.explicit) return unsupported(1, { code: 'directive' });
     const convert = (n: unknown, depth: number): YamlNode => {
       const line = lineOf(n as YNode | null);
       if (n === null || n === undefined) return { kind: 'scalar', value: null, line };
-      if (depth > MAX_TREE_DEPTH) throw new Refusal(line, `nested deeper than ${MAX_TREE_DEPTH}`);
-      if (isAlias(n)) throw new Refusal(line, `an alias (*${n.source})`);
+      if (depth > MAX_TREE_DEPTH) throw new Refusal(line, { code: 'tree-depth', max: MAX_TREE_DEPTH });
+      if (isAlias(n)) throw new Refusal(line, { code: 'alias', name: n.source });
       const node = n as YNode;
-      if (node.anchor) throw new Refusal(line, `an anchor (&${node.anchor})`);
-      if (node.tag) throw new Refusal(line, `a tag (${node.tag})`);
+      if (node.anchor) throw new Refusal(line, { code: 'anchor', name: node.anchor });
+      if (node.tag) throw new Refusal(line, { code: 'tag', tag: node.tag });
       if (isScalar(node)) {
-        if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') throw new Refusal(line, 'a block scalar (| or >)');
+        if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') throw new Refusal(line, { code: 'block-scalar' });
         const value = node.value === null || node.value === undefined ? null : String(node.value);
-        if (value !== null && /[\x00-\x1f\x7f]/.test(value)) throw new Refusal(line, 'a value with a line break or control character');
+        if (value !== null && /[\x00-\x1f\x7f]/.test(value)) throw new Refusal(line, { code: 'control-value' });
         return { kind: 'scalar', value, line };
       }
       if (isSeq(node)) return { kind: 'seq', line, items: node.items.map((i) => convert(i, depth + 1)) };
       if (isMap(node)) {
         const entries = node.items.map((pair) => {
           const k = pair.key;
-          if (isAlias(k)) throw new Refusal(lineOf(k), `an alias (*${k.source})`);
-          if (!isScalar(k) || k.value === null || typeof k.value === 'object') throw new Refusal(lineOf(k as YNode | null) || line, 'a key that is not a plain string');
-          if ((k as YNode).anchor || (k as YNode).tag) throw new Refusal(lineOf(k), 'an anchor or tag on a key');
+          if (isAlias(k)) throw new Refusal(lineOf(k), { code: 'alias', name: k.source });
+          if (!isScalar(k) || k.value === null || typeof k.value === 'object') throw new Refusal(lineOf(k as YNode | null) || line, { code: 'key-not-string' });
+          if ((k as YNode).anchor || (k as YNode).tag) throw new Refusal(lineOf(k), { code: 'key-anchor-tag' });
           const key = String(k.value);
-          if (key === '<<') throw new Refusal(lineOf(k), 'a merge key (<<)');
-          if (/[\x00-\x1f\x7f]/.test(key)) throw new Refusal(lineOf(k), 'a key with a control character');
+          if (key === '<<') throw new Refusal(lineOf(k), { code: 'merge-key' });
+          if (/[\x00-\x1f\x7f]/.test(key)) throw new Refusal(lineOf(k), { code: 'key-control' });
           return { key, line: lineOf(k), value: convert(pair.value, depth + 1) };
         });
         return { kind: 'map', line, entries };
       }
-      throw new Refusal(line, 'a YAML node of an unknown kind');
+      throw new Refusal(line, { code: 'unknown-node' });
     };
     return { ok: true, root: convert(doc.contents, 0) };
   } catch (e) {
-    if (e instanceof Refusal) return { ok: false, kind: 'unsupportedYaml', line: e.line, text: e.text };
-    return { ok: false, kind: 'unsupportedYaml', line: 0, text: `YAML error: ${(e as Error).message.split('\n')[0]}` };
+    if (e instanceof Refusal) return unsupported(e.line, e.reason);
+    return unsupported(0, { code: 'yaml-error', message: (e as Error).message.split('\n')[0]! });
   }
 }
 
