@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { gatherLocalState } from '../../src/remote/sync/local-state';
 import { localPathOf } from '../../src/remote/sync/pull-common';
 import type { RemoteListing } from '../../src/remote/sync/list';
@@ -69,5 +69,18 @@ describe('sync local state (real files)', () => {
     assert.equal(localPathOf(other, 'a.bin'), join(other, 'a.bin'));
     assert.throws(() => localPathOf(other, '../x.bin'), /refusing to write outside/);
     assert.throws(() => localPathOf(root, `../${root.split('/').pop()}-other/a.bin`), /refusing to write outside/);
+    // The quick path for plain names gives join()'s answer, and every other name still goes
+    // through join() and the guard: random names from parts that include '', '.', '..' and dots.
+    const parts = ['a', 'b.bin', '', '.', '..', '...', '.x', 'x.', ' ', '中'];
+    for (let n = 0; n < 3000; n++) {
+      const name = Array.from({ length: 1 + (n % 4) }, (_v, i) => parts[(n * 7 + i * 3 + (n >> 3)) % parts.length]!).join('/');
+      for (const r of [root, `${root}/`, `${root}//`, rel]) {
+        // What localPathOf did for every name before the quick path.
+        const want = join(r, ...name.split('/'));
+        const inside = isAbsolute(r) ? want.startsWith(resolve(r) + '/') : resolve(want).startsWith(resolve(r) + '/');
+        if (inside) assert.equal(localPathOf(r, name), want, `${r} + ${name}`);
+        else assert.throws(() => localPathOf(r, name), /refusing to write outside/, `${r} + ${name}`);
+      }
+    }
   });
 });

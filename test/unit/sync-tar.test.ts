@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { TarError, TarReader, type TarMember } from '../../src/remote/sync/tar';
+import { num, TarError, TarReader, type TarMember } from '../../src/remote/sync/tar';
+import { trimEndOf } from '../../src/core/boxLines';
 import { TAR_COMMAND } from '../../src/remote/sync/stream-small';
 
 function read(stream: Buffer, maxMemberBytes = 128 * 1024, chunk = 777): TarMember[] {
@@ -91,5 +92,26 @@ describe('sync: the tar stream of many small files', () => {
     for (const b of h) sum += b;
     h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
     assert.throws(() => read(h), /more than asked for/);
+  });
+  it('reads a number field off its bytes exactly as the string reading did (random and edge fields)', () => {
+    // The reading before: latin1 text, trailing NULs and spaces trimmed, leading spaces cut, 1-22 octal digits.
+    const before = (field: Buffer) => {
+      if (field.length && (field[0]! & 0x80) !== 0) return num(field); // base-256: unchanged code
+      const s = trimEndOf(field.toString('latin1'), '\0 ').replace(/^ +/, '');
+      if (s === '') return 0;
+      if (!/^[0-7]{1,22}$/.test(s)) return undefined;
+      const v = parseInt(s, 8);
+      return Number.isSafeInteger(v) ? v : undefined;
+    };
+    const alphabet = [0x30, 0x31, 0x37, 0x38, 0x39, 0x20, 0x00, 0x2d, 0x2b, 0x61, 0x0a, 0x09];
+    const fields: Buffer[] = ['', ' ', '\0', '0000644\0', '  123 \0', '7'.repeat(22), '7'.repeat(23), '1'.repeat(18), '1'.repeat(17) + '\0', '12 3', '-1', '+1', '08', '\0 12', '00000001000\0'].map((t) => Buffer.from(t, 'latin1'));
+    const rnd = randomBytes(20000 * 24);
+    for (let n = 0, r = 0; n < 20000; n++) {
+      const len = 1 + (n % 24);
+      const b = Buffer.alloc(len);
+      for (let i = 0; i < len; i++) b[i] = alphabet[rnd[r++]! % (n % 3 === 0 ? 8 : alphabet.length)]!;
+      fields.push(b);
+    }
+    for (const f of fields) assert.equal(num(f), before(f), JSON.stringify(f.toString('latin1')));
   });
 });

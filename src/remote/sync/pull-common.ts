@@ -105,6 +105,12 @@ export function statOf(path: string): LocalFileStat | undefined {
 }
 
 export function localPathOf(root: string, rel: string): string {
+  // A plain relative name (no empty, `.` or `..` part) under an absolute root on POSIX: what
+  // join() gives, without its normalizing pass over the whole path (twice per file of a pull).
+  if (sep === '/' && isPlain(rel) && isAbsolute(root)) {
+    const nr = normalizedRoot(root);
+    if (nr !== '/') return `${nr}/${rel}`;
+  }
   const path = join(root, ...rel.split('/'));
   // Names were checked already; this is the last guard that nothing lands outside the folder.
   // join() has normalized an absolute root's path already: resolve() only for a relative one
@@ -112,6 +118,13 @@ export function localPathOf(root: string, rel: string): string {
   const inside = isAbsolute(root) ? path.startsWith(normalizedRoot(root) + sep) : resolve(path).startsWith(resolve(root) + sep);
   if (!inside) throw new SyncError('local-io', `refusing to write outside ${root}: ${rel}`);
   return path;
+}
+
+/** Non-empty, no leading, trailing or doubled `/`, no `.` or `..` part: join() would leave it as it is. */
+function isPlain(rel: string): boolean {
+  if (rel === '' || rel[0] === '/' || rel[rel.length - 1] === '/' || rel.includes('//')) return false;
+  const wrapped = `/${rel}/`;
+  return !wrapped.includes('/./') && !wrapped.includes('/../');
 }
 
 let lastRoot: [root: string, normalized: string] | undefined;
