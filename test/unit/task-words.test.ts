@@ -4,10 +4,13 @@
 // Code and the CLI read it, it is Chinese with the user's values and the key names kept as data.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import fc from 'fast-check';
+import { stringify } from 'yaml';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { taskFileErrorLines, taskFileUnreadableText, readTaskFile } from '../../src/app/launch/taskFile';
+import { KEYS_BY_OBJECT, TASK_KEYS } from '../../src/core/task/errors';
 import { problemOf, asMessage, type TaskProblem, type TaskProblemCode } from '../../src/core/task/problems';
 import { parseTaskFile } from '../../src/core/task/schema';
 import { taskProblemText, type TaskL10n } from '../../src/core/task/words';
@@ -261,6 +264,32 @@ describe('task file problems in words (en word for word, zh through the bundle)'
     const yaml = parseTaskFile('name: a\nrun: x\n\tgpus: 1\n');
     assert.ok(!yaml.ok);
     assert.deepEqual(taskFileErrorLines(yaml.errors, inZh), ['第 3 行第 1 列：YAML 格式错误：Tabs are not allowed as indentation']);
+  });
+
+  it('no check is left with zod’s own English: any value in any field reads in our words (fast-check)', function () {
+    this.timeout(60_000);
+    const value = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.integer({ min: -100_000, max: 100_000 }),
+      fc.double({ noNaN: true }),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.oneof(fc.string({ maxLength: 70 }), fc.integer(), fc.constant({})), { maxLength: 3 }),
+      fc.constant({}),
+    );
+    const field = (k: string) => {
+      const keys = KEYS_BY_OBJECT[k];
+      return keys ? fc.oneof(value, fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 }), fc.array(fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 3 }), { maxLength: 2 })) : value;
+    };
+    const task = fc.tuple(fc.constantFrom(...TASK_KEYS), fc.constantFrom(...TASK_KEYS)).chain(([a, b]) => fc.record({ a: fc.constant(a), b: fc.constant(b), va: field(a), vb: field(b), multi: fc.boolean() }));
+    fc.assert(
+      fc.property(task, ({ a, b, va, vb, multi }) => {
+        const t = { name: 'a', run: 'x', [a]: va, [b]: vb };
+        const r = parseTaskFile(stringify(multi ? { tasks: [t] } : t));
+        return r.ok || r.errors.every((e) => e.problem.code !== 'zod');
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('a file over the cap: the reason in either language', async () => {

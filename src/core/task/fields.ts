@@ -101,7 +101,7 @@ export const yuan = (what: string, max: number) =>
 
 export const duration = (min: number) =>
   z
-    .union([z.int().nonnegative(said({ code: 'not-duration' })), z.string().max(32, said({ code: 'not-duration' })).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, said({ code: 'not-duration' }))], said({ code: 'not-duration' }))
+    .union([z.int(said({ code: 'not-duration' })).nonnegative(said({ code: 'not-duration' })), z.string().max(32, said({ code: 'not-duration' })).regex(/^(\d+h)?(\d+m)?(\d+s)?$/, said({ code: 'not-duration' }))], said({ code: 'not-duration' }))
     .refine((v) => parseDuration(v) !== undefined, said({ code: 'duration-too-long' }))
     .refine((v) => (parseDuration(v) ?? min) >= min, said({ code: 'duration-too-short', min }));
 
