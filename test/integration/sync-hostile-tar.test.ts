@@ -1,8 +1,9 @@
-// A box whose own `gzip` or `tar` is hostile (a script earlier in PATH, as a compromised image
-// would ship it) against `gpu-rent sync`'s tar streams of new small files, through the built
+// A box whose own `gzip`, `tar` or `xargs` is hostile (a script earlier in PATH, as a compromised
+// image would ship it) against `gpu-rent sync`'s tar streams of new small files, through the built
 // CLI in a child process whose peak RSS is measured: endless empty stored deflate blocks,
 // endless empty gzip members (both decompress to nothing, so only a bound on the compressed
-// bytes stops them) and a tar that never stops sending. Asserted: peak RSS under the 256 MB
+// bytes stops them), a tar that never stops sending, and a hash run flooding stderr ahead of
+// the stream (only the bound on the hash lines stops it). Asserted: peak RSS under the 256 MB
 // budget, the pass ends well before the stream's deadline, and every file still arrives
 // whole (over SFTP), nothing left as .part.
 import { strict as assert } from 'node:assert';
@@ -20,7 +21,7 @@ const BUDGET_BYTES = 256 * MiB;
 const FILES = 300;
 
 /** The fake commands: each leaves a mark so the test knows the stream really ran it. */
-const FAKES: Record<string, { name: 'gzip' | 'tar'; script: string }> = {
+const FAKES: Record<string, { name: 'gzip' | 'tar' | 'xargs'; script: string }> = {
   'endless empty stored deflate blocks': {
     name: 'gzip',
     script: [
@@ -43,6 +44,10 @@ const FAKES: Record<string, { name: 'gzip' | 'tar'; script: string }> = {
       'for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do cat "$b" "$b" > "$b.2"; mv "$b.2" "$b"; done',
       'while :; do cat "$b" || exit 0; done',
     ].join('\n'),
+  },
+  'a hash tool that floods stderr ahead of the stream and never ends (an xargs printing hash-like lines)': {
+    name: 'xargs',
+    script: ['touch "$HOME/evil/ran"', `exec yes '${'0'.repeat(64)} */etc/passwd'`].join('\n'),
   },
   'a tar that never stops (endless zeros, gzipped by the real gzip)': {
     name: 'tar',
@@ -90,7 +95,7 @@ describe('sync against a box with a hostile gzip or tar in PATH (real sshd, buil
   afterEach(() => {
     rmSync(home, { recursive: true, force: true });
     rmSync(remoteDir, { recursive: true, force: true });
-    for (const n of ['gzip', 'tar', 'ran', 'blocks', 'members']) rmSync(join(sshd.home, 'evil', n), { force: true });
+    for (const n of ['gzip', 'tar', 'xargs', 'ran', 'blocks', 'members']) rmSync(join(sshd.home, 'evil', n), { force: true });
   });
 
   const env = () => ({ HOME: home, GPU_RENT_HOME: join(home, '.gpu-rent'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' });

@@ -92,6 +92,11 @@ class StreamHashes {
     this.left = n;
   }
 
+  /** More came than honest lines take: the box is not answering in good faith. */
+  get over(): boolean {
+    return this.left < 0;
+  }
+
   push(chunk: Buffer): void {
     if (this.finished || this.left < 0) return;
     this.left -= chunk.length;
@@ -251,7 +256,11 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
         signal: stop.signal,
         // The hashes, then the stream: each reads the files once.
         timeoutMs: 60_000 + 2 * Math.ceil(bytes / 50_000),
-        onStderr: (chunk) => hashes.push(chunk),
+        // A box flooding stderr ahead of the stream is given up like one flooding stdout.
+        onStderr: (chunk) => {
+          hashes.push(chunk);
+          if (hashes.over) breakOff();
+        },
         onStdout: (chunk) => {
           if (broken) return;
           wireLeft -= chunk.length;
