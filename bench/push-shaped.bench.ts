@@ -8,6 +8,8 @@
 //     like one repeated line.
 //  2. 1000 × 512 B (random bytes) at 40 ms RTT, 100 and 10 Mbit/s: the CLI vs rsync -a.
 // PUSH_BENCH_CLI_B=…/dist/cli.js adds another build (the one before a change) as its own row.
+// The CLI compresses with zstd where the box and this side both have it (this side: Node 22.15+'s
+// zlib, else a zstd binary on PATH; the line after the date says which), else gzip -6.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { startSshd, type TestSshd } from '../test/support/sshd';
 import { CLI } from '../test/support/cli';
 import { startShapingProxy } from '../test/support/shaping-proxy';
 import { runAsync } from './util';
+import { findOnPath, nodeZstd } from '../src/remote/sync/segment-codec';
 
 const ROUNDS = Number(process.env.PUSH_BENCH_ROUNDS ?? 5);
 const TEXT_MB = Number(process.env.PUSH_BENCH_TEXT_MB ?? 100);
@@ -145,6 +148,9 @@ export async function run(): Promise<void> {
         console.log(`  ${name.padEnd(22)} ${(med / 1000).toFixed(2).padStart(7)} s  ${bases.map((b) => `${(med / t.get(b)!.med).toFixed(2)}× ${b}`).join('  ')}   [${all.map((x) => (x / 1000).toFixed(2)).join(' ')}]`);
     };
     console.log(`${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, ${ROUNDS} interleaved rounds`);
+    // Which zstd this side compresses with (the box's is probed by the push itself).
+    const zstdBin = findOnPath('zstd');
+    console.log(`node ${process.version}: this side's zstd is ${nodeZstd() ? "Node's zlib.zstdCompress" : zstdBin ? `the binary ${zstdBin} (this Node has no zlib.zstdCompress)` : 'missing, so gzip -6'}`);
 
     if (PARTS.includes('text')) {
       const src = join(work, 'dataset');

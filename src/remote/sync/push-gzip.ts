@@ -6,9 +6,9 @@
 // .part's size. A segment counts (and its bytes go into the SHA-256 that push verifies against
 // the box's) only when the .part has grown by exactly the segment, so what is on the box after
 // a cut is a true prefix, which the next push resumes as it resumes an SFTP upload. Where
-// compressing is the bottleneck the level steps down to 1; where even that is slower than the
-// link carries plain bytes (a fast link), or a segment fails, the rest goes over SFTP from the
-// last confirmed byte.
+// compressing is the bottleneck (a free slot waits for the next segment) the level steps down
+// (zstd 6, 3, 1; gzip 6, 1); where even the lowest is slower than the link carries plain bytes
+// (a fast link), or a segment fails, the rest goes over SFTP from the last confirmed byte.
 import { promises as fsp } from 'node:fs';
 import { shQuote } from '../shell';
 import { boxCompression } from './compress';
@@ -99,7 +99,9 @@ export async function pushGzipped(
     }
     return buf.subarray(0, got);
   };
-  let level = o.level ?? codec.level;
+  /** The levels to step down through, from the one this push starts at. */
+  const levels = o.level !== undefined ? [o.level, ...codec.levels.filter((l) => l < o.level!)] : codec.levels;
+  let level = levels[0]!;
   const prepare = async (off: number, len: number) => {
     const raw = await readSeg(off, len);
     const t0 = performance.now();
@@ -142,12 +144,28 @@ export async function pushGzipped(
   let box: HashAnswer | undefined;
   // One segment read and compressed ahead: a freed slot sends at once.
   let ahead: Promise<Seg> | undefined;
+  let aheadReady = false;
+  /** The last confirmed segment and how long it took to cross. */
+  let last: { seg: Seg; sendMs: number } | undefined;
+  // A free slot whose segment is still being compressed: compressing is the bottleneck. The
+  // level steps down one notch; at the lowest, where plain bytes would cross faster than that
+  // level compresses (as the last segment measured), what is not yet sent goes as it is.
+  const stalled = () => {
+    if (!last) return;
+    const i = levels.indexOf(level);
+    if (i >= 0 && i < levels.length - 1) level = levels[i + 1]!;
+    else if (last.seg.level === level && last.seg.raw.length / (last.seg.z.length / Math.max(1, last.sendMs)) < last.seg.compressMs) fastLink = true;
+  };
   const next = () => {
     if (ahead || fastLink || queued >= o.size) return;
     const len = Math.min(segment, o.size - queued);
     segment = Math.min(SEGMENT_BYTES, segment * 2);
+    aheadReady = false;
     ahead = prepare(queued, len);
-    ahead.catch(() => undefined);
+    ahead.then(
+      () => (aheadReady = true),
+      () => undefined,
+    );
     queued += len;
   };
   /** Fills the free slots; false where a segment could not be read or compressed. */
@@ -158,6 +176,7 @@ export async function pushGzipped(
       while (!fastLink && inFlight.length < slots) {
         next();
         if (!ahead) return true;
+        if (!aheadReady) stalled();
         const seg = await ahead;
         ahead = undefined;
         if (seg.raw.length === 0 || seg.off !== sentEnd) return false;
@@ -189,12 +208,7 @@ export async function pushGzipped(
       o.onBytes?.(seg.raw.length);
       at += seg.raw.length;
       wire += seg.z.length;
-      // Compressing is the bottleneck (the link carried the segment faster than it took to
-      // compress): the level steps down to 1, and where even plain bytes would cross faster
-      // than level 1 compresses, what is not yet sent goes as it is.
-      const linkBytesPerMs = seg.z.length / Math.max(1, r.sendMs);
-      if (seg.level > codec.fastLevel && seg.compressMs > r.sendMs) level = codec.fastLevel;
-      else if (seg.level === codec.fastLevel && seg.raw.length / linkBytesPerMs < seg.compressMs) fastLink = true;
+      last = { seg, sendMs: r.sendMs };
       if (!(await launch())) {
         stop.abort();
         return { raw: at - o.from, wire, stopped: 'failed' };

@@ -18,9 +18,8 @@ export interface SegmentCodec {
   tool: CodecTool;
   /** 'node' | 'binary' for zstd, 'zlib' for gzip. */
   via: ZstdSource | 'zlib';
-  /** The level a push starts at, and the one it steps down to where compressing is the bottleneck. */
-  level: number;
-  fastLevel: number;
+  /** The levels a push steps down through where compressing is the bottleneck, the first one first. */
+  levels: readonly number[];
   /** The box's command that inflates stdin to stdout. */
   inflate: string;
   compress(raw: Buffer, level: number): Promise<Buffer>;
@@ -94,8 +93,12 @@ export function binaryZstd(bin: string, raw: Buffer, level: number, timeoutMs = 
 }
 
 const gzipAsync = promisify(zlib.gzip);
-/** zstd's start level (rsync's -z default is 3). */
-export const ZSTD_LEVEL = 3;
+/**
+ * zstd's levels: 6 first (on JSONL text 9% fewer bytes than rsync's default 3, and ~35 MB/s of
+ * one core here, far more than a 10 Mbit/s link takes), then 3, then 1 where compressing is
+ * the bottleneck.
+ */
+export const ZSTD_LEVELS: readonly number[] = [6, 3, 1];
 
 const nodeCompress = nodeZstd();
 /** The zstd binary found per PATH value (looked for once each; '' for none). */
@@ -111,6 +114,6 @@ export function segmentCodec(box: BoxCompression): SegmentCodec | undefined {
   }
   const pick = chooseCodec(box, { nodeZstd: nodeCompress !== undefined, zstdBinary: bin });
   if (!pick) return undefined;
-  if (pick.tool === 'gzip') return { ...pick, level: 6, fastLevel: 1, inflate: 'gzip -dc', compress: (raw, level) => gzipAsync(raw, { level }) };
-  return { ...pick, level: ZSTD_LEVEL, fastLevel: 1, inflate: 'zstd -q -dc', compress: nodeCompress ?? ((raw, level) => binaryZstd(bin!, raw, level)) };
+  if (pick.tool === 'gzip') return { ...pick, levels: [6, 1], inflate: 'gzip -dc', compress: (raw, level) => gzipAsync(raw, { level }) };
+  return { ...pick, levels: ZSTD_LEVELS, inflate: 'zstd -q -dc', compress: nodeCompress ?? ((raw, level) => binaryZstd(bin!, raw, level)) };
 }
