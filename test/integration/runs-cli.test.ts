@@ -136,6 +136,16 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
       assert.match(r.stderr, /end action sync-then-power-off: the box did NOT power off and keeps billing ¥2\.00\/h: the box still answers SSH \d+ s after the power-off/);
       assert.ok(Date.now() - started < 40000);
     });
+
+    it('under LANG=zh_CN.UTF-8 the end report, its progress lines and the still-billing line are Chinese', () => {
+      const r = runCli([...then('then6'), '--power-off-command', 'true', '--', ...job], { env: { ...env, GPU_RENT_POWER_VERIFY_SECONDS: '3', LANG: 'zh_CN.UTF-8' }, timeoutMs: 60000 });
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /^同步：成功 — 拉取了 \d+ 个文件，本地已有 \d+ 个，全部已校验\n关机：失败（机器） — 关机 \d+ 秒后机器仍在应答 SSH\n$/m);
+      assert.match(r.stderr, /结束动作 sync-then-power-off：最后一次检查点同步\n/);
+      assert.match(r.stderr, /已发送关机命令（true）；最多等待 3 秒，直到 127\.0\.0\.1:\d+ 不再应答\n/);
+      assert.match(r.stderr, /gpu-rent run: 结束动作 sync-then-power-off：机器没有关机，仍在计费 ¥2\.00\/h：关机 \d+ 秒后机器仍在应答 SSH。/);
+      for (const english of ['end action', 'final sync', 'power-off sent', 'keeps billing', 'still answers']) assert.ok(!(r.stdout + r.stderr).includes(english), `"${english}" left in:\n${r.stdout}${r.stderr}`);
+    });
   });
 });
 

@@ -6,7 +6,8 @@ import { strict as assert } from 'node:assert';
 import type { Instance } from '../../src/core/instances';
 import { runEndAction, stillBillingLine, syncOutcomeOf, type EndActionResult } from '../../src/app/runs/endAction';
 import type { BoxPowerOffResult } from '../../src/app/runs/boxPower';
-import { endStepLine, powerRefusalText, stillBillingText } from '../../src/cli/commands/run-words';
+import { endLogLine, endStepLine, powerRefusalText, stillBillingText } from '../../src/cli/commands/run-words';
+import type { EndLog } from '../../src/app/runs/endAction';
 import { waitEnded } from '../../src/remote/errors';
 
 const inst = { id: 'h.example', intervals: [] } as unknown as Instance;
@@ -66,6 +67,51 @@ describe('gpu-rent run --then: the refusal and the end report in the CLI’s lan
     const platform = await runEndAction('sync-then-no-gpu', inst, { sync: async () => syncOutcomeOf(report()), power: { powerOff: async () => undefined, noGpu: async () => undefined }, log: () => undefined });
     assert.equal(endStepLine(platform.steps[1]!, 'en'), 'noGpu: ok (connector) — done, the platform reports it');
     assert.equal(endStepLine(platform.steps[1]!, 'zh-cn'), '无卡模式：成功（平台） — 已完成，平台确认了');
+  });
+
+  it('the progress lines while it ends: the app layer’s English as it came, and all Chinese under zh', async () => {
+    const lines: [string, EndLog | undefined][] = [];
+    const log = (l: string, said?: EndLog) => lines.push([l, said]);
+    await runEndAction('sync-then-power-off', inst, { sync: async () => syncOutcomeOf(report()), power: undefined, powerOffFromBox: async () => ({ ok: false, reason: 'stillAnswering', seconds: 121 }), log });
+    await runEndAction('sync-then-power-off', inst, { sync: async () => syncOutcomeOf(report({ skipped: [1] })), power: undefined, log });
+    await runEndAction('sync-then-no-gpu', inst, { sync: async () => syncOutcomeOf(report()), power: undefined, log });
+    assert.deepEqual(
+      lines.map(([l, said]) => endLogLine(l, said, 'en', inst.id)),
+      [
+        '[h.example] end action sync-then-power-off: final checkpoint sync',
+        '[h.example] final sync verified: 3 file(s) pulled, 3 already here, all verified',
+        '[h.example] powerOff via box',
+        '[h.example] powerOff via box NOT done: the box still answers SSH 121 s after the power-off',
+        '[h.example] end action sync-then-power-off: not completed; the box keeps billing',
+        '[h.example] end action sync-then-power-off: final checkpoint sync',
+        '[h.example] final sync FAILED: 1 file(s) skipped',
+        '[h.example] end action sync-then-power-off: not completed (syncFailed); the box keeps billing',
+        '[h.example] end action sync-then-no-gpu: final checkpoint sync',
+        '[h.example] final sync verified: 3 file(s) pulled, 3 already here, all verified',
+        '[h.example] noGpu: not possible without a platform connector',
+        '[h.example] end action sync-then-no-gpu: not completed (noWayToPower); the box keeps billing',
+      ],
+    );
+    assert.deepEqual(
+      lines.map(([l, said]) => endLogLine(l, said, 'zh-cn', inst.id)),
+      [
+        '[h.example] 结束动作 sync-then-power-off：最后一次检查点同步',
+        '[h.example] 最后一次同步已校验：拉取了 3 个文件，本地已有 3 个，全部已校验',
+        '[h.example] 关机：通过机器',
+        '[h.example] 关机没有完成：关机 121 秒后机器仍在应答 SSH',
+        '[h.example] 结束动作 sync-then-power-off：没有完成；机器仍在计费',
+        '[h.example] 结束动作 sync-then-power-off：最后一次检查点同步',
+        '[h.example] 最后一次同步失败：跳过了 1 个文件',
+        '[h.example] 结束动作 sync-then-power-off：没有完成（同步失败）；机器仍在计费',
+        '[h.example] 结束动作 sync-then-no-gpu：最后一次检查点同步',
+        '[h.example] 最后一次同步已校验：拉取了 3 个文件，本地已有 3 个，全部已校验',
+        '[h.example] 无卡模式：没有平台连接器就做不到',
+        '[h.example] 结束动作 sync-then-no-gpu：没有完成（没有办法执行电源操作）；机器仍在计费',
+      ],
+    );
+    const sent = { code: 'power-off-sent', command: 'shutdown -h now', seconds: 120, host: '127.0.0.1', port: 2222 } as const;
+    assert.equal(endLogLine('power-off sent (shutdown -h now); waiting up to 120 s for 127.0.0.1:2222 to stop answering', sent, 'en', inst.id), 'power-off sent (shutdown -h now); waiting up to 120 s for 127.0.0.1:2222 to stop answering');
+    assert.equal(endLogLine('power-off sent (shutdown -h now); waiting up to 120 s for 127.0.0.1:2222 to stop answering', sent, 'zh-cn', inst.id), '已发送关机命令（shutdown -h now）；最多等待 120 秒，直到 127.0.0.1:2222 不再应答');
   });
 
   it('a failed sync: the still-billing line as before in English, all Chinese under zh, a thrown RemoteError in its Chinese words', async () => {

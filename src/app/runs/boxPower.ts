@@ -72,7 +72,8 @@ export interface BoxPowerOffOptions {
   endpoint?: { host: string; port: number };
   /** Tests: another reachability check. */
   answers?: (host: string, port: number) => Promise<boolean>;
-  log?: (line: string) => void;
+  /** The line in English (the log), and its facts for a front end's own words. */
+  log?: (line: string, said?: { code: 'power-off-sent'; command: string; seconds: number; host: string; port: number }) => void;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -87,7 +88,7 @@ export async function powerOffFromBox(conn: Pick<RemoteConnection, 'exec' | 'tar
   const seconds = () => Math.round((Date.now() - start) / 1000);
   // Detached, so the command outlives this channel; its output and exit status go to the log.
   await conn.exec(`mkdir -p ~/.gpu-rent && rm -f ${LOG} && (sleep 2; (${command}) >${LOG} 2>&1 </dev/null; echo "gpu-rent-exit=$?" >>${LOG}) >/dev/null 2>&1 </dev/null &`, { timeoutMs: 15000, login: false });
-  o.log?.(`power-off sent (${command}); waiting up to ${Math.round(verifyMs / 1000)} s for ${host}:${port} to stop answering`);
+  o.log?.(`power-off sent (${command}); waiting up to ${Math.round(verifyMs / 1000)} s for ${host}:${port} to stop answering`, { code: 'power-off-sent', command, seconds: Math.round(verifyMs / 1000), host, port });
   let quiet = 0;
   for (;;) {
     await sleep(pollMs);

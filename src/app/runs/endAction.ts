@@ -53,8 +53,18 @@ export interface EndActionDeps {
    * answering; app/runs/boxPower.ts). undefined = the login cannot (refused when the run starts).
    */
   powerOffFromBox?: () => Promise<BoxPowerOffResult>;
-  log(line: string): void;
+  /** Each line in English (the log), and what it says as a code with its facts (a front end's own words). */
+  log(line: string, said?: EndLog): void;
 }
+
+/** What one end-action log line says. */
+export type EndLog =
+  | { code: 'sync-start'; action: EndAction }
+  | { code: 'sync-done'; ok: boolean; step: EndStep }
+  | { code: 'no-connector'; step: 'noGpu' | 'powerOff' }
+  | { code: 'power-via'; step: 'noGpu' | 'powerOff'; via: 'connector' | 'box' }
+  | { code: 'power-not-done'; step: EndStep }
+  | { code: 'end'; action: EndAction; ok: boolean; stopped?: 'syncFailed' | 'noWayToPower'; stillBilling: boolean };
 
 export type EndStep =
   | { step: 'sync'; ok: boolean; detail: string; said?: EndDetail; files?: number; bytes?: number }
@@ -80,11 +90,11 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   const powerDue = action === 'sync-then-no-gpu' || action === 'sync-then-power-off';
   const done = (r: Omit<EndActionResult, 'action' | 'steps' | 'stillBilling'>): EndActionResult => {
     const stillBilling = powerDue && !r.ok;
-    deps.log(`[${inst.id}] end action ${action}: ${r.ok ? 'done' : `not completed${r.stopped ? ` (${r.stopped})` : ''}${stillBilling ? '; the box keeps billing' : ''}`}`);
+    deps.log(`[${inst.id}] end action ${action}: ${r.ok ? 'done' : `not completed${r.stopped ? ` (${r.stopped})` : ''}${stillBilling ? '; the box keeps billing' : ''}`}`, { code: 'end', action, ok: r.ok, ...(r.stopped ? { stopped: r.stopped } : {}), stillBilling });
     return { action, steps, ...r, stillBilling };
   };
   if (action === 'nothing') return done({ ok: true });
-  deps.log(`[${inst.id}] end action ${action}: final checkpoint sync`);
+  deps.log(`[${inst.id}] end action ${action}: final checkpoint sync`, { code: 'sync-start', action });
   let sync: SyncOutcome;
   try {
     sync = await deps.sync();
@@ -92,7 +102,7 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
     sync = { ok: false, files: 0, bytes: 0, detail: message(e), said: { code: 'failed', error: e } };
   }
   steps.push({ step: 'sync', ok: sync.ok, detail: sync.detail, ...(sync.said ? { said: sync.said } : {}), files: sync.files, bytes: sync.bytes });
-  deps.log(`[${inst.id}] final sync ${sync.ok ? 'verified' : 'FAILED'}: ${sync.detail}`);
+  deps.log(`[${inst.id}] final sync ${sync.ok ? 'verified' : 'FAILED'}: ${sync.detail}`, { code: 'sync-done', ok: sync.ok, step: steps[steps.length - 1]! });
   if (!sync.ok) return done({ ok: false, stopped: action === 'sync' ? undefined : 'syncFailed' });
   if (action === 'sync') return done({ ok: true });
 
@@ -102,11 +112,11 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
   if (!viaConnector && !viaBox) {
     // The box cannot switch itself to a platform's no-GPU mode: that needs the account's API.
     steps.push({ step, ok: false, via: 'none', detail: 'no platform connector for this instance', said: { code: 'no-connector' } });
-    deps.log(`[${inst.id}] ${step}: not possible without a platform connector`);
+    deps.log(`[${inst.id}] ${step}: not possible without a platform connector`, { code: 'no-connector', step });
     return done({ ok: false, stopped: 'noWayToPower' });
   }
   const via = viaConnector ? 'connector' : 'box';
-  deps.log(`[${inst.id}] ${step} via ${via}`);
+  deps.log(`[${inst.id}] ${step} via ${via}`, { code: 'power-via', step, via });
   try {
     if (viaConnector) {
       // The connector's action resolves only once the platform reports the target state (settle).
@@ -123,11 +133,11 @@ export async function runEndAction(action: EndAction, inst: Instance, deps: EndA
     const said: EndDetail = r.reason === 'refused' ? { code: 'box-refused', exitCode: r.exitCode, output } : { code: 'box-still-answering', seconds: r.seconds };
     const detail = r.reason === 'refused' ? `the power-off command failed on the box (exit ${r.exitCode})${output ? `: ${output}` : ''}` : `the box still answers SSH ${r.seconds} s after the power-off`;
     steps.push({ step, ok: false, via, detail, said, failure: r.reason });
-    deps.log(`[${inst.id}] ${step} via box NOT done: ${detail}`);
+    deps.log(`[${inst.id}] ${step} via box NOT done: ${detail}`, { code: 'power-not-done', step: steps[steps.length - 1]! });
     return done({ ok: false });
   } catch (e) {
     steps.push({ step, ok: false, via, detail: message(e), said: { code: 'failed', error: e }, failure: via === 'connector' ? 'platform' : 'refused' });
-    deps.log(`[${inst.id}] ${step} via ${via} failed: ${message(e)}`);
+    deps.log(`[${inst.id}] ${step} via ${via} failed: ${message(e)}`, { code: 'power-not-done', step: steps[steps.length - 1]! });
     return done({ ok: false });
   }
 }

@@ -16,7 +16,7 @@ import { knownHostsName } from '../../remote/target';
 import { sleep } from '../../remote/util/sleep';
 import { cliLang } from '../lang';
 import { t } from '../words';
-import { endStepLine, stillBillingText, type PowerRefusal } from './run-words';
+import { endLogLine, endStepLine, stillBillingText, type PowerRefusal } from './run-words';
 
 export const NODES_FLAG = {
   nodes: { type: 'string', valueName: 'A,B[,…]', description: 'one run across these boxes (each a TARGET; the first is rank 0); instead of TARGET' },
@@ -126,8 +126,8 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
   const r = await runEndAction(then, inst, {
     sync: async () => syncOutcomeOf(await syncOnce(syncRemote(conn), { remoteDir: f['sync-remote']!, localDir: f['sync-local']!, durable: true })),
     power: undefined,
-    ...(powerOff ? { powerOffFromBox: () => powerOffFromBox(conn, powerOff, { verifySeconds: powerVerifySeconds(io.env), pollMs: 1000, log: (l) => io.stderr(`[${job.name}] ${forTerminal(l)}\n`) }) } : {}),
-    log: (l) => io.stderr(`${forTerminal(l)}\n`),
+    ...(powerOff ? { powerOffFromBox: () => powerOffFromBox(conn, powerOff, { verifySeconds: powerVerifySeconds(io.env), pollMs: 1000, log: (l, said) => io.stderr(`[${job.name}] ${forTerminal(endLogLine(l, said, lang, inst.id))}\n`) }) } : {}),
+    log: (l, said) => io.stderr(`${forTerminal(endLogLine(l, said, lang, inst.id))}\n`),
   });
   // The step's code and detail are the app layer's (also in the log); the verdict in the user's words.
   for (const s of r.steps) io.stdout(forTerminal(endStepLine(s, lang)) + '\n');
@@ -138,8 +138,8 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
   }
   const billing = stillBillingText(r, price ? `${formatCny(price.computeFenPerHour + Math.round(price.storageFenPerDay / 24))}/h` : null, lang);
   if (billing) {
-    const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? (zh ? ` 机器自己的关机仍然待命（~/.gpu-rent/after-job/${job.name}），会在任务结束 15 分钟后再试；也可以用 gpu-rent power-off 或在平台控制台关机。` : ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.`) : '';
-    io.stderr(forTerminal(`gpu-rent run: ${billing}.${armed}`) + '\n');
+    const armed = then === 'sync-then-power-off' && r.stopped !== 'syncFailed' ? (zh ? `机器自己的关机仍然待命（~/.gpu-rent/after-job/${job.name}），会在任务结束 15 分钟后再试；也可以用 gpu-rent power-off 或在平台控制台关机。` : ` The box's own power-off stays armed (~/.gpu-rent/after-job/${job.name}) and tries again 15 min after the job's end; power it off with gpu-rent power-off or in the platform's console.`) : '';
+    io.stderr(forTerminal(`gpu-rent run: ${billing}${zh ? '。' : '.'}${armed}`) + '\n');
   }
   return r.ok && (info?.exitCode ?? 0) === 0 ? 0 : 1;
 }

@@ -2,7 +2,7 @@
 // job starts, each end step's line and the still-billing line. The app layer gives codes and
 // facts (EndDetail, PowerRefusal); the English here is what the CLI always printed, word for
 // word. What the box said stays data (forTerminal at the caller).
-import type { EndActionResult, EndDetail, EndStep } from '../../app/runs/endAction';
+import type { EndActionResult, EndDetail, EndLog, EndStep } from '../../app/runs/endAction';
 import { asCliError } from '../remote-common';
 import { messageIn, t, type CliLang } from '../words';
 
@@ -78,4 +78,38 @@ export function stillBillingText(r: EndActionResult, rate: string | null, lang: 
   return noGpu
     ? t(lang, 'end action {0}: the box did NOT switch to no-GPU mode and keeps billing{1}: {2}', '结束动作 {0}：机器没有切换到无卡模式，仍在计费{1}：{2}', r.action, rateText, why)
     : t(lang, 'end action {0}: the box did NOT power off and keeps billing{1}: {2}', '结束动作 {0}：机器没有关机，仍在计费{1}：{2}', r.action, rateText, why);
+}
+
+/** The power-off from the box, sent: how long gpu-rent waits for it to stop answering. */
+export interface PowerOffSent {
+  code: 'power-off-sent';
+  command: string;
+  seconds: number;
+  host: string;
+  port: number;
+}
+
+/**
+ * One progress line of the end action in `lang`: in English the app layer's own line as it
+ * came, in Chinese from its code and facts (a line without them stays as it came).
+ */
+export function endLogLine(line: string, said: EndLog | PowerOffSent | undefined, lang: CliLang, id: string): string {
+  if (lang !== 'zh-cn' || !said) return line;
+  const at = `[${id}] `;
+  switch (said.code) {
+    case 'sync-start':
+      return `${at}结束动作 ${said.action}：最后一次检查点同步`;
+    case 'sync-done':
+      return `${at}最后一次同步${said.ok ? '已校验' : '失败'}：${endDetailText(said.step, lang)}`;
+    case 'no-connector':
+      return `${at}${STEP_ZH[said.step]}：没有平台连接器就做不到`;
+    case 'power-via':
+      return `${at}${STEP_ZH[said.step]}：通过${VIA_ZH[said.via]}`;
+    case 'power-not-done':
+      return `${at}${STEP_ZH[said.step.step]}没有完成：${endDetailText(said.step, lang)}`;
+    case 'end':
+      return `${at}结束动作 ${said.action}：${said.ok ? '已完成' : `没有完成${said.stopped ? `（${said.stopped === 'syncFailed' ? '同步失败' : '没有办法执行电源操作'}）` : ''}${said.stillBilling ? '；机器仍在计费' : ''}`}`;
+    case 'power-off-sent':
+      return `已发送关机命令（${said.command}）；最多等待 ${said.seconds} 秒，直到 ${said.host}:${said.port} 不再应答`;
+  }
 }
