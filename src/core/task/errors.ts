@@ -1,6 +1,6 @@
 // Where a task file's error is and how it reads: the YAML node a zod issue's path leads to (its
 // line and column), the field's name, "did you mean" for an unknown key, a union's issue narrowed
-// to the branch that matched, and the words for each kind of issue.
+// to the branch that matched, and the problem (problems.ts) each issue is; words.ts says it.
 import { isMap, isPair, isScalar, isSeq, type Node, type Pair } from 'yaml';
 import type { z } from 'zod';
 import { CONTROLS_RE, editDistance, shown } from './fields';
