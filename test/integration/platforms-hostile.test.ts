@@ -63,7 +63,11 @@ describe('a hostile platform API (built CLI, local platform server)', function (
         s.hostile = { platform, mode, redirectTo: elsewhere.url };
         const r = await runCliMeasured(['instances', '--json'], { ...env, ...accountEnv[platform]() }, 60_000);
         assert.strictEqual(r.code, 1, r.stderr);
-        assert.strictEqual(r.stdout.trim(), '[]');
+        // Its one account failed: the --json error object, the failure's code (issue 23.5), not an empty list.
+        const error = (JSON.parse(r.stdout) as { error: { code: string; message: string; accounts: unknown[] } }).error;
+        assert.strictEqual(typeof error.code, 'string');
+        assert.match(error.message, expected[mode]);
+        assert.strictEqual(error.accounts.length, 1);
         const lines = r.stderr.trim().split('\n');
         assert.strictEqual(lines.length, 1, r.stderr);
         assert.match(lines[0]!, expected[mode]);
