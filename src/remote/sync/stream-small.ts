@@ -3,11 +3,12 @@
 // of small files costs about one round trip instead of two per file (20,000 × 512 B had
 // taken 2.8× rsync's time file by file over SFTP). Each member is checked against the listing
 // (its name is the one asked for, next in order; a regular file, its size and mtime as
-// listed), hashed, written as .part and published only when the box's SHA-256 agrees. Anything else (a link swapped in, a file that changed or
-// vanished, a member not asked for, a box without GNU tar, a stream cut short) is left to
-// the file-by-file SFTP pull, which says why; the stream is never trusted further than that.
-// The box's SHA-256 of each file comes back in the same command, after the stream (on
-// stderr), so a stream of new files costs the box one exec, not one more per hash batch.
+// listed), hashed, written as .part and published only when the box's SHA-256 agrees.
+// Anything else (a link swapped in, a file that changed or vanished, a member not asked for,
+// a box without GNU tar, a stream cut short) is left to the file-by-file SFTP pull, which
+// says why; the stream is never trusted further than that. The box's SHA-256 of each file
+// comes in the same command, ahead of the stream (on stderr), so a stream of new files costs
+// the box one exec, not one more per hash batch.
 import type { RemoteFile } from './list';
 import type { HashAnswer } from './remote-hash';
 import { landStreamed, type Ctx, type Outcome } from './pull-file';
