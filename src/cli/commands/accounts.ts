@@ -46,13 +46,14 @@ export function failureLine(e: unknown, lang: CliLang = 'en'): string {
   return forTerminal(e instanceof PlatformError ? e.message : e instanceof Error ? e.message : String(e));
 }
 
-// AutoDL's address is only an example to give where the platform has no built-in one (descriptors.ts).
-const AUTODL_PRO = descriptorOf('autodl-pro');
-const AUTODL_ENDPOINT_EXAMPLE = AUTODL_PRO.endpoint.default === undefined ? `${AUTODL_PRO.endpoint.env}=<base URL> ` : '';
+// The first example is the registry's first kind (AutoDL Pro); its address variable is shown
+// only where the platform has no built-in one (descriptors.ts).
+const FIRST = DESCRIPTORS[0]!;
+const FIRST_ENDPOINT_EXAMPLE = FIRST.endpoint.default === undefined ? `${FIRST.endpoint.env}=<base URL> ` : '';
 
 export const HOW_TO_ADD = [
   'No platform account is configured. Add one with, for example:',
-  `  ${AUTODL_PRO.secrets.map((f) => `${f.env}=…`).join(' ')} ${AUTODL_ENDPOINT_EXAMPLE}gpu-rent accounts add autodl-pro`,
+  `  ${FIRST.secrets.map((f) => `${f.env}=…`).join(' ')} ${FIRST_ENDPOINT_EXAMPLE}gpu-rent accounts add ${FIRST.kind}`,
   '  ALIBABA_CLOUD_ACCESS_KEY_ID=… ALIBABA_CLOUD_ACCESS_KEY_SECRET=… gpu-rent accounts add aliyun-ecs            (every region; --region cn-hangzhou,cn-beijing for some)',
   '  TENCENTCLOUD_SECRET_ID=… TENCENTCLOUD_SECRET_KEY=… gpu-rent accounts add tencent-cvm --region ap-guangzhou',
   'or just set those variables: accounts defined by the environment are used as they are.',
