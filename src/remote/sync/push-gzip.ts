@@ -147,7 +147,8 @@ export async function pushGzipped(
   let aheadReady = false;
   /** The last confirmed segment and how long it took to cross. */
   let last: { seg: Seg; sendMs: number } | undefined;
-  // A free slot whose segment is still being compressed: compressing is the bottleneck. The
+  // Nothing on its way and the next segment still being compressed: the link waits for
+  // compressing (a slot free while another segment still crosses is not that). The
   // level steps down one notch; at the lowest, where plain bytes would cross faster than that
   // level compresses (as the last segment measured), what is not yet sent goes as it is.
   const stalled = () => {
@@ -176,7 +177,7 @@ export async function pushGzipped(
       while (!fastLink && inFlight.length < slots) {
         next();
         if (!ahead) return true;
-        if (!aheadReady) stalled();
+        if (!aheadReady && inFlight.length === 0) stalled();
         const seg = await ahead;
         ahead = undefined;
         if (seg.raw.length === 0 || seg.off !== sentEnd) return false;
