@@ -95,7 +95,7 @@ const FAILING: Record<string, Case[]> = {
     { args: ['add', 'nosuch', '--at', 'daily 01:00', '--do', 'power-off'], where: 'up', code: 'not-found' },
     { args: ['add', 'x', '--at', 'daily 01:00', '--do', 'power-off'], where: 'down', code: 'unreachable' },
   ],
-  launch: [{ args: ['--file', '/nonexistent/gpu-rent.yaml'], code: 'badTaskFile' }],
+  launch: [{ args: ['--file', '/nonexistent/gpu-rent.yaml'], code: 'bad-task-file' }],
   'idle-check': [{ args: [T, '--accept-new'], code: 'connect-refused' }],
   watchdog: [{ args: ['status', T, '--accept-new'], code: 'connect-refused' }],
   'secure-upload': [{ args: [T, 'LOCAL', '--accept-new'], code: 'connect-refused' }],
@@ -108,7 +108,7 @@ const FAILING: Record<string, Case[]> = {
 };
 
 /** The exits the contract allows for a code: 2 for usage; launch keeps 2 for a task file it cannot read (its exit table). */
-const exitFor = (name: string, code: string): number => (code === 'usage' || (name === 'launch' && code === 'badTaskFile') ? 2 : 1);
+const exitFor = (name: string, code: string): number => (code === 'usage' || (name === 'launch' && code === 'bad-task-file') ? 2 : 1);
 
 describe('the CLI contract (built CLI, real sshd)', function () {
   this.timeout(120000);

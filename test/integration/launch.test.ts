@@ -243,7 +243,7 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
     assert.equal(none.code, 2);
     assert.match(none.stderr, /no task file: .*gpu-rent\.yaml or .*gpu-rent\.yml not found/);
     const j = runCli(['launch', '--json'], { env, cwd: dir });
-    assert.equal(JSON.parse(j.stdout).error.code, 'badTaskFile');
+    assert.equal(JSON.parse(j.stdout).error.code, 'bad-task-file');
   });
 
   it('nodes: 2 with torchrun: both boxes checked, pushed and set up, the launcher started on each with its rank, rank 0\'s checkpoints home', () => {

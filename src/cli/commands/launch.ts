@@ -142,7 +142,7 @@ export const command: CliCommand = {
     try {
       read = await readTaskFileOrExit(flags.file, process.cwd());
     } catch (e) {
-      if (json && e instanceof UsageError) return fail(io, 'badTaskFile', e.message, 2);
+      if (json && e instanceof UsageError) return fail(io, 'bad-task-file', e.message, 2);
       throw e;
     }
     const task = pickTask(read.tasks, positionals[0], read.file);
@@ -152,7 +152,7 @@ export const command: CliCommand = {
     if (flags.status) {
       const s = await launchStatus(home, read.file, task.name);
       if (!s) {
-        if (json) return fail(io, 'noLaunch', `no launch of ${task.name} yet`, 1);
+        if (json) return fail(io, 'no-launch', `no launch of ${task.name} yet`, 1);
         io.stdout(t(lang, '{0}: not launched yet (gpu-rent launch {0})\n', '{0}：还没有启动过（gpu-rent launch {0}）\n', task.name));
         return 1;
       }
