@@ -9,11 +9,9 @@ import { forNotification } from '../core/text';
 import type { BoxFailure, BoxStep, InputProblem, ProtocolFailure, WaitProblem } from '../remote/errors';
 import type { LoginPlace, LoginProblem } from '../remote/target';
 import type { RebuildProblem, YamlPart, YamlReason } from '../core/guards/environment';
+import type { L10n } from '../core/l10n';
 
-/** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
-export interface L10n {
-  t(message: string, ...args: (string | number | boolean)[]): string;
-}
+export type { L10n } from '../core/l10n';
 
 /** The most of one piece of box or pasted text a sentence carries. */
 const DATA_CHARS = 300;

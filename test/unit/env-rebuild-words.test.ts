@@ -3,26 +3,18 @@
 // vscode.l10n, the CLI l10nIn(lang)); the English is what describeRebuildProblem always said
 // (the literals below are the oracle), the Chinese the bundle's. The line itself stays data.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { yamlReasonEnglish, type RebuildProblem, type YamlReason } from '../../src/core/guards/environment';
 import { checkEnvironmentYml } from '../../src/remote/guards/environment-yml';
 import { describeRebuildProblem } from '../../src/remote/guards/environment';
-import { rebuildProblemText, yamlReasonText, type L10n } from '../../src/app/remoteWords';
+import { rebuildProblemText, yamlReasonText } from '../../src/app/remoteWords';
 import { checkRebuild, writeCapture, type EnvCapture } from '../../src/app/environment';
 import { l10nIn } from '../../src/cli/words';
 import { runCli } from '../support/cli';
+import { en, inZh } from '../support/l10n';
 
-const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
-const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
-const en: L10n = { t: (m, ...a) => fill(m, a) };
-const inZh: L10n = {
-  t: (m, ...a) => {
-    assert.ok(zh[m], `no zh entry for: ${m}`);
-    return fill(zh[m]!, a);
-  },
-};
 
 // One of each kind, typed by kind: a new kind without a case here does not compile.
 const PROBLEMS: { [K in RebuildProblem['kind']]: [RebuildProblem & { kind: K }, english: string, chinese: string] } = {

@@ -4,7 +4,7 @@
 // strings below are the oracle), and through the zh bundle, as VS Code and the CLI read it, it
 // holds no English sentence. What the box said stays data: inert, cut, never a link.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { badInput, boxFailed, boxFailureEnglish, boxOutput, inputProblemEnglish, protocolFailed, protocolFailureEnglish, RemoteError, waitEnded, waitProblemEnglish, type WaitProblem, type WaitProblemCode, type BoxFailure, type BoxFailureCode, type InputProblem, type InputProblemCode, type ProtocolFailure, type ProtocolFailureCode } from '../../src/remote/errors';
@@ -17,23 +17,15 @@ import { secureUpload } from '../../src/remote/guards/ramdisk';
 import { multiNodeArgv, startMultiNode } from '../../src/app/runs/multinode';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { loginProblemEnglish, parseTarget, tryParseTarget, type LoginProblem, type LoginProblemCode } from '../../src/remote/target';
-import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText, type L10n } from '../../src/app/remoteWords';
+import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText } from '../../src/app/remoteWords';
 import { ChannelBudget } from '../../src/remote/channel-budget';
 import { abortedDuring } from '../../src/remote/exec-channel';
 
 import { asCliError, targetFromArg } from '../../src/cli/remote-common';
 import { messageIn } from '../../src/cli/words';
 import type { CliIO } from '../../src/cli/command';
+import { en, inZh } from '../support/l10n';
 
-const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
-const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
-const en: L10n = { t: (m, ...a) => fill(m, a) };
-const inZh: L10n = {
-  t: (m, ...a) => {
-    assert.ok(zh[m], `no zh entry for: ${m}`);
-    return fill(zh[m]!, a);
-  },
-};
 
 // Words a Chinese sentence keeps as they are: commands, flags, units, protocol and product names.
 const KEPT = [

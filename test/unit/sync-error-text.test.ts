@@ -3,22 +3,12 @@
 // into words through the zh bundle as VS Code would, hold no English sentence; each code has words
 // of its own, naming the file or folder.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
 import { SyncError } from '../../src/remote/sync';
 import { diskFull, toSyncError } from '../../src/remote/sync/errors';
 import { RemoteFolderError } from '../../src/remote/sync/list';
-import type { L10n } from '../../src/extension/present';
 import { syncErrorText } from '../../src/extension/commands/sync/errorText';
+import { en, inZh } from '../support/l10n';
 
-const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
-const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
-const en: L10n = { t: (m, ...a) => fill(m, a) };
-const inZh: L10n = {
-  t: (m, ...a) => {
-    assert.ok(zh[m], `no zh entry for: ${m}`);
-    return fill(zh[m]!, a);
-  },
-};
 const dirs = { remoteDir: '/root/autodl-tmp/checkpoints', localDir: '/home/me/ckpt' };
 
 describe('sync errors in the user’s words (commands/sync/errorText)', () => {

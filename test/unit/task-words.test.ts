@@ -13,17 +13,10 @@ import { taskFileErrorLines, taskFileUnreadableText, readTaskFile } from '../../
 import { KEYS_BY_OBJECT, TASK_KEYS } from '../../src/core/task/errors';
 import { problemOf, asMessage, type TaskProblem, type TaskProblemCode } from '../../src/core/task/problems';
 import { parseTaskFile } from '../../src/core/task/schema';
-import { taskProblemText, type TaskL10n } from '../../src/core/task/words';
+import { taskProblemText } from '../../src/core/task/words';
 import { CLI, runCli } from '../support/cli';
+import { inZh } from '../support/l10n';
 
-const zh: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));
-const fill = (m: string, a: unknown[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)]));
-const inZh: TaskL10n = {
-  t: (m, ...a) => {
-    assert.ok(zh[m], `no zh entry for: ${m}`);
-    return fill(zh[m]!, a);
-  },
-};
 
 // Each code once at least (tsc fails when a code is added without a row here).
 const EVERY_CODE: Record<TaskProblemCode, true> = {

@@ -2,11 +2,10 @@
 // l10n passed in (vscode.l10n in the extension, the CLI's l10nIn(lang)); the zh-CN bundle holds
 // the Chinese. Pure: key names, numbers and the user's quoted values are filled in as data.
 import type { CountOf, TaskProblem, ValueKind } from './problems';
+import type { L10n } from '../l10n';
 
-/** vscode.l10n's shape: the English template in, its translation with `{0}`… filled out. */
-export interface TaskL10n {
-  t(message: string, ...args: (string | number | boolean)[]): string;
-}
+export type { L10n as TaskL10n } from '../l10n';
+type TaskL10n = L10n;
 
 /** The English template with its `{0}`… filled: the words as they read before there was a translation. */
 export const ENGLISH: TaskL10n = {

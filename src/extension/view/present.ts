@@ -7,10 +7,9 @@ import type { Instance } from '../../core/instances';
 import type { Catalog } from '../../core/catalog';
 import type { Dating } from '../../core/format';
 import { prefillPricing } from '../prefill';
+import type { L10n } from '../../core/l10n';
 
-export interface L10n {
-  t(message: string, ...args: (string | number | boolean)[]): string;
-}
+export type { L10n } from '../../core/l10n';
 
 export function formatDuration(seconds: number, l10n: L10n): string {
   const s = Math.max(0, Math.floor(Number.isFinite(seconds) ? seconds : 0));
