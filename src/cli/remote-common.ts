@@ -130,6 +130,8 @@ function remoteErrorZh(e: RemoteError): string {
   const d = e.detail as { host?: string; port?: number };
   const where = d.host ? `${d.host}${d.port ? `:${d.port}` : ''}` : '实例';
   const z = (en: string, zh: string) => t('zh-cn', en, zh, where, e.message);
+  // "…（在 host:port 上）" only where the box is known: no "在 实例 上" for an unnamed one.
+  const on = (text: string) => (d.host ? t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', text, where) : text);
   const line = {
     'bad-target': () => t('zh-cn', 'The login cannot be used: {0}', '该登录信息无法使用：{0}', badTargetZh(e)),
     'host-key-changed': () => z('The host key of {0} changed since the last connection. Nothing was sent: no password, no command. If the platform really moved your instance, review the pinned entry; otherwise someone may be in between.', '{0} 的主机密钥自上次连接后变了。没有发送任何内容：没有密码，也没有命令。如果平台确实迁移了实例，请检查已记住的条目；否则可能有人在中间。'),
@@ -138,12 +140,12 @@ function remoteErrorZh(e: RemoteError): string {
     'no-credentials': () => z('No password or key to log in to {0} with.', '没有可用于登录 {0} 的密码或密钥。'),
     'connect-refused': () => z('Nothing answers at {0}. The instance may be stopped, or its SSH port changed after a restart: paste the new login command.', '{0} 无应答。实例可能已关机，或重启后 SSH 端口变了：请粘贴新的登录命令。'),
     'host-not-found': () => z('The host name of {0} cannot be resolved.', '无法解析 {0} 的主机名。'),
-    timeout: () => (e.is('timeout') && e.detail.wait ? t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', waitProblemText(e.detail.wait, zhWords), where) : z('{0} did not answer in time.', '{0} 未在时限内应答。')),
+    timeout: () => (e.is('timeout') && e.detail.wait ? on(waitProblemText(e.detail.wait, zhWords)) : z('{0} did not answer in time.', '{0} 未在时限内应答。')),
     'session-limit': () => z('{0} refused another session (too many open at once).', '{0} 拒绝再开会话（同时打开的太多）。'),
     disconnected: () => z('The connection to {0} dropped.', '到 {0} 的连接断开了。'),
-    aborted: () => (e.is('aborted') && e.detail.wait?.code === 'connection-closed' ? t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', waitProblemText(e.detail.wait, zhWords), where) : t('zh-cn', 'Cancelled.', '已取消。')),
+    aborted: () => (e.is('aborted') && e.detail.wait?.code === 'connection-closed' ? on(waitProblemText(e.detail.wait, zhWords)) : t('zh-cn', 'Cancelled.', '已取消。')),
     protocol: () => t('zh-cn', 'SSH to {0} failed: {1}', 'SSH 连接 {0} 失败：{1}', where, failureZh(e)),
-    'remote-failed': () => t('zh-cn', '{0} (on {1})', '{0}（在 {1} 上）', failureZh(e), where),
+    'remote-failed': () => on(failureZh(e)),
   }[e.code]();
   const hint = e.hint === 'paste-new-login-command' ? '如果实例重启过，它的 SSH 端口和密码可能变了（AutoDL 每次开关机都会变）：请从控制台粘贴新的登录命令。' : e.hint === 'instance-may-be-starting' ? '控制台可能在 sshd 启动前就显示“运行中”：请等几秒再试。' : '';
   // A coded failure is all in Chinese; an uncoded one keeps its English message beside ours.

@@ -296,7 +296,10 @@ describe('remote failures as codes, in the user’s words (app/remoteWords)', ()
     budget.close();
     const closed = await waiting;
     assert.ok(closed instanceof RemoteError && closed.is('aborted') && closed.message === 'the connection was closed');
-    assert.equal(messageIn('zh-cn', asCliError(closed)), '连接已关闭（在 实例 上）');
+    // No box named (a bare budget): the sentence alone, no "在 实例 上".
+    assert.equal(messageIn('zh-cn', asCliError(closed)), '连接已关闭');
+    const named = new RemoteError('aborted', closed.message, { detail: { ...closed.detail, host: 'connect.example', port: 2222 } });
+    assert.equal(messageIn('zh-cn', asCliError(named)), '连接已关闭（在 connect.example:2222 上）');
     held();
     // The exec channel's deadline words, from the reason a deadline signal carries.
     const s = AbortSignal.timeout(1);
