@@ -7,6 +7,10 @@ import { fenToYuan } from '../../core/money';
 import type { RemoteConnection } from '../../remote/connection';
 import type { JobInfo } from '../../remote/jobs';
 import { LogTail } from './logTail';
+import type { L10n } from '../../core/l10n';
+
+/** The English template with its `{0}`… filled. */
+const ENGLISH_WORDS: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 
 /** The price to finish at: the instance's current compute and storage rates (spot: with the rework model). */
 export function runPriceOf(inst: Pick<Instance, 'intervals'>, syncIntervalSeconds: number): RunPrice | null {
@@ -50,15 +54,15 @@ export async function jobProgress(conn: RemoteConnection, job: Pick<JobInfo, 'lo
 }
 
 /** "2 h 10 min", "45 min", "30 s". */
-export function durationWords(seconds: number): string {
+export function durationWords(seconds: number, l10n: L10n = ENGLISH_WORDS): string {
   const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s} s`;
+  if (s < 60) return l10n.t('{0} s', s);
   const m = Math.round(s / 60);
-  if (m < 60) return `${m} min`;
+  if (m < 60) return l10n.t('{0} min', m);
   const h = Math.floor(m / 60);
   const rest = m % 60;
-  if (h < 48) return rest ? `${h} h ${rest} min` : `${h} h`;
-  return `${Math.floor(h / 24)} d ${h % 24} h`;
+  if (h < 48) return rest ? l10n.t('{0} h {1} min', h, rest) : l10n.t('{0} h', h);
+  return l10n.t('{0} d {1} h', Math.floor(h / 24), h % 24);
 }
 
 /** "21:40" in the given UTC offset (minutes), default the machine's zone. */
@@ -67,14 +71,17 @@ export function clockText(t: number, offsetMinutes = -new Date(t * 1000).getTime
   return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
 }
 
-/** `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish` (English; the extension words its own). */
-export function progressLine(p: Progress, f: Finish, formatFen: (fen: number) => string, offsetMinutes?: number): string {
+/**
+ * `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish · loss 0.4123`: English, or through
+ * `l10n` (the CLI's l10nIn(lang): the same sentences as the extension's tree, the bundle's zh).
+ */
+export function progressLine(p: Progress, f: Finish, formatFen: (fen: number) => string, offsetMinutes?: number, l10n: L10n = ENGLISH_WORDS): string {
   const parts: string[] = [];
-  if (p.step !== null) parts.push(p.total !== null ? `step ${p.step}/${p.total}${p.scope === 'epoch' ? ` (epoch ${p.epoch ?? '?'})` : ''}` : `step ${p.step}`);
-  else if (p.epoch !== null) parts.push(`epoch ${p.epoch}${p.epochTotal ? `/${p.epochTotal}` : ''}`);
-  if (f.stalled) parts.push(`stalled: no progress for ${durationWords(f.quietSeconds ?? 0)}`);
-  else if (f.etaSeconds !== null && f.finishAt !== null) parts.push(`${durationWords(f.etaSeconds)} left (${clockText(f.finishAt, offsetMinutes)})`);
-  if (f.costToFinishFen !== null && !f.stalled) parts.push(`${formatFen(f.costToFinishFen)} to finish`);
-  if (p.loss !== null) parts.push(`loss ${Number(p.loss.toPrecision(4))}`);
+  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) + (p.scope === 'epoch' ? ' ' + l10n.t('(epoch {0})', p.epoch ?? '?') : '') : l10n.t('step {0}', p.step));
+  else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
+  if (f.stalled) parts.push(l10n.t('stalled: no progress for {0}', durationWords(f.quietSeconds ?? 0, l10n)));
+  else if (f.etaSeconds !== null && f.finishAt !== null) parts.push(l10n.t('{0} left ({1})', durationWords(f.etaSeconds, l10n), clockText(f.finishAt, offsetMinutes)));
+  if (f.costToFinishFen !== null && !f.stalled) parts.push(l10n.t('{0} to finish', formatFen(f.costToFinishFen)));
+  if (p.loss !== null) parts.push(l10n.t('loss {0}', Number(p.loss.toPrecision(4))));
   return parts.join(' · ');
 }

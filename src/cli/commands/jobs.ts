@@ -12,7 +12,7 @@ import { NODES_FLAG, withNodes } from './run-nodes';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
-import { heads, helpLang, t } from '../words';
+import { heads, helpLang, l10nIn, t } from '../words';
 
 /** What the box costs, so progress can say what finishing costs (the CLI keeps no instance list). */
 export const RUN_PRICE_FLAGS = {
@@ -81,7 +81,7 @@ export function divergedJson(d: Diverged): Diverged {
 /** "exit 1 · ran 2 h 10 min · ¥7.80 · CUDA out of memory: …" for the table; the remedies are printed under it. */
 export function endLine(r: EndReport, lang: CauseLang): string {
   const parts = [r.stopped ? t(lang, 'stopped, exit {0}', '已停止，退出码 {0}', r.exitCode ?? '?') : t(lang, 'exit {0}', '退出码 {0}', r.exitCode ?? '?')];
-  if (r.durationSeconds !== null) parts.push(t(lang, 'ran {0}', '运行了 {0}', durationWords(r.durationSeconds)));
+  if (r.durationSeconds !== null) parts.push(t(lang, 'ran {0}', '运行了 {0}', durationWords(r.durationSeconds, l10nIn(lang))));
   if (r.costFen !== null) parts.push(formatCny(r.costFen));
   if (r.cause) parts.push(causeSummary(r.cause, lang));
   return parts.join(' · ');

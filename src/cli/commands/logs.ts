@@ -12,7 +12,7 @@ import { formatHelp, parseArgs, UsageError } from '../args';
 import { cliLang } from '../lang';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
-import { helpLang, t } from '../words';
+import { helpLang, l10nIn, t } from '../words';
 import { divergedJson, divergedLine, endDetails, endLine, LANG_FLAG, remedyFactsFromFlags, RUN_PRICE_FLAGS, runPriceFromFlags, stateText } from './jobs';
 import { endReportJson, jobEndReportOf, readJobEndReport, type EndReport } from '../../app/runs/endReport';
 import type { CauseLang, RemedyFacts } from '../../core/progress';
@@ -92,7 +92,7 @@ export const command: CliCommand = {
         const r = await jobProgress(conn, job, price, { localNow: Math.floor(Date.now() / 1000) });
         const diverged = job.state === 'running' ? (r?.progress.diverged ?? null) : null;
         if (flags.json) io.stdout(jsonForTerminal({ name: job.name, state: job.state, progress: r ? progressJson(r.progress, r.finish) : null, diverged: diverged ? divergedJson(diverged) : null, end: null }, 2) + '\n');
-        else io.stdout(forTerminal(`${job.name}: ${stateText(job, lang)}${diverged ? ` · ${divergedLine(diverged, price, undefined, lang)}` : r ? ` · ${progressLine(r.progress, r.finish, formatCny) || t(lang, 'no progress in the log yet', '日志里还没有进度')}` : t(lang, ' · no log', ' · 没有日志')}`) + '\n');
+        else io.stdout(forTerminal(`${job.name}: ${stateText(job, lang)}${diverged ? ` · ${divergedLine(diverged, price, undefined, lang)}` : r ? ` · ${progressLine(r.progress, r.finish, formatCny, undefined, l10nIn(lang)) || t(lang, 'no progress in the log yet', '日志里还没有进度')}` : t(lang, ' · no log', ' · 没有日志')}`) + '\n');
         return 0;
       }
       if (!flags.follow) {
@@ -119,7 +119,7 @@ export const command: CliCommand = {
           const now = Date.now() / 1000;
           tail.feed(text, now);
           if (now - lastShownAt < 5) return;
-          const line = progressLine(tail.progress, estimateFinish(tail.progress, price, { boxNow: now, alive: true }), formatCny);
+          const line = progressLine(tail.progress, estimateFinish(tail.progress, price, { boxNow: now, alive: true }), formatCny, undefined, l10nIn(lang));
           if (line && line !== shown) io.stderr(`${t(lang, '[progress]', '[进度]')} ${forTerminal((shown = line))}\n`);
           lastShownAt = now;
         };

@@ -15,7 +15,7 @@ import { asCliError, connectOptions, targetFromArg, type RemoteFlags } from '../
 import { knownHostsName } from '../../remote/target';
 import { sleep } from '../../remote/util/sleep';
 import { cliLang } from '../lang';
-import { t } from '../words';
+import { l10nIn, t } from '../words';
 import { endLogLine, endStepLine, stillBillingText, type PowerRefusal } from './run-words';
 
 export const NODES_FLAG = {
@@ -109,7 +109,7 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
     tail ??= new LogTail(info.logPath);
     const u = await tail.update(conn).catch(() => undefined);
     if (u) {
-      const line = progressLine(u.progress, estimateFinish(u.progress, price, { boxNow: u.chunk.boxNow ?? Date.now() / 1000, localNow: Date.now() / 1000, alive: true }), formatCny);
+      const line = progressLine(u.progress, estimateFinish(u.progress, price, { boxNow: u.chunk.boxNow ?? Date.now() / 1000, localNow: Date.now() / 1000, alive: true }), formatCny, undefined, l10nIn(cliLang(f.lang, io.env)));
       if (line && line !== shown) io.stderr(`[${job.name}] ${(shown = line)}\n`);
     }
     await sleep(2000);
