@@ -17,6 +17,7 @@ import { TarError, TarReader } from './tar';
 import { SMALL_FILE } from './transfer';
 import { toSyncError, SyncError } from './errors';
 import { createGunzip } from 'node:zlib';
+import { forEachLimited } from '../util/limit';
 
 /** Fewer new small files than this go file by file (a stream costs a channel and a process). */
 export const STREAM_MIN_FILES = 16;
@@ -170,7 +171,6 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
   for (const f of files) (f.abs.startsWith('/') && f.size <= SMALL_FILE ? usable : leftover).push(f);
   if (!stream || usable.length < STREAM_MIN_FILES) return [...files];
   const todo = batches(usable);
-  let next = 0;
 
   const runBatch = async (batch: RemoteFile[]) => {
     const want = new Map(batch.map((f, i) => [f.abs.replace(/^\/+/, ''), i]));
@@ -284,15 +284,10 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
     });
   };
 
-  const worker = async () => {
-    for (let b = todo[next++]; b; b = todo[next++]) {
-      if (c.fatal || c.opts.signal?.aborted) {
-        leftover.push(...b);
-        continue;
-      }
-      await runBatch(b);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(STREAMS_AT_ONCE, todo.length) }, worker));
+  // After a fatal error or an interrupt a batch is not run but left for the caller.
+  await forEachLimited(todo, STREAMS_AT_ONCE, async (b) => {
+    if (c.fatal || c.opts.signal?.aborted) leftover.push(...b);
+    else await runBatch(b);
+  });
   return leftover;
 }
