@@ -13,7 +13,7 @@ import { PassThrough, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { SFTPWrapper } from 'ssh2';
 import { createGunzip } from 'node:zlib';
-import { req } from './push-sftp';
+import { sftpRequest } from './sftp-util';
 import { shQuote } from '../shell';
 import { SAMPLE_BYTES } from './compress';
 import type { SyncRemote } from './types';
@@ -24,7 +24,7 @@ export const PULL_GZIP_MIN_FILE = 1024 * 1024;
 /** The first bytes of an open remote file (one SFTP read), to judge whether it compresses. */
 export function readSample(sftp: SFTPWrapper, handle: Buffer, size: number): Promise<Buffer> {
   const buf = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
-  return req<number>(sftp, 'read', (cb) => sftp.read(handle, buf, 0, buf.length, 0, (err, n) => cb(err, n))).then((n) => buf.subarray(0, n));
+  return sftpRequest<number>(sftp, 'read', (cb) => sftp.read(handle, buf, 0, buf.length, 0, (err, n) => cb(err, n))).then((n) => buf.subarray(0, n));
 }
 
 /** Why a compressed pull was given up (the .part is back at `from`). */

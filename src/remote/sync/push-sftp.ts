@@ -9,9 +9,7 @@ import { isChannelOpen, lstatRemote, onSessionGone, sftpCode, sftpRequest } from
 import { corkableSocketOf, sftpHasExtension } from '../ssh2-internals';
 
 // The requests are sftp-util's sftpRequest, the one promise form (the same 30 s deadline, the
-// same refusal on a closed channel, the same SftpGoneError when the session goes). `req` is
-// kept as its other name for the modules that import it from here.
-export { sftpRequest as req };
+// same refusal on a closed channel, the same SftpGoneError when the session goes).
 
 export const openWrite = (sftp: SFTPWrapper, path: string, resume: boolean) =>
   sftpRequest<Buffer>(sftp, 'open', (cb) => sftp.open(path, resume ? 'r+' : 'w', 0o644, cb));
