@@ -6,6 +6,7 @@ import type { PlatformFailure, PlatformState } from '../core/platforms/types';
 // From core, not app/platforms/errors (which loads node:http and zlib): every command's start reads this file.
 import { descriptorOf } from '../core/platforms/descriptors';
 import { cliLang, langInArgv, type CliLang } from './lang';
+import { fillTemplate } from '../core/l10n';
 
 const BUNDLE: Readonly<Record<string, string>> = zhBundle;
 
@@ -17,7 +18,7 @@ export function shared(en: string, zh: string): string {
 
 /** `{0}`-style placeholders, as in vscode.l10n.t. */
 export function fill(template: string, ...values: (string | number)[]): string {
-  return template.replace(/\{(\d)\}/g, (m, i: string) => (Number(i) < values.length ? String(values[Number(i)]) : m));
+  return fillTemplate(template, values);
 }
 
 /** `en` or its Chinese (the extension's where it has the same English), with `{0}`… filled. */

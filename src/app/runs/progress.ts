@@ -7,10 +7,7 @@ import { fenToYuan } from '../../core/money';
 import type { RemoteConnection } from '../../remote/connection';
 import type { JobInfo } from '../../remote/jobs';
 import { LogTail } from './logTail';
-import type { L10n } from '../../core/l10n';
-
-/** The English template with its `{0}`… filled. */
-const ENGLISH_WORDS: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
+import { ENGLISH as ENGLISH_WORDS, type L10n } from '../../core/l10n';
 
 /** The price to finish at: the instance's current compute and storage rates (spot: with the rework model). */
 export function runPriceOf(inst: Pick<Instance, 'intervals'>, syncIntervalSeconds: number): RunPrice | null {

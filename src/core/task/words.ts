@@ -2,15 +2,12 @@
 // l10n passed in (vscode.l10n in the extension, the CLI's l10nIn(lang)); the zh-CN bundle holds
 // the Chinese. Pure: key names, numbers and the user's quoted values are filled in as data.
 import type { CountOf, TaskProblem, ValueKind } from './problems';
-import type { L10n } from '../l10n';
+import { ENGLISH, type L10n } from '../l10n';
 
 export type { L10n as TaskL10n } from '../l10n';
 type TaskL10n = L10n;
 
-/** The English template with its `{0}`… filled: the words as they read before there was a translation. */
-export const ENGLISH: TaskL10n = {
-  t: (message, ...args) => message.replace(/\{(\d)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m)),
-};
+export { ENGLISH } from '../l10n';
 
 /** zod's type names (the English reads them as they are). */
 function typeText(type: string, l10n: TaskL10n): string {
