@@ -12,7 +12,7 @@ import { hashLocalRange, sha256, type Sha256 } from './local-hash';
 import { PART_SUFFIX } from './names';
 import type { LocalFile } from './local-tree';
 import { closeRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
-import { lstatRemote, sftpCode } from './sftp-util';
+import { lstatRemote, sftpCode, sftpRequest } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { SAMPLE_BYTES, worthCompressing } from './compress';
 import { pushGzipped, type GzipPushResult } from './push-gzip';
@@ -75,7 +75,7 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
       if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
       else hash = sha256();
     }
-    if (ps?.isFile() && from === 0 && s.gzip) fresh = await new Promise<boolean>((done) => sftp.unlink(part, (e) => done(!e)));
+    if (ps?.isFile() && from === 0 && s.gzip) fresh = await sftpRequest<void>(sftp, 'remove', (cb) => sftp.unlink(part, (e) => cb(e, undefined))).then(() => true, () => false);
   }
   c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
   let bytes = 0;

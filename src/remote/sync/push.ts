@@ -15,7 +15,7 @@ import { listRemote, RemoteFolderError, type RemoteListing } from './list';
 import { PART_SUFFIX } from './names';
 import { listLocalTree, type LocalFile } from './local-tree';
 import { mkdirRemote } from './push-sftp';
-import { realpath } from './sftp-util';
+import { realpath, sftpRequest } from './sftp-util';
 import type { SyncRemote } from './types';
 import { remotePathForSftp } from './engine';
 import { renameUp, streamFirst, streamUp, type FirstStream, type Streamed } from './push-stream';
@@ -88,7 +88,7 @@ async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promi
     if (!missing(e, true)) throw e;
     const first = await firstDone;
     if (!first.ran && !first.failed) {
-      const [mk, root] = await Promise.allSettled([new Promise<void>((ok, no) => sftp.mkdir(dir, { mode: 0o755 }, (er) => (er ? no(er) : ok()))), realpath(sftp, dir)]);
+      const [mk, root] = await Promise.allSettled([sftpRequest<void>(sftp, 'mkdir', (cb) => sftp.mkdir(dir, { mode: 0o755 }, (er) => cb(er, undefined))), realpath(sftp, dir)]);
       if (mk.status === 'fulfilled' && root.status === 'fulfilled') {
         madeDirs.add(dir);
         return { root: root.value, files: [], made: true };

@@ -39,7 +39,8 @@ export function hashScript(req: HashRequest): string {
   return `/bin/sh -c ${shQuote(body)}`;
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
+/** A SHA-256 as the box's tools print it: 64 lowercase hex digits. */
+export const HEX64 = /^[0-9a-f]{64}$/;
 
 export function parseHashOutput(stdout: string, req: HashRequest): HashAnswer {
   const lines = stdout.split('\n').map((l) => l.trim()).filter(Boolean);

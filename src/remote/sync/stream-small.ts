@@ -10,7 +10,7 @@
 // comes in the same command, ahead of the stream (on stderr), so a stream of new files costs
 // the box one exec, not one more per hash batch.
 import type { RemoteFile } from './list';
-import type { HashAnswer } from './remote-hash';
+import { HEX64, type HashAnswer } from './remote-hash';
 import { landStreamed, type Ctx, type Outcome } from './pull-file';
 import { shQuote } from '../shell';
 import { TarError, TarReader } from './tar';
@@ -48,8 +48,6 @@ export const TAR_HASH_COMMAND = `/bin/sh -c ${shQuote(
   "L=$(cat); { printf '%s\\n' \"$L\" | xargs -d '\\n' openssl dgst -sha256 -r 2>/dev/null || { echo -; printf '%s\\n' \"$L\" | xargs -d '\\n' sha256sum 2>/dev/null; }; } >&2; " +
     "printf '%s\\n' \"$L\" | tar -c -f - --no-recursion -T - 2>/dev/null | gzip -1",
 )}`;
-
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * One hash line: `HASH *PATH` (openssl -r) or `HASH  PATH` (sha256sum), for a path in
