@@ -245,6 +245,32 @@ describe('compression in flight (real sshd)', function () {
     }
   });
 
+  it('a segment the box fails while the next one waits its turn: the rest goes over SFTP, the copy is equal, no .seg is left on the box', async () => {
+    // The box's zstd fails the second segment (the one at 512 KiB), after taking its bytes and a
+    // second's pause: by then the third is inflated on the box and waiting for its turn, and the
+    // push stops it. The script sees which segment it serves by where its stdout goes.
+    const evil = join(sshd.home, 'slow-fail');
+    mkdirSync(evil, { recursive: true });
+    writeFileSync(join(evil, 'zstd'), '#!/bin/sh\ncase "$(readlink /proc/$$/fd/1)" in *.seg524288) cat > /dev/null; sleep 1; exit 1;; esac\nexec /usr/bin/zstd "$@"\n', { mode: 0o755 });
+    writeFileSync(bashrc(), `export PATH="$HOME/slow-fail:$PATH"\n${bashrcText}`);
+    try {
+      const local = join(work, 'seg-fail');
+      const data = textOf(6 * MiB + 77);
+      put(local, 'train.jsonl', data);
+      const remote = boxDir('seg-fail');
+      const logs: string[] = [];
+      const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
+      assert.equal(r.files, 1);
+      assert.deepEqual(r.skipped, []);
+      assert.ok(logs.some((l) => /compressed upload stopped at 524288 bytes/.test(l)), logs.join('\n'));
+      assert.equal(sha(readFileSync(join(remote, 'train.jsonl'))), sha(data));
+      assert.deepEqual(readdirSync(remote), ['train.jsonl'], 'no .seg or .part left on the box');
+      rmSync(remote, { recursive: true, force: true });
+    } finally {
+      rmSync(evil, { recursive: true, force: true });
+    }
+  });
+
   it('a compressed push cut mid-transfer leaves a true prefix; the next push resumes it, compressed, and the copy is equal', async () => {
     const shaper = await startShapingProxy(sshd.port, { rttMs: 10, bitsPerSecond: 8e6 });
     const cut = await startFaultProxy(shaper.port);

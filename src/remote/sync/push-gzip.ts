@@ -190,19 +190,28 @@ export async function pushGzipped(
       return false;
     }
   };
+  /**
+   * Stops the segments still on their way and removes what they leave on the box: a segment
+   * stopped while it inflates or waits for its turn is killed with its NAME.part.seg<off> still
+   * there (a straggler that outlives the kill then finds no .seg to append). After a failure the
+   * SFTP upload of the rest waits for that; after an interrupt it is left to run on its own.
+   */
+  const giveUp = async (stopped: 'failed' | 'aborted'): Promise<GzipPushResult> => {
+    stop.abort();
+    const left = inFlight.splice(0);
+    const cleaned = Promise.all(left.map((x) => x.sent))
+      .then(() => (left.length ? remote.exec(`rm -f -- ${left.map((x) => shQuote(`${part}.seg${x.seg.off}`)).join(' ')}`, { timeoutMs: 15_000, login: false }) : undefined))
+      .catch(() => undefined);
+    if (stopped === 'failed') await cleaned;
+    return { raw: at - o.from, wire, stopped };
+  };
   try {
-    if (!(await launch())) {
-      stop.abort();
-      return { raw: 0, wire, stopped: 'failed' };
-    }
+    if (!(await launch())) return await giveUp('failed');
     while (inFlight.length) {
       const { seg, sent } = inFlight[0]!;
       const r = await sent;
-      if (o.signal?.aborted) return { raw: at - o.from, wire, stopped: 'aborted' };
-      if (!r.ok || seg.off !== at) {
-        stop.abort();
-        return { raw: at - o.from, wire, stopped: 'failed' };
-      }
+      if (o.signal?.aborted) return await giveUp('aborted');
+      if (!r.ok || seg.off !== at) return await giveUp('failed');
       inFlight.shift();
       box = r.box;
       o.hash.update(seg.raw);
@@ -210,10 +219,7 @@ export async function pushGzipped(
       at += seg.raw.length;
       wire += seg.z.length;
       last = { seg, sendMs: r.sendMs };
-      if (!(await launch())) {
-        stop.abort();
-        return { raw: at - o.from, wire, stopped: 'failed' };
-      }
+      if (!(await launch())) return await giveUp('failed');
     }
     return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire, ...(box ? { box } : {}) };
   } finally {
