@@ -68,17 +68,45 @@ export function clockText(t: number, offsetMinutes = -new Date(t * 1000).getTime
   return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
 }
 
+/** What a progress line shows beyond the figures, per front end. */
+export interface ProgressWordsOptions {
+  /** Money's words (the cost to finish). */
+  formatFen: (fen: number) => string;
+  /** A finish time's clock words. */
+  clockOf: (t: number) => string;
+  /** The box does not answer and the figures are this old: no countdown, no cost, the age instead. */
+  lastSeenSeconds?: number | null;
+  /** The last loss at the end (the CLI's line; the tree shows it elsewhere). */
+  loss?: boolean;
+}
+
 /**
- * `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish · loss 0.4123`: English, or through
- * `l10n` (the CLI's l10nIn(lang): the same sentences as the extension's tree, the bundle's zh).
+ * `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish`, the same sentences for the CLI's
+ * line and the extension's tree: stalled says for how long (no countdown, no cost); an
+ * epoch-scoped count (a log that counts steps per epoch) says what is left of this epoch, with
+ * no finish time or cost for the whole run; '' when the log shows no progress.
+ */
+export function progressWords(p: Progress, f: Finish, l10n: L10n, o: ProgressWordsOptions): string {
+  const parts: string[] = [];
+  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
+  else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
+  const seen = o.lastSeenSeconds ?? null;
+  const loss = () => (o.loss && p.loss !== null ? [l10n.t('loss {0}', Number(p.loss.toPrecision(4)))] : []);
+  if (parts.length === 0) return seen !== null ? l10n.t('box not answering · last seen {0} ago', durationWords(seen, l10n)) : loss().join(' · ');
+  if (p.scope === 'epoch' && p.epoch !== null) parts[0] += ' ' + l10n.t('(epoch {0})', p.epoch);
+  if (seen !== null) parts.push(l10n.t('box not answering · last seen {0} ago', durationWords(seen, l10n)));
+  else if (f.stalled) parts.push(l10n.t('stalled: no progress for {0}', durationWords(f.quietSeconds ?? 0, l10n)));
+  else {
+    if (f.etaSeconds !== null && f.finishAt !== null) parts.push(p.scope === 'epoch' ? l10n.t('{0} left in this epoch', durationWords(f.etaSeconds, l10n)) : l10n.t('{0} left ({1})', durationWords(f.etaSeconds, l10n), o.clockOf(f.finishAt)));
+    if (f.costToFinishFen !== null && p.scope !== 'epoch') parts.push(l10n.t('{0} to finish', o.formatFen(f.costToFinishFen)));
+  }
+  return [...parts, ...loss()].join(' · ');
+}
+
+/**
+ * The CLI's line: `step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish · loss 0.4123`, English
+ * or through `l10n` (the CLI's l10nIn(lang): the bundle's zh), the clock in the given UTC offset.
  */
 export function progressLine(p: Progress, f: Finish, formatFen: (fen: number) => string, offsetMinutes?: number, l10n: L10n = ENGLISH_WORDS): string {
-  const parts: string[] = [];
-  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) + (p.scope === 'epoch' ? ' ' + l10n.t('(epoch {0})', p.epoch ?? '?') : '') : l10n.t('step {0}', p.step));
-  else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
-  if (f.stalled) parts.push(l10n.t('stalled: no progress for {0}', durationWords(f.quietSeconds ?? 0, l10n)));
-  else if (f.etaSeconds !== null && f.finishAt !== null) parts.push(l10n.t('{0} left ({1})', durationWords(f.etaSeconds, l10n), clockText(f.finishAt, offsetMinutes)));
-  if (f.costToFinishFen !== null && !f.stalled) parts.push(l10n.t('{0} to finish', formatFen(f.costToFinishFen)));
-  if (p.loss !== null) parts.push(l10n.t('loss {0}', Number(p.loss.toPrecision(4))));
-  return parts.join(' · ');
+  return progressWords(p, f, l10n, { formatFen, clockOf: (t) => clockText(t, offsetMinutes), loss: true });
 }
