@@ -26,12 +26,17 @@ const CODE = /^[a-z][a-z0-9-]{0,40}$/i;
 
 /**
  * The stable code of a thrown error: the string `code` of it or of its causes (connection and
- * platform errors carry one: auth-failed, host-key-changed, …), an app error's kind, else `failed`.
+ * platform errors carry one: auth-failed, host-key-changed, …), a platform failure's kind
+ * (token-expired, unreachable, …), an app error's kind, else `failed`.
  */
 export function errorCode(err: unknown): string {
   let e: unknown = err;
   for (let depth = 0; depth < 4 && typeof e === 'object' && e !== null; depth++) {
-    const o = e as { code?: unknown; info?: { code?: unknown; kind?: unknown }; cause?: unknown };
+    const o = e as { code?: unknown; info?: { code?: unknown; kind?: unknown }; failure?: { kind?: unknown }; cause?: unknown };
+    // A platform's failure (PlatformError): its kind in kebab case, network and timeout both `unreachable`
+    // (the platform's own code, e.g. NotShutDown, is in the message).
+    const kind = o.failure?.kind;
+    if (typeof kind === 'string' && CODE.test(kind)) return kind === 'network' || kind === 'timeout' ? 'unreachable' : kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
     for (const c of [o.code, o.info?.code, o.info?.kind]) if (typeof c === 'string' && CODE.test(c)) return c;
     e = o.cause;
   }

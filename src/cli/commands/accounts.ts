@@ -13,7 +13,8 @@ import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { heads, helpLang, platformFailureZh, t } from '../words';
-import { platformCode, printJsonFailure } from './platform-fail';
+import { errorCode } from '../json-error';
+import { printJsonFailure } from './platform-fail';
 
 export const PLATFORM_TIMEOUT_MS = 15_000;
 
@@ -156,7 +157,7 @@ export const command: CliCommand = {
     try {
       count = (await connectorFor({ account, secret: s.secret }, io).list()).length;
     } catch (e) {
-      printJsonFailure(io, flags.json, platformCode(e), `not saved: ${failureLine(e)}`);
+      printJsonFailure(io, flags.json, errorCode(e), `not saved: ${failureLine(e)}`);
       io.stderr(`gpu-rent accounts: ${t(lang, 'not saved: {0}', '未保存：{0}', failureLine(e, lang))}\n`);
       return 1;
     }

@@ -10,8 +10,8 @@ import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, t } from '../words';
 import { PlatformError } from '../../app/platforms/errors';
 import { jsonForTerminal } from '../../core/text';
-import { jsonError } from '../json-error';
-import { allFailedCode, platformCode } from './platform-fail';
+import { jsonError, errorCode } from '../json-error';
+import { allFailedCode } from './platform-fail';
 
 const specs = {
   json: { type: 'boolean', description: 'print JSON: every account, balance {fen, yuan} with the time read, or balance null with the reason it could not be read; no account, or none read, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出：每个账号的余额 {fen, yuan} 及读取时间，读不到时 balance 为 null 并附原因；没有账号或一个都读不到时输出 {"error": {code, message}} 并以 1 退出' },
@@ -52,7 +52,7 @@ export const command: CliCommand = {
           const b = await connectorFor(a, io).balance();
           return { account: a.account.id, platform: a.account.kind, fen: b.fen, yuan: b.fen / 100, readAt: new Date(b.readAt * 1000).toISOString() };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), errorText: failureLine(e, lang), kind: e instanceof PlatformError ? e.failure.kind : 'other', code: platformCode(e) };
+          return { account: a.account.id, platform: a.account.kind, error: failureLine(e), errorText: failureLine(e, lang), kind: e instanceof PlatformError ? e.failure.kind : 'other', code: errorCode(e) };
         }
       }),
     );

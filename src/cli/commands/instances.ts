@@ -14,8 +14,8 @@ import type { CliCommand } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts, platformMatches } from './accounts';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, stateWord, t } from '../words';
-import { jsonError } from '../json-error';
-import { allFailedCode, platformCode } from './platform-fail';
+import { jsonError, errorCode } from '../json-error';
+import { allFailedCode } from './platform-fail';
 
 const specs = {
   platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)', zh: '只看这个平台：autodl、aliyun、tencent，或连接器类型（autodl-pro 等）' },
@@ -66,7 +66,7 @@ export const command: CliCommand = {
           const c = connectorFor(a, io);
           return { a, list: await withPrices(c, await c.list()) };
         } catch (e) {
-          return { a, error: failureLine(e, lang), en: failureLine(e), code: platformCode(e) };
+          return { a, error: failureLine(e, lang), en: failureLine(e), code: errorCode(e) };
         }
       }),
     );

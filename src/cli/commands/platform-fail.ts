@@ -1,9 +1,8 @@
 // The platform commands' side of the one `--json` error contract (json-error.ts): a failure's
 // stable code (no-account, not-found, read-only, unreachable, token-expired, …), its English
 // message for the JSON, and its words in the output language for stderr, which stays as it was.
-import { PlatformError } from '../../app/platforms/errors';
 import type { CliIO } from '../command';
-import { errorCode, jsonError } from '../json-error';
+import { jsonError } from '../json-error';
 import type { CliLang } from '../lang';
 import { t } from '../words';
 
@@ -20,18 +19,6 @@ export function miss(lang: CliLang, code: string, en: string, zh: string, ...val
   return { miss: true, code, en: t('en', en, zh, ...values), text: t(lang, en, zh, ...values) };
 }
 
-/**
- * A platform failure's stable code: a platform that could not be reached or did not answer in
- * time is `unreachable`; any other PlatformError its kind in kebab case (token-expired, auth,
- * rate-limited, insufficient-balance, not-found, …); anything else errorCode's.
- */
-export function platformCode(e: unknown): string {
-  if (e instanceof PlatformError) {
-    const k = e.failure.kind;
-    return k === 'network' || k === 'timeout' ? 'unreachable' : k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  }
-  return errorCode(e);
-}
 
 /** Every account failed: their one code when they agree (unreachable, token-expired, …), else `failed`. */
 export function allFailedCode(codes: readonly string[]): string {

@@ -19,7 +19,8 @@ import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../../core/platforms/gpuWait';
 import { powerOnWhenFree } from './power-wait';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { stateWord, t } from '../words';
-import { allFailedCode, miss, platformCode, printJsonFailure, type Miss } from './platform-fail';
+import { errorCode } from '../json-error';
+import { allFailedCode, miss, printJsonFailure, type Miss } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)', zh: '实例所属的账号（可能属于多个账号时）' },
@@ -69,7 +70,7 @@ export async function findPlatformInstance(
       try {
         for (const inst of await c.list()) if (inst.ref === target || inst.name === target) hits.push({ a, c, inst });
       } catch (e) {
-        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: platformCode(e) });
+        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: errorCode(e) });
       }
     }),
   );
@@ -173,7 +174,7 @@ function makeCommand(action: Action): CliCommand {
         else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
         else await c.release(inst.ref);
       } catch (e) {
-        printJsonFailure(io, flags.json, platformCode(e), failureLine(e), { account: a.account.id, ref: inst.ref, action });
+        printJsonFailure(io, flags.json, errorCode(e), failureLine(e), { account: a.account.id, ref: inst.ref, action });
         io.stderr(`gpu-rent ${action}: ${failureLine(e, lang)}\n`);
         // AutoDL's way out for a host without a free card: a clone onto one that has them.
         if (e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(a.account.kind).clone) io.stderr(`  ${t(lang, '`gpu-rent clone {0}` can move it to a host with a free card (it lists the hosts and their cost first)', '`gpu-rent clone {0}` 可以把它移到有空闲卡的主机（会先列出主机和费用）', forTerminal(inst.ref))}\n`);

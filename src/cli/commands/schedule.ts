@@ -17,10 +17,10 @@ import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { helpLang, shared, t } from '../words';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import type { CliCommand, CliIO } from '../command';
-import { jsonError } from '../json-error';
+import { jsonError, errorCode } from '../json-error';
 import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
 import { scheduleDetailZh, scheduleParseZh } from './schedule-words';
-import { allFailedCode, miss, platformCode, printJsonFailure, type Miss } from './platform-fail';
+import { allFailedCode, miss, printJsonFailure, type Miss } from './platform-fail';
 
 const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
@@ -88,7 +88,7 @@ async function findInstance(io: CliIO, target: string, accountId: string | undef
       try {
         for (const inst of await connectorFor(a, io).list()) if (inst.ref === target || inst.name === target) hits.push({ a, inst });
       } catch (e) {
-        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: platformCode(e) });
+        errors.push({ text: `${a.account.id}: ${failureLine(e, lang)}`, en: `${a.account.id}: ${failureLine(e)}`, code: errorCode(e) });
       }
     }),
   );

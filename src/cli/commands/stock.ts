@@ -18,8 +18,8 @@ import type { CliCommand, CliIO } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, t } from '../words';
-import { jsonError } from '../json-error';
-import { allFailedCode, platformCode, printJsonFailure } from './platform-fail';
+import { jsonError, errorCode } from '../json-error';
+import { allFailedCode, printJsonFailure } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'only this account', zh: '只看这个账号' },
@@ -110,7 +110,7 @@ export const command: CliCommand = {
           const rows = await cache.read(a.account, c, regions.length ? { regions } : {});
           return { account: a.account.id, platform: a.account.kind, ok: true, rows: sortStock(filterStock(rows, { ...(flags.card ? { card: flags.card } : {}), ...(flags.region ? { region: flags.region } : {}), freeOnly: flags['free-only'] === true })), seen: [...new Set(filterStock(rows, flags.region ? { region: flags.region } : {}).map((r) => r.instanceType ?? r.card))] };
         } catch (e) {
-          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', code: platformCode(e), rows: [] };
+          return { account: a.account.id, platform: a.account.kind, ok: false, error: failureLine(e), errorText: failureLine(e, lang), failure: e instanceof PlatformError ? e.failure.kind : 'other', code: errorCode(e), rows: [] };
         }
       }),
     );
