@@ -64,6 +64,9 @@ export interface Ctx {
  */
 export async function lookLocal(ctx: Ctx, f: RemoteFile, seen: LocalFileStat | undefined, digestOf: () => Promise<string | undefined>): Promise<LocalLook> {
   const rec = ctx.state.files[f.rel];
+  // An empty file with no record holds nothing of the user's to lose; it is also what a pull
+  // killed between creating a new small file and writing it leaves (pull-small createVerified).
+  if (!rec && seen?.isFile === true && seen.size === 0 && f.size > 0) return { seen, replace: true };
   const copy = localCopyOf(rec, seen, ctx.opts.force === true);
   if (copy === 'check-hash') return { seen, replace: (await digestOf()) === rec!.sha256 };
   return { seen, replace: copy !== 'user' };
@@ -72,7 +75,7 @@ export async function lookLocal(ctx: Ctx, f: RemoteFile, seen: LocalFileStat | u
 export const toLocalStat = (s: Stats): LocalFileStat => ({ isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) });
 
 /** A verified local copy (same bytes as the box's): recorded; a box copy saved earlier is history. */
-function recordVerified(ctx: Ctx, f: RemoteFile, sha256: string | null): void {
+export function recordVerified(ctx: Ctx, f: RemoteFile, sha256: string | null): void {
   ctx.state.files[f.rel] = { size: f.size, mtime: f.mtime, sha256 };
   if (ctx.state.savedBeside) delete ctx.state.savedBeside[f.rel];
 }

@@ -12,7 +12,7 @@ import { openedIsListed } from './safe-paths';
 import { closeHandle, lstatRemote } from './sftp-util';
 import { alreadySavedBeside, type LocalFileStat } from './planner';
 import { readSmall } from './small-read';
-import { boxHash, ensureLocalDir, localPathOf, lookLocal, lost, NOTHING_THERE, openOrSkip, publish, statOf, verifyInPlace, type Ctx, type LocalLook, type Outcome } from './pull-common';
+import { boxHash, ensureLocalDir, localPathOf, lookLocal, lost, NOTHING_THERE, openOrSkip, publish, recordVerified, statOf, verifyInPlace, type Ctx, type LocalLook, type Outcome } from './pull-common';
 
 /**
  * A new .part (never through a link or into an old file: created exclusively) with the box's
@@ -29,6 +29,10 @@ function writePart(part: string, data: Buffer, mtime: number, durable: boolean):
     rmSync(part, { force: true }); // a folder here fails with EISDIR: a conflict
     fd = openSync(part, 'wx');
   }
+  writeAndClose(fd, data, mtime, durable);
+}
+
+function writeAndClose(fd: number, data: Buffer, mtime: number, durable: boolean): void {
   try {
     for (let off = 0; off < data.length; ) off += writeSync(fd, data, off, data.length - off);
     futimesSync(fd, mtime, mtime);
@@ -36,6 +40,33 @@ function writePart(part: string, data: Buffer, mtime: number, durable: boolean):
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Verified bytes made at their own name, where nothing was: created exclusively (a file or
+ * link that appeared there meanwhile is never replaced: EEXIST, and the caller falls back to
+ * the .part and publish), written, given the box's mtime, closed: four system calls where the
+ * .part took six (its link and unlink to publish). All in one synchronous step, so no signal
+ * handler runs in between; a process killed inside it leaves the file whole with today's
+ * mtime (the next pass finds the same size, compares hashes and keeps it as verified) or,
+ * killed between the open and the write, empty (the next pass replaces an empty file it has
+ * no record of: see lookLocal). False when something is at the name.
+ */
+function createVerified(local: string, data: Buffer, mtime: number, durable: boolean): boolean {
+  let fd: number;
+  try {
+    fd = openSync(local, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
+    writeAndClose(fd, data, mtime, durable);
+  } catch (err) {
+    rmSync(local, { force: true }); // made exclusively a moment ago: ours, and not whole (a full disk)
+    throw err;
+  }
+  return true;
 }
 
 /**
@@ -113,11 +144,35 @@ export async function landStreamed(ctx: Ctx, f: RemoteFile, data: Buffer, boxSay
   return landSmall(ctx, f, local, local + PART_SUFFIX, data, boxSays, 1, NOTHING_THERE);
 }
 
-/** The bytes of a small file, read: hashed, written as .part, published once the box's hash agrees. */
+/**
+ * The bytes of a small file, read: hashed and checked against the box's hash. Where nothing
+ * was at the local path they are then created at their name (the box's hash of a streamed file
+ * is in ahead of its bytes, so nothing waits); over a local copy they are written as .part
+ * while the box's hash comes, and published once it agrees.
+ */
 async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, data: Buffer, remoteHashP: Promise<HashAnswer>, attempt: number, look: LocalLook): Promise<Outcome> {
   ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from: 0 });
   const digest = createHash('sha256').update(data).digest('hex');
   ctx.onProgress({ kind: 'bytes', name: f.rel, done: f.size, size: f.size });
+  if (look.seen === undefined) {
+    const remote = await remoteHashP;
+    if (remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
+    if (remote.full !== null && remote.full !== digest) return attempt === 1 ? pullSmall(ctx, f, local, part, 2) : { kind: 'skipped', reason: 'verify-failed' };
+    let made: boolean;
+    try {
+      made = createVerified(local, data, f.mtime, ctx.opts.durable === true);
+    } catch (err) {
+      if (isDiskFull(err)) throw diskFull(f.rel);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EISDIR' || code === 'ENOTDIR') return { kind: 'skipped', reason: 'local-conflict' };
+      throw new SyncError('local-io', `cannot write ${local}: ${(err as Error).message}`, { name: f.rel });
+    }
+    if (made) {
+      recordVerified(ctx, f, remote.full === null ? null : digest);
+      return { kind: 'pulled', bytes: f.size };
+    }
+    // Something appeared at the name meanwhile: the .part and publish keep it and save the box's beside it.
+  }
   // The .part is written while the box's answer is on its way; it is renamed only once
   // the answer matches.
   let writeErr: unknown;
