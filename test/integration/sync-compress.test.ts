@@ -202,6 +202,9 @@ describe('compression in flight (real sshd)', function () {
     const remote = boxDir(name);
     const logs: string[] = [];
     const r = await pushOnce(remoteOf(), { localDir: local, remoteDir: remote, log: (l) => logs.push(l) });
+    // Every segment counted: none refused (a segment that said the .part's size after the next
+    // one had begun appending was refused, and the rest went plain).
+    assert.ok(!logs.some((l) => /compressed upload stopped/.test(l)), logs.join('\n'));
     assert.equal(r.files, 2);
     assert.deepEqual(r.skipped, []);
     sameTree(local, remote);

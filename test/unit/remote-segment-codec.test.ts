@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
@@ -103,14 +103,33 @@ describe('segment codec: which compressor a push uses', () => {
   });
 
   /** Runs the box's command for one segment through a real sh, its compressed bytes on stdin. */
-  const runSegment = (part: string, off: number, z: Buffer, inflate: string, last = false) =>
+  const runSegment = (part: string, off: number, z: Buffer, inflate: string, last = false, env: NodeJS.ProcessEnv = process.env) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const c = spawn('sh', ['-c', segmentCommand(part, off, inflate, last)], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const c = spawn('sh', ['-c', segmentCommand(part, off, inflate, last)], { stdio: ['pipe', 'pipe', 'ignore'], env });
       let out = '';
       c.stdout.on('data', (d: Buffer) => (out += d.toString()));
       c.on('close', (code) => resolve({ code, out }));
       c.stdin.end(z);
     });
+
+  it("a segment's answer is its own end, not the .part's size read after it: the next segment may already be appending", async () => {
+    // The next segment starts the moment this one's bytes are in. `cat` and `mv` earlier in PATH
+    // do their work, then at once add 4 bytes more to the .part, as that next segment would.
+    const tools = join(dir, 'racing-tools');
+    mkdirSync(tools);
+    writeFileSync(join(tools, 'cat'), '#!/bin/sh\n/bin/cat "$@" && printf NEXT\n', { mode: 0o755 });
+    writeFileSync(join(tools, 'mv'), '#!/bin/sh\n/bin/mv "$@" && for last; do :; done && printf NEXT >> "$last"\n', { mode: 0o755 });
+    const env = { ...process.env, PATH: `${tools}:${process.env.PATH ?? '/usr/bin:/bin'}` };
+    const part = join(dir, 'race.part');
+    const gz = (b: Buffer) => zlib.gzipSync(b);
+    const a = text.subarray(0, 100_000);
+    assert.deepEqual(await runSegment(part, 0, gz(a), 'gzip -dc', false, env), { code: 0, out: `${a.length}\n` });
+    assert.equal(readFileSync(part).length, a.length + 4, 'the racing mv did add its bytes');
+    const b = text.subarray(100_000, 250_000);
+    writeFileSync(part, a);
+    assert.deepEqual(await runSegment(part, a.length, gz(b), 'gzip -dc', false, env), { code: 0, out: `${a.length + b.length}\n` });
+    assert.equal(readFileSync(part).length, a.length + b.length + 4, 'the racing cat did add its bytes');
+  });
 
   for (const [tool, inflate, squeeze] of [
     ['zstd', 'zstd -q -dc', (b: Buffer) => spawnSync('zstd', ['-q', '-3', '-c'], { input: b }).stdout],

@@ -41,15 +41,17 @@ export const IN_FLIGHT = 2;
 /**
  * The segment at offset "$2" of "$1": inflated (by "$3") into "$1.seg$2" as it arrives, then,
  * once the .part holds exactly the bytes before it (the segment before landed), appended, and
- * the .part's size printed. A segment whose turn does not come within a minute gives up, and
+ * the .part's size after its own bytes printed: the offset and what it inflated to, measured
+ * before the append (the .part's own size, read after it, may already hold the next segment,
+ * which starts the moment this one's bytes are in). A segment whose turn does not come within a minute gives up, and
  * so does one whose connection is gone (its parent, the login's sshd, has exited).
  */
 const APPEND =
   's="$1.seg$2"; $3 > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
   'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); { [ $i -gt 1200 ] || ! kill -0 "$PPID" 2>/dev/null; } && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
-  '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$1" && rm -f -- "$s" && wc -c < "$1"';
+  '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; n=$(wc -c < "$s") && cat -- "$s" >> "$1" && rm -f -- "$s" && echo $(($2 + n))';
 /** The first segment of a fresh .part replaces whatever was there. */
-const CREATE = 's="$1.seg0"; $3 > "$s" && mv -f -- "$s" "$1" && wc -c < "$1" || { rm -f -- "$s"; exit 4; }';
+const CREATE = 's="$1.seg0"; $3 > "$s" && n=$(wc -c < "$s") && mv -f -- "$s" "$1" && echo $((n)) || { rm -f -- "$s"; exit 4; }';
 /** After the last segment the .part's SHA-256 too (an `h` line, or `none`): push needs no hash command of its own. */
 const THEN_HASH = ` || exit 7; set -- "$1"; ${HASH_ARGS}`;
 
