@@ -202,7 +202,8 @@ try {
   if (c.length > 32 && require('node:crypto').createHash('sha256').update(bytes).digest().equals(c.subarray(0, 32))) cachedData = c.subarray(32);
 } catch {}
 const { Script } = require('node:vm');
-const script = new Script(require('node:module').wrap(source), { filename: file, cachedData });
+// Module.wrap's own wrapper, written out: loading node:module for it cost ~1 ms of every start.
+const script = new Script('(function (exports, require, module, __filename, __dirname) { ' + source + '\\n});', { filename: file, cachedData });
 script.runInThisContext()(module.exports, require, module, file, __dirname);
 `;
   writeFileSync('dist/cli.js', launcher);

@@ -1,6 +1,7 @@
 // What every command that talks to a rented box shares: the TARGET argument, the connection
 // flags, the password and trust prompts (a terminal only; never a password flag), and turning
 // RemoteErrors into one clear message.
+import { isatty } from 'node:tty';
 import { UsageError, type FlagSpecs } from './args';
 import type { CliIO } from './command';
 import type { ConnectOptions, RemoteConnection } from '../remote/connection';
@@ -85,7 +86,8 @@ export function promptLine(question: string, hidden: boolean): Promise<string | 
 /** Connection options from the flags and the environment. */
 export function connectOptions(flags: RemoteFlags, io: CliIO): ConnectOptions {
   const lang = cliLang(flags.lang, io.env);
-  const interactive = Boolean(process.stdin.isTTY);
+  // isatty(0), not process.stdin.isTTY: making process.stdin loads fs streams and readline (~3 ms of a start).
+  const interactive = isatty(0);
   const opts: ConnectOptions = {
     acceptNew: flags['accept-new'] === true,
     identityFiles: flags.identity ?? [],
