@@ -347,10 +347,15 @@ interface ShapedCtx {
  * Then a pull cut at 50% and resumed: bytes that crossed the link beyond one file's size.
  */
 async function shapedLink(c: ShapedCtx): Promise<void> {
+  // SYNC_BENCH_SHAPED_MBIT=100 one link only; SYNC_BENCH_SHAPED_ROWS=pull-big,... some rows only
+  // (pull-big, pull-small, push-big, push-small, resume); SYNC_BENCH_SHAPED_ROUNDS=5 interleaved rounds.
+  const mbits = (process.env.SYNC_BENCH_SHAPED_MBIT ?? '100,10').split(',').map(Number);
+  const rows = new Set((process.env.SYNC_BENCH_SHAPED_ROWS ?? 'pull-big,pull-small,push-big,push-small,resume').split(','));
+  const shapedRounds = Number(process.env.SYNC_BENCH_SHAPED_ROUNDS ?? 1);
   const links = [
     { mbit: 100, mib: Number(process.env.SYNC_BENCH_SHAPED_MIB ?? 256) },
     { mbit: 10, mib: Number(process.env.SYNC_BENCH_SLOW_MIB ?? 16) },
-  ];
+  ].filter((l) => mbits.includes(l.mbit));
   const boxBig = join(c.sshd.home, 'shaped-big');
   const boxSmall = join(c.sshd.home, 'shaped-small');
   const boxDest = join(c.sshd.home, 'shaped-pushed');
@@ -371,15 +376,23 @@ async function shapedLink(c: ShapedCtx): Promise<void> {
       execFileSync('chown', ['-R', `${c.uid}:${c.gid}`, boxBig]);
       const bytes = link.mib * 1024 * 1024;
       const tag = `40 ms RTT, ${link.mbit} Mbit/s`;
-      const bigPull = await c.rounds(c.pullTools(proxy.port, boxBig, c.dest), 1, c.cleanDest);
-      c.table(`[${tag}] pull of 1 × ${link.mib} MiB (ratio to the faster of scp and rsync):`, bigPull, fasterOf(bigPull), bytes);
-      const smallPull = await c.rounds(c.pullTools(proxy.port, boxSmall, c.dest).filter(([n]) => n !== 'scp -r'), 1, c.cleanDest);
-      c.table(`[${tag}] pull of ${SMALL_FILES} × 512 B (ratio to rsync; scp left out, see above):`, smallPull, 'rsync -a -e ssh');
-      const bigPush = await c.rounds(c.pushTools(proxy.port, localBig, boxDest), 1, cleanBox);
-      c.table(`[${tag}] push of 1 × ${link.mib} MiB (ratio to the faster of scp and rsync):`, bigPush, fasterOf(bigPush), bytes);
-      const smallPush = await c.rounds(c.pushTools(proxy.port, localSmall, boxDest).filter(([n]) => n !== 'scp -r'), 1, cleanBox);
-      c.table(`[${tag}] push of ${SMALL_FILES} × 512 B (ratio to rsync):`, smallPush, 'rsync -a -e ssh');
-      if (link.mbit === 100) {
+      if (rows.has('pull-big')) {
+        const bigPull = await c.rounds(c.pullTools(proxy.port, boxBig, c.dest), shapedRounds, c.cleanDest);
+        c.table(`[${tag}] pull of 1 × ${link.mib} MiB (ratio to the faster of scp and rsync):`, bigPull, fasterOf(bigPull), bytes);
+      }
+      if (rows.has('pull-small')) {
+        const smallPull = await c.rounds(c.pullTools(proxy.port, boxSmall, c.dest).filter(([n]) => n !== 'scp -r'), shapedRounds, c.cleanDest);
+        c.table(`[${tag}] pull of ${SMALL_FILES} × 512 B (ratio to rsync; scp left out, see above):`, smallPull, 'rsync -a -e ssh');
+      }
+      if (rows.has('push-big')) {
+        const bigPush = await c.rounds(c.pushTools(proxy.port, localBig, boxDest), shapedRounds, cleanBox);
+        c.table(`[${tag}] push of 1 × ${link.mib} MiB (ratio to the faster of scp and rsync):`, bigPush, fasterOf(bigPush), bytes);
+      }
+      if (rows.has('push-small')) {
+        const smallPush = await c.rounds(c.pushTools(proxy.port, localSmall, boxDest).filter(([n]) => n !== 'scp -r'), shapedRounds, cleanBox);
+        c.table(`[${tag}] push of ${SMALL_FILES} × 512 B (ratio to rsync):`, smallPush, 'rsync -a -e ssh');
+      }
+      if (link.mbit === 100 && rows.has('resume')) {
         // Resume: cut the link once half the file has come down, then pull again.
         c.cleanDest();
         const env = { HOME: join(c.work, 'home'), GPU_RENT_HOME: join(c.work, 'home', '.gpu-rent'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' };

@@ -39,7 +39,9 @@ async function readdirBounded(sftp: SFTPWrapper, path: string, budget: { left: n
       for (const e of list) out.push(e);
     }
   } finally {
-    await closeHandle(sftp, handle);
+    // Not waited for: it goes out in order before the next request, and its answer changes
+    // nothing here (one round trip less per folder listed: 40 ms each through a 40 ms link).
+    void closeHandle(sftp, handle);
   }
   return out;
 }
