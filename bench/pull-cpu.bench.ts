@@ -162,6 +162,10 @@ function writeRandomFile(path: string, mib: number): void {
 }
 
 export async function run(): Promise<void> {
+  // Node reads NODE_EXTRA_CA_CERTS at every start, before any script runs: where it is set (this
+  // sandbox sets it) each CLI start pays 45-65 ms of CPU that ssh, scp and rsync do not.
+  // `env -u NODE_EXTRA_CA_CERTS npx tsx bench/run.ts pull-cpu` measures without it.
+  if (process.env.NODE_EXTRA_CA_CERTS) console.log('note: NODE_EXTRA_CA_CERTS is set: every node start (the CLI\'s) loads those certificates, 45-65 ms of CPU on this VM');
   let sshd: TestSshd | undefined;
   const work = mkdtempSync(join(tmpdir(), 'pull-cpu-'));
   try {
