@@ -21,7 +21,9 @@ import { forEachLimited } from '../util/limit';
 
 /** Fewer new small files than this go file by file (a stream costs a channel and a process). */
 export const STREAM_MIN_FILES = 16;
-const BATCH_FILES = 2000;
+// 5000, not 2000: each stream costs the box a shell, tar, gzip and openssl processes; 20,000 files in
+// 4 streams instead of 10 took 1.60 s of box CPU instead of 1.67 s, 2.94 s instead of 3.27 s.
+const BATCH_FILES = 5000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 const STREAMS_AT_ONCE = 2;
 
