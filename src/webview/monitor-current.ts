@@ -3,6 +3,7 @@
 // page says what the GPUs are doing without reading a chart's right edge. Pure (words passed in);
 // every value is a number from the validated protocol, the words are the page's own.
 import { forHtml } from '../core/text';
+import { fillTemplate } from '../core/l10n';
 import type { SampleTuple } from './monitor-protocol';
 
 export interface CurrentWords {
@@ -18,7 +19,7 @@ export interface CurrentWords {
   lastLoss: string;
 }
 
-const fill = (s: string, ...a: (string | number)[]) => s.replace(/\{(\d)\}/g, (_, i: string) => String(a[Number(i)] ?? ''));
+const fill = (s: string, ...a: (string | number)[]) => fillTemplate(s, a);
 const GIB_PER_MIB = 1 / 1024;
 const dash = '–';
 

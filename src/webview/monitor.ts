@@ -5,6 +5,7 @@ import '../../media/calculator.css';
 import '../../media/monitor.css';
 import { formatCny } from '../core/money';
 import { forHtml } from '../core/text';
+import { fillTemplate } from '../core/l10n';
 import { addCapped, MAX_GPUS } from '../core/progress/gpu';
 import { lineChart, type Series } from './monitor-chart';
 import { currentTable } from './monitor-current';
@@ -18,7 +19,7 @@ const TEXT = {
   'zh-cn': { gpu: 'GPU', secondsAgo: '{0} 秒前', noReading: '还没有读数：连上实例后开始读取。', lastLoss: '最新日志：第 {0} 步，loss {1}', powerShort: '功耗', tempShort: '温度', util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步', nanSpan: '第 {1} 步到第 {2} 步 loss 为 {0}（{3} 条日志）', nanNow: '从第 {1} 步起 loss 为 {0}：训练已经发散（曲线只画有限的 loss，红色区段是 {0} 的部分）。' },
 };
 type Words = (typeof TEXT)['en'];
-const fill = (s: string, ...a: (string | number)[]) => s.replace(/\{(\d)\}/g, (_, i: string) => String(a[Number(i)] ?? ''));
+const fill = (s: string, ...a: (string | number)[]) => fillTemplate(s, a);
 
 let words: Words = TEXT.en;
 let windowSeconds = 1800;
