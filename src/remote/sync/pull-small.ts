@@ -42,6 +42,14 @@ function writeAndClose(fd: number, data: Buffer, mtime: number, durable: boolean
   }
 }
 
+/** A small file's failed local write at `path`: a full disk ends the pass, a folder in the way is a conflict, anything else a local-io error. */
+function writeFailure(err: unknown, f: RemoteFile, path: string): Outcome {
+  if (isDiskFull(err)) throw diskFull(f.rel);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR' || code === 'ERR_FS_EISDIR' || code === 'ENOTDIR') return { kind: 'skipped', reason: 'local-conflict' };
+  throw new SyncError('local-io', `cannot write ${path}: ${(err as Error).message}`, { name: f.rel });
+}
+
 /**
  * Verified bytes made at their own name, where nothing was: created exclusively (a file or
  * link that appeared there meanwhile is never replaced: EEXIST, and the caller falls back to
@@ -162,10 +170,7 @@ async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, d
     try {
       made = createVerified(local, data, f.mtime, ctx.opts.durable === true);
     } catch (err) {
-      if (isDiskFull(err)) throw diskFull(f.rel);
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EISDIR' || code === 'ENOTDIR') return { kind: 'skipped', reason: 'local-conflict' };
-      throw new SyncError('local-io', `cannot write ${local}: ${(err as Error).message}`, { name: f.rel });
+      return writeFailure(err, f, local);
     }
     if (made) {
       recordVerified(ctx, f, remote.full === null ? null : digest);
@@ -187,9 +192,7 @@ async function landSmall(ctx: Ctx, f: RemoteFile, local: string, part: string, d
     } catch {
       /* a folder in the way stays: that is the conflict reported */
     }
-    if (isDiskFull(writeErr)) throw diskFull(f.rel);
-    if ((writeErr as NodeJS.ErrnoException).code === 'EISDIR' || (writeErr as NodeJS.ErrnoException).code === 'ERR_FS_EISDIR') return { kind: 'skipped', reason: 'local-conflict' };
-    throw new SyncError('local-io', `cannot write ${part}: ${(writeErr as Error).message}`, { name: f.rel });
+    return writeFailure(writeErr, f, part);
   }
   const remote = await remoteHashP;
   if (remote.full === undefined || (remote.full !== null && remote.full !== digest)) {
