@@ -131,7 +131,6 @@ const CLI_WARMUP = ['sync', 'quote', 'probe', 'jobs', 'run', 'smi'];
 // optimized: 0.92 -> 0.69 s of CPU for that pull, a 256 MiB pull unchanged (its hot path is
 // native: cipher, hash, writes).
 const CLI_V8_FLAGS = { sync: '--interrupt-budget=270336' };
-const V8_DEFAULTS = { '--interrupt-budget': '67584' };
 const buildsCli = builds.some((b) => b.outfile === 'dist/cli-main.js');
 if (watch) {
   // No code cache while watching: the launcher compiles each rebuilt bundle as usual.
@@ -170,7 +169,10 @@ function asciiOnly(file) {
  */
 async function writeCliLauncher({ cache }) {
   mkdirSync('dist', { recursive: true });
-  for (const name of ['main', ...CLI_OWN_BUNDLE]) {
+  // The caches of bundles that run under V8's defaults first: a flag set for a bundle's cache
+  // cannot be put back (its default differs between Node versions), so those come last.
+  const names = ['main', ...CLI_OWN_BUNDLE].sort((a, b) => Number(Object.hasOwn(CLI_V8_FLAGS, a)) - Number(Object.hasOwn(CLI_V8_FLAGS, b)));
+  for (const name of names) {
     rmSync(`dist/cli-${name}.cache`, { force: true });
     if (cache && existsSync(`dist/cli-${name}.js`)) await writeCodeCache(name);
   }
@@ -232,8 +234,5 @@ async function writeCodeCache(name) {
   } catch (e) {
     // No cache: the launcher compiles the bundle as usual.
     console.warn(`${out} not built (${e instanceof Error ? e.message : String(e)}); the CLI works, only starts slower`);
-  } finally {
-    // Back to V8's defaults for the next bundle's cache.
-    if (flags) v8.setFlagsFromString(flags.split(' ').map((f) => `${f.split('=')[0]}=${V8_DEFAULTS[f.split('=')[0]]}`).join(' '));
   }
 }
