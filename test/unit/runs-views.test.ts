@@ -3,7 +3,8 @@
 // (the calculator's CSP: nonce script only), the idle accounting of the 30-minute window.
 import { strict as assert } from 'node:assert';
 import { GpuWindow, parseGpuLine, progressOf, estimateFinish } from '../../src/core/progress';
-import { progressText, etaDuration, causeText } from '../../src/extension/view/runText';
+import { progressText, causeText } from '../../src/extension/view/runText';
+import { durationWords } from '../../src/app/runs/progress';
 import { lineChart } from '../../src/webview/monitor-chart';
 import { parseMonitorHostMessage, parseMonitorWebviewMessage } from '../../src/webview/monitor-protocol';
 import { buildCalculatorHtml, makeNonce } from '../../src/webview/html';
@@ -20,7 +21,7 @@ describe('training run views', () => {
     assert.ok(Math.abs(f.etaSeconds! - 7801.5) <= 1, String(f.etaSeconds));
     assert.equal(f.costToFinishFen, 780);
     assert.equal(progressText(p, f, l10n, () => '21:40'), 'step 450/1500 · 2 h 10 min left (21:40) · ¥7.80 to finish');
-    assert.equal(etaDuration(7800, l10n), '2 h 10 min');
+    assert.equal(durationWords(7800, l10n), '2 h 10 min');
     const stalled = estimateFinish(p, null, { boxNow: 4000, alive: true });
     assert.match(progressText(p, stalled, l10n), /^step 450\/1500 · stalled: no progress for 1 h 7 min$/);
     assert.equal(progressText(progressOf('', 0), f, l10n), '');

@@ -68,6 +68,16 @@ export function clockText(t: number, offsetMinutes = -new Date(t * 1000).getTime
   return `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
 }
 
+/** `step 450/1500`, or `step 450` without a total. */
+export function stepText(step: number, total: number | null, l10n: L10n): string {
+  return total !== null ? l10n.t('step {0}/{1}', step, total) : l10n.t('step {0}', step);
+}
+
+/** `box not answering · last seen 10 min ago`: the figures' age where the box does not answer. */
+export function lastSeenText(seconds: number, l10n: L10n): string {
+  return l10n.t('box not answering · last seen {0} ago', durationWords(seconds, l10n));
+}
+
 /** What a progress line shows beyond the figures, per front end. */
 export interface ProgressWordsOptions {
   /** Money's words (the cost to finish). */
@@ -88,13 +98,13 @@ export interface ProgressWordsOptions {
  */
 export function progressWords(p: Progress, f: Finish, l10n: L10n, o: ProgressWordsOptions): string {
   const parts: string[] = [];
-  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
+  if (p.step !== null) parts.push(stepText(p.step, p.total, l10n));
   else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
   const seen = o.lastSeenSeconds ?? null;
   const loss = () => (o.loss && p.loss !== null ? [l10n.t('loss {0}', Number(p.loss.toPrecision(4)))] : []);
-  if (parts.length === 0) return seen !== null ? l10n.t('box not answering · last seen {0} ago', durationWords(seen, l10n)) : loss().join(' · ');
+  if (parts.length === 0) return seen !== null ? lastSeenText(seen, l10n) : loss().join(' · ');
   if (p.scope === 'epoch' && p.epoch !== null) parts[0] += ' ' + l10n.t('(epoch {0})', p.epoch);
-  if (seen !== null) parts.push(l10n.t('box not answering · last seen {0} ago', durationWords(seen, l10n)));
+  if (seen !== null) parts.push(lastSeenText(seen, l10n));
   else if (f.stalled) parts.push(l10n.t('stalled: no progress for {0}', durationWords(f.quietSeconds ?? 0, l10n)));
   else {
     if (f.etaSeconds !== null && f.finishAt !== null) parts.push(p.scope === 'epoch' ? l10n.t('{0} left in this epoch', durationWords(f.etaSeconds, l10n)) : l10n.t('{0} left ({1})', durationWords(f.etaSeconds, l10n), o.clockOf(f.finishAt)));

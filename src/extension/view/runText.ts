@@ -6,10 +6,7 @@ import { causeRemedies, causeSummary, type CauseLang, type RemedyFacts } from '.
 import { formatRate, type L10n } from './present';
 import type { RunWatch } from '../../app/runs/watch';
 import { burningFenPerHour } from '../../app/runs/diverged';
-import { durationWords, progressWords } from '../../app/runs/progress';
-
-/** "2 h 10 min": the CLI's words (app/runs/progress.ts). */
-export const etaDuration = durationWords;
+import { lastSeenText, progressWords, stepText } from '../../app/runs/progress';
 
 /** "21:40" on the machine's clock. */
 export function clock(t: number): string {
@@ -38,8 +35,8 @@ export function divergedText(d: Diverged, l10n: L10n): string {
 function divergedProgressText(p: Progress, d: Diverged, l10n: L10n, lastSeenSeconds: number | null, burning: number | null): string {
   const parts = [divergedText(d, l10n)];
   if (burning !== null && burning > 0) parts.push(l10n.t('{0} burning', formatRate(burning, l10n)));
-  if (p.step !== null) parts.push(p.total !== null ? l10n.t('step {0}/{1}', p.step, p.total) : l10n.t('step {0}', p.step));
-  if (lastSeenSeconds !== null) parts.push(l10n.t('box not answering · last seen {0} ago', etaDuration(lastSeenSeconds, l10n)));
+  if (p.step !== null) parts.push(stepText(p.step, p.total, l10n));
+  if (lastSeenSeconds !== null) parts.push(lastSeenText(lastSeenSeconds, l10n));
   return parts.join(' · ');
 }
 
