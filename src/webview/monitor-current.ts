@@ -19,7 +19,6 @@ export interface CurrentWords {
   lastLoss: string;
 }
 
-const fill = (s: string, ...a: (string | number)[]) => fillTemplate(s, a);
 const GIB_PER_MIB = 1 / 1024;
 const dash = '–';
 
@@ -30,10 +29,10 @@ export function currentTable(latest: readonly SampleTuple[], now: number, w: Cur
   const rows = latest
     .map(([index, t, util, memUsed, memTotal, power, temp]) => {
       const mem = memUsed !== null && memTotal ? `${(memUsed * GIB_PER_MIB).toFixed(1)} / ${(memTotal * GIB_PER_MIB).toFixed(1)} GiB (${Math.round((memUsed / memTotal) * 100)}%)` : memUsed !== null ? `${(memUsed * GIB_PER_MIB).toFixed(1)} GiB` : dash;
-      const cells = [`GPU ${index}`, util !== null ? `${Math.round(util)}%` : dash, mem, power !== null ? `${Math.round(power)} W` : dash, temp !== null ? `${Math.round(temp)} °C` : dash, fill(w.secondsAgo, Math.max(0, Math.round(now - t)))];
+      const cells = [`GPU ${index}`, util !== null ? `${Math.round(util)}%` : dash, mem, power !== null ? `${Math.round(power)} W` : dash, temp !== null ? `${Math.round(temp)} °C` : dash, fillTemplate(w.secondsAgo, [Math.max(0, Math.round(now - t))])];
       return `<tr>${cells.map((c) => `<td>${forHtml(c)}</td>`).join('')}</tr>`;
     })
     .join('');
-  const loss = lastLoss ? `<p class="current-loss">${forHtml(fill(w.lastLoss, Math.round(lastLoss.step), Number(lastLoss.loss.toPrecision(5))))}</p>` : '';
+  const loss = lastLoss ? `<p class="current-loss">${forHtml(fillTemplate(w.lastLoss, [Math.round(lastLoss.step), Number(lastLoss.loss.toPrecision(5))]))}</p>` : '';
   return `<table class="current">${head}${rows}</table>${loss}`;
 }

@@ -19,7 +19,6 @@ const TEXT = {
   'zh-cn': { gpu: 'GPU', secondsAgo: '{0} 秒前', noReading: '还没有读数：连上实例后开始读取。', lastLoss: '最新日志：第 {0} 步，loss {1}', powerShort: '功耗', tempShort: '温度', util: '利用率', mem: '显存占用', power: '功耗', temp: '温度', loss: '损失（loss）', idle: 'GPU 空闲 {0} ≈ {1}', noLoss: '日志里还没有 loss', streaming: '实时', reconnecting: '重新连接中…', stopped: '已暂停', ago: '{0} 分钟前', now: '现在', step: '第 {0} 步', nanSpan: '第 {1} 步到第 {2} 步 loss 为 {0}（{3} 条日志）', nanNow: '从第 {1} 步起 loss 为 {0}：训练已经发散（曲线只画有限的 loss，红色区段是 {0} 的部分）。' },
 };
 type Words = (typeof TEXT)['en'];
-const fill = (s: string, ...a: (string | number)[]) => fillTemplate(s, a);
 
 let words: Words = TEXT.en;
 let windowSeconds = 1800;
@@ -66,21 +65,21 @@ function render(): void {
   const width = Math.max(320, Math.min(900, (document.body.clientWidth || 640) - 24));
   const gpus = [...byGpu.keys()].sort((a, b) => a - b);
   const xMin = now - windowSeconds;
-  const xLabel = (x: number) => (now - x < 30 ? words.now : fill(words.ago, Math.round((now - x) / 60)));
+  const xLabel = (x: number) => (now - x < 30 ? words.now : fillTemplate(words.ago, [Math.round((now - x) / 60)]));
   const chart = (title: string, unit: string, pick: (s: SampleTuple) => number | null, yMax?: number) => {
     const series: Series[] = gpus.map((g) => ({ label: `GPU ${g}`, points: byGpu.get(g)!.flatMap(({ s }) => (pick(s) === null ? [] : [[s[1], pick(s)!] as const])) }));
     return lineChart(series, { width, height: 140, title, unit, xMin, xMax: now, ...(yMax !== undefined ? { yMax } : {}), xLabel });
   };
   const idleFen = Math.round((idleSeconds * rate) / 3600);
-  const head = `<header><h1>${forHtml(name)}</h1><span class="state ${state}">${forHtml(words[state as 'streaming'] ?? state)}</span><p class="idle">${forHtml(fill(words.idle, minutes(idleSeconds), formatCny(idleFen)))}</p></header>`;
+  const head = `<header><h1>${forHtml(name)}</h1><span class="state ${state}">${forHtml(words[state as 'streaming'] ?? state)}</span><p class="idle">${forHtml(fillTemplate(words.idle, [minutes(idleSeconds), formatCny(idleFen)]))}</p></header>`;
   const legend = `<p class="legend">${gpus.map((g, i) => `<span class="series-key s${i % 8}">GPU ${g}</span>`).join(' ')}</p>`;
   // The curve holds finite losses only: where the loss was NaN/Inf it is a red stretch, so the curve never just stops.
-  const bands = diverged.map((d) => ({ from: d.from, to: d.to, current: d.current, label: fill(words.nanSpan, nonFinite(d.value), d.from, d.to, d.readings) }));
+  const bands = diverged.map((d) => ({ from: d.from, to: d.to, current: d.current, label: fillTemplate(words.nanSpan, [nonFinite(d.value), d.from, d.to, d.readings]) }));
   const steps = [...loss.map((p) => p.step), ...diverged.flatMap((d) => [d.from, d.to])];
   const now_ = diverged.find((d) => d.current);
   const lossSvg = steps.length
-    ? (now_ ? `<p class="diverged-note">${forHtml(fill(words.nanNow, nonFinite(now_.value), now_.from))}</p>` : '') +
-      lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: Math.min(...steps), xMax: Math.max(...steps), xLabel: (x) => fill(words.step, Math.round(x)), bands })
+    ? (now_ ? `<p class="diverged-note">${forHtml(fillTemplate(words.nanNow, [nonFinite(now_.value), now_.from]))}</p>` : '') +
+      lineChart([{ label: job || words.loss, points: loss.map((p) => [p.step, p.loss] as const) }], { width, height: 160, title: `${words.loss}${job ? ` — ${job}` : ''}`, unit: '', xMin: Math.min(...steps), xMax: Math.max(...steps), xLabel: (x) => fillTemplate(words.step, [Math.round(x)]), bands })
     : `<p class="empty">${forHtml(words.noLoss)}</p>`;
   // The newest reading of each GPU, and the run's last logged loss: the figures now, above the curves.
   const latest = gpus.flatMap((g) => {
