@@ -21,9 +21,10 @@ const BUDGET_BYTES = 256 * MiB;
 const FILES = 300;
 
 /** The fake commands: each leaves a mark so the test knows the stream really ran it. */
-const FAKES: Record<string, { name: 'gzip' | 'tar' | 'xargs'; script: string }> = {
+const FAKES: Record<string, { name: 'gzip' | 'tar' | 'xargs'; script: string; gzip?: '1' | '0' }> = {
   'endless empty stored deflate blocks': {
     name: 'gzip',
+    gzip: '1',
     script: [
       'touch "$HOME/evil/ran"',
       "printf '\\037\\213\\010\\000\\000\\000\\000\\000\\000\\003'",
@@ -36,6 +37,7 @@ const FAKES: Record<string, { name: 'gzip' | 'tar' | 'xargs'; script: string }> 
   },
   'endless empty gzip members': {
     name: 'gzip',
+    gzip: '1',
     script: [
       'touch "$HOME/evil/ran"',
       'b="$HOME/evil/members"',
@@ -51,6 +53,12 @@ const FAKES: Record<string, { name: 'gzip' | 'tar' | 'xargs'; script: string }> 
   },
   'a tar that never stops (endless zeros, gzipped by the real gzip)': {
     name: 'tar',
+    gzip: '1',
+    script: ['touch "$HOME/evil/ran"', 'exec cat /dev/zero'].join('\n'),
+  },
+  'a tar that never stops, sent as it is (loopback: no gzip)': {
+    name: 'tar',
+    gzip: '0',
     script: ['touch "$HOME/evil/ran"', 'exec cat /dev/zero'].join('\n'),
   },
 };
@@ -98,7 +106,8 @@ describe('sync against a box with a hostile gzip or tar in PATH (real sshd, buil
     for (const n of ['gzip', 'tar', 'xargs', 'ran', 'blocks', 'members']) rmSync(join(sshd.home, 'evil', n), { force: true });
   });
 
-  const env = () => ({ HOME: home, GPU_RENT_HOME: join(home, '.gpu-rent'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '' });
+  // GPU_RENT_STREAM_GZIP: loopback would send the streams as they are (nearBox); the gzip fakes need gzip.
+  const env = (gzip?: string) => ({ HOME: home, GPU_RENT_HOME: join(home, '.gpu-rent'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '', ...(gzip ? { GPU_RENT_STREAM_GZIP: gzip } : {}) });
 
   it('a stream consumer that is behind pauses the channel: the box waits, nothing is queued or lost', async () => {
     const conn = connectionTo(sshd, join(home, 'known_hosts'));
@@ -136,7 +145,7 @@ describe('sync against a box with a hostile gzip or tar in PATH (real sshd, buil
       writeFileSync(path, `#!/bin/sh\n${fake.script}\n`, { mode: 0o755 });
       chownSync(path, uid, gid);
       const local = join(home, 'ckpt');
-      const r = await runCliMeasured(['sync', `ssh://${sshd.user}@127.0.0.1:${sshd.port}`, '--identity', sshd.privateKeyPath, '--accept-new', '--remote', remoteDir, '--local', local, '--settle', '0', '--json'], env(), 200_000);
+      const r = await runCliMeasured(['sync', `ssh://${sshd.user}@127.0.0.1:${sshd.port}`, '--identity', sshd.privateKeyPath, '--accept-new', '--remote', remoteDir, '--local', local, '--settle', '0', '--json'], env(fake.gzip), 200_000);
       console.log(`      peak RSS ${(r.peakRssBytes / MiB).toFixed(0)} MiB, ${r.ms} ms`);
       assert.ok(existsSync(join(sshd.home, 'evil', 'ran')), `the fake ${fake.name} never ran: ${r.stderr.slice(0, 500)}`);
       assert.equal(r.code, 0, `exit ${r.code} ${r.signal ?? ''}: ${r.stderr.slice(0, 1000)}`);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client, type SFTPWrapper } from 'ssh2';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { startShapingProxy } from '../support/shaping-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { syncOnce, watchSync, SyncError, type SyncProgress, type SyncRemote, type SyncReport } from '../../src/remote/sync';
 import { plainStream } from './remote-helpers';
@@ -399,6 +400,42 @@ describe('sync against a real sshd', function () {
       for (let i = 0; i < n; i++) put(`step-${i % 4}/shard-${String(i).padStart(3, '0')}.bin`, randomBytes(1 + ((i * 97) % 3000)));
     };
 
+    for (const [how, streamGzip, gzipped] of [
+      ['as it is: loopback answers like a LAN', undefined, false],
+      ['gzipped when asked (as for a box further away)', true, true],
+      ['as it is when asked', false, false],
+    ] as const) {
+      it(`pulls 60 small files in one stream ${how}, verified against the box`, async () => {
+        manySmall(60);
+        const commands: string[] = [];
+        await viaStream((c) => (commands.push(c), c));
+        const r = await syncOnce(streamed.remote, opts({ streamGzip }));
+        assert.equal(r.files, 60);
+        assert.deepEqual(r.skipped, []);
+        assert.equal(commands.length, 1);
+        assert.equal(commands[0]!.includes('gzip'), gzipped, commands[0]);
+        assert.deepEqual([streamed.counts.open, streamed.counts.exec], [0, 0], 'nothing file by file');
+        for (const rel of r.pulled) sameBytes(rel);
+      });
+    }
+
+    it('a box 10 ms away (a same-city tunnel) gets its stream gzipped without being asked', async () => {
+      manySmall(60);
+      const shaper = await startShapingProxy(sshd.port, { rttMs: 10, bitsPerSecond: 100e6 });
+      try {
+        const commands: string[] = [];
+        streamed = await connect(sshd, shaper.port, { stream: (c) => (commands.push(c), c) });
+        const r = await syncOnce(streamed.remote, opts());
+        assert.equal(r.files, 60);
+        assert.equal(commands.length, 1);
+        assert.ok(commands[0]!.includes('| gzip -1'), commands[0]);
+        for (const rel of r.pulled) sameBytes(rel);
+      } finally {
+        streamed.close();
+        await shaper.close();
+      }
+    });
+
     it('pulls 60 small files in one stream (no SFTP open for any), verified against the box, mtimes kept, a big file beside them', async () => {
       manySmall(60);
       put('model.pt', randomBytes(5 * 1024 * 1024));
@@ -460,17 +497,22 @@ describe('sync against a real sshd', function () {
     it('a box without tar or gzip, or one sending garbage or a member it was not asked for, loses nothing: the files come file by file', async () => {
       manySmall(30);
       const evil = join(work, 'evil.tar');
-      execFileSync('sh', ['-c', `cd ${work} && mkdir -p x && echo pwned > x/escape.txt && tar -c -f - x/escape.txt | gzip -1 > ${evil}`]);
-      for (const rewrite of [() => 'exit 127', () => 'head -c 100000 /dev/urandom', () => `cat ${evil}`, () => 'yes | head -c 50000000 | gzip -1']) {
-        rmSync(localDir, { recursive: true, force: true });
-        await viaStream(rewrite);
-        const r = await syncOnce(streamed.remote, opts());
-        streamed.close();
-        assert.equal(r.files, 30, rewrite());
-        assert.deepEqual(r.skipped, []);
-        for (const rel of r.pulled) sameBytes(rel);
-        assert.deepEqual(localFiles().filter((f) => !f.startsWith('step-')), ['.gpu-rent-sync.json']);
-      }
+      execFileSync('sh', ['-c', `cd ${work} && mkdir -p x && echo pwned > x/escape.txt && tar -c -f ${evil} x/escape.txt && gzip -1 -k ${evil}`]);
+      // Both ways a stream can come: gzipped (a box further away) and as it is (a near one).
+      for (const [streamGzip, gz] of [
+        [true, ' | gzip -1'],
+        [false, ''],
+      ] as const)
+        for (const rewrite of [() => 'exit 127', () => 'head -c 100000 /dev/urandom', () => `cat ${evil}${streamGzip ? '.gz' : ''}`, () => `yes | head -c 50000000${gz}`]) {
+          rmSync(localDir, { recursive: true, force: true });
+          await viaStream(rewrite);
+          const r = await syncOnce(streamed.remote, opts({ streamGzip }));
+          streamed.close();
+          assert.equal(r.files, 30, rewrite());
+          assert.deepEqual(r.skipped, []);
+          for (const rel of r.pulled) sameBytes(rel);
+          assert.deepEqual(localFiles().filter((f) => !f.startsWith('step-')), ['.gpu-rent-sync.json']);
+        }
     });
   });
 

@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseStreamHashes, TAR_HASH_COMMAND } from '../../src/remote/sync/stream-small';
+import { LAN_REPLY_MS, nearBox, parseStreamHashes, TAR_HASH_COMMAND, TAR_HASH_COMMAND_PLAIN } from '../../src/remote/sync/stream-small';
+import { TarReader, type TarMember } from '../../src/remote/sync/tar';
 
 const H1 = 'a'.repeat(64);
 const H2 = '0123456789abcdef'.repeat(4);
@@ -44,5 +45,41 @@ describe('parseStreamHashes', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('the plain command (a near box) sends the same hashes and an uncompressed tar our reader takes member by member', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stream-hashes-'));
+    try {
+      const names = ['a.bin', 'b c.bin', "q'x.bin", '中文.bin', 'big.bin'];
+      const bodies = names.map((_n, i) => (i === 4 ? Buffer.alloc(70_000, 7) : Buffer.from(`file ${i}\n`)));
+      const paths = names.map((n, i) => {
+        writeFileSync(join(dir, n), bodies[i]!);
+        return join(dir, n);
+      });
+      const out = execFileSync('bash', ['-c', `${TAR_HASH_COMMAND_PLAIN} 2>"$1"`, 'sh', join(dir, 'err')], { input: paths.map((p) => `${p}\n`).join('') });
+      assert.notEqual(out[0], 0x1f, 'not gzip');
+      const members: TarMember[] = [];
+      const reader = new TarReader((m) => members.push(m), { maxMemberBytes: 1 << 20 });
+      // As the channel hands it over: in pieces that cut headers and bodies anywhere.
+      for (let off = 0; off < out.length; off += 777) reader.push(out.subarray(off, off + 777));
+      reader.end();
+      assert.deepEqual(members.map((m) => m.name), paths.map((p) => p.slice(1)));
+      assert.deepEqual(members.map((m) => Buffer.compare(m.data, bodies[members.indexOf(m)]!)), [0, 0, 0, 0, 0]);
+      const got = parseStreamHashes(execFileSync('cat', [join(dir, 'err')]).toString('utf8'), new Set(paths));
+      assert.deepEqual(paths.map((p) => got.get(p)), bodies.map((b) => createHash('sha256').update(b).digest('hex')));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('nearBox', () => {
+  it('is near only for a measured reply under the LAN threshold; unmeasured or slower stays compressed', () => {
+    assert.equal(nearBox(0.2), true);
+    assert.equal(nearBox(LAN_REPLY_MS - 0.01), true);
+    assert.equal(nearBox(LAN_REPLY_MS), false);
+    assert.equal(nearBox(5), false); // a tunnel in the same city
+    assert.equal(nearBox(40), false);
+    assert.equal(nearBox(undefined), false); // nothing timed (an empty folder's listing failed)
   });
 });

@@ -235,6 +235,7 @@ export const command: CliCommand = {
           delete: flags.delete === true,
           settleSeconds: flags.settle ?? 5,
           boxHash: flags['box-hash'] === true,
+          streamGzip: io.env.GPU_RENT_STREAM_GZIP === '1' ? true : io.env.GPU_RENT_STREAM_GZIP === '0' ? false : undefined,
           durable: flags.fsync === true,
           force: flags.force === true,
           signal: ac.signal,

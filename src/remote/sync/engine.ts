@@ -18,7 +18,7 @@ import { PART_SUFFIX, type NameRules } from './names';
 import { changedFiles, plan, type Plan } from './planner';
 import { localPathOf, pullFile, type Ctx, type Outcome } from './pull-file';
 import { SMALL_FILE } from './transfer';
-import { STREAM_MIN_FILES, streamSmall } from './stream-small';
+import { nearBox, STREAM_MIN_FILES, streamSmall } from './stream-small';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
 import { readState, writeState } from './state';
 import type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
@@ -87,6 +87,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
       prefetched: new Map(),
       madeDirs: new Map(),
+      near: opts.streamGzip === undefined ? nearBox(listing.replyMs) : !opts.streamGzip,
     };
     stateAsRead = JSON.stringify([ctx.state.files, ctx.state.savedBeside ?? {}]);
     const c = ctx;

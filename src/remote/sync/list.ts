@@ -21,15 +21,27 @@ export interface ListLimits {
 export { sftpRequest };
 
 /** Reads one folder reply by reply, charging each entry to the listing's budget (so one endless folder stops too). */
-async function readdirBounded(sftp: SFTPWrapper, path: string, budget: { left: number }, tooMany: () => Error): Promise<FileEntry[]> {
+async function readdirBounded(
+  sftp: SFTPWrapper,
+  path: string,
+  budget: { left: number; replyMs?: number },
+  tooMany: () => Error,
+): Promise<FileEntry[]> {
   const handle = await sftpRequest<Buffer>(sftp, 'opendir', (cb) => sftp.opendir(path, cb));
   const out: FileEntry[] = [];
   try {
     for (;;) {
       let list: FileEntry[] | false;
+      const asked = process.hrtime.bigint();
+      const timed = () => {
+        const ms = Number(process.hrtime.bigint() - asked) / 1e6;
+        if (budget.replyMs === undefined || ms < budget.replyMs) budget.replyMs = ms;
+      };
       try {
         list = await sftpRequest<FileEntry[] | false>(sftp, 'readdir', (cb) => sftp.readdir(handle, cb));
+        timed();
       } catch (err) {
+        timed();
         if (sftpCode(err) === SFTP_EOF) break;
         throw err;
       }
@@ -68,6 +80,11 @@ export interface RemoteListing {
   skipped: Skip[];
   /** Sub-folders that could not be listed: nothing below them may be deleted locally. */
   unlisted: string[];
+  /**
+   * The quickest answer to one directory read, in milliseconds: the last read of a folder (its
+   * end) costs the box next to nothing, so this is about one round trip to the box.
+   */
+  replyMs?: number;
 }
 
 export class RemoteFolderError extends Error {
@@ -102,7 +119,7 @@ function isTransport(err: unknown): boolean {
 
 export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules, limits: ListLimits = {}): Promise<RemoteListing> {
   const maxEntries = limits.maxEntries ?? MAX_LIST_ENTRIES;
-  const budget = { left: maxEntries };
+  const budget: { left: number; replyMs?: number } = { left: maxEntries };
   const tooMany = () => {
     const e = new RemoteFolderError('remote-unreadable', folder, `the folder on the box has more than ${maxEntries} entries (files and folders in all); sync a sub-folder with fewer`);
     e.tooManyEntries = maxEntries;
@@ -213,5 +230,5 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
   }
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { root, files, skipped, unlisted };
+  return { root, files, skipped, unlisted, replyMs: budget.replyMs };
 }

@@ -47,6 +47,12 @@ export interface SyncOptions {
    */
   boxHash?: boolean;
   /**
+   * Gzip the tar streams that carry small files (true) or send them as they are (false).
+   * Default: as they are for a box that answers like one on loopback or a LAN (stream-small.ts
+   * nearBox), gzipped otherwise. The CLI takes it from GPU_RENT_STREAM_GZIP=1 or 0.
+   */
+  streamGzip?: boolean;
+  /**
    * Flush each file to the local disk (fsync) before it is renamed into place, so a verified
    * copy survives a crash of this computer at once. Off by default, as with scp and rsync:
    * the OS writes it back within seconds, and a copy cut short by a crash has the wrong size,
