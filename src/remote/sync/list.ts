@@ -20,7 +20,14 @@ export interface ListLimits {
 /** The one SFTP request wrapper (sftp-util), here too for the modules that import it from the listing. */
 export { sftpRequest };
 
-/** Reads one folder reply by reply, charging each entry to the listing's budget (so one endless folder stops too). */
+type ReaddirReply = { list: FileEntry[] | false; err?: undefined } | { list?: undefined; err: unknown };
+
+/**
+ * Reads one folder reply by reply, charging each entry to the listing's budget (so one endless
+ * folder stops too). Two reads are in flight at once: the box answers them in order, so a
+ * folder that fits in one reply (OpenSSH sends up to 100 names) ends one round trip sooner,
+ * with its end already on the way, instead of asking for it after the names came.
+ */
 async function readdirBounded(
   sftp: SFTPWrapper,
   path: string,
@@ -29,23 +36,30 @@ async function readdirBounded(
 ): Promise<FileEntry[]> {
   const handle = await sftpRequest<Buffer>(sftp, 'opendir', (cb) => sftp.opendir(path, cb));
   const out: FileEntry[] = [];
+  const ask = (): Promise<ReaddirReply> => {
+    const asked = process.hrtime.bigint();
+    const timed = () => {
+      const ms = Number(process.hrtime.bigint() - asked) / 1e6;
+      if (budget.replyMs === undefined || ms < budget.replyMs) budget.replyMs = ms;
+    };
+    return sftpRequest<FileEntry[] | false>(sftp, 'readdir', (cb) => sftp.readdir(handle, cb)).then(
+      (list) => (timed(), { list }),
+      (err: unknown) => (timed(), { err }),
+    );
+  };
   try {
+    let next = ask();
+    let ahead = ask();
     for (;;) {
-      let list: FileEntry[] | false;
-      const asked = process.hrtime.bigint();
-      const timed = () => {
-        const ms = Number(process.hrtime.bigint() - asked) / 1e6;
-        if (budget.replyMs === undefined || ms < budget.replyMs) budget.replyMs = ms;
-      };
-      try {
-        list = await sftpRequest<FileEntry[] | false>(sftp, 'readdir', (cb) => sftp.readdir(handle, cb));
-        timed();
-      } catch (err) {
-        timed();
-        if (sftpCode(err) === SFTP_EOF) break;
-        throw err;
+      const reply = await next;
+      if (reply.err !== undefined) {
+        if (sftpCode(reply.err) === SFTP_EOF) break;
+        throw reply.err;
       }
+      const list = reply.list;
       if (!list || list.length === 0) break;
+      next = ahead;
+      ahead = ask();
       budget.left -= list.length;
       if (budget.left < 0) throw tooMany();
       for (const e of list) out.push(e);
