@@ -36,6 +36,7 @@ const MANY_FILES = Number(process.env.SYNC_BENCH_MANY ?? 20000);
 /** SYNC_BENCH=big,small,push,shaped,resync runs only those parts (default: all). */
 const PARTS = (process.env.SYNC_BENCH ?? 'big,small,push,shaped,resync').split(',');
 const want = (part: string) => PARTS.includes(part);
+const CLI_B = process.env.SYNC_BENCH_CLI_B;
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -159,6 +160,8 @@ export async function run_(): Promise<void> {
     const cliArgs = (port: number) => [cliAt(port), '--identity', sshd!.privateKeyPath, '--accept-new'];
     const pullTools = (port: number, remote: string, dest: string): Array<[string, () => void | Promise<unknown>]> => [
       ['gpu-rent sync (CLI)', () => runAsync(process.execPath, [CLI, 'sync', ...cliArgs(port), '--remote', remote, '--local', dest, '--settle', '0', '--json'], env)],
+      // SYNC_BENCH_CLI_B=<another build>/dist/cli.js: that build as its own row, in the same rounds.
+      ...(CLI_B ? [['gpu-rent (build B)', () => runAsync(process.execPath, [CLI_B, 'sync', ...cliArgs(port), '--remote', remote, '--local', dest, '--settle', '0', '--json'], env)] as [string, () => Promise<unknown>]] : []),
       ['scp -r', () => runAsync('scp', [...scpArgs(port), `${login}:${remote}`, dest])],
       ['rsync -a -e ssh', () => runAsync('rsync', ['-a', '-e', sshCmdAt(port), `${login}:${remote}/`, `${dest}/`])],
     ];
