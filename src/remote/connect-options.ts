@@ -57,7 +57,12 @@ export interface ConnectOptions {
 export interface ExecOptions {
   /** Deadline for the whole command (default opTimeoutMs). */
   timeoutMs?: number;
-  stdin?: string | Buffer;
+  /**
+   * What the command reads on stdin, then its end. A promise is written when it settles, the
+   * command waiting on its stdin meanwhile (sync's identity look made ready ahead of the last
+   * byte); one that settles to undefined, or fails, only ends stdin.
+   */
+  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
   signal?: AbortSignal;
   /** Run under `bash -lc` so conda and the platform's PATH are set (default true). */
   login?: boolean;

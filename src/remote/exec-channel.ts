@@ -21,7 +21,8 @@ export interface ChannelRun {
   signal?: AbortSignal;
   /** The deadline's length, for the message. */
   timeoutMs?: number;
-  stdin?: string | Buffer;
+  /** Written, then stdin's end (a promise: when it settles; see ExecOptions.stdin). */
+  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
   /** A promise returned pauses the channel until it settles (ssh2 then stops opening the window). */
   onStdout?: (c: Buffer) => unknown;
   onStderr?: (c: Buffer) => void;
@@ -187,7 +188,16 @@ export function driveChannel(channel: ClientChannel, o: ChannelRun, link: Channe
     });
     channel.on('error', () => undefined);
     channel.on('close', finish);
-    if (o.stdin !== undefined) channel.end(o.stdin);
-    else channel.end();
+    const stdin = o.stdin;
+    const end = (s: string | Buffer | undefined) => {
+      try {
+        if (s === undefined) channel.end();
+        else channel.end(s);
+      } catch {
+        /* the channel is gone already: its close settles the run */
+      }
+    };
+    if (stdin instanceof Promise) stdin.then(end, () => end(undefined));
+    else end(stdin);
   });
 }

@@ -3,6 +3,7 @@
 // and no retry, for a wrong password.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
@@ -37,6 +38,16 @@ describe('remote connection (real sshd)', function () {
     const r = await conn.exec('echo out; echo err >&2; exit 3');
     assert.deepEqual(r, { code: 3, stdout: 'out\n', stderr: 'err\n', truncated: { stdout: 0, stderr: 0 } });
     assert.equal((await conn.exec('cat', { stdin: 'fed through stdin' })).stdout, 'fed through stdin');
+    // stdin still to come: the command waits on it (it is up: its marker is on the box first).
+    const mark = join(sshd.home, `armed-${process.pid}`);
+    let line: (s: string | undefined) => void = () => undefined;
+    const later = conn.exec(`touch ${mark}; IFS= read -r x || exit 7; echo "got $x"`, { login: false, stdin: new Promise((res) => (line = res)) });
+    for (let i = 0; i < 200 && !existsSync(mark); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(existsSync(mark), 'the command started before its stdin came');
+    line('now\n');
+    assert.equal((await later).stdout, 'got now\n');
+    // Settled to nothing: stdin only ends.
+    assert.equal((await conn.exec('IFS= read -r x || exit 7', { login: false, stdin: Promise.resolve(undefined) })).code, 7);
     assert.equal((await conn.exec('echo "$CONDA_DEFAULT_ENV"; command -v nvidia-smi')).stdout, `base\n${sshd.home}/bin/nvidia-smi\n`);
     // Without the login shell the profile is not read (the trap users hit on real boxes).
     assert.equal((await conn.exec('echo "[$CONDA_DEFAULT_ENV]"', { login: false })).stdout, '[]\n');

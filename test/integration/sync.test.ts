@@ -45,11 +45,14 @@ function connect(sshd: TestSshd, port = sshd.port, opts: { stream?: (command: st
             res(s);
           }),
         )),
-      exec: (command) =>
+      exec: (command, o) =>
         new Promise((res, rej) => {
           counts.exec++;
           client.exec(command, (err, stream) => {
             if (err) return rej(err);
+            // stdin as the extension's remote hands it over: a promise's line when it settles.
+            if (o?.stdin) void o.stdin.then((s) => (s === undefined ? stream.end() : stream.end(s)));
+            else stream.end();
             let stdout = '';
             let stderr = '';
             stream.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
@@ -146,6 +149,20 @@ describe('sync against a real sshd', function () {
     assert.deepEqual(viaTilde.pulled, ['x.pt']);
     const viaRelative = await syncOnce(conn.remote, opts({ remoteDir: name }));
     assert.equal(viaRelative.unchanged, 1);
+  });
+
+  it("a first pull into an empty folder asks the box's clock before the SFTP start; a re-sync with nothing new asks nothing", async () => {
+    for (let i = 0; i < 5; i++) put(`f${i}.bin`, randomBytes(100 + i));
+    const events: string[] = [];
+    const spy: SyncRemote = { sftp: () => (events.push('sftp'), conn.remote.sftp()), exec: (c, o) => (events.push(c), conn.remote.exec(c, o)) };
+    const first = await syncOnce(spy, opts({ settleSeconds: 5 }));
+    assert.equal(first.files, 5);
+    assert.deepEqual(events.slice(0, 2), ['date +%s', 'sftp']);
+    assert.equal(events.filter((e) => e === 'date +%s').length, 1, 'asked once');
+    events.length = 0;
+    const again = await syncOnce(spy, opts({ settleSeconds: 5 }));
+    assert.equal(again.unchanged, 5);
+    assert.deepEqual(events, ['sftp'], 'the folder is not empty and nothing changed: no command');
   });
 
   it('a no-change re-sync opens no file, reads 0 bytes and runs no command', async () => {
@@ -352,6 +369,8 @@ describe('sync against a real sshd', function () {
       assert.equal(r.byIdentity, 1);
       sameBytes('model.safetensors');
       assert.equal(cmds.filter(isStat).length, 2);
+      // The look after the last byte was made ready ahead (the file is all tail: 6 MiB) and answered.
+      assert.equal(cmds.filter((c) => isStat(c) && c.includes('read -r _')).length, 1);
       assert.equal(cmds.filter(isHash).length, 0, 'the box did not read the file a second time');
       rmSync(localDir, { recursive: true, force: true });
       const cmds2: string[] = [];

@@ -3,7 +3,7 @@
 // running the hash tool once over all its files), not a thousand. Big files go to the front
 // of the queue: their hash runs alongside their transfer. Prefix hashes (to trust a resumed
 // .part) go one at a time.
-import { batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, type BoxIdentity, type HashAnswer } from './remote-hash';
+import { armedIdentityScript, batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, type BoxIdentity, type HashAnswer } from './remote-hash';
 import { shQuote } from '../shell';
 import type { SyncRemote } from './types';
 
@@ -43,6 +43,41 @@ export async function boxIdentity(remote: SyncRemote, path: string): Promise<Box
   } catch {
     return undefined;
   }
+}
+
+/** An identity look made ready ahead (armBoxIdentity). */
+export interface ArmedIdentity {
+  /** Looks now: one round trip where the channel is up. Undefined when it cannot say. */
+  fire(): Promise<BoxIdentity | undefined>;
+  /** Not needed after all: the box's shell ends without looking. */
+  cancel(): void;
+}
+
+/** How long a fired look may take before the caller looks the usual way instead. */
+const ARMED_ANSWER_MS = 20_000;
+
+/**
+ * Opens the channel and the shell for a file's identity look ahead of time (armedIdentityScript);
+ * fire() makes it look. Whatever goes wrong (no answer in two minutes, a lost channel, a
+ * remote that ignores stdin) comes back as undefined, and the caller looks the usual way.
+ */
+export function armBoxIdentity(remote: SyncRemote, path: string): ArmedIdentity {
+  let go: (line: string | undefined) => void = () => undefined;
+  const stdin = new Promise<string | undefined>((res) => (go = res));
+  const answer = remote.exec(armedIdentityScript(path), { timeoutMs: 120_000, login: false, stdin }).then(
+    (r) => (r.code === 0 ? parseIdentity(r.stdout) : undefined),
+    () => undefined,
+  );
+  return {
+    fire: () => {
+      go('\n');
+      // Bounded: a remote that never hands the line over must not hold the pull up.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<undefined>((res) => (timer = setTimeout(res, ARMED_ANSWER_MS, undefined)));
+      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+    },
+    cancel: () => go(undefined),
+  };
 }
 
 interface Req {
