@@ -476,8 +476,15 @@ function englishChecks(): UiCheck[] {
           await item.waitFor({ timeout: 10_000 });
           await item.hover();
           await item.click();
-          // A menu that re-rendered under the pointer keeps the item focused: Enter runs it.
-          if (await item.isVisible().catch(() => false)) await page.keyboard.press('Enter');
+          // A menu that re-rendered under the pointer stays open with the item focused: Enter runs
+          // it. One still closing ran the command already: an Enter then ran it a second time,
+          // without its row (VS Code passed { preserveFocus: false }), and left an error toast.
+          const open = page.locator('.context-view .monaco-menu').first();
+          const closed = await open.waitFor({ state: 'hidden', timeout: 1500 }).then(
+            () => true,
+            () => false,
+          );
+          if (!closed && (await item.isVisible().catch(() => false))) await page.keyboard.press('Enter');
         };
         await menu('Sync Checkpoints Now');
         await step(`${sshd.home}/e2e-run/ckpt`, /\(1\/2\)/);
@@ -491,6 +498,8 @@ function englishChecks(): UiCheck[] {
         const result = (await synced.first().innerText()).replace(/\s+/g, ' ');
         process.stdout.write(`         sync: ${result.slice(0, 200)}\n`);
         if (!/SHA-256|up to date/.test(result)) throw new Error(`the sync result does not say what it did: ${result}`);
+        const toasts = (await center.locator('.notification-list-item').allInnerTexts()).filter((t) => t.includes('Error running command'));
+        if (toasts.length) throw new Error(`the sync left an error toast: ${toasts.join(' | ').slice(0, 400)}`);
         if (!fs.existsSync(path.join(ws, 'checkpoints', 'epoch1.pt'))) throw new Error(`the checkpoint is not in ${path.join(ws, 'checkpoints')}`);
         await shot(page, outDir, 'walkthrough-sync.png');
         await page.keyboard.press('Escape');

@@ -46,7 +46,7 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
       const report = await syncOnce(syncRemote(conn), { remoteDir, localDir, source: `${inst.login.user}@${inst.login.host}:${inst.login.port}`, signal: abort.signal, durable: opts.durable ?? true, log: (line: string) => ctx.log.info(`[${inst.id}] sync: ${line}`) }, (p) => {
         meter.observe(p);
         const s = meter.snapshot();
-        if (p.kind === 'listed') progress.report({ message: vscode.l10n.t('{0} files to copy', s.filesTotal ?? 0) });
+        if (p.kind === 'listed') progress.report({ message: s.filesTotal === 1 ? vscode.l10n.t('1 file to copy') : vscode.l10n.t('{0} files to copy', s.filesTotal ?? 0) });
         else if ((p.kind === 'bytes' && Date.now() - lastDraw > 500) || p.kind === 'file-done') {
           lastDraw = Date.now();
           const pct = s.filesTotal ? Math.min(100, (s.filesDone / s.filesTotal) * 100) : 0;

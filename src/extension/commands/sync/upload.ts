@@ -79,7 +79,7 @@ export async function uploadFolder(ctx: CommandContext, arg: unknown): Promise<U
         if (p.kind === 'skipped') return;
         meter.observe(p);
         const s = meter.snapshot();
-        if (p.kind === 'listed') progress.report({ message: vscode.l10n.t('{0} files to upload', s.filesTotal ?? 0) });
+        if (p.kind === 'listed') progress.report({ message: s.filesTotal === 1 ? vscode.l10n.t('1 file to upload') : vscode.l10n.t('{0} files to upload', s.filesTotal ?? 0) });
         else if ((p.kind === 'bytes' && Date.now() - lastDraw > 500) || p.kind === 'file-done') {
           lastDraw = Date.now();
           const pct = s.filesTotal ? Math.min(100, (s.filesDone / s.filesTotal) * 100) : 0;
