@@ -164,15 +164,15 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     let done = from;
     // The look after the last byte, made ready while the file's tail is still coming: its
     // channel and shell are up by then, so it costs one round trip instead of two or three.
-    const arm = () => {
-      if (idBefore && !armed) armed = armBoxIdentity(ctx.remote, f.abs);
+    const armInTail = () => {
+      if (idBefore && !armed && f.size - done <= ARM_IDENTITY_TAIL) armed = armBoxIdentity(ctx.remote, f.abs);
     };
     const onBytes = (n: number) => {
       done += n;
-      if (f.size - done <= ARM_IDENTITY_TAIL) arm();
+      armInTail();
       ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
     };
-    if (f.size - done <= ARM_IDENTITY_TAIL) arm();
+    armInTail();
     // Compressible: through the box's gzip; refused (a bomb, a corrupt stream) or failed, the
     // .part is back at `from` and SFTP pulls it as it is.
     // The sample first: an incompressible file (weights, archives) waits for no gzip probe.

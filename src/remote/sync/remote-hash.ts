@@ -120,8 +120,11 @@ export interface BoxIdentity {
 
 export const IDENTITY_MIN_AGE_S = 2;
 
+/** The look itself, on "$1": what parseIdentity reads. */
+const IDENTITY_LOOK = 'stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s';
+
 export function identityScript(path: string): string {
-  return `/bin/sh -c ${shQuote('stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s')} sh ${shQuote(path)}`;
+  return `/bin/sh -c ${shQuote(IDENTITY_LOOK)} sh ${shQuote(path)}`;
 }
 
 /**
@@ -130,7 +133,7 @@ export function identityScript(path: string): string {
  * after it. Its stdin ending without a line: no look, exit 1.
  */
 export function armedIdentityScript(path: string): string {
-  return `/bin/sh -c ${shQuote('IFS= read -r _ || exit 1; stat -c "%f %d %i %s %.9Y %.9Z" -- "$1" && date +%s')} sh ${shQuote(path)}`;
+  return `/bin/sh -c ${shQuote(`IFS= read -r _ || exit 1; ${IDENTITY_LOOK}`)} sh ${shQuote(path)}`;
 }
 
 const IDENTITY_RE = /^([0-9a-f]{1,8}) (\d{1,20}) (\d{1,20}) (\d{1,16}) (\d{1,12}\.\d{9}) (\d{1,12}\.\d{9})\n(\d{1,12})\n?$/;

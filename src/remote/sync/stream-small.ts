@@ -152,9 +152,9 @@ class StreamHashes {
  * A box that answers a directory read within this many milliseconds (list.ts: the quickest of
  * the listing's reads; a slow answer only ever makes it look further) is on loopback or a LAN,
  * where the link outruns gzip -1 on the box (about 100 MB/s of tar on one core): 20,000 × 512 B
- * on loopback cost the box 0.31 s of gzip for nothing. A rented box is
- * further away than that (a proxy port, another city): its streams stay compressed, where a
- * header costs ~50 bytes instead of 512.
+ * on loopback cost the box 0.31 s of gzip for nothing. A rented box is further away than that
+ * (a proxy port, another city): its streams stay compressed, where a header costs ~50 bytes
+ * instead of 512.
  */
 export const LAN_REPLY_MS = 2;
 
