@@ -50,11 +50,14 @@ echo installed=1
 GR_CLOCK_FILE=""; GR_POLL_SECONDS=""; GR_IDLE_WINDOW=""
 . "$D/${WATCHDOG_FILES.config}" 2>/dev/null
 if [ -n "$GR_CLOCK_FILE" ] && [ -r "$GR_CLOCK_FILE" ]; then echo "now=$(cat "$GR_CLOCK_FILE")"; else echo "now=$(date +%s)"; fi
+# The state before the pid: the watchdog removes its pid file before it writes "fired", so a
+# status that reads "fired" never also finds it running.
+state=$(cat "$D/${WATCHDOG_FILES.state}" 2>/dev/null)
 ${PID_CHECK}
 echo "pid=$pid"
 echo "alive=$alive"
 echo "heartbeat=$(cat "$D/${WATCHDOG_FILES.heartbeat}" 2>/dev/null)"
-echo "state=$(cat "$D/${WATCHDOG_FILES.state}" 2>/dev/null)"
+echo "state=$state"
 echo "poll=$GR_POLL_SECONDS"
 echo "window=$GR_IDLE_WINDOW"
 echo "@@events"
