@@ -12,7 +12,7 @@ import type { SyncProgress, SyncRemote, SyncReport } from '../remote/sync';
 export function syncRemote(conn: RemoteConnection): SyncRemote {
   return {
     sftp: () => conn.sftp(),
-    exec: (command, opts) => conn.exec(command, { login: opts?.login ?? false, ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts?.stdin ? { stdin: opts.stdin } : {}) }),
+    exec: (command, opts) => conn.exec(command, { login: opts?.login ?? false, ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts?.stdin ? { stdin: opts.stdin } : {}), ...(opts?.signal ? { signal: opts.signal } : {}) }),
     stream: (command, opts) => conn.execStream(command, { login: false, ...opts }),
   };
 }

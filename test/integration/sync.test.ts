@@ -12,12 +12,14 @@ import { startShapingProxy } from '../support/shaping-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { syncOnce, watchSync, SyncError, type SyncProgress, type SyncRemote, type SyncReport } from '../../src/remote/sync';
 import { plainStream } from './remote-helpers';
+import { EXEC_LIST_MAGIC as LIST_MAGIC } from '../../src/remote/sync/list-exec';
 
 interface Conn {
   remote: SyncRemote;
   client: Client;
   /** SFTP requests sent, by type (counted on the real session). */
-  counts: { open: number; read: number; readdir: number; exec: number; stream: number };
+  /** exec: commands other than the listing command (list: those). */
+  counts: { open: number; read: number; readdir: number; exec: number; list: number; stream: number };
   close(): void;
 }
 
@@ -25,7 +27,7 @@ interface Conn {
 function connect(sshd: TestSshd, port = sshd.port, opts: { stream?: (command: string) => string } = {}): Promise<Conn> {
   return new Promise((resolve, reject) => {
     const client = new Client();
-    const counts = { open: 0, read: 0, readdir: 0, exec: 0, stream: 0 };
+    const counts = { open: 0, read: 0, readdir: 0, exec: 0, list: 0, stream: 0 };
     let sftpP: Promise<SFTPWrapper> | undefined;
     const remote: SyncRemote = {
       sftp: () =>
@@ -47,17 +49,19 @@ function connect(sshd: TestSshd, port = sshd.port, opts: { stream?: (command: st
         )),
       exec: (command, o) =>
         new Promise((res, rej) => {
-          counts.exec++;
+          if (command.includes(LIST_MAGIC)) counts.list++;
+          else counts.exec++;
           client.exec(command, (err, stream) => {
             if (err) return rej(err);
             // stdin as the extension's remote hands it over: a promise's line when it settles.
             if (o?.stdin) void o.stdin.then((s) => (s === undefined ? stream.end() : stream.end(s)));
             else stream.end();
-            let stdout = '';
-            let stderr = '';
-            stream.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-            stream.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-            stream.on('close', (code: number | null) => res({ code, stdout, stderr }));
+            // Decoded once whole, as the connection does: a name's UTF-8 may span two chunks.
+            const out: Buffer[] = [];
+            const errOut: Buffer[] = [];
+            stream.on('data', (d: Buffer) => out.push(d));
+            stream.stderr.on('data', (d: Buffer) => errOut.push(d));
+            stream.on('close', (code: number | null) => res({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') }));
           });
         }),
       // With `opts.stream`: the engine's tar streams, the command passed through it (to break it).
@@ -151,21 +155,39 @@ describe('sync against a real sshd', function () {
     assert.equal(viaRelative.unchanged, 1);
   });
 
-  it("a first pull into an empty folder asks the box's clock before the SFTP start; a re-sync with nothing new asks nothing", async () => {
+  it("the listing command, which brings the box's clock, goes before the SFTP start; no other command asks the clock", async () => {
     for (let i = 0; i < 5; i++) put(`f${i}.bin`, randomBytes(100 + i));
     const events: string[] = [];
-    const spy: SyncRemote = { sftp: () => (events.push('sftp'), conn.remote.sftp()), exec: (c, o) => (events.push(c), conn.remote.exec(c, o)) };
+    const spy: SyncRemote = { sftp: () => (events.push('sftp'), conn.remote.sftp()), exec: (c, o) => (events.push(c.includes(LIST_MAGIC) ? 'list' : c), conn.remote.exec(c, o)) };
+    const before = conn.counts.readdir;
     const first = await syncOnce(spy, opts({ settleSeconds: 5 }));
     assert.equal(first.files, 5);
-    assert.deepEqual(events.slice(0, 2), ['date +%s', 'sftp']);
-    assert.equal(events.filter((e) => e === 'date +%s').length, 1, 'asked once');
+    assert.deepEqual(events.slice(0, 2), ['list', 'sftp']);
+    assert.equal(events.filter((e) => e === 'date +%s').length, 0, 'the clock came with the listing');
+    assert.equal(conn.counts.readdir, before, 'no SFTP directory read');
     events.length = 0;
     const again = await syncOnce(spy, opts({ settleSeconds: 5 }));
     assert.equal(again.unchanged, 5);
-    assert.deepEqual(events, ['sftp'], 'the folder is not empty and nothing changed: no command');
+    assert.deepEqual(events, ['list', 'sftp'], 'nothing changed: the listing and nothing else');
   });
 
-  it('a no-change re-sync opens no file, reads 0 bytes and runs no command', async () => {
+  it('where the listing command fails, SFTP lists and the clock is asked as before', async () => {
+    for (let i = 0; i < 5; i++) put(`d${i % 2}/f${i}.bin`, randomBytes(100 + i));
+    const events: string[] = [];
+    // A box whose find has no -printf (BusyBox): the command exits non-zero.
+    const spy: SyncRemote = {
+      sftp: () => (events.push('sftp'), conn.remote.sftp()),
+      exec: (c, o) => (events.push(c.includes(LIST_MAGIC) ? 'list' : c), conn.remote.exec(c.includes(LIST_MAGIC) ? c.replace('-printf', '-bogus') : c, o)),
+    };
+    const before = conn.counts.readdir;
+    const first = await syncOnce(spy, opts({ settleSeconds: 5 }));
+    assert.equal(first.files, 5);
+    assert.equal(conn.counts.readdir - before, 3, 'SFTP listed the folder and its two sub-folders');
+    assert.equal(events.filter((e) => e === 'date +%s').length, 1, 'the clock asked once');
+    for (const rel of first.pulled) sameBytes(rel);
+  });
+
+  it('a no-change re-sync opens no file, reads 0 bytes and runs only the listing command', async () => {
     for (let i = 0; i < 50; i++) put(`d${i % 5}/f${i}.bin`, randomBytes(100 + i));
     const first = await syncOnce(conn.remote, opts());
     assert.equal(first.files, 50);
@@ -176,8 +198,9 @@ describe('sync against a real sshd', function () {
     assert.equal(r.unchanged, 50);
     assert.equal(conn.counts.open, before.open, 'no file opened');
     assert.equal(conn.counts.read, before.read, 'no read request');
-    assert.equal(conn.counts.exec, before.exec, 'no remote command');
-    assert.equal(conn.counts.readdir - before.readdir, 6, 'one listing per folder');
+    assert.equal(conn.counts.exec, before.exec, 'no other remote command');
+    assert.equal(conn.counts.list - before.list, 1, 'one listing command');
+    assert.equal(conn.counts.readdir, before.readdir, 'no SFTP directory read');
   });
 
   it('re-pulls a changed file, and only verifies a file whose mtime alone changed', async () => {

@@ -11,14 +11,15 @@ import { sleep } from '../util/sleep';
 import { passSignal } from '../util/deadline';
 import { diskFull, isDiskFull, SyncError, toSyncError } from './errors';
 import { HashBatcher } from './hash-batch';
-import { listRemote } from './list';
+import { listRemote, MAX_LIST_ENTRIES } from './list';
+import { execListCommand, parseExecListing } from './list-exec';
 import { applyDeletion } from './delete';
 import { gatherLocalState } from './local-state';
 import { PART_SUFFIX, type NameRules } from './names';
 import { changedFiles, plan, type Plan } from './planner';
 import { localPathOf, pullFile, type Ctx, type Outcome } from './pull-file';
 import { SMALL_FILE } from './transfer';
-import { nearBox, STREAM_MIN_FILES, streamSmall } from './stream-small';
+import { nearBox, nearBoxByProbe, STREAM_MIN_FILES, streamSmall } from './stream-small';
 import { parseRemoteNow, REMOTE_NOW } from './remote-hash';
 import { readState, writeState } from './state';
 import type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types';
@@ -32,20 +33,6 @@ export type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types'
 
 /** Files at least this big take one of the few big-transfer slots. */
 const BIG_FILE = 4 * 1024 * 1024;
-
-/** Whether a folder holds nothing (one directory read, however big it is). */
-async function isEmptyDir(dir: string): Promise<boolean> {
-  try {
-    const d = await fsp.opendir(dir);
-    try {
-      return (await d.read()) === null;
-    } finally {
-      await d.close().catch(() => undefined);
-    }
-  } catch {
-    return false;
-  }
-}
 
 async function ensureLocalRoot(dir: string): Promise<string> {
   const root = resolve(dir);
@@ -67,6 +54,37 @@ export function remotePathForSftp(dir: string): string {
   return dir;
 }
 
+/** The least a listing command that has not answered when SFTP is ready is waited for. */
+const LIST_COMMAND_GRACE_MS = 50;
+
+/** The listing command, its channel asked for now (a folder name no shell word can hold: rejected). */
+function startListCommand(remote: SyncRemote, remoteDir: string, signal: AbortSignal): ReturnType<SyncRemote['exec']> {
+  try {
+    return remote.exec(execListCommand(remoteDir), { login: false, timeoutMs: 60_000, signal });
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/** `p`'s value, or undefined (after `onLate`) once `ms` have passed (or the pass ends) without it. */
+function withinMs<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefined, onLate: () => void): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (v: T | undefined, late = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (late) onLate();
+      resolve(v);
+    };
+    const onAbort = () => done(undefined, true);
+    const timer = setTimeout(() => done(undefined, true), ms);
+    signal?.addEventListener('abort', onAbort);
+    p.then(done, () => done(undefined));
+  });
+}
+
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */
 export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = monotonicMs();
@@ -85,13 +103,26 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       (r) => parseRemoteNow(r.stdout),
       () => undefined,
     ));
-  // A first pull into an empty folder compares every file's time with the box's clock: it is
-  // asked beside the SFTP start and the listing, not after them (two round trips less).
-  if (settleSeconds > 0 && (await isEmptyDir(localRoot))) void remoteNow();
   try {
-    const sftp = await remote.sftp();
     const remoteDir = remotePathForSftp(opts.remoteDir);
-    let listing = await listRemote(sftp, remoteDir, rules);
+    // The folder is listed by one command on the box, started before the SFTP session (whose
+    // start takes four round trips): its answer, with the box's clock for the settle check, is
+    // usually in by the time SFTP is ready. It gets as long again as SFTP took; later, or not
+    // whole, the listing is SFTP's.
+    const t0 = monotonicMs();
+    const listCommand = new AbortController();
+    const byCommand = startListCommand(remote, remoteDir, listCommand.signal).then(
+      (r) => parseExecListing(r, MAX_LIST_ENTRIES),
+      () => undefined,
+    );
+    const sftp = await remote.sftp().catch((e: unknown) => {
+      listCommand.abort();
+      throw e;
+    });
+    const grace = Math.max(LIST_COMMAND_GRACE_MS, monotonicMs() - t0);
+    // Not waited for any longer: the command is stopped (its channel closed), its answer unused.
+    let listing = await listRemote(sftp, remoteDir, rules, { byCommand: withinMs(byCommand, grace, pass.signal, () => listCommand.abort()) });
+    if (listing.now !== undefined) clock ??= Promise.resolve(listing.now);
     const source = `${opts.source ?? 'remote'}:${listing.root}`;
     ctx = {
       remote,
@@ -110,7 +141,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       bigSlots: new Semaphore(Math.max(1, opts.concurrency ?? 4)),
       prefetched: new Map(),
       madeDirs: new Map(),
-      near: opts.streamGzip === undefined ? nearBox(listing.replyMs) : !opts.streamGzip,
+      near: opts.streamGzip !== undefined ? !opts.streamGzip : listing.replyMs !== undefined ? nearBox(listing.replyMs) : nearBoxByProbe(sftp, listing.root),
     };
     stateAsRead = JSON.stringify([ctx.state.files, ctx.state.savedBeside ?? {}]);
     const c = ctx;

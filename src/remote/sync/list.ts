@@ -5,6 +5,7 @@
 // and a bounded number of requests in flight.
 import type { FileEntry, SFTPWrapper } from 'ssh2';
 import { mapLimited } from '../util/limit';
+import type { ExecListing } from './list-exec';
 import { caseInsensitivePlatform, checkComponent, STATE_FILE, type NameRules, type SkipReason } from './names';
 import { closeHandle, kindOf, realpath, sftpCode, sftpRequest, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
 
@@ -15,6 +16,12 @@ const LIST_CONCURRENCY = 64;
 
 export interface ListLimits {
   maxEntries?: number;
+  /**
+   * The folder as one command on the box listed it (list-exec.ts), started before the SFTP
+   * session: where it answers whole, the walk reads its names instead of asking SFTP folder by
+   * folder; where it does not (undefined), SFTP lists as before.
+   */
+  byCommand?: Promise<ExecListing | 'too-many' | undefined>;
 }
 
 /** The one SFTP request wrapper (sftp-util), here too for the modules that import it from the listing. */
@@ -96,9 +103,12 @@ export interface RemoteListing {
   unlisted: string[];
   /**
    * The quickest answer to one directory read, in milliseconds: the last read of a folder (its
-   * end) costs the box next to nothing, so this is about one round trip to the box.
+   * end) costs the box next to nothing, so this is about one round trip to the box. Absent
+   * when the names came from the listing command.
    */
   replyMs?: number;
+  /** The box's clock when the listing command ran (seconds), where the names came from it. */
+  now?: number;
 }
 
 export class RemoteFolderError extends Error {
@@ -139,8 +149,12 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
     e.tooManyEntries = maxEntries;
     return e;
   };
-  // The folder's real path and its first listing in one round trip.
-  const [rootR, firstR] = await Promise.allSettled([realpath(sftp, folder), readdirBounded(sftp, folder, budget, tooMany)]);
+  const byCommand = limits.byCommand ? await limits.byCommand.catch(() => undefined) : undefined;
+  if (byCommand === 'too-many') throw tooMany();
+  // The folder's real path and its first listing in one round trip (or from the command).
+  const [rootR, firstR] = byCommand
+    ? [{ status: 'fulfilled', value: byCommand.root } as const, { status: 'fulfilled', value: byCommand.dirs.get('')! } as const]
+    : await Promise.allSettled([realpath(sftp, folder), readdirBounded(sftp, folder, budget, tooMany)]);
   if (rootR.status === 'rejected') {
     const err: unknown = rootR.reason;
     if (isTransport(err)) throw err;
@@ -172,6 +186,8 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
     const listed = await mapLimited(level, LIST_CONCURRENCY, async (dir) => {
       try {
         if (dir.rel === '') return { dir, entries: firstListing };
+        const listed = byCommand?.dirs.get(dir.rel);
+        if (listed) return { dir, entries: listed };
         return { dir, entries: await readdirBounded(sftp, dir.abs, budget, tooMany) };
       } catch (err) {
         if (err instanceof RemoteFolderError || isTransport(err)) throw err;
@@ -244,5 +260,5 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
   }
   files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
   skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { root, files, skipped, unlisted, replyMs: budget.replyMs };
+  return { root, files, skipped, unlisted, ...(budget.replyMs !== undefined ? { replyMs: budget.replyMs } : {}), ...(byCommand ? { now: byCommand.now } : {}) };
 }

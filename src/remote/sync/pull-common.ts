@@ -57,7 +57,7 @@ export interface Ctx {
   /** The listing's relative paths, lower-cased: a box copy saved beside a file never takes one. */
   listedNames?: ReadonlySet<string>;
   /** The box answers like one on loopback or a LAN (stream-small.ts nearBox): tar streams come uncompressed. */
-  near?: boolean;
+  near?: boolean | Promise<boolean>;
 }
 
 /**

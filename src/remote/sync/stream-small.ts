@@ -9,7 +9,9 @@
 // says why; the stream is never trusted further than that. The box's SHA-256 of each file
 // comes in the same command, ahead of the stream (on stderr), so a stream of new files costs
 // the box one exec, not one more per hash batch.
+import type { SFTPWrapper } from 'ssh2';
 import type { RemoteFile } from './list';
+import { realpath } from './sftp-util';
 import { HEX64, type HashAnswer } from './remote-hash';
 import { landStreamed, type Ctx, type Outcome } from './pull-file';
 import { shQuote } from '../shell';
@@ -163,6 +165,25 @@ export function nearBox(replyMs: number | undefined): boolean {
   return replyMs !== undefined && replyMs < LAN_REPLY_MS;
 }
 
+/**
+ * Where the listing came from the listing command (no SFTP directory reads to time): the quicker
+ * of two SFTP realpath answers for the folder, asked one after the other, decides the same way.
+ */
+export async function nearBoxByProbe(sftp: SFTPWrapper, path: string): Promise<boolean> {
+  let best: number | undefined;
+  try {
+    for (let i = 0; i < 2; i++) {
+      const t = process.hrtime.bigint();
+      await realpath(sftp, path);
+      const ms = Number(process.hrtime.bigint() - t) / 1e6;
+      if (best === undefined || ms < best) best = ms;
+    }
+  } catch {
+    return false;
+  }
+  return nearBox(best);
+}
+
 function batches(files: readonly RemoteFile[]): RemoteFile[][] {
   const out: RemoteFile[][] = [];
   let cur: RemoteFile[] = [];
@@ -193,7 +214,7 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
   if (!stream || usable.length < STREAM_MIN_FILES) return [...files];
   const todo = batches(usable);
 
-  const near = c.near === true;
+  const near = (await c.near) === true;
   const runBatch = async (batch: RemoteFile[]) => {
     const want = new Map(batch.map((f, i) => [f.abs.replace(/^\/+/, ''), i]));
     const delivered = new Uint8Array(batch.length);

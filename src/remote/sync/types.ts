@@ -10,7 +10,7 @@ export interface SyncRemote {
   /** An SFTP session. Sync does not end it: it belongs to whoever gave it. */
   sftp(): Promise<SFTPWrapper>;
   /** Runs a command on the box and collects its output (sync's commands need no login shell). */
-  exec(command: string, opts?: { timeoutMs?: number; login?: boolean; stdin?: Promise<string | undefined> }): Promise<ExecResult>;
+  exec(command: string, opts?: { timeoutMs?: number; login?: boolean; stdin?: Promise<string | undefined>; signal?: AbortSignal }): Promise<ExecResult>;
   /**
    * Runs a command (no login shell) with `stdin`, handing its stdout over as it arrives. Where
    * given, many small files come down in one tar stream (stream-small.ts); else file by file.
