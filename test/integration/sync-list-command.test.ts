@@ -9,6 +9,8 @@ import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync 
 import { join } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import type { RemoteConnection } from '../../src/remote/connection';
+import { syncRemote } from '../../src/app/sync';
+import { syncOnce } from '../../src/remote/sync';
 import { listRemote, MAX_LIST_ENTRIES, type RemoteListing } from '../../src/remote/sync/list';
 import { execListCommand, parseExecListing } from '../../src/remote/sync/list-exec';
 import type { NameRules } from '../../src/remote/sync/names';
@@ -118,6 +120,33 @@ describe('the listing command (real sshd, GNU find)', function () {
       await assert.rejects(listRemote(sftp, 'a-file', rules, { byCommand: byCommand('a-file') }), { code: 'remote-not-directory' });
     } finally {
       chmodSync(join(t, 'closed'), 0o755);
+    }
+  });
+
+  it('a box with no session to spare (MaxSessions 2, one taken): SFTP starts once the listing command is done', async () => {
+    const tight = await startSshd({ maxSessions: 2 });
+    const work = tempDir();
+    try {
+      const t = join(tight.home, 'ckpt');
+      mkdirSync(join(t, 'step-1'), { recursive: true });
+      writeFileSync(join(t, 'step-1', 'a.bin'), 'a');
+      const { uid, gid } = statSync(tight.home);
+      execFileSync('chown', ['-R', `${uid}:${gid}`, t]);
+      const local = join(work.path, 'local');
+      const first = connectionTo(tight, join(work.path, 'known_hosts'));
+      assert.equal((await syncOnce(syncRemote(first), { remoteDir: 'ckpt', localDir: local, settleSeconds: 0 })).files, 1);
+      first.close();
+      // A fresh connection (no SFTP session yet) with one session busy for 1.5 s.
+      const conn2 = connectionTo(tight, join(work.path, 'known_hosts'));
+      const busy = conn2.exec('sleep 1.5', { login: false });
+      await new Promise((r) => setTimeout(r, 300));
+      const again = await syncOnce(syncRemote(conn2), { remoteDir: 'ckpt', localDir: local, settleSeconds: 0 });
+      assert.equal(again.unchanged, 1);
+      assert.equal((await busy).code, 0);
+      conn2.close();
+    } finally {
+      await tight.stop();
+      work.remove();
     }
   });
 

@@ -6,6 +6,7 @@
 // on the box), delete.ts (--delete) and watch.ts (the loop).
 import { promises as fsp } from 'node:fs';
 import { resolve } from 'node:path';
+import { RemoteError } from '../errors';
 import { Semaphore } from '../util/semaphore';
 import { sleep } from '../util/sleep';
 import { passSignal } from '../util/deadline';
@@ -115,7 +116,13 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       (r) => parseExecListing(r, MAX_LIST_ENTRIES),
       () => undefined,
     );
-    const sftp = await remote.sftp().catch((e: unknown) => {
+    const sftp = await remote.sftp().catch(async (e: unknown) => {
+      // A box that allows no more sessions than the command's and what else is open (its
+      // MaxSessions): SFTP starts once the command is done.
+      if (e instanceof RemoteError && e.code === 'session-limit') {
+        await byCommand;
+        return remote.sftp();
+      }
       listCommand.abort();
       throw e;
     });
