@@ -141,20 +141,9 @@ function isTransport(err: unknown): boolean {
   return sftpCode(err) === undefined;
 }
 
-export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules, limits: ListLimits = {}): Promise<RemoteListing> {
-  const maxEntries = limits.maxEntries ?? MAX_LIST_ENTRIES;
-  const budget: { left: number; replyMs?: number } = { left: maxEntries };
-  const tooMany = () => {
-    const e = new RemoteFolderError('remote-unreadable', folder, `the folder on the box has more than ${maxEntries} entries (files and folders in all); sync a sub-folder with fewer`);
-    e.tooManyEntries = maxEntries;
-    return e;
-  };
-  const byCommand = limits.byCommand ? await limits.byCommand.catch(() => undefined) : undefined;
-  if (byCommand === 'too-many') throw tooMany();
-  // The folder's real path and its first listing in one round trip (or from the command).
-  const [rootR, firstR] = byCommand
-    ? [{ status: 'fulfilled', value: byCommand.root } as const, { status: 'fulfilled', value: byCommand.dirs.get('')! } as const]
-    : await Promise.allSettled([realpath(sftp, folder), readdirBounded(sftp, folder, budget, tooMany)]);
+/** The folder's real path and its own names over SFTP, in one round trip; why not, as a RemoteFolderError. */
+async function sftpTop(sftp: SFTPWrapper, folder: string, budget: { left: number; replyMs?: number }, tooMany: () => Error): Promise<{ root: string; entries: FileEntry[] }> {
+  const [rootR, firstR] = await Promise.allSettled([realpath(sftp, folder), readdirBounded(sftp, folder, budget, tooMany)]);
   if (rootR.status === 'rejected') {
     const err: unknown = rootR.reason;
     if (isTransport(err)) throw err;
@@ -172,7 +161,20 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
     if (!st.isDirectory()) throw new RemoteFolderError('remote-not-directory', folder);
     throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
   }
-  const firstListing = firstR.value;
+  return { root, entries: firstR.value };
+}
+
+export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules, limits: ListLimits = {}): Promise<RemoteListing> {
+  const maxEntries = limits.maxEntries ?? MAX_LIST_ENTRIES;
+  const budget: { left: number; replyMs?: number } = { left: maxEntries };
+  const tooMany = () => {
+    const e = new RemoteFolderError('remote-unreadable', folder, `the folder on the box has more than ${maxEntries} entries (files and folders in all); sync a sub-folder with fewer`);
+    e.tooManyEntries = maxEntries;
+    return e;
+  };
+  const byCommand = limits.byCommand ? await limits.byCommand.catch(() => undefined) : undefined;
+  if (byCommand === 'too-many') throw tooMany();
+  const { root, entries: firstListing } = byCommand ? { root: byCommand.root, entries: byCommand.dirs.get('')! } : await sftpTop(sftp, folder, budget, tooMany);
 
   const files: RemoteFile[] = [];
   const skipped: Skip[] = [];
