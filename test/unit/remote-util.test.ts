@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { ChannelBudget } from '../../src/remote/channel-budget';
 import { RemoteError } from '../../src/remote/errors';
 import { backoffDelay } from '../../src/remote/util/backoff';
-import { isDeadlineReason, operationSignal, PausableDeadline, underSignal } from '../../src/remote/util/deadline';
+import { isDeadlineReason, operationSignal, PausableDeadline, underSignal, withinMs } from '../../src/remote/util/deadline';
 import { Semaphore } from '../../src/remote/util/semaphore';
 import { sleep } from '../../src/remote/util/sleep';
 
@@ -129,5 +129,19 @@ describe('remote util', () => {
     cleared.clear();
     await sleep(30);
     assert.equal(cleared.signal.aborted, false);
+  });
+
+  it('withinMs: the value in time; undefined (and onLate once) when late, aborted or rejected', async () => {
+    let late = 0;
+    assert.equal(await withinMs(Promise.resolve(7), 1000, undefined, () => late++), 7);
+    assert.equal(await withinMs(new Promise<number>((r) => setTimeout(r, 200, 7)), 20, undefined, () => late++), undefined);
+    assert.equal(late, 1);
+    const ac = new AbortController();
+    const pending = withinMs(new Promise<number>(() => undefined), 10_000, ac.signal, () => late++);
+    ac.abort();
+    assert.equal(await pending, undefined);
+    assert.equal(late, 2);
+    assert.equal(await withinMs(Promise.reject(new Error('x')), 1000, undefined, () => late++), undefined);
+    assert.equal(late, 2, 'a rejection is not late');
   });
 });

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { RemoteError } from '../errors';
 import { Semaphore } from '../util/semaphore';
 import { sleep } from '../util/sleep';
-import { passSignal } from '../util/deadline';
+import { passSignal, withinMs } from '../util/deadline';
 import { diskFull, isDiskFull, SyncError, toSyncError } from './errors';
 import { HashBatcher } from './hash-batch';
 import { listRemote, MAX_LIST_ENTRIES } from './list';
@@ -65,25 +65,6 @@ function startListCommand(remote: SyncRemote, remoteDir: string, signal: AbortSi
   } catch (e) {
     return Promise.reject(e);
   }
-}
-
-/** `p`'s value, or undefined (after `onLate`) once `ms` have passed (or the pass ends) without it. */
-function withinMs<T>(p: Promise<T>, ms: number, signal: AbortSignal | undefined, onLate: () => void): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const done = (v: T | undefined, late = false) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (late) onLate();
-      resolve(v);
-    };
-    const onAbort = () => done(undefined, true);
-    const timer = setTimeout(() => done(undefined, true), ms);
-    signal?.addEventListener('abort', onAbort);
-    p.then(done, () => done(undefined));
-  });
 }
 
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */

@@ -5,6 +5,7 @@
 // .part) go one at a time.
 import { armedIdentityScript, batchHashScript, hashScript, identityScript, parseBatchHashOutput, parseHashOutput, parseIdentity, type BoxIdentity, type HashAnswer } from './remote-hash';
 import { shQuote } from '../shell';
+import { withinMs } from '../util/deadline';
 import type { SyncRemote } from './types';
 
 /** Hashing reads the whole file on the box: allow a slow data disk (50 MB/s) plus a minute. */
@@ -72,9 +73,7 @@ export function armBoxIdentity(remote: SyncRemote, path: string): ArmedIdentity 
     fire: () => {
       go('\n');
       // Bounded: a remote that never hands the line over must not hold the pull up.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<undefined>((res) => (timer = setTimeout(res, ARMED_ANSWER_MS, undefined)));
-      return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+      return withinMs(answer, ARMED_ANSWER_MS);
     },
     cancel: () => go(undefined),
   };

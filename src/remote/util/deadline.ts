@@ -122,3 +122,25 @@ export function passSignal(signal: AbortSignal | undefined): { signal: AbortSign
   else signal.addEventListener('abort', follow, { once: true });
   return { signal: c.signal, done: () => signal.removeEventListener('abort', follow) };
 }
+
+/**
+ * `p`'s value, or undefined once `ms` have passed (or `signal` aborts) without it; `onLate` runs
+ * then, to stop what `p` waits for. A rejection is undefined too.
+ */
+export function withinMs<T>(p: Promise<T>, ms: number, signal?: AbortSignal, onLate?: () => void): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const done = (v: T | undefined, late = false) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (late) onLate?.();
+      resolve(v);
+    };
+    const onAbort = () => done(undefined, true);
+    const timer = setTimeout(() => done(undefined, true), ms);
+    signal?.addEventListener('abort', onAbort);
+    p.then(done, () => done(undefined));
+  });
+}
