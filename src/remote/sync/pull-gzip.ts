@@ -16,6 +16,7 @@ import { createGunzip } from 'node:zlib';
 import { sftpRequest } from './sftp-util';
 import { shQuote } from '../shell';
 import { SAMPLE_BYTES } from './compress';
+import { PartAppender } from './part-appender';
 import type { SyncRemote } from './types';
 
 /** Files from this size on are pulled compressed when they compress (a stream costs ~3 round trips). */
@@ -62,6 +63,9 @@ export async function pullGzipped(
   let wire = 0;
   let raw = 0;
   const src = new PassThrough({ highWaterMark: 1024 * 1024 });
+  // The same small synchronous writes as a plain pull (part-appender.ts says why); no
+  // background datasync, the link is what this path waits on.
+  const part = new PartAppender(out, o.from, o.size, 0);
   const sink = new Writable({
     highWaterMark: 4 * 1024 * 1024,
     write(chunk: Buffer, _enc, cb) {
@@ -69,10 +73,9 @@ export async function pullGzipped(
         refuse('too-long', `the box's compressed stream inflated past the file's listed size (${o.size} bytes): a decompression bomb or another file`);
         return cb(new Error('too long'));
       }
-      const at = o.from + raw;
       raw += chunk.length;
       o.hash.update(chunk);
-      out.write(chunk, 0, chunk.length, at).then(
+      part.append([chunk]).then(
         () => {
           o.onBytes?.(chunk.length);
           cb();
