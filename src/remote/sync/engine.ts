@@ -67,6 +67,21 @@ function startListCommand(remote: SyncRemote, remoteDir: string, signal: AbortSi
   }
 }
 
+/**
+ * SFTP again once a session of ours ended: sshd frees the session a moment after its close
+ * reaches us, so a refusal for the same limit is tried again, a few times over about 1.5 s.
+ */
+async function sftpOnceFreed(remote: SyncRemote, signal: AbortSignal | undefined): ReturnType<SyncRemote['sftp']> {
+  for (let wait = 50; ; wait *= 2) {
+    try {
+      return await remote.sftp();
+    } catch (e) {
+      if (!(e instanceof RemoteError && e.code === 'session-limit') || wait > 800 || signal?.aborted) throw e;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 /** One pass: list, compare, pull what is new or changed, optionally delete, save state. */
 export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = monotonicMs();
@@ -102,7 +117,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
       // MaxSessions): SFTP starts once the command is done.
       if (e instanceof RemoteError && e.code === 'session-limit') {
         await byCommand;
-        return remote.sftp();
+        return sftpOnceFreed(remote, pass.signal);
       }
       listCommand.abort();
       throw e;
