@@ -351,7 +351,7 @@ interface ShapedCtx {
  */
 async function shapedLink(c: ShapedCtx): Promise<void> {
   // SYNC_BENCH_SHAPED_MBIT=100 one link only; SYNC_BENCH_SHAPED_ROWS=pull-big,... some rows only
-  // (pull-big, pull-small, push-big, push-small, resume); SYNC_BENCH_SHAPED_ROUNDS=5 interleaved rounds.
+  // (pull-big, pull-small, push-big, push-small, repush-small, resume); SYNC_BENCH_SHAPED_ROUNDS=5 interleaved rounds.
   const mbits = (process.env.SYNC_BENCH_SHAPED_MBIT ?? '100,10').split(',').map(Number);
   const rows = new Set((process.env.SYNC_BENCH_SHAPED_ROWS ?? 'pull-big,pull-small,push-big,push-small,resume').split(','));
   const shapedRounds = Number(process.env.SYNC_BENCH_SHAPED_ROUNDS ?? 1);
@@ -394,6 +394,23 @@ async function shapedLink(c: ShapedCtx): Promise<void> {
       if (rows.has('push-small')) {
         const smallPush = await c.rounds(c.pushTools(proxy.port, localSmall, boxDest).filter(([n]) => n !== 'scp -r'), shapedRounds, cleanBox);
         c.table(`[${tag}] push of ${SMALL_FILES} × 512 B (ratio to rsync):`, smallPush, 'rsync -a -e ssh');
+      }
+      if (rows.has('repush-small')) {
+        // A push again after editing a few files: the box holds the last push (same sizes and
+        // mtimes), 10 of the 1000 local files changed since. Each run starts from that state.
+        const again = () => {
+          cleanBox();
+          execFileSync('cp', ['-a', localSmall, boxDest]);
+          execFileSync('chown', ['-R', `${c.uid}:${c.gid}`, boxDest]);
+          const now = new Date();
+          for (let i = 0; i < 10; i++) {
+            const p = join(localSmall, `step-${String(i % 20).padStart(2, '0')}`, `shard-${i}.bin`);
+            writeFileSync(p, randomBytes(512));
+            utimesSync(p, now, now);
+          }
+        };
+        const rePush = await c.rounds(c.pushTools(proxy.port, localSmall, boxDest).filter(([n]) => n !== 'scp -r'), shapedRounds, again);
+        c.table(`[${tag}] push again of ${SMALL_FILES} × 512 B, 10 changed (ratio to rsync):`, rePush, 'rsync -a -e ssh');
       }
       if (link.mbit === 100 && rows.has('resume')) {
         // Resume: cut the link once half the file has come down, then pull again.

@@ -85,7 +85,8 @@ export interface ExecResult {
 }
 
 export interface StreamOptions {
-  stdin?: string | Buffer;
+  /** As ExecOptions.stdin: a promise is written when it settles (undefined: only the end). */
+  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
   /** A promise returned pauses the channel (the box is made to wait) until it settles: backpressure. */
   onStdout?: (chunk: Buffer) => unknown;
   onStderr?: (chunk: Buffer) => void;

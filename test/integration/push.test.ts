@@ -162,6 +162,70 @@ describe('push against a real sshd', function () {
       }
     });
 
+    /** `c`'s streams with the bytes each sent on stdin recorded, and its SFTP directory reads counted. */
+    const watched = (c: Conn) => {
+      const seen = { stdin: [] as number[], readdirs: 0 };
+      const inner = c.remote.stream!;
+      c.remote.stream = (command, o) => inner(command, { ...o, stdin: Promise.resolve(o.stdin).then((b) => (seen.stdin.push(b?.length ?? 0), b)) });
+      const sftp = c.remote.sftp.bind(c.remote);
+      c.remote.sftp = async () => {
+        const s = await sftp();
+        if (!(s as unknown as { counted?: boolean }).counted) {
+          const readdir = s.readdir.bind(s);
+          (s as unknown as { counted: boolean }).counted = true;
+          s.readdir = ((...a: Parameters<typeof s.readdir>) => (seen.readdirs++, readdir(...a))) as typeof s.readdir;
+        }
+        return s;
+      };
+      return seen;
+    };
+
+    it('a push again into a folder already there: the first stream lists it, sends no file, and only what changed goes up', async () => {
+      many(300);
+      const hostile = ['line\nbreak.txt', "it's $(touch PWNED) %s.txt", 'sub dir/δ.bin'];
+      const c = await connect(sshd, sshd.port, { rewrite: (x) => x, count: 0 });
+      try {
+        assert.equal((await pushOnce(c.remote, opts())).files, 301);
+        for (const h of hostile) putRemote(h, 'made on the box', OLD);
+        const seen = watched(c);
+        put('shards/1/s-1.bin', 'changed here', OLD + 60);
+        put('shards/2/s-2.bin', 'changed too', OLD + 60);
+        for (let i = 0; i < 30; i++) put(`new/n-${i}.txt`, `new ${i}`);
+        const r = await pushOnce(c.remote, opts());
+        assert.equal(seen.stdin[0], 0, 'the first stream held its bytes back: the folder was there');
+        assert.equal(seen.readdirs, 0, 'the listing was the stream\'s, not SFTP\'s');
+        assert.deepEqual([r.files, r.unchanged], [32, 299]);
+        assert.deepEqual(r.skipped, []);
+        assert.ok(r.pushed.includes('shards/1/s-1.bin') && r.pushed.includes('new/n-29.txt'));
+        const names = remoteFiles();
+        assert.ok(!names.some((n) => n.endsWith('.part')));
+        for (const h of hostile) assert.equal(readFileSync(join(remoteDir, h), 'utf8'), 'made on the box', h);
+        assert.ok(!existsSync(join(remoteDir, 'PWNED')) && !existsSync(join(sshd.home, 'PWNED')));
+        for (const n of names.filter((x) => !hostile.includes(x))) assert.equal(sha(readFileSync(join(remoteDir, n))), sha(readFileSync(join(localDir, n))), n);
+      } finally {
+        c.close();
+      }
+    });
+
+    it('a push again where the box cannot list (no GNU find): SFTP lists, and the same files go up', async () => {
+      many(100);
+      // The box's find prints something else: its answer is not whole, SFTP lists.
+      const noFind = (cmd: string) => cmd.replace('LC_ALL=C exec find', 'LC_ALL=C exec echo');
+      const c = await connect(sshd, sshd.port, { rewrite: noFind, count: 0 });
+      try {
+        assert.equal((await pushOnce(c.remote, opts())).files, 101);
+        const seen = watched(c);
+        put('shards/0/s-0.bin', 'changed', OLD + 60);
+        const r = await pushOnce(c.remote, opts());
+        assert.equal(seen.stdin[0], 0);
+        assert.ok(seen.readdirs > 0, 'SFTP listed the folder');
+        assert.deepEqual([r.files, r.unchanged, r.pushed], [1, 100, ['shards/0/s-0.bin']]);
+        assert.equal(readFileSync(join(remoteDir, 'shards/0/s-0.bin'), 'utf8'), 'changed');
+      } finally {
+        c.close();
+      }
+    });
+
     it('hundreds of files in flight on one caller signal set off no MaxListenersExceededWarning', async () => {
       many(400);
       const warnings: string[] = [];

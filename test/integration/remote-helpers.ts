@@ -65,7 +65,9 @@ export function plainStream(client: Client, rewrite: (command: string) => string
         ch.on('data', o.onStdout);
         ch.stderr.on('data', (d: Buffer) => o.onStderr?.(d));
         ch.on('close', (code: number | null) => res({ code }));
-        ch.end(o.stdin);
+        // A promise (push's first stream holds its bytes until the box says the folder is new):
+        // written when it settles, undefined only ends stdin.
+        void Promise.resolve(o.stdin).then((s) => (s === undefined ? ch.end() : ch.end(s)));
       });
     });
 }

@@ -1,15 +1,17 @@
 // The first stream's command (push-stream.ts firstUnpackCommand) through a real sh, gzip and
-// tar: its first line says whether the folder was there before (`old`) or made by it (`new`,
-// so push need not list it), then one e/n flag per name, then the box's hash of each .part.
+// tar: its first line says whether the folder was there before (`old`, then the folder's
+// listing and nothing unpacked) or made by it (`new`, so push need not list it, then one e/n
+// flag per name, then the box's hash of each .part).
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { firstUnpackCommand, tarOf } from '../../src/remote/sync/push-stream';
 import { parseBatchHashOutput } from '../../src/remote/sync/remote-hash';
+import { parseExecListing } from '../../src/remote/sync/list-exec';
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -35,15 +37,21 @@ describe('push: the first stream says whether it made the folder', () => {
     for (const m of members) assert.deepEqual(readFileSync(join(work, 'data/run1', m.name)), m.data);
   });
 
-  it('a folder that was there: "old"; a name that exists is flagged and its .part removed', () => {
+  it('a folder that was there: "old", then its listing (list-exec.ts), reading nothing and unpacking nothing', () => {
     mkdirSync(join(work, 'data/a'), { recursive: true });
     writeFileSync(join(work, 'data/a/one.bin'), 'already here\n');
-    const lines = run('data');
-    assert.equal(lines[0], 'old');
-    assert.deepEqual(lines.slice(1, 4), ['e', 'n', 'n']);
+    writeFileSync(join(work, 'data/new\nline $(x).txt'), '');
+    // Nothing on stdin: push holds its bytes back until the box says "new".
+    const out = execFileSync('/bin/sh', ['-c', firstUnpackCommand('data', members.map((m) => m.name))], { cwd: work, input: '', encoding: 'utf8' });
+    assert.ok(out.startsWith('old\n'));
+    const listing = parseExecListing({ code: 0, stdout: out.slice(4) }, 100);
+    assert.ok(listing && listing !== 'too-many');
+    assert.equal(listing.root, realpathSync(join(work, 'data')));
+    assert.deepEqual(listing.dirs.get('')!.map((e) => e.filename).sort(), ['a', 'new\nline $(x).txt']);
+    assert.deepEqual(listing.dirs.get('a')!.map((e) => [e.filename, e.attrs.size]), [['one.bin', 13]]);
     assert.equal(existsSync(join(work, 'data/a/one.bin.part')), false);
+    assert.equal(existsSync(join(work, 'data/three.txt.part')), false);
     assert.equal(readFileSync(join(work, 'data/a/one.bin'), 'utf8'), 'already here\n');
-    assert.deepEqual(readFileSync(join(work, 'data/a/b/two.bin.part')), members[1]!.data);
   });
 
   it('a path that is a file, not a folder: exits 3 before reading the stream, says nothing', () => {

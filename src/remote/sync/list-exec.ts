@@ -21,12 +21,13 @@ const S_IFIFO = 0o010000;
  * "<type> <size> <mtime> <path below the folder>", each ended by a NUL (names may hold newlines).
  */
 export function execListCommand(folder: string): string {
-  return (
-    `cd -P -- ${shQuote(folder)} 2>/dev/null || exit 90; ` +
-    `printf '${EXEC_LIST_MAGIC}\\0%s\\0%s\\0' "$(date +%s)" "$PWD" && ` +
-    `LC_ALL=C exec find . -mindepth 1 -maxdepth ${EXEC_LIST_DEPTH} -printf '%y %s %T@ %P\\0' 2>/dev/null`
-  );
+  return `cd -P -- ${shQuote(folder)} 2>/dev/null || exit 90; ${EXEC_LIST_HERE}`;
 }
+
+/** The listing of the shell's current folder (entered with `cd -P`): the answer's header, then `exec find`. */
+export const EXEC_LIST_HERE =
+  `printf '${EXEC_LIST_MAGIC}\\0%s\\0%s\\0' "$(date +%s)" "$PWD" && ` +
+  `LC_ALL=C exec find . -mindepth 1 -maxdepth ${EXEC_LIST_DEPTH} -printf '%y %s %T@ %P\\0' 2>/dev/null`;
 
 export interface ExecListing {
   /** The folder's real path on the box. */

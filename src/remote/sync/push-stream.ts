@@ -10,7 +10,9 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { SFTPWrapper } from 'ssh2';
-import { sftpRequest } from './list';
+import { MAX_LIST_ENTRIES, sftpRequest } from './list';
+import { EXEC_LIST_HERE, parseExecListing, type ExecListing } from './list-exec';
+import { DEFAULT_EXEC_OUTPUT_BYTES } from '../exec-channel';
 import { PART_SUFFIX } from './names';
 import { HASH_ARGS, parseBatchHashOutput, type HashAnswer } from './remote-hash';
 import { shQuote } from '../shell';
@@ -87,32 +89,48 @@ export function unpackCommand(root: string, parts: readonly string[]): string {
 }
 
 /**
- * The first stream of a push, sent before the box's folder was listed: says whether `root`
- * was there (`old`) or not (`new`, printed at once, before the unpack), makes it (and, through
- * tar, every folder below it), unpacks each NAME.part, then says per name whether NAME existed
- * on the box (`e`: its .part is removed again, push's usual checks decide) or not (`n`), and
- * hashes the .part of each new one. A new folder holds only what the stream put there, so
- * push need not list it: folder creation, listing and upload in one round trip.
+ * The first stream of a push, sent before the box's folder was listed. Where `root` is there
+ * (a push again): says `old` and lists it (list-exec.ts's answer), reading nothing; the files
+ * wait for the plan. Where it is not: says `new` at once, makes it (and, through tar, every
+ * folder below it), unpacks each NAME.part from stdin, then says per name whether NAME existed
+ * on the box by then (`e`: its .part is removed again, push's usual checks decide) or not
+ * (`n`), and hashes the .part of each new one. A new folder holds only what the stream put
+ * there, so push need not list it: folder creation, listing and upload in one round trip.
  */
 export function firstUnpackCommand(root: string, parts: readonly string[]): string {
   // Every .part is hashed (one process for all); those whose name existed are removed after.
   const script =
-    'if [ -d "$1" ]; then s=old; else s=new; fi; mkdir -p -- "$1" && cd -- "$1" || exit 3; echo "$s"; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
+    `if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || exit 3; echo old; ${EXEC_LIST_HERE}; exit 5; fi; ` +
+    'mkdir -p -- "$1" && cd -- "$1" || exit 3; echo new; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
     'e=; for p do t=${p%.part}; if [ -e "$t" ] || [ -L "$t" ]; then echo e; e="${e}e"; else echo n; e="${e}n"; fi; done; ' +
     `(${HASH_ARGS}); for p do case $e in e*) rm -f -- "$p";; esac; e=\${e#?}; done`;
   return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
+/** What the first line of a command's stdout decides: heard at once; `sendStdin`: stdin is held back until it is in, and sent only if this says so (else only its end). */
+interface FirstLine {
+  heard(line: string): void;
+  sendStdin?(line: string): boolean;
+}
+
 /** Runs `command` on the box and gives its stdout, at most `cap` bytes (more: undefined). */
-async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal, onFirstLine?: (line: string) => void): Promise<{ code: number | null; out: string } | undefined> {
+async function run(stream: NonNullable<SyncRemote['stream']>, command: string, stdin: Buffer, cap: number, signal?: AbortSignal, first?: FirstLine): Promise<{ code: number | null; out: string } | undefined> {
   const chunks: Buffer[] = [];
   let n = 0;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let gate: ((s: Buffer | undefined) => void) | undefined;
+  const held = first?.sendStdin ? new Promise<Buffer | undefined>((resolve) => (gate = resolve)) : undefined;
+  let onFirstLine = first
+    ? (line: string) => {
+        first.heard(line);
+        gate?.(first.sendStdin?.(line) ? stdin : undefined);
+      }
+    : undefined;
   try {
     const r = await stream(command, {
-      stdin,
+      stdin: held ?? stdin,
       signal: stop.signal,
       timeoutMs: 60_000 + Math.ceil(stdin.length / 50_000),
       onStdout: (c) => {
@@ -130,6 +148,7 @@ async function run(stream: NonNullable<SyncRemote['stream']>, command: string, s
   } catch {
     return undefined;
   } finally {
+    gate?.(undefined);
     signal?.removeEventListener('abort', onAbort);
   }
 }
@@ -188,6 +207,11 @@ export interface FirstStream<F> {
   ran: boolean;
   /** A stream was tried and failed (the box cannot unpack it): the pass sends no more. */
   failed: boolean;
+  /**
+   * The folder was there (`old`): nothing was sent, and this is the box's listing of it as the
+   * stream found it (undefined where not whole: SFTP lists; 'too-many' past the entry cap).
+   */
+  listing?: ExecListing | 'too-many' | undefined;
 }
 
 /**
@@ -217,10 +241,19 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
     return out;
   }
   const gz = gzipSync(tarOf(members), { level: 1 });
-  const onFirst = (line: string) => {
+  const heard = (line: string) => {
     if (line === 'new' || line === 'old') onFolder?.(line);
   };
-  const r = await run(stream, firstUnpackCommand(root, members.map((m) => m.name)), gz, ok.length * 82 + 1024, signal, onFirst);
+  // The bytes go up once the box says the folder is new: a folder already there is listed
+  // instead, and nothing crosses a slow uplink that the plan may not need.
+  const sendStdin = (line: string) => line === 'new';
+  const r = await run(stream, firstUnpackCommand(root, members.map((m) => m.name)), gz, ok.length * 82 + 1024 + DEFAULT_EXEC_OUTPUT_BYTES, signal, { heard, sendStdin });
+  if (r?.out.startsWith('old\n')) {
+    out.ran = true;
+    out.left.push(...ok.map(([f]) => f));
+    out.listing = parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES);
+    return out;
+  }
   out.ran = r?.code === 0;
   out.failed = !out.ran && !signal?.aborted;
   const lines = r?.code === 0 ? r.out.split('\n') : [];

@@ -23,7 +23,7 @@ import { boxCompression } from './compress';
 import { segmentCodec } from './segment-codec';
 import { firstStreamCandidates, planPush, type PushPlan, type PushSend, type PushSkipReason } from './push-plan';
 import { publish, pushFile, sendPart, type FileCtx, type Outcome, type PushProgress, type Sent } from './push-file';
-import { passSignal } from '../util/deadline';
+import { passSignal, withinMs } from '../util/deadline';
 import { forEachLimited } from '../util/limit';
 import { trimEndOf } from '../../core/boxLines';
 
@@ -69,17 +69,30 @@ export interface PushReport {
   compression?: { tool: 'zstd' | 'gzip' | 'none'; files: number; rawBytes: number; wireBytes: number };
 }
 
+/** How long push waits for the first stream's listing of a folder already there before SFTP lists it. */
+const FIRST_LISTING_WAIT_MS = 10_000;
+
 /** The box's folder as the planner needs it; `made`: this pass made it. */
 type Listed = Pick<RemoteListing, 'root' | 'files'> & { made?: boolean };
 
 /**
- * Lists the box's folder. Missing, or made by the first stream while it was being listed
+ * Lists the box's folder: from the first stream's answer where it found the folder there and
+ * listed it whole, else over SFTP. Missing, or made by the first stream while it was being listed
  * (then unreadable for a moment): listed again once that stream is done; still missing, SFTP
  * makes it. Missing where no first stream ran (nothing else made it): made and its real path
  * asked in one round trip (`made`: the folder is this pass's, so it holds no .part).
  */
-async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promise<{ ran: boolean; failed: boolean }>, madeDirs: Set<string>): Promise<Listed> {
-  const list = () => listRemote(sftp, remoteDir, { platform: 'linux' });
+async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promise<Pick<FirstStream<LocalFile>, 'ran' | 'failed' | 'listing'>>, madeDirs: Set<string>, signal: AbortSignal | undefined): Promise<Listed> {
+  // The stream lists the folder it found there right after saying so; a box that has not
+  // answered whole within this long is listed by SFTP.
+  const byCommand = withinMs(
+    firstDone.then((f) => f.listing),
+    FIRST_LISTING_WAIT_MS,
+    signal,
+  );
+  let asked = false;
+  // Only the first listing may be the stream's: any later one is after a change.
+  const list = () => listRemote(sftp, remoteDir, { platform: 'linux' }, asked ? {} : ((asked = true), { byCommand }));
   const missing = (e: unknown, orUnreadable: boolean) => e instanceof RemoteFolderError && (e.code === 'remote-missing' || (orUnreadable && e.code === 'remote-unreadable'));
   const dir = trimEndOf(remoteDir, '/') || '/';
   try {
@@ -205,7 +218,7 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
     const made = (await folderP) === 'new' ? await realpath(sftp, remoteDir).catch(() => undefined) : undefined;
-    const listing: Listed = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs);
+    const listing: Listed = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs, opts.signal);
     const first = await firstP;
     const comp = await compP;
     const codec = segmentCodec(comp);
