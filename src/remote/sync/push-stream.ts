@@ -241,17 +241,20 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
     return out;
   }
   const gz = gzipSync(tarOf(members), { level: 1 });
+  let said: string | undefined;
   const heard = (line: string) => {
+    said = line;
     if (line === 'new' || line === 'old') onFolder?.(line);
   };
   // The bytes go up once the box says the folder is new: a folder already there is listed
   // instead, and nothing crosses a slow uplink that the plan may not need.
   const sendStdin = (line: string) => line === 'new';
   const r = await run(stream, firstUnpackCommand(root, members.map((m) => m.name)), gz, ok.length * 82 + 1024 + DEFAULT_EXEC_OUTPUT_BYTES, signal, { heard, sendStdin });
-  if (r?.out.startsWith('old\n')) {
+  if (said === 'old') {
+    // Nothing was sent; a listing past the output cap or cut short is SFTP's to make.
     out.ran = true;
     out.left.push(...ok.map(([f]) => f));
-    out.listing = parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES);
+    out.listing = r?.out.startsWith('old\n') ? parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES) : undefined;
     return out;
   }
   out.ran = r?.code === 0;
