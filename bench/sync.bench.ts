@@ -167,6 +167,7 @@ export async function run_(): Promise<void> {
     ];
     const pushTools = (port: number, local: string, remote: string): Array<[string, () => void | Promise<unknown>]> => [
       ['gpu-rent push (CLI)', () => runAsync(process.execPath, [CLI, 'push', ...cliArgs(port), '--local', local, '--remote', remote, '--json'], env)],
+      ...(CLI_B ? [['gpu-rent (build B)', () => runAsync(process.execPath, [CLI_B, 'push', ...cliArgs(port), '--local', local, '--remote', remote, '--json'], env)] as [string, () => Promise<unknown>]] : []),
       ['scp -r', () => runAsync('scp', [...scpArgs(port), local, `${login}:${remote}`])],
       ['rsync -a -e ssh', () => runAsync('rsync', ['-a', '-e', sshCmdAt(port), `${local}/`, `${login}:${remote}/`])],
     ];
@@ -398,15 +399,18 @@ async function shapedLink(c: ShapedCtx): Promise<void> {
       if (rows.has('repush-small')) {
         // A push again after editing a few files: the box holds the last push (same sizes and
         // mtimes), 10 of the 1000 local files changed since. Each run starts from that state.
+        // Each edit a whole second later than the last (mtimes compare in seconds: two runs in
+        // the same second would see nothing changed).
+        let edits = 0;
         const again = () => {
           cleanBox();
           execFileSync('cp', ['-a', localSmall, boxDest]);
           execFileSync('chown', ['-R', `${c.uid}:${c.gid}`, boxDest]);
-          const now = new Date();
+          const t = c.old + 60 + ++edits;
           for (let i = 0; i < 10; i++) {
             const p = join(localSmall, `step-${String(i % 20).padStart(2, '0')}`, `shard-${i}.bin`);
             writeFileSync(p, randomBytes(512));
-            utimesSync(p, now, now);
+            utimesSync(p, t, t);
           }
         };
         const rePush = await c.rounds(c.pushTools(proxy.port, localSmall, boxDest).filter(([n]) => n !== 'scp -r'), shapedRounds, again);
