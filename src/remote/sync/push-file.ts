@@ -150,11 +150,15 @@ async function sampleWorthIt(f: LocalFile): Promise<boolean> {
  * target is looked at again meanwhile (written since the plan, now newer than ours?) and the
  * .part gets the local mtime. A mismatch is sent once more, then skipped.
  */
-export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, box: HashAnswer, attempt: number): Promise<Outcome> {
+export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, boxHash: HashAnswer | Promise<HashAnswer>, attempt: number): Promise<Outcome> {
   const { sftp, opts } = c;
   const f = s.file;
   const { part, target } = sent;
-  const [cur, timed] = await Promise.all([
+  // The target's look and the .part's mtime go out while the box is still hashing: one round
+  // trip less per file than after the hash (the hash reads the bytes, the mtime is not in it).
+  const hashed = Promise.resolve(boxHash);
+  hashed.catch(() => undefined); // its failure is the await's below, not an unhandled one
+  const [cur, timed, box] = await Promise.all([
     lstatRemote(sftp, target),
     setMtime(sftp, part, f.mtime).then(
       () => true,
@@ -163,6 +167,7 @@ export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, bo
         return false;
       },
     ),
+    hashed,
   ]);
   if (box.full === undefined || !timed) return { kind: 'skipped', reason: 'remote-unwritable' };
   const sizeOk = box.full !== null || (await lstatRemote(sftp, part))?.size === f.size;
@@ -189,6 +194,6 @@ export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, bo
 export async function pushFile(c: FileCtx, s: PushSend<LocalFile>, attempt = 1): Promise<Outcome> {
   const sent = await sendPart(c, s, attempt);
   if (sent.kind !== 'sent') return sent;
-  const box = sent.box ?? (s.file.size >= BIG_FILE ? await remoteHash(c.remote, sent.part, s.file.size) : await c.hasher.full(sent.part, s.file.size));
+  const box = sent.box ?? (s.file.size >= BIG_FILE ? remoteHash(c.remote, sent.part, s.file.size) : c.hasher.full(sent.part, s.file.size));
   return publish(c, s, sent, box, attempt);
 }

@@ -180,7 +180,7 @@ async function carryOut(c: FileCtx, plan: PushPlan<LocalFile>, firstSent: Readon
       answers.set(s, Promise.resolve(u.box));
     }
   }
-  await pool([...sent.keys()], width, async (s) => record(s.file, await publish(c, s, sent.get(s)!, await answers.get(s)!, 1)));
+  await pool([...sent.keys()], width, async (s) => record(s.file, await publish(c, s, sent.get(s)!, answers.get(s)!, 1)));
   await bigDone;
 }
 
