@@ -156,8 +156,6 @@ export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, bo
   const { part, target } = sent;
   // The target's look and the .part's mtime go out while the box is still hashing: one round
   // trip less per file than after the hash (the hash reads the bytes, the mtime is not in it).
-  const hashed = Promise.resolve(boxHash);
-  hashed.catch(() => undefined); // its failure is the await's below, not an unhandled one
   const [cur, timed, box] = await Promise.all([
     lstatRemote(sftp, target),
     setMtime(sftp, part, f.mtime).then(
@@ -167,7 +165,7 @@ export async function publish(c: FileCtx, s: PushSend<LocalFile>, sent: Sent, bo
         return false;
       },
     ),
-    hashed,
+    boxHash,
   ]);
   if (box.full === undefined || !timed) return { kind: 'skipped', reason: 'remote-unwritable' };
   const sizeOk = box.full !== null || (await lstatRemote(sftp, part))?.size === f.size;

@@ -90,13 +90,12 @@ async function listOrMake(sftp: SFTPWrapper, remoteDir: string, firstDone: Promi
     FIRST_LISTING_WAIT_MS,
     signal,
   );
-  let asked = false;
-  // Only the first listing may be the stream's: any later one is after a change.
-  const list = () => listRemote(sftp, remoteDir, { platform: 'linux' }, asked ? {} : ((asked = true), { byCommand }));
+  const list = () => listRemote(sftp, remoteDir, { platform: 'linux' });
   const missing = (e: unknown, orUnreadable: boolean) => e instanceof RemoteFolderError && (e.code === 'remote-missing' || (orUnreadable && e.code === 'remote-unreadable'));
   const dir = trimEndOf(remoteDir, '/') || '/';
   try {
-    return await list();
+    // Only this first listing may be the stream's: any later one is after a change.
+    return await listRemote(sftp, remoteDir, { platform: 'linux' }, { byCommand });
   } catch (e) {
     if (!missing(e, true)) throw e;
     const first = await firstDone;
