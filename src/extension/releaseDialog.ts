@@ -2,12 +2,15 @@
 // buttons in which order. Unsynced work is never lost by pressing Enter: where the box's
 // checkpoints could not be checked the dialog says plainly that unsynced work may be lost and
 // Cancel comes first (the close affordance, the default); where files would be lost Sync First
-// comes first; the destructive button is never first, and Sync First is always offered.
+// comes first; the destructive button is never first, and Sync First is offered wherever a sync can run (a
+// stopped box offers Power On (Platform) instead, where its account can). A folder the login
+// cannot read is named apart from a box that cannot be reached (issue 41 bug 4).
 import type { ReleaseRisk } from '../app/release';
+import type { UnreadableFolder } from '../app/releaseCheck';
 import { riskDetail } from './guardText';
 import type { L10n } from './present';
 
-export type ReleaseChoice = 'syncFirst' | 'release' | 'cancel';
+export type ReleaseChoice = 'syncFirst' | 'powerOn' | 'release' | 'cancel';
 
 export interface ReleaseDialog {
   message: string;
@@ -21,21 +24,50 @@ export interface ReleaseDialogInput {
   where: 'list' | 'platform';
   accountLabel?: string;
   /** The checkpoint comparison, or why there is none. */
-  check: { kind: 'checked'; risk: ReleaseRisk } | { kind: 'notChecked'; reason: 'unreachable' | 'notRunning' };
+  check: { kind: 'checked'; risk: ReleaseRisk; unreadable?: UnreadableFolder[] } | { kind: 'notChecked'; reason: 'unreachable' | 'notRunning'; detail?: string };
   /** Extra lines (what keeps billing, the platform's steps). */
   extra?: string[];
+  /** A stopped box the account can power on: *Power On (Platform)* is offered in place of *Sync First* (a sync needs it running). */
+  canPowerOn?: boolean;
 }
 
 export function releaseDialog(i: ReleaseDialogInput, l10n: L10n): ReleaseDialog {
   const message = i.where === 'platform' ? l10n.t('Release {0} on {1}? Its disks and everything on them are deleted.', i.name, i.accountLabel ?? '') : l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', i.name);
   const cancel = { title: l10n.t('Cancel'), choice: 'cancel' as const, isCloseAffordance: true };
   const syncFirst = { title: l10n.t('Sync First'), choice: 'syncFirst' as const };
+  const anyway = { title: l10n.t('Release Anyway'), choice: 'release' as const };
   if (i.check.kind === 'notChecked') {
-    const why = i.check.reason === 'unreachable' ? l10n.t('The box could not be reached, so its checkpoint folders were NOT checked: unsynced work on it may be lost.') : l10n.t('The box is not running, so its checkpoint folders were NOT checked: unsynced work on it may be lost.');
-    return { message, detail: [why, l10n.t('Everything on its disks is deleted when it is released.'), ...(i.extra ?? [])].join('\n\n'), buttons: [cancel, syncFirst, { title: l10n.t('Release Anyway'), choice: 'release' }] };
+    const why =
+      i.check.reason === 'unreachable'
+        ? l10n.t('The box could not be reached, so its checkpoint folders were NOT checked: unsynced work on it may be lost.') + (i.check.detail ? `\n${i.check.detail}` : '')
+        : l10n.t('The box is not running, so its checkpoint folders were NOT checked: unsynced work on it may be lost.');
+    // A stopped box cannot be synced: power it on first where the account can (never a Sync First that can only fail).
+    const first = i.check.reason === 'notRunning' ? (i.canPowerOn ? [{ title: l10n.t('Power On (Platform)'), choice: 'powerOn' as const }] : []) : [syncFirst];
+    return { message, detail: [why, l10n.t('Everything on its disks is deleted when it is released.'), ...(i.extra ?? [])].join('\n\n'), buttons: [cancel, ...first, anyway] };
   }
-  const detail = [riskDetail(i.check.risk, l10n), ...(i.extra ?? [])].join('\n\n');
+  const unreadable = i.check.unreadable ?? [];
+  // A folder the login may not read is not an unreachable box: it is named, with the box's own words.
+  const cannotRead = unreadable.map((u) => l10n.t('{0} could not be read by this login, so its checkpoints were NOT checked: unsynced work in it may be lost ({1}).', u.remoteDir, u.detail));
+  const detail = [...cannotRead, riskDetail(i.check.risk, l10n), ...(i.extra ?? [])].join('\n\n');
+  if (unreadable.length) return { message, detail, buttons: [cancel, syncFirst, anyway] };
   const atRisk = i.check.risk.files.length > 0 || i.check.risk.unlisted > 0;
-  if (atRisk) return { message, detail, buttons: [syncFirst, { title: l10n.t('Release Anyway'), choice: 'release' }, cancel] };
+  if (atRisk) return { message, detail, buttons: [syncFirst, anyway, cancel] };
   return { message, detail, buttons: [syncFirst, { title: l10n.t('Release'), choice: 'release' }, cancel] };
+}
+
+/**
+ * *Release Anyway* while checkpoints on the box are not in the local copy: asked once more, by
+ * name, Cancel first (the default); undefined when nothing unsynced was found.
+ */
+export function releaseAnywayQuestion(name: string, unsynced: readonly string[], l10n: L10n): ReleaseDialog | undefined {
+  if (unsynced.length === 0) return undefined;
+  const shown = unsynced.slice(0, 10).join('\n') + (unsynced.length > 10 ? `\n… (+${unsynced.length - 10})` : '');
+  return {
+    message: l10n.t('Delete {0} unsynced checkpoint(s) with {1}?', unsynced.length, name),
+    detail: l10n.t('These are on the box and not in the local copy; releasing deletes them for good:\n{0}', shown),
+    buttons: [
+      { title: l10n.t('Cancel'), choice: 'cancel', isCloseAffordance: true },
+      { title: l10n.t('Delete Them and Release'), choice: 'release' },
+    ],
+  };
 }

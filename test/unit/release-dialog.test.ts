@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { releaseDialog } from '../../src/extension/releaseDialog';
+import { releaseAnywayQuestion, releaseDialog } from '../../src/extension/releaseDialog';
 
 const l10n = { t: (m: string, ...a: (string | number | boolean)[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const risk = (files: { rel: string; size: number }[], unlisted = 0) => ({ remoteDir: '/root/autodl-tmp/ckpt', files: files.map((f) => ({ ...f, reason: 'missing' as const })), bytes: files.reduce((a, f) => a + f.size, 0), unlisted });
@@ -35,6 +35,39 @@ describe('release dialog (issue 22.3)', () => {
       const src = readFileSync(join(__dirname, '..', '..', f), 'utf8');
       assert.match(src, /releaseDialog\(/, f);
       assert.doesNotMatch(src, /riskDetail\(/, f);
+    }
+  });
+
+  // Issue 41 bug 4.
+  it('a folder the login cannot read is named with the box\'s words, not "could not be reached"; Cancel first', () => {
+    const d = releaseDialog({ name: 'box', where: 'platform', accountLabel: 'AutoDL', check: { kind: 'checked', risk: risk([]), unreadable: [{ remoteDir: '/root/autodl-tmp/checkpoints', detail: 'remote folder /root/autodl-tmp/checkpoints cannot be read: Permission denied' }] } }, l10n);
+    assert.deepEqual(order(d), ['cancel(close)', 'syncFirst', 'release']);
+    assert.match(d.detail, /\/root\/autodl-tmp\/checkpoints could not be read by this login.*Permission denied/);
+    assert.doesNotMatch(d.detail, /could not be reached/);
+  });
+  it('unreachable: the cause is given', () => {
+    const d = releaseDialog({ name: 'box', where: 'list', check: { kind: 'notChecked', reason: 'unreachable', detail: 'connect ECONNREFUSED' } }, l10n);
+    assert.match(d.detail, /could not be reached[^]*ECONNREFUSED/);
+  });
+  it('a stopped box: no Sync First (it can only fail); Power On (Platform) where the account can', () => {
+    const stopped = (canPowerOn: boolean) => order(releaseDialog({ name: 'box', where: 'platform', accountLabel: 'AutoDL', check: { kind: 'notChecked', reason: 'notRunning' }, canPowerOn }, l10n));
+    assert.deepEqual(stopped(true), ['cancel(close)', 'powerOn', 'release']);
+    assert.deepEqual(stopped(false), ['cancel(close)', 'release']);
+  });
+  it('Release Anyway over unsynced checkpoints is asked once more, by name, Cancel first', () => {
+    const q = releaseAnywayQuestion('box', ['checkpoint-40'], l10n)!;
+    assert.deepEqual(order(q), ['cancel(close)', 'release']);
+    assert.match(q.message, /Delete 1 unsynced checkpoint\(s\) with box/);
+    assert.match(q.detail, /checkpoint-40/);
+    assert.equal(releaseAnywayQuestion('box', [], l10n), undefined);
+  });
+  it('both release commands: Sync First asks again as a tree click (not with scripted arguments, which need confirm: true), a second question on Release Anyway, one notice after', () => {
+    const power = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/platforms/power.ts'), 'utf8');
+    assert.doesNotMatch(power, /platformAction\(ctx, mon, action, \{ id: inst\.id \}\)/);
+    for (const f of ['src/extension/commands/remote/release.ts', 'src/extension/commands/platforms/power.ts']) {
+      const src = readFileSync(join(__dirname, '..', '..', f), 'utf8');
+      assert.match(src, /confirmReleaseAnyway\(/, f);
+      assert.match(src, /runReleaseCheck\(/, f);
     }
   });
 });

@@ -5,7 +5,8 @@
 // password on AutoDL) replaces the stored one and the pooled connection is dropped.
 import * as vscode from 'vscode';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
-import { releaseRisk, type ReleaseRisk } from '../../../app/release';
+import type { ReleaseCheck } from '../../../app/releaseCheck';
+import { isPowered } from '../../../app/session';
 import { TARGET, waitForState } from '../../../app/platforms/settle';
 import { releaseThroughPlatform } from '../../../app/platforms/releaseFlow';
 import { PlatformError } from '../../../app/platforms/errors';
@@ -27,7 +28,7 @@ import type { CommandContext } from '../context';
 import { UserError, UserErrorWithActions } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
-import { syncFoldersOf } from '../sync/folders';
+import { confirmReleaseAnyway, dialogCheck, runReleaseCheck, scriptedRefusal, syncBeforeRelease } from '../remote/releaseCheck';
 import { platformErrorText, platformName, platformStateLabel } from './words';
 
 type Action = 'powerOn' | 'powerOff' | 'release';
@@ -81,22 +82,35 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   const priceText = formatRate(price, vscode.l10n);
   // What keeps billing once the action is done (disk per day, compute where keep-charging, the release day), not only the hourly price.
   const afterInput = (choice: PowerChoice): AfterPowerInput => ({ choice, pricing: { ...inst.pricing, hourlyRate: price }, keepChargesCompute: can(account.kind, 'powerOff:stopCharging'), releaseRules: guardFacts(ctx.catalog(), inst.platform).releaseRules, now: ctx.now() });
+  // The folders the launches and the sync watches of this box use, each against its local copy (issue 41 bug 4).
   const check = action === 'release' ? await checkpointsAtRisk(ctx, inst, scripted?.acceptNewHostKey === true) : undefined;
-  const lost = check?.risk?.files.map((f) => f.rel) ?? [];
   // AutoDL releases only stopped instances: then the release is power off → confirmed stopped → release.
   const stopFirst = action === 'release' && releaseNeedsStopped(account.kind) && obs?.state !== 'stopped';
   if (scripted) {
-    if (lost.length && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('{0} checkpoint files on {1} are not synced: {2}', lost.length, inst.name, lost.slice(0, 10).join(', ')));
-    if (check?.failed && !scripted.discardUnsynced) throw new UserError(vscode.l10n.t('Could not check the checkpoint folders on {0}: unsynced work may be lost. Not released.', inst.name));
+    const refused = scriptedRefusal(inst, check, scripted.discardUnsynced === true);
+    if (refused) throw refused;
   } else if (action === 'release') {
     const extra = [vscode.l10n.t('Now: {0}', priceText), ...afterPowerLines(afterInput('release'), vscode.l10n), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
-    const d = releaseDialog({ name: inst.name, where: 'platform', accountLabel: account.label, check: check?.risk ? { kind: 'checked', risk: check.risk } : { kind: 'notChecked', reason: check?.failed ? 'unreachable' : 'notRunning' }, extra }, vscode.l10n);
+    const canPowerOn = can(account.kind, 'powerOn:gpu') || can(account.kind, 'powerOn:noGpu');
+    const d = releaseDialog({ name: inst.name, where: 'platform', accountLabel: account.label, check: dialogCheck(check), extra, canPowerOn }, vscode.l10n);
     const pick = await showWarning(d.message, { modal: true, detail: d.detail }, ...d.buttons);
+    // Asked again afterwards as a tree click would (never with scripted arguments, which must confirm).
+    const again = { kind: 'instance', id: inst.id };
     if (pick?.choice === 'syncFirst') {
-      await vscode.commands.executeCommand(Commands.syncCheckpoints, { kind: 'instance', id: inst.id });
-      return platformAction(ctx, mon, action, { id: inst.id });
+      await syncBeforeRelease(ctx, inst, check);
+      return platformAction(ctx, mon, action, again);
+    }
+    if (pick?.choice === 'powerOn') {
+      // A stopped box cannot be synced: powered on through the platform, then synced, then asked again.
+      await vscode.commands.executeCommand(Commands.powerOn, again);
+      const now = ctx.store.get(inst.id);
+      if (!now || !isPowered(now)) return undefined;
+      const c = await checkpointsAtRisk(ctx, now, false);
+      await syncBeforeRelease(ctx, now, c);
+      return platformAction(ctx, mon, action, again);
     }
     if (pick?.choice !== 'release') return undefined;
+    if (!(await confirmReleaseAnyway(inst, check))) return undefined;
   } else {
     const go = offered.find((m) => m.cap === cap)!.label;
     const message = vscode.l10n.t('{0} {1} on {2}? Now: {3}', go, inst.name, account.label, priceText);
@@ -105,7 +119,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   }
   const ref = inst.platformRef!.ref;
   ctx.log.info(`[${inst.id}] ${cap} on ${account.id}/${ref} at ${price} fen/h`);
-  return withNotificationProgress({ title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
+  const done = await withNotificationProgress({ title: vscode.l10n.t('{0}: {1}…', inst.name, offered.find((m) => m.cap === cap)!.label), cancellable: true }, async (progress, token) => {
     if (action === 'release') {
       // Power off (where the platform releases only stopped instances) and see it stopped first: the
       // sync watches stop and "about to release" fires only then, so a failed power-off leaves them
@@ -163,6 +177,9 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     if (!r.settled && !scripted) void showWarning(vscode.l10n.t('{0} has not settled yet (last seen: {1}); the panel keeps following it.', inst.name, state ? platformStateLabel(state) : '?'));
     return state;
   });
+  // A release that went ahead is said once (issue 41 bug 4); one still settling was said above.
+  if (action === 'release' && done === 'released' && !scripted) void showInfo(vscode.l10n.t('{0} is released on {1}: its disks are deleted and it no longer bills.', inst.name, account.label));
+  return done;
 }
 
 /** About how long a keep-alive runs: the start, the platform settling, the shut-down. */
@@ -237,14 +254,11 @@ async function notStopped(ctx: CommandContext, inst: Instance, computeFen: numbe
   return new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: the platform accepted it but still reports "{2}" after {3} s. Power it off in the platform’s console; the row stays marked until it is seen stopped.', inst.name, formatRate(computeFen, vscode.l10n), last, seconds));
 }
 
-async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<{ risk?: ReleaseRisk; failed: boolean }> {
+async function checkpointsAtRisk(ctx: CommandContext, inst: Instance, acceptNewHostKey: boolean): Promise<ReleaseCheck | undefined> {
+  const state = ctx.platformFacts.observations.get(inst.id)?.state;
   const s = currentState(inst.intervals);
-  if (!(s === 'running' || s === 'spot' || s === 'noGpu') || !vscode.workspace.isTrusted) return { failed: false };
-  const f = syncFoldersOf(ctx, inst);
-  try {
-    return { risk: await releaseRisk(await ctx.sessions.connect(inst, acceptNewHostKey ? { acceptNewHostKey: true } : {}), f.remoteDir, f.localDir), failed: false };
-  } catch (e) {
-    ctx.log.warn(`[${inst.id}] release check failed: ${e instanceof Error ? e.message : String(e)}`);
-    return { failed: true };
-  }
+  // What the platform last said wins over the recorded state where it says the box is down.
+  const running = state !== 'stopped' && state !== 'released' && (s === 'running' || s === 'spot' || s === 'noGpu' || state === 'running' || state === 'noGpu');
+  if (!running || !vscode.workspace.isTrusted) return undefined;
+  return runReleaseCheck(ctx, inst, acceptNewHostKey);
 }

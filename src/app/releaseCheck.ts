@@ -1,0 +1,160 @@
+// What a release checks before it deletes a box (issue 41 bug 4): the folders the box's
+// checkpoints really go to — each launch's `checkpoints.remote` on that box (its task file read
+// again, the folder resolved as the launch resolves it) and the instance's chosen sync folders —
+// not a default that nothing writes to. Each folder is compared with its local copy; a folder
+// the login cannot read is named as such ("cannot read"), apart from a box that cannot be
+// reached at all ("cannot reach"). Used by both release commands of the extension.
+import { readdir } from 'node:fs/promises';
+import { posix, resolve } from 'node:path';
+import type { Instance } from '../core/instances';
+import type { LaunchBox, LaunchState } from '../core/task/launch';
+import type { RemoteConnection } from '../remote/connection';
+import { RemoteFolderError } from '../remote/sync/list';
+import { launchesDir, readState } from './launch/store';
+import { onBox } from './launch/rules';
+import { readTaskFile } from './launch/taskFile';
+import { releaseRisk, type ReleaseRisk } from './release';
+
+/** One folder on the box to compare, with where its checkpoints come home. */
+export interface CheckFolder {
+  /** Absolute, or `~/…` (the login's home: SFTP resolves it there). */
+  remoteDir: string;
+  /** The local copy; undefined when none is known (then every file on the box counts as unsynced). */
+  localDir: string | undefined;
+  /** `launch`: a launch's checkpoints folder on this box; `sync`: the instance's chosen sync folders; `default`: the settings' default, when nothing else is known. */
+  source: 'launch' | 'sync' | 'default';
+  /** The task of a `launch` folder. */
+  task?: string;
+}
+
+/** At most this many launch states are read per release check (a launches folder is small). */
+const MAX_LAUNCH_STATES = 200;
+
+/** Whether a launch box is this instance: the same platform account and instance, or the same SSH login. */
+export function boxIsInstance(b: Pick<LaunchBox, 'kind' | 'label' | 'account' | 'ref'>, inst: Pick<Instance, 'platformRef' | 'login'>): boolean {
+  if (b.kind === 'platform') return !!inst.platformRef && b.account === inst.platformRef.account && b.ref === inst.platformRef.ref;
+  const l = inst.login;
+  return b.label === `${l.user}@${l.host}:${l.port}` || (!l.user && b.label === `${l.host}:${l.port}`);
+}
+
+/** Whether a launch ever held this instance (its current box, its nodes, the boxes it left). */
+export function launchUsedInstance(s: Pick<LaunchState, 'box' | 'nodes' | 'boxes'>, inst: Pick<Instance, 'platformRef' | 'login'>): boolean {
+  return [...(s.box ? [s.box] : []), ...(s.nodes ?? []), ...s.boxes].some((b) => boxIsInstance(b, inst));
+}
+
+/**
+ * A task's checkpoints folder on the box as the launch resolves it (app/launch/acquire's
+ * `onBox`), written against the login's home as `~/…` where it is relative: the launch's
+ * `~/gpu-rent/lora-pro/ckpt` for `remoteWorkdir: ~/gpu-rent/lora-pro` and `checkpoints.remote: ckpt`.
+ */
+export function taskCheckpointDir(remoteWorkdir: string, checkpointsRemote: string): string {
+  return onBox(checkpointsRemote, '~', onBox(remoteWorkdir, '~'));
+}
+
+/** The checkpoints folders of every launch (in `configHome`) that held this instance, read from their task files. */
+export async function launchFoldersOf(inst: Pick<Instance, 'platformRef' | 'login'>, configHome: string, log: (line: string) => void = () => undefined): Promise<CheckFolder[]> {
+  const dir = launchesDir(configHome);
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.json')).slice(0, MAX_LAUNCH_STATES);
+  } catch {
+    return [];
+  }
+  const out: CheckFolder[] = [];
+  for (const n of names) {
+    let s: LaunchState | undefined;
+    try {
+      s = await readState(resolve(dir, n));
+    } catch (e) {
+      log(`release check: launch state ${n} skipped: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
+    if (!s || !launchUsedInstance(s, inst)) continue;
+    const tf = await readTaskFile(resolve(s.file, '..'), s.file).catch(() => undefined);
+    const task = tf?.ok ? tf.tasks.find((t) => t.name === s.task) : undefined;
+    if (!task) {
+      log(`release check: the task file ${s.file} of launch ${s.task} could not be read: its checkpoints folder is not known`);
+      continue;
+    }
+    if (!task.checkpoints) continue;
+    out.push({ remoteDir: taskCheckpointDir(task.remoteWorkdir, task.checkpoints.remote), localDir: resolve(s.file, '..', task.checkpoints.local), source: 'launch', task: s.task });
+  }
+  return out;
+}
+
+/**
+ * The folders a release compares: every launch's, then the instance's chosen sync folders; the
+ * settings' default only when neither is known (it is what a sync watch would use then). One
+ * entry per box folder.
+ */
+export function releaseFolders(launch: readonly CheckFolder[], sync: { remoteDir: string; localDir: string | undefined; chosen: boolean }): CheckFolder[] {
+  const out: CheckFolder[] = [];
+  const seen = new Set<string>();
+  const add = (f: CheckFolder) => {
+    const key = posix.normalize(f.remoteDir).replace(/\/+$/, '');
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(f);
+  };
+  launch.forEach(add);
+  if (sync.chosen || out.length === 0) add({ remoteDir: sync.remoteDir, localDir: sync.localDir, source: sync.chosen ? 'sync' : 'default' });
+  return out;
+}
+
+/** A folder the login could not read: its checkpoints were not compared. */
+export interface UnreadableFolder {
+  remoteDir: string;
+  detail: string;
+}
+
+export type ReleaseCheck =
+  /** Every folder that could be read was compared; `unreadable` names the ones that could not (then the check is incomplete). */
+  | { kind: 'checked'; risk: ReleaseRisk; folders: CheckFolder[]; unreadable: UnreadableFolder[] }
+  /** The box could not be reached (connection, login): nothing was compared. */
+  | { kind: 'unreachable'; detail: string };
+
+/**
+ * Compares each folder with its local copy over one connection. A folder that is not there holds
+ * nothing to lose; one the login may not read (permission denied) is named in `unreadable`; a
+ * failure to connect is `unreachable`.
+ */
+export async function checkRelease(connect: () => Promise<RemoteConnection>, folders: readonly CheckFolder[]): Promise<ReleaseCheck> {
+  let conn: RemoteConnection;
+  try {
+    conn = await connect();
+  } catch (e) {
+    return { kind: 'unreachable', detail: e instanceof Error ? e.message : String(e) };
+  }
+  const files: ReleaseRisk['files'] = [];
+  const unreadable: UnreadableFolder[] = [];
+  let unlisted = 0;
+  for (const f of folders) {
+    try {
+      const r = await releaseRisk(conn, f.remoteDir, f.localDir);
+      const prefix = folders.length > 1 ? `${f.remoteDir.replace(/\/+$/, '')}/` : '';
+      files.push(...r.files.map((x) => ({ ...x, rel: prefix + x.rel })));
+      unlisted += r.unlisted;
+    } catch (e) {
+      if (e instanceof RemoteFolderError) unreadable.push({ remoteDir: f.remoteDir, detail: e.message });
+      else return { kind: 'unreachable', detail: e instanceof Error ? e.message : String(e) };
+    }
+  }
+  const remoteDir = folders.map((f) => f.remoteDir).join(', ');
+  return { kind: 'checked', risk: { remoteDir, files, bytes: files.reduce((a, f) => a + f.size, 0), unlisted }, folders: [...folders], unreadable };
+}
+
+/**
+ * The checkpoints a release would delete unsynced: the entries (first path part under their
+ * folder) of the files at risk, in order, each once. Where issue 41's one notion of a checkpoint
+ * lands (core), it decides which entries are checkpoints; until then every entry at risk counts.
+ */
+export function unsyncedEntries(check: Extract<ReleaseCheck, { kind: 'checked' }>): string[] {
+  const out: string[] = [];
+  const dirs = check.folders.length > 1 ? check.folders.map((f) => `${f.remoteDir.replace(/\/+$/, '')}/`) : [''];
+  for (const f of check.risk.files) {
+    const dir = dirs.find((d) => f.rel.startsWith(d)) ?? '';
+    const entry = dir + f.rel.slice(dir.length).split('/')[0]!;
+    if (!out.includes(entry)) out.push(entry);
+  }
+  return out;
+}
