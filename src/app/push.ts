@@ -4,6 +4,7 @@
 // uploads exactly that list (src/remote/sync/push.ts: .part on the box, verified by the box's
 // SHA-256, renamed into place, resumable, never over a newer file without force). A scan that
 // stopped at its cap stops the push too, unless the caller says so.
+import { realpath } from 'node:fs/promises';
 import { scanTree, type SecretFinding, type SecretScanResult } from './secretScan';
 import { listLocalTree, pushOnce, type LocalFile, type PushOptions, type PushProgress, type PushReport, type PushSkipReason } from '../remote/sync/push';
 import type { SyncRemote } from '../remote/sync';
@@ -46,7 +47,9 @@ export async function preparePush(req: Pick<PushRequest, 'localDir' | 'exclude' 
   const exclude = new Set(req.exclude ?? []);
   const files = listed.files.filter((f) => !exclude.has(f.rel));
   const skipped: Array<{ name: string; reason: PushSkipReason }> = [...listed.skipped, ...listed.files.filter((f) => exclude.has(f.rel)).map((f) => ({ name: f.rel, reason: 'excluded' as const }))];
+  const realRoot = await realpath(req.localDir).catch(() => undefined);
   const scan = await scanTree(files, {
+    ...(realRoot ? { realRoot } : {}),
     ...req.scanLimits,
     ...(req.signal ? { signal: req.signal } : {}),
     ...(req.onScanProgress ? { onProgress: (p: { filesSeen: number }) => req.onScanProgress!(p.filesSeen) } : {}),

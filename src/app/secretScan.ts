@@ -170,9 +170,10 @@ export function listedFileRule(rel: string): 'content' | 'name' {
 /**
  * Checks exactly the files push is about to upload: every name, and the content of each file
  * the rules read, until a cap. At a cap the content reads stop (`truncated`, `unscanned`), the
- * names are still all checked. Findings name files by `rel`.
+ * names are still all checked. Findings name files by `rel`. `realRoot`: the listed root's real
+ * path (links resolved), so a pushed link to ~/.docker is judged as `.docker/config.json`.
  */
-export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretScanOptions, 'relativeTo'> = {}): Promise<SecretScanResult> {
+export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretScanOptions, 'relativeTo'> & { realRoot?: string } = {}): Promise<SecretScanResult> {
   const maxFiles = opts.maxFiles ?? SCAN_MAX_FILES;
   const maxBytes = opts.maxBytes ?? SCAN_MAX_BYTES;
   const r: SecretScanResult = { findings: [], files: 0, contentFiles: 0, bytesRead: 0, truncated: null, unreadable: [], unreadableCount: 0, skippedLinks: 0, unscanned: 0 };
@@ -186,7 +187,9 @@ export async function scanTree(files: readonly ListedFile[], opts: Omit<SecretSc
       // A size that rules the content out (too big) needs no open: the name is still checked.
       else if (f.size === undefined || shouldReadContent(f.rel, f.size)) content = await readListed(f, r, maxFiles, maxBytes);
     }
-    r.findings.push(...scanFile(content === undefined ? { path: f.rel } : { path: f.rel, content }));
+    // Name rules see the file by its real path too: `kube -> ~/.kube` holds `.kube/config`.
+    const path = opts.realRoot ? `${toPosix(opts.realRoot)}/${f.rel}` : f.rel;
+    r.findings.push(...scanFile(content === undefined ? { path } : { path, content }).map((x) => ({ ...x, path: f.rel })));
   }
   opts.onProgress?.({ filesSeen: r.files, bytesRead: r.bytesRead, path: '' });
   return r;

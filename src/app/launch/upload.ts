@@ -6,7 +6,7 @@ import { pushFolder } from '../push';
 import { syncRemote } from '../sync';
 import type { LaunchRun, Live } from './context';
 import { onBox } from './rules';
-import { workdirExclusions } from './workdir';
+import { pathLeavingProject, workdirExclusions, WorkdirIsGitDir } from './workdir';
 
 export async function push(r: LaunchRun): Promise<void> {
   if (await r.budgetStops()) return r.phase('end');
@@ -25,7 +25,20 @@ async function pushTo(r: LaunchRun, live: Live): Promise<boolean> {
   const task = r.task;
   const workdir = resolve(r.base, task.workdir);
   const localCkpt = task.checkpoints ? resolve(r.base, task.checkpoints.local) : undefined;
-  const ex = await workdirExclusions(workdir, [localCkpt, ...task.data.map((d) => (d.push ? resolve(r.base, d.push) : undefined))].filter((p): p is string => !!p && p.startsWith(workdir + '/')).map((p) => p.slice(workdir.length + 1)));
+  // A committed link (`ck -> ~/.ssh`, `kube -> ~/.kube`) would send or receive outside the project.
+  const leaving = await pathLeavingProject(r.base, [
+    { said: `workdir: ${task.workdir}`, abs: workdir },
+    ...(task.checkpoints && localCkpt ? [{ said: `checkpoints.local: ${task.checkpoints.local}`, abs: localCkpt }] : []),
+    ...task.data.flatMap((d) => (d.push ? [{ said: `data push: ${d.push}`, abs: resolve(r.base, d.push) }] : [])),
+  ]);
+  if (leaving) return fail(r, `push: ${leaving.said} leads (through a link) to ${leaving.real}, outside the project folder ${r.base}; nothing was sent. Name a real folder inside the project`);
+  let ex: Awaited<ReturnType<typeof workdirExclusions>>;
+  try {
+    ex = await workdirExclusions(workdir, [localCkpt, ...task.data.map((d) => (d.push ? resolve(r.base, d.push) : undefined))].filter((p): p is string => !!p && p.startsWith(workdir + '/')).map((p) => p.slice(workdir.length + 1)), r.base);
+  } catch (e) {
+    if (e instanceof WorkdirIsGitDir) return fail(r, `push: ${e.message}; nothing was sent`);
+    throw e;
+  }
   const signal = r.host.signal ? { signal: r.host.signal } : {};
   const w = await pushFolder(remote, { localDir: workdir, remoteDir: live.remoteWorkdir, exclude: ex.exclude, ...signal });
   if (w.kind === 'secrets-found') return fail(r, `push: the secret scan found ${w.findings.length} likely secret(s) in ${workdir} (${w.findings.slice(0, 5).map((f) => `${f.path}: ${f.kind}`).join(', ')}); nothing was sent. Remove them or add them to .gitignore`);

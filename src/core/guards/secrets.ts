@@ -7,7 +7,7 @@ export type SecretKind =
   | 'sshKeyFile' // id_rsa, id_ed25519 … (not .pub)
   | 'keyFile' // *.pem, *.key, *.p12, *.pfx, *.keystore
   | 'dotenv' // .env, .env.local …
-  | 'credentialsFile' // .netrc, .git-credentials, .aws/credentials, kaggle.json, .pgpass …
+  | 'credentialsFile' // .netrc, .git-credentials, .aws/credentials, .docker/config.json, .kube/config, kaggle.json, .pgpass …
   | 'awsAccessKeyId'
   | 'awsSecretAccessKey'
   | 'huggingFaceToken'
@@ -62,6 +62,7 @@ const NAME_RULES: NameRule[] = [
       /^(\.netrc|_netrc|\.git-credentials|\.pgpass|\.pypirc|kaggle\.json|\.dockercfg|credentials\.json|service[-_]account.*\.json)$/i.test(b) ||
       /(^|[\\/])\.aws[\\/]credentials$/.test(p) ||
       /(^|[\\/])\.docker[\\/]config\.json$/.test(p) ||
+      /(^|[\\/])\.kube[\\/]config$/.test(p) ||
       /(^|[\\/])huggingface[\\/]token$/.test(p),
   },
 ];

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { cardSpecs, findCard, normalizeCardName } from '../cards';
 import { asMessage, said } from './problems';
+import { hasGitComponent } from '../gitNames';
 
 /** A task file larger than this is refused unread (a real one is a few hundred bytes). */
 export const MAX_TASK_FILE_BYTES = 256 * 1024;
@@ -135,7 +136,8 @@ export const localPath = (what: string) =>
     .min(1, said({ code: 'empty', what }))
     .max(MAX_PATH, said({ code: 'longer-chars', what, max: MAX_PATH }))
     .refine((s) => !CONTROL_RE.test(s), said({ code: 'control-char', what }))
-    .refine(staysInside, said({ code: 'path-outside', what }));
+    .refine(staysInside, said({ code: 'path-outside', what }))
+    .refine((s) => !hasGitComponent(s), said({ code: 'path-in-git', what }));
 
 /** A path on the box: absolute or ~/…, or (relativeOk) relative to the remote workdir; never `..`, never control characters. */
 function remotePathProblem(p: string, relativeOk: boolean): 'control-char' | 'box-path-dotdot' | 'box-path-relative' | 'box-path-tilde-user' | undefined {

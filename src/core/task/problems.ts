@@ -48,6 +48,7 @@ export type TaskProblem =
   | { code: 'control-char'; what: string }
   | { code: 'not-path'; what: string }
   | { code: 'path-outside'; what: string }
+  | { code: 'path-in-git'; what: string }
   | { code: 'not-box-path'; what: string }
   | { code: 'box-path-dotdot'; what: string }
   | { code: 'box-path-relative'; what: string }

@@ -135,6 +135,8 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('{0} is a path (a string)', p.what);
     case 'path-outside':
       return l10n.t("{0} must be inside the task file's folder (a relative path, no .. out of it, not absolute or ~)", p.what);
+    case 'path-in-git':
+      return l10n.t('{0} must not be .git or inside it (files written there could run commands through git)', p.what);
     case 'not-box-path':
       return l10n.t('{0} is a path on the box (a string)', p.what);
     case 'box-path-dotdot':

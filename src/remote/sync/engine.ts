@@ -5,7 +5,9 @@
 // local-state.ts (the local facts it needs), pull-file.ts (one file), hash-batch.ts (hashes
 // on the box), delete.ts (--delete) and watch.ts (the loop).
 import { promises as fsp } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { hasGitComponent } from '../../core/gitNames';
+import { isInside } from './safe-paths';
 import { RemoteError } from '../errors';
 import { Semaphore } from '../util/semaphore';
 import { sleep } from '../util/sleep';
@@ -35,8 +37,15 @@ export type { SyncOptions, SyncProgress, SyncRemote, SyncReport } from './types'
 /** Files at least this big take one of the few big-transfer slots. */
 const BIG_FILE = 4 * 1024 * 1024;
 
-async function ensureLocalRoot(dir: string): Promise<string> {
+async function ensureLocalRoot(dir: string, within?: string): Promise<string> {
   const root = resolve(dir);
+  // Checked before anything is made: mkdir would follow a link already there.
+  const real = await realOfNearest(root);
+  if (hasGitComponent(root) || hasGitComponent(real)) throw new SyncError('local-in-git', `local folder ${dir} is a .git folder or inside one: refused (files from the box there could run commands through git)`);
+  if (within !== undefined) {
+    const fence = await realOfNearest(resolve(within));
+    if (!isInside(fence, real)) throw new SyncError('local-outside', `local folder ${dir} leads to ${real}, outside ${within} (a link out of the project): refused`);
+  }
   try {
     await fsp.mkdir(root, { recursive: true });
   } catch (err) {
@@ -45,7 +54,26 @@ async function ensureLocalRoot(dir: string): Promise<string> {
   }
   const st = await fsp.stat(root);
   if (!st.isDirectory()) throw new SyncError('local-not-directory', `local path ${dir} is not a folder`);
+  // The same checks on what was made (a link swapped in meanwhile).
+  const made = await fsp.realpath(root);
+  if (hasGitComponent(made) || (within !== undefined && !isInside(await realOfNearest(resolve(within)), made))) throw new SyncError('local-outside', `local folder ${dir} leads to ${made}: refused`);
   return root;
+}
+
+/** The real path of `path`, or of its nearest existing folder above with the rest appended. */
+async function realOfNearest(path: string): Promise<string> {
+  const rest: string[] = [];
+  let p = path;
+  for (;;) {
+    try {
+      return join(await fsp.realpath(p), ...rest.reverse());
+    } catch {
+      const up = dirname(p);
+      if (up === p) return path;
+      rest.push(basename(p));
+      p = up;
+    }
+  }
 }
 
 /** SFTP resolves relative paths from the login folder but knows no `~`: "~/x" means "x". */
@@ -87,7 +115,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
   const started = monotonicMs();
   const rules: NameRules = { platform: options.platform ?? process.platform };
   const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0, kept: [], keptEarlier: 0 };
-  const localRoot = await ensureLocalRoot(options.localDir);
+  const localRoot = await ensureLocalRoot(options.localDir, options.within);
   // Taken once the pass is sure to reach the `finally` that lets it go.
   const pass = passSignal(options.signal);
   const opts: SyncOptions = { ...options, signal: pass.signal };

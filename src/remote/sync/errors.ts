@@ -9,6 +9,8 @@ export type SyncErrorCode =
   | 'connection-lost'
   | 'local-disk-full'
   | 'local-not-directory'
+  | 'local-in-git' // the local folder is a .git folder or inside one
+  | 'local-outside' // the local folder leads (by a link) outside the folder it must stay in
   | 'local-io';
 
 export class SyncError extends Error {

@@ -2,6 +2,8 @@
 // shared instance can send any bytes as a "file name", so every path component is checked
 // before it is joined to the local folder. Returns a reason code (words belong to the CLI).
 
+import { isGitDirName } from '../../core/gitNames';
+
 export type SkipReason =
   | 'empty-name'
   | 'dot-segment' // "." or ".." as a component, e.g. "a/../../b"
@@ -16,6 +18,7 @@ export type SkipReason =
   | 'trailing-dot-or-space' // Windows strips them: "a." and "a" would be one file
   | 'too-long'
   | 'reserved-name' // our own ".part" files and state file
+  | 'git-dir' // ".git" (any case, ".git.", "git~1"…) from the box: its config would run commands here
   | 'case-collision' // "A.pt" and "a.pt" on a case-insensitive local disk
   | 'symlink-outside' // a link that resolves outside the synced folder
   | 'symlink-dangling'
@@ -62,6 +65,16 @@ export function checkComponent(name: string, rules: NameRules): SkipReason | und
   if (rules.platform === 'win32' && WINDOWS_RESERVED.test(name)) return 'windows-reserved-char';
   if (name.endsWith(PART_SUFFIX)) return 'reserved-name';
   return undefined;
+}
+
+/**
+ * Checks one component of a name the box sent before it is written here: every rule above, and
+ * never `.git` in any spelling git, Windows or macOS reads as `.git` (a box folder holding
+ * `.git/config` with core.fsmonitor would run a command at the next `git status`).
+ */
+export function checkPulledComponent(name: string, rules: NameRules): SkipReason | undefined {
+  if (name.length > 0 && !name.includes('/') && isGitDirName(name)) return 'git-dir';
+  return checkComponent(name, rules);
 }
 
 /**

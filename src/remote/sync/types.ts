@@ -23,6 +23,12 @@ export interface SyncRemote {
 export interface SyncOptions {
   remoteDir: string;
   localDir: string;
+  /**
+   * A folder the local folder must really be inside (links resolved), e.g. the task file's
+   * folder for a launch's `checkpoints.local`: a committed link `ck -> ~/.ssh` is refused
+   * ('local-outside') before anything is made or written there.
+   */
+  within?: string;
   /** Identity of the remote folder for the state file (user@host:port); the folder's real path is appended. */
   source?: string;
   /** Only the newest N complete top-level entries (files or folders) of the remote folder. */

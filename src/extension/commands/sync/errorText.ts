@@ -24,6 +24,10 @@ export function syncErrorText(e: Pick<SyncError, 'code' | 'detail'>, dirs: { rem
     }
     case 'local-not-directory':
       return l10n.t('The local folder {0} is not a folder or cannot be created or read.', dirs.localDir);
+    case 'local-in-git':
+      return l10n.t('The local folder {0} is a .git folder or inside one: refused, as files from the box there could run commands through git. Choose another folder.', dirs.localDir);
+    case 'local-outside':
+      return l10n.t('The local folder {0} leads (through a link) outside the project folder: refused, so the box cannot write there. Choose a real folder inside the project.', dirs.localDir);
     case 'local-io':
       return name ? l10n.t('{0} could not be written on this computer (the details are in the GPU Rent output).', name) : l10n.t('A file could not be written in {0} on this computer (the details are in the GPU Rent output).', dirs.localDir);
   }
