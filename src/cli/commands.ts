@@ -29,6 +29,8 @@ const core: Record<string, Loader> = {
   clone: async () => (await import('./commands/clone')).command,
   schedule: async () => (await import('./commands/schedule')).command,
   launch: async () => (await import('./commands/launch')).command,
+  notify: async () => (await import('./commands/notify')).command,
+  storage: async () => (await import('./commands/storage')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;
