@@ -21,7 +21,7 @@ const LOOK_ALIKE: Record<string, string> = {
   '⟦': '［',
   '⟧': '］',
 };
-const SIGNIFICANT = /[@<>[\]`\\⟦⟧]/g;
+const SIGNIFICANT = /[@<>[\]`\\\u27e6\u27e7]/g;
 // "http://", "ftp://", "weixin://": the scheme's separator.
 const SCHEME = /:\/\//g;
 // A dot between a name and two letters (example.com, www.x.cn, a.b.co): clients autolink bare
