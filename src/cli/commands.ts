@@ -30,7 +30,6 @@ const core: Record<string, Loader> = {
   schedule: async () => (await import('./commands/schedule')).command,
   launch: async () => (await import('./commands/launch')).command,
   notify: async () => (await import('./commands/notify')).command,
-  notify: async () => (await import('./commands/notify')).command,
   storage: async () => (await import('./commands/storage')).command,
 };
 
