@@ -18,6 +18,7 @@ export const PricingSchema = z.strictObject({
   noGpuModeRate: fen,
   storageGbDay: fen,
   dataDiskGb: z.number().min(0).max(1_000_000),
+  dataDiskUnknown: z.literal(true).optional(),
 });
 
 export const StateIntervalSchema = z.strictObject({

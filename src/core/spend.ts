@@ -36,6 +36,17 @@ export interface Pricing {
   storageGbDay: Fen;
   /** Billed data disk size in GB (the part beyond any free allowance). */
   dataDiskGb: number;
+  /**
+   * The billed disk size is not known (an instance first seen on a platform that does not say
+   * it): its storage cost is shown as `?`, never as ¥0.00 (issue 41 bug 5). Cleared when the
+   * renter enters the size.
+   */
+  dataDiskUnknown?: true;
+}
+
+/** Whether an instance's storage cost is not known now (its disk size was never given), so its rate is shown with `?`. */
+export function storageUnknown(pricing: Pick<Pricing, 'dataDiskUnknown'>, state: InstanceState | undefined): boolean {
+  return pricing.dataDiskUnknown === true && state !== undefined && state !== 'released';
 }
 
 /** One stretch of time in one state, with the prices in force when it started. */

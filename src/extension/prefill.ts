@@ -52,3 +52,17 @@ export function prefillPricing(catalog: Catalog, platformId: string, cardName: s
   }
   return out;
 }
+
+/**
+ * The spot price after the on-demand one was edited (issue 41 bug 6): scaled by the ratio the
+ * old pair had (the catalog's, or the instance's own), so a spot price is never left dearer than
+ * the on-demand one the renter typed. Scaling keeps what the platform's spot discount is (a
+ * fraction of its on-demand price) without another question; undefined (shown as `?`) where
+ * there is no old pair to scale by. Unchanged on-demand: the old spot price as it was.
+ */
+export function spotAfterHourlyEdit(old: Pick<Pricing, 'hourlyRate' | 'spotRate'>, hourlyFen: number): number | undefined {
+  if (old.spotRate === undefined) return undefined;
+  if (hourlyFen === old.hourlyRate) return old.spotRate;
+  if (!(old.hourlyRate > 0)) return undefined;
+  return Math.min(hourlyFen, Math.round((old.spotRate * hourlyFen) / old.hourlyRate));
+}

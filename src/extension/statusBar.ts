@@ -62,9 +62,9 @@ export class SpendStatusBar implements vscode.Disposable {
     }
     const stillBilling = instances.filter((i) => i.stillBilling).length;
     const diverged = this.runs?.diverged() ?? 0;
-    const text = (diverged > 0 ? '$(warning) ' : '') + statusBarText(s, vscode.l10n, stillBilling);
+    const text = (diverged > 0 ? '$(warning) ' : '') + statusBarText(s, vscode.l10n, stillBilling, instances);
     if (text !== this.item.text) this.item.text = text;
-    const label = statusBarAccessibility(s, vscode.l10n) + (diverged > 0 ? `, ${vscode.l10n.t('{0} training run(s) diverged (loss NaN or Inf)', diverged)}` : '');
+    const label = statusBarAccessibility(s, vscode.l10n, instances) + (diverged > 0 ? `, ${vscode.l10n.t('{0} training run(s) diverged (loss NaN or Inf)', diverged)}` : '');
     if (label !== this.item.accessibilityInformation?.label) this.item.accessibilityInformation = { label, role: 'button' };
     const runs = this.runs?.lines() ?? [];
     const runsMd =

@@ -93,7 +93,8 @@ function fromPlatform(d: ApplyDeps, a: AccountRef, p: PlatformInstance, login: S
   const platform = CATALOG_PLATFORM[a.kind];
   const card = p.card || 'unknown';
   const n = p.gpuCount ?? 1;
-  const pre = prefillPricing(d.catalog(), platform, card, n, 'hour', 0).pricing;
+  // The list does not say how big the billed data disk is: its storage cost is `?` until the renter says (issue 41 bug 5).
+  const pre = { ...prefillPricing(d.catalog(), platform, card, n, 'hour', 0).pricing, dataDiskUnknown: true as const };
   // The billing mode the platform states: prepaid compute was paid ahead (nothing more accrues here);
   // spot bills the spot price the connector read; postpaid its own price.
   const pricing =

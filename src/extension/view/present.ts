@@ -2,7 +2,7 @@
 // (vscode.l10n in the extension, a plain formatter in unit tests).
 import { formatCny } from '../../core/money';
 import { forMarkdown } from '../../core/text';
-import { beijingMonthKey, type BudgetLevel, type InstanceState, type SpendSummary } from '../../core/spend';
+import { beijingMonthKey, currentState, storageUnknown, type BudgetLevel, type InstanceState, type SpendSummary } from '../../core/spend';
 import type { Instance } from '../../core/instances';
 import type { Catalog } from '../../core/catalog';
 import type { Dating } from '../../core/format';
@@ -25,6 +25,20 @@ export function formatDuration(seconds: number, l10n: L10n): string {
 /** ¥/h with two decimals (rates are whole fen except storage spread over hours). */
 export function formatRate(fenPerHour: number, l10n: L10n): string {
   return l10n.t('{0}/h', formatCny(Math.round(fenPerHour)));
+}
+
+/**
+ * A rate of which the storage part is not known (a platform instance whose disk size was never
+ * given): `?/h` where nothing else bills, else the known part `+ disk ?`; never ¥0.00 (issue 41 bug 5).
+ */
+export function formatRateOf(fenPerHour: number, storageUnknown: boolean, l10n: L10n): string {
+  if (!storageUnknown) return formatRate(fenPerHour, l10n);
+  return fenPerHour > 0 ? l10n.t('{0}/h + disk ?', formatCny(Math.round(fenPerHour))) : l10n.t('?/h (disk size not known)');
+}
+
+/** Whether any of these instances' storage cost is not known now. */
+function anyStorageUnknown(instances: readonly Instance[]): boolean {
+  return instances.some((i) => storageUnknown(i.pricing, currentState(i.intervals)));
 }
 
 export function stateLabel(state: InstanceState | undefined, l10n: L10n): string {
@@ -62,13 +76,13 @@ export const STATE_COLORS: Record<InstanceState, string> = {
 };
 
 /** `stillBilling`: how many instances carry a still-billing mark (a power action that did not happen): the icon warns. */
-export function statusBarText(s: SpendSummary, l10n: L10n, stillBilling = 0): string {
+export function statusBarText(s: SpendSummary, l10n: L10n, stillBilling = 0, instances: readonly Instance[] = []): string {
   const icon = s.budget.level === 'exceeded' ? '$(error)' : s.budget.level === 'warning' || stillBilling > 0 ? '$(warning)' : '$(credit-card)';
-  return `${icon} ${l10n.t('Today {0} · Month {1} · {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n))}`;
+  return `${icon} ${l10n.t('Today {0} · Month {1} · {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRateOf(s.burnRate, anyStorageUnknown(instances), l10n))}`;
 }
 
-export function statusBarAccessibility(s: SpendSummary, l10n: L10n): string {
-  return l10n.t('GPU spend: today {0}, this month {1}, now {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRate(s.burnRate, l10n));
+export function statusBarAccessibility(s: SpendSummary, l10n: L10n, instances: readonly Instance[] = []): string {
+  return l10n.t('GPU spend: today {0}, this month {1}, now {2}', formatCny(s.todayFen), formatCny(s.monthFen), formatRateOf(s.burnRate, anyStorageUnknown(instances), l10n));
 }
 
 const md = forMarkdown;
@@ -77,8 +91,10 @@ const md = forMarkdown;
 export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[], l10n: L10n, platformName: (id: string) => string = (id) => id): string {
   const lines: string[] = [];
   lines.push(`**${l10n.t('GPU spend')}** — ${l10n.t('Beijing time')}`, '');
-  lines.push(`${l10n.t('Today')}: **${formatCny(s.todayFen)}** · ${l10n.t('This month')}: **${formatCny(s.monthFen)}** · ${l10n.t('Now')}: **${formatRate(s.burnRate, l10n)}**`, '');
-  lines.push(`${l10n.t('Projected month-end')}: ${formatCny(s.projectedMonthEndFen)}`);
+  const unknown = anyStorageUnknown(instances);
+  lines.push(`${l10n.t('Today')}: **${formatCny(s.todayFen)}** · ${l10n.t('This month')}: **${formatCny(s.monthFen)}** · ${l10n.t('Now')}: **${formatRateOf(s.burnRate, unknown, l10n)}**`, '');
+  // A disk of unknown size bills on: the projection is a floor, said so.
+  lines.push(`${l10n.t('Projected month-end')}: ${unknown ? l10n.t('{0} + disk ? (a disk size is not known)', formatCny(s.projectedMonthEndFen)) : formatCny(s.projectedMonthEndFen)}`);
   for (const inst of instances) {
     const m = stillBillingText(inst, s.now, l10n);
     if (m) lines.push('', `$(warning) **${md(inst.name)}**: ${md(m.description)} (${md(m.since)})`);
@@ -94,7 +110,7 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
     lines.push('', `| ${l10n.t('Instance')} | ${l10n.t('State')} | ${l10n.t('Rate')} | ${l10n.t('Today')} | ${l10n.t('This month')} |`, '|---|---|--:|--:|--:|');
     for (const p of s.perInstance) {
       const inst = byId.get(p.id);
-      lines.push(`| ${md(inst?.name ?? p.id)} | ${stateLabel(p.state, l10n)} | ${formatRate(p.burnRate, l10n)} | ${formatCny(p.todayFen)} | ${formatCny(p.monthFen)} |`);
+      lines.push(`| ${md(inst?.name ?? p.id)} | ${stateLabel(p.state, l10n)} | ${formatRateOf(p.burnRate, !!inst && storageUnknown(inst.pricing, p.state), l10n)} | ${formatCny(p.todayFen)} | ${formatCny(p.monthFen)} |`);
     }
   }
   if (s.perPlatform.length > 1) {
@@ -106,7 +122,7 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
 
 /** The tree item's description: card × count · rate · accrued · time in state. */
 export function instanceDescription(inst: Instance, spend: { totalFen: number; burnRate: number; secondsInState: number }, l10n: L10n): string {
-  return [`${inst.card} ×${inst.gpuCount}`, formatRate(spend.burnRate, l10n), formatCny(spend.totalFen), formatDuration(spend.secondsInState, l10n)].join(' · ');
+  return [`${inst.card} ×${inst.gpuCount}`, formatRateOf(spend.burnRate, storageUnknown(inst.pricing, currentState(inst.intervals)), l10n), formatCny(spend.totalFen), formatDuration(spend.secondsInState, l10n)].join(' · ');
 }
 
 /**

@@ -15,7 +15,7 @@ import { AddInstanceArgs } from '../../args';
 import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { peakNoticeAfterStart } from '../../monitors/peak';
 import { showWarning } from '../../notify';
-import { prefillPricing } from '../../prefill';
+import { prefillPricing, spotAfterHourlyEdit } from '../../prefill';
 import { datingText, stateLabel } from '../../present';
 import { platformLabel, platformShortName, type CommandContext } from '../context';
 import { UserError } from '../errors';
@@ -35,7 +35,14 @@ async function addFromArgs(ctx: CommandContext, a: AddInstanceArgs): Promise<str
   const catalog = ctx.catalog();
   const pre = prefillPricing(catalog, a.platform, a.card, a.gpuCount, a.billingMode, a.dataDiskGb);
   const pricing: Pricing = { ...pre.pricing };
-  if (a.hourlyRate !== undefined) pricing.hourlyRate = yuanToFen(a.hourlyRate);
+  if (a.hourlyRate !== undefined) {
+    pricing.hourlyRate = yuanToFen(a.hourlyRate);
+    // The catalog's spot price follows an edited on-demand one (scaled by the catalog's ratio), unless one is given.
+    // (By the hour only: a package's price spread over its hours is not what spot is a discount of.)
+    const spot = a.billingMode === 'hour' ? spotAfterHourlyEdit(pre.pricing, pricing.hourlyRate) : pricing.spotRate;
+    if (spot === undefined) delete pricing.spotRate;
+    else pricing.spotRate = spot;
+  }
   if (a.spotRate !== undefined) pricing.spotRate = yuanToFen(a.spotRate);
   if (a.noGpuModeRate !== undefined) pricing.noGpuModeRate = yuanToFen(a.noGpuModeRate);
   if (a.storageGbDay !== undefined) pricing.storageGbDay = yuanToFen(a.storageGbDay);

@@ -14,6 +14,7 @@ import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
 import { folderProblemText, syncFoldersOf } from '../sync/folders';
 import { problemText } from './shared';
+import { spotAfterHourlyEdit } from '../../prefill';
 
 export async function editInstance(ctx: CommandContext, arg: unknown): Promise<void> {
   if (isScripted(arg) && !(Object.keys(arg).length === 1 && 'id' in arg)) return applyEdit(ctx, parseArgs(EditInstanceArgs, arg));
@@ -90,8 +91,11 @@ async function applyEdit(ctx: CommandContext, a: EditInstanceArgs): Promise<void
     noGpuModeRate: a.noGpuModeRate !== undefined ? yuanToFen(a.noGpuModeRate) : p.noGpuModeRate,
     storageGbDay: a.storageGbDay !== undefined ? yuanToFen(a.storageGbDay) : p.storageGbDay,
     dataDiskGb: a.dataDiskGb ?? p.dataDiskGb,
+    // Unknown until the renter gives the disk size (issue 41 bug 5).
+    ...(p.dataDiskUnknown && a.dataDiskGb === undefined ? { dataDiskUnknown: true as const } : {}),
   };
-  const spot = a.spotRate !== undefined ? yuanToFen(a.spotRate) : p.spotRate;
+  // An edited on-demand price carries the spot price along (scaled by the old ratio) unless one is given (issue 41 bug 6).
+  const spot = a.spotRate !== undefined ? yuanToFen(a.spotRate) : a.hourlyRate !== undefined && next.billingMode === 'hour' && p.billingMode === 'hour' ? spotAfterHourlyEdit(p, next.hourlyRate) : p.spotRate;
   if (spot !== undefined) next.spotRate = spot;
   if (JSON.stringify(next) !== JSON.stringify(p)) await ctx.store.setPricing(a.id, next);
 }

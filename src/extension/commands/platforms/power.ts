@@ -13,7 +13,7 @@ import { PlatformError } from '../../../app/platforms/errors';
 import type { Instance } from '../../../core/instances';
 import { descriptorOf } from '../../../core/platforms/descriptors';
 import { can, type Capability, type Connector, type PlatformState } from '../../../core/platforms/types';
-import { currentState, storageRateFor } from '../../../core/spend';
+import { currentState, storageRateFor, storageUnknown } from '../../../core/spend';
 import type { Account } from '../../../app/platforms/accounts';
 import { PlatformPowerArgs } from '../../args';
 import { releaseDialog } from '../../releaseDialog';
@@ -21,7 +21,7 @@ import { releaseNeedsStopped } from '../../../core/guards/powerOffer';
 import { Commands } from '../../commandIds';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { formatCny } from '../../../core/money';
-import { formatRate } from '../../present';
+import { formatRate, formatRateOf } from '../../present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../context';
@@ -90,7 +90,9 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
     const refused = scriptedRefusal(inst, check, scripted.discardUnsynced === true);
     if (refused) throw refused;
   } else if (action === 'release') {
-    const extra = [vscode.l10n.t('Now: {0}', priceText), ...afterPowerLines(afterInput('release'), vscode.l10n), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
+    // A stopped box bills its disk only: that is its rate now, `?` where the disk size is not known (issue 41 bug 5).
+    const nowText = (obs?.state ?? currentState(inst.intervals)) === 'stopped' ? formatRateOf(storageRateFor(inst.pricing, 'stopped') / 24, storageUnknown(inst.pricing, 'stopped'), vscode.l10n) : priceText;
+    const extra = [vscode.l10n.t('Now: {0}', nowText), ...afterPowerLines(afterInput('release'), vscode.l10n), ...(stopFirst ? [vscode.l10n.t('{0} releases only stopped instances: it is powered off first, confirmed stopped, then released.', platformName(account.kind))] : [])];
     const canPowerOn = can(account.kind, 'powerOn:gpu') || can(account.kind, 'powerOn:noGpu');
     const d = releaseDialog({ name: inst.name, where: 'platform', accountLabel: account.label, check: dialogCheck(check), extra, canPowerOn }, vscode.l10n);
     const pick = await showWarning(d.message, { modal: true, detail: d.detail }, ...d.buttons);
