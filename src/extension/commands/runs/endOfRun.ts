@@ -17,6 +17,7 @@ import { formatDuration, formatRate } from '../../present';
 import { causeText } from '../../view/runText';
 import { causeLang } from '../../../core/progress/causeText';
 import { divergedEndLine } from './divergedText';
+import { stillBillingModal, type StillBillingInput } from '../../stillBillingText';
 
 const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
 
@@ -103,7 +104,8 @@ function actionText(action: EndAction, r: EndActionResult | undefined, boxDid: s
   const power = r.steps.find((s) => s.step !== 'sync');
   if (r.stopped === 'syncFailed') return vscode.l10n.t('Final sync failed ({0}): the instance was NOT powered off and keeps billing.', sync?.detail ?? '?');
   if (r.stopped === 'noWayToPower') return vscode.l10n.t('Final sync done ({0}). No-GPU mode needs the platform account connected; switch it in the console.', sync?.detail ?? '');
-  if (power && !power.ok) return vscode.l10n.t('Final sync done; the power action did NOT happen: {0}', power.detail);
+  // The still-billing dialog that follows says why: the notice does not say it a second time (issue 41 bug 8).
+  if (power && !power.ok) return r.stillBilling ? vscode.l10n.t('Final sync done; the power action did NOT happen (the dialog says why).') : vscode.l10n.t('Final sync done; the power action did NOT happen: {0}', power.detail);
   if (power) return power.step === 'noGpu' ? vscode.l10n.t('Final sync verified; switched to no-GPU mode (the platform reports it).') : vscode.l10n.t('Final sync verified; powered off ({0}).', power.via === 'box' ? vscode.l10n.t('from the box: it stopped answering SSH') : vscode.l10n.t('the platform reports it stopped'));
   return sync?.ok ? vscode.l10n.t('Final sync verified ({0}).', sync.detail) : vscode.l10n.t('Final sync failed: {0}', sync?.detail ?? '?');
 }
@@ -142,20 +144,28 @@ async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r:
   const cur = ctx.store.get(inst.id) ?? inst;
   const fenPerHour = cur.pricing.hourlyRate + storageRateFor(cur.pricing, 'running') / 24;
   const rate = formatRate(fenPerHour, vscode.l10n);
-  const why = r.stopped === 'syncFailed' ? vscode.l10n.t('the final sync failed ({0}), so no power action ran', sync?.detail ?? '?') : r.stopped === 'noWayToPower' ? vscode.l10n.t('nothing here can do it (no platform account with power actions, and the login cannot power the box off)') : (power?.detail ?? '?');
-  const msg = r.action === 'sync-then-no-gpu' ? vscode.l10n.t('{0}: {1} did NOT switch to no-GPU mode and keeps billing {2}: {3}', job.id, inst.name, rate, why) : vscode.l10n.t('{0}: {1} did NOT power off and keeps billing {2}: {3}', job.id, inst.name, rate, why);
-  const detail = [backupArmed ? vscode.l10n.t('The box’s own power-off stays armed and tries again 15 minutes after the run’s end.') : '', vscode.l10n.t('Power it off through the account, release it (its checkpoints are checked first), or stop it in the platform’s console.')].filter(Boolean).join('\n\n');
-  ctx.log.error(`[${inst.id}] ${msg}`);
+  const said = power?.said;
+  // The cause in words, said once (issue 41 bug 8): a refused box power-off names the login that is not root.
+  const cause: StillBillingInput['cause'] =
+    r.stopped === 'syncFailed'
+      ? { kind: 'syncFailed', detail: sync?.detail ?? '?' }
+      : r.stopped === 'noWayToPower'
+        ? { kind: 'noWayToPower' }
+        : said?.code === 'box-refused'
+          ? { kind: 'boxRefused', user: cur.login.user, exitCode: said.exitCode, output: said.output }
+          : said?.code === 'box-still-answering'
+            ? { kind: 'boxStillAnswering', seconds: said.seconds }
+            : { kind: 'other', detail: power?.detail ?? '?' };
+  const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
+  const { powerFactsOf } = await import('./powerFacts');
+  const facts = powerFactsOf(ctx, inst, 'unknown');
+  const modal = stillBillingModal({ job: job.id, name: inst.name, rate, action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', cause, next: nextBestActions(facts, failedVia), linked: !!inst.platformRef, backupArmed }, vscode.l10n);
+  const why = modal.detail.split('\n\n')[0]!;
+  ctx.log.error(`[${inst.id}] ${modal.message} ${why}`);
   ctx.notices.note('job', inst.id, `still billing after end action ${r.action}`);
   // Beyond the modal: the tree row and the status bar say so until the box is seen stopped or its state changes.
   await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: r.action === 'sync-then-no-gpu' ? 'noGpu' : 'powerOff', fenPerHour, why }).catch((e) => ctx.log.warn(`[${inst.id}] could not store the still-billing mark: ${String(e)}`));
-  const failedVia = power && 'via' in power && power.via === 'connector' ? 'connector' : 'box';
-  const { powerFactsOf } = await import('./powerFacts');
-  const next = nextBestActions(powerFactsOf(ctx, inst, 'unknown'), failedVia);
-  const offAccount = vscode.l10n.t('Power Off Through Account');
-  const release = vscode.l10n.t('Release…');
-  const buttons = [...(next.includes('powerOffThroughAccount') ? [offAccount] : []), release];
-  const pick = await showError(msg, { modal: true, detail, log: ctx.log, logged: true }, ...buttons);
-  if (pick === offAccount) void vscode.commands.executeCommand(Commands.powerOff, { id: inst.id });
-  if (pick === release) void vscode.commands.executeCommand(Commands.releaseInstance, { kind: 'instance', id: inst.id });
+  const pick = await showError(modal.message, { modal: true, detail: modal.detail, log: ctx.log, logged: true }, ...modal.buttons);
+  if (pick?.action === 'powerOffThroughAccount') void vscode.commands.executeCommand(Commands.powerOff, { kind: 'instance', id: inst.id });
+  if (pick?.action === 'release') void vscode.commands.executeCommand(Commands.releaseInstance, { kind: 'instance', id: inst.id });
 }
