@@ -100,6 +100,20 @@ function stepText(s: BoxStep, l10n: L10n): string {
       return l10n.t('wiping the RAM folder');
     case 'env-copy':
       return l10n.t('copying {0}', asData(s.name));
+    case 'supervisor-python':
+      return l10n.t('looking for python3');
+    case 'supervisor-status':
+      return l10n.t('reading the supervisor status');
+    case 'supervisor-mark':
+      return l10n.t('marking the laptop awake');
+    case 'supervisor-claim':
+      return l10n.t('taking the end over from the supervisor');
+    case 'supervisor-stop':
+      return l10n.t('stopping the supervisor');
+    case 'supervisor-start':
+      return l10n.t('starting the supervisor');
+    case 'supervisor-write':
+      return l10n.t('writing {0}', asData(s.name));
   }
 }
 
@@ -142,6 +156,10 @@ export function boxFailureText(f: BoxFailure, l10n: L10n): string {
       return f.output
         ? l10n.t('{0} failed on the box (exit {1}): {2}', stepText(f.step, l10n), asData(f.exit, 20), asData(f.output))
         : l10n.t('{0} failed on the box (exit {1})', stepText(f.step, l10n), asData(f.exit, 20));
+    case 'supervisor-not-armed':
+      return f.running
+        ? l10n.t("the run's supervisor did not arm on the box (running, no heartbeat); see {0}", asData(f.outputPath))
+        : l10n.t("the run's supervisor did not arm on the box (not running, no heartbeat); see {0}", asData(f.outputPath));
     case 'watchdog-not-armed':
       return f.running
         ? l10n.t('the watchdog did not arm on the box (pid {0}, running, no heartbeat); see {1}', asData(f.pid, 20), asData(f.outputPath))

@@ -22,6 +22,20 @@ function stepEnglish(s: BoxStep): string {
       return 'wiping the RAM folder';
     case 'env-copy':
       return `copying ${s.name}`;
+    case 'supervisor-python':
+      return 'looking for python3';
+    case 'supervisor-status':
+      return 'reading the supervisor status';
+    case 'supervisor-mark':
+      return 'marking the laptop awake';
+    case 'supervisor-claim':
+      return 'taking the end over from the supervisor';
+    case 'supervisor-stop':
+      return 'stopping the supervisor';
+    case 'supervisor-start':
+      return 'starting the supervisor';
+    case 'supervisor-write':
+      return `writing ${s.name}`;
   }
 }
 
@@ -63,6 +77,8 @@ export function boxFailureEnglish(f: BoxFailure): string {
       return `unexpected word in the torch install command: ${f.word}`;
     case 'step-failed':
       return `${stepEnglish(f.step)} failed on the box (exit ${f.exit})${colon(f.output)}`;
+    case 'supervisor-not-armed':
+      return `the run's supervisor did not arm on the box (${f.running ? 'running' : 'not running'}, no heartbeat); see ${f.outputPath}`;
     case 'watchdog-not-armed':
       return `the watchdog did not arm on the box (pid ${f.pid}, ${f.running ? 'running' : 'not running'}, no heartbeat); see ${f.outputPath}`;
     case 'ram-upload-failed':

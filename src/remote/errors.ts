@@ -96,7 +96,14 @@ export type BoxStep =
   | { step: 'ram-check' }
   | { step: 'ram-create' }
   | { step: 'ram-wipe' }
-  | { step: 'env-copy'; name: string };
+  | { step: 'env-copy'; name: string }
+  | { step: 'supervisor-python' }
+  | { step: 'supervisor-status' }
+  | { step: 'supervisor-mark' }
+  | { step: 'supervisor-claim' }
+  | { step: 'supervisor-stop' }
+  | { step: 'supervisor-start' }
+  | { step: 'supervisor-write'; name: string };
 
 /**
  * What the box (or a helper gpu-rent ran there) could not do, as a code and its facts; the
@@ -121,6 +128,7 @@ export type BoxFailure =
   | { code: 'torch-word-unexpected'; word: string }
   | { code: 'step-failed'; step: BoxStep; exit: string; output: string }
   | { code: 'watchdog-not-armed'; pid: string; running: boolean; outputPath: string }
+  | { code: 'supervisor-not-armed'; pid: string; running: boolean; outputPath: string }
   | { code: 'ram-upload-failed'; file: string; dir: string; output: string };
 
 /**
