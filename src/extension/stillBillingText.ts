@@ -36,10 +36,12 @@ export interface StillBillingModal {
   buttons: { title: string; action: 'powerOffThroughAccount' | 'release' }[];
 }
 
+const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 function causeText(c: StillBillingInput['cause'], l10n: L10n): string {
   switch (c.kind) {
     case 'syncFailed':
-      return l10n.t('The final sync failed ({0}), so no power action ran: nothing was lost by powering off too early.', c.detail);
+      return capital(l10n.t('the final sync failed ({0}), so no power action ran', c.detail)) + '.';
     case 'noWayToPower':
       return l10n.t('Nothing here can do it: no platform account with power actions is linked, and this login cannot power the box off.');
     case 'boxRefused': {
