@@ -28,7 +28,8 @@ describe('notify over loopback', function () {
   this.timeout(30_000);
   let stub: NotifyStub;
   let dir: string;
-  const ch = (): Record<string, { channel: NotifyChannel; secret: ChannelSecret }> => ({
+  type Send = { channel: NotifyChannel; secret: ChannelSecret };
+  const ch = (): Record<'wecom' | 'dingtalk' | 'feishu' | 'serverchan' | 'pushplus' | 'webhook', Send> => ({
     wecom: { channel: { name: 'wx', kind: 'wecom', base: stub.base }, secret: { key: KEYS.wecomKey } },
     dingtalk: { channel: { name: 'ding', kind: 'dingtalk', base: stub.base, signed: true }, secret: { key: KEYS.dingtalkToken, sign: KEYS.dingtalkSecret } },
     feishu: { channel: { name: 'fs', kind: 'feishu', base: stub.base, signed: true }, secret: { key: KEYS.feishuHook, sign: KEYS.feishuSecret } },

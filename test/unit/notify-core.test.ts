@@ -10,6 +10,7 @@ import { inertLine, inertMarkdownLine, truncateUtf8, utf8Bytes } from '../../src
 import { journalLine, parseJournal, rateWait, wasSent } from '../../src/core/notify/journal';
 import { buildRequest, dingtalkSign, feishuSign, plainText, replyVerdict } from '../../src/core/notify/requests';
 import { BoxSendRefused, renderBoxSend } from '../../src/core/notify/box';
+import { parseTaskFile } from '../../src/core/task/schema';
 import replies from '../fixtures/notify/replies.json';
 import sigs from '../fixtures/notify/signatures.json';
 
@@ -223,5 +224,19 @@ describe('notify: the box render', () => {
     assert.equal(boxMaySend('email'), false);
     assert.throws(() => renderBoxSend({ name: 'm', kind: 'email', smtp: { host: 'h', port: 465, secure: true, from: 'a@b.c', to: ['a@b.c'] } }, { password: 'p' }, m, { dir: '/x', journal: '/x/j', eventId: 'e', lang: 'en' }), BoxSendRefused);
     assert.throws(() => renderBoxSend(ch, secret, m, { dir: "/x'; rm -rf /", journal: '/x/j', eventId: 'e', lang: 'en' }), BoxSendRefused);
+  });
+});
+
+describe('notify: the task file', () => {
+  it('takes notify: [NAME…], each name once, and refuses a bad one', () => {
+    const ok = parseTaskFile('name: t\nrun: python train.py\nnotify: [phone, team.ding, phone]\n');
+    assert.ok(ok.ok, JSON.stringify(ok));
+    assert.deepEqual(ok.ok && ok.tasks[0]!.notify, ['phone', 'team.ding']);
+    assert.equal(parseTaskFile('name: t\nrun: x\n').ok && (parseTaskFile('name: t\nrun: x\n') as { tasks: { notify?: string[] }[] }).tasks[0]!.notify, undefined);
+    for (const bad of ['phone', '["a b"]', '[3]', `[${Array.from({ length: 17 }, (_, i) => `c${i}`).join(', ')}]`]) {
+      const r = parseTaskFile(`name: t\nrun: x\nnotify: ${bad}\n`);
+      assert.equal(r.ok, false, bad);
+      assert.match(JSON.stringify(r), /notify/, bad);
+    }
   });
 });

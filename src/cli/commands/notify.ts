@@ -163,7 +163,7 @@ export const command: CliCommand = {
       const { notifyEvent } = await import('../../app/notify/send');
       const [r] = await notifyEvent(`test:${Date.now()}`, { kind: 'test', task: 'gpu-rent', channel: name }, [found], { journal: join(home, SENT_JOURNAL_FILE), lang });
       if (r!.status === 'failed') return fail(io, flags.json, lang, r!.code, '{0} did not take the message: {1}', '{0} 未接收消息：{1}', name, r!.message);
-      if (flags.json) io.stdout(JSON.stringify({ channel: name, sent: true, ...(r!.id ? { id: r!.id } : {}) }, null, 2) + '\n');
+      if (flags.json) io.stdout(JSON.stringify({ channel: name, sent: true, ...(r!.status === 'sent' && r!.id ? { id: r!.id } : {}) }, null, 2) + '\n');
       else io.stdout(t(lang, 'sent a test message to {0} ({1}): the channel took it\n', '已向 {0}（{1}）发送测试消息：渠道已接收\n', name, found.channel.kind));
       return 0;
     }

@@ -52,7 +52,7 @@ export function boxMaySend(kind: ChannelKind): boolean {
 /** Kinds that sign each request with a second secret (钉钉 加签, 飞书 签名校验). */
 export const SIGNED_KINDS: readonly ChannelKind[] = ['dingtalk', 'feishu'];
 
-const NAME_RE = /^[A-Za-z0-9_-]{1,40}$/;
+const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
 export const CHANNEL_NAME_RE = NAME_RE;
 const HOST_RE = /^[A-Za-z0-9.-]{1,253}$|^\[[0-9a-fA-F:]{2,45}\]$/;
 const EMAIL_RE = /^[^\s@<>(),;:"[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}$/;

@@ -9,7 +9,7 @@
 export type ValueKind = { kind: 'list' } | { kind: 'nothing' } | { kind: 'mapping' } | { kind: 'text'; value: string } | { kind: 'other'; type: string; value: string };
 
 /** What "at most N …" counts. */
-export type CountOf = 'cards' | 'platforms' | 'instances' | 'data' | 'env' | 'tasks' | 'commands';
+export type CountOf = 'cards' | 'platforms' | 'instances' | 'data' | 'env' | 'tasks' | 'commands' | 'channels';
 
 export type TaskProblem =
   // The file as a whole (schema.ts).

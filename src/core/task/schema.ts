@@ -254,6 +254,7 @@ function toTask(t: TaskInput): Task {
   if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)! };
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
+  if (t.notify?.length) task.notify = [...new Set(t.notify)];
   if (t.price_yuan_per_hour !== undefined) task.priceFenPerHour = yuanToFen(t.price_yuan_per_hour);
   if (t.nodes > 1) task.nodes = t.nodes;
   if (t.launcher !== undefined) task.launcher = t.launcher;

@@ -137,6 +137,11 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
         .enum(TASK_ENDS as [string, ...string[]], said({ code: 'not-end', ends: [...TASK_ENDS] }))
         .default('none')
         .meta({ title: 'End action', description: 'After the run: none, no-gpu (AutoDL no-GPU mode), power-off, or release (asks unless --yes).' }),
+      notify: z
+        .array(z.string(said({ code: 'not-string', what: 'notify' })).regex(/^[A-Za-z0-9._-]{1,40}$/, said({ code: 'bad-id-chars', what: 'notify' })), said({ code: 'not-string', what: 'notify' }))
+        .max(16, said({ code: 'too-many', of: 'channels', max: 16 }))
+        .optional()
+        .meta({ title: 'Messages', description: 'Message channels (gpu-rent notify add NAME …, or VS Code settings) told once when the run finishes, fails, diverges, stops at its budget, loses its spot instance or is still billing.' }),
       budget_yuan: yuan('budget_yuan', 10_000_000).optional().meta({ title: 'Budget, ¥', description: 'The most the whole launch may cost; it stops (syncing first) when the projected cost passes this.' }),
       smoke: z
         .strictObject({

@@ -84,6 +84,8 @@ export interface Task {
   end: TaskEnd;
   /** The most the whole launch may cost, fen. */
   budgetFen?: number;
+  /** Message channels told of the run's events (gpu-rent notify …; VS Code: gpuRent.notify.channels), each once. */
+  notify?: string[];
   /** What --smoke stops at (default 20 steps or 5 minutes, whichever comes first). */
   smoke: TaskSmoke;
   /** The hourly price of an SSH-login instance, fen (what the console shows): the meter and the budget use it. */

@@ -62,6 +62,8 @@ function tooManyText(of: CountOf, max: number, what: string | undefined, l10n: T
       return l10n.t('at most {0} tasks in one file', max);
     case 'commands':
       return l10n.t('at most {0} {1} commands', max, what ?? '');
+    case 'channels':
+      return l10n.t('at most {0} message channels', max);
   }
 }
 
