@@ -46,14 +46,16 @@ export interface StubStore {
 }
 
 /** Answers every request with `status` and an S3 error document `<Error><Code>code</Code>…`. */
-export async function startStubStore(status: number, code: string, message: string): Promise<StubStore> {
+export async function startStubStore(status: number, code: string, message: string, opts: { headStatus?: number; extra?: string } = {}): Promise<StubStore> {
   const requests: { method: string; url: string }[] = [];
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '' });
     req.resume();
     req.on('end', () => {
-      const body = req.method === 'HEAD' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>4442587FB7D0A2F9</RequestId></Error>`;
-      res.writeHead(status, { 'content-type': 'application/xml', 'x-amz-request-id': '4442587FB7D0A2F9' });
+      // `headStatus`: HEAD answers that instead (404: "not there yet", so a push goes on to its PUT).
+      const st = req.method === 'HEAD' ? (opts.headStatus ?? status) : status;
+      const body = req.method === 'HEAD' ? '' : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message>${opts.extra ?? ''}<RequestId>4442587FB7D0A2F9</RequestId></Error>`;
+      res.writeHead(st, { 'content-type': 'application/xml', 'x-amz-request-id': '4442587FB7D0A2F9' });
       res.end(body);
     });
   });
