@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
+import stockBodies from '../fixtures/platforms/stock-bodies.json';
 import { until } from '../support/timing';
 
 interface Run {
@@ -55,31 +56,35 @@ describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform 
     s.requests.length = 0;
     s.faults.length = 0;
     s.stock.autodl = {};
+    delete s.stock.autodlOther;
     s.stock.aliyun = {};
     s.stock.tencent = {};
   });
   afterEach(() => rm(home, { recursive: true, force: true }));
 
   it('stock lists free cards per account and region with the price or ?, --json is stable, --card and --region filter', async () => {
-    s.add({ platform: 'autodl-pro', id: 'pro-1', name: 'train', state: 'shutdown' });
+    // AutoDL: every data center of the elastic pool is read, no instance needed; westDC2 has the fixture's cards, the others none (synthetic).
+    s.stock.autodl = { westDC2: stockBodies.autodlGpuStock.data };
+    s.stock.autodlOther = [];
     const r = await run(['stock', '--json'], all);
     assert.strictEqual(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { readAt: number; accounts: { account: string; platform: string; ok: boolean; rows: Record<string, unknown>[] }[] };
     const by = Object.fromEntries(doc.accounts.map((a) => [a.platform, a]));
     assert.ok(by['autodl-pro']!.ok && by['aliyun-ecs']!.ok && by['tencent-cvm']!.ok, r.stderr);
-    // AutoDL: the region of the account's instance (the documented row's region_sign neimeng-C), named by its region_name; counts, no price.
-    assert.deepStrictEqual(by['autodl-pro']!.rows.map((x) => [x.card, x.region, x.free, x.total, x.status, x.priceFenPerHour]), [['RTX 3090', '内蒙C区', 1, 4, 'free', null], ['RTX 4090', '内蒙C区', 3, 6, 'free', null]]);
-    assert.deepStrictEqual(JSON.parse(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock')[0]!.body), { region_sign: 'neimeng-C' });
+    // AutoDL: the pool's card names, per data-center code; counts, no price; no Pro spec for cards no source maps.
+    assert.deepStrictEqual(by['autodl-pro']!.rows.map((x) => [x.card, x.proSpec, x.region, x.free, x.total, x.status, x.priceFenPerHour]), [['RTX 3090', null, 'westDC2', 1, 4, 'free', null], ['RTX 4090', null, 'westDC2', 3, 6, 'free', null]]);
+    assert.deepStrictEqual(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').map((q) => (JSON.parse(q.body) as { region_sign: string }).region_sign).sort(), ['beijingDC1', 'beijingDC2', 'beijingDC3', 'beijingDC4', 'chongqingDC1', 'foshanDC1', 'neimengDC1', 'neimengDC3', 'westDC2', 'westDC3', 'yangzhouDC1'], 'every data center of the page\'s appendix');
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/instance/pro/list').length, 0, 'no instance list is read for stock');
     // 阿里云: GPU types only (ecs.g7.large left out), available or sold out, no count, no price.
     assert.deepStrictEqual(by['aliyun-ecs']!.rows.map((x) => [x.card, x.zone, x.status, x.free]), [['ecs.gn7i-c8g1.2xlarge', 'cn-hangzhou-i', 'free', null], ['ecs.gn6i-c4g1.xlarge', 'cn-hangzhou-i', 'soldOut', null]]);
     // 腾讯云: GPU types only, with the discounted hourly price (8.68 yuan = 868 fen).
     assert.deepStrictEqual(by['tencent-cvm']!.rows.map((x) => [x.instanceType, x.status, x.priceFenPerHour, x.gpus]), [['GN7.2XLARGE32', 'free', 868, 1], ['GN10Xp.2XLARGE40', 'soldOut', 3020, 1]]);
-    for (const a of doc.accounts) for (const x of a.rows) assert.deepStrictEqual(Object.keys(x), ['card', 'region', 'zone', 'instanceType', 'status', 'free', 'total', 'gpus', 'priceFenPerHour', 'source', 'readAt']);
+    for (const a of doc.accounts) for (const x of a.rows) assert.deepStrictEqual(Object.keys(x), ['card', 'proSpec', 'region', 'zone', 'instanceType', 'status', 'free', 'total', 'gpus', 'priceFenPerHour', 'source', 'readAt']);
 
     const table = await run(['stock', '--card', '4090'], { ...all, GPU_RENT_HOME: await mkdtemp(join(tmpdir(), 'gpu-rent-stock-')) });
     assert.strictEqual(table.code, 0, table.stderr);
     assert.match(table.stdout, /^ACCOUNT\s+REGION\s+ZONE\/HOST\s+CARD\s+FREE NOW\s+FREE\s+PRICE/m);
-    assert.match(table.stdout, /autodl-pro\s+内蒙C区\s+RTX 4090\s+yes\s+3\/6\s+\?/);
+    assert.match(table.stdout, /autodl-pro\s+westDC2\s+RTX 4090\s+yes\s+3\/6\s+\?/);
     assert.doesNotMatch(table.stdout, /3090|gn7i|GN7/);
     const tc = await run(['stock', '--account', 'env-tencent-cvm', '--region', 'ap-guangzhou', '--free-only'], all);
     assert.match(tc.stdout, /GN7\.2XLARGE32 \(GPU计算型GN7\)\s+yes\s+\?\s+¥8\.68\/h/);
@@ -143,7 +148,7 @@ describe('gpu-rent stock and power-on --wait-for-gpu (built CLI, local platform 
     s.fault({ platform: 'tencent', on: 'StartInstances', error: 'rateLimited', times: 1 });
     const r = await run(['power-on', 'ins-1', '--wait-for-gpu', '--wait', '60', '--yes'], { ...base, TENCENTCLOUD_SECRET_ID: s.creds.tencentSecretId, TENCENTCLOUD_SECRET_KEY: 'tc-secret', TENCENTCLOUD_REGION: 'ap-guangzhou' });
     assert.strictEqual(r.code, 0, r.stderr);
-    assert.match(r.stderr, /try 1 .*no free card \(ResourceInsufficient\.ZoneStockNotEnough/);
+    assert.match(r.stderr, /try 1 .*no free card \(ResourceInsufficient\.SpecifiedInstanceType/);
     assert.match(r.stderr, /try 2 .*rate-limited, slowing down \(RequestLimitExceeded/);
     const times = s.requests.filter((q) => q.action === 'StartInstances').map((q) => q.at);
     assert.strictEqual(times.length, 3);

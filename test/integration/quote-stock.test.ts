@@ -1,6 +1,6 @@
 // gpu-rent quote --stock: the built CLI against the local platform server (real shapes:
 // stock-bodies.json). One account has the card free (AutoDL Pro: the fixture's 3090 and 4090 in
-// 内蒙C区), one has none (腾讯云: its GN7 T4 type sold out), one fails (阿里云: a refused key);
+// the data center westDC2), one has none (腾讯云: its GN7 T4 type sold out), one fails (阿里云: a refused key);
 // each row is marked, the failing account is named and the rest still show. Without --stock the
 // quote sends nothing.
 import * as assert from 'node:assert';
@@ -55,8 +55,9 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     s.stock.autodl = {};
     s.stock.aliyun = {};
     s.stock.tencent = {};
-    // AutoDL reads the regions of the account's instances: this one is in neimeng-C (内蒙C区).
-    s.add({ platform: 'autodl-pro', id: 'pro-1', name: 'train', state: 'shutdown' });
+    // AutoDL reads every data center of the elastic pool (no instance needed): westDC2 has the fixture's cards, the others none (synthetic).
+    s.stock.autodl = { westDC2: stockBodies.autodlGpuStock.data };
+    s.stock.autodlOther = [];
     // 腾讯云: the fixture's GN7 (T4) row, sold out in ap-guangzhou-3.
     const gn7 = stockBodies.tencentDescribeZoneInstanceConfigInfos.InstanceTypeQuotaSet[0]!;
     s.stock.tencent['ap-guangzhou'] = [{ ...gn7, Status: 'SOLD_OUT', StatusCategory: 'WithoutStock' }];
@@ -83,7 +84,7 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     assert.strictEqual(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as { rows: JsonRow[]; stock: { readAt: number; accounts: { account: string; platform: string; ok: boolean; error: string | null }[] } };
     const row = (platform: string, card: string, billing = 'hour') => doc.rows.find((x) => x.platform === platform && x.card === card && x.billing === billing);
-    assert.deepStrictEqual(row('autodl', 'rtx3090')!.startNow, { state: 'free', places: [{ account: 'env-autodl-pro', region: '内蒙C区', zone: null, instanceType: null, free: 1, priceFenPerHour: null }] });
+    assert.deepStrictEqual(row('autodl', 'rtx3090')!.startNow, { state: 'free', places: [{ account: 'env-autodl-pro', region: 'westDC2', zone: null, instanceType: null, free: 1, priceFenPerHour: null }] });
     assert.deepStrictEqual(row('autodl', 'rtx4090')!.startNow!.places!.map((p) => p.free), [3]);
     assert.deepStrictEqual(row('tencent', 't4')!.startNow, { state: 'none' });
     // 阿里云's read failed: not checked (null), and the failure is in stock.accounts.
@@ -97,12 +98,12 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     assert.strictEqual(acc['aliyun-ecs']!.ok, false);
     assert.match(acc['aliyun-ecs']!.error!, /InvalidAccessKeyId|AccessKey/);
     // Each account read once for all the rows.
-    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').length, 1);
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').length, 11, 'one read: the 11 data centers');
     assert.strictEqual(s.sent('tencent', 'DescribeZoneInstanceConfigInfos').length, 1);
     // A second quote within the minute reads nothing again (the cache gpu-rent stock keeps).
     const again = await run(['quote', '--stock', '--json', '--card', '3090'], env);
     assert.strictEqual(again.code, 0, again.stderr);
-    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').length, 1);
+    assert.strictEqual(s.sent('autodl-pro', '/api/v1/dev/machine/region/gpu_stock').length, 11);
     assert.strictEqual(s.sent('tencent', 'DescribeZoneInstanceConfigInfos').length, 1);
     assert.strictEqual((JSON.parse(again.stdout) as { rows: JsonRow[] }).rows.find((x) => x.platform === 'autodl')!.startNow!.state, 'free');
   });
@@ -111,8 +112,8 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     const en = await run(['quote', '--stock', '--vram-gb', '16', '--lang', 'en'], env);
     assert.strictEqual(en.code, 0, en.stderr);
     assert.match(en.stdout, /Price \(dated\)\s+Start now/);
-    assert.match(en.stdout, /AutoDL.*RTX 3090.*can start now \(1 free in 内蒙C区\)/);
-    assert.match(en.stdout, /RTX 4090.*can start now \(3 free in 内蒙C区\)/);
+    assert.match(en.stdout, /AutoDL.*RTX 3090.*can start now \(1 free in westDC2\)/);
+    assert.match(en.stdout, /RTX 4090.*can start now \(3 free in westDC2\)/);
     assert.match(en.stdout, /腾讯云.*T4.*none free now/);
     assert.match(en.stdout, /阿里云.*T4.*not checked: the stock read failed/);
     assert.match(en.stdout, /Start now: free cards read at \d\d:\d\d:\d\d UTC from 2 of 3 accounts/);
@@ -120,7 +121,7 @@ describe('gpu-rent quote --stock (built CLI, local platform server)', function (
     const zh = await run(['quote', '--stock', '--vram-gb', '16', '--lang', 'zh-cn'], env);
     assert.strictEqual(zh.code, 0, zh.stderr);
     assert.match(zh.stdout, /立即开机/);
-    assert.match(zh.stdout, /RTX 3090.*可立即开机（内蒙C区 空闲 1 张）/);
+    assert.match(zh.stdout, /RTX 3090.*可立即开机（westDC2 空闲 1 张）/);
     assert.match(zh.stdout, /腾讯云.*暂无空闲卡/);
     assert.match(zh.stdout, /env-aliyun-ecs：无法读取空闲卡/);
   });

@@ -119,6 +119,10 @@ import tcRow from '../fixtures/platforms/tencent-instance.json';
 import createBodies from '../fixtures/platforms/create-bodies.json';
 import stockBodies from '../fixtures/platforms/stock-bodies.json';
 import cloneShapes from '../fixtures/platforms/autodl-web-clone.json';
+import elasticAppendix from '../fixtures/platforms/autodl-elastic-appendix.json';
+
+/** AutoDL state words of a shut-down instance (SOURCES.md, "AutoDL state words"): it can be started or released, and sends its stop time. */
+const AUTODL_SHUT_DOWN = new Set(['shutdown', 'power_off', 'shutdown_by_starting_error', 'shutdown_by_running_error']);
 
 const BUNDLED: Record<string, Record<string, unknown>> = { proDoc, webRow, webSnap, autodl: autodlEnvelopes, aliRow, ali: aliBodies, tcRow, tc: tcBodies, create: createBodies };
 
@@ -157,8 +161,8 @@ export class PlatformServer {
   balances = { autodlPro: 123450, autodlWeb: 88000, aliyun: '1,234.56', tencent: 98765 };
   creds: Credentials = { autodlPro: 'pro-token-0123456789', autodlWeb: 'eyJweb.console.jwt', aliyunKeyId: 'LTAI-test-key-id', tencentSecretId: 'AKID-test-secret-id' };
   private readonly shapes: Record<string, Record<string, unknown>>;
-  /** Free cards (stock-bodies.json): AutoDL gpu_stock `data` per region_sign (the fixture's for one not set), 阿里云/腾讯云 rows per region (the fixture's, moved into the region asked, when not set). */
-  readonly stock: { autodl: Record<string, unknown>; aliyun: Record<string, unknown[]>; tencent: Record<string, unknown[]> } = { autodl: {}, aliyun: {}, tencent: {} };
+  /** Free cards (stock-bodies.json): AutoDL gpu_stock `data` per data-center code (the fixture's for a code not set; an empty success for what is no code), 阿里云/腾讯云 rows per region (the fixture's, moved into the region asked, when not set). */
+  readonly stock: { autodl: Record<string, unknown>; aliyun: Record<string, unknown[]>; tencent: Record<string, unknown[]>; /** What a data-center code not in `autodl` answers (the fixture's data when unset). */ autodlOther?: unknown } = { autodl: {}, aliyun: {}, tencent: {} };
   private readonly stockShapes = structuredClone(stockBodies) as Record<string, Record<string, unknown>>;
   private server: Server | undefined;
   url = '';
@@ -371,7 +375,7 @@ export class PlatformServer {
       if (!i) return fail('recordNotFound');
       const bal = p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb;
       if (bal <= 0) return fail('insufficientBalance');
-      if (i.state !== 'shutdown') return refuse('BadRequest');
+      if (!AUTODL_SHUT_DOWN.has(i.state)) return refuse('BadRequest');
       // The console: a GPU start on a host whose GPUs are all taken (a no-GPU start still works).
       if (i.noFreeGpu && params.payload !== 'non_gpu') return fail('noFreeGpuOnHost');
       // A power cycle gives a new port and password.
@@ -383,7 +387,7 @@ export class PlatformServer {
     if (path === `${pre}/power_off` && method === 'POST') {
       const i = find();
       if (!i) return fail('recordNotFound');
-      if (i.state === 'shutdown') return refuse('BadRequest');
+      if (AUTODL_SHUT_DOWN.has(i.state)) return refuse('BadRequest');
       i.stoppedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       this.move(i, 'shutting_down', 'shutdown');
       return ok(null);
@@ -392,7 +396,7 @@ export class PlatformServer {
       const i = find();
       if (!i) return fail('recordNotFound');
       // The page: shut it down before releasing it, otherwise it may not be released (live clients: it is not).
-      if (i.state !== 'shutdown') return refuse('BadRequest');
+      if (!AUTODL_SHUT_DOWN.has(i.state)) return refuse('BadRequest');
       this.move(i, 'releasing', 'released');
       return ok(null);
     }
@@ -415,8 +419,11 @@ export class PlatformServer {
     }
     if (p === 'autodl-web' && path === '/api/v1/order/instance/clone/payg' && method === 'POST') return this.clone(params, find(), ok, fail, refuse);
     if (p === 'autodl-pro' && path === '/api/v1/dev/machine/region/gpu_stock' && method === 'POST') {
+      // The elastic pool's data-center codes only (the page's appendix); any other region_sign (a Pro
+      // instance's `neimeng-C`, a typo) gets what a public client saw live: an empty success.
       const sign = String(params.region_sign ?? '');
-      return ok(Object.hasOwn(this.stock.autodl, sign) ? this.stock.autodl[sign] : this.stockShapes.autodlGpuStock!.data);
+      if (!elasticAppendix.data_centers.some((d) => d.region_sign === sign)) return send(200, elasticAppendix.gpu_stock_unknown_region);
+      return ok(Object.hasOwn(this.stock.autodl, sign) ? this.stock.autodl[sign] : (this.stock.autodlOther ?? this.stockShapes.autodlGpuStock!.data));
     }
     send(404, { code: 'NotFound', msg: path, data: null });
   }
@@ -434,7 +441,7 @@ export class PlatformServer {
       name: i.name,
       status: i.state,
       ...(i.specId !== undefined ? { gpu_spec_uuid: i.specId } : {}),
-      stopped_at: PlatformServer.timeField(i.state === 'shutdown' ? i.stoppedAt : undefined),
+      stopped_at: PlatformServer.timeField(AUTODL_SHUT_DOWN.has(i.state) ? i.stoppedAt : undefined),
       timed_shutdown_at: PlatformServer.timeField(i.timedShutdownAt),
     };
   }
@@ -457,7 +464,7 @@ export class PlatformServer {
   /** A console list row (public clients' test data): state, start mode, card, stop and release times, login. */
   private webListRow(i: FakeInstance): Record<string, unknown> {
     const base = this.shapes.webRow!;
-    const stopped = i.state === 'shutdown';
+    const stopped = AUTODL_SHUT_DOWN.has(i.state);
     const { stopped_at: _s, release_at: _r, ...rest } = base;
     return {
       ...rest,

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUTODL_SPEC_CARDS, autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, autodlTime, envelopeOf, parseSshCommand, withAutodlSnapshot } from '../../src/core/platforms/autodl';
+import { AUTODL_BASE_IMAGE_CUDA, AUTODL_SPEC_CARDS, autodlBalance, autodlInstance, autodlLogin, autodlPage, autodlState, autodlTime, envelopeOf, parseSshCommand, withAutodlSnapshot } from '../../src/core/platforms/autodl';
 import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../src/core/platforms/aliyun';
 import { tencentBalance, tencentBilling, tencentInstance, tencentPrice, tencentRegions } from '../../src/core/platforms/tencent';
 import { accountIdentity, afterPowerOff, powerOffModeFor } from '../../src/core/platforms/billing';
@@ -40,6 +40,10 @@ describe('platform mapping (pure)', () => {
     assert.strictEqual(p.ssh, undefined, 'a list row carries no login');
     // Every spec id of the appendix names its card.
     for (const [card, id] of Object.entries(doc.gpu_spec_ids)) assert.strictEqual(AUTODL_SPEC_CARDS[id], card);
+    // The appendix in full (4090D included) and its base images' CUDA, as the clients that read the page quote it.
+    const appendix = fixture('autodl-pro-appendix.json') as { gpu_spec_ids: { card: string; gpu_spec_uuid: string }[]; base_images: { image_uuid: string; image: string }[] };
+    assert.deepStrictEqual(AUTODL_SPEC_CARDS, Object.fromEntries(appendix.gpu_spec_ids.map((r) => [r.gpu_spec_uuid, r.card])));
+    assert.deepStrictEqual(AUTODL_BASE_IMAGE_CUDA, Object.fromEntries(appendix.base_images.map((r) => [r.image_uuid, /^cuda(?:gl)?(\d+\.\d+)/.exec(r.image)![1]])));
     const snap = doc.snapshot.response.data;
     const full = withAutodlSnapshot(p, snap, 2000);
     assert.deepStrictEqual([full.state, full.card, full.priceFenPerHour, full.priceReadAt], ['running', 'NVIDIA RTX PRO 6000', 197, 2000], 'payg_price 1970 (¥/1000 per hour, after discount) is ¥1.97/h');
@@ -47,9 +51,10 @@ describe('platform mapping (pure)', () => {
     assert.deepStrictEqual(autodlLogin(snap), { host: 'connect.xxx.autodl.com', port: 34222, user: 'root', password: 'jbeOXgTWUxq+' });
     assert.strictEqual(withAutodlSnapshot(p, {}, 3).card, 'PRO6000-96G', 'no snapshot: the appendix card stays');
     assert.deepStrictEqual(['creating', 'starting', 'running', 'shutting_down', 'shutdown', 'releasing', 'released', 'weird'].map((s) => autodlState(s)), ['starting', 'starting', 'running', 'stopping', 'stopped', 'releasing', 'released', 'unknown']);
+    assert.deepStrictEqual(['sys_volume_creating', 'power_off', 'shutdown_by_starting_error', 'shutdown_by_running_error', 'removing', 'removed'].map((s) => autodlState(s)), ['starting', 'stopped', 'stopped', 'stopped', 'releasing', 'released'], 'the words public clients report');
     assert.strictEqual(autodlInstance({ uuid: '../etc' }, 1), undefined, 'an id that is not one is dropped');
     assert.strictEqual(autodlBalance((fixture('autodl-envelopes.json').wallet as { data: unknown }).data), 2929, 'assets 29290 is ¥29.29');
-    assert.strictEqual(autodlBalance({ assets: 29290, blocked_asset: 1000 }), 2829, 'the frozen part is not spendable');
+    assert.strictEqual(autodlBalance({ assets: 29290, blocked_asset: 1000 }), 2929, 'no source says what blocked_asset is: assets is the balance, nothing subtracted');
     assert.strictEqual(autodlPage({ list: [row, row], max_page: 3 }, 1, 100).maxPage, 3);
   });
 

@@ -2,9 +2,11 @@
 // SOURCES.md) and the console list row (autodl-web-list-row.json) into rows; hostile input is
 // bounded; reads region by region (the once-a-minute cache: stock-cache.test.ts).
 import * as assert from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import stock from '../fixtures/platforms/stock-bodies.json';
 import webRow from '../fixtures/platforms/autodl-web-list-row.json';
-import { aliyunStock, autodlConsoleStock, autodlStock, cardMatches, filterStock, freeText, isAliyunGpuType, MAX_STOCK_ROWS, sortStock, stockJson, tencentStock, type StockRow } from '../../src/core/platforms/stock';
+import { aliyunStock, AUTODL_DATA_CENTERS, AUTODL_POOL_SPEC, autodlConsoleStock, autodlStock, cardMatches, filterStock, freeText, isAliyunGpuType, MAX_STOCK_ROWS, sortStock, stockJson, tencentStock, type StockRow } from '../../src/core/platforms/stock';
 import { perRegion } from '../../src/app/platforms/stock';
 import { PlatformError } from '../../src/app/platforms/errors';
 
@@ -58,7 +60,7 @@ describe('stock: platform answers into rows', () => {
     assert.deepStrictEqual(sortStock(rows).map((r) => r.card), ['A', 'C', 'B']);
     assert.deepStrictEqual(filterStock(rows, { region: 'r2-a' }).map((r) => r.card), ['A']);
     assert.deepStrictEqual(filterStock(rows, { freeOnly: true }).map((r) => r.card), ['A']);
-    assert.deepStrictEqual(Object.keys(stockJson(rows[0]!)), ['card', 'region', 'zone', 'instanceType', 'status', 'free', 'total', 'gpus', 'priceFenPerHour', 'source', 'readAt']);
+    assert.deepStrictEqual(Object.keys(stockJson(rows[0]!)), ['card', 'proSpec', 'region', 'zone', 'instanceType', 'status', 'free', 'total', 'gpus', 'priceFenPerHour', 'source', 'readAt']);
   });
 });
 
@@ -70,5 +72,14 @@ describe('stock: reads', () => {
     await assert.rejects(perRegion(['a', 'b'], async () => Promise.reject(new Error('down'))), /down/);
     const refused = new PlatformError({ platform: 'aliyun-ecs', kind: 'auth', code: 'InvalidAccessKeyId.NotFound', message: '' });
     await assert.rejects(perRegion(['a', 'b'], async (r) => (r === 'a' ? Promise.reject(refused) : [row(r)])), /InvalidAccessKeyId/);
+  });
+
+  it('AutoDL: the data centers and the pool names mapped to Pro specs are the sources\' tables, and nothing else is mapped', () => {
+    const elastic = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'platforms', 'autodl-elastic-appendix.json'), 'utf8')) as { data_centers: { name: string; region_sign: string }[]; stock_names_by_spec: Record<string, string> };
+    assert.deepStrictEqual(AUTODL_DATA_CENTERS, Object.fromEntries(elastic.data_centers.map((d) => [d.region_sign, d.name])));
+    assert.deepStrictEqual(AUTODL_POOL_SPEC, Object.fromEntries(Object.entries(elastic.stock_names_by_spec).map(([spec, name]) => [name, spec])));
+    const rows = autodlStock([{ 'RTX 4090D': { idle_gpu_num: 1, total_gpu_num: 2 } }, { 'RTX 4090': { idle_gpu_num: 1, total_gpu_num: 2 } }], 'westDC3', 1);
+    assert.deepStrictEqual(rows.map((r) => [r.card, r.proSpec]), [['RTX 4090D', '4090D'], ['RTX 4090', undefined]]);
+    assert.deepStrictEqual(filterStock(rows, { card: '4090D' }).map((r) => r.card), ['RTX 4090D']);
   });
 });

@@ -221,19 +221,9 @@ export class AutodlProConnector extends AutodlBase {
     this.refuseUnlessStopped(autodlInstance({ uuid: ref, status }, this.o.now()) ?? { ref, name: ref, state: 'unknown', rawState: String(status) });
     await this.call('POST', '/api/v1/dev/instance/pro/release', { instance_uuid: ref }, { signal });
   }
-  /** Free cards per region (`gpu_stock`), for the regions asked or those the account's instances are in (app/platforms/stock.ts). */
-  async stock(q: StockQuery = {}): Promise<StockRow[]> {
-    const names = new Map<string, string>();
-    if (!q.regions?.length) {
-      for (let page = 1, max = 1; page <= max && page <= 50; page++) {
-        const data = (await this.call('POST', '/api/v1/dev/instance/pro/list', { page_index: page, page_size: PAGE_SIZE }, { signal: q.signal })) as { list?: unknown; max_page?: unknown } | null;
-        const rows = Array.isArray(data?.list) ? data.list.slice(0, PAGE_SIZE) : [];
-        for (const r of rows as { region_sign?: unknown; region_name?: unknown }[]) if (typeof r?.region_sign === 'string' && /^[A-Za-z0-9_-]{1,40}$/.test(r.region_sign)) names.set(r.region_sign, (typeof r.region_name === 'string' && r.region_name.length <= 60 ? r.region_name.trim() : '') || r.region_sign);
-        max = typeof data?.max_page === 'number' ? data.max_page : 1;
-        if (!rows.length) break;
-      }
-    }
-    return readAutodlStock(q.regions?.length ? q.regions : [...names.keys()], (body) => this.call('POST', '/api/v1/dev/machine/region/gpu_stock', body, { signal: q.signal }), names, this.o.now);
+  /** Free cards per data center (`gpu_stock`, the elastic pool): the data centers asked, or every one the page lists; no instance needed (app/platforms/stock.ts). */
+  stock(q: StockQuery = {}): Promise<StockRow[]> {
+    return readAutodlStock(this.kind, q.regions, (body) => this.call('POST', '/api/v1/dev/machine/region/gpu_stock', body, { signal: q.signal }), this.o.now);
   }
   async balance(signal?: AbortSignal): Promise<Balance> {
     const fen = autodlBalance(await this.call('POST', '/api/v1/dev/wallet/balance', {}, { signal }));

@@ -2,14 +2,14 @@
 // connector's own; the JSON → rows mapping is core/platforms/stock.ts), region by region at most
 // REGION_PARALLEL at once. The once-a-minute cache over these reads is stockCache.ts.
 import { REGION_PARALLEL } from '../../core/platforms/regions';
-import { aliyunStock, autodlStock, MAX_STOCK_ROWS, tencentStock, type StockRow } from '../../core/platforms/stock';
-import type { Connector } from '../../core/platforms/types';
+import { aliyunStock, AUTODL_DATA_CENTERS, autodlStock, isAutodlDataCenter, MAX_STOCK_ROWS, tencentStock, type StockRow } from '../../core/platforms/stock';
+import type { Connector, PlatformKind } from '../../core/platforms/types';
 import { PlatformError } from './errors';
 import { inRegion } from './regions';
 import { mapLimited } from '../../remote/util/limit';
 
 export interface StockQuery {
-  /** Regions to read (AutoDL region_sign such as "neimeng-C"; cloud region ids); the account's own when absent. */
+  /** Regions to read (AutoDL Pro: data-center codes such as "westDC2"; cloud region ids); every data center (AutoDL) or the account's own regions (clouds) when absent. */
   regions?: string[];
   signal?: AbortSignal;
 }
@@ -46,9 +46,17 @@ export async function perRegion(regions: readonly string[], read: (region: strin
   return rows.flat().slice(0, MAX_STOCK_ROWS);
 }
 
-/** AutoDL Pro: `POST /api/v1/dev/machine/region/gpu_stock {region_sign}` per region. */
-export function readAutodlStock(regions: readonly string[], post: (body: Record<string, unknown>) => Promise<unknown>, names: ReadonlyMap<string, string>, now: () => number): Promise<StockRow[]> {
-  return perRegion(regions, async (sign) => autodlStock(await post({ region_sign: sign }), names.get(sign) ?? sign, now()));
+/**
+ * AutoDL: `POST /api/v1/dev/machine/region/gpu_stock {region_sign}` per data center. The call
+ * belongs to the elastic-deployment API and takes the data-center codes of that page's appendix
+ * (every one when none is asked: no instance is needed). It answers any other code with an empty
+ * success, which would read as "sold out": a code that is not one is refused before anything is sent.
+ */
+export async function readAutodlStock(platform: PlatformKind, regions: readonly string[] | undefined, post: (body: Record<string, unknown>) => Promise<unknown>, now: () => number): Promise<StockRow[]> {
+  const list = regions?.length ? regions : Object.keys(AUTODL_DATA_CENTERS);
+  const bad = list.find((r) => !isAutodlDataCenter(r));
+  if (bad !== undefined) throw new PlatformError({ platform, kind: 'other', code: 'NotADataCenter', message: `"${bad.slice(0, 40)}" is not a data-center code: AutoDL stock (gpu_stock) takes ${Object.keys(AUTODL_DATA_CENTERS).join(', ')} (an instance's region such as neimeng-C is another namespace)` });
+  return perRegion(list, async (code) => autodlStock(await post({ region_sign: code }), code, now()));
 }
 
 /** 阿里云: DescribeAvailableResource (InstanceType, PostPaid) per region. */

@@ -58,6 +58,7 @@ const STATUSES: Record<StockStatus, true> = { free: true, soldOut: true, unknown
 const oneOf = <T extends string>(r: Record<T, true>) => z.enum(Object.keys(r) as [T, ...T[]]);
 const rowSchema = z.object({
   card: text,
+  proSpec: text.optional(),
   region: text,
   zone: text.optional(),
   instanceType: text.optional(),

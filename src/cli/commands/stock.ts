@@ -24,16 +24,17 @@ import { allFailedCode, printJsonFailure } from './platform-fail';
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'only this account', zh: '只看这个账号' },
   card: { type: 'string', valueName: 'C', description: 'only cards whose name contains C (4090 matches "RTX 4090"; on 阿里云/腾讯云 the instance type or family, e.g. gn7i, GN7)', zh: '只看名称包含 C 的显卡（4090 匹配 "RTX 4090"；阿里云/腾讯云 上为实例规格或规格族，如 gn7i、GN7）' },
-  region: { type: 'string', valueName: 'R', description: 'only region R (AutoDL region_sign such as neimeng-C; 阿里云/腾讯云 region id such as cn-hangzhou, ap-guangzhou)', zh: '只看地区 R（AutoDL 的 region_sign，如 neimeng-C；阿里云/腾讯云 的地域 ID，如 cn-hangzhou、ap-guangzhou）' },
+  region: { type: 'string', valueName: 'R', description: 'only region R (AutoDL Pro: a data-center code such as westDC2, as the elastic-deployment page lists them; 阿里云/腾讯云 region id such as cn-hangzhou, ap-guangzhou)', zh: '只看地区 R（AutoDL Pro：数据中心代码，如 westDC2，即弹性部署文档所列；阿里云/腾讯云 的地域 ID，如 cn-hangzhou、ap-guangzhou）' },
   'free-only': { type: 'boolean', description: 'leave out what is sold out', zh: '不显示已售罄的' },
-  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}; no account, or none read, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出：{readAt, accounts: [{account, platform, ok, error, rows: [{card, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}；没有账号或一个都读不到时输出 {"error": {code, message}} 并以 1 退出' },
+  json: { type: 'boolean', description: 'print JSON: {readAt, accounts: [{account, platform, ok, error, rows: [{card, proSpec, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}; no account, or none read, prints {"error": {code, message}} and exits 1', zh: '以 JSON 输出：{readAt, accounts: [{account, platform, ok, error, rows: [{card, proSpec, region, zone, instanceType, status, free, total, gpus, priceFenPerHour, source, readAt}]}]}；没有账号或一个都读不到时输出 {"error": {code, message}} 并以 1 退出' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
 const USAGE = 'gpu-rent stock [--account ID] [--card C] [--region R] [--free-only] [--json]';
 const SUMMARY = [
   'Which cards are free now, per account and region, with the price per hour.',
-  'AutoDL Pro: gpu_stock for the regions of your instances (or --region): free/total GPUs, no price.',
+  'AutoDL Pro: gpu_stock of the elastic pool for every data center (westDC2 … yangzhouDC1, or --region),',
+  'no instance needed: free/total GPUs as the pool names the card, its Pro spec where a source maps it, no price.',
   'AutoDL console token: free GPUs on the hosts of your instances. 阿里云: DescribeAvailableResource',
   '(GPU instance types Available / SoldOut per zone, no count). 腾讯云: DescribeZoneInstanceConfigInfos',
   '(SELL / SOLD_OUT per zone, with the pay-as-you-go price). "?" is what the platform does not say.',
@@ -42,7 +43,8 @@ const SUMMARY = [
 
 const SUMMARY_ZH = [
   '现在哪些显卡空闲：按账号和地区列出，附每小时价格。',
-  'AutoDL Pro：你的实例所在地区（或 --region）的 gpu_stock：空闲/总 GPU 数，无价格。',
+  'AutoDL Pro：弹性部署资源池的 gpu_stock，读每个数据中心（westDC2 … yangzhouDC1，或 --region），',
+  '无需已有实例：空闲/总 GPU 数，显卡名按资源池的叫法，有来源对应时附 Pro 规格，无价格。',
   'AutoDL 控制台令牌：你的实例所在主机上的空闲 GPU。阿里云：DescribeAvailableResource',
   '（各可用区 GPU 实例规格 Available / SoldOut，无数量）。腾讯云：DescribeZoneInstanceConfigInfos',
   '（各可用区 SELL / SOLD_OUT，附按量计费价格）。"?" 表示平台没有给出。',
@@ -123,7 +125,7 @@ export const command: CliCommand = {
     if (flags.json) {
       io.stdout(jsonForTerminal({ readAt: now, accounts: results.map((r) => ({ account: r.account, platform: r.platform, ok: r.ok, error: r.error ?? null, failure: r.failure ?? null, rows: r.rows.map(stockJson) })) }, 2) + '\n');
     } else {
-      const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.card, s.status === 'free' ? t(lang, 'yes', '有') : s.status === 'soldOut' ? t(lang, 'sold out', '售罄') : '?', freeText(s), s.priceFenPerHour !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(s.priceFenPerHour)) : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
+      const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.proSpec ? `${s.card} (Pro ${s.proSpec})` : s.card, s.status === 'free' ? t(lang, 'yes', '有') : s.status === 'soldOut' ? t(lang, 'sold out', '售罄') : '?', freeText(s), s.priceFenPerHour !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(s.priceFenPerHour)) : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
       const head = heads(lang, [['ACCOUNT', '账号'], ['REGION', '地区'], ['ZONE/HOST', '可用区/主机'], ['CARD', '显卡'], ['FREE NOW', '现在有卡'], ['FREE', '空闲'], ['PRICE', '价格'], ['READ AT (UTC)', '读取时间 (UTC)']]);
       if (rows.length) io.stdout(renderTable([head, ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']));
       else if (results.some((r) => r.ok)) {

@@ -6,7 +6,11 @@
 import { liToFen } from './money';
 import { AUTODL_RELEASE_DAYS, boundText, type PlatformInstance, type PlatformState, type SshLogin } from './types';
 
-/** The Pro API page's appendix, as it names them: gpu_spec_uuid → card (the fallback when no snapshot says). */
+/**
+ * The Pro API page's appendix, as it names them: gpu_spec_uuid → card (the fallback when no
+ * snapshot says). All seven rows, `4090D` included (SOURCES.md: the appendix as the page gives
+ * it, quoted by public clients that read the page).
+ */
 export const AUTODL_SPEC_CARDS: Readonly<Record<string, string>> = {
   h800: 'H800-80G',
   'v-48g': '4090-48G',
@@ -14,7 +18,35 @@ export const AUTODL_SPEC_CARDS: Readonly<Record<string, string>> = {
   'v-32g-p': '4080(S)-32G',
   'v-48g-350w': '3090-48G',
   '5090-p': '5090-32G',
+  '4090D': '4090D',
 };
+
+/**
+ * The Pro page's appendix of public base images (`image_uuid` → the CUDA its tag names): a
+ * create with one of these and no CUDA bound asks `cuda_v_from` for the image's CUDA.
+ */
+export const AUTODL_BASE_IMAGE_CUDA: Readonly<Record<string, string>> = {
+  'base-image-12be412037': '11.1',
+  'base-image-u9r24vthlk': '11.3',
+  'base-image-l374uiucui': '11.3',
+  'base-image-l2t43iu6uk': '11.8',
+  'base-image-0gxqmciyth': '11.2',
+  'base-image-uxeklgirir': '11.2',
+  'base-image-4bpg0tt88l': '11.4',
+  'base-image-mbr2n4urrc': '11.6',
+  'base-image-qkkhitpik5': '10.2',
+  'base-image-h041hn36yt': '11.1',
+  'base-image-7bn8iqhkb5': '11.3',
+  'base-image-k0vep6kyq8': '9.0',
+  'base-image-l2843iu23k': '11.8',
+};
+
+/**
+ * `cuda_v_from` when neither a CUDA bound nor the image says one: the lowest the Pro page lists
+ * (its create field: `113` = CUDA ≥ 11.3; every spec's hosts meet it). A lower bound only
+ * narrows which hosts may take the instance, never widens what runs there.
+ */
+export const AUTODL_PAGE_CUDA_FLOOR = '11.3';
 
 const BEIJING_OFFSET_S = 8 * 3600;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
@@ -57,18 +89,29 @@ export function envelopeOf(json: unknown): Envelope | undefined {
 
 export const isSuccess = (e: Envelope): boolean => e.code === 'Success';
 
+// Every state word a source reports (SOURCES.md, "AutoDL state words"): the page's `running`,
+// live clients' `shutting_down` / `shutdown`, and the words public clients meet beyond them.
 const STATE: Record<string, PlatformState> = {
   creating: 'starting',
   starting: 'starting',
   restarting: 'starting',
   re_initializing: 'starting',
+  // The system disk being made before a create or start runs (clients wait on it like `starting`).
+  sys_volume_creating: 'starting',
   running: 'running',
   shutting_down: 'stopping',
   stopping: 'stopping',
   shutdown: 'stopped',
   stopped: 'stopped',
+  // Shut down: clients power it on again like `shutdown`, and bill it as disk only.
+  power_off: 'stopped',
+  // A start that failed, or a run that ended in an error, left it shut down (the console shows 已关机).
+  shutdown_by_starting_error: 'stopped',
+  shutdown_by_running_error: 'stopped',
   releasing: 'releasing',
+  removing: 'releasing',
   released: 'released',
+  removed: 'released',
 };
 
 /** AutoDL's status word (and, on the console API, its start mode) → our state. */
@@ -177,10 +220,10 @@ export function autodlPage(data: unknown, readAt: number, pageSize: number): { i
   return { instances, maxPage, cut: all.length > pageSize };
 }
 
-/** The wallet's spendable balance in fen: `assets` (¥/1000) less `blocked_asset` (frozen) where the wallet sends it. */
+/**
+ * The wallet's balance in fen: `assets` (¥/1000), as the page and every public client read it.
+ * Nothing is subtracted: no source says what `blocked_asset` is or that `assets` includes it.
+ */
 export function autodlBalance(data: unknown): number | undefined {
-  const d = obj(data);
-  const assets = liToFen(d.assets);
-  const blocked = liToFen(d.blocked_asset);
-  return assets !== undefined && blocked !== undefined && blocked > 0 ? assets - blocked : assets;
+  return liToFen(obj(data).assets);
 }

@@ -142,7 +142,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     releaseNeedsStopped: true,
     releasesStoppedOnClock: true,
     stopTimer: 'AutoDL console timed shutdown',
-    stockRegionsFromInstances: true,
+    stockRegionsFromInstances: false,
     errorWords: AUTODL_WORDS,
   },
   'autodl-web': {

@@ -17,6 +17,8 @@ export type StockStatus = 'free' | 'soldOut' | 'unknown';
 export interface StockRow {
   /** The card as the platform names it (AutoDL "RTX 4090"; clouds: the instance type, with the family / type name). */
   card: string;
+  /** AutoDL gpu_stock: the Pro spec (`gpu_spec_uuid`) a source maps this pool card to; absent where none does. */
+  proSpec?: string;
   region: string;
   zone?: string;
   /** 阿里云/腾讯云: the instance type to ask for. */
@@ -43,7 +45,43 @@ const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object'
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v.slice(0, MAX_STOCK_ROWS) : []);
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 1_000_000 ? v : undefined);
 
-/** AutoDL `POST /api/v1/dev/machine/region/gpu_stock` data for one region: a list of one-key objects (or one object of them). */
+/**
+ * The elastic-deployment page's appendix: the data-center codes `gpu_stock` (`region_sign`),
+ * `dc_list` and the Pro create's `data_center_list` take, with the page's names. Instances name
+ * their region in another namespace (`neimeng-C`, `bj-B2`): never one of these.
+ */
+export const AUTODL_DATA_CENTERS: Readonly<Record<string, string>> = {
+  westDC2: '西北企业区',
+  westDC3: '西北B区',
+  beijingDC1: '北京A区',
+  beijingDC2: '北京B区',
+  beijingDC4: 'L20专区',
+  beijingDC3: 'V100专区',
+  neimengDC1: '内蒙A区',
+  neimengDC3: '内蒙B区',
+  foshanDC1: '佛山区',
+  chongqingDC1: '重庆A区',
+  yangzhouDC1: '3090专区',
+};
+
+export const isAutodlDataCenter = (code: string): boolean => Object.hasOwn(AUTODL_DATA_CENTERS, code);
+
+/**
+ * The pool's card names that a source maps to a Pro spec (a public client's table, checked by it
+ * against live stock: the pool splits `vGPU-48GB` from `vGPU-48GB-350W` as the specs split
+ * `v-48g` from `v-48g-350w`). Any other pool name ("RTX 4090", "RTX 3090") is no Pro spec.
+ */
+export const AUTODL_POOL_SPEC: Readonly<Record<string, string>> = {
+  H800: 'h800',
+  'vGPU-48GB': 'v-48g',
+  'RTX 4090D': '4090D',
+  'vGPU-48GB-350W': 'v-48g-350w',
+  'RTX PRO 6000': 'pro6000-p',
+  'vGPU-32GB': 'v-32g-p',
+  'RTX 5090': '5090-p',
+};
+
+/** AutoDL `POST /api/v1/dev/machine/region/gpu_stock` data for one data center: a list of one-key objects (or one object of them), the card as the pool names it. */
 export function autodlStock(data: unknown, region: string, readAt: number): StockRow[] {
   const entries = Array.isArray(data) ? arr(data) : [data];
   const out: StockRow[] = [];
@@ -57,7 +95,8 @@ export function autodlStock(data: unknown, region: string, readAt: number): Stoc
       const i = info as Record<string, unknown>;
       const free = count(i.idle_gpu_num);
       const total = count(i.total_gpu_num);
-      out.push({ card, region, ...(free !== undefined ? { free } : {}), ...(total !== undefined ? { total } : {}), status: free === undefined ? 'unknown' : free > 0 ? 'free' : 'soldOut', source: 'autodl-gpu_stock', readAt });
+      const proSpec = Object.hasOwn(AUTODL_POOL_SPEC, card) ? AUTODL_POOL_SPEC[card] : undefined;
+      out.push({ card, ...(proSpec ? { proSpec } : {}), region, ...(free !== undefined ? { free } : {}), ...(total !== undefined ? { total } : {}), status: free === undefined ? 'unknown' : free > 0 ? 'free' : 'soldOut', source: 'autodl-gpu_stock', readAt });
       if (out.length >= MAX_STOCK_ROWS) return out;
     }
   }
@@ -142,7 +181,7 @@ export function cardMatches(card: string, want: string | undefined): boolean {
 }
 
 export function filterStock(rows: readonly StockRow[], f: { card?: string; region?: string; freeOnly?: boolean }): StockRow[] {
-  return rows.filter((r) => cardMatches(r.card, f.card) && (!f.region || r.region === f.region || r.zone === f.region) && (!f.freeOnly || r.status === 'free'));
+  return rows.filter((r) => (cardMatches(r.card, f.card) || (r.proSpec !== undefined && cardMatches(r.proSpec, f.card))) && (!f.region || r.region === f.region || r.zone === f.region) && (!f.freeOnly || r.status === 'free'));
 }
 
 /** Free first, then by card, region and zone: a stable order for the table, the JSON and the tree. */
@@ -159,5 +198,5 @@ export function freeText(r: Pick<StockRow, 'free' | 'total' | 'status'>): string
 
 /** The JSON row (stable keys; null where unknown). */
 export function stockJson(r: StockRow): Record<string, unknown> {
-  return { card: r.card, region: r.region, zone: r.zone ?? null, instanceType: r.instanceType ?? null, status: r.status, free: r.free ?? null, total: r.total ?? null, gpus: r.gpus ?? null, priceFenPerHour: r.priceFenPerHour ?? null, source: r.source, readAt: r.readAt };
+  return { card: r.card, proSpec: r.proSpec ?? null, region: r.region, zone: r.zone ?? null, instanceType: r.instanceType ?? null, status: r.status, free: r.free ?? null, total: r.total ?? null, gpus: r.gpus ?? null, priceFenPerHour: r.priceFenPerHour ?? null, source: r.source, readAt: r.readAt };
 }
