@@ -3,6 +3,7 @@
 // real loopback sshd), a lost create answer is found by name and never sent twice, each refusal
 // comes before anything is created; then the built CLI end to end, host key pinned on first contact.
 import * as assert from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,15 @@ describe('create an instance (local platform server)', function () {
   const pro = () => makeConnector({ kind: 'autodl-pro' }, { token: s.creds.autodlPro }, ep, opts);
   const tc = () => makeConnector({ kind: 'tencent-cvm', region: ['ap-guangzhou'] }, { secretId: s.creds.tencentSecretId, secretKey: 'k' }, ep, opts);
   const ali = () => makeConnector({ kind: 'aliyun-ecs', region: ['cn-hangzhou'] }, { accessKeyId: s.creds.aliyunKeyId, accessKeySecret: 'k' }, ep, opts);
+  // The clouds' creates import the user's key as the login (cloudCreate.ts): a key made here by ssh-keygen.
+  let keyDir: string;
+  let sshKeyPath: string;
+  before(async () => {
+    keyDir = await mkdtemp(join(tmpdir(), 'gpu-rent-key-'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'rsa', '-b', '2048', '-N', '', '-f', join(keyDir, 'id_rsa')]);
+    sshKeyPath = join(keyDir, 'id_rsa.pub');
+  });
+  after(() => rm(keyDir, { recursive: true, force: true }));
   const proInput = { card: 'PRO6000-96G', gpus: 1, name: 'train-a', image: 'base-image-12be412037', torch: '2.1.0+cu121', diskGb: 50 };
 
   describe('AutoDL Pro', () => {
@@ -119,7 +129,7 @@ describe('create an instance (local platform server)', function () {
   });
 
   describe('腾讯云 RunInstances', () => {
-    const tcInput = { card: 'GN7.2XLARGE32', gpus: 1, name: 'cvm-a', image: 'img-pi0ii46r', region: 'ap-guangzhou-3', diskGb: 100 };
+    const tcInput = { card: 'GN7.2XLARGE32', gpus: 1, name: 'cvm-a', image: 'img-pi0ii46r', region: 'ap-guangzhou-3', diskGb: 100, securityGroupId: 'sg-1', get sshKeyPath() { return sshKeyPath; } };
 
     it('previews with the price inquiry and the image check; creates with ClientToken; spot with a max price; auto release', async () => {
       const c = tc();
@@ -160,7 +170,9 @@ describe('create an instance (local platform server)', function () {
   describe('阿里云 RunInstances', () => {
     it('previews (DescribeImages, DescribePrice for the type and the disk), creates pay-as-you-go with ClientToken and AutoReleaseTime', async () => {
       const c = ali();
-      const p = preview(await previewCreate(c, { card: 'ecs.gn7i-c8g1.2xlarge', gpus: 1, name: 'ecs-a', image: 'ubuntu_22_04_x64_20G_alibase_20240130.vhd', diskGb: 100, autoReleaseHours: 12, vSwitchId: 'vsw-1', securityGroupId: 'sg-1' }));
+      s.cloudNet.aliyunVSwitches.set('vsw-1', { vpcId: 'vpc-1', zone: 'cn-hangzhou-i' });
+      s.cloudNet.aliyunGroups.set('sg-1', { name: 'mine', vpcId: 'vpc-1', rules: [] });
+      const p = preview(await previewCreate(c, { card: 'ecs.gn7i-c8g1.2xlarge', gpus: 1, name: 'ecs-a', image: 'ubuntu_22_04_x64_20G_alibase_20240130.vhd', diskGb: 100, autoReleaseHours: 12, vSwitchId: 'vsw-1', securityGroupId: 'sg-1', sshKeyPath }));
       assert.strictEqual(p.priceFenPerHour, 1250);
       assert.strictEqual(p.storageSource, 'platform');
       assert.strictEqual(p.storageFenPerDay, 1250 * 24);
@@ -173,7 +185,7 @@ describe('create an instance (local platform server)', function () {
       assert.strictEqual(all.InstanceChargeType, 'PostPaid');
       assert.strictEqual(all.VSwitchId, 'vsw-1');
       assert.match(all.AutoReleaseTime ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00Z$/);
-      const imgMissing = refusal(await previewCreate(ali(), { card: 'ecs.gn7i-c8g1.2xlarge', gpus: 1, name: 'ecs-b', image: 'missing_image' }));
+      const imgMissing = refusal(await previewCreate(ali(), { card: 'ecs.gn7i-c8g1.2xlarge', gpus: 1, name: 'ecs-b', image: 'missing_image', vSwitchId: 'vsw-1', sshKeyPath }));
       assert.strictEqual(imgMissing.code, 'imageNotFound');
     });
   });

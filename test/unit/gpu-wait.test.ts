@@ -77,12 +77,13 @@ describe('wait for a card: backoff schedule', () => {
   });
 
   it('classifies the platforms real no-stock refusals as waited out, and a quota code as the end of the wait', () => {
-    // Real: the fixtures' refusals (SOURCES.md): AutoDL InternalError 当前算力规格暂无库存, InstanceError 该主机空闲GPU不足, 阿里云 OperationDenied.NoStock, 腾讯云 ResourceInsufficient.ZoneStockNotEnough.
+    // Real: the fixtures' refusals (SOURCES.md): AutoDL InternalError 当前算力规格暂无库存, InstanceError 该主机空闲GPU不足, 阿里云 OperationDenied.NoStock, 腾讯云 ResourceInsufficient.SpecifiedInstanceType and …ZoneSoldOutForSpecifiedInstance (CVM's errors.go).
     assert.strictEqual(waitVerdict(classifyFailure('autodl-pro', 'InternalError', '当前算力规格暂无库存, 请修改配置或稍等再试').kind), 'noCard');
     assert.strictEqual(waitVerdict(classifyFailure('autodl-web', 'InstanceError', '该主机空闲GPU不足，主机GPU空闲数量：0 卡').kind), 'noCard');
     assert.strictEqual(waitVerdict(classifyFailure('aliyun-ecs', 'OperationDenied.NoStock', 'The resource is out of stock in the specified zone.', 403).kind), 'noCard');
-    assert.strictEqual(waitVerdict(classifyFailure('tencent-cvm', 'ResourceInsufficient.ZoneStockNotEnough', '库存不足').kind), 'noCard');
-    assert.strictEqual(waitVerdict(classifyFailure('tencent-cvm', 'FailedOperation.BalanceInsufficient', '余额不足').kind), 'stop');
+    assert.strictEqual(waitVerdict(classifyFailure('tencent-cvm', 'ResourceInsufficient.SpecifiedInstanceType', '指定的实例类型库存不足。').kind), 'noCard');
+    assert.strictEqual(waitVerdict(classifyFailure('tencent-cvm', 'ResourceInsufficient.ZoneSoldOutForSpecifiedInstance', '指定的实例类型在选择的可用区已售罄。').kind), 'noCard');
+    assert.strictEqual(waitVerdict(classifyFailure('tencent-cvm', 'InvalidAccount.InsufficientBalance', '账户余额不足。').kind), 'stop');
     // Synthetic codes (no captured quota refusal is in the fixtures): the shapes the clouds' quota codes take.
     assert.strictEqual(classifyFailure('aliyun-ecs', 'QuotaExceed.PostPaidInstance', 'x', 403).kind, 'quota');
     assert.strictEqual(classifyFailure('tencent-cvm', 'LimitExceeded.InstanceQuota', 'x').kind, 'quota');

@@ -18,14 +18,21 @@ import type { AutodlProConnector } from './autodl';
 import { PlatformError } from './errors';
 import { TARGET, waitForState } from './settle';
 import type { TencentConnector } from './tencent';
+import { aliyunNetwork, aliyunKeyExists, groupId, loadLoginKey, prepareAliyun, prepareTencent, tencentKeyId, zoneSoldOut, type CloudPlan } from './cloudCreate';
+import { DEFAULT_BANDWIDTH_MBPS, spotReclaimFate, tencentPriceSteps, type ReclaimFate } from '../../core/platforms/cloudCreate';
 
 export interface CreateInput extends Omit<CreateSpec, 'cudaMin'> {
   cudaMin?: string;
   /** A PyTorch version or wheel tag the CUDA bound is taken from when cudaMin is not given. */
   torch?: string;
-  /** 阿里云: the vSwitch (its zone and VPC) and security group RunInstances needs. */
+  /** 阿里云: the vSwitch (its zone and VPC) and security group RunInstances needs; 腾讯云: the security group. */
   vSwitchId?: string;
   securityGroupId?: string;
+  /** 腾讯云: the VPC and subnet (both, or neither: the default VPC). */
+  vpcId?: string;
+  subnetId?: string;
+  /** 阿里云/腾讯云: the OpenSSH public key file imported as the login (default ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub; 腾讯云 id_rsa.pub). */
+  sshKeyPath?: string;
 }
 
 export interface CreatePreview {
@@ -44,6 +51,10 @@ export interface CreatePreview {
   existing?: PlatformInstance;
   /** Where the create goes (阿里云/腾讯云: the region). */
   region?: string;
+  /** 阿里云/腾讯云: the login key, network and bandwidth the create sets (cloudCreate.ts). */
+  cloud?: CloudPlan;
+  /** Spot on the clouds: what a reclaim does to each disk, and what then bills. */
+  reclaim?: ReclaimFate;
 }
 
 export type CreateOutcome =
@@ -70,7 +81,7 @@ function refusedOr(e: unknown, spec: CreateSpec): CreateRefusal {
 export async function previewCreate(c: Connector, input: CreateInput, signal?: AbortSignal): Promise<CreatePreview | CreateRefusal> {
   const bound = cudaBound({ ...(input.cudaMin !== undefined ? { cudaMin: input.cudaMin } : {}), ...(input.torch !== undefined ? { torch: input.torch } : {}) });
   if (isRefusal(bound)) return bound;
-  const spec: CreateSpec = { card: input.card, gpus: input.gpus, name: input.name, ...(input.region !== undefined ? { region: input.region } : {}), ...(input.image !== undefined ? { image: input.image } : {}), ...(input.diskGb !== undefined ? { diskGb: input.diskGb } : {}), ...(bound.cuda ? { cudaMin: bound.cuda } : {}), ...(input.spot ? { spot: input.spot } : {}), ...(input.autoReleaseHours !== undefined ? { autoReleaseHours: input.autoReleaseHours } : {}) };
+  const spec: CreateSpec = { card: input.card, gpus: input.gpus, name: input.name, ...(input.region !== undefined ? { region: input.region } : {}), ...(input.image !== undefined ? { image: input.image } : {}), ...(input.diskGb !== undefined ? { diskGb: input.diskGb } : {}), ...(bound.cuda ? { cudaMin: bound.cuda } : {}), ...(input.spot ? { spot: input.spot } : {}), ...(input.autoReleaseHours !== undefined ? { autoReleaseHours: input.autoReleaseHours } : {}), ...(input.bandwidthMbps !== undefined ? { bandwidthMbps: input.bandwidthMbps } : {}), ...(input.spotInterruption !== undefined ? { spotInterruption: input.spotInterruption } : {}) };
   const bad = checkSpec(c.kind, spec);
   if (bad) return bad;
   const cuda = bound.cuda ? { cuda: bound.cuda, from: bound.from! } : undefined;
@@ -79,7 +90,7 @@ export async function previewCreate(c: Connector, input: CreateInput, signal?: A
   const base = { kind: c.kind, spec, ...(cuda ? { cuda } : {}), ...(existing ? { existing } : {}) };
   try {
     if (c.kind === 'autodl-pro') return await previewAutodl(c, spec, base, signal);
-    if (c.kind === 'tencent-cvm') return await previewTencent(c as Connector & CvmConnector, spec, base, signal);
+    if (c.kind === 'tencent-cvm') return await previewTencent(c as Connector & CvmConnector, spec, input, base, signal);
     if (c.kind === 'aliyun-ecs') return await previewAliyun(c as Connector & EcsConnector, spec, input, base, signal);
   } catch (e) {
     return refusedOr(e, spec);
@@ -127,40 +138,88 @@ async function previewAutodl(c: Connector, spec: CreateSpec, base: Base, signal?
 /** 腾讯云 `--region` is a zone (ap-guangzhou-3); calls go to its region. */
 const tencentRegionOf = (zone: string) => zone.replace(/-\d{1,2}$/, '');
 
-async function previewTencent(c: Connector & CvmConnector, spec: CreateSpec, base: Base, signal?: AbortSignal): Promise<CreatePreview | CreateRefusal> {
+async function previewTencent(c: Connector & CvmConnector, spec: CreateSpec, input: CreateInput, base: Base, signal?: AbortSignal): Promise<CreatePreview | CreateRefusal> {
   const zone = spec.region!;
   const region = tencentRegionOf(zone);
   const known = await c.regions();
   if (known.length && !known.includes(region)) return { code: 'unknownRegion', detail: { region: zone, known: known.join(', ') } };
+  // Every network piece before anything bills: the security group (CVM binds the project's default group, which may open more than SSH, when none is named), the VPC and subnet together or neither.
+  if (!input.securityGroupId) return { code: 'networkMissing', detail: { missing: 'securityGroup', platform: 'tencent-cvm', note: 'name a security group that opens SSH (TCP 22): without one CVM binds the project default group' } };
+  if (!!input.vpcId !== !!input.subnetId) return { code: 'networkMissing', detail: { missing: input.vpcId ? 'subnet' : 'vpc', platform: 'tencent-cvm', note: 'give the VPC and its subnet together, or neither (the default VPC)' } };
+  const key = await loadLoginKey(c.kind, input.sshKeyPath);
+  if (isRefusal(key)) return key;
   const images = await c.cvmCall('DescribeImages', { ImageIds: [spec.image] }, region);
   if (!Array.isArray(images.ImageSet) || !images.ImageSet.some((i) => asObj(i).ImageId === spec.image)) return { code: 'imageNotFound', detail: { image: spec.image ?? '' } };
-  // cvm_models.d.ts RunInstancesRequest; spot: InstanceMarketOptions.SpotOptions.MaxPrice (yuan per hour, a string).
-  const request: Record<string, unknown> = {
+  const soldOut = await zoneSoldOut(c as Connector & { stock?: TencentConnector['stock'] }, region, zone, spec.card);
+  if (soldOut) return soldOut;
+  const keyId = await tencentKeyId(c, region, key.name);
+  const cloud: CloudPlan = { bandwidthMbps: spec.bandwidthMbps ?? DEFAULT_BANDWIDTH_MBPS, key: { ...key, exists: !!keyId, ...(keyId ? { id: keyId } : {}) }, group: { id: input.securityGroupId }, ...(input.vpcId ? { vpcId: input.vpcId } : {}) };
+  const request = tencentRequest(spec, cloud, input);
+  const { InstanceCount: _n, InstanceName: _name, ClientToken: _t, ActionTimer: _a, LoginSettings: _l, ...inquiry } = request;
+  const quote = await c.cvmCall('InquiryPriceRunInstances', inquiry, region);
+  const price = tencentPrice(quote);
+  const bw = tencentPriceSteps(asObj(asObj(quote.Price).BandwidthPrice));
+  const unit = asObj(asObj(quote.Price).BandwidthPrice).ChargeUnit;
+  if (bw && (unit === 'GB' || unit === 'HOUR')) cloud.bandwidthPrice = { fen: bw.first, unit };
+  const reclaim = spec.spot ? { reclaim: spotReclaimFate(c.kind, 'terminate', !!spec.diskGb) } : {};
+  return withBalance(c, { ...base, request, region, cloud, ...reclaim, ...(price !== undefined ? { priceFenPerHour: price } : {}) }, signal);
+}
+
+/** 腾讯云 RunInstances (cvm_models.d.ts RunInstancesRequest), from the spec and the plan: the preview shows it, the create sends it. */
+function tencentRequest(spec: CreateSpec, cloud: CloudPlan, input: Pick<CreateInput, 'vpcId' | 'subnetId'>): Record<string, unknown> {
+  return {
     InstanceChargeType: spec.spot ? 'SPOTPAID' : 'POSTPAID_BY_HOUR',
     ...(spec.spot ? { InstanceMarketOptions: { MarketType: 'spot', SpotOptions: { MaxPrice: (spec.spot.maxPriceFen / 100).toFixed(2), SpotInstanceType: 'one-time' } } } : {}),
-    Placement: { Zone: zone },
+    Placement: { Zone: spec.region },
     InstanceType: spec.card,
     ImageId: spec.image,
-    ...(spec.diskGb ? { DataDisks: [{ DiskSize: spec.diskGb, DiskType: 'CLOUD_PREMIUM', DeleteWithInstance: true }] } : {}),
+    // A spot reclaim releases the instance: its data disk stays (and bills) instead of going with it.
+    ...(spec.diskGb ? { DataDisks: [{ DiskSize: spec.diskGb, DiskType: 'CLOUD_PREMIUM', DeleteWithInstance: !spec.spot }] } : {}),
+    // Without it: 0 Mbps, no public IP (InternetAccessible's doc). By traffic: an idle box costs nothing for it.
+    InternetAccessible: { InternetChargeType: 'TRAFFIC_POSTPAID_BY_HOUR', InternetMaxBandwidthOut: cloud.bandwidthMbps, PublicIpAssigned: true },
+    // Both DEFAULT: the default VPC (VirtualPrivateCloud's doc), never the classic network.
+    VirtualPrivateCloud: { VpcId: input.vpcId ?? 'DEFAULT', SubnetId: input.subnetId ?? 'DEFAULT' },
+    SecurityGroupIds: [groupId(cloud.group)],
+    // The key's id once imported; before that its name stands in the preview (the create imports it first).
+    LoginSettings: { KeyIds: [cloud.key.id ?? `(${cloud.key.name}: imported at create)`] },
     InstanceCount: 1,
     InstanceName: spec.name,
     ClientToken: clientToken(spec.name),
     ...(spec.autoReleaseHours !== undefined ? { ActionTimer: { TimerAction: 'TerminateInstances', ActionTime: autoReleaseAt(Math.floor(Date.now() / 1000), spec.autoReleaseHours) } } : {}),
   };
-  const { InstanceCount: _n, InstanceName: _name, ClientToken: _t, ActionTimer: _a, ...inquiry } = request;
-  const price = tencentPrice(await c.cvmCall('InquiryPriceRunInstances', inquiry, region));
-  return withBalance(c, { ...base, request, region, ...(price !== undefined ? { priceFenPerHour: price } : {}) }, signal);
 }
 
 async function previewAliyun(c: Connector & EcsConnector, spec: CreateSpec, input: CreateInput, base: Base, signal?: AbortSignal): Promise<CreatePreview | CreateRefusal> {
   const region = spec.region ?? (await c.regions())[0]!;
   const known = await c.regions();
   if (spec.region && known.length && !known.includes(region)) return { code: 'unknownRegion', detail: { region, known: known.join(', ') } };
+  // No launch template is offered: RunInstances then needs the vSwitch (VPC) and a security group. Checked before anything bills.
+  const net = await aliyunNetwork(c, region, input.vSwitchId, input.securityGroupId);
+  if (isRefusal(net)) return net;
+  const key = await loadLoginKey(c.kind, input.sshKeyPath);
+  if (isRefusal(key)) return key;
   const images = await c.ecsCall((x, m) => x.describeImages(new m.DescribeImagesRequest({ regionId: region, imageId: spec.image })), region);
   const list = asObj(images.Images).Image;
   if (!Array.isArray(list) || !list.some((i) => asObj(i).ImageId === spec.image)) return { code: 'imageNotFound', detail: { image: spec.image ?? '' } };
-  // RunInstancesRequest (toMap names): pay-as-you-go, or spot with a price ceiling in yuan per hour.
-  const request: Record<string, unknown> = {
+  const soldOut = await zoneSoldOut(c as Connector & { stock?: AliyunConnector['stock'] }, region, net.zone, spec.card);
+  if (soldOut) return soldOut;
+  const cloud: CloudPlan = { bandwidthMbps: spec.bandwidthMbps ?? DEFAULT_BANDWIDTH_MBPS, key: { ...key, exists: await aliyunKeyExists(c, region, key.name) }, ...net };
+  const behavior = spec.spot ? (spec.spotInterruption ?? 'stop') : undefined;
+  const request = aliyunRequest(spec, cloud, region);
+  const price = aliyunPrice(await c.ecsCall((x, m) => x.describePrice(new m.DescribePriceRequest({ regionId: region, resourceType: 'instance', instanceType: spec.card, priceUnit: 'Hour', ...(net.zone ? { zoneId: net.zone } : {}), ...(spec.spot ? { spotStrategy: 'SpotWithPriceLimit' } : {}) })), region));
+  let storage: Pick<CreatePreview, 'storageFenPerDay' | 'storageSource'> = {};
+  if (spec.diskGb) {
+    const hourly = aliyunPrice(await c.ecsCall((x, m) => x.describePrice(new m.DescribePriceRequest({ regionId: region, resourceType: 'disk', priceUnit: 'Hour', dataDisk: [new m.DescribePriceRequestDataDisk({ size: spec.diskGb, category: 'cloud_essd' })] })), region));
+    if (hourly !== undefined) storage = { storageFenPerDay: hourly * 24, storageSource: 'platform' };
+  }
+  const reclaim = behavior ? { reclaim: spotReclaimFate(c.kind, behavior, !!spec.diskGb) } : {};
+  return withBalance(c, { ...base, request, region, cloud, ...reclaim, ...(price !== undefined ? { priceFenPerHour: price } : {}), ...storage }, signal);
+}
+
+/** 阿里云 RunInstances (RunInstancesRequest, toMap names), from the spec and the plan: the preview shows it, the create sends it. */
+function aliyunRequest(spec: CreateSpec, cloud: CloudPlan, region: string): Record<string, unknown> {
+  const behavior = spec.spot ? (spec.spotInterruption ?? 'stop') : undefined;
+  return {
     RegionId: region,
     InstanceType: spec.card,
     ImageId: spec.image,
@@ -168,20 +227,20 @@ async function previewAliyun(c: Connector & EcsConnector, spec: CreateSpec, inpu
     InstanceChargeType: 'PostPaid',
     SpotStrategy: spec.spot ? 'SpotWithPriceLimit' : 'NoSpot',
     ...(spec.spot ? { SpotPriceLimit: spec.spot.maxPriceFen / 100 } : {}),
-    ...(input.vSwitchId ? { VSwitchId: input.vSwitchId } : {}),
-    ...(input.securityGroupId ? { SecurityGroupId: input.securityGroupId } : {}),
-    ...(spec.diskGb ? { DataDisk: [{ Size: spec.diskGb, Category: 'cloud_essd', DeleteWithInstance: true }] } : {}),
+    // Default Terminate (the SDK's doc): the user's choice is always sent.
+    ...(behavior ? { SpotInterruptionBehavior: behavior === 'stop' ? 'Stop' : 'Terminate' } : {}),
+    VSwitchId: cloud.vSwitchId,
+    ...(cloud.group && 'id' in cloud.group ? { SecurityGroupId: cloud.group.id } : { SecurityGroupId: `(${cloud.group && 'make' in cloud.group ? cloud.group.make : '?'}: made at create, SSH only)` }),
+    // InternetMaxBandwidthOut defaults to 0: no public address.
+    InternetChargeType: 'PayByTraffic',
+    InternetMaxBandwidthOut: cloud.bandwidthMbps,
+    KeyPairName: cloud.key.name,
+    // A spot instance's data disk outlives a reclaim (it holds the checkpoints).
+    ...(spec.diskGb ? { DataDisk: [{ Size: spec.diskGb, Category: 'cloud_essd', DeleteWithInstance: !spec.spot }] } : {}),
     Amount: 1,
     ClientToken: clientToken(spec.name),
     ...(spec.autoReleaseHours !== undefined ? { AutoReleaseTime: autoReleaseAt(Math.floor(Date.now() / 1000), spec.autoReleaseHours) } : {}),
   };
-  const price = aliyunPrice(await c.ecsCall((x, m) => x.describePrice(new m.DescribePriceRequest({ regionId: region, resourceType: 'instance', instanceType: spec.card, priceUnit: 'Hour', ...(spec.spot ? { spotStrategy: 'SpotWithPriceLimit' } : {}) })), region));
-  let storage: Pick<CreatePreview, 'storageFenPerDay' | 'storageSource'> = {};
-  if (spec.diskGb) {
-    const hourly = aliyunPrice(await c.ecsCall((x, m) => x.describePrice(new m.DescribePriceRequest({ regionId: region, resourceType: 'disk', priceUnit: 'Hour', dataDisk: [new m.DescribePriceRequestDataDisk({ size: spec.diskGb, category: 'cloud_essd' })] })), region));
-    if (hourly !== undefined) storage = { storageFenPerDay: hourly * 24, storageSource: 'platform' };
-  }
-  return withBalance(c, { ...base, request, region, ...(price !== undefined ? { priceFenPerHour: price } : {}), ...storage }, signal);
 }
 
 /** A lost answer: no reply, or one that could not be read, after the create went out. */
@@ -212,11 +271,27 @@ function newRef(kind: Connector['kind'], reply: unknown): string | undefined {
   return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : undefined;
 }
 
+/**
+ * The clouds, before RunInstances: the key pair imported and the SSH-only group made where the
+ * plan says so (neither bills), then the preview's request with their ids filled in (the only
+ * things the preview could not know). A failure here is said as it is: nothing was created.
+ */
+async function prepareCloud(c: Connector, p: CreatePreview): Promise<CreatePreview> {
+  if (!p.cloud || p.existing) return p;
+  if (c.kind === 'tencent-cvm') {
+    const plan = await prepareTencent(c as unknown as CvmConnector, p.region!, p.cloud);
+    return { ...p, cloud: plan, request: { ...p.request, LoginSettings: { KeyIds: [plan.key.id] } } };
+  }
+  const plan = await prepareAliyun(c as unknown as EcsConnector, p.region!, p.cloud);
+  return { ...p, cloud: plan, request: { ...p.request, SecurityGroupId: groupId(plan.group) } };
+}
+
 async function send(c: Connector, p: CreatePreview, signal?: AbortSignal): Promise<unknown> {
   if (c.kind === 'autodl-pro') return (c as unknown as ProConnector).proCreate(p.request, signal);
   if (c.kind === 'tencent-cvm') return (c as unknown as CvmConnector).cvmCall('RunInstances', p.request, p.region!);
+  const ecs = c as unknown as EcsConnector;
   const r = p.request;
-  return (c as unknown as EcsConnector).ecsCall(
+  return ecs.ecsCall(
     (x, m) =>
       x.runInstances(
         new m.RunInstancesRequest({
@@ -229,6 +304,9 @@ async function send(c: Connector, p: CreatePreview, signal?: AbortSignal): Promi
           ...(r.SpotPriceLimit !== undefined ? { spotPriceLimit: r.SpotPriceLimit as number } : {}),
           ...(r.VSwitchId ? { vSwitchId: r.VSwitchId as string } : {}),
           ...(r.SecurityGroupId ? { securityGroupId: r.SecurityGroupId as string } : {}),
+          ...(r.SpotInterruptionBehavior ? { spotInterruptionBehavior: r.SpotInterruptionBehavior as string } : {}),
+          ...(r.InternetMaxBandwidthOut !== undefined ? { internetChargeType: r.InternetChargeType as string, internetMaxBandwidthOut: r.InternetMaxBandwidthOut as number } : {}),
+          ...(r.KeyPairName ? { keyPairName: r.KeyPairName as string } : {}),
           ...(Array.isArray(r.DataDisk) ? { dataDisk: (r.DataDisk as { Size: number; Category: string; DeleteWithInstance: boolean }[]).map((d) => new m.RunInstancesRequestDataDisk({ size: d.Size, category: d.Category, deleteWithInstance: d.DeleteWithInstance })) } : {}),
           amount: 1,
           clientToken: r.ClientToken as string,
@@ -251,6 +329,7 @@ export async function createInstance(c: Connector, p: CreatePreview, o: CreateOp
     ref = p.existing.ref;
     recovered = true;
   } else {
+    p = await prepareCloud(c, p);
     try {
       ref = newRef(c.kind, await send(c, p, o.signal));
       if (!ref) throw new PlatformError({ platform: c.kind, kind: 'badResponse', code: 'BadResponse', message: 'the create answered without an instance id' });
@@ -276,6 +355,21 @@ export async function createInstance(c: Connector, p: CreatePreview, o: CreateOp
   if (o.settleMs <= 0) return { status: 'created', ref, recovered, settled: false };
   let last = '';
   const r = await waitForState(c, ref, TARGET.powerOnGpu, { deadlineMs: o.settleMs, intervalMs: o.intervalMs, ...(o.signal ? { signal: o.signal } : {}), onProgress: (x) => x.state !== last && say((last = x.state)) }).catch(() => ({ settled: false as const }));
+  let inst = 'last' in r ? r.last : undefined;
+  // The clouds give the public address a moment after running: waited for within the same time.
+  if (r.settled && (c.kind === 'aliyun-ecs' || c.kind === 'tencent-cvm') && !inst?.ssh) inst = await waitForAddress(c, ref, o, Date.now() + o.settleMs);
   const login = r.settled && can(c.kind, 'sshLogin') ? await c.sshLogin(ref, o.signal).catch(() => undefined) : undefined;
-  return { status: 'created', ref, recovered, settled: r.settled, ...('last' in r && r.last ? { instance: r.last } : {}), ...(login ? { login } : {}) };
+  const cloudLogin = !login && inst?.ssh && p.cloud ? inst.ssh : undefined;
+  return { status: 'created', ref, recovered, settled: r.settled, ...(inst ? { instance: inst } : {}), ...(login ? { login } : cloudLogin ? { login: cloudLogin } : {}) };
+}
+
+async function waitForAddress(c: Connector, ref: string, o: CreateOptions, until: number): Promise<PlatformInstance | undefined> {
+  let last: PlatformInstance | undefined;
+  while (!o.signal?.aborted) {
+    last = await c.get(ref, o.signal).catch(() => last);
+    if (last?.ssh || Date.now() + o.intervalMs > until) return last;
+    o.onProgress?.('waiting for the public IP');
+    await sleep(o.intervalMs, o.signal);
+  }
+  return last;
 }

@@ -9,6 +9,7 @@ import { PLATFORM_NAMES } from '../../app/platforms/errors';
 import { formatCny, yuanToFen } from '../../core/money';
 import { AUTODL_MAX_EXPAND_GB, canCreate, CREATE_KINDS, defaultCreateName, isRefusal, type CreateRefusal } from '../../core/platforms/create';
 import { AUTODL_SPEC_CARDS } from '../../core/platforms/autodl';
+import { DEFAULT_BANDWIDTH_MBPS } from '../../core/platforms/cloudCreate';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
@@ -33,7 +34,12 @@ const specs = {
   'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan', zh: '配合 --spot：每小时最多愿付的价格，元' },
   'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)' },
   vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs' },
-  'security-group': { type: 'string', valueName: 'ID', description: '阿里云: the security group RunInstances needs' },
+  'security-group': { type: 'string', valueName: 'ID', description: '阿里云: the security group (default: one that opens SSH, TCP 22, only, made in the vSwitch\'s VPC); 腾讯云: required, one that opens SSH', zh: '阿里云：安全组（默认：在交换机所在 VPC 中建一个只开放 SSH（TCP 22）的安全组）；腾讯云：必填，需开放 SSH' },
+  vpc: { type: 'string', valueName: 'ID', description: '腾讯云: the VPC, with --subnet (default: the default VPC)', zh: '腾讯云：VPC，与 --subnet 一起（默认：默认 VPC）' },
+  subnet: { type: 'string', valueName: 'ID', description: '腾讯云: the subnet of --vpc', zh: '腾讯云：--vpc 的子网' },
+  bandwidth: { type: 'number', valueName: 'MBPS', integer: true, min: 1, max: 100, description: `阿里云/腾讯云: public bandwidth out, billed by traffic (per GB sent; default ${DEFAULT_BANDWIDTH_MBPS} Mbit/s; without it the clouds give 0, no public IP)`, zh: `阿里云/腾讯云：公网出带宽，按流量计费（按发送的 GB；默认 ${DEFAULT_BANDWIDTH_MBPS} Mbit/s；不设时云平台给 0，没有公网 IP）` },
+  'ssh-key': { type: 'string', valueName: 'FILE.pub', description: '阿里云/腾讯云: the OpenSSH public key imported as the login key pair (default ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub; 腾讯云 RSA only)', zh: '阿里云/腾讯云：作为登录密钥对导入的 OpenSSH 公钥（默认 ~/.ssh/id_ed25519.pub、id_ecdsa.pub、id_rsa.pub；腾讯云只支持 RSA）' },
+  'spot-reclaim': { type: 'string', valueName: 'stop|terminate', description: '阿里云 --spot: what a reclaim does: stop (default: the instance stops, its disks stay) or terminate (released; the data disk stays). 腾讯云 always releases (the data disk stays)', zh: '阿里云 --spot：回收时怎么做：stop（默认：停机，磁盘保留）或 terminate（释放；数据盘保留）。腾讯云总是释放（数据盘保留）' },
   yes: { type: 'boolean', description: 'create it (without it, only what would be created and its price are shown)', zh: '执行创建（不加时只显示将创建什么及其价格）' },
   wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 1800, description: 'how long to wait for it to run and give its login (default 300; 0: do not wait)', zh: '等它运行并给出登录信息的秒数（默认 300；0：不等待）' },
   'no-pin': { type: 'boolean', description: 'do not connect once to pin the new instance\'s host key', zh: '不连接一次去记住新实例的主机密钥' },
@@ -65,7 +71,7 @@ export function refusalLine(r: CreateRefusal): string {
     case 'quotaExceeded':
       return `the account's instance quota is used up${own}: release an instance or ask the platform for a higher quota`;
     case 'noStock':
-      return `no ${String(d.card)} is free now${own}: try another card or region, or later (gpu-rent stock shows free cards)`;
+      return d.zone ? `${String(d.card)} is sold out in ${String(d.zone)}${own}; ${d.zones ? `zones that sell it now: ${String(d.zones)}` : 'no other zone of the region sells it now'}. Nothing was created, and no other zone is picked for you: give --region with one of them` : `no ${String(d.card)} is free now${own}: try another card or region, or later (gpu-rent stock shows free cards)`;
     case 'tooManyGpus':
       return `${String(d.gpus)} GPUs: at most ${String(d.max)} here${d.note ? ` (${String(d.note)})` : ''}`;
     case 'diskTooLarge':
@@ -78,6 +84,14 @@ export function refusalLine(r: CreateRefusal): string {
       return `--name "${String(d.name)}": letters, digits, . _ - only, at most 60, starting with a letter or digit`;
     case 'badCuda':
       return `"${String(d.given)}" is not a CUDA version (12.1) nor a PyTorch version or wheel tag (2.1.0+cu121, cu121)`;
+    case 'networkMissing':
+      return `no ${d.missing === 'vSwitch' ? 'vSwitch (--vswitch)' : d.missing === 'securityGroup' ? 'security group (--security-group)' : d.missing === 'subnet' ? 'subnet (--subnet)' : 'VPC (--vpc)'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `: ${String(d.note)}` : ': RunInstances needs one'}; nothing was created`;
+    case 'badPublicKey':
+      return `no usable SSH public key (${String(d.path)}${d.type ? `, ${String(d.type)}` : ''}): ${String(d.note ?? '')}; the instance's login is this key, imported as a key pair`;
+    case 'badBandwidth':
+      return `--bandwidth ${String(d.mbps)}: 1 to ${String(d.max)} Mbit/s (0 gives no public address, a box nobody can reach)`;
+    case 'spotStopNotOffered':
+      return d.note ? `--spot-reclaim: ${String(d.note)}` : `--spot-reclaim stop: 腾讯云 releases a reclaimed spot instance (its data disk is kept); use --spot-reclaim terminate or leave it out`;
     case 'notSupported':
       return `${PLATFORM_NAMES[d.kind as keyof typeof PLATFORM_NAMES] ?? String(d.kind)} accounts cannot create instances here (${CREATE_KINDS.join(', ')} can)`;
   }
@@ -105,6 +119,7 @@ export function refusalLineZh(r: CreateRefusal): string {
     case 'quotaExceeded':
       return `账号的实例配额已用完${own}：请释放一个实例，或向平台申请提高配额`;
     case 'noStock':
+      if (d.zone) return `${String(d.card)} 在 ${String(d.zone)} 已售罄${own}；${d.zones ? `现在有货的可用区：${String(d.zones)}` : '该地域其他可用区现在也没有'}。没有创建任何实例，也不会替你换可用区：请用 --region 指定其中一个`;
       return `现在没有空闲的 ${String(d.card)}${own}：请换显卡或地区，或稍后再试（gpu-rent stock 显示空闲显卡）`;
     case 'tooManyGpus':
       return `${String(d.gpus)} 块 GPU：这里最多 ${String(d.max)} 块${d.note ? `（${String(d.note)}）` : ''}`;
@@ -118,9 +133,43 @@ export function refusalLineZh(r: CreateRefusal): string {
       return `--name "${String(d.name)}"：只能用字母、数字、. _ -，最多 60 个，以字母或数字开头`;
     case 'badCuda':
       return `"${String(d.given)}" 既不是 CUDA 版本（12.1），也不是 PyTorch 版本或 wheel 标签（2.1.0+cu121、cu121）`;
+    case 'networkMissing':
+      return `缺少${d.missing === 'vSwitch' ? '交换机（--vswitch）' : d.missing === 'securityGroup' ? '安全组（--security-group）' : d.missing === 'subnet' ? '子网（--subnet）' : 'VPC（--vpc）'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `：${String(d.note)}` : '：RunInstances 需要它'}；没有创建任何实例`;
+    case 'badPublicKey':
+      return `没有可用的 SSH 公钥（${String(d.path)}${d.type ? `，${String(d.type)}` : ''}）：${String(d.note ?? '')}；实例的登录就是这把公钥，作为密钥对导入`;
+    case 'badBandwidth':
+      return `--bandwidth ${String(d.mbps)}：1 到 ${String(d.max)} Mbit/s（0 没有公网地址，谁也连不上）`;
+    case 'spotStopNotOffered':
+      return d.note ? `--spot-reclaim：只用于 --spot` : `--spot-reclaim stop：腾讯云回收抢占式实例时会释放它（数据盘保留）；请用 --spot-reclaim terminate 或不写`;
     case 'notSupported':
       return `${PLATFORM_NAMES[d.kind as keyof typeof PLATFORM_NAMES] ?? String(d.kind)} 账号不能在这里创建实例（${CREATE_KINDS.join('、')} 可以）`;
   }
+}
+
+/** The cloud create's own rows: bandwidth and its price, login key, network, what a spot reclaim does. Never a secret. */
+export function cloudRows(p: CreatePreview, lang: CliLang): [string, string][] {
+  const c = p.cloud!;
+  const zh = lang === 'zh-cn';
+  const bwPrice = c.bandwidthPrice ? `${formatCny(c.bandwidthPrice.fen)}/${c.bandwidthPrice.unit === 'GB' ? 'GB' : zh ? '小时' : 'h'}` : zh ? '?/GB（平台没有报价）' : '?/GB (no quote from the platform)';
+  const rows: [string, string][] = [
+    [zh ? '带宽' : 'bandwidth', zh ? `公网 ${c.bandwidthMbps} Mbit/s，按流量计费 ${bwPrice}` : `public ${c.bandwidthMbps} Mbit/s, billed by traffic ${bwPrice}`],
+    [zh ? '登录' : 'login', zh ? `密钥对 ${c.key.name}（${c.key.path}${c.key.exists ? '，已导入' : '，创建时导入'}）` : `key pair ${c.key.name} (${c.key.path}${c.key.exists ? ', imported already' : ', imported at create'})`],
+  ];
+  const g = c.group;
+  if (g) rows.push([zh ? '安全组' : 'sec.group', 'make' in g ? (zh ? `${g.make}：创建时新建，只开放 SSH（TCP 22）` : `${g.make}: made at create, SSH (TCP 22) in only`) : `${g.id}${g.made === 'reused' ? (zh ? '（之前为 SSH 新建的，沿用）' : ' (made before for SSH, reused)') : ''}`]);
+  if (c.vSwitchId) rows.push([zh ? '网络' : 'network', `${c.vSwitchId} (${c.vpcId ?? '?'}${c.zone ? `, ${c.zone}` : ''})`]);
+  const r = p.reclaim;
+  if (r) {
+    const disk = (d: { disk: string; fate: string }) => (zh ? `${d.disk === 'system' ? '系统盘' : '数据盘'}${d.fate === 'kept' ? '保留' : '随实例释放'}` : `${d.disk} disk ${d.fate}`);
+    const after =
+      r.afterwards === 'stoppedStorage'
+        ? zh ? `之后计算不计费，磁盘照常计费（数据盘 ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天` : '?/天'}，系统盘 ?/天）` : `then compute stops billing, the disks bill on (data ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day` : '?/day'}, system ?/day)`
+        : r.afterwards === 'detachedDisk'
+          ? zh ? `之后数据盘单独计费 ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天` : '?/天'}，直到你删除它` : `then the data disk bills on its own, ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day` : '?/day'}, until you delete it`
+          : zh ? '之后不再计费' : 'then nothing bills';
+    rows.push([zh ? '回收' : 'reclaim', `${r.behavior === 'stop' ? (zh ? '停机' : 'stop') : zh ? '释放' : 'terminate'}: ${r.disks.map(disk).join(zh ? '，' : ', ')}; ${after}`]);
+  }
+  return rows;
 }
 
 function previewLinesZh(p: CreatePreview, account: string): string[] {
@@ -138,6 +187,7 @@ function previewLinesZh(p: CreatePreview, account: string): string[] {
   row('价格', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/小时（平台报价）` : (traits?.unquotedPrice ?? '?（平台没有报价）'));
   if (s.diskGb) row('存储', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天（${p.storageSource === 'catalog' ? '价格目录估算，不是平台报价' : '平台报价'}）` : '?/天（没有单独报价；平台计入时已含在上面的价格里）');
   if (s.autoReleaseHours !== undefined) row('释放', `${s.autoReleaseHours} 小时后由平台自行释放`);
+  if (p.cloud) for (const [k, v] of cloudRows(p, 'zh-cn')) row(k, v);
   if (p.balanceFen !== undefined) row('余额', formatCny(p.balanceFen));
   return lines;
 }
@@ -158,6 +208,7 @@ function previewLines(p: CreatePreview, account: string, lang: CliLang = 'en'): 
   row('price', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/h (the platform's quote)` : (traits?.unquotedPrice ?? '? (the platform gave no quote)'));
   if (s.diskGb) row('storage', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day (${p.storageSource === 'catalog' ? 'catalog estimate, not the platform\'s quote' : 'the platform\'s quote'})` : '?/day (not quoted separately; included in the price above where the platform counts it)');
   if (s.autoReleaseHours !== undefined) row('release', `by the platform itself in ${s.autoReleaseHours} h`);
+  if (p.cloud) for (const [k, v] of cloudRows(p, 'en')) row(k, v);
   if (p.balanceFen !== undefined) row('balance', formatCny(p.balanceFen));
   return lines;
 }
@@ -187,11 +238,11 @@ function outcomeJson(account: string, p: CreatePreview, o: CreateOutcome | undef
  * contact, as --accept-new does), and says the fingerprint. A box that does not answer yet is
  * no failure: its key is pinned on the first command that reaches it.
  */
-export async function pinHostKey(login: SshLogin, io: CliIO, lang: CliLang): Promise<string | undefined> {
+export async function pinHostKey(login: SshLogin, io: CliIO, lang: CliLang, keyFile?: string): Promise<string | undefined> {
   const { SshPool } = await import('../../app/pool');
   const pool = new SshPool();
   try {
-    const conn = await pool.get(`create:${login.host}:${login.port}`, { host: login.host, port: login.port, user: login.user, identityFiles: [], source: 'address', ignored: [] }, { acceptNew: true, identityFiles: [], env: io.env, connectTimeoutMs: 20_000, ...(login.password ? { password: login.password } : {}), ...(io.env.GPU_RENT_KNOWN_HOSTS ? { knownHostsPath: io.env.GPU_RENT_KNOWN_HOSTS } : {}) });
+    const conn = await pool.get(`create:${login.host}:${login.port}`, { host: login.host, port: login.port, user: login.user, identityFiles: [], source: 'address', ignored: [] }, { acceptNew: true, identityFiles: keyFile ? [keyFile] : [], env: io.env, connectTimeoutMs: 20_000, ...(login.password ? { password: login.password } : {}), ...(io.env.GPU_RENT_KNOWN_HOSTS ? { knownHostsPath: io.env.GPU_RENT_KNOWN_HOSTS } : {}) });
     const fp = conn.hostKeyFingerprint;
     io.stderr(`  ${t(lang, 'host key pinned on first contact: {0}', '首次连接已记住主机密钥：{0}', fp ?? '?')}\n`);
     return fp;
@@ -236,6 +287,7 @@ export const command: CliCommand = {
     if (!flags.card) throw new UsageError('--card is required', '必须给出 --card');
     if (flags.spot && flags['max-price'] === undefined) throw new UsageError('--spot needs --max-price YUAN (the most per hour you pay)', '--spot 需要 --max-price YUAN（每小时最多愿付的价格）');
     if (!flags.spot && flags['max-price'] !== undefined) throw new UsageError('--max-price is for --spot', '--max-price 只用于 --spot');
+    if (flags['spot-reclaim'] !== undefined && flags['spot-reclaim'] !== 'stop' && flags['spot-reclaim'] !== 'terminate') throw new UsageError('--spot-reclaim is stop or terminate', '--spot-reclaim 只能是 stop 或 terminate');
     if (flags['cuda-min'] !== undefined && flags.torch !== undefined) throw new UsageError('--cuda-min and --torch exclude each other', '--cuda-min 与 --torch 不能同时使用');
     const json = flags.json === true;
     // `zh`: the message in Chinese for stderr; --json keeps the English.
@@ -262,6 +314,11 @@ export const command: CliCommand = {
       ...(flags['auto-release'] !== undefined ? { autoReleaseHours: flags['auto-release'] } : {}),
       ...(flags.vswitch ? { vSwitchId: flags.vswitch } : {}),
       ...(flags['security-group'] ? { securityGroupId: flags['security-group'] } : {}),
+      ...(flags.vpc ? { vpcId: flags.vpc } : {}),
+      ...(flags.subnet ? { subnetId: flags.subnet } : {}),
+      ...(flags.bandwidth !== undefined ? { bandwidthMbps: flags.bandwidth } : {}),
+      ...(flags['ssh-key'] ? { sshKeyPath: flags['ssh-key'] } : {}),
+      ...(flags['spot-reclaim'] !== undefined ? { spotInterruption: flags['spot-reclaim'] as 'stop' | 'terminate' } : {}),
     };
     const c = connectorFor(a, io);
     let p: CreatePreview | CreateRefusal;
@@ -312,7 +369,7 @@ export const command: CliCommand = {
     let hostKey: string | undefined;
     if (o.login) {
       io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? t(lang, ' (password: in the platform console; gpu-rent keeps it for you in the extension)', '（密码：见平台控制台；gpu-rent 会在扩展中替你保存）') : ''}`) + '\n');
-      if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io, lang);
+      if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io, lang, p.cloud ? p.cloud.key.path.replace(/\.pub$/, '') : undefined);
     }
     else if (waitS > 0 && !o.settled) io.stderr(forTerminal(`  ${t(lang, '{0} is not running after {1} s (last: {2}); gpu-rent instances shows it and its login once the platform gives one', '{0} 在 {1} 秒后仍未运行（最后：{2}）；平台给出登录信息后 gpu-rent instances 会显示它和登录信息', o.ref, waitS, stateWord(lang, o.instance?.state ?? 'unknown'))}`) + '\n');
     if (json) io.stdout(jsonForTerminal(outcomeJson(a.account.id, p, o, hostKey), 2) + '\n');

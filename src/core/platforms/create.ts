@@ -41,6 +41,10 @@ export interface CreateSpec {
   spot?: { maxPriceFen: Fen };
   /** Hours from now after which the platform releases it itself (阿里云 AutoReleaseTime, 腾讯云 ActionTimer). */
   autoReleaseHours?: number;
+  /** 阿里云/腾讯云: public bandwidth out, Mbit/s, billed by traffic (cloudCreate.ts DEFAULT_BANDWIDTH_MBPS when absent). */
+  bandwidthMbps?: number;
+  /** 阿里云 spot: what a reclaim does (Stop keeps the disks; Terminate releases the instance, the data disk stays). */
+  spotInterruption?: 'stop' | 'terminate';
 }
 
 export type CreateRefusalCode =
@@ -59,6 +63,10 @@ export type CreateRefusalCode =
   | 'autoReleaseNotOffered'
   | 'badName'
   | 'badCuda'
+  | 'networkMissing'
+  | 'badPublicKey'
+  | 'badBandwidth'
+  | 'spotStopNotOffered'
   | 'notSupported';
 
 export interface CreateRefusal {
@@ -151,6 +159,9 @@ export function checkSpec(kind: PlatformKind, s: CreateSpec): CreateRefusal | un
     if (!s.image) return refuse('imageRequired', { kind });
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(s.image)) return refuse('imageNotFound', { image: s.image.slice(0, 80) });
     if (s.diskGb !== undefined && s.diskGb > MAX_DISK_GB) return refuse('diskTooLarge', { diskGb: s.diskGb, max: MAX_DISK_GB });
+    if (s.bandwidthMbps !== undefined && !(Number.isInteger(s.bandwidthMbps) && s.bandwidthMbps >= 1 && s.bandwidthMbps <= 100)) return refuse('badBandwidth', { mbps: s.bandwidthMbps, max: 100 });
+    if (s.spotInterruption !== undefined && !s.spot) return refuse('spotStopNotOffered', { kind, note: 'a reclaim behaviour is for --spot' });
+    if (kind === 'tencent-cvm' && s.spotInterruption === 'stop') return refuse('spotStopNotOffered', { kind });
     if (kind === 'tencent-cvm' && !(s.region && /^[a-z]{2}-[a-z]+-\d{1,2}$/.test(s.region))) return refuse('unknownRegion', { region: s.region ?? '', note: 'a zone such as ap-guangzhou-3' });
     if (s.region !== undefined && !/^[a-z]{2}-[a-z0-9-]{1,40}$/.test(s.region)) return refuse('unknownRegion', { region: s.region.slice(0, 60) });
   }

@@ -8,9 +8,10 @@ const BY_CODE: [RegExp, FailureKind][] = [
   [/^TORealName$/, 'realName'],
   [/AuthFailure|InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecretId|Forbidden\.RAM|NoPermission|UnauthorizedOperation|^Forbidden$|^AccessDenied/i, 'auth'],
   [/Throttling|RequestLimitExceeded|TooManyRequests|RateLimit/i, 'rateLimited'],
-  [/NotEnoughBalance|InsufficientBalance|Arrearage|BalanceNotEnough|InsufficientFunds|NotEnoughMoney|InsufficientBalance|ResourceInsufficient\.Balance|^FailedOperation\.BalanceInsufficient/i, 'insufficientBalance'],
+  [/NotEnoughBalance|InsufficientBalance|Arrearage|BalanceNotEnough|InsufficientFunds|NotEnoughMoney|InsufficientBalance|ResourceInsufficient\.Balance|^InvalidAccount\.InsufficientBalance$/i, 'insufficientBalance'],
   [/QuotaExceed|LimitExceeded\.[A-Za-z]{0,40}Quota|InstanceQuota|QuotaNotEnough/i, 'quota'],
-  [/NoStock|SoldOut|ResourceInsufficient|ResourcesSoldOut|OperationDenied\.NoStock|GpuNotEnough|InsufficientStock|Zone\.NotOnSale/i, 'noStock'],
+  // 腾讯云 CVM (tencentcloud-sdk-go cvm/v20170312/errors.go): ResourceInsufficient.SpecifiedInstanceType, ResourceInsufficient.ZoneSoldOutForSpecifiedInstance.
+  [/^ResourceInsufficient\.(?:SpecifiedInstanceType|ZoneSoldOutForSpecifiedInstance)$|NoStock|SoldOut|ResourceInsufficient|ResourcesSoldOut|OperationDenied\.NoStock|GpuNotEnough|InsufficientStock|Zone\.NotOnSale/i, 'noStock'],
   [/RealName|NotCertified|Identity|Unverified/i, 'realName'],
   [/NotFound|NotExist|InvalidInstanceId/i, 'notFound'],
   [/IncorrectInstanceStatus|InvalidInstanceState|UnsupportedOperation\.InstanceState|IncorrectStatus|StatusError|InstanceStateError/i, 'invalidState'],

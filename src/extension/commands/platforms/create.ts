@@ -17,6 +17,8 @@ import { PLATFORM_DESCRIPTORS } from '../../../core/platforms/descriptors';
 import { CATALOG_PLATFORM } from '../../../core/platforms/types';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { forLabel } from '../../../core/text';
+import type { Catalog } from '../../../core/catalog';
+import { cardLabel, catalogPrice, createButtons, createPriceLine, stepTitle } from '../../createConfirm';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
@@ -67,6 +69,7 @@ export function refusalText(r: CreateRefusal): string {
     case 'quotaExceeded':
       return vscode.l10n.t('The account’s instance quota is used up: release an instance or ask the platform for a higher quota.') + own;
     case 'noStock':
+      if (d.zone) return vscode.l10n.t('{0} is sold out in {1}; zones that sell it now: {2}. Nothing was created and no other zone is picked for you.', String(d.card), String(d.zone), String(d.zones || '-')) + own;
       return vscode.l10n.t('No {0} is free now: try another card or region, or later.', String(d.card)) + own;
     case 'tooManyGpus':
       return vscode.l10n.t('{0} GPUs: at most {1} here.', String(d.gpus), String(d.max));
@@ -80,47 +83,67 @@ export function refusalText(r: CreateRefusal): string {
       return vscode.l10n.t('The name may hold letters, digits, . _ - only (at most 60).');
     case 'badCuda':
       return vscode.l10n.t('"{0}" is not a CUDA version (12.1) nor a PyTorch version or wheel tag (2.1.0+cu121, cu121).', String(d.given));
+    case 'networkMissing':
+      return vscode.l10n.t('A network piece is missing or not found ({0}{1}): nothing was created.', String(d.missing), d.given ? ` ${String(d.given)}` : '') + (d.note ? ` ${String(d.note)}` : '');
+    case 'badPublicKey':
+      return vscode.l10n.t('No usable SSH public key ({0}): the new instance logs in with your key, imported as a key pair.', String(d.path));
+    case 'badBandwidth':
+      return vscode.l10n.t('The public bandwidth must be 1 to {0} Mbit/s.', String(d.max));
+    case 'spotStopNotOffered':
+      return vscode.l10n.t('This cloud releases a reclaimed spot instance; it cannot stop it instead.');
     case 'notSupported':
       return vscode.l10n.t('This platform account cannot create instances here.');
   }
 }
 
-function detailLines(p: CreatePreview): string[] {
+function detailLines(p: CreatePreview, catalog: Catalog): string[] {
   const s = p.spec;
   const lines = [
-    vscode.l10n.t('Card: {0} ×{1}', s.card, s.gpus),
+    vscode.l10n.t('Card: {0} ×{1}', cardLabel(p.kind, s.card), s.gpus),
     vscode.l10n.t('Region: {0}', s.region ?? p.region ?? vscode.l10n.t('any')),
     vscode.l10n.t('Image: {0}', s.image ?? '?'),
   ];
   if (s.diskGb) lines.push(vscode.l10n.t('Disk: {0} GB', s.diskGb));
   if (p.cuda) lines.push(PLATFORM_DESCRIPTORS[p.kind].create?.cudaParameter ? vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda) : vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda));
   if (s.spot) lines.push(vscode.l10n.t('Spot, at most {0}/h', formatCny(s.spot.maxPriceFen)));
-  lines.push(p.priceFenPerHour !== undefined ? vscode.l10n.t('Price: {0}/h (the platform’s quote)', formatCny(p.priceFenPerHour)) : vscode.l10n.t('Price: not quoted by the platform before a create; it shows in the tree once the instance exists.'));
+  // Always a price (issue 41 bug 7): the platform's, else the catalog's marked as such, else ? said plainly.
+  lines.push(createPriceLine(p.priceFenPerHour, p.priceFenPerHour === undefined ? catalogPrice(catalog, p.kind, s.card, s.gpus) : undefined, vscode.l10n));
   if (s.diskGb) lines.push(p.storageFenPerDay !== undefined ? (p.storageSource === 'catalog' ? vscode.l10n.t('Storage: {0}/day (catalog estimate, not the platform’s quote)', formatCny(p.storageFenPerDay)) : vscode.l10n.t('Storage: {0}/day (the platform’s quote)', formatCny(p.storageFenPerDay))) : vscode.l10n.t('Storage: ?/day (not quoted separately)'));
   if (p.balanceFen !== undefined) lines.push(vscode.l10n.t('Balance: {0}', formatCny(p.balanceFen)));
   return lines;
 }
 
-async function ask(prompt: string, o: { value?: string; placeHolder?: string; validate?: (s: string) => string | undefined } = {}): Promise<string | undefined> {
-  const v = await vscode.window.showInputBox({ prompt, ignoreFocusOut: true, ...(o.value !== undefined ? { value: o.value } : {}), ...(o.placeHolder ? { placeHolder: o.placeHolder } : {}), ...(o.validate ? { validateInput: o.validate } : {}) });
+async function ask(prompt: string, o: { title?: string; value?: string; placeHolder?: string; validate?: (s: string) => string | undefined } = {}): Promise<string | undefined> {
+  const v = await vscode.window.showInputBox({ prompt, ignoreFocusOut: true, ...(o.title ? { title: o.title } : {}), ...(o.value !== undefined ? { value: o.value } : {}), ...(o.placeHolder ? { placeHolder: o.placeHolder } : {}), ...(o.validate ? { validateInput: o.validate } : {}) });
   return v === undefined ? undefined : v.trim();
 }
 
 /** The choices, asked one by one; undefined when the user cancels. */
-async function askInput(mon: PlatformMonitor, a: Account): Promise<CreateInput | undefined> {
+async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog): Promise<CreateInput | undefined> {
   const c = PLATFORM_DESCRIPTORS[a.kind].create;
   if (!c) return undefined;
+  // Every step titled with where the user is (issue 41 bug 7).
+  const total = (c.spec === 'cardList' ? 7 : 6) + (c.network ? 2 : 0);
+  let n0 = 0;
+  const title = (what: string) => stepTitle(a.label, ++n0, total, what, vscode.l10n);
   let card: string;
   let gpus = 1;
   if (c.spec === 'cardList') {
-    const pick = await vscode.window.showQuickPick(Object.entries(AUTODL_SPEC_CARDS).map(([spec, name]) => ({ label: name, description: spec, spec })), { placeHolder: vscode.l10n.t('Which card?') });
+    // The cards by name, with the catalog's price where it has one (marked as the catalog's).
+    const pick = await vscode.window.showQuickPick(
+      Object.entries(AUTODL_SPEC_CARDS).map(([spec, name]) => {
+        const cp = catalogPrice(catalog, a.kind, spec, 1);
+        return { label: name, description: cp ? vscode.l10n.t('{0} · about {1}/h per card (catalog)', spec, formatCny(cp.fenPerHour)) : vscode.l10n.t('{0} · price: ? until created', spec), spec };
+      }),
+      { title: title(vscode.l10n.t('card')), placeHolder: vscode.l10n.t('Which card?'), ignoreFocusOut: true },
+    );
     if (!pick) return undefined;
     card = pick.spec;
-    const n = await vscode.window.showQuickPick(Array.from({ length: AUTODL_MAX_GPUS }, (_, i) => ({ label: String(i + 1), n: i + 1 })), { placeHolder: vscode.l10n.t('How many GPUs?') });
+    const n = await vscode.window.showQuickPick(Array.from({ length: AUTODL_MAX_GPUS }, (_, i) => ({ label: String(i + 1), n: i + 1 })), { title: title(vscode.l10n.t('number of GPUs')), placeHolder: vscode.l10n.t('How many GPUs?'), ignoreFocusOut: true });
     if (!n) return undefined;
     gpus = n.n;
   } else {
-    const t = await ask(vscode.l10n.t('Instance type (it fixes the card and count)'), { placeHolder: c.instanceTypeExample ?? '', validate: (s) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(s.trim()) ? undefined : vscode.l10n.t('Letters, digits, dots and dashes.')) });
+    const t = await ask(vscode.l10n.t('Instance type (it fixes the card and count)'), { title: title(vscode.l10n.t('instance type')), placeHolder: c.instanceTypeExample ?? '', validate: (s) => (/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(s.trim()) ? undefined : vscode.l10n.t('Letters, digits, dots and dashes.')) });
     if (!t) return undefined;
     card = t;
   }
@@ -128,27 +151,27 @@ async function askInput(mon: PlatformMonitor, a: Account): Promise<CreateInput |
   if (c.where === 'regionList') {
     const conn = await mon.connector(a);
     const list = conn && 'regions' in conn ? await (conn as unknown as { regions(): Promise<string[]> }).regions().catch(() => [] as string[]) : [];
-    const pick = await vscode.window.showQuickPick(list.map((r) => ({ label: r })), { placeHolder: vscode.l10n.t('Which region?') });
+    const pick = await vscode.window.showQuickPick(list.map((r) => ({ label: r })), { title: title(vscode.l10n.t('region')), placeHolder: vscode.l10n.t('Which region?'), ignoreFocusOut: true });
     if (!pick) return undefined;
     region = pick.label;
   } else {
-    const r = await ask(c.where === 'zone' ? vscode.l10n.t('Zone (e.g. ap-guangzhou-3)') : vscode.l10n.t('Data center (empty: any)'), { placeHolder: c.whereExample ?? '' });
+    const r = await ask(c.where === 'zone' ? vscode.l10n.t('Zone (e.g. ap-guangzhou-3)') : vscode.l10n.t('Data center (empty: any)'), { title: title(vscode.l10n.t('region')), placeHolder: c.whereExample ?? '' });
     if (r === undefined) return undefined;
     region = r || undefined;
   }
-  const image = await ask(vscode.l10n.t('Image id'), { placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
+  const image = await ask(vscode.l10n.t('Image id'), { title: title(vscode.l10n.t('image')), placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
   if (!image) return undefined;
-  const disk = await ask(c.disk === 'moreSystemDisk' ? vscode.l10n.t('More system disk, GB (0-500)') : vscode.l10n.t('Data disk, GB (0: none)'), { value: '0', validate: (s) => (/^\d{1,5}$/.test(s.trim()) ? undefined : vscode.l10n.t('A whole number of GB.')) });
+  const disk = await ask(c.disk === 'moreSystemDisk' ? vscode.l10n.t('More system disk, GB (0-500)') : vscode.l10n.t('Data disk, GB (0: none)'), { title: title(vscode.l10n.t('disk')), value: '0', validate: (s) => (/^\d{1,5}$/.test(s.trim()) ? undefined : vscode.l10n.t('A whole number of GB.')) });
   if (disk === undefined) return undefined;
-  const cuda = await ask(vscode.l10n.t('Lowest CUDA the host must offer (12.1), or your PyTorch version (2.1.0+cu121); empty: none'), { placeHolder: '2.1.0+cu121' });
+  const cuda = await ask(vscode.l10n.t('Lowest CUDA the host must offer (12.1), or your PyTorch version (2.1.0+cu121); empty: none'), { title: title('CUDA'), placeHolder: '2.1.0+cu121' });
   if (cuda === undefined) return undefined;
-  const name = await ask(vscode.l10n.t('Name (the create is found again by it)'), { value: defaultCreateName(Math.floor(Date.now() / 1000), randomBytes(2).toString('hex')), validate: (s) => (CREATE_NAME.test(s.trim()) ? undefined : vscode.l10n.t('The name may hold letters, digits, . _ - only (at most 60).')) });
+  const name = await ask(vscode.l10n.t('Name (the create is found again by it)'), { title: title(vscode.l10n.t('name')), value: defaultCreateName(Math.floor(Date.now() / 1000), randomBytes(2).toString('hex')), validate: (s) => (CREATE_NAME.test(s.trim()) ? undefined : vscode.l10n.t('The name may hold letters, digits, . _ - only (at most 60).')) });
   if (!name) return undefined;
   let extra: Pick<CreateInput, 'vSwitchId' | 'securityGroupId'> = {};
   if (c.network) {
-    const vsw = await ask(vscode.l10n.t('vSwitch id (its zone and VPC)'), { placeHolder: 'vsw-…' });
+    const vsw = await ask(vscode.l10n.t('vSwitch id (its zone and VPC)'), { title: title('vSwitch'), placeHolder: 'vsw-…' });
     if (vsw === undefined) return undefined;
-    const sg = await ask(vscode.l10n.t('Security group id'), { placeHolder: 'sg-…' });
+    const sg = await ask(vscode.l10n.t('Security group id'), { title: title(vscode.l10n.t('security group')), placeHolder: 'sg-…' });
     if (sg === undefined) return undefined;
     extra = { ...(vsw ? { vSwitchId: vsw } : {}), ...(sg ? { securityGroupId: sg } : {}) };
   }
@@ -193,7 +216,7 @@ export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMo
         ...(scripted.vSwitchId ? { vSwitchId: scripted.vSwitchId } : {}),
         ...(scripted.securityGroupId ? { securityGroupId: scripted.securityGroupId } : {}),
       }
-    : await askInput(mon, a);
+    : await askInput(mon, a, ctx.catalog());
   if (!input) return undefined;
   const p = await withNotificationProgress({ title: vscode.l10n.t('Checking {0} on {1}…', input.name, a.label) }, async () => {
     try {
@@ -204,9 +227,10 @@ export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMo
   });
   if (isRefusal(p)) throw new UserError(vscode.l10n.t('Nothing created: {0}', refusalText(p)));
   if (!scripted) {
-    const yes = p.existing ? vscode.l10n.t('Show It') : vscode.l10n.t('Create');
-    const message = p.existing ? vscode.l10n.t('An instance named {0} already exists on {1}: it is the one, nothing new is created.', input.name, a.label) : vscode.l10n.t('Create {0} on {1}?', input.name, a.label);
-    if ((await showWarning(message, { modal: true, detail: detailLines(p).join('\n') }, yes)) !== yes) return undefined;
+    const message = p.existing ? vscode.l10n.t('An instance named {0} already exists on {1}: it is the one, nothing new is created.', input.name, a.label) : vscode.l10n.t('Create {0} on {1}? It bills from its start.', input.name, a.label);
+    // Cancel first and the close affordance: Enter or Escape never creates (issue 41 bug 7).
+    const pick = await showWarning(message, { modal: true, detail: detailLines(p, ctx.catalog()).join('\n') }, ...createButtons(!!p.existing, vscode.l10n));
+    if (!pick?.go) return undefined;
   }
   const waitMs = (scripted?.waitSeconds ?? 300) * 1000;
   const o = await withNotificationProgress({ title: vscode.l10n.t('Creating {0} on {1}…', input.name, a.label) }, async (progress) => {
