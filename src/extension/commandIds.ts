@@ -35,6 +35,8 @@ export const Commands = {
   removeWatchdog: 'gpuRent.removeWatchdog',
   addPlatformAccount: 'gpuRent.addPlatformAccount',
   removePlatformAccount: 'gpuRent.removePlatformAccount',
+  addNotifyChannel: 'gpuRent.addNotifyChannel',
+  removeNotifyChannel: 'gpuRent.removeNotifyChannel',
   refreshPlatforms: 'gpuRent.refreshPlatforms',
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',

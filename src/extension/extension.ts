@@ -40,6 +40,8 @@ import { scanSecrets } from './commands/guards/secrets';
 import { installWatchdog, removeWatchdog, watchdogStatus } from './commands/guards/watchdog';
 import { getState, openCalculator, refresh, showLog } from './commands/view/view';
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
+import { addNotifyChannel, removeNotifyChannel } from './commands/notify/addChannel';
+import { NotifyChannels } from './notifyChannels';
 import { createInstanceCommand } from './commands/platforms/create';
 import { cloneInstanceCommand } from './commands/platforms/clone';
 import { PlatformAccounts } from './commands/platforms/accountStore';
@@ -229,6 +231,9 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
+  const notifyChannels = new NotifyChannels(context.globalState, context.secrets);
+  command(Commands.addNotifyChannel, (a) => addNotifyChannel(notifyChannels, a));
+  command(Commands.removeNotifyChannel, (a) => removeNotifyChannel(notifyChannels, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
   command(Commands.reviewPlatformLogin, async (a) => {
     const inst = await pickInstance(ctx, a, (i) => platformFacts.pendingLogins.has(i.id));
