@@ -53,3 +53,15 @@ export async function writeChannelFile(home: string, channels: readonly StoredCh
   await mkdir(home, { recursive: true, mode: 0o700 });
   await writeFileAtomic(join(home, CHANNEL_FILE), JSON.stringify({ version: 1, channels }, null, 2) + '\n', { mode: 0o600 });
 }
+
+/** The channels a task names (`notify: [...]`), in its order; the names no channel has. */
+export function channelsNamed(names: readonly string[], stored: readonly StoredChannel[]): { sends: StoredChannel[]; missing: string[] } {
+  const sends: StoredChannel[] = [];
+  const missing: string[] = [];
+  for (const n of names) {
+    const c = stored.find((s) => s.channel.name === n);
+    if (c) sends.push(c);
+    else missing.push(n);
+  }
+  return { sends, missing };
+}
