@@ -15,7 +15,8 @@ import { judgeIdle } from '../../src/core/guards/idle';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { probeIdle } from '../../src/remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../src/remote/guards/watchdog';
-import { WATCHDOG_SCRIPT, spotTerminationUrl, watchdogConfigText, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
+import { WATCHDOG_SCRIPT, spotTerminationUrl, tencentSpotTerminationUrl, watchdogConfigText, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
+import { MetadataServer } from '../support/metadata-server';
 import { shQuote } from '../../src/remote/shell';
 import { secureUpload, wipeRamDir, RamUploadRefused, inspectRamTarget } from '../../src/remote/guards/ramdisk';
 import { captureEnvironment, startRebuild } from '../../src/remote/guards/environment';
@@ -289,6 +290,29 @@ describe('guards against a real sshd', function () {
         assert.equal(hits, hitsAfter, 'no more metadata polls after the notice');
       } finally {
         server.close();
+      }
+    });
+
+    it('spot on a box whose metadata requires the token (阿里云) and on 腾讯云’s address: each notice is read and runs the hook', async () => {
+      const md = await MetadataServer.start();
+      try {
+        sshd.setNvidiaSmi('h100_80gb_driver590.48.01_smi_load.txt');
+        await installWatchdog(conn, base({ idleWindowSeconds: 0, spotUrl: spotTerminationUrl(md.host), spotTencentUrl: tencentSpotTerminationUrl(md.host), actionCommand: null }));
+        await until('polls with the token', async () => md.hits.filter((h) => h.path.endsWith('/instance/spot/termination-time') && h.token).length, (n) => n >= 2);
+        assert.ok(md.hits.some((h) => h.method === 'PUT' && h.path === '/latest/api/token'));
+        md.aliyun = '2026-11-29T12:05:00Z';
+        const s = await until('the 阿里云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'));
+        assert.ok(s.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29T12:05:00Z'), JSON.stringify(s.events));
+        await removeWatchdog(conn);
+        rmSync(join(sshd.home, 'hook-ran'), { force: true });
+        md.aliyun = undefined;
+        md.tencent = '2026-11-29 20:05:00';
+        await installWatchdog(conn, base({ idleWindowSeconds: 0, spotUrl: spotTerminationUrl(md.host), spotTencentUrl: tencentSpotTerminationUrl(md.host), actionCommand: null }));
+        const t = await until('the 腾讯云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'));
+        assert.ok(t.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29 20:05:00'), JSON.stringify(t.events));
+        assert.equal(existsSync(join(sshd.home, 'hook-ran')), true);
+      } finally {
+        await md.close();
       }
     });
 

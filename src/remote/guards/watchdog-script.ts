@@ -29,6 +29,11 @@ export const WATCHDOG_FILES = {
 
 export const WATCHDOG_VERSION = 1;
 
+/** 阿里云's security hardening mode: PUT this path with the TTL header for a token, then send it with every read. */
+export const SPOT_TOKEN_PATH = '/latest/api/token';
+export const SPOT_TOKEN_TTL_HEADER = 'X-aliyun-ecs-metadata-token-ttl-seconds';
+export const SPOT_TOKEN_HEADER = 'X-aliyun-ecs-metadata-token';
+
 /**
  * Reads `nvidia-smi` output (default table, --query-gpu CSV, compute-apps CSV or -q -x XML) and
  * prints "GPUS UNKNOWN MAXUTIL PROCS": GPU count, GPUs without a utilisation figure, the highest
@@ -112,12 +117,27 @@ activity() { # prints "yes" when a watched file was written since the poll befor
   echo "$found"
 }
 
+spot_get() { # URL [HEADER]: the body of a 2xx answer, or nothing
+  if command -v curl >/dev/null 2>&1; then
+    if [ -n "\${2:-}" ]; then curl -fsS -m 3 -H "$2" "$1" 2>/dev/null; else curl -fsS -m 3 "$1" 2>/dev/null; fi
+  elif command -v wget >/dev/null 2>&1; then
+    if [ -n "\${2:-}" ]; then wget -q -T 3 --header="$2" -O - "$1" 2>/dev/null; else wget -q -T 3 -O - "$1" 2>/dev/null; fi
+  fi
+}
+
 spot_notice() { # prints the announced termination time, or nothing
-  [ -n "\${GR_SPOT_URL:-}" ] || return 0
-  if command -v curl >/dev/null 2>&1; then t=$(curl -fsS -m 3 "$GR_SPOT_URL" 2>/dev/null) || return 0
-  elif command -v wget >/dev/null 2>&1; then t=$(wget -q -T 3 -O - "$GR_SPOT_URL" 2>/dev/null) || return 0
-  else return 0; fi
-  case "$t" in *[0-9]*) printf '%s' "$t" | head -c 64 ;; esac
+  t=""
+  if [ -n "\${GR_SPOT_URL:-}" ]; then
+    # 阿里云: security hardening mode first (a token from PUT ${SPOT_TOKEN_PATH}), the plain read where none is given.
+    tok=""
+    if command -v curl >/dev/null 2>&1; then
+      tok=$(curl -fsS -m 3 -X PUT -H "${SPOT_TOKEN_TTL_HEADER}: 60" "\${GR_SPOT_URL%%/latest/*}${SPOT_TOKEN_PATH}" 2>/dev/null | head -c 200 | tr -cd 'A-Za-z0-9._=+/-')
+    fi
+    if [ -n "$tok" ]; then t=$(spot_get "$GR_SPOT_URL" "${SPOT_TOKEN_HEADER}: $tok"); else t=$(spot_get "$GR_SPOT_URL"); fi
+  fi
+  # 腾讯云: its own address; the time is the box's clock in UTC+8, kept as said.
+  if [ -z "$t" ] && [ -n "\${GR_SPOT_TENCENT_URL:-}" ]; then t=$(spot_get "$GR_SPOT_TENCENT_URL"); fi
+  case "$t" in *[0-9]*) printf '%s' "$t" | head -n 1 | head -c 64 ;; esac
 }
 
 final_hook() { # reason
@@ -236,8 +256,10 @@ export interface WatchdogConfig {
   actionCommand: string | null;
   /** Run the action even when the hook failed. */
   actionIfHookFails: boolean;
-  /** Full URL of the spot termination-time metadata, or null. */
+  /** Full URL of the 阿里云 spot termination-time metadata (the token is asked of the same host), or null. */
   spotUrl: string | null;
+  /** Full URL of the 腾讯云 spot termination-time metadata, or null. */
+  spotTencentUrl?: string | null;
   /** Tests: a file holding the current epoch seconds (a fake clock). */
   clockFile?: string | null;
   /** "After job N ends": fire (hook, then action) once every named job (gpu-rent run names) has ended. */
@@ -266,6 +288,7 @@ export function watchdogConfigText(c: WatchdogConfig, quote: (s: string) => stri
     `GR_ACTION=${quote(c.actionCommand ?? '')}`,
     `GR_ACTION_IF_HOOK_FAILS=${c.actionIfHookFails ? 'yes' : 'no'}`,
     `GR_SPOT_URL=${quote(c.spotUrl ?? '')}`,
+    `GR_SPOT_TENCENT_URL=${quote(c.spotTencentUrl ?? '')}`,
     `GR_CLOCK_FILE=${quote(c.clockFile ?? '')}`,
     `GR_AFTER_JOBS=${quote((c.afterJobs ?? []).map(jobNameForConfig).join('\n'))}`,
     `GR_AFTER_JOBS_GRACE=${int(c.afterJobsGraceSeconds ?? 0, 0)}`,
@@ -279,8 +302,21 @@ export const ALIYUN_SPOT_TERMINATION_PATH = '/latest/meta-data/instance/spot/ter
 /** The metadata service address inside 阿里云 ECS. */
 export const ALIYUN_METADATA_HOST = '100.100.100.200';
 
+/** 腾讯云 CVM's metadata service and its spot termination-time path (404 until a reclaim; the time in UTC+8). */
+export const TENCENT_METADATA_HOST = 'metadata.tencentyun.com';
+export const TENCENT_SPOT_TERMINATION_PATH = '/latest/meta-data/spot/termination-time';
+
+/** "100.100.100.200", "127.0.0.1:8080" or a full http:// base → the http base. */
+export function metadataBase(metadataHost: string): string {
+  return /^https?:\/\//.test(metadataHost) ? trimEndOf(metadataHost, '/') : `http://${metadataHost}`;
+}
+
 /** The termination-time URL for a metadata host ("100.100.100.200", "127.0.0.1:8080", or a full http:// base). */
 export function spotTerminationUrl(metadataHost: string = ALIYUN_METADATA_HOST): string {
-  const base = /^https?:\/\//.test(metadataHost) ? trimEndOf(metadataHost, '/') : `http://${metadataHost}`;
-  return base + ALIYUN_SPOT_TERMINATION_PATH;
+  return metadataBase(metadataHost) + ALIYUN_SPOT_TERMINATION_PATH;
+}
+
+/** 腾讯云's termination-time URL (tests point it at a local server). */
+export function tencentSpotTerminationUrl(metadataHost: string = TENCENT_METADATA_HOST): string {
+  return metadataBase(metadataHost) + TENCENT_SPOT_TERMINATION_PATH;
 }

@@ -3,7 +3,7 @@
 import { forTerminalLines } from '../../../core/text';
 import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
-import { ALIYUN_METADATA_HOST, spotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
+import { ALIYUN_METADATA_HOST, spotTerminationUrl, TENCENT_METADATA_HOST, tencentSpotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
 import { formatHelp, parseArgs, UsageError } from '../../args';
 import { helpLang, t } from '../../words';
 import { cliLang, type CliLang } from '../../lang';
@@ -20,7 +20,7 @@ const specs = {
   action: { type: 'string', choices: ['none', 'shutdown', 'command'], description: 'what to do when idle: none (hook only, logged), shutdown (power off from inside the box), command (--action-command)' },
   'action-command': { type: 'string', valueName: 'CMD', description: 'shell command for --action command' },
   'action-if-hook-fails': { type: 'boolean', description: 'run the action even when the hook failed (default: skip it, keep the box)' },
-  spot: { type: 'boolean', description: `watch the 阿里云 spot termination notice (metadata at ${ALIYUN_METADATA_HOST}) and run the hook when a reclaim is announced` },
+  spot: { type: 'boolean', description: `watch the spot termination notice (阿里云 metadata at ${ALIYUN_METADATA_HOST} with its token, 腾讯云 at ${TENCENT_METADATA_HOST}) and run the hook when a reclaim is announced` },
   'spot-metadata': { type: 'string', valueName: 'HOST[:PORT]', description: 'metadata service address for --spot (default 100.100.100.200)' },
   'watch-dir': { type: 'string', valueName: 'DIR', repeat: true, description: `folder on the box whose writes count as progress (default ${DEFAULT_JOB_DIRS.join(', ')}; repeatable)` },
   json: { type: 'boolean', description: 'print the status as JSON' },
@@ -29,7 +29,7 @@ const specs = {
 
 const USAGE = 'gpu-rent watchdog install|status|remove TARGET [--window SECONDS] [--hook CMD] [--action none|shutdown|command] [--spot]';
 const SUMMARY = [
-  'An on-box watchdog that keeps guarding while your laptop sleeps: when every GPU stays under the threshold with no compute process and no job output for the window, it runs your final checkpoint hook, then the action. With --spot it runs the hook when 阿里云 announces a spot reclaim.',
+  'An on-box watchdog that keeps guarding while your laptop sleeps: when every GPU stays under the threshold with no compute process and no job output for the window, it runs your final checkpoint hook, then the action. With --spot it runs the hook when 阿里云 (read with its metadata token) or 腾讯云 announces a spot reclaim.',
   'What the box can do by itself: power off (AutoDL documents `shutdown` inside an instance as a stop: the GPU stops billing, the data disk keeps billing) or run your command. It cannot switch to a platform\'s no-GPU mode or release the instance: those need the console. The hook must push checkpoints somewhere (object storage, a network drive): your sleeping laptop cannot pull them.',
   TARGET_HELP,
 ].join('\n\n');
@@ -86,7 +86,7 @@ export function statusText(s: WatchdogStatus, lang: CliLang = 'en'): string {
 }
 
 const SUMMARY_ZH = [
-  '机器上的看门狗，在你的笔记本休眠时继续守护：在观察时长内每块 GPU 都低于阈值、没有计算进程也没有任务输出时，先运行你的最终检查点钩子，再执行动作。加 --spot 时，阿里云宣布回收抢占式实例就运行钩子。',
+  '机器上的看门狗，在你的笔记本休眠时继续守护：在观察时长内每块 GPU 都低于阈值、没有计算进程也没有任务输出时，先运行你的最终检查点钩子，再执行动作。加 --spot 时，阿里云（用元数据令牌读取）或腾讯云宣布回收抢占式实例就运行钩子。',
   '机器自己能做的：关机（AutoDL 文档说明在实例内 `shutdown` 等于关机：GPU 停止计费，数据盘继续计费）或运行你的命令。它不能切换到平台的无卡模式，也不能释放实例：那需要控制台。钩子必须把检查点推到别处（对象存储、网络盘）：休眠的笔记本拉不了。',
   TARGET_HELP_ZH,
 ].join('\n\n');
@@ -120,6 +120,7 @@ export const command: CliCommand = {
         actionCommand: action === 'shutdown' ? SHUTDOWN : action === 'command' ? flags['action-command']! : null,
         actionIfHookFails: flags['action-if-hook-fails'] === true,
         spotUrl: flags.spot ? spotTerminationUrl(flags['spot-metadata'] ?? ALIYUN_METADATA_HOST) : null,
+        spotTencentUrl: flags.spot ? tencentSpotTerminationUrl(flags['spot-metadata'] ?? TENCENT_METADATA_HOST) : null,
       };
     } else {
       for (const f of ['window', 'threshold', 'poll', 'hook', 'hook-timeout', 'action', 'action-command', 'action-if-hook-fails', 'spot', 'spot-metadata', 'watch-dir'] as const) {

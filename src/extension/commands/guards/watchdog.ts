@@ -47,7 +47,7 @@ export async function installWatchdog(ctx: CommandContext, arg: unknown): Promis
   if (windowSeconds === 0 && !spot) throw new UserError(vscode.l10n.t('Invalid arguments: {0}', 'windowSeconds: 0 turns the idle watch off; without spot the watchdog would do nothing'));
   const { DEFAULT_JOB_DIRS } = await import('../../../remote/guards/probe');
   const { installWatchdog: install } = await import('../../../remote/guards/watchdog');
-  const { spotTerminationUrl } = await import('../../../remote/guards/watchdog-script');
+  const { spotTerminationUrl, tencentSpotTerminationUrl } = await import('../../../remote/guards/watchdog-script');
   const hookCommand = a.hookCommand ?? (settings.watchdogHookCommand || null);
   const config = {
     pollSeconds: a.pollSeconds,
@@ -59,6 +59,7 @@ export async function installWatchdog(ctx: CommandContext, arg: unknown): Promis
     actionCommand: a.action === 'shutdown' ? SHUTDOWN : a.action === 'command' ? a.actionCommand! : null,
     actionIfHookFails: a.actionIfHookFails,
     spotUrl: spot ? spotTerminationUrl() : null,
+    spotTencentUrl: spot ? tencentSpotTerminationUrl() : null,
   };
   const { conn } = await ctx.sessions.open(inst.id, openOptions(a));
   const status = await withNotificationProgress({ title: vscode.l10n.t('Installing the watchdog on {0}…', inst.name) }, () => install(conn, config));
