@@ -15,6 +15,11 @@ import { RemoteConnection } from '../../src/remote/connection';
 import { startJob } from '../../src/remote/jobs';
 import { armSupervisor, claimEnd, markLaptopAwake, stopSupervisor, supervisorStatus, type SupervisorConfig, type SupervisorStatus } from '../../src/remote/guards/supervisor';
 import { startSshd, type TestSshd } from '../support/sshd';
+import { startS3, type TestS3 } from '../support/s3server';
+import { createUploadGrant } from '../../src/app/storage/grant';
+import { s3Client, SHA_META } from '../../src/app/storage/s3';
+import { renderBoxUploader, renderPostGrantConfig } from '../../src/core/storage/grant';
+import type { S3Store } from '../../src/core/storage/names';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -163,6 +168,45 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     assert.ok(done.events.some((e) => e.kind === 'job-stop' && e.detail === 'budget'));
     assert.match(readFileSync(join(sshd.home, `messages-${job}`), 'utf8'), /^budgetStop step=\d+ cost=/);
     conn.close();
+  });
+
+  it('stores checkpoints in a bucket through the run grant alone: verified by the store, the key nowhere on the box', async () => {
+    const job = 'lid6';
+    let s3: TestS3 | undefined;
+    const conn = await connect();
+    try {
+      s3 = await startS3(['ckpt']);
+      const SECRET = 'sk-supervisor-test-0123456789abcdef';
+      const store: S3Store = { kind: 's3', name: 'loc', endpoint: s3.endpoint, bucket: 'ckpt', region: 'us-east-1', pathStyle: true };
+      const client = await s3Client(store, { keyId: s3.keyId, secret: SECRET });
+      const grant = await createUploadGrant(client, store, { prefix: `runs/${job}/`, maxBytes: 64 * 1024 * 1024, runBoundS: 3600 });
+      await conn.exec(`cat > ~/notify-${job}.sh <<'EOF'\n${notifyScript(job)}EOF`);
+      await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 4, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
+      const dir = `~/.gpu-rent/supervisor/${job}`;
+      await armSupervisor(conn, { ...base(job), store: { kind: 'post', uploader: `${dir}/upload.sh`, grant: `${dir}/upload.grant` }, laptopAwaySeconds: 5 }, [
+        { name: 'upload.grant', content: renderPostGrantConfig(grant), mode: 0o600 },
+        { name: 'upload.sh', content: renderBoxUploader({ prefix: grant.prefix, maxBytes: grant.maxBytes, attempts: 2, retryPauseS: 1 }), mode: 0o700 },
+      ]);
+      const done = await until(conn, job, (x) => x.state?.text.startsWith('done') === true);
+      assert.equal(done.state!.text, 'done finished', JSON.stringify(done.events));
+      assert.deepEqual(done.stored.map((x) => x.name).sort(), ['checkpoint-2', 'checkpoint-4']);
+      const { HeadObjectCommand, GetObjectCommand } = await import('@aws-sdk/client-s3');
+      for (const c of ['checkpoint-2', 'checkpoint-4']) {
+        const local = readFileSync(join(sshd.home, 'runs', job, 'out', c, 'adapter_model.safetensors'));
+        const key = `runs/${job}/${c}/adapter_model.safetensors`;
+        const head = await client.send(new HeadObjectCommand({ Bucket: 'ckpt', Key: key }));
+        assert.equal(head.Metadata?.[SHA_META], createHash('sha256').update(local).digest('hex'));
+        const got = Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: 'ckpt', Key: key }))).Body!.transformToByteArray());
+        assert.deepEqual(got, local);
+      }
+      client.destroy();
+      // The store's secret is in no file of the box user's.
+      const found = (await conn.exec(`grep -rl -- ${JSON.stringify(SECRET)} ~ 2>/dev/null; true`)).stdout.trim();
+      assert.equal(found, '');
+    } finally {
+      conn.close();
+      await s3?.stop();
+    }
   });
 
   describe('spot notices', () => {

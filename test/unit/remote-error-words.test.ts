@@ -94,6 +94,7 @@ const BOX: { [C in BoxFailureCode]: [Extract<BoxFailure, { code: C }>, string] }
   'torch-word-unexpected': [{ code: 'torch-word-unexpected', word: '$(id)' }, 'unexpected word in the torch install command: $(id)'],
   'step-failed': [{ code: 'step-failed', step: { step: 'watchdog-start' }, exit: '1', output: 'setsid: not found' }, 'starting the watchdog failed on the box (exit 1): setsid: not found'],
   'watchdog-not-armed': [{ code: 'watchdog-not-armed', pid: 'none', running: false, outputPath: '/root/.gpu-rent/watchdog/output.log' }, 'the watchdog did not arm on the box (pid none, not running, no heartbeat); see /root/.gpu-rent/watchdog/output.log'],
+  'supervisor-not-armed': [{ code: 'supervisor-not-armed', pid: 'none', running: false, outputPath: '~/.gpu-rent/supervisor/lora/supervisor.out' }, "the run's supervisor did not arm on the box (not running, no heartbeat); see ~/.gpu-rent/supervisor/lora/supervisor.out"],
   'ram-upload-failed': [{ code: 'ram-upload-failed', file: 'keys/id_rsa', dir: '/dev/shm/gpu-rent', output: 'No such file' }, 'uploading keys/id_rsa failed: No such file. Files already in /dev/shm/gpu-rent stay in RAM; run wipe to remove them.'],
 };
 
@@ -108,6 +109,13 @@ const STEPS: [BoxFailure & { code: 'step-failed' }, string][] = (
     [{ step: 'ram-create' }, 'creating the RAM folder'],
     [{ step: 'ram-wipe' }, 'wiping the RAM folder'],
     [{ step: 'env-copy', name: 'environment.yml' }, 'copying environment.yml'],
+    [{ step: 'supervisor-python' }, 'looking for python3'],
+    [{ step: 'supervisor-status' }, 'reading the supervisor status'],
+    [{ step: 'supervisor-mark' }, 'marking the laptop awake'],
+    [{ step: 'supervisor-claim' }, 'taking the end over from the supervisor'],
+    [{ step: 'supervisor-stop' }, 'stopping the supervisor'],
+    [{ step: 'supervisor-start' }, 'starting the supervisor'],
+    [{ step: 'supervisor-write', name: 'config.json' }, 'writing config.json'],
   ] as const
 ).map(([step, what]) => [{ code: 'step-failed', step, exit: 'signal', output: '' }, `${what} failed on the box (exit signal)`]);
 

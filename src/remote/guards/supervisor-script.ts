@@ -366,7 +366,7 @@ def sha256(path):
 def put_file(path, rel):
     s = C.get("store") or {}
     if s.get("kind") == "post":
-        r = subprocess.run(["sh", s["uploader"], s["grant"], path, rel], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=s.get("timeoutSeconds", 3600))
+        r = subprocess.run(["sh", home(s["uploader"]), home(s["grant"]), path, rel], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=s.get("timeoutSeconds", 3600))
         if r.returncode == 0:
             return 0, ""
         return r.returncode, r.stderr.decode("utf-8", "replace").strip().split("\n")[-1][:200]
