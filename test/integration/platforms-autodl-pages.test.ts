@@ -3,13 +3,21 @@
 // stock through the elastic pool's data-center codes, one balance per account.
 import * as assert from 'node:assert';
 import { makeConnector, type Endpoints } from '../../src/app/platforms/accounts';
+import { createInstance, previewCreate, type CreateInput, type CreatePreview } from '../../src/app/platforms/create';
 import { PlatformError } from '../../src/app/platforms/errors';
+import { isRefusal, type CreateRefusal } from '../../src/core/platforms/create';
 import type { StockReader } from '../../src/app/platforms/stock';
 import type { Connector } from '../../src/core/platforms/types';
 import elastic from '../fixtures/platforms/autodl-elastic-appendix.json';
 import { PlatformServer } from '../support/platform-server';
 
 const now = () => Math.floor(Date.now() / 1000);
+const CREATE = '/api/v1/dev/instance/pro/create';
+
+function preview(p: CreatePreview | CreateRefusal): CreatePreview {
+  assert.ok(!isRefusal(p), `refused: ${JSON.stringify(p)}`);
+  return p;
+}
 const opts = { timeoutMs: 5000, now };
 
 describe('AutoDL as its pages say, on the local platform server', function () {
@@ -70,6 +78,36 @@ describe('AutoDL as its pages say, on the local platform server', function () {
       assert.strictEqual(s.sent('autodl-pro').length, 0);
       const rows = await stockOf().stock({ regions: ['westDC2'] });
       assert.deepStrictEqual(rows.map((r) => [r.card, r.region, r.free]), [['RTX 4090', 'westDC2', 3], ['RTX 3090', 'westDC2', 1]], 'a data-center code reads the fixture\'s pool');
+    });
+  });
+
+  describe('cuda_v_from on every Pro create', () => {
+    const input: CreateInput = { card: '4090D', gpus: 1, name: 'train-d', image: 'image-db8346e037' };
+
+    it('the test server refuses a create without cuda_v_from, as the page marks it required', async () => {
+      const doc = { req_gpu_amount: 1, expand_system_disk_by_gb: 0, gpu_spec_uuid: 'pro6000-p', image_uuid: 'image-db8346e037', instance_name: 'x' };
+      const raw = await fetch(`${s.url}${CREATE}`, { method: 'POST', headers: { Authorization: s.creds.autodlPro, 'Content-Type': 'application/json' }, body: JSON.stringify(doc) });
+      assert.strictEqual(((await raw.json()) as { code: string }).code, 'RequestParameterIsWrong');
+      assert.strictEqual(s.instances.size, 0, 'nothing made');
+    });
+
+    it('no bound and an image whose CUDA is not known (a private image): the page\'s lowest, 113, said so; the create is accepted', async () => {
+      const c = pro();
+      const p = preview(await previewCreate(c, input));
+      assert.deepStrictEqual([p.request.cuda_v_from, p.request.gpu_spec_uuid], [113, '4090D'], 'the appendix\'s 4090D spec');
+      assert.deepStrictEqual(p.cuda, { cuda: '11.3', from: 'page' });
+      const o = await createInstance(c, p, { settleMs: 0, intervalMs: 50 });
+      assert.strictEqual(o.status, 'created', JSON.stringify(o));
+      assert.strictEqual((JSON.parse(s.sent('autodl-pro', CREATE)[0]!.body) as { cuda_v_from: number }).cuda_v_from, 113);
+    });
+
+    it('a public base image the page lists: its CUDA (base-image-l2t43iu6uk is cuda11.8 → 118); --cuda-min and --torch win over it', async () => {
+      const img = preview(await previewCreate(pro(), { ...input, image: 'base-image-l2t43iu6uk' }));
+      assert.deepStrictEqual([img.request.cuda_v_from, img.cuda], [118, { cuda: '11.8', from: 'image' }]);
+      const flag = preview(await previewCreate(pro(), { ...input, image: 'base-image-l2t43iu6uk', cudaMin: '12.4' }));
+      assert.deepStrictEqual([flag.request.cuda_v_from, flag.cuda], [124, { cuda: '12.4', from: 'flag' }]);
+      const torch = preview(await previewCreate(pro(), { ...input, torch: '2.1.0+cu121' }));
+      assert.deepStrictEqual([torch.request.cuda_v_from, torch.cuda], [121, { cuda: '12.1', from: 'torch' }]);
     });
   });
 });

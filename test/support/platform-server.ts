@@ -401,6 +401,9 @@ export class PlatformServer {
       return ok(null);
     }
     if (p === 'autodl-pro' && path === `${pre}/create` && method === 'POST') {
+      // The page marks cuda_v_from required (是, an integer such as 113): a create without it is refused,
+      // with the code live clients get for a wrong parameter (RequestParameterIsWrong).
+      if (typeof params.cuda_v_from !== 'number' || !Number.isInteger(params.cuda_v_from)) return fail('requestParameterIsWrong');
       // The page's body; its answer's data is the new id. A balance at or below zero is refused as the connectors' sources show.
       if (this.balances.autodlPro <= 0) return fail('insufficientBalance');
       const id = `pro-${(0x7641990995 + ++this.createSeq).toString(16).padStart(12, '0')}`;

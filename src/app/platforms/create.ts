@@ -9,8 +9,9 @@
 // name as their idempotency ClientToken).
 import { builtinCatalog, findPlatform } from '../../core/catalog';
 import { roundFen, type Fen } from '../../core/money';
+import { autodlCudaFrom, type AutodlCudaSource } from '../../core/platforms/autodl';
 import { aliyunPrice } from '../../core/platforms/aliyun';
-import { autodlCudaCode, autodlSpecFor, autoReleaseAt, balanceRefusal, checkSpec, clientToken, createRefusalOf, cudaBound, existingByName, isRefusal, type CreateRefusal, type CreateSpec } from '../../core/platforms/create';
+import { autodlSpecFor, autoReleaseAt, balanceRefusal, checkSpec, clientToken, createRefusalOf, cudaBound, existingByName, isRefusal, type CreateRefusal, type CreateSpec } from '../../core/platforms/create';
 import { tencentPrice } from '../../core/platforms/tencent';
 import { can, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
 import type { AliyunConnector } from './aliyun';
@@ -40,7 +41,8 @@ export interface CreatePreview {
   spec: CreateSpec;
   /** What will be sent (the platform's own field names), for the preview and --json. */
   request: Record<string, unknown>;
-  cuda?: { cuda: string; from: 'flag' | 'torch' };
+  /** The CUDA lower bound and where it came from (AutoDL Pro always has one: `cuda_v_from` is required; `image`/`page` only there). */
+  cuda?: { cuda: string; from: AutodlCudaSource };
   /** The platform's quote before creating, fen/h; undefined where it gives none before a create (AutoDL Pro). */
   priceFenPerHour?: Fen;
   /** What the disk asked for bills per day: the platform's quote, or the catalog's figure (labelled), or none. */
@@ -119,6 +121,7 @@ async function withBalance(c: Connector, p: CreatePreview, signal?: AbortSignal)
 async function previewAutodl(c: Connector, spec: CreateSpec, base: Base, signal?: AbortSignal): Promise<CreatePreview | CreateRefusal> {
   const gpuSpec = autodlSpecFor(spec.card);
   if (isRefusal(gpuSpec)) return gpuSpec;
+  const cudaFrom = autodlCudaFrom(base.cuda && (base.cuda.from === 'flag' || base.cuda.from === 'torch') ? { cuda: base.cuda.cuda, from: base.cuda.from } : undefined, spec.image);
   // The Pro page's body: data_center_list?, req_gpu_amount, expand_system_disk_by_gb, gpu_spec_uuid, image_uuid, cuda_v_from, instance_name?.
   const request: Record<string, unknown> = {
     ...(spec.region ? { data_center_list: [spec.region] } : {}),
@@ -126,13 +129,14 @@ async function previewAutodl(c: Connector, spec: CreateSpec, base: Base, signal?
     expand_system_disk_by_gb: spec.diskGb ?? 0,
     gpu_spec_uuid: gpuSpec,
     image_uuid: spec.image,
-    ...(spec.cudaMin ? { cuda_v_from: autodlCudaCode(spec.cudaMin) } : {}),
+    // Required by the page, so always sent: the bound asked, else the image's CUDA, else the page's lowest (autodlCudaFrom).
+    cuda_v_from: cudaFrom.code,
     instance_name: spec.name,
   };
   // No price query before a create is documented: the snapshot's payg_price shows once it exists. The disk: the catalog's AutoDL figure, labelled so.
   const perGbDay = findPlatform(builtinCatalog(), 'autodl')?.dataDisk.fenPerGbDay?.max;
   const storage = spec.diskGb && perGbDay !== undefined ? { storageFenPerDay: roundFen(spec.diskGb * perGbDay), storageSource: 'catalog' as const } : {};
-  return withBalance(c, { ...base, request, ...storage }, signal);
+  return withBalance(c, { ...base, cuda: { cuda: cudaFrom.cuda, from: cudaFrom.from }, request, ...storage }, signal);
 }
 
 /** 腾讯云 `--region` is a zone (ap-guangzhou-3); calls go to its region. */

@@ -48,6 +48,24 @@ export const AUTODL_BASE_IMAGE_CUDA: Readonly<Record<string, string>> = {
  */
 export const AUTODL_PAGE_CUDA_FLOOR = '11.3';
 
+/** Where a Pro create's `cuda_v_from` came from: the flag, the PyTorch asked, the image's CUDA, or the page's lowest. */
+export type AutodlCudaSource = 'flag' | 'torch' | 'image' | 'page';
+
+/**
+ * The `cuda_v_from` every Pro create sends (the page marks it required): the bound asked
+ * (`--cuda-min` / `--torch`), else the CUDA of a public base image the page lists, else the
+ * lowest value the page lists. `code` is the page's integer (113 for 11.3).
+ */
+export function autodlCudaFrom(bound: { cuda: string; from: 'flag' | 'torch' } | undefined, image: string | undefined): { cuda: string; code: number; from: AutodlCudaSource } {
+  const pick = (cuda: string, from: AutodlCudaSource) => {
+    const [maj, min] = cuda.split('.').map(Number) as [number, number];
+    return { cuda, code: maj * 10 + (min ?? 0), from };
+  };
+  if (bound) return pick(bound.cuda, bound.from);
+  if (image !== undefined && Object.hasOwn(AUTODL_BASE_IMAGE_CUDA, image)) return pick(AUTODL_BASE_IMAGE_CUDA[image]!, 'image');
+  return pick(AUTODL_PAGE_CUDA_FLOOR, 'page');
+}
+
 const BEIJING_OFFSET_S = 8 * 3600;
 const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
 

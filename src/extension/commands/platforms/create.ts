@@ -104,7 +104,7 @@ function detailLines(p: CreatePreview, catalog: Catalog): string[] {
     vscode.l10n.t('Image: {0}', s.image ?? '?'),
   ];
   if (s.diskGb) lines.push(vscode.l10n.t('Disk: {0} GB', s.diskGb));
-  if (p.cuda) lines.push(PLATFORM_DESCRIPTORS[p.kind].create?.cudaParameter ? vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda) : vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda));
+  if (p.cuda) lines.push(!PLATFORM_DESCRIPTORS[p.kind].create?.cudaParameter ? vscode.l10n.t('CUDA ≥ {0}: not a create parameter here, the image decides the driver', p.cuda.cuda) : p.cuda.from === 'image' ? vscode.l10n.t("CUDA ≥ {0} (cuda_v_from {1}): the CUDA of image {2}, from the Pro page's public image table", p.cuda.cuda, String(p.request.cuda_v_from), p.spec.image ?? '?') : p.cuda.from === 'page' ? vscode.l10n.t("CUDA ≥ {0} (cuda_v_from {1}): no CUDA bound was given and the image's CUDA is not known, so the lowest the Pro page lists (any host may take it)", p.cuda.cuda, String(p.request.cuda_v_from)) : vscode.l10n.t('CUDA ≥ {0}', p.cuda.cuda));
   if (s.spot) lines.push(vscode.l10n.t('Spot, at most {0}/h', formatCny(s.spot.maxPriceFen)));
   // Always a price (issue 41 bug 7): the platform's, else the catalog's marked as such, else ? said plainly.
   lines.push(createPriceLine(p.priceFenPerHour, p.priceFenPerHour === undefined ? catalogPrice(catalog, p.kind, s.card, s.gpus) : undefined, vscode.l10n));
