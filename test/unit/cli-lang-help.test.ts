@@ -15,6 +15,7 @@ import { command as instances } from '../../src/cli/commands/instances';
 import { command as jobs } from '../../src/cli/commands/jobs';
 import { command as launch } from '../../src/cli/commands/launch';
 import { command as logs } from '../../src/cli/commands/logs';
+import { command as notify } from '../../src/cli/commands/notify';
 import { command as platforms } from '../../src/cli/commands/platforms';
 import { powerOff, powerOn, release } from '../../src/cli/commands/power';
 import { command as probe } from '../../src/cli/commands/probe';
@@ -31,7 +32,7 @@ import { runCli } from '../support/cli';
 const CJK = /[\u4e00-\u9fff]/;
 const ZH = { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' };
 const EN = { LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8' };
-const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, ...guardCommands];
+const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, notify, ...guardCommands];
 
 const io: CliIO = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: EN, isTTY: false };
 
