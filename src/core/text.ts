@@ -7,8 +7,15 @@
 const HEX = (n: number, w: number) => n.toString(16).padStart(w, '0');
 
 // C0 (but the ones `keep` allows), DEL, C1, the line/paragraph separators, the bidi embeddings,
-// overrides and isolates (they reorder what is shown), and the BOM / zero-width no-break space.
-const CONTROL = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/g;
+// overrides and isolates (they reorder what is shown), the BOM / zero-width no-break space, and
+// the characters that draw nothing, so that a name holding one looks like another name: the soft
+// hyphen, the combining grapheme joiner U+034F, the Hangul fillers U+115F U+1160 U+3164 U+FFA0,
+// the Khmer inherent vowels U+17B4 U+17B5, the Mongolian vowel separator U+180E, the zero-width
+// space and (non-)joiners U+200B-U+200D, the word joiner and invisible operators U+2060-U+2064,
+// the deprecated format characters U+206A-U+206F, the braille blank U+2800 and the interlinear
+// annotation marks U+FFF9-U+FFFB.
+const INVISIBLE = '\\u00ad\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u180e\\u200b-\\u200d\\u2060-\\u2064\\u206a-\\u206f\\u2800\\u3164\\uffa0\\ufff9-\\ufffb';
+const CONTROL = new RegExp(`[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c\\ufeff${INVISIBLE}]`, 'g');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\x1b': '\\x1b' };
 
@@ -77,9 +84,9 @@ export function forHtml(s: string): string {
     .replace(/'/g, '&#39;');
 }
 
-// What JSON.stringify leaves raw but a terminal acts on or reorders: DEL, C1 (U+009B is CSI),
-// the line separators and the bidi controls.
-const JSON_RAW = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\ufeff]/g;
+// What JSON.stringify leaves raw but a terminal acts on, reorders or draws as nothing: DEL, C1
+// (U+009B is CSI), the line separators, the bidi controls and the invisible characters above.
+const JSON_RAW = new RegExp(`[\\x7f-\\x9f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\\u061c\\ufeff${INVISIBLE}]`, 'g');
 
 /** JSON.stringify whose text is safe on a terminal: the same JSON value, every such character written as \uXXXX. */
 export function jsonForTerminal(value: unknown, indent?: number): string {
@@ -139,4 +146,16 @@ export function forLabel(s: string, max = 200): string {
   const raw = typeof s === 'string' ? s : String(s);
   const t = forTerminal(raw.length > max * 2 ? raw.slice(0, max * 2) : raw).replace(/\$\(/g, '$\u200b(');
   return t.length > max || raw.length > max * 2 ? t.slice(0, max - 1) + '…' : t;
+}
+
+/** The most matches an error names before "and N more" (an ambiguous name can match thousands). */
+export const LIST_MAX_SHOWN = 10;
+
+/**
+ * `items` joined with ', ', at most `max` of them, then `more(n)` for the rest ("and 1490 more"):
+ * a message that names matches stays one readable line however many there are.
+ */
+export function listSome(items: readonly string[], more: (n: number) => string = (n) => `and ${n} more`, max = LIST_MAX_SHOWN): string {
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown}, ${more(items.length - max)}` : shown;
 }

@@ -6,11 +6,14 @@
 // - a pushed link to ~/.kube or ~/.docker is judged by its real path: the scan finds the config.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { chownSync, chmodSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chownSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
 import { dirname, join } from 'node:path';
 import { workdirExclusions, WorkdirIsGitDir, pathLeavingProject } from '../../src/app/launch/workdir';
 import { syncRemote } from '../../src/app/sync';
-import { preparePush } from '../../src/app/push';
+import { preparePush, pushFolder } from '../../src/app/push';
 import { syncOnce, SyncError } from '../../src/remote/sync';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo, tempDir } from './remote-helpers';
@@ -182,5 +185,47 @@ describe('attack round 3: what the box sends never lands in .git (real sshd)', f
     // A real folder inside the project still syncs.
     const ok = await syncOnce(syncRemote(conn), { remoteDir: box, localDir: join(project, 'ckpt'), settleSeconds: 0, within: project });
     assert.equal(ok.files, 2);
+  });
+
+  it('a push whose box gzip -dc never ends stops at its 60 s deadline and goes by SFTP, even with the garbage collector busy', async function () {
+    this.timeout(120000);
+    // A compromised image's gzip: the probe's few bytes pass, a real stream hangs forever.
+    const evil = join(sshd.home, 'evil-gz');
+    mkdirSync(evil, { recursive: true });
+    writeFileSync(join(evil, 'gzip'), `#!/bin/sh\nif [ "$1" = "-dc" ]; then cat > "$HOME/evil-gz/in"; n=$(wc -c < "$HOME/evil-gz/in"); if [ "$n" -gt 200 ]; then echo $$ > "$HOME/evil-gz/hung"; exec sleep 3600; fi; exec /usr/bin/gzip -dc < "$HOME/evil-gz/in"; fi\nexec /usr/bin/gzip "$@"\n`, { mode: 0o755 });
+    for (const p of [evil, join(evil, 'gzip')]) chownSync(p, uid, gid);
+    const bashrc = join(sshd.home, '.bashrc');
+    const before = readFileSync(bashrc, 'utf8');
+    writeFileSync(bashrc, `export PATH="$HOME/evil-gz:$PATH"\n${before}`);
+    // Node 20's AbortSignal.any holds an AbortSignal.timeout weakly: a collection lost the deadline.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const collect = setInterval(gc, 200);
+    const conn2 = connectionTo(sshd, join(t.path, 'known_hosts'));
+    try {
+      const local = join(t.path, 'push-src');
+      mkdirSync(local);
+      for (let i = 0; i < 30; i++) writeFileSync(join(local, `f${i}.txt`), randomBytes(3000).toString('hex'));
+      const t0 = Date.now();
+      const r = await pushFolder(syncRemote(conn2), { localDir: local, remoteDir: join(sshd.home, 'pushed') });
+      const seconds = (Date.now() - t0) / 1000;
+      assert.ok(existsSync(join(evil, 'hung')), 'the hostile gzip really hung');
+      assert.equal(r.kind, 'pushed');
+      assert.ok(seconds < 75, `the push took ${seconds} s`);
+      assert.equal(readdirSync(join(sshd.home, 'pushed')).filter((n) => n.endsWith('.txt')).length, 30);
+    } finally {
+      clearInterval(collect);
+      conn2.close();
+      writeFileSync(bashrc, before);
+      // The hung `sleep` on the box (exec'd in the pid the script wrote), by its pid only.
+      const pid = existsSync(join(evil, 'hung')) ? Number(readFileSync(join(evil, 'hung'), 'utf8').trim()) : 0;
+      if (pid > 1) {
+        try {
+          process.kill(pid);
+        } catch {
+          // gone already
+        }
+      }
+    }
   });
 });

@@ -6,7 +6,7 @@ import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
 import { descriptorOf } from '../../core/platforms/descriptors';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { formatCny } from '../../core/money';
-import { forTerminal, jsonForTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal, listSome } from '../../core/text';
 import { can, type Capability, type Connector, type PlatformInstance } from '../../core/platforms/types';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { helpLang } from '../words';
@@ -75,7 +75,7 @@ export async function findPlatformInstance(
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${h.inst.ref}`).join(', '));
+  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, listSome(hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`), (n) => `… +${n}`));
   // An account that could not be read may hold it: its failure, not "no instance".
   if (errors.length) return { miss: true, code: allFailedCode(errors.map((e) => e.code)), en: errors.map((e) => e.en).join('; '), text: errors.map((e) => e.text).join('; ') };
   return miss(lang, 'not-found', 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));

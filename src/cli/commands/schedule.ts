@@ -12,7 +12,7 @@ import { descriptorOf } from '../../core/platforms/descriptors';
 import { can, type PlatformInstance } from '../../core/platforms/types';
 import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, noPlatformTimer, parseScheduleAt, ScheduleParseError, scheduleAtText, SCHEDULE_ACTIONS, type NoPlatformTimer, type ScheduleAction, type ScheduleRule } from '../../core/schedule';
 import { beijingDateTime } from '../../core/spend';
-import { forTerminal, jsonForTerminal } from '../../core/text';
+import { forTerminal, jsonForTerminal, listSome } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
 import { helpLang, shared, t } from '../words';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
@@ -93,7 +93,7 @@ async function findInstance(io: CliIO, target: string, accountId: string | undef
     }),
   );
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`).join(', '));
+  if (hits.length > 1) return miss(lang, 'ambiguous', '{0} matches {1} instances ({2}): use the id and --account', '{0} 匹配到 {1} 个实例（{2}）：请用实例 ID 并加 --account', forTerminal(target), hits.length, listSome(hits.map((h) => `${h.a.account.id}/${forTerminal(h.inst.ref)}`), (n) => `… +${n}`));
   if (errors.length) return { miss: true, code: allFailedCode(errors.map((e) => e.code)), en: errors.map((e) => e.en).join('; '), text: errors.map((e) => e.text).join('; ') };
   return miss(lang, 'not-found', 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
 }

@@ -158,10 +158,15 @@ export function shownLine(text: string): string {
   return masked.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
 }
 
+const LINE_BREAK_OR_CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/;
+
 /** How one requirement line is treated: kept, dropped (with why) or a problem. */
 export function classifyRequirement(line: string): { kind: 'keep' } | { kind: 'drop'; reason: DroppedRequirement['reason'] } | { kind: 'problem'; problem: RequirementProblemKind } {
   const code = line.replace(/(^|\s)#.*$/, '').trim();
   if (hasUrlCredential(line)) return { kind: 'problem', problem: 'credentialUrl' };
+  // pip splits its files at every line break Python knows (str.splitlines: \v \f \x1c-\x1e \x85
+  // \u2028 \u2029 besides \n \r): one inside a line starts a second, hidden line (--index-url …).
+  if (LINE_BREAK_OR_CONTROL.test(line)) return { kind: 'problem', problem: 'notARequirement' };
   if (code.startsWith('-')) {
     // An editable install of a folder on the old box cannot be reproduced: left out, as before.
     if (/^(-e|--editable)[\s=]/.test(code) && !code.includes('://')) return { kind: 'drop', reason: 'localPath' };

@@ -100,7 +100,7 @@ export function readEnvironmentYaml(raw: string): ParsedYaml {
       if (isScalar(node)) {
         if (node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED') throw new Refusal(line, { code: 'block-scalar' });
         const value = node.value === null || node.value === undefined ? null : String(node.value);
-        if (value !== null && /[\x00-\x1f\x7f]/.test(value)) throw new Refusal(line, { code: 'control-value' });
+        if (value !== null && /[\x00-\x1f\x7f-\x9f\u2028\u2029]/.test(value)) throw new Refusal(line, { code: 'control-value' });
         return { kind: 'scalar', value, line };
       }
       if (isSeq(node)) return { kind: 'seq', line, items: node.items.map((i) => convert(i, depth + 1)) };
@@ -112,7 +112,7 @@ export function readEnvironmentYaml(raw: string): ParsedYaml {
           if ((k as YNode).anchor || (k as YNode).tag) throw new Refusal(lineOf(k), { code: 'key-anchor-tag' });
           const key = String(k.value);
           if (key === '<<') throw new Refusal(lineOf(k), { code: 'merge-key' });
-          if (/[\x00-\x1f\x7f]/.test(key)) throw new Refusal(lineOf(k), { code: 'key-control' });
+          if (/[\x00-\x1f\x7f-\x9f\u2028\u2029]/.test(key)) throw new Refusal(lineOf(k), { code: 'key-control' });
           return { key, line: lineOf(k), value: convert(pair.value, depth + 1) };
         });
         return { kind: 'map', line, entries };

@@ -14,12 +14,25 @@ function timeoutReason(message: string): Error {
 }
 
 /**
+ * A signal that aborts after `ms` with a TimeoutError reason, as AbortSignal.timeout does, but
+ * held by its timer: Node 20's AbortSignal.any keeps its sources only weakly, so an
+ * AbortSignal.timeout joined into it can be garbage-collected and then never fires (a push whose
+ * box's `gzip -dc` never ended ran past its 60 s deadline until killed). The timer is unref'd.
+ */
+export function deadlineSignal(ms: number): AbortSignal {
+  const c = new AbortController();
+  const t = setTimeout(() => c.abort(timeoutReason(`The operation was aborted due to timeout`)), ms);
+  t.unref?.();
+  return c.signal;
+}
+
+/**
  * One signal for an operation: aborts when `timeoutMs` passes (no deadline when it is
  * Infinity or absent) or when `signal` aborts. Undefined when there is neither.
  */
 export function operationSignal(timeoutMs: number | undefined, signal?: AbortSignal): AbortSignal | undefined {
   const parts: AbortSignal[] = [];
-  if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) parts.push(AbortSignal.timeout(Math.max(0, Math.ceil(timeoutMs))));
+  if (timeoutMs !== undefined && Number.isFinite(timeoutMs)) parts.push(deadlineSignal(Math.max(0, Math.ceil(timeoutMs))));
   if (signal) parts.push(signal);
   if (parts.length === 0) return undefined;
   if (parts.length === 1) return parts[0];
