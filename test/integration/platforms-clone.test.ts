@@ -103,6 +103,21 @@ describe('clone an AutoDL console instance onto a host with a free card (local p
     assert.strictEqual(o.status === 'failed' && o.rawState, 'clone_failed');
   });
 
+  it('clone --yes --wait 1 on a clone that never finishes: not "cloned", exit 4, JSON outcome cloning (attack round 3)', async () => {
+    s.transitionMs = 600_000;
+    const r = await runCliAsync(['clone', 'w-1', '--machine', 'm-dear', '--yes', '--wait', '1', '--no-pin'], env);
+    assert.strictEqual(r.code, 4, r.stderr);
+    assert.doesNotMatch(r.stdout, /: cloned/);
+    assert.match(r.stdout, /clone started, not finished \(cloning\)/);
+    assert.match(r.stderr, /still cloning after 1 s/);
+    s.instances.clear();
+    s.add({ platform: 'autodl-web', id: 'w-2', name: 'train2', state: 'shutdown', noFreeGpu: true, gpuName: 'RTX 4090', machineId: 'eaf141be95', regionSign: 'west-B', gpus: 1, dataDiskBytes: 50 * GIB });
+    const js = await runCliAsync(['clone', 'w-2', '--machine', 'm-dear', '--yes', '--wait', '1', '--no-pin', '--json'], env);
+    assert.strictEqual(js.code, 4, js.stderr);
+    const out = JSON.parse(js.stdout) as { outcome: string; settled: boolean };
+    assert.deepStrictEqual([out.outcome, out.settled], ['cloning', false]);
+  });
+
   it('no host with a free card: a specific refusal, nothing sent (app and CLI)', async () => {
     for (const m of s.machines) m.gpu_idle_num = 0;
     const r = await planClone(web(), 'w-1');

@@ -187,8 +187,12 @@ export const command: CliCommand = {
       if (!flags['no-pin']) hostKey = await pinHostKey(o.login, io, lang);
     } else if (waitS > 0 && !o.settled) io.stderr(forTerminal(`  ${t(lang, '{0} is still {1} after {2} s (a large data disk takes longer); gpu-rent instances shows it once it runs', '{0} 在 {2} 秒后仍是 {1}（数据盘大时更久）；运行后 gpu-rent instances 会显示它', o.ref, o.rawState || '?', waitS)}`) + '\n');
     io.stderr(forTerminal(`  ${t(lang, '{0} stays, shut down, billing its paid data disk (if any) until you release it in the console', '{0} 会保留（关机状态），其付费数据盘（如有）继续计费，直到你在控制台释放它', inst.name)}`) + '\n');
-    if (json) io.stdout(jsonForTerminal({ ...base, ref: o.ref, name: o.name, recovered: o.recovered, settled: o.settled, state: o.rawState, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user, password: o.login.password !== undefined } : null, ...(hostKey ? { hostKey } : {}) }, 2) + '\n');
-    else io.stdout(`${forTerminal(o.ref)}: ${o.recovered ? t(lang, 'cloned (found by name)', '已克隆（按名称找到）') : t(lang, 'cloned', '已克隆')}${o.settled ? `, ${forTerminal(o.rawState)}` : ''}\n`);
-    return 0;
+    // Waited for and still copying: not "cloned". Exit 4 says the wait ran out (0: --wait 0 asked not to wait).
+    const pending = !o.settled;
+    const code = pending && waitS > 0 ? 4 : 0;
+    if (json) io.stdout(jsonForTerminal({ ...base, ref: o.ref, name: o.name, outcome: pending ? 'cloning' : 'cloned', recovered: o.recovered, settled: o.settled, state: o.rawState, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user, password: o.login.password !== undefined } : null, ...(hostKey ? { hostKey } : {}) }, 2) + '\n');
+    else if (pending) io.stdout(`${forTerminal(o.ref)}: ${t(lang, 'clone started, not finished ({0})', '克隆已开始，尚未完成（{0}）', forTerminal(o.rawState || '?'))}\n`);
+    else io.stdout(`${forTerminal(o.ref)}: ${o.recovered ? t(lang, 'cloned (found by name)', '已克隆（按名称找到）') : t(lang, 'cloned', '已克隆')}, ${forTerminal(o.rawState)}\n`);
+    return code;
   },
 };
