@@ -57,6 +57,10 @@ const FAILING: Record<string, Case[]> = {
     { args: ['add', 'autodl-pro'], where: 'down', code: 'unreachable' },
     { args: ['add', 'autodl-pro'], where: 'up', code: 'token-expired' },
   ],
+  notify: [
+    { args: ['remove', 'nope'], where: 'none', code: 'not-found' },
+    { args: ['add', 'phone', '--kind', 'wecom'], where: 'none', code: 'usage' },
+  ],
   instances: [
     { args: [], where: 'none', code: 'no-account' },
     { args: [], where: 'down', code: 'unreachable' },
