@@ -232,7 +232,7 @@ describe('task file (gpu-rent.yaml)', () => {
         ['name: a\nrun: x\nremote_workdir: ~/a/../../etc\n', { line: 3, field: 'remote_workdir', message: 'remote_workdir has a ".." segment' }],
         ['name: a\nrun: x\nremote_workdir: "/a\\x1b[2Jb"\n', { line: 3, field: 'remote_workdir', message: 'remote_workdir holds a control character' }],
         ['name: a\nrun: x\nenv:\n  1BAD: x\n', { line: 4, column: 3, field: 'env.1BAD' }],
-        ['name: a\nrun: x\ndata:\n  - {push: ./d, fetch: "wget u", remote: /d}\n', { line: 4, column: 5, field: 'data[0]', message: 'a data entry has either push or fetch (one of them)' }],
+        ['name: a\nrun: x\ndata:\n  - {push: ./d, fetch: "wget u", remote: /d}\n', { line: 4, column: 5, field: 'data[0]', message: 'a data entry has one of push, fetch or from' }],
         ['name: a\nrun: x\ndata:\n  - {push: ./d, remote: relative}\n', { line: 4, column: 25, field: 'data[0].remote' }],
         ['name: a\nrun: x\nsetup: {environment: e.json, commands: [ok, 3]}\n', { line: 3, column: 45, field: 'setup.commands[1]' }],
         ['name: a\nrun: x\nsetup: {environment: e.json, comands: [a]}\n', { line: 3, column: 30, field: 'setup.comands', message: 'unknown key "comands"; did you mean commands?' }],

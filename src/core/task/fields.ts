@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { cardSpecs, findCard, normalizeCardName } from '../cards';
 import { asMessage, said } from './problems';
 import { hasGitComponent } from '../gitNames';
+import { parseStoreRef } from '../storage/names';
 
 /** A task file larger than this is refused unread (a real one is a few hundred bytes). */
 export const MAX_TASK_FILE_BYTES = 256 * 1024;
@@ -147,6 +148,16 @@ function remotePathProblem(p: string, relativeOk: boolean): 'control-char' | 'bo
   if (p.startsWith('~') && !p.startsWith('~/') && p !== '~') return 'box-path-tilde-user';
   return undefined;
 }
+/** A store and prefix, `NAME/PREFIX` (gpu-rent storage list names the stores): core/storage/names.ts checks it. */
+export const storeRef = (what: string) =>
+  z
+    .string(said({ code: 'not-string', what }))
+    .max(600, said({ code: 'longer-chars', what, max: 600 }))
+    .superRefine((s, ctx) => {
+      const r = parseStoreRef(s);
+      if (!r.ok || (r.value.prefix === '' && what !== 'data.from')) ctx.addIssue({ code: 'custom', message: asMessage({ code: 'bad-store-ref', what, ref: JSON.stringify(s.slice(0, 80)) }), input: s });
+    });
+
 export const remotePath = (what: string, relativeOk: boolean) =>
   z
     .string(said({ code: 'not-box-path', what }))

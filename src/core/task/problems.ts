@@ -77,6 +77,7 @@ export type TaskProblem =
   | { code: 'instance-list-empty' }
   | { code: 'not-instances' }
   | { code: 'data-push-or-fetch' }
+  | { code: 'bad-store-ref'; what: string; ref: string }
   | { code: 'not-setup' }
   | { code: 'not-env-value' }
   | { code: 'env-value-nul' }

@@ -225,7 +225,7 @@ function toTask(t: TaskInput): Task {
   const r = t.resources;
   const setup = t.setup;
   const setupObject = setup !== undefined && typeof setup === 'object' && !Array.isArray(setup) ? setup : undefined;
-  const data: TaskData[] = (t.data ?? []).map((d) => ({ ...(d.push !== undefined ? { push: d.push } : {}), ...(d.fetch !== undefined ? { fetch: d.fetch } : {}), remote: d.remote }));
+  const data: TaskData[] = (t.data ?? []).map((d) => ({ ...(d.push !== undefined ? { push: d.push } : {}), ...(d.fetch !== undefined ? { fetch: d.fetch } : {}), ...(d.from !== undefined ? { from: d.from } : {}), remote: d.remote }));
   const smoke = t.smoke;
   const task: Task = {
     name: t.name,
@@ -251,7 +251,7 @@ function toTask(t: TaskInput): Task {
     reclaimAfterSeconds: parseDuration(t.reclaim_after)!,
   };
   if (setupObject?.environment !== undefined) task.environment = setupObject.environment;
-  if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)! };
+  if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)!, ...(t.checkpoints.store !== undefined ? { store: t.checkpoints.store } : {}) };
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.notify?.length) task.notify = [...new Set(t.notify)];

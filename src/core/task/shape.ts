@@ -3,7 +3,7 @@
 // generated from taskFileInputSchema (scripts/task-schema.ts); schema.ts reads a file with them.
 import { z } from 'zod';
 import { BOUNDS } from '../bounds';
-import { card, command, commandList, CONTROL_RE, DEFAULT_CHECKPOINT_EVERY_SECONDS, DEFAULT_RECLAIM_AFTER_SECONDS, duration, ENV_NAME_RE, isSshLogin, localPath, looksLikeSsh, MAX_COMMAND, MAX_ENV_VARS, MAX_LIST, MAX_NAME, MAX_NODES, MAX_TASKS, MIN_CHECKPOINT_EVERY_SECONDS, MIN_RECLAIM_AFTER_SECONDS, NAME_RE, remotePath, shown, yuan } from './fields';
+import { card, command, commandList, storeRef, CONTROL_RE, DEFAULT_CHECKPOINT_EVERY_SECONDS, DEFAULT_RECLAIM_AFTER_SECONDS, duration, ENV_NAME_RE, isSshLogin, localPath, looksLikeSsh, MAX_COMMAND, MAX_ENV_VARS, MAX_LIST, MAX_NAME, MAX_NODES, MAX_TASKS, MIN_CHECKPOINT_EVERY_SECONDS, MIN_RECLAIM_AFTER_SECONDS, NAME_RE, remotePath, shown, yuan } from './fields';
 import { asMessage, said } from './problems';
 import { TASK_ENDS } from './types';
 
@@ -68,14 +68,15 @@ const dataItem = z
   .strictObject({
     push: localPath('push').optional().meta({ title: 'Push', description: 'A local folder or file (relative to the task file) sent to `remote` on the box.' }),
     fetch: command('fetch').optional().meta({ title: 'Fetch', description: 'A command run on the box in `remote` that downloads the data (huggingface-cli download …, wget …).' }),
+    from: storeRef('data.from').optional().meta({ title: 'From a store', description: 'NAME/PREFIX in a store (gpu-rent storage add; staged with gpu-rent storage push while no GPU bills): the box pulls it into `remote` itself with short-lived presigned URLs, each file verified by SHA-256; no key on the box.' }),
     remote: remotePath('remote', false).meta({ title: 'Where on the box', description: 'Absolute or ~/… (created).' }),
   })
   .superRefine((d, ctx) => {
-    if ((d.push === undefined) === (d.fetch === undefined)) {
+    if ([d.push, d.fetch, d.from].filter((x) => x !== undefined).length !== 1) {
       ctx.addIssue({ code: 'custom', path: [], message: asMessage({ code: 'data-push-or-fetch' }), input: d });
     }
   })
-  .meta({ title: 'Data', description: 'Data pushed from here or fetched on the box.' });
+  .meta({ title: 'Data', description: 'Data pushed from here, fetched on the box, or pulled by the box from a store.' });
 
 const setupSchema = z
   .union(
@@ -126,6 +127,9 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
           every: duration(MIN_CHECKPOINT_EVERY_SECONDS)
             .default(DEFAULT_CHECKPOINT_EVERY_SECONDS)
             .meta({ title: 'Sync interval', description: 'Time between verified syncs while the run goes: 10m, 1h, 90s or seconds (default 10m, at least 30s).' }),
+          store: storeRef('checkpoints.store')
+            .optional()
+            .meta({ title: 'Store', description: "NAME/PREFIX in a store (gpu-rent storage add): the box uploads each complete checkpoint there itself, with a grant limited to this prefix, the sizes and the run's time (no key on the box), so checkpoints are safe while the laptop sleeps." }),
         })
         .optional()
         .meta({ title: 'Checkpoints', description: 'The checkpoint folder synced home while the run goes.' }),

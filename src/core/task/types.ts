@@ -26,6 +26,8 @@ export interface TaskData {
   push?: string;
   /** A shell command run on the box (a download: huggingface-cli, wget, a dataset script). */
   fetch?: string;
+  /** A store and prefix (`NAME/PREFIX`) the box pulls into `remote` itself, verified (presigned GET URLs, no key on the box). */
+  from?: string;
   /** Where `push` goes on the box, or the folder `fetch` runs in (created); absolute or ~/… */
   remote: string;
 }
@@ -37,6 +39,8 @@ export interface TaskCheckpoints {
   local: string;
   /** Seconds between verified syncs while the run goes (default 600). */
   everySeconds: number;
+  /** A store and prefix (`NAME/PREFIX`) the box uploads each complete checkpoint to, with a grant (no key on the box). */
+  store?: string;
 }
 
 /** none | no-gpu | power-off | release (release asks unless --yes). */

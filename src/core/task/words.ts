@@ -192,7 +192,9 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
     case 'not-instances':
       return l10n.t('instance is "new", a name or platform id, an ssh login, or a list of those');
     case 'data-push-or-fetch':
-      return l10n.t('a data entry has either push or fetch (one of them)');
+      return l10n.t('a data entry has one of push, fetch or from');
+    case 'bad-store-ref':
+      return l10n.t('{0} is NAME/PREFIX: a store from gpu-rent storage list, then a folder in it (relative, no . or ..); got {1}', p.what, p.ref);
     case 'not-setup':
       return l10n.t('setup is a command, a list of commands, or {environment, commands}');
     case 'not-env-value':
