@@ -134,6 +134,8 @@ describe('notify: replies', () => {
     assert.ok(!replyVerdict('wecom', 200, {}).ok, 'no errcode is not success');
     assert.ok(!replyVerdict('wecom', 502, 'x').ok);
     assert.ok(!replyVerdict('webhook', 500, {}).ok);
+    const hostile = replyVerdict('dingtalk', 200, { errcode: 1, errmsg: 'bad\x1b]52;c;AAAA\x07 \u202eevil' + 'x'.repeat(1000) });
+    assert.ok(!hostile.ok && !/[\x1b\x07\u202e]/.test(hostile.message) && hostile.message.length < 400);
   });
 });
 

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { CHANNEL_KINDS, ChannelSchema, KEY_WORDS, parseChannelKey, SIGNED_KINDS, type ChannelKind, type ChannelSecret, type NotifyChannel } from '../../core/notify/channels';
 import { renderTable } from '../../core/format';
+import { forTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
 import { readChannelFile, SENT_JOURNAL_FILE, writeChannelFile } from '../../app/notify/channelFile';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
@@ -59,7 +60,7 @@ async function ask(io: CliIO, question: string): Promise<string | null> {
 
 function fail(io: CliIO, json: boolean | undefined, lang: CliLang, code: string, en: string, zh: string, ...values: (string | number)[]): number {
   if (json) io.stdout(jsonError(code, t('en', en, zh, ...values)));
-  io.stderr(`gpu-rent notify: ${t(lang, en, zh, ...values)}\n`);
+  io.stderr(`gpu-rent notify: ${forTerminal(t(lang, en, zh, ...values))}\n`);
   return 1;
 }
 

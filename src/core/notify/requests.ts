@@ -123,8 +123,9 @@ const HINTS: Partial<Record<ChannelKind, Record<string, string>>> = {
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^-?\d{1,12}$/.test(v) ? Number(v) : undefined;
 }
+/** A channel's own words, bounded and without control characters (a reply is shown on terminals and in toasts). */
 function str(v: unknown, max = 200): string {
-  return typeof v === 'string' ? v.slice(0, max) : '';
+  return typeof v === 'string' ? v.slice(0, max).replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, ' ') : '';
 }
 
 /** Whether the channel took the message: its documented success code, else why not. */
