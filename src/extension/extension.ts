@@ -67,6 +67,7 @@ import { InstancesTree } from './tree';
 import { RunWatch } from '../app/runs/watch';
 import { SyncWatching } from '../app/syncWatching';
 import { LaunchRows } from '../app/launch/rows';
+import { followLaunchEnds } from './monitors/launchEnds';
 import { ViewVisibility } from './view/visibility';
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -252,6 +253,8 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
   subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
+  // A launch that ended or left a box changed what bills: the accounts are read again now (and once more after a poll already on its way).
+  subs.push(followLaunchEnds(launches, () => void platformMonitor.pollNow(true).then(() => platformMonitor.pollNow(true))));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -11,6 +11,7 @@ import type { PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
+import { allowPowerActions } from './allowPower';
 import { UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
@@ -71,7 +72,14 @@ export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonit
         await mon.accounts.add(account, s.secret);
         ctx.log.info(`platform account ${account.id} added (${kind}, ${c.n} instances; read-only until listed in gpuRent.platforms.powerActions)`);
         await mon.pollNow(true);
-        if (!scripted) void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c.n, account.id));
+        // Said as it is: an id already listed in the setting has its power actions on (issue 41 bug 9); else a button allows them.
+        if (!scripted) {
+          if (mon.powerAllowed(account.id)) void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions are on for it ("{2}" is in gpuRent.platforms.powerActions).', account.label, c.n, account.id));
+          else {
+            const allow = vscode.l10n.t('Allow Power Actions…');
+            void showInfo(vscode.l10n.t('{0} connected: {1} instances. Power actions stay off until you add "{2}" to the setting gpuRent.platforms.powerActions.', account.label, c.n, account.id), allow).then((p) => (p === allow ? allowPowerActions(account) : undefined));
+          }
+        }
         return account.id;
       }
       failure = vscode.l10n.t('Not saved: {0}', c.why);

@@ -16,6 +16,7 @@ import { forLabel } from '../../../core/text';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
+import { powerActionsOff } from './allowPower';
 import { UserError } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
@@ -70,7 +71,7 @@ export async function cloneInstanceCommand(ctx: CommandContext, mon: PlatformMon
   if (!link) throw new UserError(vscode.l10n.t('{0} is not linked to a connected platform account.', inst.name));
   const { account, connector } = link;
   if (!descriptorOf(account.kind).clone || !canClone(connector)) throw new UserError(cloneRefusalText({ code: 'notSupported' }));
-  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  if (!mon.powerAllowed(account.id)) throw powerActionsOff(account);
   const ref = inst.platformRef!.ref;
   const plan = await withNotificationProgress({ title: vscode.l10n.t('Looking for hosts with a free card for {0}…', inst.name) }, async () => {
     try {

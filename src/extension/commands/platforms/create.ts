@@ -22,6 +22,7 @@ import { cardLabel, catalogPrice, createButtons, createPriceLine, stepTitle } fr
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
+import { powerActionsOff } from './allowPower';
 import { UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
@@ -199,7 +200,7 @@ export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMo
   const a = await pickAccount(mon, arg, scripted);
   if (!a) return undefined;
   if (!canCreate(a.kind)) throw new UserError(refusalText({ code: 'notSupported', detail: { kind: a.kind } }));
-  if (!mon.powerAllowed(a.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', a.label, a.id));
+  if (!mon.powerAllowed(a.id)) throw powerActionsOff(a);
   const c = await mon.connector(a);
   if (!c) throw new UserError(vscode.l10n.t('The secret of {0} is missing: add the account again.', a.label));
   const input: CreateInput | undefined = scripted

@@ -25,6 +25,7 @@ import { formatRate, formatRateOf } from '../../present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../context';
+import { powerActionsOff } from './allowPower';
 import { UserError, UserErrorWithActions } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
@@ -65,7 +66,7 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   const { scripted, inst, account, connector } = t;
   const offered = modes(account.kind, action);
   if (!offered.length) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
-  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  if (!mon.powerAllowed(account.id)) throw powerActionsOff(account);
   let cap: Capability;
   if (scripted?.mode) {
     const c = MODE_OF[scripted.mode];
@@ -199,7 +200,7 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
   if (!t) return undefined;
   const { scripted, inst, account, connector } = t;
   if (!descriptorOf(account.kind).releasesStoppedOnClock) throw new UserError(vscode.l10n.t('{0} does not release stopped instances on a clock: nothing to keep alive.', platformName(account.kind)));
-  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  if (!mon.powerAllowed(account.id)) throw powerActionsOff(account);
   const seen = mon.observations.get(inst.id)?.state ?? currentState(inst.intervals);
   if (seen !== 'stopped') throw new UserError(vscode.l10n.t('{0} is not shut down ({1}): only a shut-down instance is on the release clock.', inst.name, platformStateLabel(seen as never)));
   const how = can(account.kind, 'powerOn:noGpu') ? 'noGpu' : can(account.kind, 'powerOn:gpu') ? 'gpu' : undefined;

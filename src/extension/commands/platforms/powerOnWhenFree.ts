@@ -19,6 +19,8 @@ import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { formatDuration, formatRate } from '../../present';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
+import { Countdown } from '../../countdown';
+import { powerActionsOff } from './allowPower';
 import { UserError } from '../errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
@@ -72,7 +74,7 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
   if (!link || !inst.platformRef) throw new UserError(vscode.l10n.t('{0} is not linked to a connected platform account.', inst.name));
   const { account, connector } = link;
   if (!can(account.kind, 'powerOn:gpu')) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
-  if (!mon.powerAllowed(account.id)) throw new UserError(vscode.l10n.t('Power actions are off for {0}: add "{1}" to the setting gpuRent.platforms.powerActions.', account.label, account.id));
+  if (!mon.powerAllowed(account.id)) throw powerActionsOff(account);
   const seen = mon.observations.get(inst.id)?.state ?? currentState(inst.intervals);
   if (seen !== 'stopped') throw new UserError(vscode.l10n.t('{0} is not shut down ({1}): there is nothing to wait for.', inst.name, platformStateLabel(seen as never)));
   const ref = inst.platformRef.ref;
@@ -89,9 +91,11 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
   }
   const envMin = Number(process.env.GPU_RENT_WAIT_MIN_INTERVAL_MS);
   ctx.log.info(`[${inst.id}] waiting for a card on ${account.id}/${ref} for up to ${waitS} s`);
+  const countdown = new Countdown();
   return withNotificationProgress({ title: vscode.l10n.t('{0}: waiting for a free card…', inst.name), cancellable: true }, async (progress, token) => {
     const abort = new AbortController();
     const sub = token.onCancellationRequested(() => abort.abort());
+    abort.signal.addEventListener('abort', () => countdown.stop());
     try {
       const outcome = await waitForGpu({
         connector: unlockedConnector(connector),
@@ -102,9 +106,13 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
         signal: abort.signal,
         ...(envMin > 0 ? { minIntervalMs: envMin, maxIntervalMs: envMin * 8 } : {}),
         onTry: (r) => {
+          countdown.stop();
           if (!r.failure) return;
           const why = r.failure.kind === 'rateLimited' ? vscode.l10n.t('rate-limited, slowing down') : r.failure.kind === 'noStock' || r.failure.kind === 'noGpuOnHost' ? vscode.l10n.t('no free card') : vscode.l10n.t('no answer');
-          progress.report({ message: r.nextInMs !== undefined ? vscode.l10n.t('waited {0} · try {1}: {2}; next try in {3} s', formatDuration(r.waitedMs / 1000, vscode.l10n), r.attempt, why, Math.round(r.nextInMs / 1000)) : why });
+          if (r.nextInMs === undefined) return progress.report({ message: why });
+          // "next try in N s" counts down each second until the next try (issue 41 bug 9).
+          const line = (left: number) => vscode.l10n.t('waited {0} · try {1}: {2}; next try in {3} s', formatDuration(r.waitedMs / 1000, vscode.l10n), r.attempt, why, left);
+          countdown.start(r.nextInMs, (left) => progress.report({ message: line(left) }));
         },
       });
       const waited = (ms: number) => formatDuration(ms / 1000, vscode.l10n);
@@ -137,6 +145,8 @@ export async function powerOnWhenFree(ctx: CommandContext, mon: PlatformMonitor,
       return r.last?.state;
     } finally {
       sub.dispose();
+      countdown.stop();
     }
   });
 }
+
