@@ -56,6 +56,11 @@ export class NotifyChannels {
     }
   }
 
+  /** Every channel with its secret (those whose secret is gone are left out): the launch's UnattendedHost.channels(). */
+  async stored(): Promise<{ channel: NotifyChannel; secret: ChannelSecret }[]> {
+    return (await this.resolve(this.channels.map((c) => c.name))).sends;
+  }
+
   /** The channels a task names (notify: [...]) with their secrets; the names with none stored. */
   async resolve(names: readonly string[]): Promise<{ sends: { channel: NotifyChannel; secret: ChannelSecret }[]; missing: string[] }> {
     const sends: { channel: NotifyChannel; secret: ChannelSecret }[] = [];

@@ -18,6 +18,7 @@ describe('notify: the extension\'s channel store', () => {
     const r = await again.resolve(['phone', 'gone']);
     assert.deepEqual(r.sends.map((s) => s.channel.name), ['phone']);
     assert.deepEqual(r.missing, ['gone']);
+    assert.deepEqual((await again.stored()).map((s) => s.channel.name), ['phone']);
     assert.ok(await again.remove('phone'));
     assert.equal(await secrets.get(notifySecretKey('phone')), undefined);
     assert.equal(await again.remove('phone'), false);
