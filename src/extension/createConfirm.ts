@@ -11,6 +11,7 @@ import { CATALOG_PLATFORM, type PlatformKind } from '../core/platforms/types';
 import type { L10n } from '../core/l10n';
 import { datingText } from './view/present';
 import { prefillPricing } from './prefill';
+import { catalogSourceText } from './sourceWords';
 
 /** The card as people name it: AutoDL Pro's spec id mapped to its card (`v-48g` → `4090-48G (v-48g)`); others as given. */
 export function cardLabel(kind: PlatformKind, card: string): string {
@@ -29,7 +30,7 @@ export function catalogPrice(catalog: Catalog, kind: PlatformKind, card: string,
 /** The price line of the confirmation: the platform's quote, else the catalog's (marked, with source and date), else `?`. */
 export function createPriceLine(platformFen: number | undefined, catalog: ReturnType<typeof catalogPrice>, l10n: L10n): string {
   if (platformFen !== undefined) return l10n.t('Price: {0}/h (the platform’s quote)', formatCny(platformFen));
-  if (catalog) return l10n.t('Price: about {0}/h — the catalog’s figure ({1}, {2}), not the platform’s quote: the platform quotes none before a create; the tree shows its own price once the instance exists.', formatCny(catalog.fenPerHour), catalog.source, datingText(catalog.dating, l10n));
+  if (catalog) return l10n.t('Price: about {0}/h — the catalog’s figure ({1}, {2}), not the platform’s quote: the platform quotes none before a create; the tree shows its own price once the instance exists.', formatCny(catalog.fenPerHour), catalogSourceText(catalog.source, l10n), datingText(catalog.dating, l10n));
   return l10n.t('Price: ?/h — the platform quotes none before a create and the catalog has none for this card: look it up in the platform’s console before you create; the tree shows the price once the instance exists.');
 }
 

@@ -7,6 +7,7 @@ import type { Instance } from '../../core/instances';
 import type { Catalog } from '../../core/catalog';
 import type { Dating } from '../../core/format';
 import { prefillPricing } from '../prefill';
+import { catalogSourceText } from '../sourceWords';
 import type { L10n } from '../../core/l10n';
 
 export type { L10n } from '../../core/l10n';
@@ -204,9 +205,9 @@ export function priceProvenance(inst: Instance, catalog: Catalog, l10n: L10n, pl
   if (!src) return l10n.t('Price: entered by you (the catalog has no price for this card here)');
   // Undated figures (the field report's test week) say so instead of "as of".
   if (!src.asOf) {
-    if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, {0} (source: {1})', datingText(src.dating, l10n), src.source);
-    return l10n.t('Price: entered by you; the catalog says {0}, {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), datingText(src.dating, l10n), src.source);
+    if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, {0} (source: {1})', datingText(src.dating, l10n), catalogSourceText(src.source, l10n));
+    return l10n.t('Price: entered by you; the catalog says {0}, {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), datingText(src.dating, l10n), catalogSourceText(src.source, l10n));
   }
-  if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', src.asOf, src.source);
-  return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.asOf, src.source);
+  if (pre.pricing.hourlyRate === inst.pricing.hourlyRate) return l10n.t('Price: catalog, as of {0} (source: {1})', src.asOf, catalogSourceText(src.source, l10n));
+  return l10n.t('Price: entered by you; the catalog says {0} as of {1} (source: {2})', formatRate(pre.pricing.hourlyRate, l10n), src.asOf, catalogSourceText(src.source, l10n));
 }

@@ -16,6 +16,7 @@ import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { peakNoticeAfterStart } from '../../monitors/peak';
 import { showWarning } from '../../notify';
 import { prefillPricing, spotAfterHourlyEdit } from '../../prefill';
+import { catalogSourceText } from '../../sourceWords';
 import { datingText, stateLabel } from '../../present';
 import { platformLabel, platformShortName, type CommandContext } from '../context';
 import { UserError } from '../errors';
@@ -155,7 +156,7 @@ async function addInteractive(ctx: CommandContext): Promise<string | undefined> 
   const modePick = await vscode.window.showQuickPick((offered.length ? offered : (['hour'] as BillingMode[])).map((m) => ({ label: billingLabel(m), m })), { title: steps.next(vscode.l10n.t('billing')), ignoreFocusOut: true });
   if (!modePick) return undefined;
   const pre = prefillPricing(catalog, platform.id, cardPick.id, gpuCount, modePick.m, 0);
-  const dated = pre.priceSource ? vscode.l10n.t('Catalog price, {0} (source: {1}); edit it if the console shows another.', datingText(pre.priceSource.dating, vscode.l10n), pre.priceSource.source) : vscode.l10n.t('The catalog has no price for this card here; enter the console’s price.');
+  const dated = pre.priceSource ? vscode.l10n.t('Catalog price, {0} (source: {1}); edit it if the console shows another.', datingText(pre.priceSource.dating, vscode.l10n), catalogSourceText(pre.priceSource.source, vscode.l10n)) : vscode.l10n.t('The catalog has no price for this card here; enter the console’s price.');
   const rateText = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('price per hour for the whole instance (yuan)')), prompt: dated, value: pre.priceSource ? fenToInput(pre.pricing.hourlyRate) : '', ignoreFocusOut: true, validateInput: (v) => { const r = parseYuan(v); return r.ok ? undefined : problemText(r.problem); } });
   if (rateText === undefined) return undefined;
   const diskText = await vscode.window.showInputBox({ title: steps.next(vscode.l10n.t('billed data disk size (GB)')), prompt: vscode.l10n.t('Storage is billed per GB per day, also while the instance is stopped ({0}/GB/day here).', formatCny(pre.pricing.storageGbDay)), value: '0', ignoreFocusOut: true, validateInput: (v) => { const r = parseGb(v); return r.ok ? undefined : problemText(r.problem); } });
