@@ -18,6 +18,7 @@ import { startS3, startStubStore, type TestS3 } from '../support/s3server';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { createPullGrant, createUploadGrant } from '../../src/app/storage/grant';
 import { installPuller, installUploader } from '../../src/app/storage/box';
+import { dataFromStoreLines } from '../../src/app/storage/dataStep';
 import { pushPath, s3Client, SHA_META } from '../../src/app/storage/s3';
 import type { SyncRemote } from '../../src/remote/sync/types';
 import type { S3Store } from '../../src/core/storage/names';
@@ -246,6 +247,27 @@ describe('the box uploads and pulls with a grant (loopback sshd + s3rver)', func
     assert.equal(sshd.runAsUser(`grep -rl -- '${SECRET}' "$HOME" 2>/dev/null; true`).trim(), '');
     const calls = readFileSync(join(sshd.home, 'curl-calls.log'), 'utf8');
     assert.ok(!items.some((i) => calls.includes(new URL(i.url).searchParams.get('X-Amz-Signature')!)), 'no presigned URL in an argv or environment');
+    client.destroy();
+  });
+
+  it("the launch's data step: data.from becomes setup lines that pull onto the box and drop the grant after; a missing store or an empty prefix is refused before", async () => {
+    const client = await s3Client(storeAt(s3.endpoint), key());
+    const src = join(sshd.home, '..', `laptop-step-${randomBytes(3).toString('hex')}`);
+    mkdirSync(src, { recursive: true });
+    const body = randomBytes(50_000);
+    writeFileSync(join(src, 'train.jsonl'), body);
+    await pushPath(client, storeAt(s3.endpoint), 'data/step/', src, { home: join(src, '..', 'home-step') });
+    const stores = [{ store: storeAt(s3.endpoint), key: key() }];
+    const dest = `${sshd.home}/step-data`;
+    const lines = await dataFromStoreLines(conn.remote, [{ from: 'loc/data/step', dest }], stores, `${sshd.home}/.gpu-rent/data/t`);
+    assert.equal(lines.length, 1);
+    assert.ok(!lines[0]!.includes('X-Amz-Signature') && !lines[0]!.includes(SECRET), 'the setup line names the grant file, not its URLs');
+    const r = await onBox(`set -e; ${lines[0]}`);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(sha(readFileSync(join(sshd.home, 'step-data', 'train.jsonl'))), sha(body));
+    assert.equal(sshd.runAsUser(`ls "$HOME/.gpu-rent/data/t/0"`).trim(), 'pull.sh', 'the grant is removed once the pull succeeded');
+    await assert.rejects(dataFromStoreLines(conn.remote, [{ from: 'nope/x', dest }], stores, `${sshd.home}/.gpu-rent/data/t`), /no store named nope/);
+    await assert.rejects(dataFromStoreLines(conn.remote, [{ from: 'loc/empty', dest }], stores, `${sshd.home}/.gpu-rent/data/t`), /nothing under empty\/ .*gpu-rent storage push/);
     client.destroy();
   });
 });

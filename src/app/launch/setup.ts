@@ -9,7 +9,7 @@ import type { LaunchRun, Live } from './context';
 import { activation, envName, onBox } from './rules';
 
 export async function setup(r: LaunchRun): Promise<void> {
-  const fetches = r.task.data.filter((d) => d.fetch).length;
+  const fetches = r.task.data.filter((d) => d.fetch || d.from).length;
   if (r.s.setupDone || (fetches + r.task.setup.length === 0 && !r.task.environment)) return r.phase('run', r.s.setupDone ? undefined : 'setup: nothing to set up');
   if (await r.budgetStops()) return r.phase('end');
   // Every node at once (the same commands, each on its own box).
@@ -72,7 +72,19 @@ async function rebuildEnvironment(r: LaunchRun, live: Live): Promise<boolean> {
 /** The environment rebuild, data fetches and setup commands on one box; false (and the stop reason) when one failed. */
 async function setupOne(r: LaunchRun, live: Live): Promise<boolean> {
   const on = r.others.length ? ` on ${live.box.label}` : '';
-  const lines = [...r.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...r.task.setup];
+  // data.from: the box pulls from the store itself (presigned GETs in a 0600 grant, verified by SHA-256).
+  let pulls: string[] = [];
+  const from = r.task.data.filter((d) => d.from).map((d) => ({ from: d.from!, dest: onBox(d.remote, live.home, live.remoteWorkdir) }));
+  if (from.length) {
+    const { dataFromStoreLines } = await import('../storage/dataStep');
+    try {
+      pulls = await dataFromStoreLines(live.conn, from, (await r.host.unattended?.stores()) ?? [], `${live.home}/.gpu-rent/data/${r.task.name}`);
+    } catch (e) {
+      r.stopReason = { kind: 'failed', detail: `data${on}: ${e instanceof Error ? e.message : String(e)}` };
+      return false;
+    }
+  }
+  const lines = [...pulls, ...r.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...r.task.setup];
   if (r.task.environment && !(await rebuildEnvironment(r, live))) return false;
   if (!lines.length) return true;
   await r.save(`setup${on}: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
