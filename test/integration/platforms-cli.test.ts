@@ -74,6 +74,19 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
     assert.deepStrictEqual((JSON.parse(b.stdout) as { platform: string; fen: number }[]).map((x) => [x.platform, x.fen]).sort(), [['aliyun-ecs', 123456], ['autodl-pro', 12345], ['tencent-cvm', 98765]]);
   });
 
+  it('instances: a cloud region that fails is named and the other regions’ instances are still listed (exit 1)', async () => {
+    s.add({ platform: 'aliyun', id: 'i-hz', name: 'hz', state: 'Running', region: 'cn-hangzhou' });
+    s.add({ platform: 'aliyun', id: 'i-bj', name: 'bj', state: 'Running', region: 'cn-beijing' });
+    const env = { ...base, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'ali-secret' };
+    s.fault({ platform: 'aliyun', on: 'DescribeInstances', error: 'throttling', status: 429 });
+    const j = await run(['instances', '--json'], env);
+    assert.strictEqual(j.code, 1, j.stderr);
+    const rows = JSON.parse(j.stdout) as { ref: string; region: string }[];
+    assert.strictEqual(rows.length, 1, j.stdout);
+    const failed = rows[0]!.region === 'cn-hangzhou' ? 'cn-beijing' : 'cn-hangzhou';
+    assert.match(j.stderr, new RegExp(`${failed}: .*the other 1 region\\(s\\) listed`));
+  });
+
   it('instances shows card, price (? where none), billing, region and the platform’s release day; a failed balance read is "balance ?" and the instances still show', async () => {
     s.add({ platform: 'autodl-pro', id: 'pro-st', name: 'parked', state: 'shutdown', stoppedAt: '2026-04-08T00:13:29+08:00' });
     s.add({ platform: 'autodl-pro', id: 'pro-ns', name: 'nosnap', state: 'running', specId: '5090-p', noSnapshot: true });

@@ -146,6 +146,18 @@ describe('cloud creates you can reach (local platform server)', function () {
     assert.match(String((JSON.parse(s.sent('tencent', 'ImportKeyPair')[0]!.body) as { PublicKey: string }).PublicKey), /^ssh-rsa AAAA\S+$/);
   });
 
+  it('腾讯云 tiered prices: the hourly price in force is the step for the hours since CreatedTime (96 h, 360 h), in the list the tree and the burn rate read', async () => {
+    s.tieredPrices = true;
+    s.add({ platform: 'tencent', id: 'ins-long', name: 'long', state: 'RUNNING', chargeType: 'POSTPAID_BY_HOUR' });
+    const created = Date.parse('2026-11-20T02:00:00Z') / 1000; // tencent-instance.json CreatedTime
+    const at = (h: number) => makeConnector({ kind: 'tencent-cvm', region: ['ap-guangzhou'] }, { secretId: s.creds.tencentSecretId, secretKey: 'k' }, ep, { timeoutMs: 3000, now: () => created + h * 3600 });
+    assert.strictEqual((await at(10).price('ins-long'))?.fenPerHour, 868, 'UnitPriceDiscount for (0, 96) h');
+    assert.strictEqual((await at(100).price('ins-long'))?.fenPerHour, 651, 'UnitPriceDiscountSecondStep for (96, 360) h');
+    assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 434, 'UnitPriceDiscountThirdStep beyond 360 h');
+    s.tieredPrices = false;
+    assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 868, 'no steps sent: one price for all hours');
+  });
+
   it('a sold-out zone: the preview names the zones that sell the type, with their prices, and nothing is created in another zone', async () => {
     s.stock.tencent['ap-guangzhou'] = [
       { Zone: 'ap-guangzhou-3', InstanceType: 'GN7.2XLARGE32', Status: 'SOLD_OUT', Price: { UnitPriceDiscount: 8.68, ChargeUnit: 'HOUR' }, GpuCount: 1 },

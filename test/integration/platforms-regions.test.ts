@@ -6,6 +6,7 @@
 import * as assert from 'node:assert';
 import { makeConnector, type Endpoints } from '../../src/app/platforms/accounts';
 import { PlatformError } from '../../src/app/platforms/errors';
+import { RegionsFailed } from '../../src/app/platforms/regions';
 import { REGION_PARALLEL } from '../../src/core/platforms/regions';
 import { PlatformServer } from '../support/platform-server';
 
@@ -89,6 +90,16 @@ describe('cloud prices by billing mode and every region (local platform server)'
       s.replyDelayMs = 0;
       s.fault({ platform: 'aliyun', on: 'DescribeInstances', error: 'throttling', status: 429 });
       await assert.rejects(ali(['cn-test-0', 'cn-test-1']).list(), (e: unknown) => e instanceof PlatformError && e.failure.kind === 'rateLimited' && /^cn-test-\d: /.test(e.failure.message));
+      // The failing region is named and the other's instances still come with the failure (RegionsFailed); a caller that does not know it sees a failed read.
+      s.fault({ platform: 'aliyun', on: 'DescribeInstances', error: 'throttling', status: 429 });
+      const e = await ali(['cn-test-0', 'cn-test-1']).list().then(() => undefined, (x: unknown) => x);
+      assert.ok(e instanceof RegionsFailed, String(e));
+      assert.strictEqual(e.failed.length, 1);
+      assert.deepStrictEqual(e.instances.map((i) => i.region), ['cn-test-0', 'cn-test-1'].filter((r) => r !== e.failed[0]!.region));
+      assert.match(e.failure.message, /; the other 1 region\(s\) listed$/);
+      // Every region failed: the failure itself, no partial list.
+      s.fault({ platform: 'aliyun', on: 'DescribeInstances', error: 'throttling', status: 429, times: 2 });
+      await assert.rejects(ali(['cn-test-0', 'cn-test-1']).list(), (x: unknown) => x instanceof PlatformError && !(x instanceof RegionsFailed));
     });
   });
 

@@ -1,6 +1,9 @@
 // Reading a cloud account region by region: at most REGION_PARALLEL at once, each read through
-// the connector's own bounded SDK wrapper. A region that fails fails the read, named: a
-// region dropped silently would hide its instances (and their bills).
+// the connector's own bounded SDK wrapper. A region that fails is never dropped silently (it
+// would hide its instances and their bills): the read fails with RegionsFailed, which names the
+// failing regions and carries the instances of the regions that answered, for a front end that
+// can show them beside the failure (gpu-rent instances). A caller that does not know it sees a
+// failed read, as before: nothing is reconciled against a partial list.
 import { REGION_PARALLEL } from '../../core/platforms/regions';
 import { mapLimited } from '../../remote/util/limit';
 import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance, type PlatformKind } from '../../core/platforms/types';
@@ -10,6 +13,18 @@ import { PlatformError } from './errors';
 export function inRegion(region: string, e: unknown): unknown {
   if (e instanceof PlatformError) return new PlatformError({ ...e.failure, message: `${region}: ${e.failure.message}`.slice(0, 500) });
   return e;
+}
+
+/** Some regions of a cloud account failed: named here, with the other regions' instances. */
+export class RegionsFailed extends PlatformError {
+  constructor(
+    failure: PlatformError['failure'],
+    readonly instances: PlatformInstance[],
+    readonly failed: { region: string; message: string }[],
+  ) {
+    super(failure);
+    this.name = 'RegionsFailed';
+  }
 }
 
 /** One region's instances, page by page, until the platform's total or MAX_INSTANCES_PER_ACCOUNT. */
@@ -37,14 +52,24 @@ export class RegionIndex {
   /** Every region's instances, at most REGION_PARALLEL regions at once, each row with its region. */
   async listAll(listRegion: (region: string) => Promise<PlatformInstance[]>): Promise<PlatformInstance[]> {
     const regions = await this.regions();
-    const per = await mapLimited(regions, REGION_PARALLEL, (r) => listRegion(r).catch((e: unknown) => Promise.reject(regions.length > 1 ? inRegion(r, e) : e)));
+    const per = await mapLimited(regions, REGION_PARALLEL, (r) => listRegion(r).then((list) => ({ list }), (e: unknown) => ({ error: regions.length > 1 ? inRegion(r, e) : e })));
+    const errors = per.flatMap((x, k) => ('error' in x ? [{ region: regions[k]!, error: x.error }] : []));
+    // Every region failed (or the only one): the first failure, as it is.
+    if (errors.length === regions.length && errors.length) throw errors[0]!.error;
     const out: PlatformInstance[] = [];
-    for (const [k, list] of per.entries()) {
-      for (const p of list) {
+    for (const [k, x] of per.entries()) {
+      if (!('list' in x)) continue;
+      for (const p of x.list) {
         if (out.length >= MAX_INSTANCES_PER_ACCOUNT) break;
         this.regionOf.set(p.ref, regions[k]!);
         out.push({ ...p, region: (this.rowRegionFirst ? p.region : undefined) ?? regions[k]! });
       }
+    }
+    if (errors.length) {
+      const first = errors[0]!.error;
+      const failed = errors.map((e) => ({ region: e.region, message: e.error instanceof Error ? e.error.message.slice(0, 300) : String(e.error).slice(0, 300) }));
+      const base = first instanceof PlatformError ? first.failure : { platform: this.kind, kind: 'other' as const, code: 'RegionFailed', message: failed[0]!.message };
+      throw new RegionsFailed({ ...base, message: `${base.message}${failed.length > 1 ? ` (${failed.slice(1).map((f) => f.region).join(', ')} failed too)` : ''}; the other ${regions.length - errors.length} region(s) listed`.slice(0, 500) }, out, failed);
     }
     return out;
   }

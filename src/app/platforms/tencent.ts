@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import { classifyFailure } from '../../core/platforms/errors';
 import { tencentBalance, tencentBilling, tencentInstance, tencentPage, tencentPrice, tencentRegions } from '../../core/platforms/tencent';
+import { stepAt, tencentPriceSteps } from '../../core/platforms/cloudCreate';
 import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
 import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
@@ -203,6 +204,7 @@ export class TencentConnector implements Connector {
    * inquiry; SPOTPAID, the SPOTPAID inquiry (InstanceMarketOptions spot; MaxPrice is the SDK's
    * required ceiling of the inquiry, nothing is bought); PREPAID (包年包月), none: compute was
    * paid ahead. Undefined (shown "?") where the platform gives no figure or does not say how it bills.
+   * Where the inquiry sends tiered steps, the one in force after the hours since CreatedTime.
    */
   async price(ref: string): Promise<{ fenPerHour: number; readAt: number } | undefined> {
     const listed = this.listed.take(ref);
@@ -213,7 +215,10 @@ export class TencentConnector implements Connector {
     if (billing !== 'postpaid' && billing !== 'spot') return undefined;
     const market = billing === 'spot' ? { InstanceChargeType: 'SPOTPAID', InstanceMarketOptions: { MarketType: 'spot', SpotOptions: { MaxPrice: '1000', SpotInstanceType: 'one-time' } } } : { InstanceChargeType: 'POSTPAID_BY_HOUR' };
     const r = await this.call('cvm', 'InquiryPriceRunInstances', { Placement: { Zone: zone }, ImageId: row.ImageId, InstanceType: row.InstanceType, ...market }, region);
-    const fen = tencentPrice(r);
+    // Pay-as-you-go bills in steps by the hours used (ItemPrice: (0, 96) h, (96, 360) h, beyond): the step this instance is in now, by its CreatedTime.
+    const steps = tencentPriceSteps((r.Price as { InstancePrice?: unknown } | undefined)?.InstancePrice);
+    const created = typeof row.CreatedTime === 'string' ? Date.parse(row.CreatedTime) : NaN;
+    const fen = steps && Number.isFinite(created) ? stepAt(steps, Math.max(0, this.o.now() - created / 1000) / 3600) : tencentPrice(r);
     return fen !== undefined ? { fenPerHour: fen, readAt: this.o.now() } : undefined;
   }
 

@@ -16,6 +16,7 @@ import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { heads, helpLang, stateWord, t } from '../words';
 import { jsonError, errorCode } from '../json-error';
 import { allFailedCode } from './platform-fail';
+import { RegionsFailed } from '../../app/platforms/regions';
 
 const specs = {
   platform: { type: 'string', valueName: 'P', description: 'only this platform: autodl, aliyun, tencent, or a connector kind (autodl-pro, …)', zh: '只看这个平台：autodl、aliyun、tencent，或连接器类型（autodl-pro 等）' },
@@ -62,16 +63,23 @@ export const command: CliCommand = {
     }
     const results = await Promise.all(
       accounts.map(async (a) => {
+        let c: Connector | undefined;
         try {
-          const c = connectorFor(a, io);
+          c = connectorFor(a, io);
           return { a, list: await withPrices(c, await c.list()) };
         } catch (e) {
+          // Some regions of a cloud account failed: they are named, the others' instances still listed.
+          if (e instanceof RegionsFailed && e.instances.length && c) return { a, list: await withPrices(c, e.instances).catch(() => e.instances), partial: failureLine(e, lang) };
           return { a, error: failureLine(e, lang), en: failureLine(e), code: errorCode(e) };
         }
       }),
     );
     let failed = 0;
     for (const r of results) {
+      if ('partial' in r && r.partial) {
+        failed++;
+        io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.partial}\n`);
+      }
       if (!('error' in r)) continue;
       failed++;
       io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
