@@ -9,6 +9,12 @@ import { isRefusal, type CreateRefusal } from '../../src/core/platforms/create';
 import type { StockReader } from '../../src/app/platforms/stock';
 import type { Connector } from '../../src/core/platforms/types';
 import elastic from '../fixtures/platforms/autodl-elastic-appendix.json';
+import { cloneInstance, planClone } from '../../src/app/platforms/clone';
+import { isCloneRefusal } from '../../src/core/platforms/autodlClone';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -108,6 +114,52 @@ describe('AutoDL as its pages say, on the local platform server', function () {
       assert.deepStrictEqual([flag.request.cuda_v_from, flag.cuda], [124, { cuda: '12.4', from: 'flag' }]);
       const torch = preview(await previewCreate(pro(), { ...input, torch: '2.1.0+cu121' }));
       assert.deepStrictEqual([torch.request.cuda_v_from, torch.cuda], [121, { cuda: '12.1', from: 'torch' }]);
+    });
+  });
+
+  describe('the console row, the wallet, one account', () => {
+    it('a clone whose detail sends no data_disk_expand_size copies the disk the console row names (expand_data_disk_size)', async () => {
+      const GIB = 2 ** 30;
+      s.add({ platform: 'autodl-web', id: 'w-1', name: 'train', state: 'shutdown', noFreeGpu: true, gpuName: 'RTX 4090', machineId: 'eaf141be95', regionSign: 'west-B', gpus: 1, dataDiskBytes: 50 * GIB });
+      // Synthetic free cards on autodl-gpuhunter's docstring host row.
+      s.machines = [{ machine_id: 'm-free', machine_alias: '101机', gpu_idle_num: 2, gpu_order_num: 2, payg_price: 3000 }];
+      s.detailWithoutDisk = true;
+      const c = makeConnector({ kind: 'autodl-web' }, { token: s.creds.autodlWeb }, ep, opts);
+      const p = await planClone(c, 'w-1');
+      assert.ok(!isCloneRefusal(p), JSON.stringify(p));
+      assert.strictEqual(p.source.dataDiskBytes, 50 * GIB, 'from the row, not 0');
+      const o = await cloneInstance(c, p, p.candidates[0]!, { settleMs: 0, intervalMs: 50 });
+      assert.strictEqual(o.status, 'cloned');
+      const body = JSON.parse(s.sent('autodl-web', '/api/v1/order/instance/clone/payg')[0]!.body) as { instance_info: { expand_data_disk: number } };
+      assert.strictEqual(body.instance_info.expand_data_disk, 50 * GIB, 'the new instance gets the same data disk');
+    });
+
+    it('the wallet is assets as sent: a blocked_asset beside it is not subtracted', async () => {
+      s.balances.autodlPro = 29290;
+      s.walletBlockedLi = 1000;
+      const b = await pro().balance();
+      assert.strictEqual(b.fen, 2929);
+    });
+
+    it('a Pro token and a console token whose JWTs name the same uid are one account: gpu-rent balance counts its wallet once; another uid counts', async () => {
+      const jwt = (payload: object) => ['{"alg":"HS256","typ":"JWT"}', JSON.stringify(payload)].map((x) => Buffer.from(x).toString('base64url')).join('.') + '.c2lnbmF0dXJl';
+      // Synthetic tokens of the form a public client decodes (uid in the payload); 230135 is a uid gpuhunter's docstring shows.
+      s.creds.autodlPro = jwt({ uid: 230135, uuid: 'dev' });
+      s.creds.autodlWeb = jwt({ uid: 230135, uuid: 'web' });
+      const home = await mkdtemp(join(tmpdir(), 'gpu-rent-balance-'));
+      try {
+        const env = { GPU_RENT_HOME: home, HOME: home, LANG: 'C', GPU_RENT_AUTODL_API: s.url, GPU_RENT_AUTODL_WEB_API: s.url, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, GPU_RENT_AUTODL_WEB_TOKEN: s.creds.autodlWeb };
+        const r = await runCliAsync(['balance', '--json'], env);
+        assert.strictEqual(r.code, 0, r.stderr);
+        const rows = JSON.parse(r.stdout) as { account: string; fen: number }[];
+        assert.deepStrictEqual(rows.map((x) => [x.account, x.fen]), [['env-autodl-pro', 12345]], 'one balance, not ¥123.45 + ¥88.00');
+        assert.match(r.stderr, /env-autodl-web is the same account as env-autodl-pro: counted once/);
+        s.creds.autodlWeb = jwt({ uid: 999001 });
+        const two = await runCliAsync(['balance', '--json'], { ...env, GPU_RENT_AUTODL_WEB_TOKEN: s.creds.autodlWeb });
+        assert.deepStrictEqual((JSON.parse(two.stdout) as { account: string }[]).map((x) => x.account), ['env-autodl-pro', 'env-autodl-web'], 'another uid is another account');
+      } finally {
+        await rm(home, { recursive: true, force: true });
+      }
     });
   });
 });

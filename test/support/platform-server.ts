@@ -155,6 +155,10 @@ export class PlatformServer {
   readonly loseReply = new Set<string>();
   /** AutoDL console hosts for `user/machine/list` (each the fixture's docstring row with these values); a clone takes its cards. */
   machines: Record<string, unknown>[] = [];
+  /** AutoDL wallets: a `blocked_asset` beside `assets` (the field one public script's test data shows, meaning unknown), when set. */
+  walletBlockedLi: number | undefined;
+  /** AutoDL console: `instance/detail` sends no data_disk_expand_size (a clone then reads the list row's expand_data_disk_size). */
+  detailWithoutDisk = false;
   /** AutoDL console: a clone's new instance ends clone_failed. */
   cloneFails = false;
   private createSeq = 0;
@@ -413,7 +417,7 @@ export class PlatformServer {
       return send(200, { ...doc.create.response, data: id });
     }
     if ((p === 'autodl-pro' && path === '/api/v1/dev/wallet/balance' && method === 'POST') || (p === 'autodl-web' && path === '/api/v1/wallet' && method === 'GET')) {
-      return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb });
+      return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb, ...(this.walletBlockedLi !== undefined ? { blocked_asset: this.walletBlockedLi } : {}) });
     }
     if (p === 'autodl-web' && path === '/api/v1/user/machine/list' && method === 'POST') return ok(this.machineList(params));
     if (p === 'autodl-web' && path === '/api/v1/instance/detail' && method === 'GET') {
@@ -478,9 +482,13 @@ export class PlatformServer {
       ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}),
       stopped_at: PlatformServer.timeField(stopped ? i.stoppedAt : undefined),
       ...(stopped && i.releaseAt ? { release_at: i.releaseAt } : {}),
+      // The login fields of the captured console row (autodl-web-list-row-capture.json), loopback values.
       ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
       proxy_host: '127.0.0.1',
+      ssh_port: i.sshPort,
       root_password: i.password,
+      // The data-disk expansion as the captured row names it (not data_disk_expand_size, the detail's name).
+      ...(i.dataDiskBytes !== undefined ? { expand_data_disk_size: i.dataDiskBytes } : {}),
       // Clone: gpuhunter's list docstring fields, where the test set them.
       ...(i.machineId !== undefined ? { machine_id: i.machineId, image: cloneShapes.instanceListRow.image, private_image_uuid: '', reproduction_uuid: '', reproduction_id: 0 } : {}),
       ...(i.regionSign !== undefined ? { region_sign: i.regionSign } : {}),
@@ -503,7 +511,7 @@ export class PlatformServer {
 
   /** `instance/detail` as one client reads it: status, data_disk_expand_size, proxy_host, ssh_port, machine. */
   private webDetail(i: FakeInstance): Record<string, unknown> {
-    return { status: i.state, data_disk_expand_size: i.dataDiskBytes ?? 0, proxy_host: '127.0.0.1', ssh_port: i.sshPort, machine: { machine_id: i.machineId ?? '', machine_alias: '' } };
+    return { status: i.state, ...(this.detailWithoutDisk ? {} : { data_disk_expand_size: i.dataDiskBytes ?? 0 }), proxy_host: '127.0.0.1', ssh_port: i.sshPort, machine: { machine_id: i.machineId ?? '', machine_alias: '' } };
   }
 
   /** `order/instance/clone/payg`: the source shut down is locked (shutdown_cloning) while its disk is copied; the new instance clones, then runs (or clone_failed). */

@@ -3,6 +3,8 @@
 // sent, the states read. Rows here are copies of the real docstring row with the fields no source
 // gives a value for (gpu_idle_num, instance slots) set: synthetic values on real shapes.
 import * as assert from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fixture from '../fixtures/platforms/autodl-web-clone.json';
 import webRow from '../fixtures/platforms/autodl-web-list-row.json';
 import { cloneBody, cloneName, cloneSourceOf, cloneState, isCloneRefusal, machineListBody, machinePage, MACHINE_PAGE_SIZE, MAX_CANDIDATES, pickCandidates, sourceBusy, type CloneSource } from '../../src/core/platforms/autodlClone';
@@ -104,5 +106,15 @@ describe('AutoDL console clone (pure)', () => {
   it('states: cloning and shutdown_cloning in progress, clone_failed failed, running/shutdown done; a source being cloned is busy', () => {
     assert.deepStrictEqual(['cloning', 'shutdown_cloning', 'creating', 'running', 'shutdown', 'clone_failed', 'create_failed'].map(cloneState), ['inProgress', 'inProgress', 'inProgress', 'done', 'done', 'failed', 'failed']);
     assert.deepStrictEqual(['shutdown_cloning', 'cloning', 'shutdown', 'running'].map(sourceBusy), [true, true, false, false]);
+  });
+
+  it('without the detail\'s data_disk_expand_size, the console row\'s expand_data_disk_size (the captured row\'s name) is the data disk', () => {
+    const capture = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'platforms', 'autodl-web-list-row-capture.json'), 'utf8')) as Record<string, unknown>;
+    const s = cloneSourceOf({ ...capture, expand_data_disk_size: 53687091200 }, { status: 'shutdown' });
+    assert.ok(!isCloneRefusal(s));
+    assert.strictEqual(s.dataDiskBytes, 53687091200);
+    const old = cloneSourceOf({ ...capture, expand_data_disk_size: undefined, data_disk_expand_size: 53687091200 }, { status: 'shutdown' });
+    assert.ok(!isCloneRefusal(old));
+    assert.strictEqual(old.dataDiskBytes, 0, 'the detail\'s name on a list row is no source\'s');
   });
 });

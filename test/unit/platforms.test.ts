@@ -70,7 +70,11 @@ describe('platform mapping (pure)', () => {
     const web = autodlInstance(fixture('autodl-web-list-row.json'), 1)!;
     assert.deepStrictEqual([web.ref, web.name, web.state, web.card, web.region], ['iid-1', 'alpha', 'stopped', 'RTX 3080 Ti', '北京A区']);
     assert.strictEqual(web.releaseAt, Date.parse('2026-04-08T10:00:00+08:00') / 1000, 'the console’s release_at wins over stopped_at + 15 days');
-    assert.deepStrictEqual(web.ssh, { host: 'connect.xxx.autodl.com', port: 34222, user: 'root' });
+    assert.strictEqual(web.ssh, undefined, 'that source shows no login fields');
+    // The captured console row (another source) carries the login: its ssh_command is redacted ("xxx"), so proxy_host + ssh_port.
+    const cap = autodlInstance(fixture('autodl-web-list-row-capture.json'), 1)!;
+    assert.deepStrictEqual([cap.ref, cap.state, cap.card, cap.gpuCount, cap.region, cap.ssh], ['2dee4c9145-b0f2fdc8', 'stopped', 'RTX 3090', 1, '北京A区', { host: 'xx', port: 39451, user: 'root' }]);
+    assert.deepStrictEqual(autodlLogin(fixture('autodl-web-list-row-capture.json')), { host: 'xx', port: 39451, user: 'root', password: 'SRfVpAGh+7xr' });
     assert.strictEqual(autodlInstance({ ...fixture('autodl-web-list-row.json'), status: 'running', start_mode: 'non_gpu' }, 1)!.state, 'noGpu');
     assert.strictEqual(autodlTime('2026-13-01 00:00:00'), undefined);
     assert.strictEqual(autodlTime('0001-01-01T00:00:00Z'), undefined);
@@ -177,6 +181,12 @@ describe('platform mapping (pure)', () => {
     assert.notStrictEqual(accountIdentity('tencent-cvm', { secretId: 'A' }), accountIdentity('tencent-cvm', { secretId: 'B' }));
     assert.strictEqual(accountIdentity('autodl-pro', { token: 'tok' }), accountIdentity('autodl-pro', { token: 'tok' }));
     assert.ok(!accountIdentity('autodl-pro', { token: 'secret-token-value' }).includes('secret-token-value'), 'no secret in the identity');
+    // AutoDL tokens are JWTs naming the account's uid (a public client decodes the developer token so): one uid, one account, whatever the kind.
+    const jwt = (payload: object) => ['{"alg":"HS256"}', JSON.stringify(payload)].map((x) => Buffer.from(x).toString('base64url')).join('.') + '.sig';
+    assert.strictEqual(accountIdentity('autodl-pro', { token: jwt({ uid: 230135, uuid: 'a' }) }), accountIdentity('autodl-web', { token: jwt({ uid: 230135, uuid: 'b' }) }));
+    assert.notStrictEqual(accountIdentity('autodl-pro', { token: jwt({ uid: 230135 }) }), accountIdentity('autodl-web', { token: jwt({ uid: 230136 }) }));
+    assert.notStrictEqual(accountIdentity('autodl-pro', { token: jwt({ sub: 'x' }) }), accountIdentity('autodl-web', { token: jwt({ sub: 'x' }) }), 'no uid: each token its own account');
+    assert.notStrictEqual(accountIdentity('autodl-pro', { token: 'a.%%%.c' }), accountIdentity('autodl-web', { token: 'a.%%%.c' }), 'not a JWT: by kind and fingerprint');
     assert.strictEqual(powerOffModeFor('aliyun-ecs'), 'stopCharging');
     assert.strictEqual(powerOffModeFor('tencent-cvm', true), 'keep');
     assert.strictEqual(powerOffModeFor('autodl-pro'), 'keep');

@@ -124,7 +124,8 @@ export function cloneSourceOf(row: unknown, detail: unknown): CloneSource | Clon
     ...(regionSign ? { regionSign } : {}),
     ...(regionName ? { regionName } : {}),
     ...(ID.test(machineId) ? { machineId } : {}),
-    dataDiskBytes: nonNegInt(d.data_disk_expand_size, 2 ** 53) ?? nonNegInt(r.data_disk_expand_size, 2 ** 53) ?? 0,
+    // The detail names it data_disk_expand_size; the console list row expand_data_disk_size (SOURCES.md).
+    dataDiskBytes: nonNegInt(d.data_disk_expand_size, 2 ** 53) ?? nonNegInt(r.expand_data_disk_size, 2 ** 53) ?? 0,
     image: {
       image: typeof r.image === 'string' && r.image.length <= 500 ? r.image : '',
       private_image_uuid: typeof r.private_image_uuid === 'string' && r.private_image_uuid.length <= 120 ? r.private_image_uuid : '',

@@ -36,15 +36,49 @@ export function afterPowerOff(kind: PlatformKind, asked: PowerOffMode, p: Pick<P
 /**
  * Which billing account a connector's credentials belong to, without the secret itself: one
  * 阿里云/腾讯云 key added for two regions is one account (its key id); one AutoDL token added
- * twice is one account. A Pro token and a console token of the same AutoDL account cannot be
- * told apart from what AutoDL sends (no account id in either wallet reply): they stay two.
+ * twice is one account. AutoDL tokens are JWTs whose payload names the account (`uid`, the way a
+ * public client reads the developer token: the API has no user endpoint): a Pro token and a
+ * console token naming the same uid are one account, whatever their kind, so its wallet counts
+ * once. A token whose payload names no uid is its own account (a fingerprint of it).
  */
 export function accountIdentity(kind: PlatformKind, secret: Readonly<Record<string, string>>): string {
   const d = PLATFORM_DESCRIPTORS[kind];
   if (d.accountKeyField) return `${d.catalogPlatform}:${secret[d.accountKeyField] ?? ''}`;
-  // A token is a secret: only a short digest-like fingerprint of it (not reversible in practice for a long token) is kept.
   const t = secret.token ?? '';
+  const uid = d.catalogPlatform === 'autodl' ? tokenUid(t) : undefined;
+  if (uid !== undefined) return `${d.catalogPlatform}:uid:${uid}`;
+  // A token is a secret: only a short digest-like fingerprint of it (not reversible in practice for a long token) is kept.
   let h = 0x811c9dc5;
   for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), 0x01000193) >>> 0;
   return `${kind}:${t.length}:${h.toString(16)}`;
+}
+
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The `uid` a JWT's payload names (a positive integer), read without checking the signature (the platform checks it); undefined when it is not one. */
+export function tokenUid(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || token.length > 8192) return undefined;
+  const seg = parts[1]!.replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, '');
+  let bits = 0;
+  let acc = 0;
+  const bytes: number[] = [];
+  for (const ch of seg) {
+    const v = B64URL.indexOf(ch);
+    if (v < 0) return undefined;
+    acc = (acc << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >> bits) & 0xff);
+    }
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder().decode(new Uint8Array(bytes)));
+  } catch {
+    return undefined;
+  }
+  const uid = payload && typeof payload === 'object' ? (payload as { uid?: unknown }).uid : undefined;
+  return typeof uid === 'number' && Number.isSafeInteger(uid) && uid > 0 ? uid : undefined;
 }
