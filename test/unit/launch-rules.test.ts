@@ -143,11 +143,16 @@ describe('launch rules (app/launch/rules)', () => {
     const r = resumeCommand(task, state({ recoveries: 1, lastSync: synced }), '/h/w/ckpt');
     assert.equal(r.from, '/h/w/ckpt/step-0180');
     assert.equal(resumeCommand(task, state({ job: started, lastSync: synced }), '/h/w/ckpt').from, '/h/w/ckpt/step-0180', 'resumed after the job had started');
-    // Every {checkpoint} becomes one shell word that is exactly the path, whatever its characters.
-    for (const name of ['step-0180', "it's 5 \"done\" $(echo injected)", 'a b;c']) {
-      const t = { run: 'x', resume: 'set -- {checkpoint} {checkpoint}; printf "%s|%s|%s" "$#" "$1" "$2"' };
-      const c = resumeCommand(t, state({ recoveries: 1, lastSync: { ...synced, checkpoint: name } }), '/h/w/ckpt');
-      assert.equal(sh(c.command), `2|/h/w/ckpt/${name}|/h/w/ckpt/${name}`, name);
+    // Every {checkpoint} becomes one shell word that is exactly the path, quoted by the user or not;
+    // a name the box chose with characters a shell reads is refused (core/checkpoints checkpointArgument).
+    for (const name of ['step-0180', 'epoch=3-step=1200.ckpt', 'weights/last.pt']) {
+      for (const resume of ['set -- {checkpoint} {checkpoint}; printf "%s|%s|%s" "$#" "$1" "$2"', 'set -- "{checkpoint}" \'{checkpoint}\'; printf "%s|%s|%s" "$#" "$1" "$2"']) {
+        const c = resumeCommand({ run: 'x', resume }, state({ recoveries: 1, lastSync: { ...synced, checkpoint: name } }), '/h/w/ckpt');
+        assert.equal(sh(c.command), `2|/h/w/ckpt/${name}|/h/w/ckpt/${name}`, name);
+      }
+    }
+    for (const name of ["it's 5 \"done\" $(echo injected)", 'a b;c', 'x`id`']) {
+      assert.throws(() => resumeCommand({ run: 'x', resume: 'train --resume "{checkpoint}"' }, state({ recoveries: 1, lastSync: { ...synced, checkpoint: name } }), '/h/w/ckpt'), /resume: \{checkpoint\} would be .*characters a shell reads are refused/, name);
     }
   });
 

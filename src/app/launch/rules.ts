@@ -2,6 +2,7 @@
 // `now`). The step modules (acquire, check, upload, setup, start, watch, reclaim, end) ask these
 // what to do and then do it; each rule is tested in test/unit/launch-rules.test.ts.
 import { posix } from 'node:path';
+import { checkpointArgument } from '../../core/checkpoints';
 import type { Fen } from '../../core/money';
 import type { EndAction } from '../../core/progress';
 import type { LaunchBox, LaunchOutcome, LaunchPhase, LaunchState } from '../../core/task/launch';
@@ -129,7 +130,12 @@ export function resumeCommand(task: Pick<Task, 'run' | 'resume'>, s: Pick<Launch
   if (s.recoveries > 0 || s.job) {
     if (task.resume && cp && remoteCheckpoints) {
       const path = posix.join(remoteCheckpoints, cp);
-      return { command: task.resume.split('{checkpoint}').join(shQuote(path)), from: path };
+      // The name came from the box: put in as it is only when no character of it means anything
+      // to a shell, so it is the same text inside the user's "{checkpoint}", '{checkpoint}' or
+      // none (core/checkpoints.ts checkpointArgument); else refused, the path shown as data.
+      const arg = checkpointArgument(path);
+      if (!arg.ok) throw new Error(`resume: {checkpoint} would be ${JSON.stringify(path).slice(0, 600)}, which holds ${arg.bad.map((c) => JSON.stringify(c)).join(' ')}: characters a shell reads are refused, so that nothing in a name the box chose can run. Rename that checkpoint on the box or here, or start over with run`);
+      return { command: task.resume.split('{checkpoint}').join(arg.text), from: path };
     }
   }
   return { command: task.run };

@@ -1,7 +1,7 @@
 // What a launch pushes and resumes from: the workdir as git sees it (files .gitignore leaves
-// out are not pushed, nor .git itself) and the newest checkpoint in the local checkpoint folder.
+// out are not pushed, nor .git itself). The newest checkpoint is core/checkpoints.ts's, walked in checkpoints.ts.
 import { execFile } from 'node:child_process';
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { isGitDirName } from '../../core/gitNames';
@@ -94,46 +94,6 @@ export async function workdirExclusions(dir: string, alsoUnder: readonly string[
   }
   const exclude = listed.files.map((f) => f.rel).filter((rel) => inGit(rel) || ignored.has(rel));
   return { exclude, by, ignored: exclude.filter((r) => !inGit(r)).length };
-}
-
-/**
- * The newest top-level entry (file or folder) in the local checkpoint folder, by modification
- * time (a folder counts by its newest file): the checkpoint a resume starts from. The `.gpu-rent`
- * state and partial files are not checkpoints, nor the entries in `leaveOut` (not all home yet).
- */
-export async function newestCheckpoint(localDir: string, leaveOut: ReadonlySet<string> = new Set()): Promise<string | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(localDir);
-  } catch {
-    return undefined;
-  }
-  let best: { name: string; mtime: number } | undefined;
-  for (const name of names) {
-    if (leaveOut.has(name) || name.startsWith('.gpu-rent') || name.endsWith('.part') || name.includes('.gpu-rent-')) continue;
-    const st = await lstat(join(localDir, name)).catch(() => undefined);
-    if (!st || st.isSymbolicLink()) continue;
-    let mtime = st.mtimeMs;
-    if (st.isDirectory()) mtime = await newestIn(join(localDir, name), 3).then((m) => m ?? st.mtimeMs);
-    if (!best || mtime > best.mtime || (mtime === best.mtime && name > best.name)) best = { name, mtime };
-  }
-  return best?.name;
-}
-
-async function newestIn(dir: string, depth: number): Promise<number | undefined> {
-  let newest: number | undefined;
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  for (const e of entries.slice(0, 10000)) {
-    const p = join(dir, e.name);
-    if (e.isFile()) {
-      const st = await lstat(p).catch(() => undefined);
-      if (st && (newest === undefined || st.mtimeMs > newest)) newest = st.mtimeMs;
-    } else if (e.isDirectory() && depth > 0) {
-      const m = await newestIn(p, depth - 1);
-      if (m !== undefined && (newest === undefined || m > newest)) newest = m;
-    }
-  }
-  return newest;
 }
 
 /** `rel` as a '/'-separated path (what the push and the box use). */

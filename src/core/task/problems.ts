@@ -84,6 +84,7 @@ export type TaskProblem =
   | { code: 'env-name' }
   | { code: 'bad-name' }
   | { code: 'resume-no-placeholder' }
+  | { code: 'bad-checkpoint-pattern'; problem: 'not-glob' | 'empty' | 'too-long' | 'control-char' | 'dotdot' | 'absolute' | 'too-many-wildcards' | 'too-many'; max?: number }
   | { code: 'not-end'; ends: string[] }
   | { code: 'smoke-steps-too-many' }
   | { code: 'smoke-minutes-too-many' }

@@ -251,7 +251,7 @@ function toTask(t: TaskInput): Task {
     reclaimAfterSeconds: parseDuration(t.reclaim_after)!,
   };
   if (setupObject?.environment !== undefined) task.environment = setupObject.environment;
-  if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)!, ...(t.checkpoints.store !== undefined ? { store: t.checkpoints.store } : {}) };
+  if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)!, ...(t.checkpoints.pattern !== undefined ? { patterns: typeof t.checkpoints.pattern === 'string' ? [t.checkpoints.pattern] : t.checkpoints.pattern } : {}), ...(t.checkpoints.store !== undefined ? { store: t.checkpoints.store } : {}) };
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.notify?.length) task.notify = [...new Set(t.notify)];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { BOUNDS } from '../bounds';
 import { card, command, commandList, storeRef, CONTROL_RE, DEFAULT_CHECKPOINT_EVERY_SECONDS, DEFAULT_RECLAIM_AFTER_SECONDS, duration, ENV_NAME_RE, isSshLogin, localPath, looksLikeSsh, MAX_COMMAND, MAX_ENV_VARS, MAX_LIST, MAX_NAME, MAX_NODES, MAX_TASKS, MIN_CHECKPOINT_EVERY_SECONDS, MIN_RECLAIM_AFTER_SECONDS, NAME_RE, remotePath, shown, yuan } from './fields';
 import { asMessage, said } from './problems';
+import { checkpointPatternProblem, MAX_CHECKPOINT_PATTERN_LENGTH, MAX_CHECKPOINT_PATTERNS } from '../checkpoints';
 import { TASK_ENDS } from './types';
 
 function resourcesSchema(platformIds: readonly string[] | undefined) {
@@ -49,6 +50,11 @@ function resourcesSchema(platformIds: readonly string[] | undefined) {
     })
     .meta({ title: 'Resources', description: 'What to rent: cards, GPUs, memory, price, platforms, spot.' });
 }
+
+const checkpointPattern = z.string(said({ code: 'bad-checkpoint-pattern', problem: 'not-glob' })).superRefine((p, ctx) => {
+  const problem = checkpointPatternProblem(p);
+  if (problem) ctx.addIssue({ code: 'custom', message: asMessage({ code: 'bad-checkpoint-pattern', problem, max: MAX_CHECKPOINT_PATTERN_LENGTH }), input: p });
+});
 
 const instanceRef = z
   .string(said({ code: 'not-instance' }))
@@ -127,6 +133,14 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
           every: duration(MIN_CHECKPOINT_EVERY_SECONDS)
             .default(DEFAULT_CHECKPOINT_EVERY_SECONDS)
             .meta({ title: 'Sync interval', description: 'Time between verified syncs while the run goes: 10m, 1h, 90s or seconds (default 10m, at least 30s).' }),
+          pattern: z
+            .union([checkpointPattern, z.array(checkpointPattern).min(1, said({ code: 'bad-checkpoint-pattern', problem: 'empty' })).max(MAX_CHECKPOINT_PATTERNS, said({ code: 'bad-checkpoint-pattern', problem: 'too-many', max: MAX_CHECKPOINT_PATTERNS }))], said({ code: 'bad-checkpoint-pattern', problem: 'not-glob' }))
+            .optional()
+            .meta({
+              title: 'What counts as a checkpoint',
+              description:
+                'Globs, relative to the checkpoint folder (* within a name, ** across folders; without / a name at any depth): checkpoint-*, *.ckpt, weights/last.pt. Default: HF checkpoint-N/, DeepSpeed global_stepN/, step-N/epoch-N, Lightning *.ckpt, weight files with a step number, YOLO last.pt. Logs never count.',
+            }),
           store: storeRef('checkpoints.store')
             .optional()
             .meta({ title: 'Store', description: "NAME/PREFIX in a store (gpu-rent storage add): the box uploads each complete checkpoint there itself, with a grant limited to this prefix, the sizes and the run's time (no key on the box), so checkpoints are safe while the laptop sleeps." }),

@@ -39,6 +39,8 @@ export interface TaskCheckpoints {
   local: string;
   /** Seconds between verified syncs while the run goes (default 600). */
   everySeconds: number;
+  /** Globs naming what counts as a checkpoint (core/checkpoints.ts); absent: the common layouts. */
+  patterns?: string[];
   /** A store and prefix (`NAME/PREFIX`) the box uploads each complete checkpoint to, with a grant (no key on the box). */
   store?: string;
 }

@@ -207,6 +207,20 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('name is 1–64 letters, digits, - or _');
     case 'resume-no-placeholder':
       return l10n.t('resume must contain {0} (the last verified checkpoint’s path on the box)', '{checkpoint}');
+    case 'bad-checkpoint-pattern':
+      switch (p.problem) {
+        case 'too-many':
+          return l10n.t('checkpoints.pattern holds at most {0} globs', p.max ?? 16);
+        case 'too-long':
+          return l10n.t('a checkpoints.pattern glob is at most {0} characters', p.max ?? 200);
+        case 'dotdot':
+        case 'absolute':
+          return l10n.t('a checkpoints.pattern glob is relative to the checkpoint folder (no .., not absolute or ~)');
+        case 'too-many-wildcards':
+          return l10n.t('a checkpoints.pattern glob has at most 8 wildcards');
+        default:
+          return l10n.t('checkpoints.pattern is a glob (checkpoint-*, *.ckpt, weights/last.pt) or a list of them, without control characters');
+      }
     case 'not-end':
       return l10n.t('end is one of {0}', p.ends.join(', '));
     case 'smoke-steps-too-many':
