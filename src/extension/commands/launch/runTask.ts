@@ -22,6 +22,7 @@ import type { PlatformMonitor } from '../../monitors/platforms';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
+import { savedPasswordInstance } from '../../savedLogin';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
@@ -70,7 +71,11 @@ function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox
     connectTimeoutMs: s.readyTimeoutSeconds * 1000,
     acceptNew: a.acceptNewHostKey === true,
     confirmNewKey: (q) => confirmNewHostKey(box.label, q),
-    askPassword: (q) => askLoginPassword(box.label, q),
+    // A saved instance with this very login answers with its stored password; else the user is asked (issue 41 friction).
+    askPassword: async (q) => {
+      const id = savedPasswordInstance(ctx.store.list(), q);
+      return (id ? await ctx.store.getPassword(id) : undefined) ?? askLoginPassword(box.label, q);
+    },
     log: (m) => ctx.log.debug(`[launch ${box.label}] ${m}`),
   };
 }
