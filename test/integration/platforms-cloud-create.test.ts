@@ -12,6 +12,7 @@ import { makeConnector, type Endpoints } from '../../src/app/platforms/accounts'
 import { createInstance, previewCreate, type CreatePreview } from '../../src/app/platforms/create';
 import { isRefusal, type CreateRefusal } from '../../src/core/platforms/create';
 import { PlatformServer } from '../support/platform-server';
+import { runCliAsync } from '../support/cli';
 
 const now = () => Math.floor(Date.now() / 1000);
 const opts = { timeoutMs: 3000, now };
@@ -144,6 +145,27 @@ describe('cloud creates you can reach (local platform server)', function () {
     assert.deepStrictEqual(sent.LoginSettings, { KeyIds: ['skey-made1'] });
     assert.deepStrictEqual(sent.InternetAccessible, p.request.InternetAccessible);
     assert.match(String((JSON.parse(s.sent('tencent', 'ImportKeyPair')[0]!.body) as { PublicKey: string }).PublicKey), /^ssh-rsa AAAA\S+$/);
+  });
+
+  it('gpu-rent create (built CLI): the preview says the bandwidth and its price (? where none), the login key, the SSH-only group, the network and what a reclaim does; a missing vSwitch is refused (exit 1)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'gpu-rent-cc-'));
+    try {
+      const env = { GPU_RENT_HOME: home, HOME: home, GPU_RENT_ALIYUN_ENDPOINT: s.url, ALIBABA_CLOUD_ACCESS_KEY_ID: s.creds.aliyunKeyId, ALIBABA_CLOUD_ACCESS_KEY_SECRET: 'x', ALIBABA_CLOUD_REGION_ID: 'cn-hangzhou' };
+      const args = ['create', '--account', 'env-aliyun-ecs', '--card', 'ecs.gn7i-c8g1.2xlarge', '--image', 'ubuntu_22_04_x64_20G_alibase_20240130.vhd', '--region', 'cn-hangzhou', '--name', 'cli-net'];
+      const r = await runCliAsync([...args, '--vswitch', 'vsw-test', '--ssh-key', ed, '--disk-gb', '100', '--spot', '--max-price', '5', '--spot-reclaim', 'terminate', '--bandwidth', '5'], env);
+      assert.strictEqual(r.code, 2, r.stderr);
+      assert.match(r.stderr, /bandwidth public 5 Mbit\/s, billed by traffic \?\/GB/);
+      assert.match(r.stderr, /login +key pair gpu_rent_[0-9a-f]{12} \(.*id_ed25519\.pub, imported at create\)/);
+      assert.match(r.stderr, /sec\.group gpu-rent-ssh-only: made at create, SSH \(TCP 22\) in only/);
+      assert.match(r.stderr, /reclaim +terminate: system disk released, data disk kept; then the data disk bills on its own, ¥300\.00\/day/);
+      assert.doesNotMatch(r.stderr + r.stdout, /AAAA/, 'the key itself is never printed');
+      const refused = await runCliAsync([...args, '--ssh-key', ed], env);
+      assert.strictEqual(refused.code, 1);
+      assert.match(refused.stderr, /refused, nothing created: no vSwitch \(--vswitch\)/);
+      assert.strictEqual(s.sent('aliyun', 'RunInstances').length, 0);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 
   it('腾讯云 tiered prices: the hourly price in force is the step for the hours since CreatedTime (96 h, 360 h), in the list the tree and the burn rate read', async () => {

@@ -47,7 +47,7 @@ const specs = {
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent create --account ID --card C [--gpus N] [--region R] [--image ID] [--disk-gb N] [--cuda-min X.Y | --torch VERSION] [--name N] [--spot --max-price YUAN] [--auto-release HOURS] --yes [--json]';
+const USAGE = 'gpu-rent create --account ID --card C [--gpus N] [--region R] [--image ID] [--disk-gb N] [--cuda-min X.Y | --torch VERSION] [--name N] [--spot --max-price YUAN [--spot-reclaim stop|terminate]] [--auto-release HOURS] [--bandwidth MBPS] [--ssh-key FILE.pub] [--vswitch ID] [--security-group ID] [--vpc ID --subnet ID] --yes [--json]';
 
 /** One English sentence per refusal, with what to do. */
 export function refusalLine(r: CreateRefusal): string {
@@ -85,7 +85,7 @@ export function refusalLine(r: CreateRefusal): string {
     case 'badCuda':
       return `"${String(d.given)}" is not a CUDA version (12.1) nor a PyTorch version or wheel tag (2.1.0+cu121, cu121)`;
     case 'networkMissing':
-      return `no ${d.missing === 'vSwitch' ? 'vSwitch (--vswitch)' : d.missing === 'securityGroup' ? 'security group (--security-group)' : d.missing === 'subnet' ? 'subnet (--subnet)' : 'VPC (--vpc)'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `: ${String(d.note)}` : ': RunInstances needs one'}; nothing was created`;
+      return `no ${d.missing === 'vSwitch' ? 'vSwitch (--vswitch)' : d.missing === 'securityGroup' ? 'security group (--security-group)' : d.missing === 'subnet' ? 'subnet (--subnet)' : 'VPC (--vpc)'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `: ${String(d.note)}` : ': RunInstances needs one'}`;
     case 'badPublicKey':
       return `no usable SSH public key (${String(d.path)}${d.type ? `, ${String(d.type)}` : ''}): ${String(d.note ?? '')}; the instance's login is this key, imported as a key pair`;
     case 'badBandwidth':
@@ -134,7 +134,7 @@ export function refusalLineZh(r: CreateRefusal): string {
     case 'badCuda':
       return `"${String(d.given)}" 既不是 CUDA 版本（12.1），也不是 PyTorch 版本或 wheel 标签（2.1.0+cu121、cu121）`;
     case 'networkMissing':
-      return `缺少${d.missing === 'vSwitch' ? '交换机（--vswitch）' : d.missing === 'securityGroup' ? '安全组（--security-group）' : d.missing === 'subnet' ? '子网（--subnet）' : 'VPC（--vpc）'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `：${String(d.note)}` : '：RunInstances 需要它'}；没有创建任何实例`;
+      return `缺少${d.missing === 'vSwitch' ? '交换机（--vswitch）' : d.missing === 'securityGroup' ? '安全组（--security-group）' : d.missing === 'subnet' ? '子网（--subnet）' : 'VPC（--vpc）'}${d.given ? ` "${String(d.given)}"` : ''}${d.note ? `：${String(d.note)}` : '：RunInstances 需要它'}`;
     case 'badPublicKey':
       return `没有可用的 SSH 公钥（${String(d.path)}${d.type ? `，${String(d.type)}` : ''}）：${String(d.note ?? '')}；实例的登录就是这把公钥，作为密钥对导入`;
     case 'badBandwidth':
@@ -167,7 +167,7 @@ export function cloudRows(p: CreatePreview, lang: CliLang): [string, string][] {
         : r.afterwards === 'detachedDisk'
           ? zh ? `之后数据盘单独计费 ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天` : '?/天'}，直到你删除它` : `then the data disk bills on its own, ${p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day` : '?/day'}, until you delete it`
           : zh ? '之后不再计费' : 'then nothing bills';
-    rows.push([zh ? '回收' : 'reclaim', `${r.behavior === 'stop' ? (zh ? '停机' : 'stop') : zh ? '释放' : 'terminate'}: ${r.disks.map(disk).join(zh ? '，' : ', ')}; ${after}`]);
+    rows.push([zh ? '回收' : 'reclaim', zh ? `${r.behavior === 'stop' ? '停机' : '释放'}：${r.disks.map(disk).join('，')}；${after}` : `${r.behavior}: ${r.disks.map(disk).join(', ')}; ${after}`]);
   }
   return rows;
 }
