@@ -74,4 +74,9 @@ describe('allowing power actions (issue 41 friction, bug 9)', () => {
     const acc = src('src/extension/commands/platforms/accounts.ts');
     assert.match(acc, /if \(mon\.powerAllowed\(account\.id\)\)[^\n]*Power actions are on for it/);
   });
+  it('no free card at Power On: Start When a Card Is Free… and (where the platform clones) Clone as buttons, for noStock and noGpuOnHost', () => {
+    const s = src('src/extension/commands/platforms/power.ts');
+    assert.match(s, /e\.failure\.kind === 'noGpuOnHost' \|\| e\.failure\.kind === 'noStock'/);
+    assert.match(s, /Start When a Card Is Free…'\), run: \(\) => vscode\.commands\.executeCommand\(Commands\.powerOnWhenFree/);
+  });
 });

@@ -156,9 +156,16 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
         if (cap === 'powerOn:gpu' || cap === 'powerOn:noGpu') await connector.powerOn(ref, cap === 'powerOn:gpu' ? 'gpu' : 'noGpu');
         else await connector.powerOff(ref, cap === 'powerOff:keep' ? 'keep' : 'stopCharging');
       } catch (e) {
-        // Sent once: a refusal is shown with the platform's own code, never retried. No free GPU on the host: the platform's way out, a clone.
-        if (cap === 'powerOn:gpu' && e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(account.kind).clone)
-          throw new UserErrorWithActions(platformErrorText(e), [{ title: vscode.l10n.t('Clone to a Host with a Free Card…'), run: () => vscode.commands.executeCommand(Commands.cloneInstance, { kind: 'instance', id: inst.id }) }]);
+        // Sent once: a refusal is shown with the platform's own code, never retried. No free card: the ways out as buttons
+        // (issue 41 friction): wait for one (Start When a Card Is Free…), or, where the platform clones, a host that has one.
+        if (cap === 'powerOn:gpu' && e instanceof PlatformError && (e.failure.kind === 'noGpuOnHost' || e.failure.kind === 'noStock')) {
+          const again = { kind: 'instance', id: inst.id };
+          const actions = [
+            { title: vscode.l10n.t('Start When a Card Is Free…'), run: () => vscode.commands.executeCommand(Commands.powerOnWhenFree, again) },
+            ...(descriptorOf(account.kind).clone ? [{ title: vscode.l10n.t('Clone to a Host with a Free Card…'), run: () => vscode.commands.executeCommand(Commands.cloneInstance, again) }] : []),
+          ];
+          throw new UserErrorWithActions(platformErrorText(e), actions);
+        }
         throw new UserError(platformErrorText(e));
       }
     }
