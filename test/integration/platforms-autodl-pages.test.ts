@@ -115,6 +115,13 @@ describe('AutoDL as its pages say, on the local platform server', function () {
       const torch = preview(await previewCreate(pro(), { ...input, torch: '2.1.0+cu121' }));
       assert.deepStrictEqual([torch.request.cuda_v_from, torch.cuda], [121, { cuda: '12.1', from: 'torch' }]);
     });
+
+    it('--region is a data-center code: an instance region (neimeng-C) is refused before anything is sent', async () => {
+      const r = await previewCreate(pro(), { ...input, region: 'neimeng-C' });
+      assert.ok(isRefusal(r) && r.code === 'unknownRegion' && /westDC3/.test(String(r.detail.known)), JSON.stringify(r));
+      assert.strictEqual(s.sent('autodl-pro').length, 0);
+      assert.deepStrictEqual(preview(await previewCreate(pro(), { ...input, region: 'beijingDC2' })).request.data_center_list, ['beijingDC2']);
+    });
   });
 
   describe('the console row, the wallet, one account', () => {

@@ -9,6 +9,7 @@ import { compareVersions, cudaFromTag, parseTorchVersion } from '../compat/versi
 import type { Fen } from '../money';
 import { AUTODL_SPEC_CARDS } from './autodl';
 import { PLATFORM_DESCRIPTORS } from './descriptors';
+import { AUTODL_DATA_CENTERS, isAutodlDataCenter } from './stock';
 import { PLATFORM_KINDS, type PlatformFailure, type PlatformInstance, type PlatformKind } from './types';
 
 /**
@@ -153,7 +154,8 @@ export function checkSpec(kind: PlatformKind, s: CreateSpec): CreateRefusal | un
     if (s.autoReleaseHours !== undefined) return refuse('autoReleaseNotOffered', { kind });
     if (!s.image) return refuse('imageRequired', { kind });
     if (!/^(?:base-image|image)-[A-Za-z0-9]{1,40}$/.test(s.image)) return refuse('imageNotFound', { image: s.image.slice(0, 80) });
-    if (s.region !== undefined && !/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(s.region)) return refuse('unknownRegion', { region: s.region.slice(0, 60) });
+    // data_center_list takes the elastic-deployment page's data-center codes; an instance's region (neimeng-C) is another namespace.
+    if (s.region !== undefined && !isAutodlDataCenter(s.region)) return refuse('unknownRegion', { region: s.region.slice(0, 60), known: Object.keys(AUTODL_DATA_CENTERS).join(', '), note: 'a data-center code; an instance region such as neimeng-C is another namespace' });
   } else {
     if (s.gpus !== 1) return refuse('tooManyGpus', { gpus: s.gpus, max: 1, note: 'the instance type fixes the GPU count' });
     if (!s.image) return refuse('imageRequired', { kind });
