@@ -188,6 +188,9 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     if (s) {
       fix.pip = pipCommand(s.release, s.cuda);
       reasons.push({ code: s.kept ? 'release-kept' : 'release-changed', from: keep, to: s.release.torch, cuda: s.cuda });
+      // A wheel newer than the driver's CUDA (cu128 on a 12.2 driver) fits by minor-version compatibility: said, so it does not look like a mistake (issue 41 friction).
+      const fit = cudaFitsDriver(s.cuda, ctx.driver, platform);
+      if (fit.fits && fit.via === 'minor-version-compat') reasons.push({ code: 'minor-version-compat', torchCuda: s.cuda, driverMaxCuda: d.driverMaxCuda, familyMinDriver: minDriverFor(s.cuda, platform) });
     } else reasons.push({ code: 'no-wheel-fits', driverMaxCuda: d.driverMaxCuda, computeCapability: d.computeCapability });
     const env = envAdvice();
     if (env.length && fix.pip) fix.env = env;
