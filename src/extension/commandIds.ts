@@ -37,6 +37,8 @@ export const Commands = {
   removePlatformAccount: 'gpuRent.removePlatformAccount',
   addNotifyChannel: 'gpuRent.addNotifyChannel',
   removeNotifyChannel: 'gpuRent.removeNotifyChannel',
+  addStorage: 'gpuRent.addStorage',
+  removeStorage: 'gpuRent.removeStorage',
   refreshPlatforms: 'gpuRent.refreshPlatforms',
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',

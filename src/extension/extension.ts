@@ -42,6 +42,8 @@ import { getState, openCalculator, refresh, showLog } from './commands/view/view
 import { addPlatformAccount, removePlatformAccount } from './commands/platforms/accounts';
 import { addNotifyChannel, removeNotifyChannel } from './commands/notify/addChannel';
 import { NotifyChannels } from './notifyChannels';
+import { addStorage, removeStorage } from './commands/storage/addStorage';
+import { StoreList } from './storeList';
 import { createInstanceCommand } from './commands/platforms/create';
 import { cloneInstanceCommand } from './commands/platforms/clone';
 import { PlatformAccounts } from './commands/platforms/accountStore';
@@ -235,6 +237,9 @@ export function activate(context: vscode.ExtensionContext): void {
   const notifyChannels = new NotifyChannels(context.globalState, context.secrets);
   command(Commands.addNotifyChannel, (a) => addNotifyChannel(notifyChannels, a));
   command(Commands.removeNotifyChannel, (a) => removeNotifyChannel(notifyChannels, a));
+  const storeList = new StoreList(context.globalState, context.secrets);
+  command(Commands.addStorage, (a) => addStorage(storeList, a));
+  command(Commands.removeStorage, (a) => removeStorage(storeList, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
   command(Commands.reviewPlatformLogin, async (a) => {
     const inst = await pickInstance(ctx, a, (i) => platformFacts.pendingLogins.has(i.id));
