@@ -130,7 +130,8 @@ export class StockView implements vscode.Disposable {
       const where = r.zone ? `${r.region} · ${r.zone}` : r.region;
       return {
         key: `${i}:${r.card}:${r.region}:${r.zone ?? ''}`,
-        label: r.card,
+        // The card as the platform names it; AutoDL's pool: its Pro spec where a source maps the name.
+        label: r.proSpec ? `${r.card} (Pro ${r.proSpec})` : r.card,
         description: `${where} · ${free} · ${price}`,
         icon: r.status === 'free' ? 'pass' : r.status === 'soldOut' ? 'circle-slash' : 'question',
         ...(r.status === 'free' ? { iconColor: 'testing.iconPassed' } : {}),
