@@ -1,10 +1,13 @@
 // Authentication: which methods to offer (key files, the SSH agent, a password) and the
 // ssh2 authHandler that walks them in order, asking for a password only when the server
 // wants one and none was given.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { utils as sshUtils, type AnyAuthMethod, type AuthenticationType } from 'ssh2';
+
+/** The largest file read as a private key (an RSA-16384 key in PEM is under 13 KiB). */
+const MAX_KEY_FILE_BYTES = 256 * 1024;
 
 export type AuthMethod = { kind: 'key'; key: Buffer; label: string } | { kind: 'agent'; socket: string } | { kind: 'password' };
 
@@ -31,6 +34,9 @@ export function authMethods(src: AuthSources): AuthMethod[] {
     if (seen.has(path) || !existsSync(path)) continue;
     seen.add(path);
     try {
+      // A key file is a few KiB: a path to a device, a fifo or a huge file (a task file's -i) is not read.
+      const st = statSync(path);
+      if (!st.isFile() || st.size > MAX_KEY_FILE_BYTES) continue;
       const key = readFileSync(path);
       // Encrypted keys need a passphrase we do not ask for: the agent covers them.
       if (sshUtils.parseKey(key) instanceof Error) continue;

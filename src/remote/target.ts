@@ -228,13 +228,13 @@ function fromSshCommand(words: string[], sshConfig: string | null | undefined): 
     base = r.target;
     if (acc.port !== undefined && new URL(destination).port === '') base.port = acc.port;
   } else {
-    const viaConfig = !destination.includes('@') && !destination.includes(':') ? fromConfig(destination, sshConfig) : null;
+    const viaConfig = !destination.includes('@') && !destination.includes(':') ? fromConfig(destination, sshConfig, acc.user) : null;
     if (viaConfig) base = viaConfig;
     else {
       // ssh itself does not take host:port here; a colon means a mistake or IPv6.
       const a = parseAddress(destination.includes(':') && !destination.includes('[') && (destination.match(/:/g) ?? []).length > 1 ? `[${destination}]` : destination, 'login-command');
       if (isProblem(a)) return fail(a);
-      base = { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'ssh-command', ignored: [] };
+      base = withConfigDefaults({ host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'ssh-command', ignored: [] }, a.port !== undefined || acc.port !== undefined, sshConfig, a.user ?? acc.user);
     }
     if (acc.port !== undefined) base.port = acc.port;
   }
@@ -251,30 +251,76 @@ function fromSshCommand(words: string[], sshConfig: string | null | undefined): 
   return { ok: true, target: base };
 }
 
-/** A Host alias in ~/.ssh/config, or null when the config says nothing specific about it. */
-function fromConfig(alias: string, sshConfig: string | null | undefined): SshTarget | null {
+/** What ~/.ssh/config says for `host` as typed (OpenSSH: the first value per keyword wins, Host patterns, `Host *`); null without a config. */
+function computeConfig(host: string, sshConfig: string | null | undefined, user?: string): Record<string, string | string[]> | null {
   if (!sshConfig) return null;
-  let computed: Record<string, string | string[]>;
   try {
-    computed = parseSshConfig(sshConfig).compute(alias) as Record<string, string | string[]>;
+    const config = parseSshConfig(sshConfig);
+    return (user !== undefined ? config.compute({ Host: host, User: user }) : config.compute(host)) as Record<string, string | string[]>;
   } catch {
     return null; // an unreadable config is treated as absent, like a plain host name
   }
-  const one = (k: string): string | undefined => {
-    const v = computed[k];
-    return Array.isArray(v) ? v[0] : v;
-  };
-  const hostName = one('HostName');
-  const portText = one('Port');
-  const user = one('User');
+}
+
+const firstOf = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+/** IdentityFile values with the tokens ssh expands in them that we can know here (%d home, %h, %r, %u, %%). */
+function identityFilesOf(computed: Record<string, string | string[]>, host: string, user: string | undefined): string[] {
   const ids = computed['IdentityFile'];
-  const identityFiles = ids === undefined ? [] : Array.isArray(ids) ? ids : [ids];
+  const list = ids === undefined ? [] : Array.isArray(ids) ? ids : [ids];
+  return list
+    .filter((f) => f.toLowerCase() !== 'none')
+    .map((f) => f.replace(/%([%dhru])/g, (m, t: string) => (t === '%' ? '%' : t === 'd' ? '~' : t === 'h' ? host : user !== undefined ? user : m)));
+}
+
+/**
+ * A login typed as user@host (pasted `ssh -p P user@host`, or user@host[:port]) with what
+ * ~/.ssh/config says for that host, as OpenSSH takes it: what was typed wins (user, port), the
+ * config fills the rest (HostName, User, Port unless `portGiven`), and its IdentityFiles come after
+ * any -i. ProxyJump/ProxyCommand are not followed (said in `ignored`).
+ */
+function withConfigDefaults(base: SshTarget, portGiven: boolean, sshConfig: string | null | undefined, user: string | undefined): SshTarget {
+  const computed = computeConfig(base.host, sshConfig, user);
+  if (!computed) return base;
+  const hostName = firstOf(computed['HostName']);
+  if (hostName !== undefined) {
+    const h = hostName.replace(/%h/g, base.host);
+    if (!checkHost(h)) base.host = h;
+  }
+  const portText = firstOf(computed['Port']);
+  if (!portGiven && portText !== undefined) {
+    const port = parsePort(portText, 'config');
+    if (!isProblem(port)) base.port = port;
+  }
+  const cfgUser = firstOf(computed['User']);
+  if (base.user === undefined && user === undefined && cfgUser !== undefined && USER_RE.test(cfgUser)) base.user = cfgUser;
+  base.identityFiles = [...base.identityFiles, ...identityFilesOf(computed, base.host, base.user ?? user)];
+  for (const k of ['ProxyJump', 'ProxyCommand']) {
+    const v = firstOf(computed[k]);
+    if (v !== undefined && v.toLowerCase() !== 'none') base.ignored.push(`${k} from ~/.ssh/config (not followed: gpu-rent connects directly)`);
+  }
+  return base;
+}
+
+/** A Host alias in ~/.ssh/config, or null when the config says nothing specific about it. */
+function fromConfig(alias: string, sshConfig: string | null | undefined, typedUser?: string): SshTarget | null {
+  const computed = computeConfig(alias, sshConfig, typedUser);
+  if (!computed) return null;
+  const hostName = firstOf(computed['HostName']);
+  const portText = firstOf(computed['Port']);
+  const user = typedUser ?? firstOf(computed['User']);
+  const identityFiles = identityFilesOf(computed, alias, user);
   if (hostName === undefined && portText === undefined && user === undefined && identityFiles.length === 0) return null;
   const host = (hostName ?? alias).replace(/%h/g, alias);
   if (checkHost(host)) return null;
   const port = portText !== undefined ? parsePort(portText, 'config') : 22;
   if (isProblem(port)) return null;
-  return { host, port, user, identityFiles, alias, source: 'ssh-config', ignored: [] };
+  const ignored: string[] = [];
+  for (const k of ['ProxyJump', 'ProxyCommand']) {
+    const v = firstOf(computed[k]);
+    if (v !== undefined && v.toLowerCase() !== 'none') ignored.push(`${k} from ~/.ssh/config (not followed: gpu-rent connects directly)`);
+  }
+  return { host, port, user, identityFiles, alias, source: 'ssh-config', ignored };
 }
 
 /** Parses any accepted form; never throws. A failure carries its code (`reason`) and its English (`problem`). */
@@ -304,7 +350,7 @@ function parseAny(input: string, opts: ParseTargetOptions): Internal {
   }
   const a = parseAddress(text, 'target');
   if (isProblem(a)) return fail(a);
-  return { ok: true, target: { host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'address', ignored: [] } };
+  return { ok: true, target: withConfigDefaults({ host: a.host, port: a.port ?? 22, user: a.user, identityFiles: [], source: 'address', ignored: [] }, a.port !== undefined, opts.sshConfig, a.user) };
 }
 
 /** Parses a target or throws RemoteError('bad-target') naming the problem. */

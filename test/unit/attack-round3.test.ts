@@ -11,6 +11,8 @@ import { checkRequirements, classifyRequirement } from '../../src/core/guards/en
 import { checkEnvironmentYml } from '../../src/remote/guards/environment-yml';
 import { forMarkdown, forTerminal, hasControl, jsonForTerminal, listSome } from '../../src/core/text';
 import { operationSignal } from '../../src/remote/util/deadline';
+import { tryParseTarget } from '../../src/remote/target';
+import { isSshLogin } from '../../src/core/task/fields';
 
 const task = (local: string) => `name: lora
 instance: new
@@ -92,5 +94,27 @@ describe('attack round 3 (pure parts)', () => {
     const r = await Promise.race([fired, late]);
     clearInterval(collect);
     assert.notEqual(r, 'lost', 'the deadline never fired');
+  });
+
+  it('ssh config like OpenSSH: a pasted login takes Host patterns, first value per keyword, typed values win', () => {
+    const cfg = 'Host *.seetacloud.com\n  IdentityFile %d/.ssh/id_autodl\n  User admin\n  ProxyJump bastion\nHost *\n  IdentityFile ~/.ssh/id_all\n  Port 2200\n  User nobody\n';
+    const r = tryParseTarget('ssh -p 12345 -i ~/.ssh/mine root@connect.westb.seetacloud.com', { sshConfig: cfg });
+    assert.ok(r.ok);
+    if (!r.ok) return;
+    assert.deepEqual([r.target.host, r.target.port, r.target.user], ['connect.westb.seetacloud.com', 12345, 'root']);
+    assert.deepEqual(r.target.identityFiles, ['~/.ssh/mine', '~/.ssh/id_autodl', '~/.ssh/id_all']);
+    assert.ok(r.target.ignored.some((x) => x.startsWith('ProxyJump')));
+    const bare = tryParseTarget('box.example', { sshConfig: cfg });
+    assert.ok(bare.ok && bare.target.port === 2200 && bare.target.user === 'nobody' && bare.target.identityFiles.join() === '~/.ssh/id_all');
+    const plain = tryParseTarget('root@box.example:2222', { sshConfig: cfg });
+    assert.ok(plain.ok && plain.target.port === 2222 && plain.target.user === 'root');
+    const none = tryParseTarget('ssh -p 2 root@h.example', { sshConfig: null });
+    assert.ok(none.ok && none.target.identityFiles.length === 0);
+  });
+
+  it("a task file's login may carry -i KEY (a plain path), nothing else new", () => {
+    assert.equal(isSshLogin('ssh -p 2222 -i ~/.ssh/id_gpu root@h.example'), true);
+    assert.equal(isSshLogin('ssh -i keys/gpu.pem root@h.example -p 22'), true);
+    for (const bad of ['ssh -i "~/.ssh/a b" root@h.example', 'ssh -i ~/../etc/x root@h.example', 'ssh -i $HOME/k root@h.example', 'ssh -i k root@h.example other@h2.example', 'ssh -o ProxyCommand=x -i k root@h.example', 'ssh -i']) assert.equal(isSshLogin(bad), false, bad);
   });
 });

@@ -14,6 +14,7 @@ import { waitForGpu } from '../platforms/waitForGpu';
 import { PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
 import { PlatformError } from '../platforms/errors';
 
+import { listSshHosts, readSshConfigSync } from '../sshConfig';
 export interface LaunchAccount {
   id: string;
   connector: Connector;
@@ -46,6 +47,8 @@ export class AcquireError extends Error {
 
 export interface AcquireOptions {
   accounts: readonly LaunchAccount[];
+  /** ~/.ssh/config's text (null: none); undefined: read from $HOME/.ssh/config. Pasted logins take its Host patterns, as ssh does. */
+  sshConfig?: string | null;
   /** How long to wait for a free card / for the state to settle. */
   waitForGpuMs: number;
   settleMs: number;
@@ -59,8 +62,8 @@ export interface AcquireOptions {
   locks: PowerOnLocks;
 }
 
-function sshBox(i: Extract<TaskInstance, { kind: 'ssh' }>, task: Task): AcquiredBox {
-  const r = tryParseTarget(i.login);
+function sshBox(i: Extract<TaskInstance, { kind: 'ssh' }>, task: Task, sshConfig: string | null): AcquiredBox {
+  const r = tryParseTarget(i.login, { sshConfig });
   if (!r.ok) throw new AcquireError('badLogin', `the instance "${i.login.slice(0, 200)}" is not an SSH login: ${r.problem}`);
   return { kind: 'ssh', label: `${r.target.user ?? ''}${r.target.user ? '@' : ''}${r.target.host}:${r.target.port}`, target: r.target, login: i.login, priceFenPerHour: task.priceFenPerHour ?? null, spot: task.resources.spot };
 }
@@ -168,7 +171,10 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
 
 /** The box for one candidate. Throws AcquireError with what stopped it. */
 export function acquireBox(i: TaskInstance, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
-  if (i.kind === 'ssh') return Promise.resolve().then(() => sshBox(i, task));
+  const cfg = configOf(o);
+  if (i.kind === 'ssh') return Promise.resolve().then(() => sshBox(i, task, cfg));
+  // A Host alias of ~/.ssh/config (an explicit one, not a pattern) is an SSH login, as `ssh ALIAS` takes it.
+  if (i.kind === 'named' && listSshHosts(cfg).includes(i.ref)) return Promise.resolve().then(() => sshBox({ kind: 'ssh', login: i.ref }, task, cfg));
   if (i.kind === 'named') return namedBox(i.ref, task, o);
   return newBox(task, o);
 }
@@ -176,8 +182,8 @@ export function acquireBox(i: TaskInstance, task: Task, o: AcquireOptions): Prom
 /** The box again after a restart of the launcher: the SSH login, or the platform instance's current login. */
 export async function reacquireBox(box: { kind: 'ssh' | 'platform'; login?: string; account?: string; ref?: string; candidate: number }, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   const cand = task.instances[box.candidate];
-  if (box.kind === 'ssh' && cand?.kind === 'ssh') return sshBox(cand, task);
-  if (box.kind === 'ssh' && box.login) return sshBox({ kind: 'ssh', login: box.login }, task);
+  if (box.kind === 'ssh' && cand?.kind === 'ssh') return sshBox(cand, task, configOf(o));
+  if (box.kind === 'ssh' && box.login) return sshBox({ kind: 'ssh', login: box.login }, task, configOf(o));
   return namedBox(box.ref ?? '', { ...task }, { ...o, accounts: o.accounts.filter((a) => a.id === box.account) });
 }
 
@@ -185,6 +191,10 @@ export async function reacquireBox(box: { kind: 'ssh' | 'platform'; login?: stri
 export async function platformStateOf(a: LaunchAccount | undefined, ref: string | undefined, signal?: AbortSignal): Promise<'running' | 'gone' | 'unknown'> {
   if (!a || !ref) return 'unknown';
   try {
+function configOf(o: AcquireOptions): string | null {
+  return o.sshConfig !== undefined ? o.sshConfig : readSshConfigSync();
+}
+
     const inst = await a.connector.get(ref, signal);
     if (!inst) return 'gone';
     if (inst.state === 'running') return 'running';

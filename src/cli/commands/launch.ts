@@ -2,6 +2,7 @@
 // from gpu-rent.yaml run end to end (src/app/launch/run.ts): acquire, check, push, setup, run,
 // verified syncs, the end action. Every step goes to stderr as it happens; the state is kept
 // on disk, so a killed launch continues with --resume.
+import { statSync } from 'node:fs';
 import { formatCny } from '../../core/money';
 import { spentFen, type LaunchState } from '../../core/task/launch';
 import type { Task } from '../../core/task/types';
@@ -32,7 +33,7 @@ const specs = {
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent launch [TASK] [--file gpu-rent.yaml] [--smoke] [--resume] [--status] [--yes] [--json]';
+const USAGE = 'gpu-rent launch [FILE.yaml] [TASK] [--file gpu-rent.yaml] [--smoke] [--resume] [--status] [--yes] [--json]';
 const SUMMARY = [
   'Runs a task from gpu-rent.yaml end to end: gets the box (an SSH login, an instance by name',
   '— powered on, waiting for a card — or a new one), checks the GPU (a red doctor verdict stops',
@@ -80,6 +81,29 @@ export function pickTask(tasks: readonly Task[], name: string | undefined, file:
   if (!t) {
     const names = tasks.map((x) => x.name).join(', ');
     throw new UsageError(`no task ${JSON.stringify(name.slice(0, 80))} in ${file} (it has ${names})`, fill('{0} 中没有任务 {1}（它有 {2}）', file, JSON.stringify(name.slice(0, 80)), names));
+/**
+ * `launch [FILE] [TASK]`: a first word that is a path (ends in .yaml or .yml, holds a `/` or a
+ * `.`, which no task name can, or names a file here) is the task file, as `--file` is.
+ */
+export function taskFileArgs(flagFile: string | undefined, positionals: readonly string[]): { file: string | undefined; task: string | undefined } {
+  const [first, second] = positionals;
+  const isFile = first !== undefined && (/\.ya?ml$/i.test(first) || /[\\/.]/.test(first) || isPlainFile(first));
+  if (!isFile) {
+    if (second !== undefined) throw new UsageError(`${JSON.stringify(first!.slice(0, 80))} is not a task file (.yaml/.yml); launch takes [FILE] [TASK]`, fill('{0} 不是任务文件（.yaml/.yml）；launch 的参数是 [FILE] [TASK]', JSON.stringify(first!.slice(0, 80))));
+    return { file: flagFile, task: first };
+  }
+  if (flagFile !== undefined) throw new UsageError('give the task file once: as FILE or as --file', '任务文件只能给一次：FILE 或 --file');
+  return { file: first, task: second };
+}
+
+function isPlainFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
   }
   return t;
 }
@@ -134,18 +158,19 @@ export const command: CliCommand = {
   summaryZh: '从 gpu-rent.yaml 完整运行一个任务：机器、检查、上传、环境准备、运行、同步检查点、结束动作',
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TASK' });
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'TASK' });
+    const args = taskFileArgs(flags.file, positionals);
     const lang = cliLang(flags.lang, io.env);
     if (flags.status && (flags.resume || flags.smoke || flags.yes)) throw new UsageError('--status only reads the state: it takes no --resume, --smoke or --yes', '--status 只读取状态：不能与 --resume、--smoke 或 --yes 同用');
     const json = flags.json === true;
     let read: { file: string; tasks: Task[] };
     try {
-      read = await readTaskFileOrExit(flags.file, process.cwd());
+      read = await readTaskFileOrExit(args.file, process.cwd());
     } catch (e) {
       if (json && e instanceof UsageError) return fail(io, 'bad-task-file', e.message, 2);
       throw e;
     }
-    const task = pickTask(read.tasks, positionals[0], read.file);
+    const task = pickTask(read.tasks, args.task, read.file);
     const home = configHome(io.env);
     const { launchStatus, launchTask, LaunchError } = await import('../../app/launch/run');
     const now = () => Date.now() / 1000;

@@ -47,7 +47,7 @@ export const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 export const CONTROLS_RE = /[\u0000-\u001f\u007f]/g;
 // A command may hold tabs and newlines, never NUL or other controls.
 const COMMAND_CONTROL_RE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-/** The ssh logins an `instance` may be: `ssh [-p N] user@host [-p N]`, `user@host[:port]`, `ssh://user@host[:port]`. */
+/** The ssh logins an `instance` may be: `ssh [-p N] [-i KEY] user@host [-p N]`, `user@host[:port]`, `ssh://user@host[:port]`. */
 const SSH_CMD_RE = /^ssh(?:\s+-p\s*(\d{1,5}))?\s+([A-Za-z0-9_][A-Za-z0-9._-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(?:\s+-p\s*(\d{1,5}))?$/;
 const SSH_URL_RE = /^ssh:\/\/([A-Za-z0-9_][A-Za-z0-9._-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(?::(\d{1,5}))?\/?$/;
 const SSH_AT_RE = /^([A-Za-z0-9_][A-Za-z0-9._-]{0,63})@([A-Za-z0-9][A-Za-z0-9.-]{0,252})(?::(\d{1,5}))?$/;
@@ -67,9 +67,35 @@ export function parseDuration(text: string | number): number | undefined {
   return seconds <= MAX_DURATION_SECONDS ? seconds : undefined;
 }
 
-/** Whether `login` is one of the ssh login forms `instance` accepts (port 1–65535). */
+/** A key file a task's login may name with -i: ~/… or a plain path, no spaces, quotes or `$`. */
+const KEY_PATH_RE = /^(?:~\/)?[A-Za-z0-9._/-]{1,200}$/;
+const USER_AT_HOST_RE = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,63}@[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/;
+
+/** `ssh` with -p PORT and -i KEY (each as its own word or joined, `-p2222`) around one user@host. */
+function isSshCommandWithKey(login: string): boolean {
+  const words = login.split(/\s+/);
+  if (words[0] !== 'ssh') return false;
+  let dest = 0;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!;
+    const flag = /^-([pi])(.*)$/.exec(w);
+    if (flag) {
+      const value = flag[2] !== '' ? flag[2]! : words[++i];
+      if (value === undefined) return false;
+      if (flag[1] === 'p' && !(/^\d{1,5}$/.test(value) && Number(value) >= 1 && Number(value) <= 65535)) return false;
+      if (flag[1] === 'i' && (!KEY_PATH_RE.test(value) || value.split('/').includes('..'))) return false;
+      continue;
+    }
+    if (!USER_AT_HOST_RE.test(w)) return false;
+    dest++;
+  }
+  return dest === 1;
+}
+
+/** Whether `login` is one of the ssh login forms `instance` accepts (port 1–65535; `-i KEY` too). */
 export function isSshLogin(login: string): boolean {
   if (login.length > 400) return false;
+  if (/^ssh\s/.test(login) && /\s-i/.test(login)) return isSshCommandWithKey(login);
   const m = SSH_CMD_RE.exec(login) ?? SSH_URL_RE.exec(login);
   const at = m ? undefined : SSH_AT_RE.exec(login);
   if (!m && !at) return false;
