@@ -126,8 +126,7 @@ describe('cloud creates you can reach (local platform server)', function () {
   it('腾讯云: InternetAccessible by traffic with its per-GB price, the RSA key imported → LoginSettings.KeyIds, the named security group, the default VPC; spot keeps the data disk', async () => {
     const c = tc();
     const input = { card: 'GN7.2XLARGE32', gpus: 1, name: 'cvm-net', image: 'img-pi0ii46r', region: 'ap-guangzhou-3', securityGroupId: 'sg-ssh', sshKeyPath: rsa, diskGb: 100, spot: { maxPriceFen: 300 } };
-    const { securityGroupId: _g, ...noGroup } = input;
-    assert.deepStrictEqual(refusal(await previewCreate(c, noGroup)).detail.missing, 'securityGroup');
+    assert.deepStrictEqual(refusal(await previewCreate(c, { ...input, securityGroupId: 'sg-gone' })).detail.missing, 'securityGroup');
     assert.strictEqual(refusal(await previewCreate(c, { ...input, vpcId: 'vpc-1' })).detail.missing, 'subnet');
     assert.strictEqual(refusal(await previewCreate(c, { ...input, sshKeyPath: ed })).code, 'badPublicKey', '腾讯云 imports RSA keys only');
     assert.strictEqual(refusal(await previewCreate(c, { ...input, spotInterruption: 'stop' })).code, 'spotStopNotOffered');
@@ -178,6 +177,21 @@ describe('cloud creates you can reach (local platform server)', function () {
     assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 434, 'UnitPriceDiscountThirdStep beyond 360 h');
     s.tieredPrices = false;
     assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 868, 'no steps sent: one price for all hours');
+  });
+
+  it('腾讯云 without a named group: one that opens SSH (TCP 22) only is made at create (VPC CreateSecurityGroupWithPolicies) and reused after, never the project default group', async () => {
+    const c = tc();
+    const input = { card: 'GN7.2XLARGE32', gpus: 1, name: 'cvm-sg', image: 'img-pi0ii46r', region: 'ap-guangzhou-3', sshKeyPath: rsa };
+    const p = preview(await previewCreate(c, input));
+    assert.deepStrictEqual(p.cloud?.group, { make: 'gpu-rent-ssh-only', vpcId: '' });
+    assert.strictEqual(s.sent('tencent', 'CreateSecurityGroupWithPolicies').length, 0, 'the preview makes nothing');
+    await createInstance(c, p, { settleMs: 0, intervalMs: 50 });
+    assert.deepStrictEqual(s.cloudNet.tencentGroups.get('sg-tcmade1'), { name: 'gpu-rent-ssh-only', ingress: ['TCP 22 0.0.0.0/0 ACCEPT'], egress: ['ALL all 0.0.0.0/0 ACCEPT'] });
+    assert.deepStrictEqual((JSON.parse(s.sent('tencent', 'RunInstances')[0]!.body) as { SecurityGroupIds: string[] }).SecurityGroupIds, ['sg-tcmade1']);
+    const again = preview(await previewCreate(c, { ...input, name: 'cvm-sg-2' }));
+    assert.deepStrictEqual(again.cloud?.group, { id: 'sg-tcmade1', made: 'reused' });
+    await createInstance(c, again, { settleMs: 0, intervalMs: 50 });
+    assert.strictEqual(s.sent('tencent', 'CreateSecurityGroupWithPolicies').length, 1);
   });
 
   it('a sold-out zone: the preview names the zones that sell the type, with their prices, and nothing is created in another zone', async () => {

@@ -153,6 +153,8 @@ export class PlatformServer {
   createLogin: { sshPort: number; password: string; user?: string } = { sshPort: 40022, password: 'pw-created' };
   images = { tencent: ['img-pi0ii46r'], aliyun: ['ubuntu_22_04_x64_20G_alibase_20240130.vhd'] };
   readonly loseReply = new Set<string>();
+  /** The clouds' network and logins (create-bodies.json shapes): 阿里云 vSwitches (id → VPC, zone), security groups, key pairs; 腾讯云 key pairs (name → id). */
+  readonly cloudNet = { aliyunVSwitches: new Map<string, { vpcId: string; zone: string }>([['vsw-test', { vpcId: 'vpc-test', zone: 'cn-hangzhou-i' }]]), aliyunGroups: new Map<string, { name: string; vpcId: string; rules: string[] }>(), aliyunKeys: new Map<string, string>(), tencentKeys: new Map<string, { id: string; key: string }>(), tencentGroups: new Map<string, { name: string; ingress: string[]; egress: string[] }>([['sg-ssh', { name: 'mine', ingress: ['TCP 22 0.0.0.0/0 ACCEPT'], egress: [] }], ['sg-1', { name: 'mine-1', ingress: [], egress: [] }]]) };
   /** AutoDL console hosts for `user/machine/list` (each the fixture's docstring row with these values); a clone takes its cards. */
   machines: Record<string, unknown>[] = [];
   /** AutoDL wallets: a `blocked_asset` beside `assets` (the field one public script's test data shows, meaning unknown), when set. */
@@ -608,6 +610,42 @@ export class PlatformServer {
         const c = this.shapes.create as { aliyunRunInstances: Record<string, unknown> };
         return send(200, { ...c.aliyunRunInstances, InstanceIdSets: { InstanceIdSet: [i.id] } });
       }
+      case 'DescribeVSwitches': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const row = (c.aliyunDescribeVSwitches!.VSwitches as { VSwitch: Record<string, unknown>[] }).VSwitch[0];
+        const rows = [...this.cloudNet.aliyunVSwitches].filter(([id]) => !params.VSwitchId || id === params.VSwitchId).map(([id, v]) => ({ ...row, VSwitchId: id, VpcId: v.vpcId, ZoneId: v.zone }));
+        return send(200, { ...c.aliyunDescribeVSwitches, TotalCount: rows.length, VSwitches: { VSwitch: rows } });
+      }
+      case 'DescribeSecurityGroups': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const row = (c.aliyunDescribeSecurityGroups!.SecurityGroups as { SecurityGroup: Record<string, unknown>[] }).SecurityGroup[0];
+        const ids = params.SecurityGroupIds ? (JSON.parse(params.SecurityGroupIds) as string[]) : undefined;
+        const rows = [...this.cloudNet.aliyunGroups].filter(([id, g]) => (!ids || ids.includes(id)) && (!params.VpcId || g.vpcId === params.VpcId) && (!params.SecurityGroupName || g.name === params.SecurityGroupName)).map(([id, g]) => ({ ...row, SecurityGroupId: id, SecurityGroupName: g.name, VpcId: g.vpcId, RuleCount: g.rules.length }));
+        return send(200, { ...c.aliyunDescribeSecurityGroups, TotalCount: rows.length, SecurityGroups: { SecurityGroup: rows } });
+      }
+      case 'CreateSecurityGroup': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const id = `sg-made${this.cloudNet.aliyunGroups.size + 1}`;
+        this.cloudNet.aliyunGroups.set(id, { name: params.SecurityGroupName ?? '', vpcId: params.VpcId ?? '', rules: [] });
+        return send(200, { ...c.aliyunCreateSecurityGroup, SecurityGroupId: id });
+      }
+      case 'AuthorizeSecurityGroup': {
+        const g = this.cloudNet.aliyunGroups.get(params.SecurityGroupId ?? '');
+        if (!g) return send(404, { RequestId: 'x', Code: 'InvalidSecurityGroupId.NotFound', Message: 'The specified security group does not exist.' });
+        g.rules.push(`${params.IpProtocol} ${params.PortRange} ${params.SourceCidrIp} ${params.Policy ?? 'accept'}`);
+        return send(200, (this.shapes.create as Record<string, unknown>).aliyunAuthorizeSecurityGroup);
+      }
+      case 'DescribeKeyPairs': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const row = (c.aliyunDescribeKeyPairs!.KeyPairs as { KeyPair: Record<string, unknown>[] }).KeyPair[0];
+        const rows = [...this.cloudNet.aliyunKeys.keys()].filter((n) => !params.KeyPairName || n === params.KeyPairName).map((n) => ({ ...row, KeyPairName: n }));
+        return send(200, { ...c.aliyunDescribeKeyPairs, TotalCount: rows.length, KeyPairs: { KeyPair: rows } });
+      }
+      case 'ImportKeyPair': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        this.cloudNet.aliyunKeys.set(params.KeyPairName ?? '', params.PublicKeyBody ?? '');
+        return send(200, { ...c.aliyunImportKeyPair, KeyPairName: params.KeyPairName });
+      }
       case 'QueryAccountBalance':
         return send(200, { ...b.queryAccountBalance, Data: { ...(b.queryAccountBalance!.Data as object), AvailableAmount: this.balances.aliyun } });
     }
@@ -674,6 +712,35 @@ export class PlatformServer {
         const i = again ?? this.add({ platform: 'tencent', id: `ins-created${++this.createSeq}`, name: String(params.InstanceName ?? ''), state: 'PENDING', region, chargeType: String(params.InstanceChargeType ?? 'POSTPAID_BY_HOUR'), sshPort: this.createLogin.sshPort, password: this.createLogin.password, ...(token ? { clientToken: token } : {}) });
         if (!again) i.pending = { state: 'RUNNING', at: Date.now() + this.transitionMs };
         return reply({ ...c.tencentRunInstances, InstanceIdSet: [i.id] });
+      }
+      case 'DescribeSecurityGroups': {
+        // VPC 2017-03-12 (the same server answers every 腾讯云 service).
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const row = (c.tencentDescribeSecurityGroups!.SecurityGroupSet as Record<string, unknown>[])[0];
+        const want = Array.isArray(params.SecurityGroupIds) ? (params.SecurityGroupIds as string[]) : undefined;
+        const name = (params.Filters as { Name: string; Values: string[] }[] | undefined)?.find((f) => f.Name === 'security-group-name')?.Values[0];
+        const rows = [...this.cloudNet.tencentGroups].filter(([id, g]) => (!want || want.includes(id)) && (!name || g.name === name)).map(([id, g]) => ({ ...row, SecurityGroupId: id, SecurityGroupName: g.name, IsDefault: false }));
+        return reply({ ...c.tencentDescribeSecurityGroups, TotalCount: rows.length, SecurityGroupSet: rows });
+      }
+      case 'CreateSecurityGroupWithPolicies': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const id = `sg-tcmade${[...this.cloudNet.tencentGroups.keys()].filter((k) => k.startsWith('sg-tcmade')).length + 1}`;
+        const set = params.SecurityGroupPolicySet as { Ingress?: Record<string, unknown>[]; Egress?: Record<string, unknown>[] } | undefined;
+        this.cloudNet.tencentGroups.set(id, { name: String(params.GroupName), ingress: (set?.Ingress ?? []).map((p) => `${String(p.Protocol)} ${String(p.Port)} ${String(p.CidrBlock)} ${String(p.Action)}`), egress: (set?.Egress ?? []).map((p) => `${String(p.Protocol)} ${String(p.Port)} ${String(p.CidrBlock)} ${String(p.Action)}`) });
+        return reply({ ...c.tencentCreateSecurityGroupWithPolicies, SecurityGroup: { ...(c.tencentCreateSecurityGroupWithPolicies!.SecurityGroup as object), SecurityGroupId: id, SecurityGroupName: params.GroupName, SecurityGroupDesc: params.GroupDescription } });
+      }
+      case 'DescribeKeyPairs': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const row = (c.tencentDescribeKeyPairs!.KeyPairSet as Record<string, unknown>[])[0];
+        const name = (params.Filters as { Name: string; Values: string[] }[] | undefined)?.find((f) => f.Name === 'key-name')?.Values[0];
+        const rows = [...this.cloudNet.tencentKeys].filter(([n]) => !name || n === name).map(([n, k]) => ({ ...row, KeyId: k.id, KeyName: n, PublicKey: k.key }));
+        return reply({ ...c.tencentDescribeKeyPairs, TotalCount: rows.length, KeyPairSet: rows });
+      }
+      case 'ImportKeyPair': {
+        const c = this.shapes.create as Record<string, Record<string, unknown>>;
+        const id = `skey-made${this.cloudNet.tencentKeys.size + 1}`;
+        this.cloudNet.tencentKeys.set(String(params.KeyName), { id, key: String(params.PublicKey) });
+        return reply({ ...c.tencentImportKeyPair, KeyId: id });
       }
       case 'DescribeAccountBalance':
         return reply({ ...b.describeAccountBalance, Balance: this.balances.tencent, RealBalance: this.balances.tencent });

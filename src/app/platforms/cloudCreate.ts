@@ -20,7 +20,7 @@ import type { TencentConnector } from './tencent';
 import { formatCny } from '../../core/money';
 
 type EcsConnector = Pick<AliyunConnector, 'ecsCall'>;
-type CvmConnector = Pick<TencentConnector, 'cvmCall'>;
+type CvmConnector = Pick<TencentConnector, 'cvmCall' | 'vpcCall'>;
 
 const asObj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.slice(0, 1000).map(asObj) : []);
@@ -139,10 +139,32 @@ export async function prepareAliyun(c: EcsConnector, region: string, plan: Cloud
 }
 
 export async function prepareTencent(c: CvmConnector, region: string, plan: CloudPlan): Promise<CloudPlan> {
-  if (plan.key.id) return plan;
-  const id = (await tencentKeyId(c, region, plan.key.name)) ?? (await c.cvmCall('ImportKeyPair', { KeyName: plan.key.name, ProjectId: 0, PublicKey: plan.key.line }, region)).KeyId;
-  if (typeof id !== 'string' || !id) throw new Error('ImportKeyPair answered without KeyId');
-  return { ...plan, key: { ...plan.key, id, exists: true } };
+  let out = plan;
+  if (!plan.key.id) {
+    const id = (await tencentKeyId(c, region, plan.key.name)) ?? (await c.cvmCall('ImportKeyPair', { KeyName: plan.key.name, ProjectId: 0, PublicKey: plan.key.line }, region)).KeyId;
+    if (typeof id !== 'string' || !id) throw new Error('ImportKeyPair answered without KeyId');
+    out = { ...out, key: { ...plan.key, id, exists: true } };
+  }
+  if (plan.group && 'make' in plan.group) {
+    // VPC CreateSecurityGroupWithPolicies: SSH (TCP 22) in, everything out (the box fetches packages); nothing else in.
+    const made = await c.vpcCall('CreateSecurityGroupWithPolicies', { GroupName: SSH_ONLY_GROUP.name, GroupDescription: 'gpu-rent: SSH (TCP 22) in, nothing else', SecurityGroupPolicySet: { Ingress: [{ Protocol: 'TCP', Port: String(SSH_ONLY_GROUP.port), CidrBlock: SSH_ONLY_GROUP.cidr, Action: 'ACCEPT', PolicyDescription: 'gpu-rent: SSH' }], Egress: [{ Protocol: 'ALL', Port: 'all', CidrBlock: '0.0.0.0/0', Action: 'ACCEPT' }] } }, region);
+    const id = asObj(made.SecurityGroup).SecurityGroupId;
+    if (typeof id !== 'string' || !id) throw new Error('CreateSecurityGroupWithPolicies answered without SecurityGroupId');
+    out = { ...out, group: { id } };
+  }
+  return out;
+}
+
+/** 腾讯云 (VPC DescribeSecurityGroups): the user's group checked, else the SSH-only group made before (reused), else one to make at create. */
+export async function tencentGroup(c: CvmConnector, region: string, securityGroupId: string | undefined): Promise<GroupPlan | CreateRefusal> {
+  if (securityGroupId) {
+    const r = await c.vpcCall('DescribeSecurityGroups', { SecurityGroupIds: [securityGroupId] }, region);
+    if (!list(r.SecurityGroupSet).some((g) => g.SecurityGroupId === securityGroupId)) return refuse('networkMissing', { missing: 'securityGroup', given: securityGroupId, region, note: 'not found in the region' });
+    return { id: securityGroupId };
+  }
+  const r = await c.vpcCall('DescribeSecurityGroups', { Filters: [{ Name: 'security-group-name', Values: [SSH_ONLY_GROUP.name] }] }, region);
+  const g = list(r.SecurityGroupSet).find((x) => x.SecurityGroupName === SSH_ONLY_GROUP.name && typeof x.SecurityGroupId === 'string');
+  return g ? { id: g.SecurityGroupId as string, made: 'reused' } : { make: SSH_ONLY_GROUP.name, vpcId: '' };
 }
 
 /** The security group ids RunInstances gets: the user's or the one made (none while it is still to be made). */

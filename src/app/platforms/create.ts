@@ -19,8 +19,8 @@ import type { AutodlProConnector } from './autodl';
 import { PlatformError } from './errors';
 import { TARGET, waitForState } from './settle';
 import type { TencentConnector } from './tencent';
-import { aliyunNetwork, aliyunKeyExists, groupId, loadLoginKey, prepareAliyun, prepareTencent, tencentKeyId, zoneSoldOut, type CloudPlan } from './cloudCreate';
-import { DEFAULT_BANDWIDTH_MBPS, spotReclaimFate, tencentPriceSteps, type ReclaimFate } from '../../core/platforms/cloudCreate';
+import { aliyunNetwork, aliyunKeyExists, groupId, loadLoginKey, prepareAliyun, prepareTencent, tencentGroup, tencentKeyId, zoneSoldOut, type CloudPlan } from './cloudCreate';
+import { DEFAULT_BANDWIDTH_MBPS, spotReclaimFate, SSH_ONLY_GROUP, tencentPriceSteps, type ReclaimFate } from '../../core/platforms/cloudCreate';
 
 export interface CreateInput extends Omit<CreateSpec, 'cudaMin'> {
   cudaMin?: string;
@@ -65,7 +65,7 @@ export type CreateOutcome =
   | { status: 'unknown'; name: string; reason: string };
 
 type ProConnector = Pick<AutodlProConnector, 'proCreate'>;
-type CvmConnector = Pick<TencentConnector, 'cvmCall' | 'regions'>;
+type CvmConnector = Pick<TencentConnector, 'cvmCall' | 'vpcCall' | 'regions'>;
 type EcsConnector = Pick<AliyunConnector, 'ecsCall' | 'regions'>;
 
 const asObj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -148,7 +148,6 @@ async function previewTencent(c: Connector & CvmConnector, spec: CreateSpec, inp
   const known = await c.regions();
   if (known.length && !known.includes(region)) return { code: 'unknownRegion', detail: { region: zone, known: known.join(', ') } };
   // Every network piece before anything bills: the security group (CVM binds the project's default group, which may open more than SSH, when none is named), the VPC and subnet together or neither.
-  if (!input.securityGroupId) return { code: 'networkMissing', detail: { missing: 'securityGroup', platform: 'tencent-cvm', note: 'name a security group that opens SSH (TCP 22): without one CVM binds the project default group' } };
   if (!!input.vpcId !== !!input.subnetId) return { code: 'networkMissing', detail: { missing: input.vpcId ? 'subnet' : 'vpc', platform: 'tencent-cvm', note: 'give the VPC and its subnet together, or neither (the default VPC)' } };
   const key = await loadLoginKey(c.kind, input.sshKeyPath);
   if (isRefusal(key)) return key;
@@ -156,8 +155,11 @@ async function previewTencent(c: Connector & CvmConnector, spec: CreateSpec, inp
   if (!Array.isArray(images.ImageSet) || !images.ImageSet.some((i) => asObj(i).ImageId === spec.image)) return { code: 'imageNotFound', detail: { image: spec.image ?? '' } };
   const soldOut = await zoneSoldOut(c as Connector & { stock?: TencentConnector['stock'] }, region, zone, spec.card);
   if (soldOut) return soldOut;
+  // Without a named group CVM binds the project's default group, which may open more than SSH: a group that opens SSH only is made (or reused) instead.
+  const group = await tencentGroup(c, region, input.securityGroupId);
+  if (isRefusal(group)) return group;
   const keyId = await tencentKeyId(c, region, key.name);
-  const cloud: CloudPlan = { bandwidthMbps: spec.bandwidthMbps ?? DEFAULT_BANDWIDTH_MBPS, key: { ...key, exists: !!keyId, ...(keyId ? { id: keyId } : {}) }, group: { id: input.securityGroupId }, ...(input.vpcId ? { vpcId: input.vpcId } : {}) };
+  const cloud: CloudPlan = { bandwidthMbps: spec.bandwidthMbps ?? DEFAULT_BANDWIDTH_MBPS, key: { ...key, exists: !!keyId, ...(keyId ? { id: keyId } : {}) }, group, ...(input.vpcId ? { vpcId: input.vpcId } : {}) };
   const request = tencentRequest(spec, cloud, input);
   const { InstanceCount: _n, InstanceName: _name, ClientToken: _t, ActionTimer: _a, LoginSettings: _l, ...inquiry } = request;
   const quote = await c.cvmCall('InquiryPriceRunInstances', inquiry, region);
@@ -183,7 +185,7 @@ function tencentRequest(spec: CreateSpec, cloud: CloudPlan, input: Pick<CreateIn
     InternetAccessible: { InternetChargeType: 'TRAFFIC_POSTPAID_BY_HOUR', InternetMaxBandwidthOut: cloud.bandwidthMbps, PublicIpAssigned: true },
     // Both DEFAULT: the default VPC (VirtualPrivateCloud's doc), never the classic network.
     VirtualPrivateCloud: { VpcId: input.vpcId ?? 'DEFAULT', SubnetId: input.subnetId ?? 'DEFAULT' },
-    SecurityGroupIds: [groupId(cloud.group)],
+    SecurityGroupIds: [groupId(cloud.group) ?? `(${SSH_ONLY_GROUP.name}: made at create, SSH only)`],
     // The key's id once imported; before that its name stands in the preview (the create imports it first).
     LoginSettings: { KeyIds: [cloud.key.id ?? `(${cloud.key.name}: imported at create)`] },
     InstanceCount: 1,
@@ -284,7 +286,7 @@ async function prepareCloud(c: Connector, p: CreatePreview): Promise<CreatePrevi
   if (!p.cloud || p.existing) return p;
   if (c.kind === 'tencent-cvm') {
     const plan = await prepareTencent(c as unknown as CvmConnector, p.region!, p.cloud);
-    return { ...p, cloud: plan, request: { ...p.request, LoginSettings: { KeyIds: [plan.key.id] } } };
+    return { ...p, cloud: plan, request: { ...p.request, LoginSettings: { KeyIds: [plan.key.id] }, SecurityGroupIds: [groupId(plan.group)] } };
   }
   const plan = await prepareAliyun(c as unknown as EcsConnector, p.region!, p.cloud);
   return { ...p, cloud: plan, request: { ...p.request, SecurityGroupId: groupId(plan.group) } };

@@ -62,7 +62,7 @@ export class TencentConnector implements Connector {
    * client's `parseResponse` (given the unread reply) is replaced by one that reads the body
    * through http.ts's cap and depth check.
    */
-  private client(which: 'cvm' | 'billing', region = this.o.region): { client: Client; guard: CallGuard } {
+  private client(which: 'cvm' | 'billing' | 'vpc', region = this.o.region): { client: Client; guard: CallGuard } {
     const key = `${which}:${region}`;
     let made = this.clients.get(key);
     if (!made) {
@@ -73,7 +73,7 @@ export class TencentConnector implements Connector {
     return made;
   }
 
-  private makeClient(which: 'cvm' | 'billing', guard: CallGuard, region: string): Client {
+  private makeClient(which: 'cvm' | 'billing' | 'vpc', guard: CallGuard, region: string): Client {
     const { cvm, CommonClient } = loadSdks();
     const ep = this.o.endpoint ? endpointParts(this.o.endpoint) : undefined;
     const credential = { secretId: this.o.secretId, secretKey: this.o.secretKey };
@@ -81,10 +81,10 @@ export class TencentConnector implements Connector {
     let c: Client;
     if (which === 'cvm') c = new cvm.v20170312.Client({ credential, region, profile: { httpProfile: base } }) as unknown as Client;
     else {
-      // Billing lives beside CVM: the same host with the service's name in front.
+      // Billing and VPC live beside CVM: the same host with the service's name in front (VPC 2017-03-12 is regional, billing is not).
       const cvmHost = ep ? ep.host : (new cvm.v20170312.Client({ credential, region: this.o.region, profile: { httpProfile: base } }) as unknown as Client).endpoint;
-      const billingHost = ep ? ep.host : cvmHost.replace(/^cvm\./, 'billing.');
-      c = new CommonClient(billingHost, '2018-07-09', { credential, region: '', profile: { httpProfile: { ...base, endpoint: billingHost } } }) as unknown as Client;
+      const host = ep ? ep.host : cvmHost.replace(/^cvm\./, `${which}.`);
+      c = new CommonClient(host, which === 'vpc' ? '2017-03-12' : '2018-07-09', { credential, region: which === 'vpc' ? region : '', profile: { httpProfile: { ...base, endpoint: host } } }) as unknown as Client;
     }
     const origin = new URL(`${ep?.protocol ?? 'https://'}${c.endpoint}`).origin;
     // node-fetch 2 hands the agent a legacy url.parse() result (protocol, host; no origin).
@@ -101,7 +101,7 @@ export class TencentConnector implements Connector {
     return c;
   }
 
-  private async call(which: 'cvm' | 'billing', action: string, req: unknown, region = this.o.region): Promise<Record<string, unknown>> {
+  private async call(which: 'cvm' | 'billing' | 'vpc', action: string, req: unknown, region = this.o.region): Promise<Record<string, unknown>> {
     const { client, guard } = this.client(which, region);
     const refusedBefore = guard.count;
     // Covers the body as well as the headers (node-fetch's own timeout stops at the headers once the body is read here).
@@ -127,6 +127,11 @@ export class TencentConnector implements Connector {
   /** One CVM call in a region, bounded like every other (create.ts: RunInstances, its price inquiry, DescribeImages). */
   cvmCall(action: string, req: unknown, region: string): Promise<Record<string, unknown>> {
     return this.call('cvm', action, req, region);
+  }
+
+  /** One VPC call in a region (cloudCreate.ts: the security group a create makes), bounded like every other. */
+  vpcCall(action: string, req: unknown, region: string): Promise<Record<string, unknown>> {
+    return this.call('vpc', action, req, region);
   }
 
   /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */

@@ -34,7 +34,7 @@ const specs = {
   'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan', zh: '配合 --spot：每小时最多愿付的价格，元' },
   'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)' },
   vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs' },
-  'security-group': { type: 'string', valueName: 'ID', description: '阿里云: the security group (default: one that opens SSH, TCP 22, only, made in the vSwitch\'s VPC); 腾讯云: required, one that opens SSH', zh: '阿里云：安全组（默认：在交换机所在 VPC 中建一个只开放 SSH（TCP 22）的安全组）；腾讯云：必填，需开放 SSH' },
+  'security-group': { type: 'string', valueName: 'ID', description: '阿里云/腾讯云: the security group (default: gpu-rent-ssh-only, opening SSH, TCP 22, only, made at create and reused; 阿里云 in the vSwitch\'s VPC)', zh: '阿里云/腾讯云：安全组（默认：gpu-rent-ssh-only，只开放 SSH（TCP 22），创建时新建并沿用；阿里云建在交换机所在 VPC 中）' },
   vpc: { type: 'string', valueName: 'ID', description: '腾讯云: the VPC, with --subnet (default: the default VPC)', zh: '腾讯云：VPC，与 --subnet 一起（默认：默认 VPC）' },
   subnet: { type: 'string', valueName: 'ID', description: '腾讯云: the subnet of --vpc', zh: '腾讯云：--vpc 的子网' },
   bandwidth: { type: 'number', valueName: 'MBPS', integer: true, min: 1, max: 100, description: `阿里云/腾讯云: public bandwidth out, billed by traffic (per GB sent; default ${DEFAULT_BANDWIDTH_MBPS} Mbit/s; without it the clouds give 0, no public IP)`, zh: `阿里云/腾讯云：公网出带宽，按流量计费（按发送的 GB；默认 ${DEFAULT_BANDWIDTH_MBPS} Mbit/s；不设时云平台给 0，没有公网 IP）` },
