@@ -34,6 +34,8 @@ export function quoteTask(catalog: Catalog, task: Pick<Task, 'resources'>): Task
   let seenPlatform = false;
   for (const p of catalog.platforms) {
     if (r.platforms.length && !r.platforms.includes(p.id)) continue;
+    // A free quota (AI Studio's V100, Colab's T4) is not a box a launch rents: quoted only when the task names that platform (issue 41 friction).
+    if (p.kind === 'free' && !r.platforms.includes(p.id)) continue;
     seenPlatform = true;
     for (const price of p.prices) {
       if (price.mode !== 'hour' && !(price.mode === 'spot' && r.spot)) continue;
