@@ -175,6 +175,9 @@ describe('cloud creates you can reach (local platform server)', function () {
     assert.strictEqual((await at(10).price('ins-long'))?.fenPerHour, 868, 'UnitPriceDiscount for (0, 96) h');
     assert.strictEqual((await at(100).price('ins-long'))?.fenPerHour, 651, 'UnitPriceDiscountSecondStep for (96, 360) h');
     assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 434, 'UnitPriceDiscountThirdStep beyond 360 h');
+    // The preview of a create says the steps.
+    const p = preview(await previewCreate(at(0), { card: 'GN7.2XLARGE32', gpus: 1, name: 'cvm-steps', image: 'img-pi0ii46r', region: 'ap-guangzhou-3', sshKeyPath: rsa }));
+    assert.deepStrictEqual([p.priceFenPerHour, p.priceSteps], [868, { first: 868, second: 651, third: 434 }]);
     s.tieredPrices = false;
     assert.strictEqual((await at(400).price('ins-long'))?.fenPerHour, 868, 'no steps sent: one price for all hours');
   });

@@ -27,8 +27,10 @@ export function spotNoticeScript(metadataHost?: string): string {
     'b=$(mktemp) || exit 0',
     `c=$(curl -s -m 2 -o "$b" -w '%{http_code}' -X PUT -H ${shQuote(`${SPOT_TOKEN_TTL_HEADER}: 60`)} ${shQuote(aliBase + SPOT_TOKEN_PATH)} 2>/dev/null) || c=000`,
     `t=""; [ "$c" = 200 ] && t=$(head -c 200 "$b" | tr -cd 'A-Za-z0-9._=+/-')`,
-    `if [ -n "$t" ]; then c=$(curl -s -m 2 -o "$b" -w '%{http_code}' -H "${SPOT_TOKEN_HEADER}: $t" ${shQuote(ali)} 2>/dev/null) || c=000`,
-    `else c=$(curl -s -m 2 -o "$b" -w '%{http_code}' ${shQuote(ali)} 2>/dev/null) || c=000; fi`,
+    // No answer at all from the address (not an 阿里云 box): no second wait on it.
+    `if [ "$c" = 000 ]; then :`,
+    `elif [ -n "$t" ]; then : > "$b"; c=$(curl -s -m 2 -o "$b" -w '%{http_code}' -H "${SPOT_TOKEN_HEADER}: $t" ${shQuote(ali)} 2>/dev/null) || c=000`,
+    `else : > "$b"; c=$(curl -s -m 2 -o "$b" -w '%{http_code}' ${shQuote(ali)} 2>/dev/null) || c=000; fi`,
     `echo "aliyun $c $(head -c 200 "$b" | tr -d '\\r\\n')"`,
     `: > "$b"; c=$(curl -s -m 2 -o "$b" -w '%{http_code}' ${shQuote(tc)} 2>/dev/null) || c=000`,
     `echo "tencent $c $(head -c 200 "$b" | tr -d '\\r\\n')"`,

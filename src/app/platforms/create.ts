@@ -20,7 +20,7 @@ import { PlatformError } from './errors';
 import { TARGET, waitForState } from './settle';
 import type { TencentConnector } from './tencent';
 import { aliyunNetwork, aliyunKeyExists, groupId, loadLoginKey, prepareAliyun, prepareTencent, tencentGroup, tencentKeyId, zoneSoldOut, type CloudPlan } from './cloudCreate';
-import { DEFAULT_BANDWIDTH_MBPS, spotReclaimFate, SSH_ONLY_GROUP, tencentPriceSteps, type ReclaimFate } from '../../core/platforms/cloudCreate';
+import { DEFAULT_BANDWIDTH_MBPS, spotReclaimFate, SSH_ONLY_GROUP, tencentPriceSteps, type PriceSteps, type ReclaimFate } from '../../core/platforms/cloudCreate';
 
 export interface CreateInput extends Omit<CreateSpec, 'cudaMin'> {
   cudaMin?: string;
@@ -57,6 +57,8 @@ export interface CreatePreview {
   cloud?: CloudPlan;
   /** Spot on the clouds: what a reclaim does to each disk, and what then bills. */
   reclaim?: ReclaimFate;
+  /** 腾讯云 pay-as-you-go: the hourly price's later steps (after 96 h, after 360 h) where the inquiry sends them. */
+  priceSteps?: PriceSteps;
 }
 
 export type CreateOutcome =
@@ -168,7 +170,9 @@ async function previewTencent(c: Connector & CvmConnector, spec: CreateSpec, inp
   const unit = asObj(asObj(quote.Price).BandwidthPrice).ChargeUnit;
   if (bw && (unit === 'GB' || unit === 'HOUR')) cloud.bandwidthPrice = { fen: bw.first, unit };
   const reclaim = spec.spot ? { reclaim: spotReclaimFate(c.kind, 'terminate', !!spec.diskGb) } : {};
-  return withBalance(c, { ...base, request, region, cloud, ...reclaim, ...(price !== undefined ? { priceFenPerHour: price } : {}) }, signal);
+  const steps = tencentPriceSteps(asObj(quote.Price).InstancePrice);
+  const later = steps && (steps.second !== undefined || steps.third !== undefined) ? { priceSteps: steps } : {};
+  return withBalance(c, { ...base, request, region, cloud, ...reclaim, ...later, ...(price !== undefined ? { priceFenPerHour: price } : {}) }, signal);
 }
 
 /** 腾讯云 RunInstances (cvm_models.d.ts RunInstancesRequest), from the spec and the plan: the preview shows it, the create sends it. */

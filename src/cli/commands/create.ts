@@ -146,6 +146,14 @@ export function refusalLineZh(r: CreateRefusal): string {
   }
 }
 
+/** 腾讯云's later hourly steps, where the inquiry sends them. */
+function stepsText(p: CreatePreview, lang: CliLang): string {
+  const s = p.priceSteps;
+  if (!s) return '';
+  const parts = [s.second !== undefined ? [96, s.second] : undefined, s.third !== undefined ? [360, s.third] : undefined].filter((x): x is number[] => !!x);
+  return lang === 'zh-cn' ? `；用满 ${parts.map(([h, f]) => `${h} 小时后 ${formatCny(f!)}/小时`).join('，')}` : `; ${parts.map(([h, f]) => `${formatCny(f!)}/h after ${h} h`).join(', ')}`;
+}
+
 /** The cloud create's own rows: bandwidth and its price, login key, network, what a spot reclaim does. Never a secret. */
 export function cloudRows(p: CreatePreview, lang: CliLang): [string, string][] {
   const c = p.cloud!;
@@ -184,7 +192,7 @@ function previewLinesZh(p: CreatePreview, account: string): string[] {
   if (s.diskGb) row('磁盘', `${s.diskGb} GB${traits?.disk === 'moreSystemDisk' ? ' 系统盘扩容' : ' 数据盘'}`);
   if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? '（你的 PyTorch 需要的）' : p.cuda.from === 'image' ? `（镜像 ${p.spec.image ?? '?'} 的 CUDA，Pro 文档的公共镜像表）` : p.cuda.from === 'page' ? '（没给 --cuda-min/--torch，镜像的 CUDA 也不知道：用 Pro 文档所列的最低值，任何主机都可接）' : ''}${typeof p.request.cuda_v_from === 'number' ? ` → cuda_v_from ${p.request.cuda_v_from}（必填）` : ''}${traits?.cudaParameter ? '' : '：这里不是创建参数，驱动由镜像决定'}`);
   row('计费', s.spot ? `抢占式，最多 ${formatCny(s.spot.maxPriceFen)}/小时` : '按量计费');
-  row('价格', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/小时（平台报价）` : (traits?.unquotedPrice ?? '?（平台没有报价）'));
+  row('价格', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/小时（平台报价）${stepsText(p, 'zh-cn')}` : (traits?.unquotedPrice ?? '?（平台没有报价）'));
   if (s.diskGb) row('存储', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/天（${p.storageSource === 'catalog' ? '价格目录估算，不是平台报价' : '平台报价'}）` : '?/天（没有单独报价；平台计入时已含在上面的价格里）');
   if (s.autoReleaseHours !== undefined) row('释放', `${s.autoReleaseHours} 小时后由平台自行释放`);
   if (p.cloud) for (const [k, v] of cloudRows(p, 'zh-cn')) row(k, v);
@@ -205,7 +213,7 @@ function previewLines(p: CreatePreview, account: string, lang: CliLang = 'en'): 
   if (s.diskGb) row('disk', `${s.diskGb} GB${traits?.disk === 'moreSystemDisk' ? ' more system disk' : ' data disk'}`);
   if (p.cuda) row('CUDA', `≥ ${p.cuda.cuda}${p.cuda.from === 'torch' ? ' (what your PyTorch needs)' : p.cuda.from === 'image' ? ` (the CUDA of image ${p.spec.image ?? '?'}, the Pro page's public image table)` : p.cuda.from === 'page' ? " (no --cuda-min/--torch and the image's CUDA is not known: the lowest the Pro page lists, any host may take it)" : ''}${typeof p.request.cuda_v_from === 'number' ? ` → cuda_v_from ${p.request.cuda_v_from} (required)` : ''}${traits?.cudaParameter ? '' : ': not a create parameter here, the image decides the driver'}`);
   row('billing', s.spot ? `spot, at most ${formatCny(s.spot.maxPriceFen)}/h` : 'pay-as-you-go');
-  row('price', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/h (the platform's quote)` : (traits?.unquotedPrice ?? '? (the platform gave no quote)'));
+  row('price', p.priceFenPerHour !== undefined ? `${formatCny(p.priceFenPerHour)}/h (the platform's quote)${stepsText(p, 'en')}` : (traits?.unquotedPrice ?? '? (the platform gave no quote)'));
   if (s.diskGb) row('storage', p.storageFenPerDay !== undefined ? `${formatCny(p.storageFenPerDay)}/day (${p.storageSource === 'catalog' ? 'catalog estimate, not the platform\'s quote' : 'the platform\'s quote'})` : '?/day (not quoted separately; included in the price above where the platform counts it)');
   if (s.autoReleaseHours !== undefined) row('release', `by the platform itself in ${s.autoReleaseHours} h`);
   if (p.cloud) for (const [k, v] of cloudRows(p, 'en')) row(k, v);
