@@ -11,6 +11,7 @@ import { formatCny } from '../core/money';
 import { freeText, sortStock, STOCK_TTL_S, type StockRow } from '../core/platforms/stock';
 import { descriptorOf } from '../core/platforms/descriptors';
 import { CATALOG_PLATFORM, type Connector } from '../core/platforms/types';
+import { beijingDateTime } from '../core/spend';
 import type { StockReading } from '../core/startNow';
 import type { PlatformAccounts } from './commands/platforms/accountStore';
 import { platformErrorText } from './commands/platforms/words';
@@ -135,7 +136,7 @@ export class StockView implements vscode.Disposable {
         description: `${where} · ${free} · ${price}`,
         icon: r.status === 'free' ? 'pass' : r.status === 'soldOut' ? 'circle-slash' : 'question',
         ...(r.status === 'free' ? { iconColor: 'testing.iconPassed' } : {}),
-        tooltip: vscode.l10n.t('{0} in {1}: {2}, {3}. Read {4} from the platform; read again at most once a minute while this is open.', r.card, where, free, price, new Date(r.readAt * 1000).toLocaleTimeString()),
+        tooltip: vscode.l10n.t('{0} in {1}: {2}, {3}. Read {4} from the platform; read again at most once a minute while this is open.', r.card, where, free, price, vscode.l10n.t('{0} (Beijing time)', beijingDateTime(r.readAt).slice(11))),
       };
     });
     if (rows.length > MAX_SHOWN) shown.push({ key: 'more', label: vscode.l10n.t('{0} more (gpu-rent stock lists them all)', rows.length - MAX_SHOWN), icon: 'ellipsis' });

@@ -166,7 +166,7 @@ describe('where the price in force comes from', () => {
   it('after linking a platform account: the platform with its time read, not "entered by you"', () => {
     const i = { ...inst(), pricing: { ...pricing, hourlyRate: 187 } };
     assert.match(priceProvenance(i, builtinCatalog(), l10n), /^Price: entered by you/);
-    assert.equal(priceProvenance(i, builtinCatalog(), l10n, { fenPerHour: 187, readAt: T0 + 90 }), 'Price: ¥1.87/h, read from the platform 2026-11-09 16:01 UTC');
+    assert.equal(priceProvenance(i, builtinCatalog(), l10n, { fenPerHour: 187, readAt: T0 + 90 }), 'Price: ¥1.87/h, read from the platform 2026-11-10 00:01 (Beijing time)');
     // A platform figure that is not the one in force (read while stopped, not applied yet) does not claim to be.
     assert.match(priceProvenance(i, builtinCatalog(), l10n, { fenPerHour: 250, readAt: T0 }), /^Price: entered by you/);
   });

@@ -2,7 +2,7 @@
 // (vscode.l10n in the extension, a plain formatter in unit tests).
 import { formatCny } from '../../core/money';
 import { forMarkdown } from '../../core/text';
-import { beijingMonthKey, currentState, storageUnknown, type BudgetLevel, type InstanceState, type SpendSummary } from '../../core/spend';
+import { beijingDateTime, beijingMonthKey, currentState, storageUnknown, type BudgetLevel, type InstanceState, type SpendSummary } from '../../core/spend';
 import type { Instance } from '../../core/instances';
 import type { Catalog } from '../../core/catalog';
 import type { Dating } from '../../core/format';
@@ -172,7 +172,11 @@ export function budgetNotice(memo: BudgetMemo | undefined, s: SpendSummary): { s
 export function datingText(d: Dating, l10n: L10n): string {
   switch (d.kind) {
     case 'readAt':
-      return l10n.t('read from the platform {0}', d.at.slice(0, 16).replace('T', ' ') + (d.at.endsWith('Z') ? ' UTC' : ''));
+    {
+      // One zone in a view (issue 41 friction): the platform's own clock, Beijing time, as the release day and the stop time beside it.
+      const t = Date.parse(d.at);
+      return Number.isFinite(t) ? l10n.t('read from the platform {0} (Beijing time)', beijingDateTime(Math.floor(t / 1000))) : l10n.t('read from the platform {0}', d.at.slice(0, 16).replace('T', ' '));
+    }
     case 'asOf':
       return l10n.t('as of {0}', d.date);
     case 'reportTestWeek':
