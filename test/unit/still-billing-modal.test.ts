@@ -33,4 +33,8 @@ describe('refused power-off modal (issue 41 bug 8)', () => {
     assert.match(src, /stillBillingModal\(/);
     assert.doesNotMatch(src, /Commands\.powerOff, \{ id: inst\.id \}/);
   });
+  it('a failed run’s end notice keeps its last line beside the cause (issue 41 friction)', () => {
+    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/runs/endOfRun.ts'), 'utf8');
+    assert.match(src, /r\.cause \? vscode\.l10n\.t\('Last line: \{0\}'/);
+  });
 });

@@ -115,7 +115,8 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
   const head = ok ? vscode.l10n.t('{0} on {1} finished.', job.id, inst.name) : vscode.l10n.t('{0} on {1} exited with code {2}.', job.id, inst.name, String(r.exitCode ?? '?'));
   const facts = [r.durationSeconds !== null ? vscode.l10n.t('Ran {0}', formatDuration(r.durationSeconds, vscode.l10n)) : '', r.costFen !== null ? vscode.l10n.t('cost {0}', formatCny(r.costFen)) : ''].filter(Boolean).join(' · ');
   const cause = r.cause ? causeText(r.cause, vscode.l10n, causeLang(vscode.env.language), { storageFenPerGbDay: inst.pricing.storageGbDay }) : '';
-  const tail = !ok && !r.cause && r.lastLines.length ? vscode.l10n.t('Last lines: {0}', r.lastLines.slice(-3).join(' ⏎ ')) : '';
+  // A failed run says its last line beside its cause (issue 41 friction); without a cause, the last three.
+  const tail = !ok && r.lastLines.length ? (r.cause ? vscode.l10n.t('Last line: {0}', r.lastLines[r.lastLines.length - 1]!) : vscode.l10n.t('Last lines: {0}', r.lastLines.slice(-3).join(' ⏎ '))) : '';
   const act = actionText(action, result, boxDid);
   const why = diverged ? divergedEndLine(diverged, vscode.l10n) : '';
   const msg = [head, why, facts, cause, act, tail].filter(Boolean).join(' ');
