@@ -13,8 +13,8 @@ import { isRefusal } from '../../core/platforms/create';
 import { waitForGpu } from '../platforms/waitForGpu';
 import { PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
 import { PlatformError } from '../platforms/errors';
-
 import { listSshHosts, readSshConfigSync } from '../sshConfig';
+
 export interface LaunchAccount {
   id: string;
   connector: Connector;
@@ -46,9 +46,9 @@ export class AcquireError extends Error {
 }
 
 export interface AcquireOptions {
-  accounts: readonly LaunchAccount[];
   /** ~/.ssh/config's text (null: none); undefined: read from $HOME/.ssh/config. Pasted logins take its Host patterns, as ssh does. */
   sshConfig?: string | null;
+  accounts: readonly LaunchAccount[];
   /** How long to wait for a free card / for the state to settle. */
   waitForGpuMs: number;
   settleMs: number;
@@ -169,6 +169,10 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   throw new AcquireError('createRefused', `no instance could be created: ${reasons.join('; ')}`);
 }
 
+function configOf(o: AcquireOptions): string | null {
+  return o.sshConfig !== undefined ? o.sshConfig : readSshConfigSync();
+}
+
 /** The box for one candidate. Throws AcquireError with what stopped it. */
 export function acquireBox(i: TaskInstance, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   const cfg = configOf(o);
@@ -191,10 +195,6 @@ export async function reacquireBox(box: { kind: 'ssh' | 'platform'; login?: stri
 export async function platformStateOf(a: LaunchAccount | undefined, ref: string | undefined, signal?: AbortSignal): Promise<'running' | 'gone' | 'unknown'> {
   if (!a || !ref) return 'unknown';
   try {
-function configOf(o: AcquireOptions): string | null {
-  return o.sshConfig !== undefined ? o.sshConfig : readSshConfigSync();
-}
-
     const inst = await a.connector.get(ref, signal);
     if (!inst) return 'gone';
     if (inst.state === 'running') return 'running';

@@ -75,12 +75,6 @@ export async function readTaskFileOrExit(flagFile: string | undefined, cwd: stri
   throw new UsageError(`${r.file} has ${r.errors.length} problem(s):\n${lines()}`, fill('{0} 有 {1} 处问题：\n{2}', r.file, r.errors.length, lines(zh)));
 }
 
-export function pickTask(tasks: readonly Task[], name: string | undefined, file: string): Task {
-  if (!name) return tasks[0]!;
-  const t = tasks.find((x) => x.name === name);
-  if (!t) {
-    const names = tasks.map((x) => x.name).join(', ');
-    throw new UsageError(`no task ${JSON.stringify(name.slice(0, 80))} in ${file} (it has ${names})`, fill('{0} 中没有任务 {1}（它有 {2}）', file, JSON.stringify(name.slice(0, 80)), names));
 /**
  * `launch [FILE] [TASK]`: a first word that is a path (ends in .yaml or .yml, holds a `/` or a
  * `.`, which no task name can, or names a file here) is the task file, as `--file` is.
@@ -104,6 +98,12 @@ function isPlainFile(p: string): boolean {
   }
 }
 
+export function pickTask(tasks: readonly Task[], name: string | undefined, file: string): Task {
+  if (!name) return tasks[0]!;
+  const t = tasks.find((x) => x.name === name);
+  if (!t) {
+    const names = tasks.map((x) => x.name).join(', ');
+    throw new UsageError(`no task ${JSON.stringify(name.slice(0, 80))} in ${file} (it has ${names})`, fill('{0} 中没有任务 {1}（它有 {2}）', file, JSON.stringify(name.slice(0, 80)), names));
   }
   return t;
 }
