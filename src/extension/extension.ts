@@ -71,6 +71,7 @@ import { SyncWatching } from '../app/syncWatching';
 import { LaunchRows } from '../app/launch/rows';
 import { followLaunchEnds } from './monitors/launchEnds';
 import { ViewVisibility } from './view/visibility';
+import { openState } from './stateHome';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -82,7 +83,10 @@ export function activate(context: vscode.ExtensionContext): void {
   const settings = (): Settings => readSettings((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k));
   const catalogs = new CatalogSource(settings, log);
 
-  const store = new InstanceStore(context.globalState, context.secrets, now);
+  // Instances, accounts, history: files on the machine the extension runs on (moved once from globalState).
+  const state = openState(context, log);
+  subs.push({ dispose: () => void state.flush() });
+  const store = new InstanceStore(state, context.secrets, now);
   if (store.loadProblem) {
     log.error(`saved instances could not be read (${store.loadProblem.kind}); kept aside under gpuRent.instances.unreadable`);
     void showError(vscode.l10n.t('GPU Rent could not read its saved instances; they were kept aside and the list starts empty.'));
@@ -107,7 +111,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const releases = new ReleaseEvents((m) => log.warn(m));
   subs.push(releases);
 
-  const accounts = new PlatformAccounts(context.globalState, context.secrets);
+  const accounts = new PlatformAccounts(state, context.secrets);
   if (accounts.unreadable) {
     log.error('saved platform accounts could not be read; kept aside under gpuRent.platformAccounts.unreadable');
     void showError(vscode.l10n.t('GPU Rent could not read its saved platform accounts; they were kept aside. Add them again (their secrets are still in the secret store).'));
@@ -145,7 +149,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     now,
     language: vscode.env.language,
-    memento: context.globalState,
+    memento: state,
     runs,
     watching,
     platformFacts,
@@ -160,7 +164,7 @@ export function activate(context: vscode.ExtensionContext): void {
   };
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
-  const statusBar = new SpendStatusBar(store, settings, now, context.globalState, (id) => platformLabel(ctx, id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
+  const statusBar = new SpendStatusBar(store, settings, now, state, (id) => platformLabel(ctx, id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
   const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView);
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log, live: liveGpus });
   subs.push(monitor);
@@ -234,10 +238,10 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
-  const notifyChannels = new NotifyChannels(context.globalState, context.secrets);
+  const notifyChannels = new NotifyChannels(state, context.secrets);
   command(Commands.addNotifyChannel, (a) => addNotifyChannel(notifyChannels, a));
   command(Commands.removeNotifyChannel, (a) => removeNotifyChannel(notifyChannels, a));
-  const storeList = new StoreList(context.globalState, context.secrets);
+  const storeList = new StoreList(state, context.secrets);
   command(Commands.addStorage, (a) => addStorage(storeList, a));
   command(Commands.removeStorage, (a) => removeStorage(storeList, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));

@@ -78,7 +78,7 @@ async function newPage(context: BrowserContext, logFile: string): Promise<Page> 
   return page;
 }
 
-async function runHostSuites(context: BrowserContext, port: number, info: HostInfo, ws: string, browserLog: string): Promise<void> {
+async function runHostSuites(context: BrowserContext, port: number, info: HostInfo, ws: string, browserLog: string, userDataDir: string): Promise<void> {
   say('\n--- in-host integration (extension host, real sshd) ---');
   const page = await newPage(context, browserLog);
   let exitCode: number | undefined;
@@ -108,18 +108,31 @@ async function runHostSuites(context: BrowserContext, port: number, info: HostIn
   const res = JSON.parse(fs.readFileSync(info.resultsPath, 'utf8')) as HostResults;
   tally.passed += res.passed; tally.failed += res.failed; tally.skipped += res.skipped;
   for (const f of res.failures) tally.failures.push(`[host] ${f.title}: ${f.error.split('\n')[0]}`);
-  await check('the browser-side state (globalState in IndexedDB, localStorage) holds the instance, never the password', async () => {
-    let entries: string[] = [];
-    const end = Date.now() + 15_000; // the workbench flushes its storage lazily
-    while (!(entries = await dumpBrowserStorage(page)).some((e) => e.includes(RUNNING_INSTANCE)) && Date.now() < end) await page.waitForTimeout(500);
+  await check('the state lives on the machine the extension runs on (files under its globalStorage), not in the browser; never the password', async () => {
+    // The extension's state files (src/app/stateFiles.ts) under the server's user-data folder.
+    const stateFiles: string[] = [];
+    const walk = (dir: string, depth: number): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory() && depth < 6) walk(p, depth + 1);
+        else if (e.isFile() && path.basename(dir) === 'state' && e.name.endsWith('.json')) stateFiles.push(p);
+      }
+    };
+    walk(path.join(userDataDir, 'User', 'globalStorage'), 0);
+    const onMachine = stateFiles.filter((f) => fs.readFileSync(f, 'utf8').includes(RUNNING_INSTANCE));
+    if (onMachine.length === 0) throw new Error(`no state file under ${userDataDir} names ${RUNNING_INSTANCE} (of ${stateFiles.length})`);
+    await page.waitForTimeout(3000); // the workbench flushes its storage lazily
+    const entries = await dumpBrowserStorage(page);
     fs.writeFileSync(path.join(OUT_DIR, 'browser-storage-keys.txt'), entries.map((e) => e.slice(0, e.indexOf(' = ') + 1 || 200)).join('\n') + '\n');
     const holding = entries.filter((e) => e.includes(RUNNING_INSTANCE));
-    if (holding.length === 0) throw new Error(`no browser storage entry names ${RUNNING_INSTANCE} (of ${entries.length}): the scan did not reach globalState`);
+    if (holding.length > 0) throw new Error(`the browser still holds the instance (${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}): its state is not on the machine`);
+    const fileLeaks = stateFiles.filter((f) => [info.sshd.password].some((pw) => fs.readFileSync(f, 'utf8').includes(pw)));
+    if (fileLeaks.length) throw new Error(`a password is in the state files: ${fileLeaks.join(', ')}`);
     const secretsFile = info.resultsPath + '.secrets';
     const secrets = [info.sshd.password, ...(fs.existsSync(secretsFile) ? fs.readFileSync(secretsFile, 'utf8').split('\n').filter(Boolean) : [])];
     const leaks = entries.filter((e) => secrets.some((pw) => e.includes(pw))).map((e) => e.slice(0, e.indexOf(' = ') + 1 || 120));
     if (leaks.length) throw new Error(`the password is stored in the browser: ${leaks.join('; ')}`);
-    say(`         scanned ${entries.length} IndexedDB/localStorage entries for ${secrets.length} passwords; the instance is in ${holding.map((e) => e.slice(0, e.indexOf(' = '))).join(', ')}`);
+    say(`         scanned ${entries.length} IndexedDB/localStorage entries for ${secrets.length} passwords; the instance is in ${onMachine.map((f) => path.relative(userDataDir, f)).join(', ')} on the machine`);
   });
   await check('every notification the hostile walk raised is opened: box text with command: links shows as text, no link in any, clicking every anchor runs nothing', async () => {
     const seen = await openAllNotifications(page);
@@ -275,7 +288,7 @@ async function main(): Promise<void> {
   cleanups.push(() => browser.close());
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, locale: 'en-US' });
 
-  if (only !== 'ui') await runHostSuites(context, port, info, ws, browserLog);
+  if (only !== 'ui') await runHostSuites(context, port, info, ws, browserLog, userDataDir);
   if (only !== 'host') await runUiChecks(context, port, ws, userDataDir, browserLog, 'en');
   if (only !== 'host' && only !== 'ui-en') {
     // No language pack can be downloaded here: a stub one (no translations of VS Code's own
