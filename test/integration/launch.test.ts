@@ -225,7 +225,7 @@ describe('gpu-rent launch: a task end to end (real sshd boxes)', function () {
       const r = launch(dir, [], b);
       assert.equal(r.code, 3, r.stderr + r.stdout);
       assert.match(r.stderr, /the doctor's verdict is no-driver/);
-      assert.match(r.stdout, /doctor: the GPU check failed/);
+      assert.match(r.stdout, /stopped by the GPU check: the GPU check failed/);
       assert.equal(existsSync(join(b.home, 'gpu-rent', 'red')), false, 'nothing was pushed');
     } finally {
       b.setNvidiaSmi('rtx4090_driver535.86.05_q.xml');

@@ -23,7 +23,7 @@ const sh = (script: string, env: NodeJS.ProcessEnv = {}) => execFileSync('sh', [
 
 describe('launch rules (app/launch/rules)', () => {
   it('an outcome ends in done (it did what was asked), stopped (a rule stopped it) or failed; those three are the finished phases', () => {
-    const table: Record<LaunchOutcome, 'done' | 'stopped' | 'failed'> = { finished: 'done', smoke: 'done', budget: 'stopped', doctor: 'stopped', runFailed: 'failed', failed: 'failed', noBox: 'failed' };
+    const table: Record<LaunchOutcome, 'done' | 'stopped' | 'failed'> = { finished: 'done', smoke: 'done', budget: 'stopped', doctor: 'stopped', runFailed: 'failed', failed: 'failed', noBox: 'failed', diverged: 'failed', refused: 'failed' };
     for (const [kind, phase] of Object.entries(table)) assert.equal(outcomePhase(kind as LaunchOutcome), phase, kind);
     for (const p of ['done', 'stopped', 'failed'] as const) assert.equal(isFinished(state({ phase: p })), true, p);
     for (const p of ['acquire', 'check', 'push', 'setup', 'run', 'watch', 'end'] as const) assert.equal(isFinished(state({ phase: p })), false, p);

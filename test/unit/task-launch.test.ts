@@ -3,7 +3,7 @@
 // when a smoke test is done, which candidate a recovery moves to, which catalog rows fit a task.
 import assert from 'node:assert/strict';
 import { builtinCatalog } from '../../src/core/catalog';
-import { boxCostFen, checkBudget, LaunchStateSchema, newLaunchState, nextCandidate, smokeReached, spentFen, STEP_RESERVE_SECONDS, withEvent, MAX_EVENTS, type LaunchBox, type LaunchState } from '../../src/core/task/launch';
+import { boundedFigure, boxCostFen, checkBudget, COST_TO_FINISH_CAP_FEN, launchExitCode, LaunchStateSchema, newLaunchState, nextCandidate, smokeReached, spentFen, STEP_RESERVE_SECONDS, stillBillingLeft, withEvent, MAX_EVENTS, type LaunchBox, type LaunchState } from '../../src/core/task/launch';
 import { quoteTask } from '../../src/core/task/quote';
 import { parseTaskFile, staysInside } from '../../src/core/task/schema';
 
@@ -50,9 +50,42 @@ describe('launch decisions (core/task/launch)', () => {
     assert.equal(nextCandidate(state({ boxes: [box({ leftBecause: 'reclaimed' })] }), kinds), 1);
     assert.equal(nextCandidate(state({ boxes: [box({ leftBecause: 'reclaimed' }), box({ candidate: 1, leftBecause: 'failed' })] }), kinds), null);
     assert.equal(nextCandidate(state({ boxes: [box({ leftBecause: 'ended' })] }), kinds), 0, 'a box left at the end is not lost');
-    const made = (n: number) => Array.from({ length: n }, () => box({ created: true, leftBecause: 'reclaimed' }));
+    const made = (n: number) => Array.from({ length: n }, () => box({ created: true, leftBecause: 'reclaimed', leftAt: 2000 }));
     assert.equal(nextCandidate(state({ boxes: made(2) }), ['new']), 0);
     assert.equal(nextCandidate(state({ boxes: made(3) }), ['new']), null);
+  });
+
+  it('no new instance is created while one this launch made and left still bills (its platform has not said it stopped), and its spend goes on counting', () => {
+    const billing = box({ created: true, leftBecause: 'reclaimed', acquiredAt: 1000 });
+    assert.equal(nextCandidate(state({ boxes: [billing] }), ['new']), null);
+    assert.equal(nextCandidate(state({ boxes: [billing] }), ['new', 'existing']), 1, 'an existing candidate may still be tried');
+    assert.equal(nextCandidate(state({ boxes: [{ ...billing, leftAt: 2000 }] }), ['new']), 0, 'once the platform said it stopped, a new one may be made');
+    assert.deepEqual(stillBillingLeft(state({ boxes: [billing, box({ leftAt: 1500 })] })), [billing]);
+    // ¥3.60/h: an hour later it has cost 360 fen, not the ¥0.00 of a box dropped at its notice.
+    assert.deepEqual(spentFen(state({ boxes: [billing] }), 1000 + 3600), { fen: 360, unknown: false });
+  });
+
+  it('the exit status: 0 only when the end state is the one asked for; STILL BILLING never 0, with launch and --resume alike', () => {
+    const end = (ok: boolean, stillBilling: boolean) => ({ action: 'power-off', ok, stillBilling, detail: '' });
+    assert.equal(launchExitCode({ phase: 'done', outcome: { kind: 'finished', detail: '' }, end: end(true, false) }), 0);
+    assert.equal(launchExitCode({ phase: 'done', outcome: { kind: 'finished', detail: '' }, end: end(false, true) }), 4);
+    assert.equal(launchExitCode({ phase: 'done', outcome: { kind: 'finished', detail: '' }, end: end(false, false) }), 4);
+    assert.equal(launchExitCode({ phase: 'stopped', outcome: { kind: 'budget', detail: '' }, end: end(true, false) }), 3);
+    assert.equal(launchExitCode({ phase: 'failed', outcome: { kind: 'diverged', detail: '' }, end: end(true, false) }), 1);
+    assert.equal(launchExitCode({ phase: 'failed', outcome: { kind: 'refused', detail: '' } }), 2);
+    assert.equal(launchExitCode({ phase: 'failed', outcome: { kind: 'noBox', detail: '' } }), 1);
+  });
+
+  it('a cost to finish past the bound is kept as unknown; a state saved with one out of range still reads (the end action can run)', () => {
+    assert.equal(boundedFigure(2.8e15, COST_TO_FINISH_CAP_FEN), null);
+    assert.equal(boundedFigure(1234, COST_TO_FINISH_CAP_FEN), 1234);
+    assert.equal(boundedFigure(Number.NaN, COST_TO_FINISH_CAP_FEN), null);
+    const written = { ...state({ phase: 'watch' }), progress: { step: 1, total: 999999999999, etaSeconds: 1e14, costToFinishFen: 2.8e15, loss: null } };
+    const r = LaunchStateSchema.safeParse(JSON.parse(JSON.stringify(written)));
+    assert.ok(r.success, r.success ? '' : r.error.message);
+    assert.equal(r.data.progress?.costToFinishFen, null);
+    assert.equal(r.data.progress?.etaSeconds, null);
+    assert.equal(r.data.phase, 'watch');
   });
 
   it('the event log keeps the newest entries; the state round-trips through its schema and refuses what is not one', () => {

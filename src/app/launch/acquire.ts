@@ -8,6 +8,8 @@ import { quoteTask } from '../../core/task/quote';
 import { acquireBox, AcquireError, reacquireBox, type AcquiredBox } from './boxes';
 import { poolKey, type LaunchRun, type Live } from './context';
 import { boxRecord, createdSoFar, createName, errText, onBox } from './rules';
+import { endCheckOf, endRefusedOnBox } from './endCheck';
+import { leaveBox } from './reclaim';
 
 /** The box connected: its home, and the task's workdir and checkpoints folders on it. */
 export async function connect(r: LaunchRun, box: AcquiredBox): Promise<Live> {
@@ -20,9 +22,10 @@ export async function connect(r: LaunchRun, box: AcquiredBox): Promise<Live> {
   return { box, conn, home, remoteWorkdir, ...(r.task.checkpoints ? { remoteCheckpoints: onBox(r.task.checkpoints.remote, home, remoteWorkdir) } : {}) };
 }
 
-/** What boxes.ts needs to get a box: the accounts, the waits, the create question and name, the power-on locks. */
-function acquireOptions(r: LaunchRun, name: string) {
+/** What boxes.ts needs to get a box: the accounts, the waits, the create question and name, the power-on locks (and, for a first acquisition, the end check). */
+function acquireOptions(r: LaunchRun, name: string, endCheck?: 'named' | 'new') {
   return {
+    ...(endCheck ? { endCheck: endCheckOf(r, endCheck === 'new') } : {}),
     accounts: r.accounts,
     waitForGpuMs: r.host.waitForGpuMs ?? 3600_000,
     settleMs: r.host.settleMs ?? 300_000,
@@ -64,11 +67,18 @@ async function acquireNodes(r: LaunchRun, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     const cand = r.task.instances[i]!;
     const created = records.filter((b) => b.created).length;
-    const box = await acquireBox(cand, r.task, acquireOptions(r, createName(r.task.name, created)));
+    const box = await acquireBox(cand, r.task, acquireOptions(r, createName(r.task.name, created), cand.kind === 'new' ? 'new' : 'named'));
     const record = boxRecord(box, i, r.now());
     records.push(record);
     await r.save(`acquired rank ${i}: ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}`, { box: records[0], nodes: records.slice(1) });
-    lives.push(await connect(r, box));
+    const live = await connect(r, box);
+    lives.push(live);
+    const refused = await endRefusedOnBox(r, live);
+    if (refused) {
+      r.live = lives[0];
+      r.others = lives.slice(1);
+      return r.finish('refused', refused);
+    }
   }
   r.live = lives[0];
   r.others = lives.slice(1);
@@ -88,18 +98,25 @@ export async function acquire(r: LaunchRun): Promise<void> {
     const name = createName(r.task.name, createdSoFar(r.s));
     await r.save(`acquire: ${cand.kind === 'ssh' ? 'SSH login' : cand.kind === 'new' ? `a new instance (${r.task.resources.cards.join(', ') || 'any card'})` : cand.kind === 'named' ? `instance ${cand.ref}` : ''}`);
     try {
-      const box = await acquireBox(cand, r.task, acquireOptions(r, name));
+      const box = await acquireBox(cand, r.task, acquireOptions(r, name, cand.kind === 'new' ? 'new' : 'named'));
       const record = boxRecord(box, i, r.now());
       await r.save(`acquired ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}${box.spot ? ' (spot)' : ''}`, { box: record });
       try {
         r.live = await connect(r, box);
       } catch (e) {
-        await r.save(`could not connect to ${record.label}: ${errText(e)}`, { boxes: [...r.s.boxes, { ...record, leftAt: r.now(), leftBecause: 'failed' }], box: undefined });
+        await r.save(`could not connect to ${record.label}: ${errText(e)}`);
+        // A platform box powered on or created for this launch is powered off (or released) before it is left: it must not bill on.
+        const left = await leaveBox(r, record, 'failed');
+        await r.save(undefined, { boxes: [...r.s.boxes, left], box: undefined });
         reasons.push(`${record.label}: ${errText(e)}`);
         continue;
       }
+      // A power-off the login itself would do, checked against what it may do, before anything is pushed or run.
+      const refused = await endRefusedOnBox(r, r.live);
+      if (refused) return r.finish('refused', refused);
       return r.phase('check', `connected to ${record.label}`);
     } catch (e) {
+      if (e instanceof AcquireError && e.code === 'endRefused') throw e;
       if (!(e instanceof AcquireError) || cand.kind === 'new') throw e;
       reasons.push(e.message);
       // An existing candidate that cannot be had is skipped for this launch.

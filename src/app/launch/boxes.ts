@@ -3,6 +3,7 @@
 // the host has none free), or a new one created through the platform's API. Each comes back
 // with its price per hour (the platform's figure, the task's own for an SSH login, or null:
 // shown as ?) and whether it is spot.
+import { listSome } from '../../core/text';
 import type { Fen } from '../../core/money';
 import { can, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
 import type { Task, TaskInstance } from '../../core/task/types';
@@ -38,7 +39,7 @@ export interface AcquiredBox {
 
 export class AcquireError extends Error {
   constructor(
-    readonly code: 'badLogin' | 'noAccount' | 'notFound' | 'ambiguous' | 'readOnly' | 'noLogin' | 'notStarted' | 'createRefused' | 'createUnknown' | 'noCard' | 'tooExpensive',
+    readonly code: 'badLogin' | 'noAccount' | 'notFound' | 'ambiguous' | 'readOnly' | 'noLogin' | 'notStarted' | 'createRefused' | 'createUnknown' | 'noCard' | 'tooExpensive' | 'endRefused',
     message: string,
   ) {
     super(message);
@@ -60,6 +61,11 @@ export interface AcquireOptions {
   /** A name for a created instance (unique per creation: "<task>-<n>"). */
   createName: string;
   locks: PowerOnLocks;
+  /**
+   * The task's end action checked against what the account can do, before an instance is powered
+   * on or created (nothing bills for it yet): the refusal's words, or null when it can happen.
+   */
+  endCheck?(a: LaunchAccount, label: string): string | null;
 }
 
 function sshBox(i: Extract<TaskInstance, { kind: 'ssh' }>, task: Task, sshConfig: string | null): AcquiredBox {
@@ -98,11 +104,13 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
       }
     }),
   );
-  if (hits.length > 1) throw new AcquireError('ambiguous', `"${ref.slice(0, 200)}" matches ${hits.length} instances (${hits.map((h) => `${h.a.id}/${h.inst.ref}`).join(', ')}): use the platform id`);
+  if (hits.length > 1) throw new AcquireError('ambiguous', `"${ref.slice(0, 200)}" matches ${hits.length} instances (${listSome(hits.map((h) => `${h.a.id}/${h.inst.ref}`))}): use the platform id`);
   const hit = hits[0];
   if (!hit) throw new AcquireError('notFound', `no instance "${ref.slice(0, 200)}" on ${o.accounts.map((a) => a.id).join(', ')}${errors.length ? ` (${errors.join('; ')})` : ''}`);
   const { a } = hit;
   let inst = hit.inst;
+  const refused = o.endCheck?.(a, `${inst.name} (${a.id}/${inst.ref})`);
+  if (refused) throw new AcquireError('endRefused', refused);
   if (inst.state !== 'running') {
     if (!a.powerActions) throw new AcquireError('readOnly', `${inst.name} is ${inst.state} and account ${a.id} is read-only: it cannot be powered on`);
     o.say(`${inst.name} is ${inst.rawState || inst.state}: powering it on`);
@@ -125,11 +133,20 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   const cards = task.resources.cards.length ? task.resources.cards : [];
   if (!cards.length) throw new AcquireError('createRefused', 'instance: new needs resources.cards (which card to create)');
   const reasons: string[] = [];
+  let endRefused: string | undefined;
+  let considered = 0;
   for (const a of accounts) {
     if (!a.powerActions) {
       reasons.push(`${a.id}: read-only`);
       continue;
     }
+    const refused = o.endCheck?.(a, `${o.createName} on ${a.id}`);
+    if (refused) {
+      endRefused ??= refused;
+      reasons.push(refused);
+      continue;
+    }
+    considered++;
     // The platform's own spec names: the task's create.spec, else the card as AutoDL and the clouds spell it ("4090" for rtx4090).
     const asked = c?.spec ? [c.spec] : [...new Set(cards.flatMap((id) => [id, id.replace(/^rtx/, '')]))];
     for (const card of asked) {
@@ -166,6 +183,8 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
       return { kind: 'platform', label: `${o.createName} (${a.id}/${r.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: r.ref, created: true, priceFenPerHour: price ?? p.priceFenPerHour ?? null, spot: inst?.billing === 'spot' };
     }
   }
+  // Every account that could create is one the task's end action cannot happen on.
+  if (endRefused && !considered) throw new AcquireError('endRefused', endRefused);
   throw new AcquireError('createRefused', `no instance could be created: ${reasons.join('; ')}`);
 }
 

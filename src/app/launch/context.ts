@@ -6,6 +6,8 @@ import { formatCny, type Fen } from '../../core/money';
 import { checkBudget, spentFen, withEvent, type LaunchOutcome, type LaunchPhase, type LaunchState } from '../../core/task/launch';
 import type { Task } from '../../core/task/types';
 import type { Catalog } from '../../core/catalog';
+import { ENGLISH, type L10n } from '../../core/l10n';
+import type { DivergedMemo, DivergedPolicy } from '../runs/diverged';
 import type { ConnectOptions } from '../../remote/connect-options';
 import type { RemoteConnection } from '../../remote/connection';
 import { knownHostsName } from '../../remote/target';
@@ -16,6 +18,7 @@ import type { LogTail } from '../runs/logTail';
 import type { RunNode } from '../runs/multinode';
 import type { AcquiredBox, LaunchAccount } from './boxes';
 import { writeState } from './store';
+import type { UnattendedHost } from './unattended';
 import { burnOf, finishPatch, type StopReason } from './rules';
 
 export interface LaunchHost {
@@ -42,6 +45,12 @@ export interface LaunchHost {
   powerVerifySeconds?: number;
   /** Where a spot box's metadata service answers (default 阿里云's 100.100.100.200); tests point it at a local server. */
   spotMetadataHost?: string;
+  /** Close the lid: the user's stores and message channels for the on-box supervisor and the end's message (unattended.ts). */
+  unattended?: UnattendedHost;
+  /** Tests: what the box runs to power itself off at an unattended end (default: shutdown as root, or sudo -n). */
+  boxPowerOffCommand?: string;
+  /** The front end's language for the lines the launch says and keeps (vscode.l10n, the CLI's l10nIn(lang)); default English. */
+  l10n?: L10n;
 }
 
 export interface LaunchOptions {
@@ -55,6 +64,12 @@ export interface LaunchOptions {
   yes: boolean;
   /** The price catalog the quote reads (default the built-in one). */
   catalog?: Catalog;
+  /**
+   * What a diverged run (loss NaN/±Inf) does, as for `gpu-rent jobs` (gpuRent.training.onDiverged,
+   * `launch --on-diverged`): off = said in every line and at the end; otherwise stopped after
+   * `readings` non-finite readings in a row, then the end action. Default off.
+   */
+  diverged?: DivergedPolicy;
 }
 
 /** A connected box: its connection, its home and the task's folders on it. */
@@ -81,6 +96,12 @@ export class LaunchRun {
   spotService = true;
   /** Why this process is ending the run (the end step's outcome). */
   stopReason: StopReason | undefined;
+  /** The divergence already said / acted on (app/runs/diverged's memo, as for jobs). */
+  divergedMemo: DivergedMemo = { notified: null, acted: null };
+  /** The divergence stop was made by the policy (its end action follows divergedEndAction). */
+  divergedStopped = false;
+  /** The spot notice time already acted on (its sync is not repeated every poll). */
+  noticeAt: string | undefined;
 
   constructor(
     readonly o: LaunchOptions,
@@ -97,6 +118,10 @@ export class LaunchRun {
     return this.o.task;
   }
 
+  get l10n(): L10n {
+    return this.host.l10n ?? ENGLISH;
+  }
+
   /** The task file's folder: the workdir and local folders are relative to it. */
   get base(): string {
     return resolve(this.o.file, '..');
@@ -111,14 +136,19 @@ export class LaunchRun {
 
   /** The next step; its line says what the boxes have cost so far. */
   async phase(p: LaunchPhase, line?: string): Promise<void> {
-    const spent = spentFen(this.s, this.now());
-    await this.save(line && this.s.box ? `${line} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}` : line, { phase: p });
+    await this.save(line && this.s.box ? `${line} · ${this.spentWords()}` : line, { phase: p });
   }
 
   async finish(kind: LaunchOutcome, detail: string, exitCode?: number | null): Promise<void> {
     const patch = finishPatch(this.s, kind, detail, this.now(), exitCode);
+    const phase = patch.phase === 'done' ? this.l10n.t('done') : patch.phase === 'stopped' ? this.l10n.t('stopped early') : this.l10n.t('failed');
+    await this.save(`${phase}: ${detail} · ${this.spentWords()}`, patch);
+  }
+
+  /** "spent ¥1.20" ("spent ?" when a box's price is not known). */
+  spentWords(): string {
     const spent = spentFen(this.s, this.now());
-    await this.save(`${patch.phase}: ${detail} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`, patch);
+    return this.l10n.t('spent {0}', spent.unknown ? '?' : formatCny(spent.fen));
   }
 
   /** Every connected box, rank 0 first. */

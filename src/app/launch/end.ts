@@ -6,14 +6,21 @@ import { formatCny } from '../../core/money';
 import type { Instance } from '../../core/instances';
 import { powerOffModeFor } from '../../core/platforms/billing';
 import type { LaunchBox, LaunchOutcome } from '../../core/task/launch';
-import { stopJob } from '../../remote/jobs';
+import { listJobs, stopJob } from '../../remote/jobs';
 import { TARGET, waitForState } from '../platforms/settle';
 import { boxPowerOffCommand, powerOffFromBox, probeBoxPower } from '../runs/boxPower';
 import { runEndAction, type EndActionResult, type PowerActions } from '../runs/endAction';
 import { stopMultiNode } from '../runs/multinode';
 import { syncCheckpoints } from './checkpoints';
 import type { LaunchRun } from './context';
-import { endActionFor, endReason, endTally, errText, ranNothing } from './rules';
+import { endActionFor, endReason, endTally, errText, progressPatch, ranNothing, type StopReason } from './rules';
+import type { EndAction, Progress } from '../../core/progress';
+import { releaseNeedsStopped } from '../../core/guards/powerOffer';
+import { releaseThroughPlatform } from '../platforms/releaseFlow';
+import { LogTail } from '../runs/logTail';
+import { divergedEndAction } from '../runs/diverged';
+import { settleLeftBoxes } from './reclaim';
+import { divergedDetail } from './words';
 
 /** Stops the run on the box(es) for `kind` (the checkpoints home first), then the end step. */
 export async function stopRun(r: LaunchRun, kind: LaunchOutcome, detail: string): Promise<void> {
@@ -22,7 +29,7 @@ export async function stopRun(r: LaunchRun, kind: LaunchOutcome, detail: string)
   if (r.task.checkpoints) await syncCheckpoints(r, false).catch(() => undefined);
   if (r.others.length) await stopMultiNode(r.runNodes(), r.task.name, { graceSeconds: 10 }).catch((e: unknown) => r.save(`stop: ${errText(e)}`));
   else await stopJob(r.live!.conn, r.task.name, { graceSeconds: 10 }).catch((e: unknown) => r.save(`stop: ${errText(e)}`));
-  return r.phase('end', `stopping the run: ${detail}`);
+  return r.phase('end', r.l10n.t('stopping the run: {0}', detail));
 }
 
 /** The run ended by itself: the end step, with this outcome unless one was chosen already. */
@@ -59,11 +66,46 @@ function platformPower(r: LaunchRun, b: LaunchBox | undefined): PowerActions | u
   };
 }
 
+/**
+ * The run's final figures: the log's last lines read now the run has ended (not the watch's last
+ * poll), saved without an ETA or a cost to finish. Undefined when the log cannot be read.
+ */
+async function finalProgress(r: LaunchRun): Promise<Progress | undefined> {
+  const live = r.live;
+  if (!live || !r.s.job) return undefined;
+  try {
+    if (!r.tail) {
+      const job = (await listJobs(live.conn, { name: r.task.name, timeoutMs: 20000 }))[0];
+      if (!job?.logPath) return undefined;
+      r.tail = new LogTail(job.logPath);
+    }
+    const u = await r.tail.update(live.conn, { maxReads: 8 });
+    await r.save(undefined, { progress: progressPatch(u.progress, null, true) });
+    return u.progress;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The end action a diverged run stopped by the policy runs (as for jobs: app/runs/diverged), else the task's. */
+function endActionNow(r: LaunchRun, reason: StopReason, nothing: boolean): EndAction {
+  const own = endActionFor(r.task, nothing);
+  if (reason.kind !== 'diverged' || !r.divergedStopped || !r.o.diverged) return own;
+  return divergedEndAction(r.o.diverged.onDiverged, own, !!r.task.checkpoints);
+}
+
 export async function end(r: LaunchRun): Promise<void> {
-  const reason = endReason(r.stopReason, r.s.outcome);
+  let reason = endReason(r.stopReason, r.s.outcome);
+  const p = await finalProgress(r);
+  const d = p?.diverged ?? r.s.progress?.diverged ?? null;
+  // A run that ended with its loss NaN/±Inf did not finish: it diverged (the hours since were paid for nothing).
+  if (d && reason.kind === 'finished') reason = { kind: 'diverged', detail: `${reason.detail}; ${divergedDetail(d, r.l10n)}`, exitCode: reason.exitCode ?? null };
+  else if (d && reason.kind === 'runFailed') reason = { ...reason, detail: `${reason.detail}; ${divergedDetail(d, r.l10n)}` };
   const nothing = ranNothing(reason, r.s);
-  const action = endActionFor(r.task, nothing);
+  const action = endActionNow(r, reason, nothing);
   const results: EndActionResult[] = [];
+  let released = r.task.end !== 'release' || !!r.live;
+  const releasing = r.task.end === 'release';
   if (r.live) {
     const records = [r.s.box, ...(r.s.nodes ?? [])];
     for (const [rank, live] of r.all.entries()) {
@@ -83,22 +125,49 @@ export async function end(r: LaunchRun): Promise<void> {
       results.push(res);
       const on = r.others.length ? ` (${live.box.label})` : '';
       for (const st of res.steps) if (first || st.step !== 'sync') await r.save(`end${on}: ${st.step} ${st.ok ? 'ok' : 'FAILED'}${'via' in st ? ` (${st.via})` : ''}: ${st.detail}`);
-      if (r.task.end === 'release' && res.ok) await release(r, records[rank]);
+      if (releasing && (!res.ok || !(await release(r, records[rank])))) released = false;
     }
+    if (releasing && results.length < r.all.length) released = false;
   }
-  const { ok, stillBilling } = endTally(results, action, r.live ? r.all.length : 0);
-  const billing = stillBilling ? ` The box${r.others.length ? 'es keep' : ' keeps'} billing${r.burn !== null ? ` ${formatCny(r.burn)}/h` : ''}: power ${r.others.length ? 'them' : 'it'} off yourself (gpu-rent power-off or the console).` : '';
-  await r.save(undefined, { end: { action: r.task.end, ok, stillBilling, detail: (results.length ? results.flatMap((x) => x.steps.map((y) => `${y.step}: ${y.ok ? 'ok' : 'failed'}`)).join(', ') : 'no connection to the box') + billing } });
+  const tally = endTally(results, action, r.live ? r.all.length : 0);
+  // Boxes left earlier (a reclaim, a failed connection) that the platform still runs: powered off now, else they bill on.
+  const leftBilling = !(await settleLeftBoxes(r, { powerOff: true }));
+  const ok = tally.ok && released && !leftBilling;
+  const stillBilling = tally.stillBilling || leftBilling || (r.task.end === 'release' && !released);
+  const left = r.s.boxes.filter((b) => b.leftAt === undefined).map((b) => b.label);
+  const billing = [
+    tally.stillBilling || (releasing && !released) ? r.l10n.t('STILL BILLING: the end action ({0}) did not happen; power the box off yourself (gpu-rent power-off or the console).', r.task.end) + (r.burn !== null ? ` (${formatCny(r.burn)}/h)` : '') : '',
+    left.length ? r.l10n.t('STILL BILLING: {0}, left by this launch, still runs on the platform; power it off yourself (gpu-rent power-off or the console).', left.join(', ')) : '',
+  ]
+    .filter(Boolean)
+    .map((x) => ` ${x}`)
+    .join('');
+  await r.save(undefined, { end: { action: r.task.end, ok, stillBilling, detail: ((results.length ? results.flatMap((x) => x.steps.map((y) => `${y.step}: ${y.ok ? 'ok' : 'failed'}`)).join(', ') : 'no connection to the box') + (r.task.end === 'release' ? `, release: ${released ? 'ok' : 'not done'}` : '') + billing).slice(0, 2000) } });
   return r.finish(reason.kind, reason.detail + billing, reason.exitCode);
 }
 
-/** Releases a platform box the end left powered (confirmed unless `yes`); an SSH login or a read-only account: said, nothing done. */
-async function release(r: LaunchRun, b: LaunchBox | undefined): Promise<void> {
+/**
+ * Releases a platform box the launch created (confirmed unless `yes`): powered off and seen
+ * stopped first where the platform releases only a stopped instance (AutoDL's developer API,
+ * 阿里云). Never an instance that existed before the launch (refused at the start; here too), an
+ * SSH login or a read-only account's. True when the platform reports it released.
+ */
+async function release(r: LaunchRun, b: LaunchBox | undefined): Promise<boolean> {
   const a = b?.kind === 'platform' ? r.account(b.account) : undefined;
-  if (!b || !a || !b.ref) return r.save('end: release: an SSH login cannot be released from here; release it in the platform console (the checkpoints are home)');
-  if (!a.powerActions) return r.save(`end: release: account ${a.id} is read-only; nothing released`);
-  if (!r.o.yes && !(await r.host.confirmRelease?.(b.label))) return r.save(`end: release: not confirmed; ${b.label} is kept (it keeps billing its disk)`);
-  await a.connector.release(b.ref);
-  const w = await waitForState(a.connector, b.ref, TARGET.release, settleOptions(r));
-  return r.save(`end: release: ${w.settled ? 'released (the platform reports it)' : `sent, but the platform reports ${w.last?.state ?? '?'}`}`);
+  const say = async (line: string) => (await r.save(line), false);
+  if (!b || !a || !b.ref) return say('end: release: an SSH login cannot be released from here; release it in the platform console (the checkpoints are home)');
+  if (!b.created) return say(r.l10n.t('end: release: {0} existed before this launch: a launch releases only an instance it created; nothing released', b.label));
+  if (!a.powerActions) return say(`end: release: account ${a.id} is read-only; nothing released`);
+  if (!r.o.yes && !(await r.host.confirmRelease?.(b.label))) return say(`end: release: not confirmed; ${b.label} is kept (it keeps billing its disk)`);
+  const ref = b.ref;
+  const inst = await a.connector.get(ref, r.host.signal).catch(() => undefined);
+  const stopFirst = releaseNeedsStopped(a.connector.kind) && inst?.state !== 'stopped';
+  const o = settleOptions(r);
+  const res = await releaseThroughPlatform(a.connector, ref, { stopFirst, beforeRelease: async () => undefined, onStep: (st) => (st === 'poweringOff' ? void r.save(r.l10n.t('end: release: {0} releases only a stopped instance: powering it off first', a.connector.kind)) : undefined), ...o, ...(r.host.signal ? { signal: r.host.signal } : {}) }).catch((e: unknown) => ({ kind: 'error' as const, e }));
+  if (res.kind === 'error') return say(`end: release: FAILED: ${errText(res.e)}`);
+  if (res.kind === 'powerOffFailed') return say(`end: release: the power-off before the release FAILED (${errText(res.error)}); nothing released`);
+  if (res.kind === 'notStopped') return say(`end: release: the power-off was sent but the platform reports ${res.last?.state ?? '?'}; nothing released`);
+  const w = await waitForState(a.connector, ref, TARGET.release, o);
+  await r.save(`end: release: ${w.settled ? 'released (the platform reports it)' : `sent, but the platform reports ${w.last?.state ?? '?'}`}`);
+  return w.settled;
 }

@@ -4,10 +4,14 @@
 import { posix } from 'node:path';
 import { checkpointArgument } from '../../core/checkpoints';
 import type { Fen } from '../../core/money';
-import type { EndAction } from '../../core/progress';
-import type { LaunchBox, LaunchOutcome, LaunchPhase, LaunchState } from '../../core/task/launch';
+import type { EndAction, Finish, Progress } from '../../core/progress';
+import { checkEndAction, isRefused, type BoxPower } from '../../core/guards/powerOffer';
+import type { PlatformKind } from '../../core/platforms/types';
+import type { EndRefusalCode } from './words';
+import { boundedFigure, COST_TO_FINISH_CAP_FEN, type LaunchBox, type LaunchOutcome, type LaunchPhase, type LaunchState } from '../../core/task/launch';
 import type { Task } from '../../core/task/types';
 import type { JobInfo } from '../../remote/jobs';
+import { ENGLISH, type L10n } from '../../core/l10n';
 import { shQuote } from '../../remote/shell';
 
 /** Why the run is ending (the outcome it will have). */
@@ -42,6 +46,28 @@ export function endActionFor(task: Pick<Task, 'end' | 'checkpoints'>, ranNothing
   return task.end === 'power-off' ? 'sync-then-power-off' : task.end === 'no-gpu' ? 'sync-then-no-gpu' : 'nothing';
 }
 
+/** What decides whether the task's end can happen on one box: its platform account (if any), what its login may do, whether the launch made it. */
+export interface EndFacts {
+  account?: { kind: PlatformKind; powerAllowed: boolean };
+  boxPower: BoxPower;
+  /** The login was probed (before that a power-off through the login cannot be told yet). */
+  probed: boolean;
+  created: boolean;
+}
+
+/**
+ * Why the task's `end:` cannot happen on a box with these facts (null: it can, or it cannot be told
+ * yet: a power-off whose route is the login, before the login was probed). The rule `run --then`
+ * and `schedule add` use (core/guards/powerOffer), plus: a launch releases only what it created.
+ */
+export function endRefusal(end: Task['end'], f: EndFacts): EndRefusalCode | null {
+  if (end === 'none') return null;
+  if (end === 'release') return f.created ? null : 'releaseNotCreated';
+  const c = checkEndAction(end === 'no-gpu' ? 'sync-then-no-gpu' : 'sync-then-power-off', { account: f.account, boxPower: f.boxPower, syncFolders: true });
+  if (!isRefused(c)) return null;
+  return c.reason === 'boxPowerUnknown' && !f.probed ? null : c.reason;
+}
+
 /** Whether nothing of this launch ran on the box: the doctor stopped it, or no job was started. */
 export const ranNothing = (reason: StopReason, s: Pick<LaunchState, 'job'>) => reason.kind === 'doctor' || !s.job;
 
@@ -74,12 +100,12 @@ export type JobVerdict = { kind: 'watch' } | { kind: 'end' } | { kind: 'finish';
  * the end step with the reason already chosen when this launch stopped it (smoke, budget, a node),
  * else runFailed with the exit code.
  */
-export function jobVerdict(job: JobInfo | undefined, stopping: boolean): JobVerdict {
-  if (!job) return { kind: 'finish', outcome: 'failed', detail: 'the run is not on the box any more (its job folder is gone)', exitCode: null };
+export function jobVerdict(job: JobInfo | undefined, stopping: boolean, l10n: L10n = ENGLISH): JobVerdict {
+  if (!job) return { kind: 'finish', outcome: 'failed', detail: l10n.t('the run is not on the box any more (its job folder is gone)'), exitCode: null };
   if (job.state !== 'exited' && job.state !== 'lost') return { kind: 'watch' };
-  if (job.state === 'exited' && job.exitCode === 0) return { kind: 'finish', outcome: 'finished', detail: `${job.name} finished (exit 0)`, exitCode: 0 };
+  if (job.state === 'exited' && job.exitCode === 0) return { kind: 'finish', outcome: 'finished', detail: l10n.t('{0} finished (exit 0)', job.name), exitCode: 0 };
   if (stopping) return { kind: 'end' };
-  return { kind: 'finish', outcome: 'runFailed', detail: `${job.name} ${job.state === 'lost' ? 'was lost (the box restarted?)' : `exited with code ${job.exitCode}`}`, exitCode: job.exitCode };
+  return { kind: 'finish', outcome: 'runFailed', detail: job.state === 'lost' ? l10n.t('{0} was lost (the box restarted?)', job.name) : l10n.t('{0} exited with code {1}', job.name, String(job.exitCode)), exitCode: job.exitCode };
 }
 
 /** The first other node whose part of the run ended other than by exit 0 (its end stops them all). */
@@ -179,5 +205,23 @@ export function finishPatch(s: Pick<LaunchState, 'box' | 'nodes'>, kind: LaunchO
     outcome: { kind, detail: detail.slice(0, 2000), ...(exitCode !== undefined ? { exitCode } : {}) },
     ...(s.box ? { box: { ...s.box, leftAt: s.box.leftAt ?? now, leftBecause: s.box.leftBecause ?? 'ended' } } : {}),
     ...(s.nodes ? { nodes: s.nodes.map((n) => ({ ...n, leftAt: n.leftAt ?? now, leftBecause: n.leftBecause ?? 'ended' })) } : {}),
+  };
+}
+
+/**
+ * The state's record of a reading. A finished run (`final`) keeps no ETA and no cost to finish;
+ * a derived figure past its bound (a log's absurd total) is kept as unknown, never written out
+ * of the state's range.
+ */
+export function progressPatch(p: Progress, f: Finish | null, final: boolean): NonNullable<LaunchState['progress']> {
+  const d = p.diverged;
+  return {
+    step: p.step,
+    total: p.total,
+    etaSeconds: final || !f ? null : boundedFigure(f.etaSeconds, 1e11),
+    costToFinishFen: final || !f ? null : boundedFigure(f.costToFinishFen, COST_TO_FINISH_CAP_FEN),
+    loss: p.loss,
+    diverged: d ? { value: d.value, readings: d.readings, since: d.since, step: d.step, lastFiniteLoss: d.lastFiniteLoss } : null,
+    ...(final ? { final: true } : {}),
   };
 }

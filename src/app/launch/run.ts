@@ -17,6 +17,8 @@ import type { Task } from '../../core/task/types';
 import { PowerOnLocks } from '../platforms/powerLock';
 import { SshPool } from '../pool';
 import { acquire } from './acquire';
+import { endRefusedUpFront } from './endCheck';
+import { ENGLISH } from '../../core/l10n';
 import { AcquireError } from './boxes';
 import { check } from './check';
 import { LaunchRun, type LaunchHost, type LaunchOptions } from './context';
@@ -34,7 +36,7 @@ export { isFinished } from './rules';
 
 export class LaunchError extends Error {
   constructor(
-    readonly code: 'inProgress' | 'busy' | 'nothingToResume' | 'taskChanged',
+    readonly code: 'inProgress' | 'busy' | 'nothingToResume' | 'taskChanged' | 'endRefused',
     message: string,
   ) {
     super(message);
@@ -67,6 +69,11 @@ export async function launchTask(o: LaunchOptions, host: LaunchHost): Promise<La
     } else s = newLaunchState({ task: task.name, file: o.file, taskDigest: digest, smoke: o.smoke, now: now() });
     s = { ...s, taskDigest: digest };
     const accounts = await host.accounts();
+    // An end action that cannot happen is refused before anything is rented, pushed or run (a launch in progress already passed this).
+    if (s.phase === 'acquire' && !s.box && !s.boxes.length) {
+      const refused = endRefusedUpFront(task, accounts, host.l10n ?? ENGLISH);
+      if (refused) throw new LaunchError('endRefused', refused);
+    }
     const r = new LaunchRun(o, host, s, path, pool, locks, accounts, now);
     await r.save(o.resume ? `resumed at ${r.s.phase}` : `launch of ${task.name}${o.smoke ? ' (smoke test)' : ''} started`);
     await drive(r);
@@ -95,10 +102,14 @@ async function drive(r: LaunchRun): Promise<void> {
         else if (p === 'end') await end(r);
       }
     } catch (e) {
-      if (e instanceof AcquireError) await r.finish('noBox', e.message);
+      if (e instanceof AcquireError) await (e.code === 'endRefused' ? r.finish('refused', e.message) : r.finish('noBox', e.message));
       else if (r.host.signal?.aborted) throw e;
       else if (r.s.phase === 'watch' || r.s.phase === 'run') throw e;
-      else await r.finish('failed', `${p}: ${errText(e)}`);
+      else if (r.live && p !== 'end' && r.s.phase !== 'end' && !isFinished(r.s)) {
+        // A box is held: the end step still runs (the final sync, then the end action), so a failed step never leaves it billing.
+        r.stopReason = { kind: 'failed', detail: `${p}: ${errText(e)}` };
+        await r.phase('end', r.stopReason.detail);
+      } else await r.finish('failed', `${p}: ${errText(e)}`);
     }
   }
 }

@@ -1,19 +1,21 @@
 // The watch step: one poll every pollMs until the run ends. Each poll reads the job's state (a
 // box that does not answer: reclaim.ts decides), another node's end, the log's progress (step,
-// loss, ETA, ¥ to finish), a spot box's reclaim, the periodic verified checkpoint sync, the
-// smoke stop and the budget cap.
-import { formatCny } from '../../core/money';
+// loss, ETA, ¥ to finish, and a divergence: the loss NaN/±Inf, read by the same run model
+// `gpu-rent jobs` uses), a spot box's reclaim, the periodic verified checkpoint sync, the smoke
+// stop, the divergence stop (app/runs/diverged's policy) and the budget cap.
 import { estimateFinish, type RunPrice } from '../../core/progress';
-import { smokeReached, spentFen } from '../../core/task/launch';
+import { COST_TO_FINISH_CAP_FEN, smokeReached } from '../../core/task/launch';
 import { isRemoteError } from '../../remote/errors';
 import { listJobs, type JobInfo } from '../../remote/jobs';
 import { LogTail } from '../runs/logTail';
 import { multiNodeJobs } from '../runs/multinode';
+import { divergedStep } from '../runs/diverged';
 import { syncCheckpoints } from './checkpoints';
 import type { LaunchRun } from './context';
 import { finishRun, stopRun } from './end';
-import { spotReclaimed, unreachable } from './reclaim';
-import { deadNode, errText, jobVerdict, nodeEnd, sayProgress } from './rules';
+import { settleLeftBoxes, spotReclaimed, unreachable } from './reclaim';
+import { deadNode, errText, jobVerdict, nodeEnd, progressPatch, sayProgress } from './rules';
+import { divergedDetail, divergedWords, progressText } from './words';
 
 /** What the boxes cost to run on, for the ETA's cost to finish (a spot box: its sync cadence sizes the rework). */
 function price(r: LaunchRun): RunPrice | null {
@@ -37,7 +39,7 @@ export async function watch(r: LaunchRun): Promise<void> {
       if (await unreachable(r, e, pollMs)) return;
       continue;
     }
-    const v = jobVerdict(job, !!r.stopReason);
+    const v = jobVerdict(job, !!r.stopReason, r.l10n);
     if (v.kind === 'finish') return finishRun(r, v.outcome, v.detail, v.exitCode);
     if (v.kind === 'end') return r.phase('end');
     // Another node's run ended while rank 0 goes on: the run cannot finish; stop them all.
@@ -50,13 +52,24 @@ export async function watch(r: LaunchRun): Promise<void> {
     const u = await r.tail.update(live.conn).catch(() => undefined);
     const progress = u?.progress ?? r.tail.progress;
     const f = estimateFinish(progress, price(r), { boxNow: u?.chunk.boxNow ?? r.now(), localNow: r.now(), alive: true });
-    const spent = spentFen(r.s, r.now());
-    const line = `watch: ${progress.step !== null ? `step ${progress.step}${progress.total !== null ? `/${progress.total}` : ''}` : 'no progress line yet'}${progress.loss !== null ? ` · loss ${progress.loss}` : ''}${f.etaSeconds !== null ? ` · ETA ${Math.round(f.etaSeconds / 60)} min` : ''}${f.costToFinishFen !== null ? ` · ${formatCny(f.costToFinishFen)} to finish` : ''} · spent ${spent.unknown ? '?' : formatCny(spent.fen)}`;
-    // The first reading with a step is said at once (a first poll before any bar must not hold it back 30 s).
-    const say = sayProgress(r.s.progress, progress, r.lastLineAt, r.now());
+    const patch = progressPatch(progress, f, false);
+    const over = f.costToFinishFen !== null && patch.costToFinishFen === null ? COST_TO_FINISH_CAP_FEN : undefined;
+    const line = `watch: ${progressText(patch, r.l10n, over !== undefined ? { overCapFen: over } : {}) || r.l10n.t('no progress line yet')} · ${r.spentWords()}`;
+    // The divergence, decided as for jobs: said once when it starts (and when it recovers), stopped by the policy after N readings.
+    const dv = divergedStep(progress.diverged, r.o.diverged ?? { onDiverged: 'off', readings: 20 }, r.divergedMemo);
+    r.divergedMemo = dv.memo;
+    // The first reading with a step is said at once (a first poll before any bar must not hold it back 30 s); a divergence at once too.
+    const say = sayProgress(r.s.progress, progress, r.lastLineAt, r.now()) || dv.notify || dv.recovered;
     if (say) r.lastLineAt = r.now();
-    await r.save(say ? line : undefined, { progress: { step: progress.step, total: progress.total, etaSeconds: f.etaSeconds, costToFinishFen: f.costToFinishFen, loss: progress.loss } });
+    await r.save(say ? line : undefined, { progress: patch });
+    if (dv.notify && progress.diverged) await r.save(`${r.l10n.t('diverged: {0}: the run has diverged and the box keeps billing for nothing', divergedWords(progress.diverged, r.l10n))}${r.o.diverged && r.o.diverged.onDiverged !== 'off' ? ` ${r.l10n.t('(it is stopped after {0} such readings)', r.o.diverged.readings)}` : ''}`);
+    if (dv.stop && progress.diverged) {
+      r.divergedStopped = true;
+      return stopRun(r, 'diverged', divergedDetail(progress.diverged, r.l10n));
+    }
     if (await spotReclaimed(r, live)) return;
+    // Boxes left while the platform still ran them: they stop counting once the platform says they stopped.
+    if (r.s.boxes.some((b) => b.leftAt === undefined)) await settleLeftBoxes(r, { powerOff: false }).catch(() => undefined);
     if (every !== undefined && r.now() - r.lastSyncAt >= every) await syncCheckpoints(r, false).catch((e: unknown) => r.save(`sync: failed: ${errText(e)}`));
     const running = r.now() - (r.s.job?.startedAt ?? r.now());
     const smoke = r.s.smoke ? smokeReached(r.task.smoke, { step: progress.step, runningSeconds: running }) : null;

@@ -4,7 +4,10 @@
 // on disk, so a killed launch continues with --resume.
 import { statSync } from 'node:fs';
 import { formatCny } from '../../core/money';
-import { spentFen, type LaunchState } from '../../core/task/launch';
+import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
+import { ON_DIVERGED, divergedPolicyOf } from '../../app/runs/diverged';
+import { passwordMeantFor } from '../../app/launch/password';
+import { launchOutcomeWords, progressText } from '../../app/launch/words';
 import type { Task } from '../../core/task/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
@@ -30,6 +33,9 @@ const specs = {
   yes: { type: 'boolean', description: 'do not ask: instance: new creates, end: release releases (after the verified final sync)', zh: '不询问：instance: new 直接创建，end: release 直接释放（在最终同步校验之后）' },
   json: { type: 'boolean', description: 'print the launch state as JSON at the end (with --status: now)', zh: '结束时以 JSON 输出启动状态（配合 --status：立即输出）' },
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog (the quote before renting)', zh: '覆盖内置价格目录的 JSON 文件（租用前报价用）' },
+  'on-diverged': { type: 'string', valueName: 'WHAT', choices: ON_DIVERGED, description: "a run whose loss is NaN/Inf: off (said in every line and at the end; the default), stop (after --diverged-readings such readings in a row, then the task's end action), stopThenNoGpu, stopThenPowerOff (as gpuRent.training.onDiverged)", zh: 'loss 为 NaN/Inf 的训练：off（每行和结束时都会说明；默认）、stop（连续 --diverged-readings 次之后停止，然后执行任务的结束动作）、stopThenNoGpu、stopThenPowerOff（同 gpuRent.training.onDiverged）' },
+  'diverged-readings': { type: 'number', valueName: 'N', integer: true, min: 1, max: 100000, description: 'with --on-diverged: non-finite loss readings in a row before the stop (default 20)', zh: '配合 --on-diverged：连续多少次非有限的 loss 读数后停止（默认 20）' },
+  'password-for': { type: 'string', valueName: 'USER@HOST[:PORT]', description: "the SSH login GPU_RENT_PASSWORD is meant for: it is offered to that login only (never to another login a task file names, nor to a platform instance)", zh: 'GPU_RENT_PASSWORD 所属的 SSH 登录：只提供给这个登录（绝不提供给任务文件写的其他登录，也不提供给平台实例）' },
   ...REMOTE_FLAGS,
 } as const;
 
@@ -115,14 +121,14 @@ const PHASE_ZH: Record<string, string> = { acquire: '获取机器', check: '检�
 function statusTextZh(s: LaunchState, now: number): string {
   const spent = spentFen(s, now);
   const lines = [
-    `${s.task}：${PHASE_ZH[s.phase] ?? s.phase}${s.outcome ? ` — ${s.outcome.kind}：${s.outcome.detail}` : ''}${s.smoke ? '（小测试）' : ''}`,
+    `${s.task}：${PHASE_ZH[s.phase] ?? s.phase}${s.outcome ? ` — ${launchOutcomeWords(s.outcome.kind, l10nIn('zh-cn'))}：${s.outcome.detail}` : ''}${s.smoke ? '（小测试）' : ''}`,
     `  开始于 ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC，更新于 ${clock(s.updatedAt)}`,
     `  机器：${s.box ? `${s.box.label}，${s.box.priceFenPerHour === null ? '? ¥/小时' : `${formatCny(s.box.priceFenPerHour)}/小时`}${s.box.spot ? '，抢占式' : ''}` : '未持有'}`,
     `  已花费：${spent.unknown ? `?（有机器的价格未知；已知 ${formatCny(spent.fen)}）` : formatCny(spent.fen)} · 恢复次数 ${s.recoveries}`,
-    ...(s.progress ? [`  进度：${s.progress.step ?? '?'}/${s.progress.total ?? '?'}${s.progress.loss !== null ? ` · loss ${s.progress.loss}` : ''}${s.progress.etaSeconds !== null ? ` · 预计还需 ${Math.round(s.progress.etaSeconds / 60)} 分钟` : ''}${s.progress.costToFinishFen !== null ? ` · 跑完还需 ${formatCny(s.progress.costToFinishFen)}` : ''}`] : []),
+    ...(s.progress ? [`  进度：${progressText(s.progress, l10nIn('zh-cn')) || '?'}`] : []),
     ...(s.lastSync ? [`  上次校验过的同步：${clock(s.lastSync.at)}，${s.lastSync.files} 个文件${s.lastSync.checkpoint ? `，最新 ${s.lastSync.checkpoint}` : ''}`] : []),
     ...(s.end ? [`  结束（${s.end.action}）：${s.end.ok ? '已完成' : '未完成'}${s.end.stillBilling ? ' — 仍在计费' : ''}：${s.end.detail}`] : []),
-    ...s.boxes.map((b) => `  之前的机器：${b.label}（${b.leftBecause ?? '已离开'}）`),
+    ...s.boxes.map((b) => `  之前的机器：${b.label}（${b.leftBecause === 'reclaimed' ? '被回收' : b.leftBecause === 'failed' ? '失败' : '已离开'}${b.leftAt === undefined ? '，仍在计费' : ''}）`),
     '  最近：',
     ...s.events.slice(-8).map((e) => `    ${clock(e.at)} ${e.text}`),
   ];
@@ -133,14 +139,14 @@ function statusText(s: LaunchState, now: number, lang: CliLang = 'en'): string {
   if (lang === 'zh-cn') return statusTextZh(s, now);
   const spent = spentFen(s, now);
   const lines = [
-    `${s.task}: ${s.phase}${s.outcome ? ` — ${s.outcome.kind}: ${s.outcome.detail}` : ''}${s.smoke ? ' (smoke test)' : ''}`,
+    `${s.task}: ${s.phase}${s.outcome ? ` — ${launchOutcomeWords(s.outcome.kind)}: ${s.outcome.detail}` : ''}${s.smoke ? ' (smoke test)' : ''}`,
     `  started ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC, updated ${clock(s.updatedAt)}`,
     `  box: ${s.box ? `${s.box.label}, ${s.box.priceFenPerHour === null ? '? ¥/h' : `${formatCny(s.box.priceFenPerHour)}/h`}${s.box.spot ? ', spot' : ''}` : 'none held'}`,
     `  spent: ${spent.unknown ? `? (a box's price is not known; ${formatCny(spent.fen)} known)` : formatCny(spent.fen)} · #recoveries ${s.recoveries}`,
-    ...(s.progress ? [`  progress: ${s.progress.step ?? '?'}/${s.progress.total ?? '?'}${s.progress.loss !== null ? ` · loss ${s.progress.loss}` : ''}${s.progress.etaSeconds !== null ? ` · ETA ${Math.round(s.progress.etaSeconds / 60)} min` : ''}${s.progress.costToFinishFen !== null ? ` · ${formatCny(s.progress.costToFinishFen)} to finish` : ''}`] : []),
+    ...(s.progress ? [`  progress: ${progressText(s.progress) || '?'}`] : []),
     ...(s.lastSync ? [`  last verified sync: ${clock(s.lastSync.at)}, ${s.lastSync.files} file(s)${s.lastSync.checkpoint ? `, newest ${s.lastSync.checkpoint}` : ''}`] : []),
     ...(s.end ? [`  end (${s.end.action}): ${s.end.ok ? 'done' : 'NOT done'}${s.end.stillBilling ? ' — STILL BILLING' : ''}: ${s.end.detail}`] : []),
-    ...s.boxes.map((b) => `  earlier box: ${b.label} (${b.leftBecause ?? 'left'})`),
+    ...s.boxes.map((b) => `  earlier box: ${b.label} (${b.leftBecause ?? 'left'}${b.leftAt === undefined ? ', STILL BILLING' : ''})`),
     '  recent:',
     ...s.events.slice(-8).map((e) => `    ${clock(e.at)} ${e.text}`),
   ];
@@ -171,6 +177,7 @@ export const command: CliCommand = {
       throw e;
     }
     const task = pickTask(read.tasks, args.task, read.file);
+    const words = l10nIn(lang);
     const home = configHome(io.env);
     const { launchStatus, launchTask, LaunchError } = await import('../../app/launch/run');
     const now = () => Date.now() / 1000;
@@ -196,10 +203,16 @@ export const command: CliCommand = {
     const verify = Number(io.env.GPU_RENT_POWER_VERIFY_SECONDS);
     try {
       const s = await launchTask(
-        { file: read.file, task, smoke: flags.smoke === true, resume: flags.resume === true, yes: flags.yes === true, catalog: loadCatalog(flags.catalog) },
+        { file: read.file, task, smoke: flags.smoke === true, resume: flags.resume === true, yes: flags.yes === true, catalog: loadCatalog(flags.catalog), diverged: divergedPolicyOf(flags['on-diverged'] ?? 'off', flags['diverged-readings']) },
         {
           configHome: home,
-          connectOptions: () => connectOptions(flags, io),
+          // GPU_RENT_PASSWORD goes only to the login --password-for names (app/launch/password.ts): never to whatever login a cloned task names.
+          connectOptions: (box) => {
+            const o = connectOptions(flags, io);
+            if (!passwordMeantFor(box, flags['password-for'])) delete o.password;
+            return o;
+          },
+          l10n: words,
           accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
           onEvent: (line) => io.stderr(forTerminal(`[${task.name} ${clock(now())}] ${line}`) + '\n'),
           confirmCreate: async (what) => {
@@ -219,12 +232,14 @@ export const command: CliCommand = {
       );
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');
       else io.stdout(statusText(s, now(), lang));
-      return s.phase === 'done' ? 0 : s.outcome?.kind === 'budget' || s.outcome?.kind === 'doctor' ? 3 : 1;
+      return launchExitCode(s);
     } catch (e) {
       if (e instanceof LaunchError) {
-        if (json) return fail(io, e.code, e.message, 1);
+        // An end action that cannot happen is the task's mistake, like a task file error: exit 2, nothing started.
+        const code = e.code === 'endRefused' ? 2 : 1;
+        if (json) return fail(io, e.code, e.message, code);
         io.stderr(`gpu-rent launch: ${forTerminal(e.message)}\n`);
-        return 1;
+        return code;
       }
       if (ac.signal.aborted) return 130;
       throw e;

@@ -14,13 +14,25 @@ export type LaunchPhase = LaunchStep | 'done' | 'stopped' | 'failed';
  * How a launch ended: finished (the run exited 0), smoke (the small test reached its steps or
  * minutes), budget (the cap stopped it), doctor (the GPU check was red: nothing paid for hours),
  * runFailed (the run exited non-zero), failed (a step could not be done: see detail),
- * noBox (no candidate could be had).
+ * noBox (no candidate could be had), diverged (the training loss was NaN/±Inf at the end, or
+ * the divergence stop ended it: the hours since were paid for nothing), refused (the task's end
+ * action cannot happen on the box it got: refused before anything ran).
  */
-export type LaunchOutcome = 'finished' | 'smoke' | 'budget' | 'doctor' | 'runFailed' | 'failed' | 'noBox';
+export const LAUNCH_OUTCOMES = ['finished', 'smoke', 'budget', 'doctor', 'runFailed', 'failed', 'noBox', 'diverged', 'refused'] as const;
+export type LaunchOutcome = (typeof LAUNCH_OUTCOMES)[number];
 
 const fen = z.number().int().min(0).max(1e12);
 const time = z.number().min(0).max(1e11);
 const text = (max: number) => z.string().max(max);
+
+/** The most a derived figure (the cost to finish) is kept as: a log's absurd total (1/999999999999 at 0.01 it/s) is over it. */
+export const COST_TO_FINISH_CAP_FEN = 1e10;
+
+/** A derived figure the launch computed from a log: kept within `max`, otherwise unknown (null), never a reason to refuse the state. */
+export const boundedFigure = (v: number | null | undefined, max: number): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= max ? v : null);
+
+/** Read back tolerant: an out-of-range derived figure in a state written before this bound reads as unknown, not as a broken state. */
+const derived = (max: number, int = false) => z.preprocess((v) => (typeof v === 'number' && (!int || Number.isInteger(v)) ? boundedFigure(v, max) : v === undefined ? null : v), z.number().nullable());
 
 export const BoxSchema = z.strictObject({
   /** Index into the task's instances (its candidates). */
@@ -37,7 +49,11 @@ export const BoxSchema = z.strictObject({
   priceFenPerHour: fen.nullable(),
   spot: z.boolean(),
   acquiredAt: time,
-  /** When it was left: reclaimed, released, or the launch moved on. */
+  /**
+   * When it stopped counting: left (released, ended) or, for a platform box left by a reclaim or a
+   * failure, when the platform said it stopped. A box in `boxes` without it still bills: its spend
+   * goes on counting and no new instance is created beside it.
+   */
   leftAt: time.optional(),
   leftBecause: z.enum(['reclaimed', 'ended', 'failed']).optional(),
 });
@@ -62,9 +78,21 @@ export const LaunchStateSchema = z.strictObject({
   job: z.strictObject({ name: text(64), startedAt: time, resumedFrom: text(4096).optional(), attempt: z.number().int().min(1).max(1000) }).optional(),
   setupDone: z.boolean(),
   lastSync: z.strictObject({ at: time, files: z.number().int().min(0), bytes: z.number().min(0), checkpoint: text(4096).optional() }).optional(),
-  progress: z.strictObject({ step: z.number().nullable(), total: z.number().nullable(), etaSeconds: z.number().nullable(), costToFinishFen: fen.nullable(), loss: z.number().nullable() }).optional(),
+  progress: z
+    .strictObject({
+      step: z.number().nullable(),
+      total: z.number().nullable(),
+      etaSeconds: derived(1e11),
+      costToFinishFen: derived(COST_TO_FINISH_CAP_FEN, true),
+      loss: z.number().nullable(),
+      /** The training loss is NaN/±Inf now (core/progress's Diverged, the run model `gpu-rent jobs` reads). */
+      diverged: z.strictObject({ value: z.enum(['nan', 'inf', '-inf']), readings: z.number().int().min(0).max(1e12), since: time, step: z.number().nullable(), lastFiniteLoss: z.number().nullable() }).nullable().optional(),
+      /** The run has ended: these are the figures of the log's last lines (no ETA, no cost to finish). */
+      final: z.boolean().optional(),
+    })
+    .optional(),
   end: z.strictObject({ action: text(40), ok: z.boolean(), stillBilling: z.boolean(), detail: text(2000) }).optional(),
-  outcome: z.strictObject({ kind: z.enum(['finished', 'smoke', 'budget', 'doctor', 'runFailed', 'failed', 'noBox']), detail: text(2000), exitCode: z.number().int().nullable().optional() }).optional(),
+  outcome: z.strictObject({ kind: z.enum(LAUNCH_OUTCOMES), detail: text(2000), exitCode: z.number().int().nullable().optional() }).optional(),
   events: z.array(z.strictObject({ at: time, phase: text(20), text: text(1000) })).max(400),
 });
 export type LaunchState = z.infer<typeof LaunchStateSchema>;
@@ -137,8 +165,26 @@ export function smokeReached(smoke: { steps?: number; seconds?: number }, o: { s
 export function nextCandidate(s: LaunchState, kinds: readonly ('new' | 'existing')[], maxCreates = 3): number | null {
   const lost = new Set(s.boxes.filter((b) => b.leftBecause === 'reclaimed' || b.leftBecause === 'failed').map((b) => b.candidate));
   const created = [...s.boxes, ...(s.box ? [s.box] : [])].filter((b) => b.created).length;
+  // No new instance while one this launch created and left still bills (the platform has not said it stopped).
+  const createdBilling = stillBillingLeft(s).some((b) => b.created);
   for (let i = 0; i < kinds.length; i++) {
-    if (kinds[i] === 'new' ? created < maxCreates : !lost.has(i)) return i;
+    if (kinds[i] === 'new' ? created < maxCreates && !createdBilling : !lost.has(i)) return i;
   }
   return null;
+}
+
+/** The boxes this launch left that still bill: not yet confirmed stopped by their platform. */
+export const stillBillingLeft = (s: Pick<LaunchState, 'boxes'>): LaunchBox[] => s.boxes.filter((b) => b.leftAt === undefined);
+
+/**
+ * The launch's exit status, the same for `launch` and `launch --resume`: 0 only when it did what
+ * the task asked and the end state is the one asked for; 2 an end action refused before anything
+ * ran; 3 a rule stopped it (budget, the GPU check) with the end done; 4 the end state is not the
+ * one asked for (the end action failed or was not done: a box may STILL BILL); 1 anything else.
+ */
+export function launchExitCode(s: Pick<LaunchState, 'phase' | 'outcome' | 'end'>): number {
+  if (s.outcome?.kind === 'refused') return 2;
+  if (s.end && (!s.end.ok || s.end.stillBilling)) return 4;
+  if (s.phase === 'done') return 0;
+  return s.outcome?.kind === 'budget' || s.outcome?.kind === 'doctor' ? 3 : 1;
 }

@@ -5,6 +5,7 @@
 import { formatCny } from '../../core/money';
 import { spentFen, type LaunchPhase, type LaunchState } from '../../core/task/launch';
 import type { L10n } from './present';
+import { divergedWords } from '../../app/launch/words';
 
 export function phaseWords(p: LaunchPhase, l10n: L10n): string {
   switch (p) {
@@ -44,6 +45,8 @@ export function launchRowText(s: LaunchState, now: number, l10n: L10n): LaunchRo
     phaseWords(s.phase, l10n),
     s.box ? s.box.label : '',
     p && p.step !== null ? l10n.t('step {0}', p.total !== null ? `${p.step}/${p.total}` : String(p.step)) : '',
+    // A diverged run says so on its row (the same words as the watch lines and the status).
+    p?.diverged ? l10n.t('{0} (diverged)', divergedWords(p.diverged, l10n)) : '',
     l10n.t('{0} spent', spent.unknown ? `${formatCny(spent.fen)}+?` : formatCny(spent.fen)),
     s.recoveries ? `#recoveries ${s.recoveries}` : '',
   ];

@@ -6,27 +6,13 @@ import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/ta
 import { forMarkdown, forMarkdownCode } from '../../../core/text';
 import type { L10n } from '../../present';
 import { outcomeLine } from '../../view/launchRows';
+import { launchOutcomeWords, progressText } from '../../../app/launch/words';
 
 const when = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 const clock = (s: number) => new Date(s * 1000).toISOString().slice(11, 19);
 
 export function outcomeWords(k: LaunchOutcome, l10n: L10n): string {
-  switch (k) {
-    case 'finished':
-      return l10n.t('finished');
-    case 'smoke':
-      return l10n.t('smoke test done');
-    case 'budget':
-      return l10n.t('stopped by the budget cap');
-    case 'doctor':
-      return l10n.t('stopped by the GPU check');
-    case 'runFailed':
-      return l10n.t('the run failed');
-    case 'failed':
-      return l10n.t('a step failed');
-    case 'noBox':
-      return l10n.t('no instance could be had');
-  }
+  return launchOutcomeWords(k, l10n);
 }
 
 export function spentText(s: LaunchState, now: number, l10n: L10n): string {
@@ -46,7 +32,7 @@ export function launchMarkdown(name: string, s: LaunchState | undefined, now: nu
     `- **${l10n.t('Started')}**: ${md(when(s.startedAt))}, ${l10n.t('updated')} ${md(clock(s.updatedAt))}`,
     `- **${l10n.t('Box')}**: ${s.box ? `${md(s.box.label)}, ${s.box.priceFenPerHour === null ? '? ¥/h' : md(`${formatCny(s.box.priceFenPerHour)}/h`)}${s.box.spot ? `, ${l10n.t('spot')}` : ''}` : l10n.t('none held')}`,
     `- **${l10n.t('Spent')}**: ${md(spentText(s, now, l10n))} · #recoveries ${s.recoveries}`,
-    ...(p ? [`- **${l10n.t('Progress')}**: ${md(`${p.step ?? '?'}/${p.total ?? '?'}`)}${p.loss !== null ? ` · loss ${md(String(p.loss))}` : ''}${p.etaSeconds !== null ? ` · ${l10n.t('ETA {0} min', Math.round(p.etaSeconds / 60))}` : ''}${p.costToFinishFen !== null ? ` · ${l10n.t('{0} to finish', md(formatCny(p.costToFinishFen)))}` : ''}`] : []),
+    ...(p ? [`- **${l10n.t('Progress')}**: ${md(progressText(p, l10n) || '?')}`] : []),
     ...(s.lastSync ? [`- **${l10n.t('Last verified sync')}**: ${md(clock(s.lastSync.at))}, ${l10n.t('{0} file(s)', s.lastSync.files)}${s.lastSync.checkpoint ? `, ${l10n.t('newest {0}', md(s.lastSync.checkpoint))}` : ''}`] : []),
     ...(s.end ? [`- **${l10n.t('End')}** (${md(s.end.action)}): ${s.end.ok ? l10n.t('done') : `**${l10n.t('NOT done')}**`}${s.end.stillBilling ? ` — **${l10n.t('STILL BILLING')}**` : ''}: ${md(s.end.detail)}`] : []),
     ...s.boxes.map((b) => `- ${l10n.t('Earlier box')}: ${md(b.label)} (${md(b.leftBecause ?? 'left')})`),

@@ -11,6 +11,10 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { isFinished, launchStatus, launchTask, LaunchError, type LaunchHost } from '../../../app/launch/run';
+import { passwordMeantFor } from '../../../app/launch/password';
+import { progressText } from '../../../app/launch/words';
+import { divergedPolicy } from '../../monitors/diverged';
+import { launchRowText } from '../../view/launchRows';
 import type { AcquiredBox, LaunchAccount } from '../../../app/launch/boxes';
 import { configHome } from '../../../app/platforms/accountFile';
 import { formatCny } from '../../../core/money';
@@ -18,11 +22,11 @@ import type { LaunchState } from '../../../core/task/launch';
 import type { Task } from '../../../core/task/types';
 import type { ConnectOptions } from '../../../remote/connect-options';
 import { askLoginPassword, confirmNewHostKey } from '../../hostKeyPrompts';
+import { savedPasswordInstance } from '../../savedLogin';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
-import { savedPasswordInstance } from '../../savedLogin';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
@@ -39,8 +43,9 @@ export const RunTaskArgs = z.strictObject({
   yes: z.boolean().optional(),
   /** Pin a first-contact host key without asking (a fresh loopback sshd). */
   acceptNewHostKey: z.boolean().optional(),
-  /** The SSH login's password (else asked when the login wants one). */
+  /** The SSH login's password (else asked when the login wants one), offered only to the login `passwordFor` names (default: the task's first SSH login). */
   password: z.string().max(1024).optional(),
+  passwordFor: z.string().min(1).max(2000).optional(),
   /** Watch-loop period, ms (tests). */
   pollMs: z.number().int().min(100).max(60_000).optional(),
 });
@@ -62,10 +67,11 @@ async function pickMode(task: Task, inProgress: LaunchState | undefined): Promis
 }
 
 /** Connections exactly as the extension makes them for its instances. */
-function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox): ConnectOptions {
+function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox, firstLogin: string | undefined): ConnectOptions {
   const s = ctx.settings();
   return {
-    ...(a.password ? { password: a.password } : {}),
+    // A script's password is for the SSH login it names (passwordFor), never for a platform box (which has its own) or another login.
+    ...(a.password && passwordMeantFor(box, a.passwordFor ?? firstLogin) ? { password: a.password } : {}),
     useDefaultKeys: true,
     keepaliveIntervalMs: s.keepaliveSeconds * 1000 || 0,
     connectTimeoutMs: s.readyTimeoutSeconds * 1000,
@@ -115,6 +121,7 @@ function launchErrorText(e: LaunchError, task: string): string {
     case 'nothingToResume':
       return vscode.l10n.t('No launch of {0} to continue: choose Run. ({1})', task, e.message);
     case 'taskChanged':
+    case 'endRefused':
       return e.message;
   }
 }
@@ -142,19 +149,30 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   // The tree's row follows the state file (saved at every reading) while this window drives the launch.
   const rowKey = `${file}#${task.name}`;
   let following = true;
-  const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && ctx.launches.setLaunch(rowKey, st), () => undefined), ROW_REFRESH_MS);
+  // The toast follows the row: the row's words (step, spent) with the latest event that is not a progress line.
+  let report: ((st: LaunchState, line?: string) => void) | undefined;
+  const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && (ctx.launches.setLaunch(rowKey, st), report?.(st)), () => undefined), ROW_REFRESH_MS);
   const title = mode === 'smoke' ? vscode.l10n.t('Smoke test of {0}', task.name) : mode === 'resume' ? vscode.l10n.t('Continuing the launch of {0}', task.name) : vscode.l10n.t('Launching {0}', task.name);
   try {
     const s = await withNotificationProgress({ title, cancellable: true }, (progress, token) => {
       token.onCancellationRequested(() => ac.abort());
+      let said = '';
+      let event = '';
+      report = (st, line) => {
+        if (line !== undefined && !line.startsWith('watch: ')) event = line;
+        const row = launchRowText(st, ctx.now(), vscode.l10n).description;
+        const p = st.progress?.diverged ? progressText(st.progress, vscode.l10n) : '';
+        const message = [row, p, event].filter(Boolean).join(' — ').slice(0, 400);
+        if (message !== said) progress.report({ message: (said = message) });
+      };
       const host: LaunchHost = {
         configHome: home,
-        connectOptions: (box) => connectOptionsFor(ctx, a, box),
+        connectOptions: (box) => connectOptionsFor(ctx, a, box, task.instances.find((i) => i.kind === 'ssh')?.login),
         accounts: () => accountsFor(platforms),
         onEvent: (line, st) => {
           ctx.log.info(`[launch ${task.name}] ${line}`);
           if (following) ctx.launches.setLaunch(rowKey, st);
-          progress.report({ message: line });
+          report?.(st, line);
         },
         confirmCreate: async (what) => {
           const create = vscode.l10n.t('Create');
@@ -165,9 +183,11 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
           return (await showWarning(vscode.l10n.t('Release {0}? Its disks and everything on them are deleted (the checkpoints are home, verified).', label), { modal: true }, release)) === release;
         },
         signal: ac.signal,
+        l10n: vscode.l10n,
         ...(poll ? { pollMs: poll } : {}),
       };
-      return launchTask({ file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog() }, host);
+      // A diverged run is stopped as gpuRent.training.onDiverged says for every run.
+      return launchTask({ file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog(), diverged: divergedPolicy() }, host);
     });
     ctx.log.info(`[launch ${task.name}] ${s.phase}${s.outcome ? ` (${s.outcome.kind}): ${s.outcome.detail}` : ''}`);
     tellOutcome(ctx, s);
