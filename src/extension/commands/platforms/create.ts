@@ -110,6 +110,14 @@ function detailLines(p: CreatePreview, catalog: Catalog): string[] {
   // Always a price (issue 41 bug 7): the platform's, else the catalog's marked as such, else ? said plainly.
   lines.push(createPriceLine(p.priceFenPerHour, p.priceFenPerHour === undefined ? catalogPrice(catalog, p.kind, s.card, s.gpus) : undefined, vscode.l10n));
   if (s.diskGb) lines.push(p.storageFenPerDay !== undefined ? (p.storageSource === 'catalog' ? vscode.l10n.t('Storage: {0}/day (catalog estimate, not the platform’s quote)', formatCny(p.storageFenPerDay)) : vscode.l10n.t('Storage: {0}/day (the platform’s quote)', formatCny(p.storageFenPerDay))) : vscode.l10n.t('Storage: ?/day (not quoted separately)'));
+  if (p.cloud) {
+    const bw = p.cloud.bandwidthPrice ? `${formatCny(p.cloud.bandwidthPrice.fen)}/${p.cloud.bandwidthPrice.unit === 'GB' ? 'GB' : 'h'}` : '?/GB';
+    lines.push(vscode.l10n.t('Public bandwidth: {0} Mbit/s, billed by traffic ({1})', p.cloud.bandwidthMbps, bw));
+    lines.push(vscode.l10n.t('Login: your key {0}, imported as key pair {1}', p.cloud.key.path, p.cloud.key.name));
+    const g = p.cloud.group;
+    if (g) lines.push('make' in g ? vscode.l10n.t('Security group: {0}, made at create, SSH (TCP 22) in only', g.make) : vscode.l10n.t('Security group: {0}', g.id));
+  }
+  if (p.reclaim) lines.push(p.reclaim.behavior === 'stop' ? vscode.l10n.t('A spot reclaim stops it: its disks are kept and still bill, compute does not.') : p.reclaim.afterwards === 'detachedDisk' ? vscode.l10n.t('A spot reclaim releases it with its system disk; the data disk is kept and bills on its own until you delete it.') : vscode.l10n.t('A spot reclaim releases it with its disk.'));
   if (p.balanceFen !== undefined) lines.push(vscode.l10n.t('Balance: {0}', formatCny(p.balanceFen)));
   return lines;
 }
@@ -172,7 +180,7 @@ async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog): Pro
   if (c.network) {
     const vsw = await ask(vscode.l10n.t('vSwitch id (its zone and VPC)'), { title: title('vSwitch'), placeHolder: 'vsw-…' });
     if (vsw === undefined) return undefined;
-    const sg = await ask(vscode.l10n.t('Security group id'), { title: title(vscode.l10n.t('security group')), placeHolder: 'sg-…' });
+    const sg = await ask(vscode.l10n.t('Security group id (empty: one that opens SSH only is made)'), { title: title(vscode.l10n.t('security group')), placeHolder: 'sg-…' });
     if (sg === undefined) return undefined;
     extra = { ...(vsw ? { vSwitchId: vsw } : {}), ...(sg ? { securityGroupId: sg } : {}) };
   }
