@@ -6,9 +6,10 @@
 import { findCard } from '../core/cards';
 import type { Catalog } from '../core/catalog';
 import { formatCny } from '../core/money';
-import { AUTODL_SPEC_CARDS } from '../core/platforms/autodl';
+import { AUTODL_BASE_IMAGE_CUDA, AUTODL_SPEC_CARDS } from '../core/platforms/autodl';
 import { CATALOG_PLATFORM, type PlatformKind } from '../core/platforms/types';
 import type { L10n } from '../core/l10n';
+import { compareVersions } from '../core/compat/version';
 import { datingText } from './view/present';
 import { prefillPricing } from './prefill';
 import { catalogSourceText } from './sourceWords';
@@ -45,4 +46,12 @@ export function createButtons(existing: boolean, l10n: L10n): { title: string; g
 /** A step's title: "New Instance on <account> (2/7): card". */
 export function stepTitle(account: string, n: number, total: number, what: string, l10n: L10n): string {
   return l10n.t('New Instance on {0} ({1}/{2}): {3}', account, n, total, what);
+}
+
+/** The public images the platform's page lists, newest CUDA first (AutoDL Pro's appendix); none elsewhere (typed there). */
+export function imageChoices(kind: PlatformKind): { id: string; cuda: string }[] {
+  if (kind !== 'autodl-pro') return [];
+  return Object.entries(AUTODL_BASE_IMAGE_CUDA)
+    .map(([id, cuda]) => ({ id, cuda }))
+    .sort((x, y) => compareVersions(y.cuda, x.cuda) || x.id.localeCompare(y.id));
 }

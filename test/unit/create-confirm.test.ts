@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinCatalog } from '../../src/core/catalog';
-import { cardLabel, catalogPrice, createButtons, createPriceLine, stepTitle } from '../../src/extension/createConfirm';
+import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, stepTitle } from '../../src/extension/createConfirm';
 
 const l10n = { t: (m: string, ...a: (string | number | boolean)[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 
@@ -35,5 +35,12 @@ describe('New Instance confirmation (issue 41 bug 7)', () => {
     assert.match(src, /createButtons\(/);
     assert.match(src, /createPriceLine\(/);
     assert.doesNotMatch(src, /showQuickPick\([^)]*\{ placeHolder/, 'every quick pick has a title');
+  });
+  it('AutoDL Pro’s images as a list from its page’s appendix, newest CUDA first; other platforms type theirs', () => {
+    const list = imageChoices('autodl-pro');
+    assert.ok(list.length >= 10);
+    assert.deepEqual(list[0], { id: list[0]!.id, cuda: '11.8' });
+    assert.equal(list[list.length - 1]!.cuda, '9.0');
+    assert.deepEqual(imageChoices('aliyun-ecs'), []);
   });
 });

@@ -18,7 +18,7 @@ import { CATALOG_PLATFORM } from '../../../core/platforms/types';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { forLabel } from '../../../core/text';
 import type { Catalog } from '../../../core/catalog';
-import { cardLabel, catalogPrice, createButtons, createPriceLine, stepTitle } from '../../createConfirm';
+import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, stepTitle } from '../../createConfirm';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
@@ -168,7 +168,18 @@ async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog): Pro
     if (r === undefined) return undefined;
     region = r || undefined;
   }
-  const image = await ask(vscode.l10n.t('Image id'), { title: title(vscode.l10n.t('image')), placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
+  // The platform's public images as a list where its page gives them (AutoDL Pro's appendix, with their CUDA), else typed (issue 41 friction).
+  let image: string | undefined;
+  const imgTitle = title(vscode.l10n.t('image'));
+  if (a.kind === 'autodl-pro') {
+    const other = vscode.l10n.t('Another image (your own image-…)…');
+    const pick = await vscode.window.showQuickPick(
+      [...imageChoices(a.kind).map((i) => ({ label: i.id, description: vscode.l10n.t('public base image, CUDA {0}', i.cuda) })), { label: other, description: '' }],
+      { title: imgTitle, placeHolder: vscode.l10n.t('Which image?'), ignoreFocusOut: true },
+    );
+    if (!pick) return undefined;
+    image = pick.label === other ? await ask(vscode.l10n.t('Image id'), { title: imgTitle, placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) }) : pick.label;
+  } else image = await ask(vscode.l10n.t('Image id'), { title: imgTitle, placeHolder: c.imageExample, validate: (s) => (s.trim() ? undefined : vscode.l10n.t('An image is required.')) });
   if (!image) return undefined;
   const disk = await ask(c.disk === 'moreSystemDisk' ? vscode.l10n.t('More system disk, GB (0-500)') : vscode.l10n.t('Data disk, GB (0: none)'), { title: title(vscode.l10n.t('disk')), value: '0', validate: (s) => (/^\d{1,5}$/.test(s.trim()) ? undefined : vscode.l10n.t('A whole number of GB.')) });
   if (disk === undefined) return undefined;
