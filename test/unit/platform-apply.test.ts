@@ -107,6 +107,17 @@ describe('a platform list applied to the store', function () {
     assert.strictEqual(currentState(store.get(gone.id)!.intervals), 'released');
     assert.deepStrictEqual(invalidated, [gone.id]);
   });
+
+  it('a partial list (some regions failed, RegionsFailed) applies what it holds and marks nothing released for not being listed', async () => {
+    const { store, d, invalidated } = setup();
+    await applyPlatformList(d, account, noLogin, autodlRows(3, 'running'));
+    const missing = store.list().find((i) => i.platformRef?.ref === 'pro-2')!;
+    clock += 60;
+    const r = await applyPlatformList(d, account, noLogin, autodlRows(2, 'running'), true);
+    assert.strictEqual(currentState(store.get(missing.id)!.intervals), 'running');
+    assert.deepStrictEqual(invalidated, []);
+    assert.strictEqual(r.cut, true, 'the account says its list is not whole');
+  });
 });
 
 describe('platform pages and text (pure)', () => {

@@ -130,10 +130,12 @@ function fromPlatform(d: ApplyDeps, a: AccountRef, p: PlatformInstance, login: S
  * Applies one account's list: new instances added, manual entries linked by SSH host:port
  * (never duplicated), prices and observed states recorded at the time seen, linked instances
  * the platform no longer lists marked released. At most MAX_INSTANCES_PER_ACCOUNT are taken.
+ * `partial`: some regions of the account failed (RegionsFailed): what was listed is applied,
+ * and nothing is marked released for not being listed.
  */
-export async function applyPlatformList(d: ApplyDeps, a: AccountRef, c: Pick<Connector, 'sshLogin'>, list: readonly PlatformInstance[]): Promise<ApplyResult> {
+export async function applyPlatformList(d: ApplyDeps, a: AccountRef, c: Pick<Connector, 'sshLogin'>, list: readonly PlatformInstance[], partial = false): Promise<ApplyResult> {
   const now = d.now();
-  const cut = list.length > MAX_INSTANCES_PER_ACCOUNT;
+  const cut = partial || list.length > MAX_INSTANCES_PER_ACCOUNT;
   const stored = d.store.list();
   const ix = indexStored(stored);
   const taken = new Set(stored.map((i) => i.id));

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { showWarning } from '../notify';
 import { endpointsFromEnv, makeConnector, mergeEndpoints, type Account } from '../../app/platforms/accounts';
 import { PlatformError } from '../../app/platforms/errors';
+import { RegionsFailed } from '../../app/platforms/regions';
 import type { SnapshotCache } from '../../app/platforms/autodl';
 import { accountIdentity } from '../../core/platforms/billing';
 import type { Instance } from '../../core/instances';
@@ -135,6 +136,8 @@ export class PlatformMonitor implements vscode.Disposable {
     } catch (e) {
       st.error = platformErrorText(e);
       this.ctx.log.warn(`[${a.id}] platform poll failed: ${e instanceof Error ? e.message : String(e)}`);
+      // Some regions failed (named in the error): the others' instances still show; none is taken for gone.
+      if (e instanceof RegionsFailed && e.instances.length) await this.apply(a, c, e.instances, true).catch(() => undefined);
       if (e instanceof PlatformError && isTransient(e.failure)) {
         const seconds = Math.min(MAX_BACKOFF_S, (b?.seconds ?? this.ctx.settings().platformPollSeconds) * 2);
         this.backoff.set(a.id, { until: now + seconds, seconds });
@@ -144,8 +147,8 @@ export class PlatformMonitor implements vscode.Disposable {
   }
 
   /** Applies one account's list to the store: indexed, one store write (platformApply.ts). */
-  async apply(a: Account, c: Connector, list: readonly PlatformInstance[]): Promise<boolean> {
-    const r = await applyPlatformList(this.applyDeps(c), a, c, list);
+  async apply(a: Account, c: Connector, list: readonly PlatformInstance[], partial = false): Promise<boolean> {
+    const r = await applyPlatformList(this.applyDeps(c), a, c, list, partial);
     for (const id of r.needLogin) await this.refreshLogin(id, a, c);
     return r.cut;
   }
