@@ -10,6 +10,7 @@ import { AUTODL_BASE_IMAGE_CUDA, AUTODL_SPEC_CARDS } from '../core/platforms/aut
 import { CATALOG_PLATFORM, type PlatformKind } from '../core/platforms/types';
 import type { L10n } from '../core/l10n';
 import { compareVersions } from '../core/compat/version';
+import type { StockReading } from '../core/startNow';
 import { datingText } from './view/present';
 import { prefillPricing } from './prefill';
 import { catalogSourceText } from './sourceWords';
@@ -54,4 +55,31 @@ export function imageChoices(kind: PlatformKind): { id: string; cuda: string }[]
   return Object.entries(AUTODL_BASE_IMAGE_CUDA)
     .map(([id, cuda]) => ({ id, cuda }))
     .sort((x, y) => compareVersions(y.cuda, x.cuda) || x.id.localeCompare(y.id));
+}
+
+/**
+ * Free cards of an AutoDL Pro spec now, from the stock readings (AutoDL's pool rows a source maps
+ * to that spec): summed over regions; undefined where no reading names it (shown as nothing, not 0).
+ */
+export function specStock(readings: readonly StockReading[], spec: string): { free: number; known: boolean } | undefined {
+  let free = 0;
+  let seen = false;
+  let known = true;
+  for (const r of readings) {
+    if (!r.ok) continue;
+    for (const row of r.rows) {
+      if (row.proSpec !== spec) continue;
+      seen = true;
+      if (row.free !== undefined) free += row.free;
+      else if (row.status !== 'soldOut') known = false;
+    }
+  }
+  return seen ? { free, known } : undefined;
+}
+
+/** The card row's stock words: "3 free now", "sold out now", "free: ?" where a row gave no count; '' where none read. */
+export function stockWords(s: ReturnType<typeof specStock>, l10n: L10n): string {
+  if (!s) return '';
+  if (s.free > 0) return l10n.t('{0} free now', s.free);
+  return s.known ? l10n.t('sold out now') : l10n.t('free: ?');
 }

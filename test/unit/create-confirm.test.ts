@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinCatalog } from '../../src/core/catalog';
-import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, stepTitle } from '../../src/extension/createConfirm';
+import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, specStock, stepTitle, stockWords } from '../../src/extension/createConfirm';
 
 const l10n = { t: (m: string, ...a: (string | number | boolean)[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 
@@ -42,5 +42,13 @@ describe('New Instance confirmation (issue 41 bug 7)', () => {
     assert.deepEqual(list[0], { id: list[0]!.id, cuda: '11.8' });
     assert.equal(list[list.length - 1]!.cuda, '9.0');
     assert.deepEqual(imageChoices('aliyun-ecs'), []);
+  });
+  it('the card list says the free cards the stock read gives for a Pro spec, nothing where none was read', () => {
+    const row = (proSpec: string | undefined, free: number | undefined, status: 'free' | 'soldOut' | 'unknown') => ({ card: 'vGPU-48GB', ...(proSpec ? { proSpec } : {}), region: 'westDC2', ...(free !== undefined ? { free } : {}), status, readAt: 1 }) as never;
+    const readings = [{ account: 'web', kind: 'autodl-web' as const, ok: true as const, rows: [row('v-48g', 2, 'free'), row('v-48g', 1, 'free'), row(undefined, 9, 'free')] }, { account: 'x', kind: 'autodl-web' as const, ok: false as const }];
+    assert.equal(stockWords(specStock(readings, 'v-48g'), l10n), '3 free now');
+    assert.equal(stockWords(specStock([{ account: 'web', kind: 'autodl-web', ok: true, rows: [row('h800', 0, 'soldOut')] }], 'h800'), l10n), 'sold out now');
+    assert.equal(stockWords(specStock([{ account: 'web', kind: 'autodl-web', ok: true, rows: [row('h800', undefined, 'unknown')] }], 'h800'), l10n), 'free: ?');
+    assert.equal(stockWords(specStock(readings, '5090-p'), l10n), '');
   });
 });

@@ -18,7 +18,8 @@ import { CATALOG_PLATFORM } from '../../../core/platforms/types';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { forLabel } from '../../../core/text';
 import type { Catalog } from '../../../core/catalog';
-import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, stepTitle } from '../../createConfirm';
+import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, specStock, stepTitle, stockWords } from '../../createConfirm';
+import type { StockReading } from '../../../core/startNow';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
@@ -47,6 +48,8 @@ export const CreateInstanceArgs = z.strictObject({
 });
 
 const SETTLE_EVERY_MS = 2000;
+/** How long the card list waits for the stock read before it shows without it. */
+const STOCK_WAIT_MS = 4000;
 
 /** The words for a refusal, with what to do. */
 export function refusalText(r: CreateRefusal): string {
@@ -128,7 +131,7 @@ async function ask(prompt: string, o: { title?: string; value?: string; placeHol
 }
 
 /** The choices, asked one by one; undefined when the user cancels. */
-async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog): Promise<CreateInput | undefined> {
+async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog, stock: () => Promise<readonly StockReading[]>): Promise<CreateInput | undefined> {
   const c = PLATFORM_DESCRIPTORS[a.kind].create;
   if (!c) return undefined;
   // Every step titled with where the user is (issue 41 bug 7).
@@ -138,11 +141,15 @@ async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog): Pro
   let card: string;
   let gpus = 1;
   if (c.spec === 'cardList') {
-    // The cards by name, with the catalog's price where it has one (marked as the catalog's).
+    // The cards by name, with the catalog's price where it has one (marked as the catalog's) and the free cards
+    // the stock read says (the tree's once-a-minute cache; not waited for past a few seconds).
+    const readings = await Promise.race([stock().catch(() => [] as readonly StockReading[]), new Promise<readonly StockReading[]>((r) => setTimeout(() => r([]), STOCK_WAIT_MS))]);
     const pick = await vscode.window.showQuickPick(
       Object.entries(AUTODL_SPEC_CARDS).map(([spec, name]) => {
         const cp = catalogPrice(catalog, a.kind, spec, 1);
-        return { label: name, description: cp ? vscode.l10n.t('{0} · about {1}/h per card (catalog)', spec, formatCny(cp.fenPerHour)) : vscode.l10n.t('{0} · price: ? until created', spec), spec };
+        const price = cp ? vscode.l10n.t('{0} · about {1}/h per card (catalog)', spec, formatCny(cp.fenPerHour)) : vscode.l10n.t('{0} · price: ? until created', spec);
+        const free = stockWords(specStock(readings, spec), vscode.l10n);
+        return { label: name, description: free ? `${price} · ${free}` : price, spec };
       }),
       { title: title(vscode.l10n.t('card')), placeHolder: vscode.l10n.t('Which card?'), ignoreFocusOut: true },
     );
@@ -214,7 +221,7 @@ async function pickAccount(mon: PlatformMonitor, arg: unknown, scripted: z.infer
   return pick?.account;
 }
 
-export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
+export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMonitor, arg: unknown, stock: () => Promise<readonly StockReading[]> = async () => []): Promise<string | undefined> {
   const scripted = isScripted(arg) ? parseArgs(CreateInstanceArgs, arg) : undefined;
   const a = await pickAccount(mon, arg, scripted);
   if (!a) return undefined;
@@ -236,7 +243,7 @@ export async function createInstanceCommand(ctx: CommandContext, mon: PlatformMo
         ...(scripted.vSwitchId ? { vSwitchId: scripted.vSwitchId } : {}),
         ...(scripted.securityGroupId ? { securityGroupId: scripted.securityGroupId } : {}),
       }
-    : await askInput(mon, a, ctx.catalog());
+    : await askInput(mon, a, ctx.catalog(), stock);
   if (!input) return undefined;
   const p = await withNotificationProgress({ title: vscode.l10n.t('Checking {0} on {1}…', input.name, a.label) }, async () => {
     try {
