@@ -109,6 +109,8 @@ export interface SyncSummary {
   kept: { name: string; boxCopy: string }[];
   /** Such files whose box version was saved beside them on an earlier pass. */
   keptEarlier: number;
+  /** Files sync had written, unchanged here, replaced by the box's newer version; the earlier copy moved to `previous` (.gpu-rent-previous/…). */
+  replaced: { name: string; previous: string }[];
 }
 
 export function summarize(r: SyncReport): SyncSummary {
@@ -126,6 +128,7 @@ export function summarize(r: SyncReport): SyncSummary {
     pulled: [...r.pulled],
     kept: r.kept.map((k) => ({ name: k.name, boxCopy: k.boxCopy })),
     keptEarlier: r.keptEarlier,
+    replaced: r.replaced.map((k) => ({ name: k.name, previous: k.previous })),
   };
 }
 

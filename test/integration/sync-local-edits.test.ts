@@ -12,6 +12,7 @@ import { syncRemote } from '../../src/app/sync';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { releaseGuard } from '../../src/remote/guards/release-guard';
 import { syncOnce, type SyncOptions } from '../../src/remote/sync';
+import { syncOutcomeOf } from '../../src/app/runs/endAction';
 import { CLI, runCli } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo } from './remote-helpers';
@@ -129,8 +130,57 @@ describe('sync keeps local files the user changed (real sshd)', function () {
     assert.deepEqual(r.pulled, ['a.pt', 'b.pt', 'c.pt']);
     assert.deepEqual(r.kept, []);
     for (const n of ['a.pt', 'b.pt', 'c.pt']) assert.ok(readFileSync(local(n)).equals(box(n)), n);
-    assert.deepEqual(readdirSync(localDir).sort(), ['.gpu-rent-sync.json', 'a.pt', 'b.pt', 'c.pt']);
+    // No copy beside them; the earlier versions went to the hidden .gpu-rent-previous/.
+    assert.deepEqual(readdirSync(localDir).sort(), ['.gpu-rent-previous', '.gpu-rent-sync.json', 'a.pt', 'b.pt', 'c.pt']);
+    assert.deepEqual(r.replaced.map((k) => k.name), ['a.pt', 'b.pt', 'c.pt']);
   });
+
+  for (const [label, source] of [
+    ['the same source', 'test'],
+    ['a new source (the same box on a new port, or the launch\'s sync after the extension\'s)', 'test-new-port'],
+  ] as const) {
+    it(`a rerun on the same box, ${label}: a checkpoint sync wrote and nobody changed is replaced by the box's newer one, the old kept in .gpu-rent-previous/; a file changed here is kept and the box's set aside; both named at the end`, async () => {
+      const v1 = randomBytes(5 * 1024 * 1024);
+      put('checkpoint-10/adapter_model.bin', v1);
+      put('checkpoint-10/trainer_state.json', '{"global_step": 10}');
+      put('notes.md', 'notes v1');
+      const first = await sync();
+      assert.equal(first.files, 3);
+      writeFileSync(local('notes.md'), 'my notes, edited here');
+      // The rerun writes the same names again.
+      put('checkpoint-10/adapter_model.bin', randomBytes(5 * 1024 * 1024), OLD + 60);
+      put('checkpoint-10/trainer_state.json', '{"global_step": 10, "run": 2}', OLD + 60);
+      put('notes.md', 'notes v2 from the box', OLD + 60);
+      const r = await sync({ source });
+      // Home is the box's new version, never "adapter_model (box copy …).bin" beside a stale one.
+      assert.ok(readFileSync(local('checkpoint-10/adapter_model.bin')).equals(box('checkpoint-10/adapter_model.bin')));
+      assert.equal(readFileSync(local('checkpoint-10/trainer_state.json'), 'utf8'), '{"global_step": 10, "run": 2}');
+      assert.deepEqual(readdirSync(local('checkpoint-10')).sort(), ['adapter_model.bin', 'trainer_state.json']);
+      assert.ok(readFileSync(local('.gpu-rent-previous/checkpoint-10/adapter_model.bin')).equals(v1), 'the earlier version kept aside');
+      assert.deepEqual(r.replaced, [
+        { name: 'checkpoint-10/adapter_model.bin', previous: '.gpu-rent-previous/checkpoint-10/adapter_model.bin' },
+        { name: 'checkpoint-10/trainer_state.json', previous: '.gpu-rent-previous/checkpoint-10/trainer_state.json' },
+      ]);
+      // Only the file changed here is kept; the box's version set aside.
+      assert.equal(readFileSync(local('notes.md'), 'utf8'), 'my notes, edited here');
+      assert.deepEqual(r.kept, [{ name: 'notes.md', boxCopy: `notes (box copy ${day(OLD + 60)}).md` }]);
+      // Named at the end, for both front ends (the end action's and the launch's line), not "all verified".
+      const out = syncOutcomeOf(r);
+      assert.ok(out.ok);
+      assert.doesNotMatch(out.detail, /all verified/);
+      assert.match(out.detail, /kept 1 file\(s\) changed here, the box's version saved beside: "notes\.md" \(box's: "notes \(box copy [\d-]+\)\.md"\)/);
+      assert.match(out.detail, /replaced 2 earlier synced file\(s\) with the box's newer version, the earlier kept in \.gpu-rent-previous\/: "checkpoint-10\/adapter_model\.bin", "checkpoint-10\/trainer_state\.json"/);
+      // A third pass with nothing new says nothing of the kind.
+      const again = await sync({ source });
+      assert.deepEqual(again.replaced, []);
+      assert.match(syncOutcomeOf(again).detail, /all verified$/);
+      // The box's listing never brings a .gpu-rent-previous of its own.
+      put('.gpu-rent-previous/x.bin', 'from the box');
+      const hostile = await sync({ source });
+      assert.deepEqual(hostile.pulled, []);
+      assert.equal(existsSync(local('.gpu-rent-previous/x.bin')), false);
+    });
+  }
 
   it('a file edited, or a new one created, while the pass runs is kept, not replaced', async () => {
     put('edited.md', 'v1');

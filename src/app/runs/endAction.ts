@@ -35,8 +35,8 @@ export interface SyncOutcome {
  */
 export type EndDetail =
   | { code: 'sync-interrupted' }
-  | { code: 'sync-skipped'; skipped: number }
-  | { code: 'sync-verified'; files: number; here: number }
+  | { code: 'sync-skipped'; skipped: number; conflicts?: SyncConflicts }
+  | { code: 'sync-verified'; files: number; here: number; conflicts?: SyncConflicts }
   | { code: 'no-connector' }
   | { code: 'platform-done' }
   | { code: 'box-stopped'; seconds: number }
@@ -156,10 +156,43 @@ export function stillBillingLine(r: EndActionResult, rate: string | null): strin
   return `end action ${r.action}: the box ${what} and keeps billing${rate ? ` ${rate}` : ''}: ${why}`;
 }
 
-/** A sync report as an end-action outcome: ok only when nothing was skipped or interrupted (each pulled file is SHA-256 checked by the engine). */
-export function syncOutcomeOf(r: { files: number; bytes: number; skipped: readonly unknown[]; interrupted: boolean; verified: number; unchanged: number }): SyncOutcome {
+/**
+ * A pass's conflicts between home and the box, each named: local files changed here, kept, the
+ * box's version saved beside (`kept`); sync's own earlier copies the box's newer version
+ * replaced, moved to .gpu-rent-previous/ (`replaced`). At most 5 names of each; the counts whole.
+ */
+export interface SyncConflicts {
+  kept: { name: string; boxCopy: string }[];
+  keptCount: number;
+  replaced: { name: string; previous: string }[];
+  replacedCount: number;
+}
+
+const CONFLICT_NAMES = 5;
+
+export function syncConflictsOf(r: { kept?: readonly { name: string; boxCopy: string }[]; replaced?: readonly { name: string; previous: string }[] }): SyncConflicts | undefined {
+  const kept = r.kept ?? [];
+  const replaced = r.replaced ?? [];
+  if (!kept.length && !replaced.length) return undefined;
+  return { kept: kept.slice(0, CONFLICT_NAMES).map((k) => ({ name: k.name, boxCopy: k.boxCopy })), keptCount: kept.length, replaced: replaced.slice(0, CONFLICT_NAMES).map((k) => ({ name: k.name, previous: k.previous })), replacedCount: replaced.length };
+}
+
+/** The conflicts in English, names as JSON strings (box names are data): "; kept 1 file changed here …; replaced 2 …". */
+export function syncConflictsText(c: SyncConflicts | undefined): string {
+  if (!c) return '';
+  const more = (shown: number, all: number) => (all > shown ? `, and ${all - shown} more` : '');
+  const parts: string[] = [];
+  if (c.keptCount) parts.push(`kept ${c.keptCount} file(s) changed here, the box's version saved beside: ${c.kept.map((k) => `${JSON.stringify(k.name)} (box's: ${JSON.stringify(k.boxCopy)})`).join(', ')}${more(c.kept.length, c.keptCount)}`);
+  if (c.replacedCount) parts.push(`replaced ${c.replacedCount} earlier synced file(s) with the box's newer version, the earlier kept in .gpu-rent-previous/: ${c.replaced.map((k) => JSON.stringify(k.name)).join(', ')}${more(c.replaced.length, c.replacedCount)}`);
+  return `; ${parts.join('; ')}`;
+}
+
+/** A sync report as an end-action outcome: ok only when nothing was skipped or interrupted (each pulled file is SHA-256 checked by the engine); its conflicts named. */
+export function syncOutcomeOf(r: { files: number; bytes: number; skipped: readonly unknown[]; interrupted: boolean; verified: number; unchanged: number; kept?: readonly { name: string; boxCopy: string }[]; replaced?: readonly { name: string; previous: string }[] }): SyncOutcome {
   const ok = !r.interrupted && r.skipped.length === 0;
-  const detail = r.interrupted ? 'interrupted' : r.skipped.length ? `${r.skipped.length} file(s) skipped` : `${r.files} file(s) pulled, ${r.verified + r.unchanged} already here, all verified`;
-  const said: EndDetail = r.interrupted ? { code: 'sync-interrupted' } : r.skipped.length ? { code: 'sync-skipped', skipped: r.skipped.length } : { code: 'sync-verified', files: r.files, here: r.verified + r.unchanged };
+  const conflicts = r.interrupted ? undefined : syncConflictsOf(r);
+  const c = conflicts ? { conflicts } : {};
+  const detail = r.interrupted ? 'interrupted' : `${r.skipped.length ? `${r.skipped.length} file(s) skipped` : `${r.files} file(s) pulled, ${r.verified + r.unchanged} already here, ${conflicts ? 'verified' : 'all verified'}`}${syncConflictsText(conflicts)}`;
+  const said: EndDetail = r.interrupted ? { code: 'sync-interrupted' } : r.skipped.length ? { code: 'sync-skipped', skipped: r.skipped.length, ...c } : { code: 'sync-verified', files: r.files, here: r.verified + r.unchanged, ...c };
   return { ok, files: r.files, bytes: r.bytes, detail, said };
 }

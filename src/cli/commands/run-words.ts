@@ -2,7 +2,7 @@
 // job starts, each end step's line and the still-billing line. The app layer gives codes and
 // facts (EndDetail, PowerRefusal); the English here is what the CLI always printed, word for
 // word. What the box said stays data (forTerminal at the caller).
-import type { EndActionResult, EndDetail, EndLog, EndStep } from '../../app/runs/endAction';
+import type { EndActionResult, EndDetail, EndLog, EndStep, SyncConflicts } from '../../app/runs/endAction';
 import { asCliError } from '../remote-common';
 import { messageIn, t, type CliLang } from '../words';
 
@@ -22,6 +22,16 @@ export function powerRefusalText(r: PowerRefusal, lang: CliLang): string {
 
 const MESSAGE_CHARS = 500;
 
+/** A sync's conflicts named (issue 41 bug 12): "; kept …; replaced …" in `lang`, names as JSON strings. */
+function conflictsText(c: SyncConflicts | undefined, lang: CliLang): string {
+  if (!c) return '';
+  const more = (shown: number, all: number) => (all > shown ? t(lang, ', and {0} more', '，另有 {0} 个', all - shown) : '');
+  const parts: string[] = [];
+  if (c.keptCount) parts.push(t(lang, "kept {0} file(s) changed here, the box's version saved beside: {1}", '保留了 {0} 个在本地改过的文件，机器上的版本另存在旁边：{1}', c.keptCount, c.kept.map((k) => `${JSON.stringify(k.name)} (${t(lang, "box's", '机器上的')}: ${JSON.stringify(k.boxCopy)})`).join(', ') + more(c.kept.length, c.keptCount)));
+  if (c.replacedCount) parts.push(t(lang, "replaced {0} earlier synced file(s) with the box's newer version, the earlier kept in .gpu-rent-previous/: {1}", '用机器上较新的版本替换了 {0} 个之前同步的文件，旧的保存在 .gpu-rent-previous/：{1}', c.replacedCount, c.replaced.map((k) => JSON.stringify(k.name)).join(', ') + more(c.replaced.length, c.replacedCount)));
+  return (lang === 'zh-cn' ? '；' : '; ') + parts.join(lang === 'zh-cn' ? '；' : '; ');
+}
+
 /** A step's detail in `lang`, from its code and facts; a step without them keeps its detail. */
 export function endDetailText(s: Pick<EndStep, 'detail' | 'said'>, lang: CliLang): string {
   const d: EndDetail | undefined = s.said;
@@ -30,9 +40,11 @@ export function endDetailText(s: Pick<EndStep, 'detail' | 'said'>, lang: CliLang
     case 'sync-interrupted':
       return t(lang, 'interrupted', '被中断');
     case 'sync-skipped':
-      return t(lang, '{0} file(s) skipped', '跳过了 {0} 个文件', d.skipped);
+      return t(lang, '{0} file(s) skipped', '跳过了 {0} 个文件', d.skipped) + conflictsText(d.conflicts, lang);
     case 'sync-verified':
-      return t(lang, '{0} file(s) pulled, {1} already here, all verified', '拉取了 {0} 个文件，本地已有 {1} 个，全部已校验', d.files, d.here);
+      return d.conflicts
+        ? t(lang, '{0} file(s) pulled, {1} already here, verified', '拉取了 {0} 个文件，本地已有 {1} 个，已校验', d.files, d.here) + conflictsText(d.conflicts, lang)
+        : t(lang, '{0} file(s) pulled, {1} already here, all verified', '拉取了 {0} 个文件，本地已有 {1} 个，全部已校验', d.files, d.here);
     case 'no-connector':
       return t(lang, 'no platform connector for this instance', '这个实例没有平台连接器');
     case 'platform-done':

@@ -151,6 +151,7 @@ export function reportJson(r: SyncReport): Record<string, unknown> {
     interrupted: r.interrupted,
     kept: r.kept.map((k) => ({ name: k.name, boxCopy: k.boxCopy })),
     keptEarlier: r.keptEarlier,
+    replaced: r.replaced.map((k) => ({ name: k.name, previous: k.previous })),
     ...(r.compressed ? { compressed: r.compressed } : {}),
   };
 }
@@ -160,8 +161,9 @@ function reportTextZh(r: SyncReport): string {
   for (const s of r.skipped) lines.push(`已跳过 ${printable(s.name)}：${REASON_ZH[s.reason] ?? s.reason}`);
   for (const d of r.deleted) lines.push(`已删除 ${printable(d)}`);
   for (const k of r.kept) lines.push(`已保留 ${printable(k.name)}：上次同步后在本地改过；机器上的版本另存为 ${printable(k.boxCopy)}（--force 会替换）`);
+  for (const k of r.replaced) lines.push(`已替换 ${printable(k.name)}：机器上有较新的版本；之前同步的旧版本移到了 ${printable(k.previous)}`);
   const rate = r.seconds > 0 && r.bytes > 0 ? `（${formatBytes(r.bytes / r.seconds)}/s）` : '';
-  const extra = [r.unchanged ? `${r.unchanged} 个未变` : '', r.verified ? `${r.verified} 个已相同` : '', r.skipped.length ? `${r.skipped.length} 个已跳过` : '', r.deleted.length ? `${r.deleted.length} 个已删除` : '', r.kept.length ? `保留了 ${r.kept.length} 个本地文件` : '', r.keptEarlier ? `${r.keptEarlier} 个照旧保留` : ''].filter(Boolean).join('，');
+  const extra = [r.unchanged ? `${r.unchanged} 个未变` : '', r.verified ? `${r.verified} 个已相同` : '', r.skipped.length ? `${r.skipped.length} 个已跳过` : '', r.deleted.length ? `${r.deleted.length} 个已删除` : '', r.kept.length ? `保留了 ${r.kept.length} 个本地文件` : '', r.keptEarlier ? `${r.keptEarlier} 个照旧保留` : '', r.replaced.length ? `替换了 ${r.replaced.length} 个之前同步的文件（旧版本在 .gpu-rent-previous/）` : ''].filter(Boolean).join('，');
   lines.push(`${r.interrupted ? '已中断：' : ''}拉取了 ${r.files} 个文件，${formatBytes(r.bytes)}，用时 ${r.seconds.toFixed(1)} 秒${rate}${extra ? `；${extra}` : ''}`);
   return lines.join('\n') + '\n';
 }
@@ -172,8 +174,9 @@ function reportText(r: SyncReport, lang: CliLang = 'en'): string {
   for (const s of r.skipped) lines.push(`skipped ${printable(s.name)}: ${REASON_TEXT[s.reason] ?? s.reason}`);
   for (const d of r.deleted) lines.push(`deleted ${printable(d)}`);
   for (const k of r.kept) lines.push(`kept ${printable(k.name)}: changed here since the last sync; the box's version is saved beside it as ${printable(k.boxCopy)} (--force replaces)`);
+  for (const k of r.replaced) lines.push(`replaced ${printable(k.name)}: the box has a newer version; the earlier synced copy moved to ${printable(k.previous)}`);
   const rate = r.seconds > 0 && r.bytes > 0 ? ` (${formatBytes(r.bytes / r.seconds)}/s)` : '';
-  const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.verified ? `${r.verified} already identical` : '', r.skipped.length ? `${r.skipped.length} skipped` : '', r.deleted.length ? `${r.deleted.length} deleted` : '', r.kept.length ? `${r.kept.length} local file${r.kept.length === 1 ? '' : 's'} kept` : '', r.keptEarlier ? `${r.keptEarlier} kept as before` : '']
+  const extra = [r.unchanged ? `${r.unchanged} unchanged` : '', r.verified ? `${r.verified} already identical` : '', r.skipped.length ? `${r.skipped.length} skipped` : '', r.deleted.length ? `${r.deleted.length} deleted` : '', r.kept.length ? `${r.kept.length} local file${r.kept.length === 1 ? '' : 's'} kept` : '', r.keptEarlier ? `${r.keptEarlier} kept as before` : '', r.replaced.length ? `${r.replaced.length} earlier synced file${r.replaced.length === 1 ? '' : 's'} replaced (the earlier in .gpu-rent-previous/)` : '']
     .filter(Boolean)
     .join(', ');
   lines.push(`${r.interrupted ? 'interrupted: ' : ''}pulled ${r.files} file${r.files === 1 ? '' : 's'}, ${formatBytes(r.bytes)} in ${r.seconds.toFixed(1)} s${rate}${extra ? `; ${extra}` : ''}`);

@@ -114,7 +114,7 @@ async function sftpOnceFreed(remote: SyncRemote, signal: AbortSignal | undefined
 export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgress: (p: SyncProgress) => void = () => undefined): Promise<SyncReport> {
   const started = monotonicMs();
   const rules: NameRules = { platform: options.platform ?? process.platform };
-  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0, kept: [], keptEarlier: 0 };
+  const report: SyncReport = { files: 0, bytes: 0, skipped: [], seconds: 0, verified: 0, unchanged: 0, deleted: [], pulled: [], interrupted: false, byIdentity: 0, kept: [], keptEarlier: 0, replaced: [] };
   const localRoot = await ensureLocalRoot(options.localDir, options.within);
   // Taken once the pass is sure to reach the `finally` that lets it go.
   const pass = passSignal(options.signal);
@@ -216,6 +216,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
         report.bytes += outcome.bytes;
         if (outcome.byIdentity) report.byIdentity++;
         report.pulled.push(f.rel);
+        if (outcome.previous) report.replaced.push({ name: f.rel, previous: outcome.previous });
         onProgress({ kind: 'file-done', name: f.rel, size: f.size, bytes: outcome.bytes, verifiedOnly: false });
       } else if (outcome.kind === 'verified') {
         report.verified++;
@@ -289,6 +290,7 @@ export async function syncOnce(remote: SyncRemote, options: SyncOptions, onProgr
     report.skipped.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     report.pulled.sort();
     report.kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    report.replaced.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return report;
   } catch (err) {
     throw toSyncError(err);

@@ -6,7 +6,7 @@
 import type { FileEntry, SFTPWrapper } from 'ssh2';
 import { mapLimited } from '../util/limit';
 import type { ExecListing } from './list-exec';
-import { caseInsensitivePlatform, checkPulledComponent, STATE_FILE, type NameRules, type SkipReason } from './names';
+import { caseInsensitivePlatform, checkPulledComponent, PREVIOUS_DIR, STATE_FILE, type NameRules, type SkipReason } from './names';
 import { closeHandle, kindOf, realpath, sftpCode, sftpRequest, SFTP_EOF, SFTP_NO_SUCH_FILE, stat } from './sftp-util';
 
 /** Entries (files, folders, links, anything) one listing may hold in all. */
@@ -207,7 +207,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
       for (const e of entries) {
         const name = e.filename;
         const rel = shown(dir.rel, name);
-        const reason = checkPulledComponent(name, rules) ?? (dir.rel === '' && name === STATE_FILE ? 'reserved-name' : undefined);
+        const reason = checkPulledComponent(name, rules) ?? (dir.rel === '' && (name === STATE_FILE || name === PREVIOUS_DIR) ? 'reserved-name' : undefined);
         if (reason) {
           skipped.push({ name: rel, reason });
           continue;

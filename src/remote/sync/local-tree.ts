@@ -6,7 +6,7 @@
 import { lstatSync, promises as fsp } from 'node:fs';
 import { join } from 'node:path';
 import { SyncError } from './errors';
-import { checkComponent, STATE_FILE, type SkipReason } from './names';
+import { checkComponent, PREVIOUS_DIR, STATE_FILE, type SkipReason } from './names';
 
 export type LocalSkipReason = SkipReason | 'local-link';
 
@@ -54,10 +54,11 @@ export async function listLocalTree(dir: string): Promise<LocalTree> {
     const entries = await fsp.readdir(abs, { withFileTypes: true });
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
-      const reason = checkComponent(e.name, { platform: 'linux' }) ?? (rel === '' && e.name === STATE_FILE ? 'reserved-name' : undefined);
+      const own = rel === '' && (e.name === STATE_FILE || e.name === PREVIOUS_DIR);
+      const reason = checkComponent(e.name, { platform: 'linux' }) ?? (own ? 'reserved-name' : undefined);
       if (reason) {
-        // Our own leftovers are not worth a line.
-        if (!(reason === 'reserved-name' && e.name === STATE_FILE)) skipped.push({ name: r, reason });
+        // Our own files (the state, the earlier versions a pull set aside) are not worth a line.
+        if (!(reason === 'reserved-name' && own)) skipped.push({ name: r, reason });
         continue;
       }
       const p = join(abs, e.name);

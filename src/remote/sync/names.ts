@@ -35,6 +35,8 @@ export type SkipReason =
 
 export const PART_SUFFIX = '.part';
 export const STATE_FILE = '.gpu-rent-sync.json';
+/** Where a synced file's earlier version goes when the box's newer one replaces it (a hidden folder no loader reads). */
+export const PREVIOUS_DIR = '.gpu-rent-previous';
 
 const DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
 const WINDOWS_RESERVED = /[<>:"|?*]/;
@@ -91,7 +93,7 @@ export function checkRelativePath(path: string, rules: NameRules): SkipReason | 
     const reason = checkComponent(part, rules);
     if (reason) return reason;
   }
-  if (path === STATE_FILE) return 'reserved-name';
+  if (path === STATE_FILE || parts[0] === PREVIOUS_DIR) return 'reserved-name';
   return undefined;
 }
 

@@ -2,14 +2,14 @@
 // local path and folder guards, the one check that a same-size local copy already is the
 // box's version, and the publish step that renames a verified .part into place (or keeps the
 // user's file and saves the box's beside it).
-import { lstatSync, promises as fsp, renameSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, promises as fsp, renameSync, rmSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
 import { diskFull, isDiskFull, SyncError } from './errors';
 import type { HashBatcher } from './hash-batch';
 import type { HashAnswer } from './remote-hash';
 import type { RemoteFile } from './list';
-import type { SkipReason } from './names';
+import { PREVIOUS_DIR, type SkipReason } from './names';
 import { safeLocalParent } from './safe-paths';
 import { closeHandle, fstat, openRead, sftpCode } from './sftp-util';
 import { localCopyOf, type LocalFileStat } from './planner';
@@ -19,7 +19,8 @@ import type { SyncOptions, SyncProgress, SyncRemote } from './types';
 import type { Semaphore } from '../util/semaphore';
 
 export type Outcome =
-  | { kind: 'pulled'; bytes: number; byIdentity?: boolean }
+  // `previous`: the local copy it replaced, moved to .gpu-rent-previous/ (relative path there).
+  | { kind: 'pulled'; bytes: number; byIdentity?: boolean; previous?: string }
   | { kind: 'verified' }
   | { kind: 'skipped'; reason: SkipReason }
   | { kind: 'interrupted' }
@@ -65,7 +66,8 @@ export interface Ctx {
  * localCopyOf: size and mtime as recorded, or else the recorded SHA-256, hashed only then).
  */
 export async function lookLocal(ctx: Ctx, f: RemoteFile, seen: LocalFileStat | undefined, digestOf: () => Promise<string | undefined>): Promise<LocalLook> {
-  const rec = ctx.state.files[f.rel];
+  // What sync wrote here, for this source or an earlier one (state.ts `written`).
+  const rec = ctx.state.files[f.rel] ?? ctx.state.written?.[f.rel];
   // An empty file with no record holds nothing of the user's to lose; it is also what a pull
   // killed between creating a new small file and writing it leaves (pull-small createVerified).
   if (!rec && seen?.isFile === true && seen.size === 0 && f.size > 0) return { seen, replace: true };
@@ -208,14 +210,17 @@ const sameStat = (a: LocalFileStat | undefined, b: LocalFileStat | undefined) =>
  */
 export async function publish(ctx: Ctx, f: RemoteFile, part: string, local: string, sha256: string | null, bytes: number, look: LocalLook, small = false): Promise<Outcome> {
   let keep = false;
+  let previous: string | undefined;
   try {
     if (ctx.opts.force) {
+      if (look.seen) previous = setAside(ctx.localRoot, f.rel, local);
       if (small) renameSync(part, local);
       else await fsp.rename(part, local);
     } else {
       const now = look.seen ? statOf(local) : undefined;
       if (!now) keep = !publishNew(part, local, () => statOf(local) !== undefined);
       else if (look.replace && sameStat(now, look.seen)) {
+        previous = setAside(ctx.localRoot, f.rel, local);
         if (small) renameSync(part, local);
         else await fsp.rename(part, local);
       } else keep = true;
@@ -232,5 +237,28 @@ export async function publish(ctx: Ctx, f: RemoteFile, part: string, local: stri
     return { kind: 'skipped', reason: 'local-conflict' };
   }
   recordVerified(ctx, f, sha256);
-  return { kind: 'pulled', bytes };
+  return { kind: 'pulled', bytes, ...(previous ? { previous } : {}) };
+}
+
+/**
+ * The local copy of `rel` that the box's newer version is about to replace, moved to
+ * `.gpu-rent-previous/<rel>` (one earlier version per file: the one there before goes). A
+ * hidden folder beside the synced files, never a name beside the file: a loader that reads
+ * every `*.safetensors` of a checkpoint folder, or a `checkpoint-*` glob, does not pick it up.
+ * Undefined when it cannot be moved (then the file is replaced as before).
+ */
+function setAside(root: string, rel: string, local: string): string | undefined {
+  try {
+    const top = join(root, PREVIOUS_DIR);
+    const st = lstatSync(top, { throwIfNoEntry: false });
+    if (st && !st.isDirectory()) return undefined; // a link or a file of the user's there: not followed
+    const to = localPathOf(top, rel);
+    const cut = rel.lastIndexOf('/');
+    mkdirSync(cut === -1 ? top : localPathOf(top, rel.slice(0, cut)), { recursive: true });
+    rmSync(to, { force: true, recursive: true });
+    renameSync(local, to);
+    return `${PREVIOUS_DIR}/${rel}`;
+  } catch {
+    return undefined;
+  }
 }

@@ -31,6 +31,12 @@ export interface SyncState {
   files: Record<string, SyncedFile>;
   /** Files kept locally (changed here) whose box version was saved beside them. */
   savedBeside?: Record<string, SavedBeside>;
+  /**
+   * What sync wrote here for an earlier source (the same box on a new port, the launch's sync
+   * and the extension's of one folder): not the box's version now, so never a reason to skip a
+   * file, only proof that a local file unchanged since is sync's own and may be replaced.
+   */
+  written?: Record<string, SyncedFile>;
 }
 
 export function emptyState(source: string): SyncState {
@@ -70,18 +76,27 @@ export async function readState(localRoot: string, source: string): Promise<Sync
     const raw = JSON.parse(text) as unknown;
     if (typeof raw !== 'object' || raw === null) return emptyState(source);
     const r = raw as Record<string, unknown>;
-    if (r.version !== 1 || r.source !== source || typeof r.files !== 'object' || r.files === null) return emptyState(source);
+    if (r.version !== 1 || typeof r.files !== 'object' || r.files === null) return emptyState(source);
     const files: Record<string, SyncedFile> = {};
     for (const [name, entry] of Object.entries(r.files as Record<string, unknown>)) {
       if (isSyncedFile(entry)) files[name] = { size: entry.size, mtime: entry.mtime, sha256: entry.sha256 };
     }
+    const written: Record<string, SyncedFile> = {};
+    if (typeof r.written === 'object' && r.written !== null) {
+      for (const [name, entry] of Object.entries(r.written as Record<string, unknown>)) {
+        if (isSyncedFile(entry) && isSafeRelative(name)) written[name] = { size: entry.size, mtime: entry.mtime, sha256: entry.sha256 };
+      }
+    }
+    // Another source: its records say nothing about this box's files, but they still say which
+    // local files sync wrote.
+    if (r.source !== source) return { ...emptyState(source), written: { ...written, ...files } };
     const savedBeside: Record<string, SavedBeside> = {};
     if (typeof r.savedBeside === 'object' && r.savedBeside !== null) {
       for (const [name, entry] of Object.entries(r.savedBeside as Record<string, unknown>)) {
         if (isSavedBeside(entry)) savedBeside[name] = { size: entry.size, mtime: entry.mtime, savedAs: entry.savedAs };
       }
     }
-    return { version: 1, source, files, savedBeside };
+    return { version: 1, source, files, savedBeside, ...(Object.keys(written).length ? { written } : {}) };
   } catch {
     return emptyState(source);
   }
@@ -96,8 +111,10 @@ export async function writeState(localRoot: string, state: SyncState): Promise<v
   const beside: Record<string, SavedBeside> = {};
   const saved = state.savedBeside ?? {};
   for (const k of Object.keys(saved).sort()) beside[k] = saved[k]!;
+  const written: Record<string, SyncedFile> = {};
+  for (const k of Object.keys(state.written ?? {}).sort()) if (!(k in state.files)) written[k] = state.written![k]!;
   // Older versions read `files` only and write it back without `savedBeside`: harmless.
-  const body = { version: 1, source: state.source, files: sorted, ...(Object.keys(beside).length ? { savedBeside: beside } : {}) };
+  const body = { version: 1, source: state.source, files: sorted, ...(Object.keys(beside).length ? { savedBeside: beside } : {}), ...(Object.keys(written).length ? { written } : {}) };
   try {
     await fsp.writeFile(tmp, JSON.stringify(body, null, 1) + '\n');
     await fsp.rename(tmp, path);

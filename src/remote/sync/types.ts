@@ -103,6 +103,12 @@ export interface SyncReport {
   kept: { name: string; boxCopy: string }[];
   /** Such files whose current box version was saved beside them on an earlier pass (not pulled again). */
   keptEarlier: number;
+  /**
+   * Local files sync had written, unchanged here since, that the box's newer version replaced
+   * (a rerun on the same box writing a checkpoint name again): the earlier copy was moved to
+   * `previous` (`.gpu-rent-previous/NAME`, relative), one earlier version per file.
+   */
+  replaced: { name: string; previous: string }[];
   /** Files pulled through the box's gzip: their original bytes and the compressed bytes that crossed the link. */
   compressed?: { files: number; rawBytes: number; wireBytes: number };
 }

@@ -98,8 +98,11 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
         : summary.kept.length
           ? ' ' + vscode.l10n.t('{0} local files you changed since the last sync were kept, the instance\'s versions saved beside them: {1}.', summary.kept.length, keptNames)
           : '';
+    for (const k of summary.replaced) ctx.log.info(`[${inst.id}] sync replaced ${JSON.stringify(k.name)} with the instance's newer version; the earlier synced copy moved to ${JSON.stringify(k.previous)}`);
+    const replacedNames = summary.replaced.slice(0, 3).map((k) => k.name).join(', ') + (summary.replaced.length > 3 ? ', …' : '');
+    const replaced = summary.replaced.length ? ' ' + vscode.l10n.t("{0} file(s) synced earlier were replaced by the instance's newer version, the earlier ones moved to .gpu-rent-previous/: {1}.", summary.replaced.length, replacedNames) : '';
     const open = vscode.l10n.t('Open Folder');
-    void showInfo(result + kept + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
+    void showInfo(result + kept + replaced + skipped, open).then((p) => p && vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(localDir)));
   }
   await offerGitignore(ctx, localDir, a?.addToGitignore);
   return summary;
