@@ -182,5 +182,5 @@ export async function zoneSoldOut(c: Connector & { stock?(q: { regions?: string[
   const here = rows.filter((r) => r.zone === zone && (r.instanceType ?? r.card) === instanceType);
   if (!here.length || here.some((r) => r.status !== 'soldOut')) return undefined;
   const others = zonesWithStock(rows, instanceType, zone);
-  return refuse('noStock', { card: instanceType, zone, zones: others.map((o) => `${o.zone} ${o.priceFenPerHour !== undefined ? `${formatCny(o.priceFenPerHour)}/h` : '?/h'}`).join(', '), note: 'the create never picks another zone itself: give --region with one of these' });
+  return refuse('noStock', { card: instanceType, zone, zones: others.map((o) => `${o.zone} ${o.priceFenPerHour !== undefined ? `${formatCny(o.priceFenPerHour)}/h` : '?/h'}`).join(', '), note: c.kind === 'aliyun-ecs' ? 'the create never picks another zone itself: give --vswitch of one of these zones' : 'the create never picks another zone itself: give --region with one of these' });
 }

@@ -71,7 +71,7 @@ export function refusalLine(r: CreateRefusal): string {
     case 'quotaExceeded':
       return `the account's instance quota is used up${own}: release an instance or ask the platform for a higher quota`;
     case 'noStock':
-      return d.zone ? `${String(d.card)} is sold out in ${String(d.zone)}${own}; ${d.zones ? `zones that sell it now: ${String(d.zones)}` : 'no other zone of the region sells it now'}. Nothing was created, and no other zone is picked for you: give --region with one of them` : `no ${String(d.card)} is free now${own}: try another card or region, or later (gpu-rent stock shows free cards)`;
+      return d.zone ? `${String(d.card)} is sold out in ${String(d.zone)}${own}; ${d.zones ? `zones that sell it now: ${String(d.zones)}` : 'no other zone of the region sells it now'}. Nothing was created, and no other zone is picked for you: ${d.note ? String(d.note).replace(/^.*: /, '') : 'give --region with one of them'}` : `no ${String(d.card)} is free now${own}: try another card or region, or later (gpu-rent stock shows free cards)`;
     case 'tooManyGpus':
       return `${String(d.gpus)} GPUs: at most ${String(d.max)} here${d.note ? ` (${String(d.note)})` : ''}`;
     case 'diskTooLarge':
@@ -119,7 +119,7 @@ export function refusalLineZh(r: CreateRefusal): string {
     case 'quotaExceeded':
       return `账号的实例配额已用完${own}：请释放一个实例，或向平台申请提高配额`;
     case 'noStock':
-      if (d.zone) return `${String(d.card)} 在 ${String(d.zone)} 已售罄${own}；${d.zones ? `现在有货的可用区：${String(d.zones)}` : '该地域其他可用区现在也没有'}。没有创建任何实例，也不会替你换可用区：请用 --region 指定其中一个`;
+      if (d.zone) return `${String(d.card)} 在 ${String(d.zone)} 已售罄${own}；${d.zones ? `现在有货的可用区：${String(d.zones)}` : '该地域其他可用区现在也没有'}。没有创建任何实例，也不会替你换可用区：${String(d.note ?? '').includes('--vswitch') ? '请用 --vswitch 指定其中一个可用区的交换机' : '请用 --region 指定其中一个'}`;
       return `现在没有空闲的 ${String(d.card)}${own}：请换显卡或地区，或稍后再试（gpu-rent stock 显示空闲显卡）`;
     case 'tooManyGpus':
       return `${String(d.gpus)} 块 GPU：这里最多 ${String(d.max)} 块${d.note ? `（${String(d.note)}）` : ''}`;
