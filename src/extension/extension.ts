@@ -72,6 +72,7 @@ import { LaunchRows } from '../app/launch/rows';
 import { followLaunchEnds } from './monitors/launchEnds';
 import { ViewVisibility } from './view/visibility';
 import { openState } from './stateHome';
+import { registerTaskDiagnostics } from './taskDiagnostics';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
@@ -81,6 +82,8 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(log);
 
   const settings = (): Settings => readSettings((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k));
+  // gpu-rent.yaml checked as it is typed (no YAML extension needed).
+  registerTaskDiagnostics(subs);
   const catalogs = new CatalogSource(settings, log);
 
   // Instances, accounts, history: files on the machine the extension runs on (moved once from globalState).
