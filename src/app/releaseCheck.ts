@@ -6,6 +6,7 @@
 // reached at all ("cannot reach"). Used by both release commands of the extension.
 import { readdir } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
+import { findCheckpoints, newestFirst } from '../core/checkpoints';
 import type { Instance } from '../core/instances';
 import type { LaunchBox, LaunchState } from '../core/task/launch';
 import type { RemoteConnection } from '../remote/connection';
@@ -25,6 +26,8 @@ export interface CheckFolder {
   source: 'launch' | 'sync' | 'default';
   /** The task of a `launch` folder. */
   task?: string;
+  /** The task's `checkpoints.pattern` (what counts as a checkpoint there); absent: the common layouts. */
+  patterns?: string[];
 }
 
 /** At most this many launch states are read per release check (a launches folder is small). */
@@ -77,7 +80,7 @@ export async function launchFoldersOf(inst: Pick<Instance, 'platformRef' | 'logi
       continue;
     }
     if (!task.checkpoints) continue;
-    out.push({ remoteDir: taskCheckpointDir(task.remoteWorkdir, task.checkpoints.remote), localDir: resolve(s.file, '..', task.checkpoints.local), source: 'launch', task: s.task });
+    out.push({ remoteDir: taskCheckpointDir(task.remoteWorkdir, task.checkpoints.remote), localDir: resolve(s.file, '..', task.checkpoints.local), source: 'launch', task: s.task, ...(task.checkpoints.patterns ? { patterns: task.checkpoints.patterns } : {}) });
   }
   return out;
 }
@@ -144,17 +147,19 @@ export async function checkRelease(connect: () => Promise<RemoteConnection>, fol
 }
 
 /**
- * The checkpoints a release would delete unsynced: the entries (first path part under their
- * folder) of the files at risk, in order, each once. Where issue 41's one notion of a checkpoint
- * lands (core), it decides which entries are checkpoints; until then every entry at risk counts.
+ * The checkpoints a release would delete unsynced, by issue 41's one notion of a checkpoint
+ * (core/checkpoints: a folder or file matching the task's pattern or the common layouts, never a
+ * log): each checkpoint that holds a file at risk, complete or not (an unfinished one is lost
+ * too), named with its folder where several folders were checked. Logs and other files at risk
+ * are listed by the first question; only checkpoints are asked about again.
  */
 export function unsyncedEntries(check: Extract<ReleaseCheck, { kind: 'checked' }>): string[] {
   const out: string[] = [];
-  const dirs = check.folders.length > 1 ? check.folders.map((f) => `${f.remoteDir.replace(/\/+$/, '')}/`) : [''];
-  for (const f of check.risk.files) {
-    const dir = dirs.find((d) => f.rel.startsWith(d)) ?? '';
-    const entry = dir + f.rel.slice(dir.length).split('/')[0]!;
-    if (!out.includes(entry)) out.push(entry);
+  const many = check.folders.length > 1;
+  for (const f of check.folders) {
+    const prefix = many ? `${f.remoteDir.replace(/\/+$/, '')}/` : '';
+    const files = check.risk.files.filter((x) => x.rel.startsWith(prefix)).map((x) => ({ rel: x.rel.slice(prefix.length), mtime: 0, size: x.size }));
+    for (const c of newestFirst(findCheckpoints(files, f.patterns ? { patterns: f.patterns } : {}))) if (!out.includes(prefix + c.name)) out.push(prefix + c.name);
   }
   return out;
 }

@@ -38,6 +38,9 @@ describe('release check: the folders the launch and the sync use (issue 41 bug 4
       chownSync(f, uid, gid);
       utimesSync(f, 1_700_000_000, 1_700_000_000);
     }
+    // A log the trainer writes every step, not synced either: at risk, but not a checkpoint.
+    writeFileSync(join(ck, 'trainer_log.jsonl'), '{"loss": 2.05}\n');
+    chownSync(join(ck, 'trainer_log.jsonl'), uid, gid);
     // A folder this (non-root) login may not read: a root-owned 0700 one, as /root/autodl-tmp is to a non-root login.
     mkdirSync(join(sshd.home, 'locked', 'checkpoints'), { recursive: true });
     chownSync(join(sshd.home, 'locked'), 0, 0);
@@ -78,8 +81,9 @@ describe('release check: the folders the launch and the sync use (issue 41 bug 4
     const check = await checkRelease(async () => conn, folders);
     assert.equal(check.kind, 'checked');
     if (check.kind !== 'checked') return;
-    assert.deepEqual(check.risk.files.map((f) => f.rel), ['checkpoint-40/adapter_model.bin']);
+    assert.deepEqual(check.risk.files.map((f) => f.rel).sort(), ['checkpoint-40/adapter_model.bin', 'trainer_log.jsonl']);
     assert.deepEqual(check.unreadable, []);
+    // The second question names the checkpoint (core/checkpoints), never the log.
     assert.deepEqual(unsyncedEntries(check), ['checkpoint-40']);
   });
 
@@ -92,7 +96,7 @@ describe('release check: the folders the launch and the sync use (issue 41 bug 4
     assert.equal(check.unreadable.length, 1);
     assert.equal(check.unreadable[0]!.remoteDir, join(sshd.home, 'locked', 'checkpoints'));
     assert.match(check.unreadable[0]!.detail, /cannot be read.*[Pp]ermission denied/);
-    assert.deepEqual(check.risk.files.map((f) => f.rel), ['~/gpu-rent/lora-pro/ckpt/checkpoint-40/adapter_model.bin']);
+    assert.deepEqual(check.risk.files.map((f) => f.rel).sort(), ['~/gpu-rent/lora-pro/ckpt/checkpoint-40/adapter_model.bin', '~/gpu-rent/lora-pro/ckpt/trainer_log.jsonl']);
     assert.deepEqual(unsyncedEntries(check), ['~/gpu-rent/lora-pro/ckpt/checkpoint-40']);
   });
 
