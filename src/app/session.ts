@@ -23,7 +23,8 @@ export type FailureAction = 'update-login' | 'review-host-key' | 'retry' | 'none
 
 export type AppErrorKind =
   | { kind: 'no-instance'; id: string }
-  | { kind: 'not-powered'; id: string; name: string; state: InstanceState | undefined }
+  /** `linked`: the instance is linked to a platform account (its Power On may do it). */
+  | { kind: 'not-powered'; id: string; name: string; state: InstanceState | undefined; linked?: boolean }
   | { kind: 'remote'; id: string; name: string; host: string; port: number; code: RemoteError['code']; action: FailureAction; remote: RemoteError };
 
 /** A failure of an app service, as data the front ends put into words. */
@@ -103,7 +104,7 @@ export class InstanceSessions {
   powered(id: string): Instance {
     const inst = this.get(id);
     const state = currentState(inst.intervals);
-    if (!isPowered(inst)) throw new AppError({ kind: 'not-powered', id, name: inst.name, state }, `${inst.name} is ${state ?? 'released'}`);
+    if (!isPowered(inst)) throw new AppError({ kind: 'not-powered', id, name: inst.name, state, ...(inst.platformRef ? { linked: true } : {}) }, `${inst.name} is ${state ?? 'released'}`);
     return inst;
   }
 

@@ -109,6 +109,12 @@ function appErrorShown(e: AppError): ShownError {
     case 'no-instance':
       return { message: vscode.l10n.t('No instance with id {0}.', info.id), actions: [] };
     case 'not-powered':
+      // A linked instance is powered on through its account (the same menu's Power On), not sent to the console (issue 41 bug 4).
+      if (info.linked && info.state !== 'released')
+        return {
+          message: vscode.l10n.t('{0} is {1}: power it on first (Power On (Platform)).', info.name, stateLabel(info.state, vscode.l10n)),
+          actions: [{ title: vscode.l10n.t('Power On (Platform)'), run: () => vscode.commands.executeCommand(Commands.powerOn, { kind: 'instance', id: info.id }) }],
+        };
       return {
         message: vscode.l10n.t('{0} is {1}: start it in the platform’s console, then switch its state here.', info.name, stateLabel(info.state, vscode.l10n)),
         actions: [{ title: vscode.l10n.t('Switch State'), run: () => vscode.commands.executeCommand(Commands.switchState, { kind: 'instance', id: info.id }) }],
