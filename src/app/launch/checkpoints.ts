@@ -55,7 +55,7 @@ export async function syncCheckpoints(r: LaunchRun, final: boolean): Promise<{ o
   const live = r.live!;
   const c = r.task.checkpoints!;
   const localDir = resolve(r.base, c.local);
-  const res = await syncOnce(syncRemote(live.conn), { remoteDir: live.remoteCheckpoints!, localDir, durable: true, ...(final ? {} : { waitForSettle: false }), ...(r.host.signal ? { signal: r.host.signal } : {}) });
+  const res = await syncOnce(syncRemote(live.conn), { remoteDir: live.remoteCheckpoints!, localDir, within: r.base, durable: true, ...(final ? {} : { waitForSettle: false }), ...(r.host.signal ? { signal: r.host.signal } : {}) });
   const out = syncOutcomeOf(res);
   r.lastSyncAt = r.now();
   // A checkpoint counts once every file of it came home verified: one with a file the sync
