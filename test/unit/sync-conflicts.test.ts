@@ -3,6 +3,10 @@
 import assert from 'node:assert/strict';
 import { syncOutcomeOf } from '../../src/app/runs/endAction';
 import { endDetailText } from '../../src/cli/commands/run-words';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readState, writeState } from '../../src/remote/sync/state';
 
 const base = { files: 3, bytes: 10, skipped: [], interrupted: false, verified: 1, unchanged: 2 };
 
@@ -29,5 +33,27 @@ describe('sync conflicts named at the end (app/runs/endAction syncOutcomeOf, cli
     assert.equal(o.ok, false);
     assert.match(o.detail, /^2 file\(s\) skipped; replaced 1 earlier synced file\(s\) .*"last\.ckpt"$/);
     assert.match(endDetailText(o, 'zh-cn'), /^跳过了 2 个文件；用机器上较新的版本替换了 1 个/);
+  });
+
+  it('what sync wrote survives a change of source as `written` (ownership only, never a reason to skip), and is kept until the new source records the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sync-written-'));
+    try {
+      const rec = { size: 5, mtime: 100, sha256: 'a'.repeat(64) };
+      writeFileSync(join(dir, '.gpu-rent-sync.json'), JSON.stringify({ version: 1, source: 'root@h:2222:/r', files: { 'a.bin': rec, 'b.bin': rec } }));
+      const same = await readState(dir, 'root@h:2222:/r');
+      assert.deepEqual(Object.keys(same.files), ['a.bin', 'b.bin']);
+      const moved = await readState(dir, 'root@h:3333:/r');
+      assert.deepEqual(moved.files, {}, 'another source: nothing is taken for the box\'s version');
+      assert.deepEqual(moved.written, { 'a.bin': rec, 'b.bin': rec });
+      moved.files['a.bin'] = { size: 6, mtime: 200, sha256: null };
+      await writeState(dir, moved);
+      const back = await readState(dir, 'root@h:3333:/r');
+      assert.deepEqual(back.written, { 'b.bin': rec }, 'a.bin is recorded for the new source now');
+      // A tampered record is dropped.
+      writeFileSync(join(dir, '.gpu-rent-sync.json'), JSON.stringify({ version: 1, source: 'x', files: {}, written: { '../evil': rec, ok: { size: -1, mtime: 1, sha256: null } } }));
+      assert.deepEqual((await readState(dir, 'y')).written ?? {}, {});
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
