@@ -107,7 +107,7 @@ export const command: CliCommand = {
         'cheapest first), each with its price per hour, and what a clone costs; nothing is sent. With --yes: the clone is sent once',
         'to the first host (or --machine), then waited for until it runs. The old instance stays, shut down, billing its paid data',
         'disk until you release it in the console. A clone whose answer is lost is looked for by its name; run the same command again.',
-        'Exit codes: 0 cloned (or found by name), 1 refused or failed, 2 preview only (no --yes) or bad usage, 3 outcome unknown.',
+        'Exit codes: 0 cloned (or found by name), 1 refused or failed, 2 preview only (no --yes) or bad usage, 3 outcome unknown, 4 still cloning when --wait ran out.',
       ].join('\n'),
       specs,
       helpLang(ctx),
@@ -116,7 +116,7 @@ export const command: CliCommand = {
         '不加 --yes：列出可去的主机（同地区优先、最便宜优先）、每小时价格和克隆的费用；什么也不发送。',
         '加 --yes：向第一台主机（或 --machine）发送一次克隆，然后等它运行。旧实例会保留（关机），其付费数据盘继续计费，直到你在控制台释放它。',
         '回答丢失的克隆按名称查找；再运行同一条命令即可。',
-        '退出码：0 已克隆（或按名称找到），1 被拒绝或失败，2 只是预览（没有 --yes）或用法错误，3 结果未知。',
+        '退出码：0 已克隆（或按名称找到），1 被拒绝或失败，2 只是预览（没有 --yes）或用法错误，3 结果未知，4 --wait 用完时仍在克隆。',
       ].join('\n'),
     ),
   run: async (argv, io) => {
