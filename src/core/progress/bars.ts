@@ -1,6 +1,7 @@
 // tqdm's bars (format_meter's default bar_format, with or without its glyphs) and the
 // Lightning / YOLO / torchtune descs printed before them. Linear patterns only (lines.ts' note).
-import { keyValues, torchtuneDesc, yoloRow } from './formats';
+import { isLossKey, keyValues, torchtuneDesc, yoloRow } from './formats';
+import { generalLine } from './general';
 import type { LineReading } from './lines';
 
 /** tqdm's format_interval: `MM:SS`, `H:MM:SS`, or `Nd, H:MM:SS`. */
@@ -35,7 +36,9 @@ export interface Bar {
   end: number;
 }
 
-const BAR_TAIL = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
+// The bracket may be missing: a bar cut at the terminal width, a custom bar_format (`| 15/144`), or
+// YOLOv5's `| 1849/1849 13:15` with the elapsed time and no rate.
+const BAR_TAIL = /\|\s*([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?)(?:\s*\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?| \d{1,7}:\d\d(?::\d\d)?(?![\d:]))?/;
 // A bar printed without its glyphs (Colab, `ascii` off in a pipe): `Epoch 0:  93% 1586/1702 [12:50<00:56, …]`.
 const BARE_TAIL = /^ +([0-9][0-9.,]*[kMGTPEZY]?)\/([0-9][0-9.,]*[kMGTPEZY]?|\?) ?\[(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?)(?:<(\d{1,5}d, \d[\d:]{0,12}|[\d:]{1,14}|\?))?(?:,\s*([^\]]*))?\]?/;
 const MAX_BARS_LOOKED_AT = 64;
@@ -134,6 +137,12 @@ function tqdmBar(line: string, pct: number, bare: boolean, from: number): Bar | 
     r.epochBase = 1;
     Object.assign(scalars, tune.scalars);
   } else if (desc && NOT_TRAINING.test(desc) && !/train/i.test(desc)) return bar;
+  else if (desc && !Object.keys(scalars).some(isLossKey)) {
+    // The numbers of a tqdm description: `Epoch 2, Step 5, Loss: 1.1681:  10%|…| 15/144` (the bar counts; the desc says the loss and epoch).
+    const d = generalLine(desc);
+    if (d?.scalars?.loss !== undefined) scalars.loss = d.scalars.loss;
+    if (d?.epoch !== undefined) r.epoch = d.epoch;
+  }
   if (Object.keys(scalars).length) r.scalars = scalars;
   bar.reading = r;
   return bar;

@@ -61,7 +61,7 @@ export function logDict(line: string, d: Map<string, number | string>, source: P
     const n = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : v;
     return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : undefined;
   };
-  const step = stepOf(d.get('global_step')) ?? stepOf(d.get('step')) ?? stepOf(d.get('Step')) ?? stepOf(d.get('current_steps')) ?? stepOf(d.get('iter'));
+  const step = stepOf(d.get('global_step')) ?? stepOf(d.get('step')) ?? stepOf(d.get('Step')) ?? stepOf(d.get('current_steps')) ?? stepOf(d.get('iter')) ?? stepOf(d.get('num_updates')) ?? stepOf(d.get('train_num_updates'));
   if (r.step === undefined && step !== undefined) r.step = step;
   const total = stepOf(d.get('total_steps')) ?? stepOf(d.get('max_steps'));
   if (r.total === undefined && total !== undefined && total > 0) r.total = total;
@@ -77,6 +77,8 @@ export function logDict(line: string, d: Map<string, number | string>, source: P
   delete scalars['train_speed(iter/s)'];
   delete scalars['train_speed(s/it)'];
   delete scalars['global_step'];
+  delete scalars['num_updates'];
+  delete scalars['train_num_updates'];
   // accelerate's examples: `epoch 0: {'accuracy': 0.75, 'f1': 0.83}`
   const ep = /^\s*epoch\s+(\d{1,6})\s*:/i.exec(line);
   if (ep && r.epoch === undefined) r.epoch = Number(ep[1]);

@@ -7,6 +7,7 @@
 import { MAX_BOX_LINE } from '../boxLines';
 import { lastBar, parseCount, parseInterval } from './bars';
 import { logDict, pyDict } from './dicts';
+import { generalLine } from './general';
 import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, yoloHeader } from './formats';
 
 export { isLossKey, parseCount, parseInterval, printedNumber, pyDict };
@@ -36,6 +37,8 @@ export interface LineReading {
   columns?: string[];
   /** A YOLO epoch row's losses, in column order (the first is the run's loss: the table prints no total). */
   losses?: number[];
+  /** The general reader's loss: 0 the total or plain loss, 1 a component (`box_loss`, `Cls Loss`), which does not replace a total read at the same step. */
+  lossRank?: 0 | 1;
 }
 
 /** Longest line looked at; the rest of a pathological line is ignored. */
@@ -109,9 +112,41 @@ function generic(line: string): LineReading | null {
   return r;
 }
 
-/** What a piece of a line with no bar in it says. */
-function readSegment(line: string): LineReading | null {
+const hasLoss = (r: LineReading): boolean => r.scalars !== undefined && Object.keys(r.scalars).some(isLossKey);
+
+/**
+ * What a piece of a line with no bar in it says: a known printer's format first; where none knows
+ * the line, or the one that does finds neither a step nor a loss in it, the general reader (general.ts).
+ */
+function readSegment(line: string, finished: boolean): LineReading | null {
   if (line.trim().length < 4) return null;
+  const known = readKnown(line);
+  // A line still being written is read by the general reader only once it ends (`loss = 2.0` of `loss = 2.07986`).
+  if (!finished) return known;
+  // A printed dict says what it says: its keys are read as named (dicts.ts), never by the general reader.
+  if (line.includes("{'") || line.includes('{"')) return known;
+  if (known && (known.step !== undefined || known.headerTotal !== undefined || known.headerEpochs !== undefined || known.columns)) return known;
+  const g = generalLine(line);
+  if (!g) return known;
+  if (!known) return g;
+  // A known format that found no step (an epoch, a loss): the general reader's step or loss, with the known parts.
+  if (g.step === undefined && (!hasLoss(g) || hasLoss(known))) return known;
+  if (known.epoch !== undefined) {
+    g.epoch = known.epoch;
+    if (known.epochTotal !== undefined) g.epochTotal = known.epochTotal;
+  }
+  if (known.scalars) {
+    const own = g.scalars ?? {};
+    g.scalars = { ...known.scalars };
+    // The general reader's loss (the total, train over validation) over the known one's first `loss`-named key.
+    if (hasLoss(g)) for (const k of Object.keys(g.scalars)) if (isLossKey(k)) delete g.scalars[k];
+    Object.assign(g.scalars, own);
+  }
+  return g;
+}
+
+/** What a known printer's line says. */
+function readKnown(line: string): LineReading | null {
   if (line.includes("{'")) {
     const d = pyDict(line);
     return d ? logDict(line, d, 'hf') : null;
@@ -168,27 +203,29 @@ function readSegment(line: string): LineReading | null {
  * the line's last training bar, then whatever was printed after that bar without a line end (a
  * `tqdm.write` dict, a DeepSpeed step line, a logger's next message). Never throws.
  */
-export function readLineParts(raw: string): LineReading[] {
+export function readLineParts(raw: string, finished = true): LineReading[] {
   if (raw.length < 4 || raw.trim().length < 4) return [];
   const cut = raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw;
-  const line = cut.includes('\x1b') ? cut.replace(ANSI, '') : cut;
+  const plain = cut.includes('\x1b') ? cut.replace(ANSI, '') : cut;
+  // A bar pasted through a log viewer or Markdown escapes its pipes: `10%\|###  \| 15/144`.
+  const line = plain.includes('\\|') ? plain.replace(/\\\|/g, '|') : plain;
   try {
     const bar = line.includes('%') ? lastBar(line) : null;
     if (!bar) {
-      const r = readSegment(line);
+      const r = readSegment(line, finished);
       return r ? [r] : [];
     }
     const out: LineReading[] = [];
     const head = line.slice(0, bar.descStart);
     if (head.includes("{'") || head.includes('{"')) {
-      const h = readSegment(head);
+      const h = readSegment(head, finished);
       if (h) out.push(h);
     }
     if (bar.reading) out.push(bar.reading);
     let tail = line.slice(bar.end);
     const another = tail.indexOf('%|');
     if (another >= 0) tail = tail.slice(0, another);
-    const t = readSegment(tail);
+    const t = readSegment(tail, finished);
     if (t) out.push(t);
     return out;
   } catch {

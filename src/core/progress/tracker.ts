@@ -78,6 +78,9 @@ export class ProgressTracker {
   private yoloColumns: string[] | null = null;
   /** The unfinished last line as it was last read: the same line read again (grown, or finished) is the same reading, not a new one. */
   private lastPending = '';
+  /** The rank of the loss last kept (lines.ts' lossRank) and the step it was read at: a component does not replace a total read at the same step. */
+  private lossRank: 0 | 1 | null = null;
+  private lossRankStep: number | null = null;
 
   get progress(): Progress {
     return this.p;
@@ -111,7 +114,7 @@ export class ProgressTracker {
     const again = this.lastPending !== '' && line.startsWith(this.lastPending);
     this.lastPending = unfinished ? line : '';
     let changed = false;
-    for (const r of readLineParts(line)) if (this.fold(r, now, again)) changed = true;
+    for (const r of readLineParts(line, !unfinished)) if (this.fold(r, now, again)) changed = true;
     return changed;
   }
 
@@ -152,10 +155,12 @@ export class ProgressTracker {
     // Per-epoch counts (Lightning's bar, YOLO's epoch rows, `Epoch [3/10] Step [45/100]`): the run is
     // epochs × steps, and a finished epoch is not a finished run.
     const perEpoch = r.perEpoch || (r.source === 'generic' && step !== undefined && total !== undefined && r.epochTotal !== undefined);
-    if (perEpoch && step !== undefined && total !== undefined && r.epoch !== undefined) {
+    // A per-epoch count printed on a line of its own (Keras' `50000/50000 [====]` under `Epoch 10/200`): the epoch read last.
+    const epochNow = r.epoch ?? (perEpoch && r.source === 'generic' ? (p.epoch ?? undefined) : undefined);
+    if (perEpoch && step !== undefined && total !== undefined && epochNow !== undefined) {
       this.perEpochTotal = total;
       const zeroBased = r.epochBase !== undefined ? r.epochBase === 0 : r.source === 'lightning' || this.sawEpochZero;
-      const epochIndex = zeroBased ? r.epoch : Math.max(0, r.epoch - 1);
+      const epochIndex = zeroBased ? epochNow : Math.max(0, epochNow - 1);
       const epochs = p.epochTotal ?? this.headerEpochs;
       if (epochs) {
         step = epochIndex * total + step;
@@ -191,7 +196,20 @@ export class ProgressTracker {
       const names = this.yoloColumns;
       scalars = { ...scalars };
       r.losses.forEach((v, i) => (scalars![names?.[i] ?? `loss${i + 1}`] = v));
-      loss = r.losses[0];
+      // YOLOv5's older tables print a `total` column: that is the run's loss.
+      const totalAt = names ? names.findIndex((n) => n.toLowerCase() === 'total') : -1;
+      loss = totalAt >= 0 && totalAt < r.losses.length ? r.losses[totalAt] : r.losses[0];
+    }
+    if (loss !== undefined && r.lossRank !== undefined) {
+      // A component (Caffe's `Train net output #0: loss_x16 = …` after `Iteration 370, loss = …`) keeps the total read at this step.
+      if (r.lossRank === 1 && this.lossRank === 0 && this.lossRankStep === p.step) loss = undefined;
+      else {
+        this.lossRank = r.lossRank;
+        this.lossRankStep = p.step;
+      }
+    } else if (loss !== undefined) {
+      this.lossRank = 0;
+      this.lossRankStep = p.step;
     }
     if (scalars) for (const [k, v] of Object.entries(scalars)) if (Number.isFinite(v)) p.scalars[k] = v;
     if (loss !== undefined && Number.isFinite(loss)) {

@@ -1,0 +1,300 @@
+// The general reader: what a line that no known printer wrote says, read from its words rather
+// than from one library's format. The line is cut into tokens (words, numbers, `N/M` counters) by
+// one linear pattern; then
+// - a counter or number is bound to the step / iter / batch / update / epoch word just before it
+//   (`Iteration 1800,`, `iter: 6879`, `progress: 300/22000`, `Batch[430/6920]`, `Epoch[1]`) or,
+//   for a count, just after it (`0025028 updates`); a counter right after an epoch's value or count
+//   is that epoch's iteration (`Epoch: [127/300][335/464]`, `Train Epoch: 50 [7200/50000 (14%)]`,
+//   `| epoch 001:    650 / 1891`, `Epoch 4 ---------- 232/291`); a counter bound to nothing
+//   (`acc: 43.75%(7/16)`, a date) is not progress;
+// - a loss is a number beside a word that says loss, in any spelling (`loss=`, `Loss: `, `loss = `,
+//   `Loss 1.5e+00`, `trainloss     3.72`, `total loss is 44.99`, `loss train: 3.669`, `11.8750 loss`);
+//   the total is preferred over its components (`Tot Loss` over `Cls Loss`, `avg_loss` over
+//   `avg_bpp_loss`), train over validation (`val_loss`, `Vali Loss`, whatever follows `valid`/`eval`).
+// Nothing is read that the line does not print: no total is guessed. Linear in the line's length
+// (one pass to cut, bounded passes over at most MAX_TOKENS tokens).
+import { printedNumber } from './formats';
+import type { LineReading } from './lines';
+
+type Kind = 'epoch' | 'step' | 'iter' | 'update' | 'batch' | 'inner';
+
+interface Tok {
+  type: 'num' | 'count' | 'word' | 'punct';
+  start: number;
+  end: number;
+  /** num / count: the value (count: the first number). */
+  v: number;
+  /** count: the second number. */
+  total: number;
+  /** num: letters right after it (`s`, `ms`, `k`, `%`, `it`). */
+  unit: string;
+  /** word: as printed; punct: the character. */
+  text: string;
+  integer: boolean;
+}
+
+const MAX_TOKENS = 400;
+// One alternative per token kind, each bounded: counter, `N of M`, number with a unit, word, any other character.
+const TOKEN = /(\d{1,12})[ \t]{0,4}\/[ \t]{0,4}(\d{1,12})(?![\d.])|(\d{1,12}) of (\d{1,12})(?!\d)|([-+]?(?:\d{1,15}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?)([A-Za-z%]{0,6})|([A-Za-z][\w./-]{0,60})|(\S)/g;
+
+/** A word without the `.`, `/`, `-` it ends with (`Avg.` → `Avg`), by hand: `/[./-]+$/` is quadratic on a long run. */
+function trimTrail(w: string): string {
+  let end = w.length;
+  while (end > 0 && (w[end - 1] === '.' || w[end - 1] === '/' || w[end - 1] === '-')) end--;
+  return w.slice(0, end);
+}
+
+function tokens(line: string): Tok[] {
+  const out: Tok[] = [];
+  const re = new RegExp(TOKEN.source, 'g');
+  let m: RegExpExecArray | null;
+  while (out.length < MAX_TOKENS && (m = re.exec(line))) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const base = { start, end, v: NaN, total: NaN, unit: '', text: m[0], integer: false };
+    if (m[1] !== undefined) out.push({ ...base, type: 'count', v: Number(m[1]), total: Number(m[2]), integer: true });
+    else if (m[3] !== undefined) out.push({ ...base, type: 'count', v: Number(m[3]), total: Number(m[4]), integer: true });
+    else if (m[5] !== undefined) {
+      const unit = m[6] ?? '';
+      let v = Number(m[5]);
+      if (unit === 'k' || unit === 'K') v *= 1e3;
+      else if (unit === 'M') v *= 1e6;
+      out.push({ ...base, type: 'num', v, unit, text: m[5], integer: /^[-+]?\d+$/.test(m[5]) && (unit === '' || unit === 'k' || unit === 'K' || unit === 'M') });
+    } else if (m[7] !== undefined) {
+      const w = trimTrail(m[7]);
+      if (/^(?:nan|inf|infinity)$/i.test(w)) {
+        const neg = out.length > 0 && out[out.length - 1]!.text === '-' && out[out.length - 1]!.end === start;
+        if (neg) out.pop();
+        out.push({ ...base, start: neg ? start - 1 : start, type: 'num', v: neg ? -printedNumber(w) : printedNumber(w), text: w });
+      } else out.push({ ...base, type: 'word', text: w || m[7] });
+    } else out.push({ ...base, type: 'punct' });
+  }
+  return out;
+}
+
+/** A word's parts: `train/total_loss` → train, total, loss. */
+const parts = (w: string): string[] => w.toLowerCase().split(/[_./-]/, 12).filter((p) => p.length > 0);
+
+const KINDS: Record<string, Kind> = {
+  epoch: 'epoch', epochs: 'epoch', ep: 'epoch',
+  step: 'step', steps: 'step', progress: 'step',
+  iter: 'iter', iters: 'iter', iteration: 'iter', iterations: 'iter',
+  update: 'update', updates: 'update',
+  batch: 'batch', batches: 'batch',
+};
+/** Words before a kind word that make it something else: `number of skipped iterations`, `time per iteration`. */
+const NOT_PROGRESS_BEFORE = new Set(['of', 'skipped', 'nan', 'per', 'each', 'every', 'max', 'total', 'num', 'warmup', 'save', 'eval', 'log', 'logging', 'print', 'accumulation', 'optimization', 'checkpoint', 'at', 'after', 'before', 'sampling']);
+
+/** The progress word a word is: `Iteration` → iter, `total_step` → step, `num_updates` → update; `max_steps`, `epoch_time` → none. */
+function kindOf(word: string): Kind | null {
+  const p = parts(word);
+  if (p.length === 0 || p.length > 3) return null;
+  const k = KINDS[p[p.length - 1]!];
+  if (!k) return null;
+  if (p.length > 1 && /^(?:max|warmup|eval|val|valid|test|save|log|skip|skipped|per|n)$/.test(p[0]!)) return null;
+  return k;
+}
+
+const VAL_WORD = /^(?:val|valid|vali|validation|validating|eval|evaluation|evaluating|test|testing|dev)(?:loss|acc|[_./-]|$)/i;
+const TRAIN_WORD = /^(?:train|training|trn)(?:[_./-]|$)/i;
+
+/** Punctuation that may sit between a progress word and its value: `iter: 5`, `Epoch[1]`, `step=5`, `Batch [3]`. */
+const BIND = new Set([':', '=', '[', '(', '{', '#']);
+/** …and between an epoch and its iteration counter: `Epoch: [1/3][5/10]`, `epoch 1: 5 / 10`, `Epoch 4 ---- 5/10`. */
+const NEST = new Set([':', '=', '[', ']', '(', ')', '{', '}', '|', ',', '-', '—', '─', '━', '#', '>', '.', '•']);
+
+interface Binding {
+  kind: Kind;
+  v: number;
+  total?: number;
+  at: number;
+}
+
+const LOSS_WORD = /loss/i;
+const CE_WORDS = new Set(['ce', 'nll', 'xent']);
+const QUALIFIERS = new Set(['train', 'training', 'trn', 'avg', 'average', 'mean', 'cur', 'curr', 'current', 'step', 'batch', 'running', 'run', 'smoothed', 'smooth', 'is', 'lm', 'global', 'model', 'main', 'final', 'full', 'ave', 'iter', 'epoch']);
+const TOTAL_WORDS = new Set(['total', 'tot', 'overall', 'sum', 'all']);
+
+interface LossCandidate {
+  v: number;
+  /** 0: the total or plain loss; 1: a component (`box_loss`, `Cls Loss`, `ce`). */
+  rank: 0 | 1;
+  total: boolean;
+  /** Read as `11.8750 loss` (the number before its word). */
+  before: boolean;
+  at: number;
+}
+
+const onlySpace = (line: string, a: number, b: number): boolean => b >= a && line.slice(a, b).trim() === '';
+
+/** What a line that no known printer wrote says, or null when it names no progress and no loss. */
+export function generalLine(line: string): LineReading | null {
+  const t = tokens(line);
+  if (t.length < 2) return null;
+  const bound: Binding[] = [];
+  const losses: LossCandidate[] = [];
+  let phase: 'train' | 'val' | null = null;
+  let rate: number | undefined;
+  let kw: { kind: Kind; at: number } | null = null;
+  let epochAt = -1; // the token index where the last epoch value or count ended
+  for (let i = 0; i < t.length; i++) {
+    const tok = t[i]!;
+    if (tok.type === 'word') {
+      if (VAL_WORD.test(tok.text)) phase = 'val';
+      else if (TRAIN_WORD.test(tok.text)) phase = 'train';
+      const prev = i > 0 ? t[i - 1]! : null;
+      // `iter/s`, `it/s`, `s/it` after a number: the rate.
+      if (prev && prev.type === 'num' && onlySpace(line, prev.end, tok.start) && Number.isFinite(prev.v) && prev.v > 0) {
+        const w = tok.text.toLowerCase();
+        if (/^(?:it|its|iter|iters|step|steps|batch|batches)\/s$/.test(w)) rate = prev.v;
+      }
+      const kind = phase === 'val' ? null : kindOf(tok.text);
+      if (kind) {
+        const before = i > 0 && t[i - 1]!.type === 'word' ? t[i - 1]!.text.toLowerCase() : '';
+        if (NOT_PROGRESS_BEFORE.has(before)) {
+          kw = null;
+          continue;
+        }
+        kw = { kind, at: i };
+        // `0025028 updates`: a count before its word, when nothing follows the word.
+        const next = t[i + 1];
+        const bindsForward = next && (next.type === 'num' || next.type === 'count' || (next.type === 'punct' && BIND.has(next.text)));
+        if (!bindsForward && prev && prev.type === 'num' && prev.integer && prev.v >= 0 && onlySpace(line, prev.end, tok.start) && kind !== 'epoch') {
+          const before2 = i > 1 ? t[i - 2]! : null;
+          if (!before2 || before2.type === 'punct') bound.push({ kind, v: prev.v, at: i });
+        }
+        continue;
+      }
+      if (LOSS_WORD.test(tok.text) || CE_WORDS.has(tok.text.toLowerCase())) {
+        const c = lossAt(line, t, i, phase);
+        if (c) losses.push(c);
+      }
+      kw = null;
+      continue;
+    }
+    if (tok.type === 'punct') {
+      // `1.21s/it`: a number with unit s, a slash, `it`.
+      if (tok.text === '/' && i > 0 && i + 1 < t.length) {
+        const a = t[i - 1]!;
+        const b = t[i + 1]!;
+        if (a.type === 'num' && a.end === tok.start && b.type === 'word' && b.start === tok.end && a.v > 0) {
+          const bw = b.text.toLowerCase();
+          if (a.unit === 's' && /^(?:it|iter|step|batch)$/.test(bw)) rate = 1 / a.v;
+          else if (/^(?:it|iter|step|batch)s?$/.test(a.unit.toLowerCase()) && bw === 's') rate = a.v;
+        }
+      }
+      if (kw && !BIND.has(tok.text)) kw = null;
+      continue;
+    }
+    // A number or a counter.
+    if (kw) {
+      if (tok.type === 'count' || (tok.integer && tok.v >= 0)) {
+        bound.push({ kind: kw.kind, v: tok.v, ...(tok.type === 'count' ? { total: tok.total } : {}), at: i });
+        if (kw.kind === 'epoch') epochAt = i;
+      }
+      kw = null;
+      continue;
+    }
+    if (tok.type === 'count' && epochAt >= 0 && i > epochAt) {
+      let nested = true;
+      for (let j = epochAt + 1; j < i && nested; j++) if (t[j]!.type !== 'punct' || !NEST.has(t[j]!.text)) nested = false;
+      if (nested) {
+        bound.push({ kind: 'inner', v: tok.v, total: tok.total, at: i });
+        epochAt = -1;
+        continue;
+      }
+    }
+    // A Keras progress bar: `50000/50000 [====…] - 712s - loss: …` counts this epoch's samples.
+    if (tok.type === 'count' && i === 0 && t[1]?.text === '[' && /^[=>.]$/.test(t[2]?.text ?? '')) bound.push({ kind: 'inner', v: tok.v, total: tok.total, at: i });
+  }
+
+  const r: LineReading = { source: 'generic' };
+  const epoch = bound.find((b) => b.kind === 'epoch');
+  if (epoch) {
+    r.epoch = epoch.v;
+    if (epoch.total !== undefined && epoch.total > 0) r.epochTotal = epoch.total;
+  }
+  let step = pickStep(bound);
+  const loss = pickLoss(losses);
+  // A bare step value is progress only beside a loss, a rate or an epoch (`Dumping profiler traces at step 200` is not).
+  if (step && step.total === undefined && !loss && rate === undefined && !epoch) step = undefined;
+  if (step) {
+    r.step = step.v;
+    if (step.total !== undefined && step.total > 0 && step.total >= step.v) r.total = step.total;
+    if (step.kind === 'inner' || (r.total !== undefined && (step.kind === 'batch' || r.epochTotal !== undefined))) r.perEpoch = true;
+  } else if (loss?.before && t[0]!.type === 'num' && t[0]!.integer && t[1]?.type === 'num' && onlySpace(line, t[0]!.end, t[1]!.start) && t[0]!.start === line.search(/\S/)) {
+    // `   10 4.40 s run, 11.8750 loss, …`: the step is the line's first number.
+    r.step = t[0]!.v;
+  }
+  if (loss) {
+    r.scalars = { loss: loss.v };
+    r.lossRank = loss.rank;
+  }
+  if (rate !== undefined && Number.isFinite(rate) && rate > 0 && r.step !== undefined) r.rate = rate;
+  // An epoch alone says little (`| epoch 010 | valid on 'valid' subset`): the known formats read epoch lines.
+  if (r.step === undefined && !loss) return null;
+  return r;
+}
+
+const KIND_ORDER: Kind[] = ['step', 'iter', 'update', 'batch', 'inner'];
+
+/** The run's step among a line's bound counts: a count with its total first, then step over iter over update over batch. */
+function pickStep(bound: Binding[]): Binding | undefined {
+  const steps = bound.filter((b) => b.kind !== 'epoch');
+  if (!steps.length) return undefined;
+  const rank = (b: Binding): number => (b.total !== undefined ? 0 : 10) + KIND_ORDER.indexOf(b.kind);
+  let best = steps[0]!;
+  for (const b of steps) if (rank(b) < rank(best)) best = b;
+  return best;
+}
+
+/** The line's training loss: the total before the plain loss before a component, the first of each. */
+function pickLoss(c: LossCandidate[]): LossCandidate | undefined {
+  const after = c.filter((x) => !x.before);
+  const pool = after.length ? after : c;
+  return pool.find((x) => x.rank === 0 && x.total) ?? pool.find((x) => x.rank === 0) ?? pool.find((x) => x.rank === 1);
+}
+
+/** The loss named by the word at `i`, if a number goes with it and it is not validation's. */
+function lossAt(line: string, t: Tok[], i: number, phase: 'train' | 'val' | null): LossCandidate | null {
+  const w = t[i]!.text;
+  if (VAL_WORD.test(w) || phase === 'val') return null;
+  const p = parts(w);
+  if (p.some((x) => /^(?:scale|scaler|count|weight|weights|ratio|fn|type|func|function|curve|plot|lr)$/.test(x))) return null;
+  const next = t[i + 1];
+  if (next && next.type === 'word' && /^(?:scale|scaler|function|fn|type|weight|curve|landscape)$/i.test(next.text)) return null;
+  // The label: the word and up to two words printed right before it (`Tot Loss`, `total loss`, `mtp_1 loss`).
+  const label: string[] = [...p];
+  for (let j = i - 1, n = 0; j >= 0 && n < 2; j--, n++) {
+    const a = t[j]!;
+    if (a.type !== 'word' || !onlySpace(line, a.end, t[j + 1]!.start)) break;
+    if (VAL_WORD.test(a.text)) return null;
+    if (kindOf(a.text)) break;
+    label.push(...parts(a.text));
+  }
+  const rest: string[] = [];
+  let total = false;
+  for (const x of label) {
+    const r = x === 'loss' ? '' : x.replace(/loss/g, '');
+    if (!r) continue;
+    if (TOTAL_WORDS.has(r)) total = true;
+    else if (!QUALIFIERS.has(r)) rest.push(r);
+  }
+  const ce = CE_WORDS.has(w.toLowerCase());
+  const rank: 0 | 1 = !ce && rest.length === 0 ? 0 : total && !ce ? 0 : 1;
+  // The value after the label: `loss: 1`, `loss = 1`, `Loss 1`, `loss train: 1`, `loss train (curr): 1`, `loss is 1`.
+  for (let j = i + 1, n = 0; j < t.length && n < 8; j++, n++) {
+    const a = t[j]!;
+    if (a.type === 'num') return Number.isNaN(a.v) && !/^[-+]?(?:nan|inf|infinity)$/i.test(a.text) ? null : { v: a.v, rank, total, before: false, at: j };
+    if (a.type === 'punct' && (a.text === ':' || a.text === '=' || a.text === '(' || a.text === ')')) continue;
+    if (a.type === 'word' && /^(?:train|training|is|curr|current|avg|mean|value|of)$/i.test(a.text)) continue;
+    break;
+  }
+  // `11.8750 loss,` / `(* 1 = 2.9 loss)`: the number right before the word.
+  const prev = i > 0 ? t[i - 1]! : null;
+  if (prev && prev.type === 'num' && !prev.unit && onlySpace(line, prev.end, t[i]!.start)) {
+    const before = i > 1 ? t[i - 2]! : null;
+    if (!before || before.type === 'punct' || onlySpace(line, before.end, prev.start)) return { v: prev.v, rank, total, before: true, at: i - 1 };
+  }
+  return null;
+}
