@@ -127,11 +127,11 @@ describe('gpu-rent launch: divergence, final figures, end refusals, exit codes (
     const dir = repo('zhnan', ['name: zhnan', `instance: "${login(a)}"`, 'run: python3 train.py --out ckpt', 'env: {STEPS: "12", EVERY: "12", DELAY: "0.1", NAN_FROM: "3"}', 'price_yuan_per_hour: 1.98']);
     const r = launch(dir, [], { LANG: 'zh_CN.UTF-8' });
     assert.equal(r.code, 1, r.stderr + r.stdout);
-    assert.match(r.stderr, /watch: 第 \d+\/12 步 · loss 连续 \d+ 次为 NaN（自第 3 步起）（已发散） · 已花费 ¥/);
-    assert.match(r.stderr, /已发散：loss 连续 \d+ 次为 NaN（自第 3 步起）：训练已发散，机器仍在白白计费/);
-    assert.match(r.stdout, /zhnan：失败 — 训练已发散：.*已发散：loss 连续 10 次为 NaN（自第 3 步起）/);
+    assert.match(r.stderr, /运行中：第 \d+\/12 步 · 损失连续 \d+ 次为 NaN（自第 3 步起）（已发散） · 已花费 ¥/);
+    assert.match(r.stderr, /已发散：损失连续 \d+ 次为 NaN（自第 3 步起）：训练已发散，机器仍在白白计费/);
+    assert.match(r.stdout, /zhnan：失败 — 训练已发散：.*已发散：损失连续 10 次为 NaN（自第 3 步起）/);
     const st = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status'], { env: { ...env, LANG: 'zh_CN.UTF-8' } });
-    assert.match(st.stdout, /进度：第 12\/12 步 · loss 连续 10 次为 NaN/);
+    assert.match(st.stdout, /进度：第 12\/12 步 · 损失连续 10 次为 NaN/);
     // The outcome and the figures: no English left (the events keep each step's own words).
     const head = st.stdout.split('  最近：')[0]!;
     assert.doesNotMatch(head, /diverged|finished|the run|readings|since step/, head);

@@ -73,7 +73,7 @@ describe('launch progress words (app/launch/words, rules.progressPatch)', () => 
     assert.equal(text, 'step 37/60 · loss NaN for 33 readings since step 5 (diverged)');
     assert.doesNotMatch(text, /2\.46|ETA|to finish/);
     assert.equal(divergedDetail(patch.diverged!), 'diverged: loss NaN for 33 readings since step 5');
-    assert.equal(progressText(patch, l10nIn('zh-cn')), '第 37/60 步 · loss 连续 33 次为 NaN（自第 5 步起）（已发散）');
+    assert.equal(progressText(patch, l10nIn('zh-cn')), '第 37/60 步 · 损失连续 33 次为 NaN（自第 5 步起）（已发散）');
   });
 
   it('a finished run keeps its last figures without an ETA or a cost to finish', () => {
@@ -121,6 +121,6 @@ describe('the launch row says a divergence (extension/view/launchRows)', () => {
     const en = launchRowText(s, 2000, l10nIn('en')).description;
     assert.match(en, /step 37\/60 · loss NaN for 23 readings since step 5 \(diverged\)/);
     assert.doesNotMatch(en, /2\.05/);
-    assert.match(launchRowText(s, 2000, l10nIn('zh-cn')).description, /loss 连续 23 次为 NaN（自第 5 步起）（已发散）/);
+    assert.match(launchRowText(s, 2000, l10nIn('zh-cn')).description, /损失连续 23 次为 NaN（自第 5 步起）（已发散）/);
   });
 });

@@ -48,15 +48,18 @@ export async function reconnect(r: LaunchRun): Promise<void> {
   for (const n of r.s.nodes ?? []) r.others.push(await connect(r, await reacquireBox(n, r.task, acquireOptions(r, n.label))));
 }
 
+/** A box's price per hour in words: `¥1.98/h`, or that it is not known. */
+const priceWords = (r: LaunchRun, fen: number | null) => (fen === null ? r.l10n.t('? ¥/h (price not known)') : `${formatCny(fen)}/h`);
+
 /** The catalog's view of the task before anything is rented: the cheapest fitting cards, with source and date. */
 async function quote(r: LaunchRun): Promise<void> {
   const q = quoteTask(r.o.catalog ?? builtinCatalog(), r.task);
   if (!q.rows.length) {
-    const why = { noCard: 'no platform in the catalog prices these cards', overCap: 'every catalog price is over max_yuan_per_hour', noPlatform: 'none of the platforms allowed is in the catalog' }[q.empty!];
-    return r.save(`quote: ${why}`);
+    const why = { noCard: r.l10n.t('no platform in the catalog prices these cards'), overCap: r.l10n.t('every catalog price is over max_yuan_per_hour'), noPlatform: r.l10n.t('none of the platforms allowed is in the catalog') }[q.empty!];
+    return r.save(r.l10n.t('quote: {0}', why));
   }
   const top = q.rows.slice(0, 3).map((x) => `${x.card}${x.gpus > 1 ? ` × ${x.gpus}` : ''} on ${x.platformName.en}${x.mode === 'spot' ? ' (spot)' : ''} ${formatCny(x.fenPerHour.min)}${x.fenPerHour.max !== x.fenPerHour.min ? `–${formatCny(x.fenPerHour.max)}` : ''}/h (${x.source}, ${formatDating(dating(x))})`);
-  return r.save(`quote: cheapest in the catalog: ${top.join('; ')}`);
+  return r.save(r.l10n.t('quote: cheapest in the catalog: {0}', top.join('; ')));
 }
 
 /** A multi-node run: the first `nodes` candidates, every one of them, rank 0 first. */
@@ -70,7 +73,7 @@ async function acquireNodes(r: LaunchRun, n: number): Promise<void> {
     const box = await acquireBox(cand, r.task, acquireOptions(r, createName(r.task.name, created), cand.kind === 'new' ? 'new' : 'named'));
     const record = boxRecord(box, i, r.now());
     records.push(record);
-    await r.save(`acquired rank ${i}: ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}`, { box: records[0], nodes: records.slice(1) });
+    await r.save(r.l10n.t('acquired rank {0}: {1} at {2}', i, record.label, priceWords(r, box.priceFenPerHour)), { box: records[0], nodes: records.slice(1) });
     const live = await connect(r, box);
     lives.push(live);
     const refused = await endRefusedOnBox(r, live);
@@ -82,7 +85,7 @@ async function acquireNodes(r: LaunchRun, n: number): Promise<void> {
   }
   r.live = lives[0];
   r.others = lives.slice(1);
-  return r.phase('check', `connected to ${n} nodes`);
+  return r.phase('check', r.l10n.t('connected to {0} nodes', n));
 }
 
 export async function acquire(r: LaunchRun): Promise<void> {
@@ -93,18 +96,18 @@ export async function acquire(r: LaunchRun): Promise<void> {
   const reasons: string[] = [];
   for (;;) {
     const i = nextCandidate(r.s, kinds);
-    if (i === null) return r.finish('noBox', reasons.length ? `no instance could be had: ${reasons.join('; ')}` : 'every instance the task names was lost');
+    if (i === null) return r.finish('noBox', reasons.length ? r.l10n.t('no instance could be had: {0}', reasons.join('; ')) : r.l10n.t('every instance the task names was lost'));
     const cand = r.task.instances[i]!;
     const name = createName(r.task.name, createdSoFar(r.s));
-    await r.save(`acquire: ${cand.kind === 'ssh' ? 'SSH login' : cand.kind === 'new' ? `a new instance (${r.task.resources.cards.join(', ') || 'any card'})` : cand.kind === 'named' ? `instance ${cand.ref}` : ''}`);
+    await r.save(r.l10n.t('acquire: {0}', cand.kind === 'ssh' ? r.l10n.t('SSH login') : cand.kind === 'new' ? r.l10n.t('a new instance ({0})', r.task.resources.cards.join(', ') || r.l10n.t('any card')) : cand.kind === 'named' ? r.l10n.t('instance {0}', cand.ref) : ''));
     try {
       const box = await acquireBox(cand, r.task, acquireOptions(r, name, cand.kind === 'new' ? 'new' : 'named'));
       const record = boxRecord(box, i, r.now());
-      await r.save(`acquired ${record.label} at ${box.priceFenPerHour === null ? '? ¥/h (price not known)' : `${formatCny(box.priceFenPerHour)}/h`}${box.spot ? ' (spot)' : ''}`, { box: record });
+      await r.save(r.l10n.t('acquired {0} at {1}', record.label, priceWords(r, box.priceFenPerHour)) + (box.spot ? r.l10n.t(' (spot)') : ''), { box: record });
       try {
         r.live = await connect(r, box);
       } catch (e) {
-        await r.save(`could not connect to ${record.label}: ${errText(e)}`);
+        await r.save(r.l10n.t('could not connect to {0}: {1}', record.label, errText(e)));
         // A platform box powered on or created for this launch is powered off (or released) before it is left: it must not bill on.
         const left = await leaveBox(r, record, 'failed');
         await r.save(undefined, { boxes: [...r.s.boxes, left], box: undefined });
@@ -114,13 +117,13 @@ export async function acquire(r: LaunchRun): Promise<void> {
       // A power-off the login itself would do, checked against what it may do, before anything is pushed or run.
       const refused = await endRefusedOnBox(r, r.live);
       if (refused) return r.finish('refused', refused);
-      return r.phase('check', `connected to ${record.label}`);
+      return r.phase('check', r.l10n.t('connected to {0}', record.label));
     } catch (e) {
       if (e instanceof AcquireError && e.code === 'endRefused') throw e;
       if (!(e instanceof AcquireError) || cand.kind === 'new') throw e;
       reasons.push(e.message);
       // An existing candidate that cannot be had is skipped for this launch.
-      await r.save(`skipped: ${e.message}`, { boxes: [...r.s.boxes, { candidate: i, kind: cand.kind === 'ssh' ? 'ssh' : 'platform', label: (cand.kind === 'ssh' ? cand.login : cand.ref).slice(0, 300), priceFenPerHour: null, spot: false, acquiredAt: r.now(), leftAt: r.now(), leftBecause: 'failed' }] });
+      await r.save(r.l10n.t('skipped: {0}', e.message), { boxes: [...r.s.boxes, { candidate: i, kind: cand.kind === 'ssh' ? 'ssh' : 'platform', label: (cand.kind === 'ssh' ? cand.login : cand.ref).slice(0, 300), priceFenPerHour: null, spot: false, acquiredAt: r.now(), leftAt: r.now(), leftBecause: 'failed' }] });
     }
   }
 }

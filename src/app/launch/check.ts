@@ -13,11 +13,11 @@ async function checkOne(r: LaunchRun, live: Live): Promise<boolean> {
   const card = r.task.resources.cards[0] ?? '';
   const pr = await probeInstance(live.conn, { card, gpuCount: r.task.resources.gpus, state: 'running' }, r.now(), r.host.signal);
   const level = verdictLevel(pr.diagnosis);
-  const gpus = pr.gpus.map((g) => g.name).join(', ') || 'no GPU';
+  const gpus = pr.gpus.map((g) => g.name).join(', ') || r.l10n.t('no GPU');
   const cardLine = pr.card && pr.card.kind !== 'match' ? ` · card check: ${pr.card.kind}` : '';
   if (level === 'error') {
-    await r.save(`check: ${gpus}; the doctor's verdict is ${pr.diagnosis.verdict} (${pr.diagnosis.reasons.map((x) => x.code).join(', ')})${cardLine}`);
-    r.stopReason = { kind: 'doctor', detail: `the GPU check failed on ${live.box.label}: ${pr.diagnosis.verdict}; nothing was pushed or run (gpu-rent doctor says what to fix)` };
+    await r.save(r.l10n.t("check: {0}; the doctor's verdict is {1} ({2})", gpus, pr.diagnosis.verdict, pr.diagnosis.reasons.map((x) => x.code).join(', ')) + cardLine);
+    r.stopReason = { kind: 'doctor', detail: r.l10n.t('the GPU check failed on {0}: {1}; nothing was pushed or run (gpu-rent doctor says what to fix)', live.box.label, pr.diagnosis.verdict) };
     return false;
   }
   await r.save(`check${r.others.length ? ` ${live.box.label}` : ''}: ${gpus}, driver ${pr.diagnosis.driverVersion ?? '?'}, torch ${pr.diagnosis.torchVersion ?? '?'}: ${pr.diagnosis.verdict}${cardLine}`);

@@ -142,7 +142,7 @@ export class LaunchRun {
   async finish(kind: LaunchOutcome, detail: string, exitCode?: number | null): Promise<void> {
     const patch = finishPatch(this.s, kind, detail, this.now(), exitCode);
     const phase = patch.phase === 'done' ? this.l10n.t('done') : patch.phase === 'stopped' ? this.l10n.t('stopped early') : this.l10n.t('failed');
-    await this.save(`${phase}: ${detail} · ${this.spentWords()}`, patch);
+    await this.save(this.l10n.t('{0}: {1} · {2}', phase, detail, this.spentWords()), patch);
   }
 
   /** "spent ¥1.20" ("spent ?" when a box's price is not known). */
@@ -170,12 +170,12 @@ export class LaunchRun {
     const b = checkBudget(this.s, this.task.budgetFen, this.now(), { burnFenPerHour: this.burn, ...(costToFinishFen !== undefined ? { costToFinishFen } : {}) });
     if (b.ok) return false;
     const words = {
-      noPrice: `the budget cap ${formatCny(b.capFen)} cannot be kept: the price per hour of ${this.s.box?.label ?? 'the box'} is not known (set price_yuan_per_hour for an SSH login)`,
-      spent: `the budget cap ${formatCny(b.capFen)} is spent (${formatCny(b.spentFen)})`,
-      reserve: `the budget cap ${formatCny(b.capFen)} does not cover 10 more minutes at ${formatCny(this.burn ?? 0)}/h (spent ${formatCny(b.spentFen)})`,
-      projected: `the projected cost to finish, ${formatCny(b.needFen ?? 0)}, passes the budget cap ${formatCny(b.capFen)}`,
-    }[b.reason];
-    await this.save(`budget: ${words}`);
+      noPrice: () => this.l10n.t('the budget cap {0} cannot be kept: the price per hour of {1} is not known (set price_yuan_per_hour for an SSH login)', formatCny(b.capFen), this.s.box?.label ?? this.l10n.t('the box')),
+      spent: () => this.l10n.t('the budget cap {0} is spent ({1})', formatCny(b.capFen), formatCny(b.spentFen)),
+      reserve: () => this.l10n.t('the budget cap {0} does not cover 10 more minutes at {1}/h (spent {2})', formatCny(b.capFen), formatCny(this.burn ?? 0), formatCny(b.spentFen)),
+      projected: () => this.l10n.t('the projected cost to finish, {0}, passes the budget cap {1}', formatCny(b.needFen ?? 0), formatCny(b.capFen)),
+    }[b.reason]();
+    await this.save(this.l10n.t('budget: {0}', words));
     this.stopReason = { kind: 'budget', detail: words };
     return true;
   }

@@ -124,7 +124,7 @@ export async function end(r: LaunchRun): Promise<void> {
       });
       results.push(res);
       const on = r.others.length ? ` (${live.box.label})` : '';
-      for (const st of res.steps) if (first || st.step !== 'sync') await r.save(`end${on}: ${st.step} ${st.ok ? 'ok' : 'FAILED'}${'via' in st ? ` (${st.via})` : ''}: ${st.detail}`);
+      for (const st of res.steps) if (first || st.step !== 'sync') await r.save(`end${on}: ${st.step} ${st.ok ? r.l10n.t('ok') : r.l10n.t('FAILED')}${'via' in st ? ` (${st.via})` : ''}: ${st.detail}`);
       if (releasing && (!res.ok || !(await release(r, records[rank])))) released = false;
     }
     if (releasing && results.length < r.all.length) released = false;
@@ -168,6 +168,6 @@ async function release(r: LaunchRun, b: LaunchBox | undefined): Promise<boolean>
   if (res.kind === 'powerOffFailed') return say(`end: release: the power-off before the release FAILED (${errText(res.error)}); nothing released`);
   if (res.kind === 'notStopped') return say(`end: release: the power-off was sent but the platform reports ${res.last?.state ?? '?'}; nothing released`);
   const w = await waitForState(a.connector, ref, TARGET.release, o);
-  await r.save(`end: release: ${w.settled ? 'released (the platform reports it)' : `sent, but the platform reports ${w.last?.state ?? '?'}`}`);
+  await r.save(w.settled ? r.l10n.t('end: release: released (the platform reports it)') : r.l10n.t('end: release: sent, but the platform reports {0}', w.last?.state ?? '?'));
   return w.settled;
 }

@@ -75,7 +75,7 @@ export async function launchTask(o: LaunchOptions, host: LaunchHost): Promise<La
       if (refused) throw new LaunchError('endRefused', refused);
     }
     const r = new LaunchRun(o, host, s, path, pool, locks, accounts, now);
-    await r.save(o.resume ? `resumed at ${r.s.phase}` : `launch of ${task.name}${o.smoke ? ' (smoke test)' : ''} started`);
+    await r.save(o.resume ? r.l10n.t('resumed at {0}', r.s.phase) : o.smoke ? r.l10n.t('launch of {0} (smoke test) started', task.name) : r.l10n.t('launch of {0} started', task.name));
     await drive(r);
     return r.s;
   } finally {

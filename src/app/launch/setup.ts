@@ -10,12 +10,12 @@ import { activation, envName, onBox } from './rules';
 
 export async function setup(r: LaunchRun): Promise<void> {
   const fetches = r.task.data.filter((d) => d.fetch || d.from).length;
-  if (r.s.setupDone || (fetches + r.task.setup.length === 0 && !r.task.environment)) return r.phase('run', r.s.setupDone ? undefined : 'setup: nothing to set up');
+  if (r.s.setupDone || (fetches + r.task.setup.length === 0 && !r.task.environment)) return r.phase('run', r.s.setupDone ? undefined : r.l10n.t('setup: nothing to set up'));
   if (await r.budgetStops()) return r.phase('end');
   // Every node at once (the same commands, each on its own box).
   const results = await Promise.all(r.all.map((live) => setupOne(r, live)));
   if (results.some((ok) => !ok)) return r.phase('end');
-  await r.save('setup: done', { setupDone: true });
+  await r.save(r.l10n.t('setup: done'), { setupDone: true });
   return r.phase('run');
 }
 

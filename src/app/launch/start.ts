@@ -10,13 +10,13 @@ export async function start(r: LaunchRun): Promise<void> {
   const live = r.live!;
   if (await r.budgetStops()) return r.phase('end');
   const existing = (await listJobs(live.conn, { name: r.task.name }))[0];
-  if (existing && (existing.state === 'running' || existing.state === 'starting') && r.s.job) return r.phase('watch', `run: ${r.task.name} is still running on the box`);
+  if (existing && (existing.state === 'running' || existing.state === 'starting') && r.s.job) return r.phase('watch', r.l10n.t('run: {0} is still running on the box', r.task.name));
   const { command, from } = resumeCommand(r.task, r.s, r.live?.remoteCheckpoints);
   if (r.others.length) return startNodes(r, command, from);
   const job = await startJob(live.conn, { name: r.task.name, command: [[...activation(r.task), command].join('; ')], cwd: live.remoteWorkdir, env: r.task.env });
   const attempt = (r.s.job?.attempt ?? 0) + 1;
   r.tail = undefined;
-  return r.save(`run: started ${job.name} (pid ${job.pid ?? '?'}, via ${job.runner ?? '?'})${from ? `, resuming from ${from}` : ''}`, { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? r.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
+  return r.save(r.l10n.t('run: started {0} (pid {1}, via {2})', job.name, job.pid ?? '?', job.runner ?? '?') + (from ? r.l10n.t(', resuming from {0}', from) : ''), { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? r.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
 }
 
 /** The run on every node at once through the launcher (rank 0 first; the others stopped when one fails to start). */

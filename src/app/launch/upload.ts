@@ -43,7 +43,7 @@ async function pushTo(r: LaunchRun, live: Live): Promise<boolean> {
   const w = await pushFolder(remote, { localDir: workdir, remoteDir: live.remoteWorkdir, exclude: ex.exclude, ...signal });
   if (w.kind === 'secrets-found') return fail(r, `push: the secret scan found ${w.findings.length} likely secret(s) in ${workdir} (${w.findings.slice(0, 5).map((f) => `${f.path}: ${f.kind}`).join(', ')}); nothing was sent. Remove them or add them to .gitignore`);
   if (w.kind === 'scan-incomplete') return fail(r, `push: the secret scan stopped at its limit (${w.scan.truncated}); nothing was sent`);
-  await r.save(`push: workdir → ${live.remoteWorkdir}: ${w.report.files} sent, ${w.report.unchanged ?? 0} already there, ${ex.ignored} left out by .gitignore`);
+  await r.save(r.l10n.t('push: workdir → {0}: {1} sent, {2} already there, {3} left out by .gitignore', live.remoteWorkdir, w.report.files, w.report.unchanged ?? 0, ex.ignored));
   for (const d of task.data) {
     if (!d.push) continue;
     const local = resolve(r.base, d.push);
@@ -56,7 +56,7 @@ async function pushTo(r: LaunchRun, live: Live): Promise<boolean> {
   if (r.s.recoveries > 0 && localCkpt && live.remoteCheckpoints && r.s.lastSync?.checkpoint) {
     const cp = await pushFolder(remote, { localDir: localCkpt, remoteDir: live.remoteCheckpoints, ...signal });
     if (cp.kind !== 'pushed') return fail(r, `push: the checkpoints could not be sent back: ${cp.kind}`);
-    await r.save(`push: checkpoints → ${live.remoteCheckpoints}: ${cp.report.files} sent (resuming from ${r.s.lastSync.checkpoint})`);
+    await r.save(r.l10n.t('push: checkpoints → {0}: {1} sent (resuming from {2})', live.remoteCheckpoints, cp.report.files, r.s.lastSync.checkpoint));
   }
   return true;
 }

@@ -54,7 +54,7 @@ export async function watch(r: LaunchRun): Promise<void> {
     const f = estimateFinish(progress, price(r), { boxNow: u?.chunk.boxNow ?? r.now(), localNow: r.now(), alive: true });
     const patch = progressPatch(progress, f, false);
     const over = f.costToFinishFen !== null && patch.costToFinishFen === null ? COST_TO_FINISH_CAP_FEN : undefined;
-    const line = `watch: ${progressText(patch, r.l10n, over !== undefined ? { overCapFen: over } : {}) || r.l10n.t('no progress line yet')} · ${r.spentWords()}`;
+    const line = r.l10n.t('watch: {0} · {1}', progressText(patch, r.l10n, over !== undefined ? { overCapFen: over } : {}) || r.l10n.t('no progress line yet'), r.spentWords());
     // The divergence, decided as for jobs: said once when it starts (and when it recovers), stopped by the policy after N readings.
     const dv = divergedStep(progress.diverged, r.o.diverged ?? { onDiverged: 'off', readings: 20 }, r.divergedMemo);
     r.divergedMemo = dv.memo;
@@ -73,7 +73,7 @@ export async function watch(r: LaunchRun): Promise<void> {
     if (every !== undefined && r.now() - r.lastSyncAt >= every) await syncCheckpoints(r, false).catch((e: unknown) => r.save(`sync: failed: ${errText(e)}`));
     const running = r.now() - (r.s.job?.startedAt ?? r.now());
     const smoke = r.s.smoke ? smokeReached(r.task.smoke, { step: progress.step, runningSeconds: running }) : null;
-    if (smoke) return stopRun(r, 'smoke', `smoke test done: ${smoke === 'steps' ? `${progress.step} steps` : `${Math.round(running)} s`} ran; the full run is \`gpu-rent launch\` without --smoke`);
+    if (smoke) return stopRun(r, 'smoke', r.l10n.t('smoke test done: {0} ran; the full run is `gpu-rent launch` without --smoke', smoke === 'steps' ? r.l10n.t('{0} steps', String(progress.step)) : r.l10n.t('{0} s', Math.round(running))));
     if (await r.budgetStops(f.costToFinishFen)) return stopRun(r, 'budget', r.stopReason!.detail);
     await r.sleep(pollMs);
   }
