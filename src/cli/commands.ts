@@ -31,6 +31,7 @@ const core: Record<string, Loader> = {
   launch: async () => (await import('./commands/launch')).command,
   notify: async () => (await import('./commands/notify')).command,
   storage: async () => (await import('./commands/storage')).command,
+  forward: async () => (await import('./commands/forward')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;
