@@ -225,6 +225,29 @@ describe('the box uploads and pulls with a grant (loopback sshd + s3rver)', func
     }
   });
 
+  it('a file that changes while it is uploaded is not counted as uploaded (exit 7)', async () => {
+    const shaped = await startShapingProxy(s3.port, { rttMs: 2, bitsPerSecond: 4_000_000 });
+    try {
+      const endpoint = `http://127.0.0.1:${shaped.port}`;
+      const client = await s3Client(storeAt(endpoint), key());
+      const grant = await createUploadGrant(client, storeAt(endpoint), { prefix: 'runs/moving/', maxBytes: 10 * 1024 * 1024, runBoundS: 60 });
+      const up = await installUploader(conn.remote, `${dir}-moving`, grant, { attempts: 1 });
+      const file = putOnBox('moving.bin', randomBytes(1024 * 1024));
+      const { execFileSync } = await import('node:child_process');
+      execFileSync('chown', [`${sshd.user}:`, file]);
+      const running = onBox(up.command(file, 'moving.bin'));
+      await new Promise((r) => setTimeout(r, 800));
+      const { appendFileSync } = await import('node:fs');
+      appendFileSync(file, 'more bytes: the training wrote on');
+      const r = await running;
+      assert.equal(r.code, BOX_EXIT.changed, r.stderr);
+      assert.match(r.stderr, /changed while it was uploaded/);
+      client.destroy();
+    } finally {
+      await shaped.close();
+    }
+  });
+
   it("a task's data: the box pulls it with presigned GET URLs, verified, skipping what it has; the secret stays home", async () => {
     const client = await s3Client(storeAt(s3.endpoint), key());
     const src = join(sshd.home, '..', `laptop-data-${randomBytes(3).toString('hex')}`);

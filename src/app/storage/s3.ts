@@ -26,6 +26,9 @@ export interface ClientOptions {
 
 /** The SDK's client for a store, with the checksum settings OSS and COS need (aws-sdk-js-v3 issues 6810, 6819). */
 export async function s3Client(store: S3Store, key: StoreKey, opts: ClientOptions = {}): Promise<S3Client> {
+  // The SDK warns on every Node below 22 about its releases after January 2027; this build pins
+  // its version (package-lock), so the warning says nothing about what runs here: kept off stderr.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { S3Client } = await import('@aws-sdk/client-s3');
   return new S3Client({
     endpoint: store.endpoint,

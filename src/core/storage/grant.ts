@@ -184,6 +184,13 @@ umask 077
 prefix=${shQuote(opts.prefix)}
 max=${max}
 fail() { printf 'gpu-rent-upload: %s\\n' "$2" >&2; exit "$1"; }
+# SHA-256 of a file: openssl where the image has it (its SHA extensions: ~3x sha256sum), else sha256sum.
+sha256of() {
+  h=$(openssl dgst -sha256 < "$1" 2>/dev/null | sed 's/^.*= *//')
+  case "$h" in *[!0-9a-f]*|'') h=$(sha256sum < "$1" | cut -d' ' -f1) ;; esac
+  [ \${#h} -eq 64 ] || h=$(sha256sum < "$1" | cut -d' ' -f1)
+  printf '%s' "$h"
+}
 [ $# -eq 3 ] || fail ${BOX_EXIT.usage} 'usage: GRANT_FILE FILE NAME'
 grant=$1; src=$2; name=$3
 [ -f "$grant" ] || fail ${BOX_EXIT.usage} 'no grant file'
@@ -194,10 +201,13 @@ if printf '%s' "$name" | LC_ALL=C grep -q '[[:cntrl:]\\\\]'; then fail ${BOX_EXI
 size=$(stat -L -c %s -- "$src") || fail ${BOX_EXIT.usage} 'cannot read FILE'
 [ "$size" -le "$max" ] || fail ${BOX_EXIT.tooBig} "FILE is $size bytes, over the grant's $max (one POST takes at most 5 GiB): save smaller shards, or push it from the laptop with gpu-rent storage push"
 [ "$size" -ge 1 ] || fail ${BOX_EXIT.usage} 'FILE is empty'
-sha=$(sha256sum < "$src" | cut -d' ' -f1)
-md5=$(md5sum < "$src" | cut -d' ' -f1)
 tmp=$(mktemp -d) || fail ${BOX_EXIT.usage} 'mktemp failed'
 trap 'rm -rf "$tmp"' EXIT
+stamp=$(stat -L -c '%s %y' -- "$src")
+# The MD5 (to check the store's ETag afterwards) is computed while the SHA-256 and the upload go;
+# the SHA-256 goes in the form before the file, so it is needed first.
+md5sum < "$src" > "$tmp/md5" &
+sha=$(sha256of "$src")
 ln -s "$(readlink -f -- "$src")" "$tmp/f"
 n=0
 while :; do
@@ -214,11 +224,12 @@ while :; do
   [ $n -lt ${attempts} ] || fail ${BOX_EXIT.network} "upload failed after $n attempts: curl $rc, HTTP $code $(head -c 200 "$tmp/e" | tr -cd '[:print:]')"
   sleep ${pause}
 done
+wait
+md5=$(cut -d' ' -f1 "$tmp/md5")
 etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]:[[:space:]]*"\\{0,1\\}\\([0-9A-Fa-f]\\{32\\}\\)"\\{0,1\\}[[:space:]]*$/\\1/p' "$tmp/h" | tail -n 1 | tr 'A-F' 'a-f')
 [ -n "$etag" ] || fail ${BOX_EXIT.notVerified} 'the store sent no MD5 ETag: the upload is not verified'
 [ "$etag" = "$md5" ] || fail ${BOX_EXIT.notVerified} "the store's ETag $etag is not the file's MD5 $md5: the bytes differ"
-now=$(stat -L -c %s -- "$src")
-[ "$now" = "$size" ] && [ "$(sha256sum < "$src" | cut -d' ' -f1)" = "$sha" ] || fail ${BOX_EXIT.changed} 'FILE changed while it was uploaded'
+[ "$(stat -L -c '%s %y' -- "$src")" = "$stamp" ] || fail ${BOX_EXIT.changed} 'FILE changed while it was uploaded (its size or time differs)'
 printf 'ok %s %s %s\\n' "$name" "$size" "$sha"
 `;
 }
@@ -259,6 +270,13 @@ export function renderBoxPuller(opts: { attempts?: number; retryPauseS?: number 
 set -u
 umask 022
 fail() { printf 'gpu-rent-pull: %s\\n' "$2" >&2; exit "$1"; }
+# SHA-256 of a file: openssl where the image has it (its SHA extensions: ~3x sha256sum), else sha256sum.
+sha256of() {
+  h=$(openssl dgst -sha256 < "$1" 2>/dev/null | sed 's/^.*= *//')
+  case "$h" in *[!0-9a-f]*|'') h=$(sha256sum < "$1" | cut -d' ' -f1) ;; esac
+  [ \${#h} -eq 64 ] || h=$(sha256sum < "$1" | cut -d' ' -f1)
+  printf '%s' "$h"
+}
 [ $# -eq 2 ] || fail ${BOX_EXIT.usage} 'usage: GRANT_FILE DEST'
 grant=$1; dest=$2
 case "$(stat -c %a -- "$grant")" in 600|400) ;; *) fail ${BOX_EXIT.usage} 'the grant file is readable by others (chmod 600 it)' ;; esac
@@ -266,7 +284,7 @@ mkdir -p -- "$dest" || fail ${BOX_EXIT.usage} 'cannot make DEST'
 while IFS= read -r head && IFS= read -r urlline; do
   sha=\${head%% *}; rest=\${head#* }; size=\${rest%% *}; rel=\${rest#* }
   out="$dest/$rel"
-  if [ -f "$out" ] && [ "$(stat -c %s -- "$out")" = "$size" ] && [ "$(sha256sum < "$out" | cut -d' ' -f1)" = "$sha" ]; then printf 'skip %s\\n' "$rel"; continue; fi
+  if [ -f "$out" ] && [ "$(stat -c %s -- "$out")" = "$size" ] && [ "$(sha256of "$out")" = "$sha" ]; then printf 'skip %s\\n' "$rel"; continue; fi
   mkdir -p -- "$(dirname -- "$out")" || fail ${BOX_EXIT.usage} "cannot make the folder of $rel"
   n=0
   while :; do
@@ -281,7 +299,7 @@ while IFS= read -r head && IFS= read -r urlline; do
     fi
     got=$(stat -c %s -- "$out.part" 2>/dev/null || echo 0)
     if [ "$got" = "$size" ]; then
-      if [ "$(sha256sum < "$out.part" | cut -d' ' -f1)" = "$sha" ]; then mv -f -- "$out.part" "$out"; printf 'ok %s\\n' "$rel"; break; fi
+      if [ "$(sha256of "$out.part")" = "$sha" ]; then mv -f -- "$out.part" "$out"; printf 'ok %s\\n' "$rel"; break; fi
       rm -f -- "$out.part"
       [ $n -lt ${attempts} ] || fail ${BOX_EXIT.notVerified} "$rel: SHA-256 differs from the store's"
     fi
