@@ -8,6 +8,7 @@ import type { Catalog } from '../core/catalog';
 import { formatCny } from '../core/money';
 import { AUTODL_BASE_IMAGE_CUDA, AUTODL_SPEC_CARDS } from '../core/platforms/autodl';
 import { CATALOG_PLATFORM, type PlatformKind } from '../core/platforms/types';
+import { PLATFORM_DESCRIPTORS } from '../core/platforms/descriptors';
 import type { L10n } from '../core/l10n';
 import { compareVersions } from '../core/compat/version';
 import type { StockReading } from '../core/startNow';
@@ -15,15 +16,18 @@ import { datingText } from './view/present';
 import { prefillPricing } from './prefill';
 import { catalogSourceText } from './sourceWords';
 
+/** A create that picks from the platform's spec list (AutoDL Pro's `gpu_spec_uuid`s, as its descriptor says), whose page also lists the public images. */
+const specCards = (kind: PlatformKind): boolean => PLATFORM_DESCRIPTORS[kind].create?.spec === 'cardList';
+
 /** The card as people name it: AutoDL Pro's spec id mapped to its card (`v-48g` → `4090-48G (v-48g)`); others as given. */
 export function cardLabel(kind: PlatformKind, card: string): string {
-  const name = kind === 'autodl-pro' ? AUTODL_SPEC_CARDS[card] : undefined;
+  const name = specCards(kind) ? AUTODL_SPEC_CARDS[card] : undefined;
   return name && name !== card ? `${name} (${card})` : card;
 }
 
 /** The catalog's price per hour for `gpus` of a card on the account's platform, with where it comes from; undefined when the catalog has none. */
 export function catalogPrice(catalog: Catalog, kind: PlatformKind, card: string, gpus: number): { fenPerHour: number; source: string; dating: NonNullable<ReturnType<typeof prefillPricing>['priceSource']>['dating'] } | undefined {
-  const name = (kind === 'autodl-pro' ? AUTODL_SPEC_CARDS[card] : undefined) ?? card;
+  const name = (specCards(kind) ? AUTODL_SPEC_CARDS[card] : undefined) ?? card;
   if (!findCard(name, catalog.cards)) return undefined;
   const pre = prefillPricing(catalog, CATALOG_PLATFORM[kind], name, gpus, 'hour', 0);
   return pre.priceSource && pre.pricing.hourlyRate > 0 ? { fenPerHour: pre.pricing.hourlyRate, source: pre.priceSource.source, dating: pre.priceSource.dating } : undefined;
@@ -51,7 +55,7 @@ export function stepTitle(account: string, n: number, total: number, what: strin
 
 /** The public images the platform's page lists, newest CUDA first (AutoDL Pro's appendix); none elsewhere (typed there). */
 export function imageChoices(kind: PlatformKind): { id: string; cuda: string }[] {
-  if (kind !== 'autodl-pro') return [];
+  if (!specCards(kind)) return [];
   return Object.entries(AUTODL_BASE_IMAGE_CUDA)
     .map(([id, cuda]) => ({ id, cuda }))
     .sort((x, y) => compareVersions(y.cuda, x.cuda) || x.id.localeCompare(y.id));

@@ -178,7 +178,7 @@ async function askInput(mon: PlatformMonitor, a: Account, catalog: Catalog, stoc
   // The platform's public images as a list where its page gives them (AutoDL Pro's appendix, with their CUDA), else typed (issue 41 friction).
   let image: string | undefined;
   const imgTitle = title(vscode.l10n.t('image'));
-  if (a.kind === 'autodl-pro') {
+  if (imageChoices(a.kind).length) {
     const other = vscode.l10n.t('Another image (your own image-…)…');
     const pick = await vscode.window.showQuickPick(
       [...imageChoices(a.kind).map((i) => ({ label: i.id, description: vscode.l10n.t('public base image, CUDA {0}', i.cuda) })), { label: other, description: '' }],
