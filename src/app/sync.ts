@@ -6,6 +6,7 @@ import { writeFileAtomic } from './atomicWrite';
 import { lstat, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RemoteConnection } from '../remote/connection';
+import { hasGitComponent } from '../core/gitNames';
 import type { SyncProgress, SyncRemote, SyncReport } from '../remote/sync';
 
 /** The engine's view of a pooled connection: no login shell needed for sync's own commands. */
@@ -134,7 +135,7 @@ export function summarize(r: SyncReport): SyncSummary {
 
 // ── The folders an instance syncs ──────────────────────────────────────────────────────
 
-export type FolderProblem = 'remote-not-absolute' | 'remote-dot-segment' | 'remote-control-char' | 'local-empty' | 'local-control-char' | 'local-needs-workspace';
+export type FolderProblem = 'remote-not-absolute' | 'remote-dot-segment' | 'remote-control-char' | 'local-empty' | 'local-control-char' | 'local-needs-workspace' | 'local-in-git';
 
 /** A folder on the box: absolute, no '..', no control characters. */
 export function checkRemoteDir(dir: string): FolderProblem | undefined {
@@ -184,6 +185,8 @@ export function resolveLocalDir(dir: string, workspaceRoot: string | undefined):
   if (!d) return { ok: false, problem: 'local-empty' };
    
   if (/[\x00-\x1f\x7f]/.test(d)) return { ok: false, problem: 'local-control-char' };
+  // Files from the box inside .git could run commands at the next `git status` (core/gitNames.ts).
+  if (hasGitComponent(d)) return { ok: false, problem: 'local-in-git' };
   if (isAbsolute(d)) return { ok: true, path: resolve(d) };
   if (!workspaceRoot) return { ok: false, problem: 'local-needs-workspace' };
   return { ok: true, path: resolve(workspaceRoot, d) };

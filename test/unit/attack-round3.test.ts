@@ -13,6 +13,7 @@ import { forMarkdown, forTerminal, hasControl, jsonForTerminal, listSome } from 
 import { operationSignal } from '../../src/remote/util/deadline';
 import { tryParseTarget } from '../../src/remote/target';
 import { isSshLogin } from '../../src/core/task/fields';
+import { resolveLocalDir } from '../../src/app/sync';
 
 const task = (local: string) => `name: lora
 instance: new
@@ -28,6 +29,10 @@ describe('attack round 3 (pure parts)', () => {
     for (const n of ['git', '.gitignore', '.github', 'x.git', '.git2', '.gitmodules', 'git~2']) assert.equal(isGitDirName(n), false, n);
     assert.equal(hasGitComponent('a/.GIT./hooks'), true);
     assert.equal(hasGitComponent('ckpt/sub'), false);
+    // The folder chosen for an instance's sync (Edit Instance, Change Sync Folders…): refused up front.
+    assert.deepEqual(resolveLocalDir('.git/ck', '/ws'), { ok: false, problem: 'local-in-git' });
+    assert.deepEqual(resolveLocalDir('/home/u/proj/.GIT.', '/ws'), { ok: false, problem: 'local-in-git' });
+    assert.deepEqual(resolveLocalDir('ckpt', '/ws'), { ok: true, path: '/ws/ckpt' });
     const linux = { platform: 'linux' };
     assert.equal(checkPulledComponent('.GIT', linux), 'git-dir');
     assert.equal(checkPulledComponent('checkpoint-10', linux), undefined);

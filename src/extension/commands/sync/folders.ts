@@ -22,6 +22,8 @@ export function folderProblemText(p: FolderProblem): string {
       return vscode.l10n.t('Enter a value.');
     case 'local-needs-workspace':
       return vscode.l10n.t('Open a folder, or give an absolute local folder, to sync checkpoints into.');
+    case 'local-in-git':
+      return vscode.l10n.t('Not a .git folder or inside one: files from the box there could run commands through git.');
   }
 }
 
