@@ -325,6 +325,20 @@ describe('gpu-rent launch on a platform: end checks, release, STILL BILLING, rec
     }
   });
 
+  it('an instance the launch powered on but cannot log in to is powered off again before it is left (it must not bill on); the launch ends with no box (exit 1)', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-nologin', name: 'nologin', state: 'shutdown', sshPort: 1, password: 'x', sshUser: 'root' });
+    const dir = repo('nologin', ['name: nologin', 'instance: nologin', 'resources: {cards: [], gpus: 1}', 'run: python3 train.py --out ckpt']);
+    const r = await runCliAsync(['launch', '--file', file(dir), '--accept-new'], env);
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    assert.match(r.stderr, /nologin is shutdown: powering it on/);
+    assert.match(r.stderr, /could not connect to .*env-autodl-pro\/pro-nologin/);
+    assert.match(r.stderr, /\(env-autodl-pro\/pro-nologin\) left: powered off \(the platform reports it stopped\)/);
+    assert.equal(s.instances.get('pro-nologin')!.state, 'shutdown');
+    const st = status(dir);
+    assert.equal(st.outcome?.kind, 'noBox');
+    assert.equal(typeof st.boxes[0]?.leftAt, 'number');
+  });
+
   // Last: it stops box d for good.
   it('a spot instance that stops answering while the platform still runs it: powered off before it is left, counted until the platform says stopped; the run moves on', async () => {
     s.add({ platform: 'autodl-pro', id: 'spot-s', name: 'spots', state: 'running', sshPort: d.port, password: d.password, sshUser: d.user });

@@ -109,7 +109,8 @@ export async function acquire(r: LaunchRun): Promise<void> {
       } catch (e) {
         await r.save(r.l10n.t('could not connect to {0}: {1}', record.label, errText(e)));
         // A platform box powered on or created for this launch is powered off (or released) before it is left: it must not bill on.
-        const left = await leaveBox(r, record, 'failed');
+        // One that was already running is left as it was found.
+        const left = box.created || box.poweredOn ? await leaveBox(r, record, 'failed') : { ...record, leftAt: r.now(), leftBecause: 'failed' as const };
         await r.save(undefined, { boxes: [...r.s.boxes, left], box: undefined });
         reasons.push(`${record.label}: ${errText(e)}`);
         continue;

@@ -33,6 +33,8 @@ export interface AcquiredBox {
   account?: string;
   ref?: string;
   created?: boolean;
+  /** The launch powered it on (it was stopped): leaving it, the launch powers it off again. */
+  poweredOn?: boolean;
   priceFenPerHour: Fen | null;
   spot: boolean;
 }
@@ -109,6 +111,7 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
   if (!hit) throw new AcquireError('notFound', `no instance "${ref.slice(0, 200)}" on ${o.accounts.map((a) => a.id).join(', ')}${errors.length ? ` (${errors.join('; ')})` : ''}`);
   const { a } = hit;
   let inst = hit.inst;
+  const wasStopped = inst.state !== 'running';
   const refused = o.endCheck?.(a, `${inst.name} (${a.id}/${inst.ref})`);
   if (refused) throw new AcquireError('endRefused', refused);
   if (inst.state !== 'running') {
@@ -123,7 +126,7 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
   const price = await priceOf(a.connector, inst, o.signal);
   if (task.resources.maxFenPerHour !== undefined && price !== null && price > task.resources.maxFenPerHour) throw new AcquireError('tooExpensive', `${inst.name} costs ${price / 100} ¥/h, over the task's max_yuan_per_hour`);
   const login = await platformLogin(a, inst, o);
-  return { kind: 'platform', label: `${inst.name} (${a.id}/${inst.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: inst.ref, priceFenPerHour: price, spot: inst.billing === 'spot' || task.resources.spot };
+  return { kind: 'platform', label: `${inst.name} (${a.id}/${inst.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: inst.ref, ...(wasStopped ? { poweredOn: true } : {}), priceFenPerHour: price, spot: inst.billing === 'spot' || task.resources.spot };
 }
 
 async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
