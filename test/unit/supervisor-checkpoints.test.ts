@@ -90,7 +90,9 @@ describe('supervisor: the box finds the same checkpoints as the laptop', () => {
   }
   it("a task's own checkpoints.pattern", () => {
     const files = [...layouts['Lightning, DeepSpeed, Megatron, mmengine, YOLO, hand-written']!, { rel: 'out/save_00012/weights.bin', mtime: old }];
-    for (const patterns of [['out/save_*'], ['**/*.ckpt'], ['*.pt', 'global_step*']]) assert.deepEqual(pythonFind(files, patterns), coreFind(files, patterns), patterns.join(','));
+    files.push({ rel: `${'a'.repeat(200)}.pt`, mtime: old }, { rel: `${'x/'.repeat(6)}${'a'.repeat(120)}`, mtime: old });
+    // A hostile pattern from a cloned task file: both sides walk it in linear time (a backtracking regex would not finish).
+    for (const patterns of [['out/save_*'], ['**/*.ckpt'], ['*.pt', 'global_step*'], ['*a*a*a*a*a*a*a*b'], ['**/**/**/**/*a*a*a*c']]) assert.deepEqual(pythonFind(files, patterns), coreFind(files, patterns), patterns.join(','));
   });
   it('never takes a log or a half-written folder for the checkpoint (the walk)', () => {
     const names = (pythonFind(layouts['LLaMA-Factory output (the walk: a log written every step, a half-written .tmp)']!, null) as [string, string, number, number, string | null][]).filter((c) => c[4] === null).map((c) => c[0]);

@@ -226,25 +226,55 @@ def rules():
     R["globs"] = [glob_re(g) for g in (C["checkpoints"].get("patterns") or [])[:16]]
 
 
-def glob_re(glob):
-    out = ""
-    i = 0
-    while i < len(glob):
-        c = glob[i]
-        if c == "*":
-            if i + 1 < len(glob) and glob[i + 1] == "*":
-                out += ".*"
-                i += 1
-                if i + 1 < len(glob) and glob[i + 1] == "/":
-                    i += 1
-            else:
-                out += "[^/]*"
-        elif c == "?":
-            out += "[^/]"
+def segment_matches(glob, name):
+    # The greedy star walk of core/checkpoints.ts's segmentMatches: time bounded by the lengths.
+    g = n = 0
+    star = mark = -1
+    while n < len(name):
+        if g < len(glob) and (glob[g] == "?" or glob[g] == name[n]):
+            g += 1
+            n += 1
+        elif g < len(glob) and glob[g] == "*":
+            star = g
+            g += 1
+            mark = n
+        elif star != -1:
+            g = star + 1
+            mark += 1
+            n = mark
         else:
-            out += re.escape(c)
-        i += 1
-    return re.compile(("^%s$" if "/" in glob else "(?:^|/)%s$") % out, re.A)
+            return False
+    while g < len(glob) and glob[g] == "*":
+        g += 1
+    return g == len(glob)
+
+
+def glob_re(glob):
+    # core/checkpoints.ts's globMatcher: "**" for any number of folders, memoised (no regex to backtrack).
+    if "/" not in glob:
+        return lambda path: segment_matches(glob, path[path.rfind("/") + 1:])
+    gs = [x for x in glob.split("/") if x != ""]
+
+    def test(path):
+        ps = path.split("/")
+        seen = {}
+
+        def at(i, j):
+            key = (i, j)
+            if key in seen:
+                return seen[key]
+            if i == len(gs):
+                r = j == len(ps)
+            elif gs[i] == "**":
+                r = at(i + 1, j) or (j < len(ps) and at(i, j + 1))
+            else:
+                r = j < len(ps) and segment_matches(gs[i], ps[j]) and at(i + 1, j + 1)
+            seen[key] = r
+            return r
+
+        return at(0, 0)
+
+    return test
 
 
 def default_file(base):
@@ -263,7 +293,7 @@ def matches(path, is_folder):
     if R["log"].search(base) or R["writer"].search(base) or base.startswith(".gpu-rent"):
         return False
     if R["globs"]:
-        return any(g.search(path) for g in R["globs"])
+        return any(g(path) for g in R["globs"])
     return bool(R["folder"].search(base)) if is_folder else default_file(base)
 
 
