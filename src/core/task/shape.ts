@@ -155,6 +155,14 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
         .enum(TASK_ENDS as [string, ...string[]], said({ code: 'not-end', ends: [...TASK_ENDS] }))
         .default('none')
         .meta({ title: 'End action', description: 'After the run: none, no-gpu (AutoDL no-GPU mode), power-off, or release (asks unless --yes).' }),
+      end_unattended: z
+        .enum(['power-off', 'none'], said({ code: 'not-end', ends: ['power-off', 'none'] }))
+        .optional()
+        .meta({
+          title: 'End while the laptop is away',
+          description:
+            "What the box does by itself when the run ends and this laptop is asleep or offline: power-off (AutoDL as root: its shutdown stops the GPU billing; an SSH login as root) or none (it keeps billing until you are back). 阿里云/腾讯云 keep billing after a shutdown from inside, so there the box never pretends. No-GPU mode and release need the platform's API and are done when the laptop is back.",
+        }),
       notify: z
         .array(z.string(said({ code: 'not-string', what: 'notify' })).regex(/^[A-Za-z0-9._-]{1,40}$/, said({ code: 'bad-id-chars', what: 'notify' })), said({ code: 'not-string', what: 'notify' }))
         .max(16, said({ code: 'too-many', of: 'channels', max: 16 }))

@@ -88,6 +88,12 @@ export interface Task {
   /** The run command after an interruption; `{checkpoint}` becomes the last verified checkpoint's path on the box. */
   resume?: string;
   end: TaskEnd;
+  /**
+   * What the box does by itself when the run ends while the laptop is away (YAML `end_unattended`):
+   * power-off (only where the box can stop its own billing: AutoDL as root; an SSH login as root) or
+   * none (it keeps billing until the laptop is back). Default: power-off where the task's end turns the meter off.
+   */
+  endUnattended?: 'power-off' | 'none';
   /** The most the whole launch may cost, fen. */
   budgetFen?: number;
   /** Message channels told of the run's events (gpu-rent notify …; VS Code: gpuRent.notify.channels), each once. */

@@ -1,0 +1,300 @@
+// Close the lid: what the box does when the laptop is away. Right after the run starts the launch
+// arms the on-box supervisor (remote/guards/supervisor.ts) with what it needs and nothing more:
+// the checkpoint folder and rules, the run's store grant (a POST policy bound to the run's
+// prefix, sizes and a time; never the store's key) or the AutoDL 文件存储 folder, the message
+// requests for the task's channels (webhook keys only; an SMTP password never leaves the laptop),
+// the budget as seconds by the box's clock, the spot notice of its cloud, and the end the box can
+// carry out itself (core/task/unattended.ts). It says at the start what happens if the laptop is
+// away at the end. While the laptop is awake it marks itself awake on the box and claims the end
+// (its own verified sync, end action and message), so the user sees no change and no event is
+// said twice; when it comes back after the box finished, it reads the box's journal and says
+// "finished while you were away".
+import { boxMaySend } from '../../core/notify/channels';
+import { BoxSendRefused, renderBoxSend } from '../../core/notify/box';
+import { eventMessage, type NotifyEvent, type NotifyEventKind, type NotifyLang } from '../../core/notify/events';
+import { MAX_POST_BYTES, renderBoxUploader, renderPostGrantConfig } from '../../core/storage/grant';
+import { AUTODL_FS_ROOT, parseStoreRef } from '../../core/storage/names';
+import { unattendedEnd, type UnattendedEnd } from '../../core/task/unattended';
+import type { TaskCheckpoints } from '../../core/task/types';
+import { formatCny } from '../../core/money';
+import { spentFen } from '../../core/task/launch';
+import { armSupervisor, claimEnd, markLaptopAwake, supervisorDir, supervisorStatus, SupervisorUnavailable, type SupervisorConfig, type SupervisorFile, type SupervisorNotify, type SupervisorStatus } from '../../remote/guards/supervisor';
+import { ALIYUN_METADATA_HOST, metadataBase, TENCENT_METADATA_HOST } from '../../remote/guards/watchdog-script';
+import { notifyEvent, type EventSend } from '../notify/send';
+import type { StoredChannel } from '../notify/channelFile';
+import type { SavedStore } from '../storage/stores';
+import { probeBoxPower, ROOT_POWER_OFF, SUDO_POWER_OFF } from '../runs/boxPower';
+import type { LaunchRun } from './context';
+import { errText } from './rules';
+
+/** What the front end gives the launch for the unattended end: the user's stores and channels (with their secrets), the laptop's sent journal. */
+export interface UnattendedHost {
+  stores(): Promise<SavedStore[]>;
+  channels(): Promise<StoredChannel[]>;
+  /** The laptop's sent-message journal (a file): an event sent once is not sent again. */
+  sentJournal?: string;
+  lang: NotifyLang;
+}
+
+/** The box's events the supervisor can message, each once per run attempt. */
+const BOX_EVENTS = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaimed', 'endActionFailed'] as const;
+type BoxEvent = (typeof BOX_EVENTS)[number];
+
+/** How often the awake laptop marks itself on the box (the supervisor counts it away after laptopAwaySeconds). */
+export const LAPTOP_MARK_SECONDS = 30;
+export const LAPTOP_AWAY_SECONDS = 120;
+/** How long the box waits for an awake laptop to claim the end before it acts itself. */
+export const CLAIM_GRACE_SECONDS = 600;
+
+interface Memo {
+  armed: boolean;
+  lastMark: number;
+  end?: UnattendedEnd;
+}
+const memos = new WeakMap<LaunchRun, Memo>();
+const memo = (r: LaunchRun): Memo => {
+  let m = memos.get(r);
+  if (!m) memos.set(r, (m = { armed: false, lastMark: 0 }));
+  return m;
+};
+
+/** The event id both senders use, so the journal on either side dedupes it: one per run attempt. */
+export function eventId(r: LaunchRun, kind: NotifyEventKind): string {
+  return `${r.task.name}:${Math.floor(r.s.job?.startedAt ?? r.s.startedAt)}:${kind}`;
+}
+
+function storeRef(c: TaskCheckpoints | undefined): string | undefined {
+  return (c as (TaskCheckpoints & { store?: string }) | undefined)?.store;
+}
+
+/** Seconds the budget left buys at the boxes' rate; null without a budget or a price. */
+function budgetSeconds(r: LaunchRun): number | null {
+  const burn = r.burn;
+  if (r.task.budgetFen === undefined || burn === null || burn <= 0) return null;
+  const spent = spentFen(r.s, r.now());
+  if (spent.unknown) return null;
+  return Math.max(0, Math.floor(((r.task.budgetFen - spent.fen) / burn) * 3600));
+}
+
+async function storePlan(r: LaunchRun, host: UnattendedHost | undefined): Promise<{ store: SupervisorConfig['store']; files: SupervisorFile[]; where: string | null }> {
+  const ref = storeRef(r.task.checkpoints);
+  if (!ref) return { store: null, files: [], where: null };
+  const p = parseStoreRef(ref);
+  if (!p.ok) throw new Error(p.message);
+  const saved = (await host?.stores())?.find((s) => s.store.name === p.value.name);
+  if (!saved) throw new Error(`no store named ${p.value.name} (gpu-rent storage add ${p.value.name} …)`);
+  const prefix = `${p.value.prefix ? `${p.value.prefix.replace(/\/+$/, '')}/` : ''}${r.task.name}/`;
+  if (saved.store.kind === 'autodl-fs') return { store: { kind: 'folder', dir: `${AUTODL_FS_ROOT}/${prefix}` }, files: [], where: `${AUTODL_FS_ROOT}/${prefix}` };
+  if (!saved.key) throw new Error(`store ${saved.store.name} has no key on this machine`);
+  const { s3Client } = await import('../storage/s3');
+  const { createUploadGrant } = await import('../storage/grant');
+  const client = await s3Client(saved.store, saved.key);
+  try {
+    const grant = await createUploadGrant(client, saved.store, { prefix, maxBytes: MAX_POST_BYTES, runBoundS: budgetSeconds(r) ?? 7 * 86400 });
+    return {
+      store: { kind: 'post', uploader: `${supervisorDir(r.task.name)}/upload.sh`, grant: `${supervisorDir(r.task.name)}/upload.grant` },
+      files: [
+        { name: 'upload.grant', content: renderPostGrantConfig(grant), mode: 0o600 },
+        { name: 'upload.sh', content: renderBoxUploader({ prefix: grant.prefix, maxBytes: grant.maxBytes }), mode: 0o700 },
+      ],
+      where: `${saved.store.name}/${prefix}`,
+    };
+  } finally {
+    client.destroy();
+  }
+}
+
+function boxEvent(r: LaunchRun, kind: BoxEvent): NotifyEvent {
+  const common = { task: r.task.name, step: { slot: 'step' as const }, costFen: { slot: 'cost' as const }, instance: r.s.box?.label ?? null };
+  switch (kind) {
+    case 'finished':
+      return { ...common, kind };
+    case 'failed':
+      return { ...common, kind, exitCode: { slot: 'exit' } };
+    case 'diverged':
+      return { ...common, kind, stopped: true };
+    case 'budgetStop':
+      return { ...common, kind, budgetFen: r.task.budgetFen ?? 0 };
+    case 'spotReclaimed':
+      return { ...common, kind };
+    case 'endActionFailed':
+      return { ...common, kind, action: 'power-off', reason: null, hourlyFen: r.burn };
+  }
+}
+
+async function notifyPlan(r: LaunchRun, host: UnattendedHost | undefined): Promise<{ notify: SupervisorNotify; files: SupervisorFile[]; laptopOnly: string[]; missing: string[] }> {
+  const names = r.task.notify ?? [];
+  const notify: SupervisorNotify = {};
+  const files = new Map<string, SupervisorFile>();
+  const laptopOnly: string[] = [];
+  const missing: string[] = [];
+  if (!names.length) return { notify, files: [], laptopOnly, missing };
+  const channels = (await host?.channels()) ?? [];
+  const dir = supervisorDir(r.task.name);
+  for (const name of names) {
+    const ch = channels.find((c) => c.channel.name === name);
+    if (!ch) {
+      missing.push(name);
+      continue;
+    }
+    if (!boxMaySend(ch.channel.kind)) {
+      laptopOnly.push(name);
+      continue;
+    }
+    for (const kind of BOX_EVENTS) {
+      try {
+        const plan = renderBoxSend(ch.channel, ch.secret, eventMessage(boxEvent(r, kind), ch.channel.lang ?? host?.lang ?? 'en'), { dir, journal: `${dir}/sent.jsonl`, eventId: eventId(r, kind), lang: ch.channel.lang ?? host?.lang ?? 'en' });
+        for (const f of plan.files) {
+          const base = f.path.slice(f.path.lastIndexOf('/') + 1);
+          files.set(base, { name: base, content: f.content, mode: 0o600 });
+        }
+        (notify[kind] ??= []).push(plan.argv);
+      } catch (e) {
+        if (e instanceof BoxSendRefused && e.code === 'laptop-only') laptopOnly.push(name);
+        else throw e;
+      }
+    }
+  }
+  return { notify, files: [...files.values()], laptopOnly: [...new Set(laptopOnly)], missing };
+}
+
+/**
+ * Arms the supervisor for the run just started (single-node runs). Never fails the launch: a box
+ * without python3, or a store or channel that cannot be prepared, is said in the launch's lines
+ * (the run then goes on guarded by the laptop alone, as before).
+ */
+export async function armUnattended(r: LaunchRun): Promise<void> {
+  const live = r.live;
+  const m = memo(r);
+  if (!live || r.others.length || !r.s.job) return;
+  const host = r.host.unattended;
+  try {
+    const power = (await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power;
+    const kind = live.box.kind === 'platform' ? (r.account(live.box.account)?.connector.kind ?? null) : null;
+    const end = unattendedEnd({ platformKind: kind, power, end: r.task.end, ...(r.task.endUnattended ? { chosen: r.task.endUnattended } : {}) });
+    const store = await storePlan(r, host);
+    const msgs = await notifyPlan(r, host);
+    const spotCloud = r.s.box?.spot ? (kind === 'aliyun-ecs' ? 'aliyun' : kind === 'tencent-cvm' ? 'tencent' : null) : null;
+    const burn = r.burn;
+    const spent = spentFen(r.s, r.now());
+    const cfg: SupervisorConfig = {
+      job: r.s.job.name,
+      pollSeconds: 10,
+      checkpoints: r.task.checkpoints && live.remoteCheckpoints ? { dir: live.remoteCheckpoints, everySeconds: r.task.checkpoints.everySeconds, ...(r.task.checkpoints.patterns ? { patterns: r.task.checkpoints.patterns } : {}) } : null,
+      store: store.store,
+      divergeAfter: r.o.diverged && r.o.diverged.onDiverged !== 'off' ? r.o.diverged.readings : null,
+      budgetSeconds: budgetSeconds(r),
+      bill: burn !== null && !spent.unknown ? { spentFen: spent.fen, fenPerHour: burn } : null,
+      spot: spotCloud ? { cloud: spotCloud, base: metadataBase(r.host.spotMetadataHost ?? (spotCloud === 'aliyun' ? ALIYUN_METADATA_HOST : TENCENT_METADATA_HOST)) } : null,
+      end: end.powerOff ? { action: 'power-off', command: r.host.boxPowerOffCommand ?? (power === 'root' ? ROOT_POWER_OFF : SUDO_POWER_OFF) } : { action: 'none', command: null },
+      notify: msgs.notify,
+      laptopAwaySeconds: LAPTOP_AWAY_SECONDS,
+      graceSeconds: CLAIM_GRACE_SECONDS,
+    };
+    await armSupervisor(live.conn, cfg, [...store.files, ...msgs.files]);
+    await markLaptopAwake(live.conn, cfg.job);
+    m.armed = true;
+    m.lastMark = r.now();
+    m.end = end;
+    await r.save(awayLine(r, end, store.where, msgs));
+  } catch (e) {
+    if (e instanceof SupervisorUnavailable) await r.save(r.l10n.t('away: the box has no python3, so nothing finishes the run there while this laptop is away: keep it awake, or come back with gpu-rent launch --resume'));
+    else await r.save(r.l10n.t('away: the on-box supervisor could not be armed ({0}); the run is guarded by this laptop alone', errText(e)));
+  }
+}
+
+/** The start's line: what happens if the laptop is away when the run ends. */
+function awayLine(r: LaunchRun, end: UnattendedEnd, where: string | null, msgs: { laptopOnly: string[]; missing: string[] }): string {
+  const t = (m: string, ...a: (string | number)[]) => r.l10n.t(m, ...a);
+  const parts: string[] = [];
+  if (r.task.checkpoints) parts.push(where ? t('stores each complete checkpoint in {0} (verified)', where) : t('keeps the checkpoints on its disk (no checkpoints.store: they come home when you are back)'));
+  const sent = (r.task.notify ?? []).filter((n) => !msgs.laptopOnly.includes(n) && !msgs.missing.includes(n));
+  if (sent.length) parts.push(t('messages {0}', sent.join(', ')));
+  if (msgs.laptopOnly.length) parts.push(t('{0}: sent only from this laptop (its password stays here)', msgs.laptopOnly.join(', ')));
+  if (msgs.missing.length) parts.push(t('no channel named {0} (gpu-rent notify add)', msgs.missing.join(', ')));
+  const rate = r.burn !== null ? formatCny(r.burn) : '?';
+  switch (end.why) {
+    case 'autodl-shutdown':
+    case 'ssh-power-off':
+      parts.push(end.laterOnLaptop ? t('then powers itself off (the GPU stops billing; {0} is done when you are back)', end.laterOnLaptop) : t('then powers itself off (the GPU stops billing; the disks bill on)'));
+      break;
+    case 'task-keeps-running':
+      parts.push(t('then keeps running, as end: none asks ({0}/h)', rate));
+      break;
+    case 'chosen-none':
+      parts.push(t('then keeps billing until you are back, as end_unattended: none asks ({0}/h)', rate));
+      break;
+    case 'cloud-keeps-billing':
+      parts.push(t('then keeps billing until you are back ({0}/h): a shutdown from inside does not stop this cloud’s meter, and no platform token goes to the box', rate));
+      break;
+    case 'not-root':
+      parts.push(t('then keeps billing until you are back ({0}/h): this login cannot shut the box down (not root, no sudo -n)', rate));
+      break;
+    case 'platform-unknown':
+      parts.push(t('then keeps billing until you are back ({0}/h)', rate));
+      break;
+  }
+  return t('away: if this laptop is away when the run ends, the box {0}', parts.join('; '));
+}
+
+/** Each watch poll: the laptop is awake (marked at most every LAPTOP_MARK_SECONDS). Also arms a run resumed from an earlier process. */
+export async function laptopAwake(r: LaunchRun): Promise<void> {
+  const m = memo(r);
+  if (!r.live || !r.s.job) return;
+  if (!m.armed) {
+    const st = await supervisorStatus(r.live.conn, r.s.job.name).catch(() => undefined);
+    if (st?.running) m.armed = true;
+    else if (!st?.state?.text.startsWith('done') && !st?.state?.text.startsWith('acting')) return armUnattended(r);
+  }
+  if (r.now() - m.lastMark < LAPTOP_MARK_SECONDS) return;
+  m.lastMark = r.now();
+  await markLaptopAwake(r.live.conn, r.s.job.name).catch(() => undefined);
+}
+
+/** What the box did while the laptop was away, once the laptop is back at the end (undefined: nothing, or it cannot be read). */
+export interface AwayReport {
+  status: SupervisorStatus;
+  /** The box ended the run itself: its outcome (finished, failed, diverged, budgetStop) and whether its end action failed. */
+  outcome: string | null;
+  actionFailed: boolean;
+  messaged: string[];
+}
+
+/**
+ * At the end step, before the laptop's own sync and end action: take the end over from the
+ * box, or, if the box already ended the run while the laptop was away, read what it did.
+ */
+export async function takeOverEnd(r: LaunchRun): Promise<AwayReport | undefined> {
+  if (!r.live || !r.s.job) return undefined;
+  const job = r.s.job.name;
+  const st = await supervisorStatus(r.live.conn, job).catch(() => undefined);
+  if (!st?.installed) return undefined;
+  const text = st.state?.text ?? '';
+  if (!text.startsWith('done') && !text.startsWith('acting')) {
+    await claimEnd(r.live.conn, job).catch(() => undefined);
+    return undefined;
+  }
+  const outcome = /^(?:done|acting) (\w+)/.exec(text)?.[1] ?? null;
+  const messaged = st.events.filter((e) => e.kind === 'notify-sent').map((e) => e.detail.split(' ')[0] ?? '');
+  const report: AwayReport = { status: st, outcome, actionFailed: /action-failed/.test(text), messaged };
+  const stored = st.stored.map((s) => s.name);
+  await r.save(r.l10n.t('finished while you were away: the box ended the run ({0}){1}{2}', outcome ?? '?', stored.length ? r.l10n.t('; stored {0}', stored.slice(-5).join(', ')) : '', messaged.length ? r.l10n.t('; messaged ({0})', [...new Set(messaged)].join(', ')) : ''));
+  return report;
+}
+
+/**
+ * The laptop's own message for the run's end (the box did not send it: the laptop was awake,
+ * or the channel is laptop-only). Each channel once per event id, through the laptop's journal;
+ * an event the box's journal shows as sent is skipped.
+ */
+export async function laptopMessage(r: LaunchRun, ev: NotifyEvent, away: AwayReport | undefined): Promise<void> {
+  const host = r.host.unattended;
+  const names = r.task.notify ?? [];
+  if (!host || !names.length) return;
+  const channels = await host.channels().catch(() => [] as StoredChannel[]);
+  const boxSent = new Set(away?.messaged ?? []);
+  const sends: EventSend[] = channels.filter((c) => names.includes(c.channel.name) && !(boxMaySend(c.channel.kind) && boxSent.has(ev.kind))).map((c) => ({ channel: c.channel, secret: c.secret }));
+  if (!sends.length) return;
+  const res = await notifyEvent(eventId(r, ev.kind), ev, sends, { lang: host.lang, by: 'laptop', ...(host.sentJournal ? { journal: host.sentJournal } : {}) }).catch((e: unknown) => [{ channel: '*', status: 'failed' as const, code: 'failed', message: errText(e) }]);
+  for (const x of res) if (x.status === 'failed') await r.save(r.l10n.t('message to {0} failed: {1}', x.channel, x.message));
+}
