@@ -55,10 +55,12 @@ describe('end causes on real failure tails', () => {
     });
   }
 
-  it('a C++ frame that names a timeout is not quoted as the NCCL message', () => {
+  it('a C++ frame that names a timeout is not quoted as the NCCL message; a tail of only the watchdog frames is still NCCL (issue 40)', () => {
     const tail = ['[rank0]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error', 'frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1d2 (0x7f in libtorch_cuda.so)'].join('\n');
     assert.deepEqual(detectCause(tail, 1), { kind: 'nccl', line: '[rank0]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, unhandled system error' });
-    assert.equal(detectCause('frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x1d2', 1), null);
+    assert.deepEqual(detectCause('frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x1d2', 1), { kind: 'nccl', line: 'frame #3: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout() + 0x1d2' });
+    // Another failure's frames are not NCCL: only the watchdog's own names are read.
+    assert.equal(detectCause('frame #3: c10d::ProcessGroupNCCL::allreduce(std::vector<at::Tensor>&) + 0x1d2', 1), null);
   });
 
   it('a host-memory kill on one rank wins over the NCCL timeout it leaves on the others', () => {
@@ -83,6 +85,9 @@ describe('end causes on real failure tails', () => {
     assert.match(causeRemedies({ kind: 'hostOom' }, 'en').map((r) => r.text).join(' '), /num_workers.*host RAM/s);
     assert.match(causeRemedies({ kind: 'nccl' }, 'en').map((r) => r.text).join(' '), /NCCL_DEBUG=INFO.*NCCL_SOCKET_IFNAME.*one node/s);
     assert.match(causeRemedies({ kind: 'noKernelImage' }, 'en', { computeCapability: '12.0' }).map((r) => r.text).join(' '), /sm_120/);
+    assert.match(causeRemedies({ kind: 'cpuTorch' }, 'en').map((r) => r.text).join(' '), /CUDA build of PyTorch.*\+cpu/s);
+    assert.match(causeRemedies({ kind: 'cpuTorch' }, 'zh-cn').map((r) => r.text).join(' '), /CUDA 版.*\+cpu/s);
+    assert.match(causeRemedies({ kind: 'cudaOom' }, 'zh-cn').map((r) => r.text).join(' '), /nvidia-smi/);
   });
 
   it('a long line is quoted as a bounded window and the scan stays fast on a 256 KiB tail of near-misses', () => {

@@ -21,6 +21,8 @@ export type RemedyCode =
   | 'oneNodeFirst'
   | 'torchForSm'
   | 'driverMatch'
+  | 'cudaWheel'
+  | 'freeGpu'
   | 'restartInstance'
   | 'launchBlocking'
   | 'rebuildExtensions'
@@ -53,18 +55,23 @@ const SUMMARY: Record<EndCauseKind, Words> = {
   diskFull: { en: 'The disk is full (or over its quota): a write, usually a checkpoint save, failed.', 'zh-cn': '磁盘已满（或超出配额）：写入失败，通常是保存检查点时。' },
   nccl: { en: 'NCCL error between GPUs or nodes: a collective failed or timed out.', 'zh-cn': 'GPU 之间或节点之间的 NCCL 通信出错：集合通信失败或超时。' },
   noKernelImage: { en: 'This PyTorch build has no kernels for this GPU (“no kernel image is available”).', 'zh-cn': '当前 PyTorch 构建不包含这张显卡架构的内核（“no kernel image is available”）。' },
+  cpuTorch: {
+    en: 'This Python has a CPU-only PyTorch (“Torch not compiled with CUDA enabled”): the GPU was never used.',
+    'zh-cn': '当前 Python 装的是只支持 CPU 的 PyTorch（“Torch not compiled with CUDA enabled”）：根本没有用上显卡。',
+  },
   cudaInit: { en: 'CUDA could not start: the driver is too old for this PyTorch build, or the device is not usable.', 'zh-cn': 'CUDA 无法启动：驱动版本对当前 PyTorch 构建来说太旧，或设备不可用。' },
   illegalAccess: { en: 'CUDA illegal memory access: a kernel read or wrote outside its memory.', 'zh-cn': 'CUDA 非法内存访问（illegal memory access）：某个内核读写了越界的显存。' },
 };
 
 const REMEDY_OF: Record<EndCauseKind, RemedyCode[]> = {
-  cudaOom: ['smallerBatch', 'gradientCheckpointing', 'qlora4bit', 'moreVram'],
+  cudaOom: ['smallerBatch', 'gradientCheckpointing', 'qlora4bit', 'freeGpu', 'moreVram'],
   hostOom: ['fewerWorkers', 'lighterLoad', 'moreHostRam'],
   killed: ['fewerWorkers', 'lighterLoad', 'moreHostRam'],
   diskFull: ['cleanDisk', 'enlargeDisk'],
   nccl: ['ncclDebug', 'ncclInterfaces', 'oneNodeFirst'],
   noKernelImage: ['torchForSm'],
   cudaInit: ['driverMatch', 'restartInstance'],
+  cpuTorch: ['cudaWheel', 'driverMatch'],
   illegalAccess: ['launchBlocking', 'rebuildExtensions', 'otherMachine'],
 };
 
@@ -115,6 +122,12 @@ function remedyText(code: RemedyCode, lang: CauseLang, f: RemedyFacts): string {
     }
     case 'driverMatch':
       return zh ? '安装与驱动匹配的 PyTorch CUDA 版本（gpu-rent doctor 会检查驱动和 PyTorch 的搭配），或换用驱动更新的镜像/机器。' : 'Install a PyTorch CUDA build the driver supports (gpu-rent doctor checks the pairing), or pick an image/machine with a newer driver.';
+    case 'cudaWheel':
+      return zh
+        ? '安装 PyTorch 的 CUDA 版（版本号带 +cuXXX，如 +cu121，取驱动支持的 CUDA 版本），而不是 pip 默认装上的 +cpu 版：pip show torch / python -c "import torch; print(torch.version.cuda)" 可以看出来；requirements 里固定的 torch 也要指向 CUDA 版的索引。'
+        : 'Install the CUDA build of PyTorch (a +cuXXX version such as +cu121, for a CUDA the driver supports), not the +cpu one pip picked: pip show torch / python -c "import torch; print(torch.version.cuda)" tells; a torch pinned in requirements must point at the CUDA index too.';
+    case 'freeGpu':
+      return zh ? '用 nvidia-smi 看看卡上是否还有别的进程（上一次没退出的训练、Jupyter 内核）占着显存，结束它再跑。' : 'Check nvidia-smi for another process holding the card (an earlier run still alive, a Jupyter kernel) and stop it first.';
     case 'restartInstance':
       return zh ? '若版本搭配没问题，重启实例；仍然失败就换一台机器。' : 'If the versions fit, restart the instance; if it still fails, move to another machine.';
     case 'launchBlocking':

@@ -8,6 +8,7 @@ export type EndCause =
   | { kind: 'cudaOom'; line: string }
   | { kind: 'noKernelImage'; line: string }
   | { kind: 'cudaInit'; line: string }
+  | { kind: 'cpuTorch'; line: string }
   | { kind: 'illegalAccess'; line: string }
   | { kind: 'nccl'; line: string }
   | { kind: 'killed'; line: string | null }
@@ -15,7 +16,7 @@ export type EndCause =
   | { kind: 'hostOom'; line: string };
 
 export type EndCauseKind = EndCause['kind'];
-export const END_CAUSE_KINDS: readonly EndCauseKind[] = ['cudaOom', 'noKernelImage', 'cudaInit', 'diskFull', 'hostOom', 'illegalAccess', 'nccl', 'killed'];
+export const END_CAUSE_KINDS: readonly EndCauseKind[] = ['cudaOom', 'noKernelImage', 'cudaInit', 'cpuTorch', 'diskFull', 'hostOom', 'illegalAccess', 'nccl', 'killed'];
 
 const MAX_SCAN = 256 * 1024;
 /** The quoted line is at most this long: a longer line is quoted around the words that matched. */
@@ -27,7 +28,16 @@ export const MAX_CAUSE_LINE = 300;
 // a person would quote (the message) to weaker signs, and the last line matching the strongest
 // pattern present is quoted.
 const RULES: { kind: Exclude<EndCauseKind, 'killed'>; res: RegExp[] }[] = [
-  { kind: 'cudaOom', res: [/CUDA out of memory/, /torch\.(?:cuda\.)?OutOfMemoryError/, /CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|CUDA error: out of memory|HIP out of memory/] },
+  {
+    kind: 'cudaOom',
+    res: [
+      /CUDA out of memory/,
+      /torch\.(?:cuda\.)?OutOfMemoryError/,
+      // PaddlePaddle: `ResourceExhaustedError:` then `Out of memory error on GPU 0. Cannot allocate 3.125000GB memory on GPU 0, …`.
+      /Out of memory error on GPU \d/,
+      /CUBLAS_STATUS_ALLOC_FAILED|cudaErrorMemoryAllocation|CUDA error: out of memory|HIP out of memory|ResourceExhaustedError|memory::allocation::BadAlloc/,
+    ],
+  },
   { kind: 'noKernelImage', res: [/no kernel image is available for execution on the device/, /is not compatible with the current PyTorch installation|sm_\d+ is not compatible/] },
   {
     kind: 'cudaInit',
@@ -36,6 +46,8 @@ const RULES: { kind: Exclude<EndCauseKind, 'killed'>; res: RegExp[] }[] = [
       /CUDA initialization: |cudaErrorInitializationError|cudaGetDeviceCount\(\) returned|CUDA error: (?:unknown error|initialization error|no CUDA-capable device)|No CUDA GPUs are available/,
     ],
   },
+  // A CPU-only torch wheel on a GPU box: `AssertionError: Torch not compiled with CUDA enabled` at the first `.cuda()` / `.to('cuda')`.
+  { kind: 'cpuTorch', res: [/Torch not compiled with CUDA enabled/] },
   { kind: 'diskFull', res: [/No space left on device|Disk quota exceeded|ENOSPC|\[Errno 28\]|os error 28|StorageFull/, /PytorchStreamWriter failed writing file|write error: No space/] },
   {
     kind: 'hostOom',
@@ -63,6 +75,12 @@ const RULES: { kind: Exclude<EndCauseKind, 'killed'>; res: RegExp[] }[] = [
 
 /** A stack frame, not a message: Python's `File "…", line N` and C++'s `frame #3: c10d::…`. */
 const FRAME = /^(?:\[rank\d+\]: *)?(?:File "|frame #\d+:)/;
+/**
+ * The NCCL watchdog's own C++ frames (`c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout`, `ncclCommWatchdog`,
+ * `Exception raised from checkTimeout at …ProcessGroupNCCL.cpp`): a tail cut to these frames, with its message
+ * scrolled away, still ended in an NCCL timeout. Read only when no message line names a cause.
+ */
+const NCCL_FRAMES = /WorkNCCL::checkTimeout|ProcessGroupNCCL::ncclCommWatchdog|ProcessGroupNCCL::watchdogHandler|Exception raised from checkTimeout at/;
 
 function quote(line: string, re: RegExp): string {
   const t = line.trim();
@@ -76,7 +94,8 @@ function quote(line: string, re: RegExp): string {
 export function detectCause(logTail: string, exitCode: number | null, opts: { stopped?: boolean } = {}): EndCause | null {
   if (exitCode === 0) return null;
   const text = logTail.length > MAX_SCAN ? logTail.slice(-MAX_SCAN) : logTail;
-  const lines = text.split(/\r?\n|\r/).filter((l) => l.length <= MAX_BOX_LINE && !FRAME.test(l.trimStart()));
+  const all = text.split(/\r?\n|\r/);
+  const lines = all.filter((l) => l.length <= MAX_BOX_LINE && !FRAME.test(l.trimStart()));
   for (const rule of RULES) {
     for (const re of rule.res) {
       // The last matching line is the one nearest the end.
@@ -85,6 +104,10 @@ export function detectCause(logTail: string, exitCode: number | null, opts: { st
         if (re.test(l)) return { kind: rule.kind, line: quote(l, re) } as EndCause;
       }
     }
+  }
+  for (let i = all.length - 1, n = 0; i >= 0 && n < 400; i--, n++) {
+    const l = all[i]!;
+    if (l.length <= MAX_BOX_LINE && NCCL_FRAMES.test(l)) return { kind: 'nccl', line: quote(l, NCCL_FRAMES) };
   }
   // Bounded repeats: a line that repeats `Killed x` or `DataLoader worker (pid` must not go quadratic.
   for (let i = lines.length - 1; i >= Math.max(0, lines.length - 20); i--) {
