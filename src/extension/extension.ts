@@ -69,7 +69,7 @@ import { InstancesTree } from './tree';
 import { RunWatch } from '../app/runs/watch';
 import { SyncWatching } from '../app/syncWatching';
 import { LaunchRows } from '../app/launch/rows';
-import { followLaunchEnds } from './monitors/launchEnds';
+import { followLaunchEnds, instancesToStop } from './monitors/launchEnds';
 import { ViewVisibility } from './view/visibility';
 import { openState } from './stateHome';
 import { registerTaskDiagnostics } from './taskDiagnostics';
@@ -266,7 +266,13 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
   subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
   // A launch that ended or left a box changed what bills: the accounts are read again now (and once more after a poll already on its way).
-  subs.push(followLaunchEnds(launches, () => void platformMonitor.pollNow(true).then(() => platformMonitor.pollNow(true))));
+  subs.push(
+    followLaunchEnds(launches, (off) => {
+      void platformMonitor.pollNow(true).then(() => platformMonitor.pollNow(true));
+      // A manual box the launch powered off (verified: its SSH port went quiet) is recorded stopped now.
+      for (const i of instancesToStop(off, store.list())) void store.switchState(i.id, 'stopped').then((r) => r.ok && log.info(`[${i.id}] recorded stopped: the launch powered it off`));
+    }),
+  );
   log.info(`activated; ${store.list().length} instances`);
 }
 

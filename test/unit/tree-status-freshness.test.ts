@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LaunchRows } from '../../src/app/launch/rows';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
-import { followLaunchEnds, launchChangedBilling } from '../../src/extension/monitors/launchEnds';
+import { boxesPoweredOff, followLaunchEnds, instancesToStop, launchChangedBilling } from '../../src/extension/monitors/launchEnds';
+import { createInstance } from '../../src/core/instances';
 import { Countdown, secondsLeft } from '../../src/extension/countdown';
 
 const src = (f: string) => readFileSync(join(__dirname, '..', '..', f), 'utf8');
@@ -35,7 +36,26 @@ describe('the tree follows a launch’s end at once (issue 41 bug 9)', () => {
     rows.setLaunch('j', { ...base(), phase: 'end', end: { action: 'power-off', ok: true, stillBilling: false, detail: 'stopped' }, box: { ...box, leftAt: 200, leftBecause: 'ended' } });
     assert.equal(polls, 1);
     sub.dispose();
-    assert.match(src('src/extension/extension.ts'), /followLaunchEnds\(launches, \(\) => void platformMonitor\.pollNow\(true\)/);
+    assert.match(src("src/extension/extension.ts"), /followLaunchEnds\(launches, \(off\) => \{\s*void platformMonitor\.pollNow\(true\)/);
+  });
+});
+
+describe('a manual box the launch powered off is recorded stopped at once (issue 41 bug 9)', () => {
+  const ssh = { candidate: 0, kind: 'ssh' as const, label: 'root@10.0.0.5:22', priceFenPerHour: 198, spot: false, acquiredAt: 100 };
+  const manual = createInstance({ id: 'm1', name: 'box', platform: 'autodl', card: 'RTX 3090', gpuCount: 1, login: { host: '10.0.0.5', port: 22, user: 'root', auth: 'agent' }, pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 0, storageGbDay: 0, dataDiskGb: 0 } }, 'running', 100);
+  const w: LaunchState = { ...base(), box: ssh };
+  it('a verified power-off of an SSH box names it; a failed one, a still-billing one or another end does not', () => {
+    const end = (ok: boolean, action = 'power-off', stillBilling = false) => ({ ...w, phase: 'done' as const, end: { action, ok, stillBilling, detail: '' } });
+    assert.deepEqual(boxesPoweredOff(w, end(true)).map((b) => b.label), ['root@10.0.0.5:22']);
+    assert.deepEqual(boxesPoweredOff(w, end(false)), []);
+    assert.deepEqual(boxesPoweredOff(w, end(true, 'power-off', true)), []);
+    assert.deepEqual(boxesPoweredOff(w, end(true, 'none')), []);
+    assert.deepEqual(boxesPoweredOff(end(true), end(true)), [], 'said once');
+  });
+  it('only the stored manual instance with that login that is still recorded running', () => {
+    assert.deepEqual(instancesToStop([ssh], [manual]).map((i) => i.id), ['m1']);
+    assert.deepEqual(instancesToStop([ssh], [{ ...manual, platformRef: { account: 'a', ref: 'r' } }]), [], 'a linked one: the platform poll says');
+    assert.deepEqual(instancesToStop([{ ...ssh, label: 'root@10.0.0.6:22' }], [manual]), []);
   });
 });
 

@@ -2,7 +2,10 @@
 // platform bills: the instances are read again at once instead of at the next poll, so the tree
 // never shows "running ¥1.98/h" for a minute after the launch's own power-off (issue 41 bug 9).
 import type { LaunchRows } from '../../app/launch/rows';
-import type { LaunchState } from '../../core/task/launch';
+import { boxIsInstance } from '../../app/releaseCheck';
+import type { Instance } from '../../core/instances';
+import { currentState } from '../../core/spend';
+import type { LaunchBox, LaunchState } from '../../core/task/launch';
 
 const ENDED = new Set<LaunchState['phase']>(['done', 'stopped', 'failed']);
 
@@ -19,8 +22,24 @@ export function launchChangedBilling(prev: LaunchState | undefined, next: Launch
   return leftBoxes(next) > (prev ? leftBoxes(prev) : 0);
 }
 
-/** Calls `onChange` whenever a launch row's change moved billing (see launchChangedBilling). */
-export function followLaunchEnds(rows: Pick<LaunchRows, 'onDidChange' | 'get'>, onChange: () => void): { dispose(): void } {
+/**
+ * The SSH boxes (no platform to ask) the launch's end just powered off, verified (its end action
+ * power-off reported done): their stored instances are recorded stopped now, as a platform poll
+ * would for a platform box.
+ */
+export function boxesPoweredOff(prev: LaunchState | undefined, next: LaunchState | undefined): LaunchBox[] {
+  if (!next?.end || next.end.action !== 'power-off' || !next.end.ok || next.end.stillBilling) return [];
+  if (prev?.end && prev.end.ok && prev.end.action === next.end.action) return [];
+  return [...(next.box ? [next.box] : []), ...(next.nodes ?? [])].filter((b) => b.kind === 'ssh');
+}
+
+/** The stored manual instances (not linked to an account) that are these boxes and still recorded as running. */
+export function instancesToStop(boxes: readonly LaunchBox[], instances: readonly Instance[]): Instance[] {
+  return instances.filter((i) => !i.platformRef && ['running', 'spot', 'noGpu'].includes(currentState(i.intervals) ?? '') && boxes.some((b) => boxIsInstance(b, i)));
+}
+
+/** Calls `onChange` whenever a launch row's change moved billing (see launchChangedBilling), with the SSH boxes its end powered off. */
+export function followLaunchEnds(rows: Pick<LaunchRows, 'onDidChange' | 'get'>, onChange: (poweredOff: LaunchBox[]) => void): { dispose(): void } {
   const last = new Map<string, LaunchState>();
   return rows.onDidChange((c) => {
     const next = rows.get(c.key);
@@ -28,6 +47,6 @@ export function followLaunchEnds(rows: Pick<LaunchRows, 'onDidChange' | 'get'>, 
     if (next) last.set(c.key, next);
     else last.delete(c.key);
     // The first sight of a row already ended (an old launch shown again) is not a change.
-    if (prev && launchChangedBilling(prev, next)) onChange();
+    if (prev && launchChangedBilling(prev, next)) onChange(boxesPoweredOff(prev, next));
   });
 }
