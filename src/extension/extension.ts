@@ -22,6 +22,7 @@ import { checkGpu } from './commands/remote/checkGpu';
 import { DoctorView } from './commands/remote/doctorView';
 import { releaseInstance } from './commands/remote/release';
 import { openInRemoteSsh } from './commands/remote/remoteSsh';
+import { forwardPort, openJupyter, openTensorBoard, PortForwards } from './commands/remote/ports';
 import { openTerminal } from './commands/remote/terminal';
 import { syncCheckpoints } from './commands/sync/syncNow';
 import { uploadFolder } from './commands/sync/upload';
@@ -133,7 +134,8 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
   // "Available now" per account: connectors from the platform monitor, read only while expanded.
   const stockView = new StockView(accounts, async (a) => platformMonitor.connector(a), now);
-  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, live: liveGpus, log: (m) => log.debug(m) });
+  const storeList = new StoreList(state, context.secrets);
+  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, live: liveGpus, stores: storeList, log: (m) => log.debug(m) });
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   subs.push(stockView, stockView.attach(view as vscode.TreeView<unknown>, (n) => ((n as { kind?: string }).kind === 'stock' ? (n as { accountId?: string }).accountId : undefined)));
   const notices = new GuardNotices(log, now);
@@ -227,6 +229,12 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.editSyncFolders, (a) => editSyncFolders(ctx, a));
   command(Commands.openTerminal, (a) => openTerminal(ctx, a));
   command(Commands.openInRemoteSsh, (a) => openInRemoteSsh(ctx, a));
+  // Forwards close with their instance (released, removed, stopped) and with the window.
+  const forwards = new PortForwards(ctx, store);
+  subs.push(forwards, releases.onWillRelease((e) => forwards.closeFor(e.inst.id)));
+  command(Commands.openTensorBoard, (a) => openTensorBoard(ctx, forwards, a));
+  command(Commands.openJupyter, (a) => openJupyter(ctx, forwards, a));
+  command(Commands.forwardPort, (a) => forwardPort(ctx, forwards, a));
   command(Commands.openCalculator, (a) => openCalculator(ctx, calculator, a));
   command(Commands.refresh, () => refresh(ctx, statusBar, poller));
   command(Commands.showLog, () => showLog(ctx));
@@ -244,7 +252,6 @@ export function activate(context: vscode.ExtensionContext): void {
   const notifyChannels = new NotifyChannels(state, context.secrets);
   command(Commands.addNotifyChannel, (a) => addNotifyChannel(notifyChannels, a));
   command(Commands.removeNotifyChannel, (a) => removeNotifyChannel(notifyChannels, a));
-  const storeList = new StoreList(state, context.secrets);
   command(Commands.addStorage, (a) => addStorage(storeList, a));
   command(Commands.removeStorage, (a) => removeStorage(storeList, a));
   command(Commands.refreshPlatforms, () => platformMonitor.pollNow(true).then(() => true));
