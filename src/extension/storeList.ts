@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { checkS3Store, checkStoreName, type Store } from '../core/storage/names';
 import type { SavedStore, StoreKey } from '../app/storage/stores';
+import { Emitter, type Event } from '../app/events';
 import type { MementoLike, SecretsLike } from './store';
 
 export const STORES_KEY = 'gpuRent.stores';
@@ -26,6 +27,9 @@ function checked(raw: unknown): Store | undefined {
 
 export class StoreList {
   private stores: Store[];
+  private readonly changed = new Emitter<void>();
+  /** After an add or a remove (the tree's Storage node listens). */
+  readonly onDidChange: Event<void> = this.changed.event;
 
   constructor(
     private readonly memento: MementoLike,
@@ -52,6 +56,7 @@ export class StoreList {
     } else await this.secrets.delete(storeSecretKey(s.name));
     this.stores = [...this.stores.filter((x) => x.name !== s.name), s];
     await this.memento.update(STORES_KEY, this.stores);
+    this.changed.fire();
   }
 
   async remove(name: string): Promise<boolean> {
@@ -59,6 +64,7 @@ export class StoreList {
     await this.secrets.delete(storeSecretKey(name));
     this.stores = this.stores.filter((s) => s.name !== name);
     await this.memento.update(STORES_KEY, this.stores);
+    this.changed.fire();
     return true;
   }
 

@@ -12,6 +12,7 @@ import { summarizeSpend } from '../core/spend';
 import type { ConnectionState, SshPool } from '../app/pool';
 import type { LiveGpus } from '../app/runs/liveGpus';
 import type { Disposable } from '../app/events';
+import { AUTODL_FS_ROOT, type Store } from '../core/storage/names';
 import type { RunWatch } from '../app/runs/watch';
 import type { SyncWatching } from '../app/syncWatching';
 import type { LaunchRows } from '../app/launch/rows';
@@ -35,7 +36,10 @@ export type Node =
   | { kind: 'stock'; platform: string; accountId: string }
   | ({ kind: 'stockRow'; accountId: string } & StockNodeInfo)
   /** A launch this window drives (Run Task on a Rented GPU…), at the top while it runs. */
-  | { kind: 'launch'; key: string };
+  | { kind: 'launch'; key: string }
+  /** The stores (Add Storage…), at the bottom once there is one; a row each (never a key). */
+  | { kind: 'stores' }
+  | { kind: 'storeRow'; name: string };
 
 /** What the tree shows, owned by activate(); the tree only reads them and listens. */
 export interface TreeModels {
@@ -58,6 +62,8 @@ export interface TreeModels {
   live?: LiveGpus;
   /** Debug log of each refresh and its reasons. */
   log?: (line: string) => void;
+  /** The stores a task names in checkpoints.store / data.from (extension/storeList.ts). */
+  stores?: { list(): readonly Store[]; onDidChange: (listener: () => void) => Disposable };
 }
 
 export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -80,6 +86,8 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
   private readonly platforms: PlatformFacts | undefined;
   private readonly stock: StockView | undefined;
   private readonly live: LiveGpus | undefined;
+  private readonly stores: TreeModels['stores'];
+  private readonly storesNode: Node & { kind: 'stores' } = { kind: 'stores' };
   private readonly connection: (id: string) => ConnectionState | undefined;
 
   constructor(m: TreeModels) {
@@ -93,6 +101,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     this.platforms = m.platforms;
     this.stock = m.stock;
     this.live = m.live;
+    this.stores = m.stores;
     const pool = m.connections;
     this.connection = pool ? (id) => pool.state(id) : () => undefined;
     const refresher = (this.refresher = new RefreshScheduler({ fire: (keys) => this.deliver(keys), visible: m.visibility.visible, ...(m.log ? { log: m.log } : {}) }));
@@ -106,6 +115,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       m.launches.onDidChange((c) => request('launch', c.kind === 'updated' ? launchKey(c.key) : undefined)),
       ...(pool ? [pool.onDidChangeState((e) => request('connection', e.key))] : []),
       ...(m.platforms ? [m.platforms.onDidChange((id) => request('platforms', id))] : []),
+      ...(m.stores ? [m.stores.onDidChange(() => request('stores'))] : []),
       // An account's rows read while its node is not shown need no redraw.
       ...(m.stock ? [m.stock.onDidChange((accountId) => this.stockNodes.has(accountId) && request('stock', stockKey(accountId)))] : []),
     );
@@ -198,7 +208,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     if (!node) {
       const keys = this.launches.keys();
       for (const k of [...this.launchNodes.keys()]) if (!keys.includes(k)) this.launchNodes.delete(k);
-      return [...keys.map((k) => this.launchNode(k)), ...groupByPlatform(instances).map((g) => this.platformNode(g.platform))];
+      return [...keys.map((k) => this.launchNode(k)), ...groupByPlatform(instances).map((g) => this.platformNode(g.platform)), ...(this.stores?.list().length ? [this.storesNode] : [])];
     }
     if (node.kind === 'platform') return [...instances.filter((i) => i.platform === node.platform).map((i) => this.instanceNode(i.id)), ...(this.stock?.accountsOf(node.platform) ?? []).map((a) => this.stockNode(node.platform, a.id))];
     if (node.kind === 'stock') return this.stock ? this.stock.children(node.accountId).then((rows) => rows.map((r) => ({ kind: 'stockRow' as const, accountId: node.accountId, ...r }))) : [];
@@ -206,6 +216,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const inst = this.store.get(node.id);
       return inst ? this.details(inst) : [];
     }
+    if (node.kind === 'stores') return (this.stores?.list() ?? []).map((s) => ({ kind: 'storeRow' as const, name: s.name }));
     return [];
   }
 
@@ -217,10 +228,28 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     if (node.kind === 'detail') return this.instanceNode(node.instanceId);
     if (node.kind === 'stock') return this.platformNode(node.platform);
     if (node.kind === 'stockRow') return this.stockNodes.get(node.accountId);
+    if (node.kind === 'storeRow') return this.storesNode;
     return undefined;
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'stores') {
+      const item = new vscode.TreeItem(vscode.l10n.t('Storage'), vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = 'stores';
+      item.contextValue = 'stores';
+      item.iconPath = new vscode.ThemeIcon('database');
+      item.tooltip = vscode.l10n.t('Stores for checkpoints and data: a task names one as NAME/PREFIX in checkpoints.store or data.from. The box gets a grant for its run, never the key.');
+      return item;
+    }
+    if (node.kind === 'storeRow') {
+      const s = this.stores?.list().find((x) => x.name === node.name);
+      const item = new vscode.TreeItem(forLabel(node.name), vscode.TreeItemCollapsibleState.None);
+      item.id = `store:${node.name}`;
+      item.contextValue = `store:${s?.kind ?? 'gone'}`;
+      item.iconPath = new vscode.ThemeIcon(s?.kind === 'autodl-fs' ? 'folder' : 'database');
+      item.description = forLabel(s ? (s.kind === 's3' ? `${s.bucket} · ${s.endpoint.replace(/^https?:\/\//, '')}` : AUTODL_FS_ROOT) : '', 300);
+      return item;
+    }
     if (node.kind === 'platform') {
       const now = this.now();
       const item = new vscode.TreeItem(this.platformName(node.platform), vscode.TreeItemCollapsibleState.Expanded);

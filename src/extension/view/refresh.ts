@@ -28,7 +28,9 @@ export type RefreshReason =
   /** A platform power action settled or did not. */
   | 'power'
   /** A platform account was added or removed. */
-  | 'accounts';
+  | 'accounts'
+  /** A store was added or removed (Add Storage…). */
+  | 'stores';
 
 /**
  * An element of the view: an instance id as it is (ids are `[A-Za-z0-9_-]+`), or one of the
