@@ -12,7 +12,6 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { isFinished, launchStatus, launchTask, LaunchError, type LaunchHost } from '../../../app/launch/run';
 import { passwordMeantFor } from '../../../app/launch/password';
-import { progressText } from '../../../app/launch/words';
 import { divergedPolicy } from '../../monitors/diverged';
 import { launchRowText } from '../../view/launchRows';
 import type { AcquiredBox, LaunchAccount } from '../../../app/launch/boxes';
@@ -158,11 +157,13 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
       token.onCancellationRequested(() => ac.abort());
       let said = '';
       let event = '';
+      // A watch line ("watch: …", "运行中：…") is the row's figures again: the toast keeps the last other event.
+      const watchPrefix = vscode.l10n.t('watch: {0} · {1}', '\u0000', '').split('\u0000')[0]!;
       report = (st, line) => {
-        if (line !== undefined && !line.startsWith('watch: ')) event = line;
+        if (line !== undefined && !line.startsWith(watchPrefix)) event = line;
+        // The row's words (step, a divergence, spent), then the latest event that is not a progress line.
         const row = launchRowText(st, ctx.now(), vscode.l10n).description;
-        const p = st.progress?.diverged ? progressText(st.progress, vscode.l10n) : '';
-        const message = [row, p, event].filter(Boolean).join(' — ').slice(0, 400);
+        const message = [row, event].filter(Boolean).join(' — ').slice(0, 400);
         if (message !== said) progress.report({ message: (said = message) });
       };
       const host: LaunchHost = {
