@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { estimateFinish, isStalled, progressOf, ProgressTracker } from '../../src/core/progress';
 import { HELDOUT5, scoreFolder, scoreLine } from '../support/scoreHeldout';
 
 describe('progress on held-out set 5', () => {
@@ -34,5 +35,27 @@ describe('progress on held-out set 5', () => {
   it('dev: the end causes (Paddle OOM, CPU-only torch, an NCCL tail of C++ frames)', () => {
     const s = scoreFolder(join(HELDOUT5, 'dev'));
     assert.deepEqual(s.causes.misses, []);
+  });
+});
+
+describe('epoch-only logs', () => {
+  it('a log that prints only epochs gives progress and an ETA in epochs, and is not stalled between two epochs', () => {
+    // The line as CLTR prints it (heldout5/dev/cltr-training-epoch-only.log), one epoch every 150 s.
+    const t = new ProgressTracker();
+    for (let e = 651; e <= 653; e++) t.feed(`2023-06-23 21:37:15,128 - CLTR - INFO - Training Epoch:[${e}/1500]\t loss=10.3\t lr=0.000100\t epoch_time=150.0\n`, 1000 + (e - 651) * 150);
+    const p = t.progress;
+    assert.deepEqual([p.step, p.total, p.epoch, p.epochTotal, p.loss], [null, null, 653, 1500, 10.3]);
+    assert.ok(p.epochRate && Math.abs(p.epochRate - 1 / 150) < 1e-9, String(p.epochRate));
+    const f = estimateFinish(p, { computeFenPerHour: 360, storageFenPerDay: 0 }, { boxNow: 1300, alive: true });
+    assert.equal(f.etaSeconds, 847 * 150);
+    assert.equal(f.costToFinishFen, Math.round((847 * 150 * 360) / 3600));
+    // Long epochs: 20 minutes without a line is not a stall when an epoch takes 15.
+    const slow = new ProgressTracker();
+    slow.feed('Epoch: 1/200 | Train loss: 0.9\n', 0);
+    slow.feed('Epoch: 2/200 | Train loss: 0.8\n', 900);
+    assert.equal(isStalled(slow.progress, 900 + 1200, true), false);
+    assert.equal(isStalled(slow.progress, 900 + 2000, true), true);
+    // A log that counts steps keeps its step rate: no epoch rate.
+    assert.equal(progressOf('Epoch [1/10] Step [100/500] loss: 0.5\n', 1).epochRate ?? null, null);
   });
 });

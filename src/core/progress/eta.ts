@@ -32,13 +32,15 @@ export interface Finish {
 /** No progress line for this long (or five steps' time, if longer) while the process lives = stalled. */
 export const DEFAULT_STALL_SECONDS = 600;
 
-export function stallThreshold(p: Pick<Progress, 'rate'>, minSeconds = DEFAULT_STALL_SECONDS): number {
+export function stallThreshold(p: Pick<Progress, 'rate' | 'epochRate'>, minSeconds = DEFAULT_STALL_SECONDS): number {
   const stepTime = p.rate && p.rate > 0 ? 1 / p.rate : 0;
-  return Math.max(minSeconds, 5 * stepTime);
+  // A log that prints once an epoch is quiet for an epoch: stalled after two epochs' time with nothing.
+  const epochTime = !stepTime && p.epochRate && p.epochRate > 0 ? 1 / p.epochRate : 0;
+  return Math.max(minSeconds, 5 * stepTime, 2 * epochTime);
 }
 
 /** Whether a live run's log stopped moving. `now` must be on the same clock as the progress times. */
-export function isStalled(p: Pick<Progress, 'rate' | 'lastUpdateAt' | 'lastOutputAt'>, now: number, alive: boolean, minSeconds = DEFAULT_STALL_SECONDS): boolean {
+export function isStalled(p: Pick<Progress, 'rate' | 'epochRate' | 'lastUpdateAt' | 'lastOutputAt'>, now: number, alive: boolean, minSeconds = DEFAULT_STALL_SECONDS): boolean {
   if (!alive) return false;
   const last = p.lastUpdateAt ?? p.lastOutputAt;
   if (last === null) return false;
@@ -71,6 +73,11 @@ export function estimateFinish(p: Progress, price: RunPrice | null, opts: { boxN
     // The time since the last reading already passed (unless it stalled: then nothing moves).
     eta = stalled ? left : Math.max(0, left - (quietSeconds ?? 0));
     if (p.step >= p.total) eta = 0;
+  }
+  // An epoch-only log (`Training Epoch:[653/1500] loss=…`): the epochs left over the epochs per second.
+  if (eta === null && p.step === null && p.epoch !== null && p.epochTotal !== null && p.epochTotal > 0 && p.epochRate && p.epochRate > 0) {
+    const left = Math.max(0, p.epochTotal - p.epoch) / p.epochRate;
+    eta = stalled ? left : Math.max(0, left - (quietSeconds ?? 0));
   }
   if (eta !== null && !Number.isFinite(eta)) eta = null;
   const localNow = opts.localNow ?? opts.boxNow;

@@ -43,6 +43,11 @@ export interface Progress {
   lossCurve: LossPoint[];
   /** Set while the latest training loss is NaN or ±Inf; back to null at the next finite loss. */
   diverged: Diverged | null;
+  /**
+   * Epochs per second, measured from the epochs a log prints when it prints no step (`Training Epoch:[653/1500] loss=…`):
+   * progress and ETA in epochs. Null while unknown or when the log counts steps.
+   */
+  epochRate?: number | null;
 }
 
 export const MAX_LOSS_POINTS = 2000;
@@ -52,7 +57,7 @@ const RATE_WINDOW_SECONDS = 600;
 const LOSS_KEYS = ['loss', 'train_loss', 'train_loss_step', 'loss_step', 'lm_loss', 'lm loss', 'total_loss'];
 
 export function emptyProgress(): Progress {
-  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [], diverged: null };
+  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [], diverged: null, epochRate: null };
 }
 
 function pickLoss(scalars: Record<string, number>): number | undefined {
@@ -73,6 +78,8 @@ export class ProgressTracker {
   private perEpochTotal: number | null = null;
   private explicitRateAt: number | null = null;
   private samples: { t: number; step: number }[] = [];
+  /** When each epoch was first seen, for a log that prints no step. */
+  private epochSamples: { t: number; epoch: number }[] = [];
   private sawEpochZero = false;
   /** A YOLO table header's loss column names, for the rows under it. */
   private yoloColumns: string[] | null = null;
@@ -152,6 +159,7 @@ export class ProgressTracker {
       p.epoch = r.epoch;
     }
     if (r.epochTotal !== undefined) p.epochTotal = r.epochTotal;
+    if (r.epoch !== undefined && step === undefined && p.step === null) this.addEpoch(now, r.epoch);
     // Per-epoch counts (Lightning's bar, YOLO's epoch rows, `Epoch [3/10] Step [45/100]`): the run is
     // epochs × steps, and a finished epoch is not a finished run.
     const perEpoch = r.perEpoch || (r.source === 'generic' && step !== undefined && total !== undefined && r.epochTotal !== undefined);
@@ -234,6 +242,20 @@ export class ProgressTracker {
     else s.push({ t, step });
     while (s.length > 2 && s[0]!.t < t - RATE_WINDOW_SECONDS) s.shift();
     if (s.length > 256) s.splice(0, s.length - 256);
+  }
+
+  /** An epoch-only log: epochs over time, from the first epoch seen to the latest. */
+  private addEpoch(t: number, epoch: number): void {
+    const s = this.epochSamples;
+    const last = s[s.length - 1];
+    if (last && epoch <= last.epoch) return;
+    s.push({ t, epoch });
+    if (s.length > 64) s.splice(1, s.length - 64);
+    const a = s[0]!;
+    const dt = t - a.t;
+    const de = epoch - a.epoch;
+    this.p.epochRate = dt > 0 && de > 0 ? de / dt : (this.p.epochRate ?? null);
+    this.p.lastUpdateAt = t;
   }
 
   private measuredRate(): number | null {
