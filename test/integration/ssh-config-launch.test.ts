@@ -78,6 +78,14 @@ describe('ssh config like OpenSSH, launch FILE (real sshd, built CLI)', function
     assert.match(named.stderr, /gpu-rent\.yaml/);
   });
 
+  it('an alias is an SSH login for the end-action rule too: end: no-gpu is refused up front (exit 2), nothing run', () => {
+    sshConfig(`Host trainbox\n  HostName 127.0.0.1\n  Port ${a.port}\n  User ${a.user}\n  IdentityFile ${a.privateKeyPath}\n`);
+    const dir = repo('alias-nogpu', task('alias-nogpu', 'trainbox').replace('end: none', 'end: no-gpu'));
+    const r = runCli(['launch', join(dir, 'task.yaml'), '--accept-new'], { env, cwd: dir, timeoutMs: 60000 });
+    assert.equal(r.code, 2, r.stderr + r.stdout);
+    assert.equal(existsSync(join(a.home, 'gpu-rent', 'alias-nogpu')), false);
+  });
+
   it('a task login with -i KEY logs in with that key', () => {
     sshConfig('');
     const dir = repo('withkey', task('key-task', `ssh -p ${a.port} -i ${a.privateKeyPath} ${a.user}@127.0.0.1`));

@@ -195,12 +195,17 @@ function configOf(o: AcquireOptions): string | null {
   return o.sshConfig !== undefined ? o.sshConfig : readSshConfigSync();
 }
 
+/** Whether a task's `instance:` name is an explicit Host alias of ~/.ssh/config (then an SSH login, not a platform instance). */
+export function isSshConfigAlias(ref: string, sshConfig: string | null = readSshConfigSync()): boolean {
+  return listSshHosts(sshConfig).includes(ref);
+}
+
 /** The box for one candidate. Throws AcquireError with what stopped it. */
 export function acquireBox(i: TaskInstance, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   const cfg = configOf(o);
   if (i.kind === 'ssh') return Promise.resolve().then(() => sshBox(i, task, cfg));
   // A Host alias of ~/.ssh/config (an explicit one, not a pattern) is an SSH login, as `ssh ALIAS` takes it.
-  if (i.kind === 'named' && listSshHosts(cfg).includes(i.ref)) return Promise.resolve().then(() => sshBox({ kind: 'ssh', login: i.ref }, task, cfg));
+  if (i.kind === 'named' && isSshConfigAlias(i.ref, cfg)) return Promise.resolve().then(() => sshBox({ kind: 'ssh', login: i.ref }, task, cfg));
   if (i.kind === 'named') return namedBox(i.ref, task, o);
   return newBox(task, o);
 }

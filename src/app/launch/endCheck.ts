@@ -8,7 +8,7 @@ import { descriptorOf } from '../../core/platforms/descriptors';
 import type { Task } from '../../core/task/types';
 import type { L10n } from '../../core/l10n';
 import { probeBoxPower } from '../runs/boxPower';
-import type { LaunchAccount } from './boxes';
+import { isSshConfigAlias, type LaunchAccount } from './boxes';
 import type { LaunchRun, Live } from './context';
 import { endRefusal, type EndFacts } from './rules';
 import { endRefusalText } from './words';
@@ -25,8 +25,9 @@ function say(task: Task, where: string, f: EndFacts, l10n: L10n, account?: Launc
 export function endRefusedUpFront(task: Task, accounts: readonly LaunchAccount[], l10n: L10n): string | null {
   if (task.end === 'none') return null;
   for (const c of task.instances) {
-    if (c.kind === 'ssh') {
-      const r = say(task, c.login.slice(0, 200), { boxPower: 'unknown', probed: false, created: false }, l10n);
+    // An ssh config alias is an SSH login (boxes.ts acquires it so).
+    if (c.kind === 'ssh' || (c.kind === 'named' && isSshConfigAlias(c.ref))) {
+      const r = say(task, (c.kind === 'ssh' ? c.login : c.ref).slice(0, 200), { boxPower: 'unknown', probed: false, created: false }, l10n);
       if (r) return r;
     } else if (c.kind === 'named') {
       if (task.end === 'release') return say(task, c.ref.slice(0, 200), { boxPower: 'unknown', probed: false, created: false }, l10n);
