@@ -78,7 +78,9 @@ async function setupOne(r: LaunchRun, live: Live): Promise<boolean> {
   if (from.length) {
     const { dataFromStoreLines } = await import('../storage/dataStep');
     try {
-      pulls = await dataFromStoreLines(live.conn, from, (await r.host.unattended?.stores()) ?? [], `${live.home}/.gpu-rent/data/${r.task.name}`);
+      // The front end's stores (VS Code: its secret storage) where it gives them, else the CLI's stores.json.
+      const stores = (await r.host.unattended?.stores()) ?? (await (await import('../storage/stores')).readStoreFile(r.host.configHome));
+      pulls = await dataFromStoreLines(live.conn, from, stores, `${live.home}/.gpu-rent/data/${r.task.name}`);
     } catch (e) {
       r.stopReason = { kind: 'failed', detail: `data${on}: ${e instanceof Error ? e.message : String(e)}` };
       return false;
