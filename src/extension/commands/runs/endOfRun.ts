@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning } from '../../notify';
 import { formatCny } from '../../../core/money';
-import { storageRateFor } from '../../../core/spend';
+import { beijingDateTime, storageRateFor } from '../../../core/spend';
 import { isEndAction, type Diverged, type EndAction } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
 import type { RemoteConnection } from '../../../remote/connection';
@@ -70,7 +70,8 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
   let boxDid: string | undefined;
   if (action !== 'nothing') {
     const onBox = await afterJobOutcome(conn, job.id).catch(() => undefined);
-    if (onBox?.fired) boxDid = onBox.events.map((e) => `${new Date(e.at * 1000).toLocaleTimeString()} ${e.kind} ${e.detail}`.trim()).join('; ');
+    // Times in one zone, said (issue 41 friction): Beijing time, as the platform's own clocks elsewhere in the view.
+    if (onBox?.fired) boxDid = onBox.events.map((e) => `${vscode.l10n.t('{0} (Beijing time)', beijingDateTime(e.at).slice(11))} ${e.kind} ${e.detail}`.trim()).join('; ');
     else {
       // The laptop is awake and runs the verified sync itself; the box's own power-off stays
       // armed until the stop is verified (it stands down only when the sync failed: no copy).
