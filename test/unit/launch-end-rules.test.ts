@@ -9,6 +9,7 @@ import { passwordMeantFor } from '../../src/app/launch/password';
 import { emptyProgress, estimateFinish, ProgressTracker } from '../../src/core/progress';
 import { COST_TO_FINISH_CAP_FEN, newLaunchState } from '../../src/core/task/launch';
 import { launchRowText } from '../../src/extension/view/launchRows';
+import { LaunchToastText } from '../../src/extension/commands/launch/reportText';
 import type { Task } from '../../src/core/task/types';
 import type { LaunchAccount } from '../../src/app/launch/boxes';
 import type { Connector } from '../../src/core/platforms/types';
@@ -122,5 +123,21 @@ describe('the launch row says a divergence (extension/view/launchRows)', () => {
     assert.match(en, /step 37\/60 · loss NaN for 23 readings since step 5 \(diverged\)/);
     assert.doesNotMatch(en, /2\.05/);
     assert.match(launchRowText(s, 2000, l10nIn('zh-cn')).description, /损失连续 23 次为 NaN（自第 5 步起）（已发散）/);
+  });
+});
+
+describe('the launch toast follows the row (extension/commands/launch/reportText LaunchToastText)', () => {
+  it('a state read without an event still moves it (5/60 → 32/60); a watch line does not replace the latest other event; a divergence shows; zh too', () => {
+    const base = { ...newLaunchState({ task: 'lora', file: '/r/gpu-rent.yaml', taskDigest: 'd', smoke: false, now: 1000 }), phase: 'watch' as const };
+    const at = (step: number, extra: object = {}) => ({ ...base, progress: { step, total: 60, etaSeconds: 60, costToFinishFen: 2, loss: 1.5, ...extra } });
+    const t = new LaunchToastText(l10nIn('en'));
+    assert.match(t.next(at(5), 2000, 'run: started lora (pid 1, via tmux)')!, /step 5\/60 .*— run: started lora/);
+    assert.equal(t.next(at(5), 2000), undefined, 'nothing changed: nothing said');
+    assert.match(t.next(at(32), 2003, 'watch: step 32/60 · loss 1.5 · spent ¥0.01')!, /step 32\/60 .*— run: started lora/);
+    assert.match(t.next(at(33), 2006)!, /step 33\/60/);
+    const d = { diverged: { value: 'nan' as const, readings: 3, since: 1000, step: 31, lastFiniteLoss: 1.5 } };
+    assert.match(t.next(at(34, d), 2009)!, /step 34\/60 · loss NaN for 3 readings since step 31 \(diverged\)/);
+    const zh = new LaunchToastText(l10nIn('zh-cn'));
+    assert.match(zh.next(at(34, d), 2009, '运行中：第 34/60 步 · 已花费 ¥0.01')!, /损失连续 3 次为 NaN（自第 31 步起）（已发散）$|损失连续 3 次为 NaN（自第 31 步起）（已发散） · /);
   });
 });

@@ -5,7 +5,7 @@ import { formatCny } from '../../../core/money';
 import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/task/launch';
 import { forMarkdown, forMarkdownCode } from '../../../core/text';
 import type { L10n } from '../../present';
-import { outcomeLine } from '../../view/launchRows';
+import { launchRowText, outcomeLine } from '../../view/launchRows';
 import { launchOutcomeWords, progressText } from '../../../app/launch/words';
 
 const when = (s: number) => new Date(s * 1000).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
@@ -45,4 +45,26 @@ export function launchMarkdown(name: string, s: LaunchState | undefined, now: nu
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * The launch's progress notification: the row's words (phase, box, step, a divergence, spent),
+ * then the latest event that is not a watch line (those are the row's figures again). Fed every
+ * state read and every event; `next` gives the message only when it changed.
+ */
+export class LaunchToastText {
+  private event = '';
+  private said = '';
+  private readonly watchPrefix: string;
+
+  constructor(private readonly l10n: L10n) {
+    this.watchPrefix = l10n.t('watch: {0} · {1}', '\u0000', '').split('\u0000')[0]!;
+  }
+
+  next(st: LaunchState, now: number, line?: string): string | undefined {
+    if (line !== undefined && !line.startsWith(this.watchPrefix)) this.event = line;
+    const message = [launchRowText(st, now, this.l10n).description, this.event].filter(Boolean).join(' — ').slice(0, 400);
+    if (message === this.said) return undefined;
+    return (this.said = message);
+  }
 }

@@ -13,7 +13,6 @@ import { z } from 'zod';
 import { isFinished, launchStatus, launchTask, LaunchError, type LaunchHost } from '../../../app/launch/run';
 import { passwordMeantFor } from '../../../app/launch/password';
 import { divergedPolicy } from '../../monitors/diverged';
-import { launchRowText } from '../../view/launchRows';
 import type { AcquiredBox, LaunchAccount } from '../../../app/launch/boxes';
 import { configHome } from '../../../app/platforms/accountFile';
 import { formatCny } from '../../../core/money';
@@ -29,7 +28,7 @@ import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
-import { outcomeWords, spentText } from './reportText';
+import { LaunchToastText, outcomeWords, spentText } from './reportText';
 import { pickTask, readWorkspaceTaskFile } from './taskFile';
 import { outcomeLine } from '../../view/launchRows';
 
@@ -155,16 +154,10 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   try {
     const s = await withNotificationProgress({ title, cancellable: true }, (progress, token) => {
       token.onCancellationRequested(() => ac.abort());
-      let said = '';
-      let event = '';
-      // A watch line ("watch: …", "运行中：…") is the row's figures again: the toast keeps the last other event.
-      const watchPrefix = vscode.l10n.t('watch: {0} · {1}', '\u0000', '').split('\u0000')[0]!;
+      const toast = new LaunchToastText(vscode.l10n);
       report = (st, line) => {
-        if (line !== undefined && !line.startsWith(watchPrefix)) event = line;
-        // The row's words (step, a divergence, spent), then the latest event that is not a progress line.
-        const row = launchRowText(st, ctx.now(), vscode.l10n).description;
-        const message = [row, event].filter(Boolean).join(' — ').slice(0, 400);
-        if (message !== said) progress.report({ message: (said = message) });
+        const message = toast.next(st, ctx.now(), line);
+        if (message !== undefined) progress.report({ message });
       };
       const host: LaunchHost = {
         configHome: home,
