@@ -35,7 +35,7 @@ export function launchMarkdown(name: string, s: LaunchState | undefined, now: nu
     ...(p ? [`- **${l10n.t('Progress')}**: ${md(progressText(p, l10n) || '?')}`] : []),
     ...(s.lastSync ? [`- **${l10n.t('Last verified sync')}**: ${md(clock(s.lastSync.at))}, ${l10n.t('{0} file(s)', s.lastSync.files)}${s.lastSync.checkpoint ? `, ${l10n.t('newest {0}', md(s.lastSync.checkpoint))}` : ''}`] : []),
     ...(s.end ? [`- **${l10n.t('End')}** (${md(s.end.action)}): ${s.end.ok ? l10n.t('done') : `**${l10n.t('NOT done')}**`}${s.end.stillBilling ? ` — **${l10n.t('STILL BILLING')}**` : ''}: ${md(s.end.detail)}`] : []),
-    ...s.boxes.map((b) => `- ${l10n.t('Earlier box')}: ${md(b.label)} (${md(b.leftBecause ?? 'left')})`),
+    ...s.boxes.map((b) => `- ${l10n.t('Earlier box')}: ${md(b.label)} (${md(b.leftBecause ?? 'left')})${b.leftAt === undefined ? ` — **${l10n.t('STILL BILLING')}**` : ''}`),
     '',
     `### ${l10n.t('Recent events')}`,
     '',
