@@ -14,6 +14,7 @@ import { stateLabel } from '../present';
 import type { CommandContext } from '../commands/context';
 import { powerFactsOf } from '../commands/runs/powerFacts';
 import { platformErrorText } from '../commands/platforms/words';
+import { allowPowerActions } from '../commands/platforms/allowPower';
 
 export class IdleMonitor {
   private readonly idle = new IdleWatch();
@@ -97,7 +98,12 @@ export class IdleMonitor {
     }
     await vscode.commands.executeCommand(Commands.switchState, { id, state });
     this.idle.forget(id);
-    if (consoleReason(action, facts) === 'accountReadOnly') void showInfo(vscode.l10n.t('Recorded {0} as {1}. Its platform account is read-only: do the same in the platform’s console, or allow power actions for it (gpuRent.platforms.powerActions).', inst.name, stateLabel(state, vscode.l10n)));
+    if (consoleReason(action, facts) === 'accountReadOnly') {
+      // The setting written by a button, not by hand (issue 41 friction).
+      const allow = vscode.l10n.t('Allow Power Actions…');
+      const account = inst.platformRef?.account;
+      void showInfo(vscode.l10n.t('Recorded {0} as {1}. Its platform account is read-only: do the same in the platform’s console, or allow power actions for it (gpuRent.platforms.powerActions).', inst.name, stateLabel(state, vscode.l10n)), ...(account ? [allow] : [])).then((p) => (p === allow && account ? allowPowerActions({ id: account, label: account }) : undefined));
+    }
     else void showInfo(vscode.l10n.t('Recorded {0} as {1}. Do the same in the platform’s console: it has no API for this.', inst.name, stateLabel(state, vscode.l10n)));
   }
 }
