@@ -33,9 +33,13 @@ export interface CheckFolder {
 /** At most this many launch states are read per release check (a launches folder is small). */
 const MAX_LAUNCH_STATES = 200;
 
-/** Whether a launch box is this instance: the same platform account and instance, or the same SSH login. */
+/**
+ * Whether a launch box is this instance: the same platform instance id (a CLI launch may name the
+ * account by another id than the extension does; an instance id is the platform's own, and a
+ * wrong match only adds a folder to check, never drops one), or the same SSH login.
+ */
 export function boxIsInstance(b: Pick<LaunchBox, 'kind' | 'label' | 'account' | 'ref'>, inst: Pick<Instance, 'platformRef' | 'login'>): boolean {
-  if (b.kind === 'platform') return !!inst.platformRef && b.account === inst.platformRef.account && b.ref === inst.platformRef.ref;
+  if (b.kind === 'platform') return !!inst.platformRef && b.ref === inst.platformRef.ref;
   const l = inst.login;
   return b.label === `${l.user}@${l.host}:${l.port}` || (!l.user && b.label === `${l.host}:${l.port}`);
 }

@@ -30,6 +30,7 @@ describe('release check: folders and unsynced checkpoints (issue 41 bug 4)', () 
     const inst = { platformRef: { account: 'acc1', ref: 'i-1' }, login: { host: 'h', port: 22, user: 'root' } } as never;
     assert.ok(boxIsInstance({ kind: 'platform', label: 'x', account: 'acc1', ref: 'i-1' }, inst));
     assert.ok(!boxIsInstance({ kind: 'platform', label: 'x', account: 'acc1', ref: 'i-2' }, inst));
+    assert.ok(boxIsInstance({ kind: 'platform', label: 'x', account: 'autodl-pro', ref: 'i-1' }, inst), 'a CLI launch naming the account by its env id');
     assert.ok(boxIsInstance({ kind: 'ssh', label: 'root@h:22' }, inst));
     assert.ok(!boxIsInstance({ kind: 'ssh', label: 'root@h:2222' }, inst));
   });
