@@ -130,7 +130,7 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
       'end: none',
     ]);
     const cli = path.join(vscode.extensions.getExtension('gpu-rent.gpu-rent')!.extensionPath, 'dist', 'cli.js');
-    const child = spawn(process.execPath, [cli, 'launch', '--file', file, '--accept-new'], { cwd: path.dirname(file), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', GPU_RENT_PASSWORD: sshd.password, GPU_RENT_LAUNCH_POLL_MS: '500' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'launch', '--file', file, '--accept-new', '--password-for', `${sshd.user}@${sshd.host}:${sshd.port}`], { cwd: path.dirname(file), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', GPU_RENT_PASSWORD: sshd.password, GPU_RENT_LAUNCH_POLL_MS: '500' }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const launches = path.join(process.env.GPU_RENT_HOME ?? path.join(os.homedir(), '.config', 'gpu-rent'), 'launches');
