@@ -13,6 +13,8 @@ import { createInstance, type Instance } from '../../src/core/instances';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { connectionTo } from './remote-helpers';
+import { syncOnce } from '../../src/remote/sync';
+import { syncRemote } from '../../src/app/sync';
 
 describe('release check: the folders the launch and the sync use (issue 41 bug 4, real sshd)', function () {
   this.timeout(120_000);
@@ -105,5 +107,14 @@ describe('release check: the folders the launch and the sync use (issue 41 bug 4
       throw new Error('connect ECONNREFUSED 127.0.0.1:1');
     }, [{ remoteDir: '~/x', localDir: undefined, source: 'default' }]);
     assert.deepEqual(check, { kind: 'unreachable', detail: 'connect ECONNREFUSED 127.0.0.1:1' });
+  });
+
+  it('Sync First pulls the launch’s ~/… folder into its task’s local folder; the check then finds nothing unsynced', async () => {
+    const [folder] = await launchFoldersOf(inst, join(work, 'config'));
+    const r = await syncOnce(syncRemote(conn), { remoteDir: folder!.remoteDir, localDir: folder!.localDir!, durable: true });
+    assert.ok(r.files >= 2, `pulled ${r.files}`);
+    const again = await checkRelease(async () => conn, [folder!]);
+    assert.equal(again.kind, 'checked');
+    if (again.kind === 'checked') assert.deepEqual(again.risk.files, []);
   });
 });
