@@ -32,6 +32,7 @@ const core: Record<string, Loader> = {
   notify: async () => (await import('./commands/notify')).command,
   storage: async () => (await import('./commands/storage')).command,
   forward: async () => (await import('./commands/forward')).command,
+  mcp: async () => (await import('./commands/mcp')).command,
 };
 
 const guards = async (): Promise<CliCommand[]> => (await import('./guard-commands')).guardCommands;

@@ -26,6 +26,8 @@ import { command as schedule } from '../../src/cli/commands/schedule';
 import { command as smi } from '../../src/cli/commands/smi';
 import { command as stock } from '../../src/cli/commands/stock';
 import { command as storage } from '../../src/cli/commands/storage';
+import { command as forward } from '../../src/cli/commands/forward';
+import { command as mcp } from '../../src/cli/commands/mcp';
 import { command as stop } from '../../src/cli/commands/stop';
 import { command as sync } from '../../src/cli/commands/sync';
 import { runCli } from '../support/cli';
@@ -33,7 +35,7 @@ import { runCli } from '../support/cli';
 const CJK = /[\u4e00-\u9fff]/;
 const ZH = { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' };
 const EN = { LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8' };
-const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, notify, storage, ...guardCommands];
+const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, notify, storage, forward, mcp, ...guardCommands];
 
 const io: CliIO = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: EN, isTTY: false };
 
