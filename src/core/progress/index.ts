@@ -1,6 +1,8 @@
 // Training runs you can see: progress read from the log, ETA and cost to finish, why a run ended.
 export { readLine, parseInterval, parseCount, pyDict, MAX_LINE, type LineReading, type ProgressSource } from './lines';
-export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, type Progress, type LossPoint, type Diverged } from './tracker';
+// checkProgressPattern / patternProblem: import './userPattern' directly (it carries the linear-time analysis).
+export { readByPattern, PROGRESS_GROUPS, type ProgressGroup } from './patternRead';
+export { ProgressTracker, progressOf, emptyProgress, MAX_LOSS_POINTS, MAX_UNREAD_LINE, type Progress, type LossPoint, type Diverged } from './tracker';
 export { estimateFinish, isStalled, stallThreshold, costOfSeconds, DEFAULT_STALL_SECONDS, type Finish, type RunPrice } from './eta';
 export { detectCause, lastLines, END_CAUSE_KINDS, MAX_CAUSE_LINE, type EndCause, type EndCauseKind } from './causes';
 export { causeSummary, causeRemedies, causeLang, EXTRA_DISK_GB, type CauseLang, type Remedy, type RemedyCode, type RemedyFacts } from './causeText';

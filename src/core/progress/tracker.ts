@@ -2,7 +2,8 @@
 // the log, from a byte offset), it splits at \n and \r (tqdm redraws its bar with \r), keeps an
 // unfinished last line for the next chunk, and folds each line's reading into one state: step,
 // total, rate, loss and other scalars, and when progress last moved. Pure: time comes in.
-import { isLossKey, readLineParts, type LineReading, type ProgressSource } from './lines';
+import { isLossKey, MAX_LINE, readLineParts, type LineReading, type ProgressSource } from './lines';
+import { readByPattern } from './patternRead';
 
 export interface LossPoint {
   step: number;
@@ -48,16 +49,24 @@ export interface Progress {
    * progress and ETA in epochs. Null while unknown or when the log counts steps.
    */
   epochRate?: number | null;
+  /**
+   * The log printed lines but none was read as progress (a format the reader does not know): how many and the
+   * last one, for the tree, `jobs` and `launch --status` to say so, and the user to teach it a pattern (`progress:`).
+   * Null once any line is read, or while nothing was printed.
+   */
+  unread?: { lines: number; lastLine: string } | null;
 }
 
 export const MAX_LOSS_POINTS = 2000;
+/** The unread state's last line is cut to this many characters. */
+export const MAX_UNREAD_LINE = 200;
 /** An unfinished line longer than this is cut (a log without newlines cannot grow memory). */
 const MAX_PENDING = 64 * 1024;
 const RATE_WINDOW_SECONDS = 600;
 const LOSS_KEYS = ['loss', 'train_loss', 'train_loss_step', 'loss_step', 'lm_loss', 'lm loss', 'total_loss'];
 
 export function emptyProgress(): Progress {
-  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [], diverged: null, epochRate: null };
+  return { step: null, total: null, rate: null, epoch: null, epochTotal: null, loss: null, scalars: {}, scope: 'run', source: null, lastUpdateAt: null, lastOutputAt: null, lossCurve: [], diverged: null, epochRate: null, unread: null };
 }
 
 function pickLoss(scalars: Record<string, number>): number | undefined {
@@ -85,6 +94,15 @@ export class ProgressTracker {
   private yoloColumns: string[] | null = null;
   /** The unfinished last line as it was last read: the same line read again (grown, or finished) is the same reading, not a new one. */
   private lastPending = '';
+  /** The user's pattern (task file `progress:`, checked by checkProgressPattern), read before the built-in formats. */
+  private readonly pattern: RegExp | null;
+  /** Lines with text, and lines any reading came from: a log that prints but is never read says so (Progress.unread). */
+  private linesSeen = 0;
+  private linesRead = 0;
+
+  constructor(opts: { pattern?: RegExp | null } = {}) {
+    this.pattern = opts.pattern ?? null;
+  }
   /** The rank of the loss last kept (lines.ts' lossRank) and the step it was read at: a component does not replace a total read at the same step. */
   private lossRank: 0 | 1 | null = null;
   private lossRankStep: number | null = null;
@@ -121,7 +139,14 @@ export class ProgressTracker {
     const again = this.lastPending !== '' && line.startsWith(this.lastPending);
     this.lastPending = unfinished ? line : '';
     let changed = false;
-    for (const r of readLineParts(line, !unfinished)) if (this.fold(r, now, again)) changed = true;
+    const own = this.pattern && !unfinished ? readByPattern(this.pattern, line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line) : null;
+    const readings = own ? [own] : readLineParts(line, !unfinished);
+    for (const r of readings) if (this.fold(r, now, again)) changed = true;
+    if (!unfinished && line.trim() !== '') {
+      this.linesSeen++;
+      if (readings.length) this.linesRead++;
+      this.noteUnread(line);
+    }
     return changed;
   }
 
@@ -244,6 +269,16 @@ export class ProgressTracker {
     if (s.length > 256) s.splice(0, s.length - 256);
   }
 
+  /** While no line was ever read: how many were printed and the last of them (ANSI and a tqdm redraw's \r removed, capped). */
+  private noteUnread(line: string): void {
+    if (this.linesRead > 0) {
+      this.p.unread = null;
+      return;
+    }
+    const clean = line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').trim();
+    this.p.unread = { lines: this.linesSeen, lastLine: clean.length > MAX_UNREAD_LINE ? clean.slice(0, MAX_UNREAD_LINE) + '…' : clean };
+  }
+
   /** An epoch-only log: epochs over time, from the first epoch seen to the latest. */
   private addEpoch(t: number, epoch: number): void {
     const s = this.epochSamples;
@@ -282,8 +317,8 @@ export class ProgressTracker {
 }
 
 /** Reads a whole text at once (fixtures, a short log). */
-export function progressOf(text: string, now: number): Progress {
-  const t = new ProgressTracker();
+export function progressOf(text: string, now: number, opts: { pattern?: RegExp | null } = {}): Progress {
+  const t = new ProgressTracker(opts);
   t.feed(text, now);
   return t.progress;
 }
