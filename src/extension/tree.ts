@@ -8,7 +8,7 @@ import { forLabel, forMarkdown, forTerminal } from '../core/text';
 import type { Catalog } from '../core/catalog';
 import { contextValueOf, groupByPlatform, type Instance } from '../core/instances';
 import { formatCny } from '../core/money';
-import { summarizeSpend } from '../core/spend';
+import { currentState, storageUnknown, summarizeSpend } from '../core/spend';
 import type { ConnectionState, SshPool } from '../app/pool';
 import type { LiveGpus } from '../app/runs/liveGpus';
 import type { Disposable } from '../app/events';
@@ -17,7 +17,7 @@ import type { RunWatch } from '../app/runs/watch';
 import type { SyncWatching } from '../app/syncWatching';
 import type { LaunchRows } from '../app/launch/rows';
 import { Commands } from './commandIds';
-import { formatDuration, formatRate, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './present';
+import { formatDuration, formatRateOf, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './present';
 import type { InstanceStore } from './store';
 import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './view/platformRows';
@@ -285,7 +285,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
       const tip = new vscode.MarkdownString(undefined, true);
       tip.appendMarkdown(`**${forMarkdown(inst.name)}** — ${forMarkdown(this.platformName(inst.platform))}\n\n`);
       tip.appendMarkdown(`${stateLabel(state, vscode.l10n)} · ${vscode.l10n.t('for {0}', formatDuration(spend.secondsInState, vscode.l10n))}\n\n`);
-      tip.appendMarkdown(`${forMarkdown(inst.card)} ×${inst.gpuCount} · ${formatRate(spend.burnRate, vscode.l10n)}\n\n`);
+      tip.appendMarkdown(`${forMarkdown(inst.card)} ×${inst.gpuCount} · ${forMarkdown(formatRateOf(spend.burnRate, storageUnknown(inst.pricing, currentState(inst.intervals)), vscode.l10n))}\n\n`);
       if (billing) tip.appendText(`⚠ ${billing.tooltip}\n\n`);
       if (link) tip.appendMarkdown(`${link}\n\n`);
       if (pi) tip.appendText(`${pi.tooltip}\n\n`);
@@ -352,9 +352,12 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
 
   /** A platform group's description: this month's spend and the burn rate, then what the platform says. */
   private platformDescription(platform: string, now: number): string {
-    const s = summarizeSpend(this.store.list().filter((i) => i.platform === platform), now);
+    const mine = this.store.list().filter((i) => i.platform === platform);
+    const s = summarizeSpend(mine, now);
     const pf = this.platforms && platformGroupText(this.platforms, platform, now);
-    return vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRate(s.burnRate, vscode.l10n)) + (pf ? ` · ${pf.description}` : '');
+    // A disk of unknown size in the group: its rate says `?` (issue 41 bug 5).
+    const unknown = mine.some((i) => storageUnknown(i.pricing, currentState(i.intervals)));
+    return vscode.l10n.t('{0} this month · {1}', formatCny(s.monthFen), formatRateOf(s.burnRate, unknown, vscode.l10n)) + (pf ? ` · ${pf.description}` : '');
   }
 
   dispose(): void {

@@ -44,6 +44,8 @@ describe('stopped instances: storage shown, `?` where the disk size is not known
   it('an instance first seen on a platform is stored with its disk size unknown; the Release dialog of a stopped one says its stopped rate', () => {
     const apply = readFileSync(join(__dirname, '..', '..', 'src/extension/monitors/platformApply.ts'), 'utf8');
     assert.match(apply, /dataDiskUnknown: true/);
+    const tree = readFileSync(join(__dirname, '..', '..', 'src/extension/tree.ts'), 'utf8');
+    assert.doesNotMatch(tree, /formatRate\(/, 'the tree’s tooltip and platform group say ? too');
     const power = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/platforms/power.ts'), 'utf8');
     assert.match(power, /'Now: \{0\}', nowText/);
   });
