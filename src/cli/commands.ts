@@ -29,6 +29,7 @@ const core: Record<string, Loader> = {
   clone: async () => (await import('./commands/clone')).command,
   schedule: async () => (await import('./commands/schedule')).command,
   launch: async () => (await import('./commands/launch')).command,
+  runs: async () => (await import('./commands/runs')).command,
   notify: async () => (await import('./commands/notify')).command,
   storage: async () => (await import('./commands/storage')).command,
   forward: async () => (await import('./commands/forward')).command,

@@ -22,6 +22,7 @@ import { command as probe } from '../../src/cli/commands/probe';
 import { command as push } from '../../src/cli/commands/push';
 import { command as quote } from '../../src/cli/commands/quote';
 import { command as run } from '../../src/cli/commands/run';
+import { command as runs } from '../../src/cli/commands/runs';
 import { command as schedule } from '../../src/cli/commands/schedule';
 import { command as smi } from '../../src/cli/commands/smi';
 import { command as stock } from '../../src/cli/commands/stock';
@@ -35,7 +36,7 @@ import { runCli } from '../support/cli';
 const CJK = /[\u4e00-\u9fff]/;
 const ZH = { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' };
 const EN = { LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8' };
-const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, notify, storage, forward, mcp, ...guardCommands];
+const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, runs, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, notify, storage, forward, mcp, ...guardCommands];
 
 const io: CliIO = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: EN, isTTY: false };
 

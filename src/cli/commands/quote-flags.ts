@@ -35,6 +35,7 @@ export function quoteSpecs(lang: QuoteLang = 'en') {
     platform: { type: 'string', valueName: 'P', repeat: true, description: d('only this platform id (repeatable; see gpu-rent platforms)', '只报价这个平台 id（可重复；见 gpu-rent platforms）') },
     catalog: { type: 'string', valueName: 'FILE', description: d('JSON file of price overrides and extra platforms, merged over the built-in catalog', '价格覆盖和额外平台的 JSON 文件，合并到内置价格表之上') },
     stock: { type: 'boolean', description: d('also read which cards are free now on your platform accounts (gpu-rent accounts; network, each account at most once a minute) and mark each row: can start now / none free now', '同时读取已配置平台账号（gpu-rent accounts）上现在空闲的卡（联网，每个账号每分钟最多读一次），并在每行标出：可立即开机 / 暂无空闲卡') },
+    like: { type: 'string', valueName: 'RUN', description: d("price the job a finished run did (gpu-rent runs: an id, a unique prefix or a name): its card at the measured speed (measured), other cards scaled by relative speed (estimated); replaces --card, --gpu-hours, --steps, --sec-per-step and --gpus", '为一次已结束运行所做的任务报价（gpu-rent runs：id、唯一前缀或名字）：它所用的显卡按实测速度（实测），其他显卡按相对速度折算（估算）；代替 --card、--gpu-hours、--steps、--sec-per-step 和 --gpus') },
     json: { type: 'boolean', description: d('print JSON (yuan as numbers) instead of a table', '输出 JSON（元为数字），而不是表格') },
     lang: { ...LANG_FLAG_SPEC, description: d(LANG_FLAG_SPEC.description, '文字输出的语言（en、zh-cn；默认取自 LC_ALL / LC_MESSAGES / LANG）') },
   } satisfies FlagSpecs;

@@ -19,7 +19,7 @@ async function startNowMarks(io: CliIO, platforms: readonly string[] | undefined
   return marksFor(await readQuoteStock(io, platforms), rows, catalog.cards);
 }
 
-const USAGE = 'gpu-rent quote [--card C] [--gpu-hours H | --steps N --sec-per-step S] [--gpus N] [--storage-gb G] [--days D] [--idle-hours H] [--download-gb X] [--spot] [--platform P ...] [--catalog FILE] [--stock] [--json] [--lang en|zh-cn]';
+const USAGE = 'gpu-rent quote [--card C] [--gpu-hours H | --steps N --sec-per-step S] [--gpus N] [--storage-gb G] [--days D] [--idle-hours H] [--download-gb X] [--spot] [--platform P ...] [--catalog FILE] [--stock] [--like RUN] [--json] [--lang en|zh-cn]';
 
 const ABOUT: Record<CliLang, string> = {
   en: [
@@ -72,18 +72,21 @@ export const command: CliCommand = {
     const { flags } = parseArgs(argv, quoteSpecs(), { maxPositionals: 0 });
     const lang = cliLang(flags.lang, io.env);
     const catalog = loadCatalog(flags.catalog);
-    const built = buildInput(flags, catalog);
+    const built = buildInput(flags.like !== undefined ? { ...flags, card: undefined, 'gpu-hours': undefined, steps: undefined, 'sec-per-step': undefined, gpus: undefined } : flags, catalog);
+    // --like RUN: the job a run in the ledger did, its card at the measured speed (quote-like.ts).
+    const like = flags.like !== undefined ? await (await import('./quote-like')).likeBuilt(io, flags, built, catalog) : undefined;
     const result = quoteCatalog(catalog, built.input);
     const cheapest = cheapestPricedRow(result.rows);
     // --stock only: the one network read of quote, loaded only then.
     const stock = flags.stock ? await startNowMarks(io, built.input.platforms, result.rows, catalog) : undefined;
     if (flags.json) {
-      const doc = quoteJson(catalog, built, result, cheapest, stock);
+      let doc = quoteJson(catalog, built, result, cheapest, stock);
+      if (like) doc = (await import('./quote-like')).likeJson(like, result.rows, doc);
       // The platforms' text (regions, errors) in the document: raw controls and bidi marks escaped.
       io.stdout((stock ? jsonForTerminal(doc, 2) : JSON.stringify(doc, null, 2)) + '\n');
       return 0;
     }
-    io.stdout(quoteText(catalog, built, result, cheapest, lang, stock));
+    io.stdout((like ? (await import('./quote-like')).likeText(like, result.rows, lang) : '') + quoteText(catalog, built, result, cheapest, lang, stock));
     return 0;
   },
 };

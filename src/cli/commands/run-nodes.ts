@@ -3,7 +3,7 @@
 // the power action: a failed sync stops it and says so).
 import { formatCny } from '../../core/money';
 import { forTerminal } from '../../core/text';
-import { END_ACTIONS, estimateFinish, type EndAction, type RunPrice } from '../../core/progress';
+import { END_ACTIONS, estimateFinish, type EndAction, type Progress, type RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
 import { SshPool } from '../../app/pool';
@@ -57,6 +57,8 @@ export interface ThenFlags {
   'sync-local'?: string;
   'power-off-command'?: string;
   lang?: string;
+  /** The card the job runs on, for the ledger where nvidia-smi cannot tell. */
+  card?: string;
 }
 
 export function checkThen(f: ThenFlags): EndAction {
@@ -93,6 +95,20 @@ export async function powerOffPlan(conn: RemoteConnection, then: EndAction, f: T
   return { command: null, refusal: p.power === 'none' ? { code: 'not-root-no-sudo', user: p.user } : { code: 'power-unknown' } };
 }
 
+/** The ended job into the ledger ($GPU_RENT_HOME/runs.jsonl, issue 42): a failure to record is said and never stops the end action. */
+async function recordEnd(conn: RemoteConnection, info: JobInfo, tail: { update: (c: RemoteConnection) => Promise<{ progress: Progress }>; progress: Progress } | undefined, f: ThenFlags, io: CliIO, price: RunPrice | null, lang: ReturnType<typeof cliLang>): Promise<void> {
+  try {
+    // The log's last lines, written after the last poll.
+    const progress = tail ? ((await tail.update(conn).catch(() => undefined))?.progress ?? tail.progress) : null;
+    const { recordJobEnd } = await import('../../app/ledger/jobEnd');
+    const { configHome } = await import('../../app/platforms/accountFile');
+    const rec = await recordJobEnd(configHome(io.env), conn, { kind: 'run', job: info, progress, price, card: f.card ?? null, instance: knownHostsName(conn.target.host, conn.target.port), checkpoints: { box: f['sync-remote'] ?? null, local: f['sync-local'] ?? null } });
+    io.stderr(t(lang, '[{0}] recorded as run {1} (gpu-rent runs)\n', '[{0}] 已记为运行 {1}（gpu-rent runs）\n', info.name, rec.id));
+  } catch (e) {
+    io.stderr(t(lang, '[{0}] not recorded in the ledger: {1}\n', '[{0}] 未记入账本：{1}\n', info.name, forTerminal(e instanceof Error ? e.message : String(e))));
+  }
+}
+
 /** Waits for the job to end (progress on stderr), then runs the end action; returns the exit status for the CLI. */
 export async function waitThenAct(conn: RemoteConnection, job: { name: string }, then: EndAction, f: ThenFlags, io: CliIO, price: RunPrice | null, powerOff: string | null = null): Promise<number> {
   const { LogTail } = await import('../../app/runs/logTail');
@@ -116,6 +132,7 @@ export async function waitThenAct(conn: RemoteConnection, job: { name: string },
   }
   const lang = cliLang(f.lang, io.env);
   const zh = lang === 'zh-cn';
+  if (info) await recordEnd(conn, info, tail, f, io, price, lang);
   if (zh) io.stderr(`[${job.name}] 已结束：${info ? (info.state === 'exited' ? `退出码 ${info.exitCode}` : info.state) : '已不存在'}\n`);
   else io.stderr(`[${job.name}] ended: ${info ? (info.state === 'exited' ? `exit ${info.exitCode}` : info.state) : 'gone'}\n`);
   const { runEndAction, syncOutcomeOf } = await import('../../app/runs/endAction');

@@ -22,6 +22,7 @@ const specs = {
   port: { type: 'number', valueName: 'PORT', integer: true, min: 1024, max: 65535, description: 'with --nodes: rendezvous port on the first node (default 29500)' },
   'master-addr': { type: 'string', valueName: 'ADDR', description: "with --nodes: the first node's address as the others reach it (default: its private address)" },
   ...THEN_FLAGS,
+  card: { type: 'string', valueName: 'CARD', description: "with --then: the card the job runs on, for the ledger of runs (default: what nvidia-smi on the box says)", zh: '与 --then 一起用：任务所用的显卡，记入运行账本（默认：机器上 nvidia-smi 给出的）' },
   ...RUN_PRICE_FLAGS,
   ...REMOTE_FLAGS,
 } as const;
@@ -33,11 +34,13 @@ const SUMMARY =
   'Start a command detached on the box (tmux when present, else setsid): it keeps running when the connection drops. ' +
   'Output goes to a log file; pid, start time and exit code are kept in ~/.gpu-rent/jobs/NAME/ on the box. ' +
   'Each argument after -- is passed as is; a single argument is run as a shell command line. ' +
+  'With --then, the ended run goes into the ledger of runs (gpu-rent runs). ' +
   TARGET_HELP;
 const SUMMARY_ZH =
   '在机器上后台启动命令（有 tmux 就用 tmux，否则 setsid）：连接断开后它继续运行。' +
   '输出写入日志文件；pid、开始时间和退出码保存在机器上的 ~/.gpu-rent/jobs/NAME/。' +
   '-- 之后的每个参数原样传递；只有一个参数时按 shell 命令行运行。' +
+  '给出 --then 时，结束的运行记入运行账本（gpu-rent runs）。' +
   TARGET_HELP_ZH;
 
 export function parseEnvPairs(pairs: readonly string[]): Record<string, string> {
@@ -74,6 +77,7 @@ export const command: CliCommand = {
     if (gpus !== undefined && !flags.launcher) throw new UsageError('--gpus needs --launcher torchrun|deepspeed|accelerate', '--gpus 需要配合 --launcher torchrun|deepspeed|accelerate');
     const env = parseEnvPairs(flags.env ?? []);
     const then = checkThen(flags);
+    if (flags.card !== undefined && then === 'nothing') throw new UsageError('--card is for the ledger of runs, written when gpu-rent run waits for the end: give --then too', '--card 用于运行账本，只有 gpu-rent run 等待任务结束时才会写入：请同时给出 --then');
     if (flags.nodes !== undefined) {
       if (positionals.length) throw new UsageError('--nodes replaces TARGET: give the nodes as --nodes A,B', '--nodes 代替 TARGET：用 --nodes A,B 给出节点');
       if (!flags.launcher) throw new UsageError('--nodes needs --launcher torchrun|deepspeed|accelerate', '--nodes 需要配合 --launcher torchrun|deepspeed|accelerate');
