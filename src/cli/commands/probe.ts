@@ -14,13 +14,21 @@ import { helpLang, t } from '../words';
 
 const specs = {
   json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出检查结果' },
+  workspace: { type: 'boolean', description: "also check the box as a workspace: glibc for VS Code's Remote-SSH (>= 2.28), conda on PATH without a login shell, and which of Hugging Face, hf-mirror, ModelScope, the pip index and a Chinese pip mirror answer from the box (4 s each, all at once), AutoDL's /etc/network_turbo; says what to use", zh: '同时把机器当作工作区检查：Remote-SSH 需要的 glibc（>= 2.28）、非登录 shell 的 PATH 上有没有 conda，以及从机器上能否访问 Hugging Face、hf-mirror、ModelScope、pip 官方源和国内 pip 镜像（各 4 秒，同时进行）、AutoDL 的 /etc/network_turbo；并说明该用哪个' },
   timeout: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, description: 'deadline for the checks on the box (default 90)', zh: '在机器上检查的时限（默认 90 秒）' },
   ...REMOTE_FLAGS,
 } as const;
 
-const USAGE = 'gpu-rent probe TARGET [--json] [--accept-new] [--identity FILE]';
+const USAGE = 'gpu-rent probe TARGET [--workspace] [--json] [--accept-new] [--identity FILE]';
 const SUMMARY = `Check a rented box over SSH: GPU, driver, PyTorch and CUDA, disks, conda env, and the verdict with the fix. ${TARGET_HELP}`;
 const SUMMARY_ZH = `通过 SSH 检查租到的机器：GPU、驱动、PyTorch 与 CUDA、磁盘、conda 环境，以及结论和修复办法。${TARGET_HELP_ZH}`;
+
+/** GPU_RENT_TEST_ENDPOINTS (tests): JSON of endpoint id → URL replacing the public ones, http(s) URLs only. */
+function testEndpoints(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
+  if (!env.GPU_RENT_TEST_ENDPOINTS) return undefined;
+  const v = JSON.parse(env.GPU_RENT_TEST_ENDPOINTS) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string' && /^https?:\/\/[A-Za-z0-9.:/_-]{1,200}$/.test(e[1])));
+}
 
 export function probeJson(p: BoxProbe, target: string): unknown {
   return {
@@ -65,7 +73,9 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn, target) => {
       const p = await probeBox(conn, { timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000 });
       const label = describeTarget({ ...target, user: conn.user });
-      io.stdout(flags.json ? jsonForTerminal(probeJson(p, label), 2) + '\n' : probeText(p, label, lang));
+      const ws = flags.workspace ? await (await import('../../remote/workspaceProbe')).probeWorkspace(conn, { endpoints: testEndpoints(io.env) }) : undefined;
+      if (flags.json) io.stdout(jsonForTerminal(ws ? { ...(probeJson(p, label) as object), workspace: ws } : probeJson(p, label), 2) + '\n');
+      else io.stdout(probeText(p, label, lang) + (ws ? (await import('./probe-workspace')).workspaceText(ws, lang) : ''));
       return p.diagnosis.verdict === 'ok' ? 0 : 1;
     });
   },
