@@ -84,6 +84,7 @@ export type TaskProblem =
   | { code: 'env-name' }
   | { code: 'bad-name' }
   | { code: 'resume-no-placeholder' }
+  | { code: 'bad-progress-pattern'; problem: 'too-long' | 'syntax' | 'no-group' | 'unknown-group' | 'super-linear' | 'backreference'; detail: string }
   | { code: 'bad-checkpoint-pattern'; problem: 'not-glob' | 'empty' | 'too-long' | 'control-char' | 'dotdot' | 'absolute' | 'too-many-wildcards' | 'too-many'; max?: number }
   | { code: 'not-end'; ends: string[] }
   | { code: 'smoke-steps-too-many' }

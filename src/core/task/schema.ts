@@ -255,6 +255,7 @@ function toTask(t: TaskInput): Task {
   if (t.resume !== undefined) task.resume = t.resume;
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.notify?.length) task.notify = [...new Set(t.notify)];
+  if (t.progress !== undefined) task.progressPattern = t.progress;
   if (t.end_unattended !== undefined) task.endUnattended = t.end_unattended as 'power-off' | 'none';
   if (t.price_yuan_per_hour !== undefined) task.priceFenPerHour = yuanToFen(t.price_yuan_per_hour);
   if (t.nodes > 1) task.nodes = t.nodes;

@@ -7,6 +7,7 @@ import { card, command, commandList, storeRef, CONTROL_RE, DEFAULT_CHECKPOINT_EV
 import { asMessage, said } from './problems';
 import { checkpointPatternProblem, MAX_CHECKPOINT_PATTERN_LENGTH, MAX_CHECKPOINT_PATTERNS } from '../checkpoints';
 import { TASK_ENDS } from './types';
+import { checkProgressPattern } from '../progress/userPattern';
 
 function resourcesSchema(platformIds: readonly string[] | undefined) {
   const platform = z
@@ -162,6 +163,18 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
           title: 'End while the laptop is away',
           description:
             "What the box does by itself when the run ends and this laptop is asleep or offline: power-off (AutoDL as root: its shutdown stops the GPU billing; an SSH login as root) or none (it keeps billing until you are back). 阿里云/腾讯云 keep billing after a shutdown from inside, so there the box never pretends. No-GPU mode and release need the platform's API and are done when the laptop is back.",
+        }),
+      progress: z
+        .string(said({ code: 'not-string', what: 'progress' }))
+        .superRefine((s, ctx) => {
+          const c = checkProgressPattern(s);
+          if (!c.ok) ctx.addIssue({ code: 'custom', message: asMessage({ code: 'bad-progress-pattern', problem: c.code, detail: c.detail }) });
+        })
+        .optional()
+        .meta({
+          title: 'Progress pattern',
+          description:
+            'Teach the reader a log it cannot read: a regular expression (JavaScript syntax) with named groups step, total, loss, epoch, tried on every log line first, e.g. ^\\[ *(?<step>\\d+) \\| *(?<total>\\d+) \\] (?<loss>\\S+). Refused if it could take super-linear time on a long line (use [^|]* or .{0,200} rather than .*, or anchor with ^).',
         }),
       notify: z
         .array(z.string(said({ code: 'not-string', what: 'notify' })).regex(/^[A-Za-z0-9._-]{1,40}$/, said({ code: 'bad-id-chars', what: 'notify' })), said({ code: 'not-string', what: 'notify' }))

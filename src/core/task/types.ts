@@ -98,6 +98,8 @@ export interface Task {
   budgetFen?: number;
   /** Message channels told of the run's events (gpu-rent notify …; VS Code: gpuRent.notify.channels), each once. */
   notify?: string[];
+  /** The task file's `progress:` pattern (checked by core/progress/userPattern): named groups step/total/loss/epoch, read on every log line first. */
+  progressPattern?: string;
   /** What --smoke stops at (default 20 steps or 5 minutes, whichever comes first). */
   smoke: TaskSmoke;
   /** The hourly price of an SSH-login instance, fen (what the console shows): the meter and the budget use it. */

@@ -205,6 +205,22 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('an environment variable name is letters, digits and _, not starting with a digit');
     case 'bad-name':
       return l10n.t('name is 1–64 letters, digits, - or _');
+    case 'bad-progress-pattern':
+      switch (p.problem) {
+        case 'super-linear':
+          return l10n.t('progress can take super-linear time on a long line ({0}): make neighbouring parts unable to match the same characters ([^|]* or .{1} instead of .*) or anchor it with ^', p.detail, '{0,200}');
+        case 'no-group':
+          return l10n.t('progress needs a named group: step, total, loss or epoch, e.g. (?<step>\\d+)');
+        case 'unknown-group':
+          return l10n.t('progress names a group it does not know: {0} (only step, total, loss, epoch)', p.detail);
+        case 'backreference':
+          return l10n.t('progress may not use a backreference (it cannot be kept linear)');
+        case 'too-long':
+          return l10n.t('progress is 1 to 400 characters');
+        case 'syntax':
+          return l10n.t('progress is not a valid regular expression: {0}', p.detail);
+      }
+      break;
     case 'resume-no-placeholder':
       return l10n.t('resume must contain {0} (the last verified checkpoint’s path on the box)', '{checkpoint}');
     case 'bad-checkpoint-pattern':
