@@ -49,6 +49,8 @@ export interface LaunchHost {
   unattended?: UnattendedHost;
   /** Tests: what the box runs to power itself off at an unattended end (default: shutdown as root, or sudo -n). */
   boxPowerOffCommand?: string;
+  /** Tests: after how long without the laptop's mark the box counts the laptop away (default 120 s). */
+  laptopAwaySeconds?: number;
   /** The front end's language for the lines the launch says and keeps (vscode.l10n, the CLI's l10nIn(lang)); default English. */
   l10n?: L10n;
 }

@@ -20,6 +20,9 @@ import { releaseThroughPlatform } from '../platforms/releaseFlow';
 import { LogTail } from '../runs/logTail';
 import { divergedEndAction } from '../runs/diverged';
 import { settleLeftBoxes } from './reclaim';
+import { laptopMessage, takeOverEnd, type AwayReport } from './unattended';
+import type { NotifyEvent } from '../../core/notify/events';
+import { spentFen } from '../../core/task/launch';
 import { divergedDetail } from './words';
 
 /** Stops the run on the box(es) for `kind` (the checkpoints home first), then the end step. */
@@ -95,7 +98,9 @@ function endActionNow(r: LaunchRun, reason: StopReason, nothing: boolean): EndAc
 }
 
 export async function end(r: LaunchRun): Promise<void> {
-  let reason = endReason(r.stopReason, r.s.outcome);
+  // The box's supervisor stands down (the laptop ends the run), or has ended it already while the laptop was away.
+  const away = await takeOverEnd(r).catch(() => undefined);
+  let reason = endReason(r.stopReason ?? awayReason(away), r.s.outcome);
   const p = await finalProgress(r);
   const d = p?.diverged ?? r.s.progress?.diverged ?? null;
   // A run that ended with its loss NaN/±Inf did not finish: it diverged (the hours since were paid for nothing).
@@ -143,7 +148,49 @@ export async function end(r: LaunchRun): Promise<void> {
     .map((x) => ` ${x}`)
     .join('');
   await r.save(undefined, { end: { action: r.task.end, ok, stillBilling, detail: ((results.length ? results.flatMap((x) => x.steps.map((y) => `${y.step}: ${y.ok ? 'ok' : 'failed'}`)).join(', ') : 'no connection to the box') + (r.task.end === 'release' ? `, release: ${released ? 'ok' : 'not done'}` : '') + billing).slice(0, 2000) } });
-  return r.finish(reason.kind, reason.detail + billing, reason.exitCode);
+  await r.finish(reason.kind, reason.detail + billing, reason.exitCode);
+  await laptopMessage(r, endEvent(r, reason), away).catch(() => undefined);
+  if (stillBilling && reason.kind !== 'refused') await laptopMessage(r, { kind: 'endActionFailed', task: r.task.name, action: r.task.end === 'none' ? 'power-off' : r.task.end, reason: null, hourlyFen: r.burn, costFen: spentOrNull(r) }, away).catch(() => undefined);
+}
+
+/** The box ended the run while the laptop was away: its outcome, when the laptop has none of its own. */
+function awayReason(away: AwayReport | undefined): StopReason | undefined {
+  if (!away?.outcome) return undefined;
+  const exit = /exit=(-?\d+)/.exec(away.status.events.find((e) => e.kind === 'run-ended')?.detail ?? '')?.[1];
+  const exitCode = exit !== undefined ? Number(exit) : null;
+  const detail = `the box ended the run while this laptop was away (${away.outcome}${exitCode !== null ? `, exit ${exitCode}` : ''})`;
+  switch (away.outcome) {
+    case 'finished':
+      return { kind: 'finished', detail, exitCode };
+    case 'diverged':
+      return { kind: 'diverged', detail, exitCode };
+    case 'budgetStop':
+      return { kind: 'budget', detail, exitCode };
+    default:
+      return { kind: 'runFailed', detail, exitCode };
+  }
+}
+
+const spentOrNull = (r: LaunchRun) => {
+  const s = spentFen(r.s, r.now());
+  return s.unknown ? null : s.fen;
+};
+
+/** The end's message event for the launch's outcome. */
+function endEvent(r: LaunchRun, reason: StopReason): NotifyEvent {
+  const step = r.s.progress?.step ?? null;
+  const common = { task: r.task.name, step, totalSteps: r.s.progress?.total ?? null, costFen: spentOrNull(r), instance: r.s.box?.label ?? null };
+  switch (reason.kind) {
+    case 'finished':
+    case 'smoke':
+      return { ...common, kind: 'finished', durationSeconds: r.s.job ? Math.max(0, r.now() - r.s.job.startedAt) : null };
+    case 'diverged':
+      return { ...common, kind: 'diverged', stopped: r.divergedStopped, readings: null };
+    case 'budget':
+      return { ...common, kind: 'budgetStop', budgetFen: r.task.budgetFen ?? 0 };
+    default:
+      return { ...common, kind: 'failed', exitCode: reason.exitCode ?? null, causeLine: null };
+  }
 }
 
 /**

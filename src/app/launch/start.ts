@@ -5,6 +5,7 @@ import { listJobs, startJob } from '../../remote/jobs';
 import { splitCommand, startMultiNode } from '../runs/multinode';
 import type { LaunchRun } from './context';
 import { activation, resumeCommand } from './rules';
+import { armUnattended } from './unattended';
 
 export async function start(r: LaunchRun): Promise<void> {
   const live = r.live!;
@@ -16,7 +17,9 @@ export async function start(r: LaunchRun): Promise<void> {
   const job = await startJob(live.conn, { name: r.task.name, command: [[...activation(r.task), command].join('; ')], cwd: live.remoteWorkdir, env: r.task.env });
   const attempt = (r.s.job?.attempt ?? 0) + 1;
   r.tail = undefined;
-  return r.save(r.l10n.t('run: started {0} (pid {1}, via {2})', job.name, job.pid ?? '?', job.runner ?? '?') + (from ? r.l10n.t(', resuming from {0}', from) : ''), { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? r.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
+  await r.save(r.l10n.t('run: started {0} (pid {1}, via {2})', job.name, job.pid ?? '?', job.runner ?? '?') + (from ? r.l10n.t(', resuming from {0}', from) : ''), { phase: 'watch', job: { name: job.name, startedAt: job.startedAt ?? r.now(), attempt, ...(from ? { resumedFrom: from } : {}) } });
+  // Close the lid: from here on the box finishes the run if this laptop goes away (unattended.ts).
+  return armUnattended(r);
 }
 
 /** The run on every node at once through the launcher (rank 0 first; the others stopped when one fails to start). */

@@ -17,6 +17,7 @@ import { AUTODL_FS_ROOT, parseStoreRef } from '../../core/storage/names';
 import { unattendedEnd, type UnattendedEnd } from '../../core/task/unattended';
 import type { TaskCheckpoints } from '../../core/task/types';
 import { formatCny } from '../../core/money';
+import { trimEndOf } from '../../core/boxLines';
 import { spentFen } from '../../core/task/launch';
 import { armSupervisor, claimEnd, markLaptopAwake, supervisorDir, supervisorStatus, SupervisorUnavailable, type SupervisorConfig, type SupervisorFile, type SupervisorNotify, type SupervisorStatus } from '../../remote/guards/supervisor';
 import { ALIYUN_METADATA_HOST, metadataBase, TENCENT_METADATA_HOST } from '../../remote/guards/watchdog-script';
@@ -63,9 +64,7 @@ export function eventId(r: LaunchRun, kind: NotifyEventKind): string {
   return `${r.task.name}:${Math.floor(r.s.job?.startedAt ?? r.s.startedAt)}:${kind}`;
 }
 
-function storeRef(c: TaskCheckpoints | undefined): string | undefined {
-  return (c as (TaskCheckpoints & { store?: string }) | undefined)?.store;
-}
+const storeRef = (c: TaskCheckpoints | undefined): string | undefined => c?.store;
 
 /** Seconds the budget left buys at the boxes' rate; null without a budget or a price. */
 function budgetSeconds(r: LaunchRun): number | null {
@@ -83,7 +82,7 @@ async function storePlan(r: LaunchRun, host: UnattendedHost | undefined): Promis
   if (!p.ok) throw new Error(p.message);
   const saved = (await host?.stores())?.find((s) => s.store.name === p.value.name);
   if (!saved) throw new Error(`no store named ${p.value.name} (gpu-rent storage add ${p.value.name} …)`);
-  const prefix = `${p.value.prefix ? `${p.value.prefix.replace(/\/+$/, '')}/` : ''}${r.task.name}/`;
+  const prefix = `${p.value.prefix ? `${trimEndOf(p.value.prefix, '/')}/` : ''}${r.task.name}/`;
   if (saved.store.kind === 'autodl-fs') return { store: { kind: 'folder', dir: `${AUTODL_FS_ROOT}/${prefix}` }, files: [], where: `${AUTODL_FS_ROOT}/${prefix}` };
   if (!saved.key) throw new Error(`store ${saved.store.name} has no key on this machine`);
   const { s3Client } = await import('../storage/s3');
@@ -130,7 +129,8 @@ async function notifyPlan(r: LaunchRun, host: UnattendedHost | undefined): Promi
   const missing: string[] = [];
   if (!names.length) return { notify, files: [], laptopOnly, missing };
   const channels = (await host?.channels()) ?? [];
-  const dir = supervisorDir(r.task.name);
+  // Absolute: the sender opens its journal without a shell to expand ~.
+  const dir = r.live ? `${trimEndOf(r.live.home, '/')}/${supervisorDir(r.task.name).slice(2)}` : supervisorDir(r.task.name);
   for (const name of names) {
     const ch = channels.find((c) => c.channel.name === name);
     if (!ch) {
@@ -169,7 +169,8 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
   if (!live || r.others.length || !r.s.job) return;
   const host = r.host.unattended;
   try {
-    const power = (await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power;
+    // A test's stand-in power-off runs as any user (it powers nothing off).
+    const power = r.host.boxPowerOffCommand ? 'root' : (await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power;
     const kind = live.box.kind === 'platform' ? (r.account(live.box.account)?.connector.kind ?? null) : null;
     const end = unattendedEnd({ platformKind: kind, power, end: r.task.end, ...(r.task.endUnattended ? { chosen: r.task.endUnattended } : {}) });
     const store = await storePlan(r, host);
@@ -179,7 +180,7 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
     const spent = spentFen(r.s, r.now());
     const cfg: SupervisorConfig = {
       job: r.s.job.name,
-      pollSeconds: 10,
+      pollSeconds: Math.max(1, Math.min(10, Math.round((r.host.pollMs ?? 10_000) / 1000))),
       checkpoints: r.task.checkpoints && live.remoteCheckpoints ? { dir: live.remoteCheckpoints, everySeconds: r.task.checkpoints.everySeconds, ...(r.task.checkpoints.patterns ? { patterns: r.task.checkpoints.patterns } : {}) } : null,
       store: store.store,
       divergeAfter: r.o.diverged && r.o.diverged.onDiverged !== 'off' ? r.o.diverged.readings : null,
@@ -188,7 +189,7 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
       spot: spotCloud ? { cloud: spotCloud, base: metadataBase(r.host.spotMetadataHost ?? (spotCloud === 'aliyun' ? ALIYUN_METADATA_HOST : TENCENT_METADATA_HOST)) } : null,
       end: end.powerOff ? { action: 'power-off', command: r.host.boxPowerOffCommand ?? (power === 'root' ? ROOT_POWER_OFF : SUDO_POWER_OFF) } : { action: 'none', command: null },
       notify: msgs.notify,
-      laptopAwaySeconds: LAPTOP_AWAY_SECONDS,
+      laptopAwaySeconds: r.host.laptopAwaySeconds ?? LAPTOP_AWAY_SECONDS,
       graceSeconds: CLAIM_GRACE_SECONDS,
     };
     await armSupervisor(live.conn, cfg, [...store.files, ...msgs.files]);
@@ -246,7 +247,7 @@ export async function laptopAwake(r: LaunchRun): Promise<void> {
     if (st?.running) m.armed = true;
     else if (!st?.state?.text.startsWith('done') && !st?.state?.text.startsWith('acting')) return armUnattended(r);
   }
-  if (r.now() - m.lastMark < LAPTOP_MARK_SECONDS) return;
+  if (r.now() - m.lastMark < Math.min(LAPTOP_MARK_SECONDS, (r.host.laptopAwaySeconds ?? LAPTOP_AWAY_SECONDS) / 4)) return;
   m.lastMark = r.now();
   await markLaptopAwake(r.live.conn, r.s.job.name).catch(() => undefined);
 }

@@ -11,6 +11,7 @@ import { LogTail } from '../runs/logTail';
 import { multiNodeJobs } from '../runs/multinode';
 import { divergedStep } from '../runs/diverged';
 import { syncCheckpoints } from './checkpoints';
+import { laptopAwake } from './unattended';
 import type { LaunchRun } from './context';
 import { finishRun, stopRun } from './end';
 import { settleLeftBoxes, spotReclaimed, unreachable } from './reclaim';
@@ -34,6 +35,7 @@ export async function watch(r: LaunchRun): Promise<void> {
     try {
       job = (await listJobs(live.conn, { name: r.task.name, timeoutMs: 20000 }))[0];
       r.unreachableSince = undefined;
+      await laptopAwake(r).catch(() => undefined);
     } catch (e) {
       if (!isRemoteError(e)) throw e;
       if (await unreachable(r, e, pollMs)) return;

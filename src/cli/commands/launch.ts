@@ -2,6 +2,7 @@
 // from gpu-rent.yaml run end to end (src/app/launch/run.ts): acquire, check, push, setup, run,
 // verified syncs, the end action. Every step goes to stderr as it happens; the state is kept
 // on disk, so a killed launch continues with --resume.
+import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { formatCny } from '../../core/money';
 import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
@@ -11,6 +12,8 @@ import { launchOutcomeWords, progressText } from '../../app/launch/words';
 import type { Task } from '../../core/task/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
+import { readChannelFile, SENT_JOURNAL_FILE } from '../../app/notify/channelFile';
+import { readStoreFile } from '../../app/storage/stores';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { jsonError } from '../json-error';
@@ -228,6 +231,11 @@ export const command: CliCommand = {
           ...(settle > 0 ? { settleIntervalMs: settle } : {}),
           ...(Number.isInteger(verify) && verify >= 1 ? { powerVerifySeconds: verify } : {}),
           ...(io.env.GPU_RENT_SPOT_METADATA ? { spotMetadataHost: io.env.GPU_RENT_SPOT_METADATA } : {}),
+          // Close the lid: the stores and channels the box's supervisor and the end's message use (0600 files beside accounts.json).
+          unattended: { stores: () => readStoreFile(home), channels: () => readChannelFile(home), sentJournal: join(home, SENT_JOURNAL_FILE), lang },
+          // Tests only: what the box runs to power itself off at an unattended end.
+          ...(io.env.GPU_RENT_TEST_BOX_POWER_OFF ? { boxPowerOffCommand: io.env.GPU_RENT_TEST_BOX_POWER_OFF } : {}),
+          ...(Number(io.env.GPU_RENT_TEST_LAPTOP_AWAY_SECONDS) >= 1 ? { laptopAwaySeconds: Number(io.env.GPU_RENT_TEST_LAPTOP_AWAY_SECONDS) } : {}),
         },
       );
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');
@@ -237,7 +245,8 @@ export const command: CliCommand = {
       if (e instanceof LaunchError) {
         // An end action that cannot happen is the task's mistake, like a task file error: exit 2, nothing started.
         const code = e.code === 'endRefused' ? 2 : 1;
-        if (json) return fail(io, e.code, e.message, code);
+        // Kebab case, as every command's JSON error codes (in-progress, busy, nothing-to-resume, task-changed, end-refused).
+        if (json) return fail(io, e.code.replace(/[A-Z]/g, (m) => `-${m.toLowerCase()}`), e.message, code);
         io.stderr(`gpu-rent launch: ${forTerminal(e.message)}\n`);
         return code;
       }

@@ -175,6 +175,8 @@ def main():
         if name in SLOTS:
             values[name] = value if VALUE.match(value) else "?"
     journal = r.get("journal")
+    if journal:
+        journal = os.path.expanduser(journal)
     entries = journal_entries(journal) if journal else []
     if any(e["id"] == event and e["channel"] == channel for e in entries):
         print("notify: %s already sent to %s" % (event, channel))

@@ -430,7 +430,7 @@ def stored():
         return {}
 
 
-def store_pass(final):
+def store_pass(final, writer_done=False):
     ck = C.get("checkpoints") or {}
     if not ck.get("dir") or not C.get("store") or STORE["broken"]:
         return
@@ -438,7 +438,8 @@ def store_pass(final):
     if not os.path.isdir(root):
         return
     done = stored()
-    found = find_checkpoints(list_files(root), now(), ck.get("settleSeconds", 5))
+    # Once the run has exited nothing writes any more: every checkpoint left is as done as it gets.
+    found = find_checkpoints(list_files(root), now(), 0 if writer_done else ck.get("settleSeconds", 5))
     for name in sorted(found, key=lambda n: (found[n]["step"] if found[n]["step"] is not None else -1, found[n]["mtime"])):
         c = found[name]
         if c["incomplete"]:
@@ -541,7 +542,7 @@ def wait_for_claim():
 def finish(outcome, exit_code):
     state("ending " + outcome)
     event("run-ended", "%s exit=%s step=%s" % (outcome, exit_code, LOG["step"] if LOG["step"] is not None else "?"))
-    store_pass(True)
+    store_pass(True, writer_done=True)
     if not laptop_away() and wait_for_claim():
         event("claimed", "the laptop ends the run")
         state("claimed")
