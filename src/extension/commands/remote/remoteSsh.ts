@@ -10,6 +10,37 @@ import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
+import { probeWorkspace } from '../../../remote/workspaceProbe';
+import type { Instance } from '../../../core/instances';
+
+/** VS Code 1.99 and later need glibc 2.28 on the box for the Remote-SSH server. */
+function needsNewGlibc(version: string): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  return major! > 1 || (major === 1 && minor! >= 99);
+}
+
+/**
+ * What would make Remote-SSH fail or surprise on this box, read before anything is written:
+ * glibc older than the server needs, conda only in login shells. Undefined when all is well or
+ * the box could not be read (the open goes on; the log says why).
+ */
+async function remoteSshWarning(ctx: CommandContext, inst: Instance): Promise<{ blocking: boolean; text: string } | undefined> {
+  try {
+    const { conn } = await ctx.sessions.open(inst.id);
+    const w = await probeWorkspace(conn, { network: false });
+    const notes: string[] = [];
+    let blocking = false;
+    if (w.glibcVerdict.code === 'too-old' && needsNewGlibc(vscode.version)) {
+      blocking = true;
+      notes.push(vscode.l10n.t('{0} has glibc {1}; the Remote-SSH server of VS Code {2} needs glibc {3} or newer, so the window will fail to connect. Use an image with a newer system (Ubuntu 20.04 or later), or VS Code 1.98, or this extension’s terminal, sync and ports instead.', inst.name, w.glibcVerdict.version, vscode.version, w.glibcVerdict.min));
+    }
+    if (!w.condaNonLogin && w.condaLogin) notes.push(vscode.l10n.t('conda is on PATH only in login shells on {0}: Remote-SSH’s terminals and tasks will not find it. Run `conda init bash` on the box once.', inst.name));
+    return notes.length ? { blocking, text: notes.join('\n\n') } : undefined;
+  } catch (e) {
+    ctx.log.warn(`[${inst.id}] could not check the box before Remote-SSH: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+}
 
 export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promise<string | undefined> {
   requireTrust();
@@ -27,6 +58,11 @@ export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promis
     throw e;
   }
   if (!a) {
+    const warning = await remoteSshWarning(ctx, inst);
+    if (warning?.blocking) {
+      const anyway = vscode.l10n.t('Open Anyway');
+      if ((await showInfo(vscode.l10n.t('Remote-SSH will probably fail on {0}.', inst.name), { modal: true, detail: warning.text }, anyway)) !== anyway) return undefined;
+    } else if (warning) void showInfo(warning.text);
     const write = vscode.l10n.t('Write and Open');
     const pick = await showInfo(vscode.l10n.t('Remote-SSH needs a Host entry for {0}. Add this block to {1}? (The old file is kept as a backup.)', inst.name, path), { modal: true, detail: text }, write);
     if (pick !== write) return undefined;
