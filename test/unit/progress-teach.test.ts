@@ -2,7 +2,10 @@
 // teaches it (task file `progress:`) with named groups step/total/loss/epoch reads it, checked for
 // linear time by the analysis the project's lint runs over the built-in patterns (scslre).
 import { strict as assert } from 'node:assert';
-import { progressOf, ProgressTracker } from '../../src/core/progress';
+import { estimateFinish, progressOf, ProgressTracker } from '../../src/core/progress';
+import { ENGLISH } from '../../src/core/l10n';
+import { progressWords } from '../../src/app/runs/progress';
+import { inZh } from '../support/l10n';
 import { checkProgressPattern, patternProblem } from '../../src/core/progress/userPattern';
 import { parseTaskFile } from '../../src/core/task/schema';
 
@@ -80,5 +83,17 @@ describe('the task file key progress:', () => {
     assert.equal(bad.errors[0]!.line, 3);
     const unknown = parseTaskFile("name: a\nrun: python t.py\nprogress: '(?<iteration>\\d+)'\n");
     assert.ok(!unknown.ok && /only step, total, loss, epoch/.test(unknown.errors[0]!.message));
+  });
+});
+
+describe('the words for a log that cannot be read', () => {
+  it('the tree and CLI line say the lines were not read and show the last one, in en and zh', () => {
+    const p = progressOf(CUSTOM.join('\n') + '\n', 1);
+    const f = estimateFinish(p, null, { boxNow: 2, alive: true });
+    const opts = { formatFen: (n: number) => `¥${n / 100}`, clockOf: () => '21:40' };
+    assert.equal(progressWords(p, f, ENGLISH, opts), 'progress not read from 2 log lines (teach it with progress: in the task file); last: [  40 |  500 ] 0.4123 0.89');
+    assert.match(progressWords(p, f, inZh, opts), /^日志已输出 2 行，但读不出进度.*最后一行：\[  40 \|  500 \] 0\.4123 0\.89$/);
+    const read = progressOf('step 41/500 loss: 0.41\n', 1);
+    assert.doesNotMatch(progressWords(read, estimateFinish(read, null, { boxNow: 2, alive: true }), ENGLISH, opts), /not read/);
   });
 });

@@ -102,7 +102,12 @@ export function progressWords(p: Progress, f: Finish, l10n: L10n, o: ProgressWor
   else if (p.epoch !== null) parts.push(l10n.t('epoch {0}', p.epochTotal ? `${p.epoch}/${p.epochTotal}` : String(p.epoch)));
   const seen = o.lastSeenSeconds ?? null;
   const loss = () => (o.loss && p.loss !== null ? [l10n.t('loss {0}', Number(p.loss.toPrecision(4)))] : []);
-  if (parts.length === 0) return seen !== null ? lastSeenText(seen, l10n) : loss().join(' · ');
+  if (parts.length === 0) {
+    if (seen !== null) return lastSeenText(seen, l10n);
+    // The log prints but no line is progress the reader knows (issue 40): say so, with its last line.
+    if (p.unread) return l10n.t('progress not read from {0} log lines (teach it with progress: in the task file); last: {1}', p.unread.lines, p.unread.lastLine);
+    return loss().join(' · ');
+  }
   if (p.scope === 'epoch' && p.epoch !== null) parts[0] += ' ' + l10n.t('(epoch {0})', p.epoch);
   if (seen !== null) parts.push(lastSeenText(seen, l10n));
   else if (f.stalled) parts.push(l10n.t('stalled: no progress for {0}', durationWords(f.quietSeconds ?? 0, l10n)));
