@@ -91,15 +91,18 @@ export interface TailUpdate {
 /** A log followed by offset, with the progress read from it so far. */
 export class LogTail {
   private offset: number | null = null;
-  private tracker = new ProgressTracker();
+  private tracker: ProgressTracker;
   /** Bytes read over this tail's life (the benchmark checks only new bytes are read). */
   bytesRead = 0;
   boxNow: number | null = null;
 
   constructor(
     readonly path: string,
-    private readonly opts: { maxBytesPerRead?: number; firstReadBytes?: number } = {},
-  ) {}
+    /** pattern: the task file's `progress:` (checked by core/progress/userPattern), read on every line first. */
+    private readonly opts: { maxBytesPerRead?: number; firstReadBytes?: number; pattern?: RegExp | null } = {},
+  ) {
+    this.tracker = new ProgressTracker({ pattern: opts.pattern ?? null });
+  }
 
   get progress(): Progress {
     return this.tracker.progress;
@@ -113,7 +116,7 @@ export class LogTail {
     for (let i = 0; i < (opts.maxReads ?? 4); i++) {
       chunk = await readTail(conn, this.path, this.offset ?? -(this.opts.firstReadBytes ?? DEFAULT_FIRST_READ_BYTES), max, { signal: opts.signal });
       this.boxNow = chunk.boxNow;
-      if (chunk.reset) this.tracker = new ProgressTracker();
+      if (chunk.reset) this.tracker = new ProgressTracker({ pattern: this.opts.pattern ?? null });
       this.offset = chunk.to;
       this.bytesRead += Buffer.byteLength(chunk.text);
       if (chunk.text && this.tracker.feed(chunk.text, chunk.mtime ?? chunk.boxNow ?? 0)) changed = true;
