@@ -3,6 +3,7 @@
 // redirect off the channel's origin, a timeout), the channel's reply checked, email over SMTP by
 // nodemailer, plain text only. An event goes to each channel once: the sent journal is read
 // before and written after (core/notify/journal.ts), and the 20-a-minute robots wait their turn.
+import { operationSignal } from '../../remote/util/deadline';
 import { createHmac } from 'node:crypto';
 import { RATE_RULES, isLoopback, missingSecrets, type ChannelSecret, type NotifyChannel } from '../../core/notify/channels';
 import { eventMessage, type NotifyEvent, type NotifyLang, type NotifyMessage } from '../../core/notify/events';
@@ -49,7 +50,8 @@ export async function sendMessage(ch: NotifyChannel, secret: ChannelSecret, msg:
   const timeoutMs = o.timeoutMs ?? SEND_TIMEOUT_MS;
   if (ch.kind === 'email') return sendEmail(ch, secret, msg, o.lang, timeoutMs);
   const req = buildRequest(ch, secret, msg, { lang: o.lang, nowMs: (o.nowMs ?? Date.now)(), hmac: hmacBase64, webhookFields: o.webhookFields });
-  const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  // A timer-held deadline: Node 20's AbortSignal.any can lose an AbortSignal.timeout to the GC (remote/util/deadline.ts).
+  const signal = operationSignal(timeoutMs, o.signal)!;
   let reply;
   try {
     reply = await exchange(new URL(req.url), { method: 'POST', headers: { ...req.headers, 'User-Agent': 'gpu-rent' }, body: req.body, signal, maxBytes: MAX_NOTIFY_REPLY_BYTES });

@@ -5,6 +5,7 @@
 // Pro: the list row says state, spec and stop time; the snapshot says card, price and login, and
 // is read once per instance and again only when its state changes. Console: the list says state
 // and login. Power actions are never retried.
+import { operationSignal } from '../../remote/util/deadline';
 import { autodlBalance, autodlInstance, autodlLogin, autodlPage, envelopeOf, isSuccess, withAutodlSnapshot } from '../../core/platforms/autodl';
 import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, MAX_INSTANCES_PER_ACCOUNT, type Balance, type Connector, type PlatformInstance, type PlatformKind, type PowerOffMode, type PowerOnMode, type SshLogin } from '../../core/platforms/types';
@@ -54,8 +55,8 @@ abstract class AutodlBase implements Connector {
   }
 
   private signal(signal?: AbortSignal): AbortSignal {
-    const t = AbortSignal.timeout(this.o.timeoutMs);
-    return signal ? AbortSignal.any([signal, t]) : t;
+    // A timer-held deadline: Node 20's AbortSignal.any can lose an AbortSignal.timeout to the GC (remote/util/deadline.ts).
+    return operationSignal(this.o.timeoutMs, signal)!;
   }
 
   /** One HTTP exchange (bounded: http.ts) → the envelope's data, or a PlatformError naming AutoDL's code. */
