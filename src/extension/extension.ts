@@ -89,6 +89,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // Instances, accounts, history: files on the machine the extension runs on (moved once from globalState).
   const state = openState(context, log);
+  // The ledger of finished runs (issue 42) beside the state: <globalStorageUri>/runs.jsonl.
+  void import('./commands/runs/ledger').then((l) => l.setLedgerHome(context.globalStorageUri.fsPath));
   subs.push({ dispose: () => void state.flush() });
   const store = new InstanceStore(state, context.secrets, now);
   if (store.loadProblem) {

@@ -62,7 +62,10 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
   const { powerOffFromBox, boxPowerOffCommand } = await import('../../../app/runs/boxPower');
   const { boxPowerOf } = await import('./powerFacts');
   const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
+  const progress = ctx.runs.get(inst.id, job.id)?.progress;
   ctx.runs.forget(inst.id, job.id);
+  // The ledger of runs (issue 42): recorded whatever the end action does; a failed write is logged only.
+  void import('./ledger').then((l) => l.recordStartTraining(inst, job, report, progress, ctx.now())).then((id) => id && ctx.log.info(`[${inst.id}] run ${job.id} recorded in the ledger as ${id}`), (e) => ctx.log.warn(`[${inst.id}] run ${job.id} not recorded in the ledger: ${String(e)}`));
   const diverged = divergedStopOf(ctx, inst.id, job.id);
   if (diverged) await ctx.memento.update(DIVERGED_STOP_KEY(inst.id, job.id), undefined);
   const action = endActionOf(ctx, inst.id, job.id);
