@@ -51,6 +51,10 @@ const FAILING: Record<string, Case[]> = {
   jobs: [{ args: [T, '--accept-new'], code: 'connect-refused' }],
   logs: [{ args: [T, 'a', '--accept-new'], code: 'connect-refused' }],
   stop: [{ args: [T, 'a', '--accept-new'], code: 'connect-refused' }],
+  forward: [
+    { args: [T, '6006', '--accept-new'], code: 'connect-refused' },
+    { args: [T, '80:x'], code: 'usage' },
+  ],
   sync: [{ args: [T, '--remote', '/r', '--local', 'LOCAL', '--accept-new'], code: 'connect-refused' }],
   accounts: [
     { args: ['remove', 'nope'], where: 'none', code: 'not-found' },
