@@ -144,6 +144,9 @@ describe('gpu-rent launch: divergence, final figures, end refusals, exit codes (
     assert.match(r.stderr, /end: no-gpu cannot happen on .*: no-GPU mode is a platform API call, and an SSH login has no platform account\. Use end: power-off .*Nothing was started\./);
     assert.equal(existsSync(join(a.home, 'gpu-rent', 'nogpu')), false, 'nothing was pushed');
     assert.equal(runCli(['launch', '--file', join(nogpu, 'gpu-rent.yaml'), '--status'], { env }).code, 1, 'nothing was launched');
+    const j = runCli(['launch', '--file', join(nogpu, 'gpu-rent.yaml'), '--json', '--accept-new', '--identity', a.privateKeyPath], { env, timeoutMs: 60000 });
+    assert.equal(j.code, 2);
+    assert.equal((JSON.parse(j.stdout) as { error: { code: string } }).error.code, 'end-refused');
     const zh = launch(nogpu, [], { LANG: 'zh_CN.UTF-8' });
     assert.equal(zh.code, 2);
     assert.match(zh.stderr, /end: no-gpu 无法在 .* 上执行：无卡模式要通过平台 API 切换.*什么都没有启动。/);
