@@ -125,7 +125,7 @@ export async function reconnectOrReclaim(r: LaunchRun, p: LaunchPhase): Promise<
     r.unreachableSince ??= r.now();
     if (reclaimDue(r.unreachableSince, r.now(), r.task.reclaimAfterSeconds)) await reclaimed(r, r.l10n.t('has not answered SSH for {0} s (spot)', Math.round(r.now() - r.unreachableSince)), b.kind !== 'platform');
     else {
-      await r.save(`resume: ${b.label} does not answer (${errText(e)}); trying again`);
+      await r.save(r.l10n.t('resume: {0} does not answer ({1}); trying again', b.label, errText(e)));
       await r.sleep(r.host.pollMs ?? 5000);
     }
     return false;
@@ -149,7 +149,7 @@ export async function unreachable(r: LaunchRun, e: unknown, pollMs: number): Pro
     await reclaimed(r, r.l10n.t('has not answered SSH for {0} s (spot)', Math.round(r.now() - r.unreachableSince)), !platform);
     return true;
   }
-  await r.save(`watch: the box does not answer (${errText(e)}); trying again`);
+  await r.save(r.l10n.t('watch: the box does not answer ({0}); trying again', errText(e)));
   await r.sleep(pollMs);
   return false;
 }
@@ -166,13 +166,13 @@ export async function spotReclaimed(r: LaunchRun, live: Live): Promise<boolean> 
     const n = await readSpotNotice(live.conn, r.host.spotMetadataHost, r.host.signal).catch(() => ({ kind: 'none' as const }));
     if (n.kind === 'noService') {
       r.spotService = false;
-      await r.save('spot: this box has no reclaim notice service; a reclaim is seen when the platform or the box stops answering');
+      await r.save(r.l10n.t('spot: this box has no reclaim notice service; a reclaim is seen when the platform or the box stops answering'));
     } else if (n.kind === 'notice') {
       const label = r.s.box.label;
       if (r.noticeAt !== n.at) {
         r.noticeAt = n.at;
         await r.save(r.l10n.t('spot: the platform announced the reclaim of {0} at {1}: syncing the checkpoints now', label, n.at));
-        if (r.task.checkpoints) await syncCheckpoints(r, false).catch((e: unknown) => r.save(`sync: failed: ${errText(e)}`));
+        if (r.task.checkpoints) await syncCheckpoints(r, false).catch((e: unknown) => r.save(r.l10n.t('sync: failed: {0}', errText(e))));
         if (platform) {
           const st = await platformStateOf(r.account(r.s.box?.account), r.s.box?.ref, r.host.signal);
           if (st !== 'gone') {

@@ -72,7 +72,7 @@ export async function watch(r: LaunchRun): Promise<void> {
     if (await spotReclaimed(r, live)) return;
     // Boxes left while the platform still ran them: they stop counting once the platform says they stopped.
     if (r.s.boxes.some((b) => b.leftAt === undefined)) await settleLeftBoxes(r, { powerOff: false }).catch(() => undefined);
-    if (every !== undefined && r.now() - r.lastSyncAt >= every) await syncCheckpoints(r, false).catch((e: unknown) => r.save(`sync: failed: ${errText(e)}`));
+    if (every !== undefined && r.now() - r.lastSyncAt >= every) await syncCheckpoints(r, false).catch((e: unknown) => r.save(r.l10n.t('sync: failed: {0}', errText(e))));
     const running = r.now() - (r.s.job?.startedAt ?? r.now());
     const smoke = r.s.smoke ? smokeReached(r.task.smoke, { step: progress.step, runningSeconds: running }) : null;
     if (smoke) return stopRun(r, 'smoke', r.l10n.t('smoke test done: {0} ran; the full run is `gpu-rent launch` without --smoke', smoke === 'steps' ? r.l10n.t('{0} steps', String(progress.step)) : r.l10n.t('{0} s', Math.round(running))));
