@@ -14,6 +14,7 @@ export const Commands = {
   startDistributedTraining: 'gpuRent.startDistributedTraining',
   showGpuMonitor: 'gpuRent.showGpuMonitor',
   showJobs: 'gpuRent.showJobs',
+  compareRuns: 'gpuRent.compareRuns',
   syncCheckpoints: 'gpuRent.syncCheckpoints',
   uploadFolder: 'gpuRent.uploadFolder',
   watchCheckpoints: 'gpuRent.watchCheckpoints',

@@ -222,6 +222,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.checkGpu, (a) => checkGpu(ctx, a));
   command(Commands.startTraining, (a) => startTraining(ctx, a));
   command(Commands.showJobs, (a) => showJobs(ctx, a));
+  command(Commands.compareRuns, async () => (await import('./commands/runs/compareRuns')).compareRunsCommand(ctx));
   command(Commands.showGpuMonitor, (a) => showGpuMonitor(ctx, monitor, a));
   command(Commands.startDistributedTraining, (a, selected?: unknown) => startDistributedTraining(ctx, a, selected));
   command(Commands.syncCheckpoints, (a) => syncCheckpoints(ctx, a));
