@@ -32,6 +32,21 @@ describe('progress on held-out set 5', () => {
     }
   });
 
+  it('fresh (scored first as collected: step 6/7, total 4/4, loss 9/10; then `|` tables were taught): every field', () => {
+    const s = scoreFolder(join(HELDOUT5, 'fresh'));
+    for (const k of ['step', 'total', 'loss'] as const) assert.deepEqual(s[k].misses, [], `${k}: ${scoreLine(s)}`);
+  });
+
+  it('a `|` table reads its rows under its header: the step column, the training loss column (not validation)', () => {
+    const hf = ['| Training Loss | Epoch | Step | Validation Loss |', '|:-------------:|:-----:|:----:|:---------------:|', '| 0.6234        | 1.0   | 100  | 0.5911          |', '| 0.4123        | 2.0   | 200  | 0.5012          |'];
+    const p = progressOf(hf.join('\n') + '\n', 1);
+    assert.deepEqual([p.step, p.total, p.loss], [200, null, 0.4123]);
+    const val = progressOf(['| Step | Validation Loss | Loss |', '| 300 | 0.9 | 0.7 |'].join('\n') + '\n', 1);
+    assert.deepEqual([val.step, val.loss], [300, 0.7]);
+    // Numbers in a table with no header naming progress and loss are not progress.
+    assert.equal(progressOf('| 1 | 2 | 3 |\n| 4 | 5 | 6 |\n', 1).step, null);
+  });
+
   it('dev: the end causes (Paddle OOM, CPU-only torch, an NCCL tail of C++ frames)', () => {
     const s = scoreFolder(join(HELDOUT5, 'dev'));
     assert.deepEqual(s.causes.misses, []);

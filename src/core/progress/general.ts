@@ -298,3 +298,45 @@ function lossAt(line: string, t: Tok[], i: number, phase: 'train' | 'val' | null
   }
   return null;
 }
+
+const MAX_CELLS = 24;
+/** A header cell naming the training loss (`Loss`, `Training Loss`), not validation's (`Validation Loss`, `val_loss`). */
+const trainLossCell = (c: string): boolean => LOSS_WORD.test(c) && !c.split(' ', 4).some((w) => VAL_WORD.test(w));
+
+/**
+ * A table printed with `|` between cells (turicreate, some custom loggers): its header names the
+ * columns (`| Iteration | Loss | Elapsed Time |`: one a progress word, one a loss), its rows hold
+ * numbers (`| 10 | 5.40187 | 9.41s |`). The tracker keeps the header and reads the rows under it.
+ */
+export function tableLine(line: string): Pick<LineReading, 'tableColumns' | 'cells'> | null {
+  const t = line.trim();
+  if (t.length < 5 || t[0] !== '|' || t[t.length - 1] !== '|') return null;
+  const cells = t.slice(1, -1).split('|', MAX_CELLS + 1).map((c) => c.trim());
+  if (cells.length < 2 || cells.length > MAX_CELLS) return null;
+  const nums = cells.map((c) => {
+    const m = /^([-+]?(?:\d{1,15}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?|nan|inf|-inf)([a-z%]{0,3})$/i.exec(c);
+    return m ? printedNumber(m[1]!) : null;
+  });
+  if (nums.filter((n) => n !== null).length >= 2) return { cells: nums };
+  const names = cells.map((c) => c.toLowerCase());
+  if (names.some((n) => kindOf(n) !== null) && names.some(trainLossCell)) return { tableColumns: names };
+  return null;
+}
+
+/** A row under a table header: the step from its progress column (step, iter, update, batch), the loss from its loss column. */
+export function tableRow(columns: string[], cells: (number | null)[]): LineReading | null {
+  if (columns.length !== cells.length) return null;
+  const r: LineReading = { source: 'generic' };
+  let best = -1;
+  columns.forEach((c, i) => {
+    const k = kindOf(c);
+    const v = cells[i];
+    if (v === null || v === undefined || !Number.isInteger(v) || v < 0) return;
+    if (k === 'epoch') r.epoch = v;
+    else if (k && (best < 0 || KIND_ORDER.indexOf(k) < KIND_ORDER.indexOf(kindOf(columns[best]!)!))) best = i;
+  });
+  if (best >= 0) r.step = cells[best]!;
+  const lossAt = columns.findIndex(trainLossCell);
+  if (lossAt >= 0 && cells[lossAt] !== null && cells[lossAt] !== undefined) r.scalars = { loss: cells[lossAt]! };
+  return r.step !== undefined || r.scalars ? r : null;
+}

@@ -7,7 +7,7 @@
 import { MAX_BOX_LINE } from '../boxLines';
 import { lastBar, parseCount, parseInterval } from './bars';
 import { logDict, pyDict } from './dicts';
-import { generalLine } from './general';
+import { generalLine, tableLine } from './general';
 import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, yoloHeader } from './formats';
 
 export { isLossKey, parseCount, parseInterval, printedNumber, pyDict };
@@ -39,6 +39,9 @@ export interface LineReading {
   losses?: number[];
   /** The general reader's loss: 0 the total or plain loss, 1 a component (`box_loss`, `Cls Loss`), which does not replace a total read at the same step. */
   lossRank?: 0 | 1;
+  /** A `|` table's header cells (general.ts tableLine), and a row's cells as numbers (null where not one): the tracker reads rows under their header. */
+  tableColumns?: string[];
+  cells?: (number | null)[];
 }
 
 /** Longest line looked at; the rest of a pathological line is ignored. */
@@ -125,6 +128,10 @@ function readSegment(line: string, finished: boolean): LineReading | null {
   if (!finished) return known;
   // A printed dict says what it says: its keys are read as named (dicts.ts), never by the general reader.
   if (line.includes("{'") || line.includes('{"')) return known;
+  if (!known && line.trimStart().startsWith('|')) {
+    const table = tableLine(line);
+    if (table) return { source: 'generic', ...table };
+  }
   if (known && (known.step !== undefined || known.headerTotal !== undefined || known.headerEpochs !== undefined || known.columns)) return known;
   const g = generalLine(line);
   if (!g) return known;

@@ -4,6 +4,7 @@
 // total, rate, loss and other scalars, and when progress last moved. Pure: time comes in.
 import { isLossKey, MAX_LINE, readLineParts, type LineReading, type ProgressSource } from './lines';
 import { readByPattern } from './patternRead';
+import { tableRow } from './general';
 
 export interface LossPoint {
   step: number;
@@ -92,6 +93,8 @@ export class ProgressTracker {
   private sawEpochZero = false;
   /** A YOLO table header's loss column names, for the rows under it. */
   private yoloColumns: string[] | null = null;
+  /** A `|` table's header (`| Iteration | Loss | … |`), for the rows under it. */
+  private tableColumns: string[] | null = null;
   /** The unfinished last line as it was last read: the same line read again (grown, or finished) is the same reading, not a new one. */
   private lastPending = '';
   /** The user's pattern (task file `progress:`, checked by checkProgressPattern), read before the built-in formats. */
@@ -152,6 +155,15 @@ export class ProgressTracker {
 
   private fold(r: LineReading, now: number, again: boolean): boolean {
     const p = this.p;
+    if (r.tableColumns) {
+      this.tableColumns = r.tableColumns;
+      return false;
+    }
+    if (r.cells) {
+      const row = this.tableColumns ? tableRow(this.tableColumns, r.cells) : null;
+      if (!row) return false;
+      r = row;
+    }
     if (r.columns) {
       this.yoloColumns = r.columns;
       return false;
