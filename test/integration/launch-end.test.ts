@@ -78,14 +78,14 @@ describe('gpu-rent launch: divergence, final figures, end refusals, exit codes (
     // Once the loss is NaN, no watch line says a finite loss.
     for (const l of watch.filter((x) => !/step [1-4]\/40/.test(x))) assert.match(l, /loss NaN for \d+ readings since step 5 \(diverged\)/, l);
     assert.match(r.stderr, /diverged: loss NaN for \d+ readings since step 5: the run has diverged and the box keeps billing for nothing/);
-    assert.match(r.stderr, /failed: nan finished \(exit 0\); diverged: loss NaN for 36 readings since step 5/);
+    assert.match(r.stderr, /failed: diverged: loss NaN for 36 readings since step 5; nan finished \(exit 0\)/);
     const s = status(dir);
     assert.equal(s.outcome?.kind, 'diverged');
     assert.match(s.outcome!.detail, /diverged: loss NaN for 36 readings since step 5/);
     assert.deepEqual([s.progress?.step, s.progress?.total, s.progress?.final, s.progress?.etaSeconds, s.progress?.costToFinishFen], [40, 40, true, null, null]);
     assert.equal(s.progress?.diverged?.step, 5);
     // The text status (printed at the end) says it too, with no ETA or cost to finish.
-    assert.match(r.stdout, /nan: failed — the run diverged: .*diverged: loss NaN for 36 readings since step 5/);
+    assert.match(r.stdout, /nan: failed — diverged: loss NaN for 36 readings since step 5; nan finished \(exit 0\)\n/);
     assert.match(r.stdout, /progress: step 40\/40 · loss NaN for 36 readings since step 5 \(diverged\)/);
     assert.doesNotMatch(r.stdout.split('  recent:')[0]!, /ETA|to finish|loss 2\./);
   });
@@ -129,7 +129,7 @@ describe('gpu-rent launch: divergence, final figures, end refusals, exit codes (
     assert.equal(r.code, 1, r.stderr + r.stdout);
     assert.match(r.stderr, /运行中：第 \d+\/12 步 · 损失连续 \d+ 次为 NaN（自第 3 步起）（已发散） · 已花费 ¥/);
     assert.match(r.stderr, /已发散：损失连续 \d+ 次为 NaN（自第 3 步起）：训练已发散，机器仍在白白计费/);
-    assert.match(r.stdout, /zhnan：失败 — 训练已发散：.*已发散：损失连续 10 次为 NaN（自第 3 步起）/);
+    assert.match(r.stdout, /zhnan：失败 — 已发散：损失连续 10 次为 NaN（自第 3 步起）；zhnan 已完成（退出码 0）\n/);
     const st = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status'], { env: { ...env, LANG: 'zh_CN.UTF-8' } });
     assert.match(st.stdout, /进度：第 12\/12 步 · 损失连续 10 次为 NaN/);
     // The outcome and the figures: no English left (the events keep each step's own words).

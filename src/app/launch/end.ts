@@ -104,8 +104,8 @@ export async function end(r: LaunchRun): Promise<void> {
   const p = await finalProgress(r);
   const d = p?.diverged ?? r.s.progress?.diverged ?? null;
   // A run that ended with its loss NaN/±Inf did not finish: it diverged (the hours since were paid for nothing).
-  if (d && reason.kind === 'finished') reason = { kind: 'diverged', detail: `${reason.detail}; ${divergedDetail(d, r.l10n)}`, exitCode: reason.exitCode ?? null };
-  else if (d && reason.kind === 'runFailed') reason = { ...reason, detail: `${reason.detail}; ${divergedDetail(d, r.l10n)}` };
+  if (d && reason.kind === 'finished') reason = { kind: 'diverged', detail: r.l10n.t('{0}; {1}', divergedDetail(d, r.l10n), reason.detail), exitCode: reason.exitCode ?? null };
+  else if (d && reason.kind === 'runFailed') reason = { ...reason, detail: r.l10n.t('{0}; {1}', reason.detail, divergedDetail(d, r.l10n)) };
   const nothing = ranNothing(reason, r.s);
   const action = endActionNow(r, reason, nothing);
   const results: EndActionResult[] = [];

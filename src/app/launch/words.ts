@@ -62,10 +62,16 @@ export function launchOutcomeWords(k: LaunchOutcome, l10n: L10n = ENGLISH): stri
     case 'noBox':
       return l10n.t('no instance could be had');
     case 'diverged':
-      return l10n.t('the run diverged');
+      return l10n.t('diverged');
     case 'refused':
       return l10n.t('refused before anything ran');
   }
+}
+
+/** The outcome in one line: its words, then the detail, the words left out when the detail already starts with them ("diverged: loss NaN …"). */
+export function outcomeText(k: LaunchOutcome, detail: string, l10n: L10n = ENGLISH): string {
+  const words = launchOutcomeWords(k, l10n);
+  return detail.toLowerCase().startsWith(words.toLowerCase()) ? detail : `${words}: ${detail}`;
 }
 
 /** Why an end action cannot happen where the task runs, beyond what core/guards/powerOffer says. */

@@ -8,7 +8,7 @@ import { formatCny } from '../../core/money';
 import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
 import { ON_DIVERGED, divergedPolicyOf } from '../../app/runs/diverged';
 import { passwordMeantFor } from '../../app/launch/password';
-import { launchOutcomeWords, progressText } from '../../app/launch/words';
+import { outcomeText, progressText } from '../../app/launch/words';
 import type { Task } from '../../core/task/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
@@ -124,7 +124,7 @@ const PHASE_ZH: Record<string, string> = { acquire: '获取机器', check: '检�
 function statusTextZh(s: LaunchState, now: number): string {
   const spent = spentFen(s, now);
   const lines = [
-    `${s.task}：${PHASE_ZH[s.phase] ?? s.phase}${s.outcome ? ` — ${launchOutcomeWords(s.outcome.kind, l10nIn('zh-cn'))}：${s.outcome.detail}` : ''}${s.smoke ? '（小测试）' : ''}`,
+    `${s.task}：${PHASE_ZH[s.phase] ?? s.phase}${s.outcome ? ` — ${outcomeText(s.outcome.kind, s.outcome.detail, l10nIn('zh-cn')).replace(/^([^：:]+): /, '$1：')}` : ''}${s.smoke ? '（小测试）' : ''}`,
     `  开始于 ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC，更新于 ${clock(s.updatedAt)}`,
     `  机器：${s.box ? `${s.box.label}，${s.box.priceFenPerHour === null ? '? ¥/小时' : `${formatCny(s.box.priceFenPerHour)}/小时`}${s.box.spot ? '，抢占式' : ''}` : '未持有'}`,
     `  已花费：${spent.unknown ? `?（有机器的价格未知；已知 ${formatCny(spent.fen)}）` : formatCny(spent.fen)} · 恢复次数 ${s.recoveries}`,
@@ -142,7 +142,7 @@ function statusText(s: LaunchState, now: number, lang: CliLang = 'en'): string {
   if (lang === 'zh-cn') return statusTextZh(s, now);
   const spent = spentFen(s, now);
   const lines = [
-    `${s.task}: ${s.phase}${s.outcome ? ` — ${launchOutcomeWords(s.outcome.kind)}: ${s.outcome.detail}` : ''}${s.smoke ? ' (smoke test)' : ''}`,
+    `${s.task}: ${s.phase}${s.outcome ? ` — ${outcomeText(s.outcome.kind, s.outcome.detail)}` : ''}${s.smoke ? ' (smoke test)' : ''}`,
     `  started ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC, updated ${clock(s.updatedAt)}`,
     `  box: ${s.box ? `${s.box.label}, ${s.box.priceFenPerHour === null ? '? ¥/h' : `${formatCny(s.box.priceFenPerHour)}/h`}${s.box.spot ? ', spot' : ''}` : 'none held'}`,
     `  spent: ${spent.unknown ? `? (a box's price is not known; ${formatCny(spent.fen)} known)` : formatCny(spent.fen)} · #recoveries ${s.recoveries}`,
