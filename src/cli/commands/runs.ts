@@ -60,7 +60,7 @@ const num = (v: number | null, d = 3) => (v === null ? '?' : String(Number(v.toP
 const date = (s: number) => new Date(s * 1000).toISOString().slice(0, 16).replace('T', ' ');
 
 function table(rows: readonly RunSummary[], lang: CliLang): string {
-  const head = heads(lang, [['RUN', '运行'], ['NAME', '名称'], ['CARD', '显卡'], ['STARTED (UTC)', '开始（UTC）'], ['DURATION', '时长'], ['STEPS', '步数'], ['STEPS/S', '步/秒'], ['FINAL LOSS', '最终 LOSS'], ['COST', '花费'], ['END', '结束']]);
+  const head = heads(lang, [['RUN', '运行'], ['NAME', '名称'], ['CARD', '显卡'], ['STARTED (UTC)', '开始（UTC）'], ['DURATION', '时长'], ['STEPS', '步数'], ['STEPS/S', '步/秒'], ['FINAL LOSS', '最终 LOSS'], ['COST', '花费'], ['ENDED', '结束方式']]);
   const body = rows.map((r) => [
     r.id,
     forTerminal(r.name),

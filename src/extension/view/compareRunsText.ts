@@ -12,7 +12,7 @@ export const num = (v: number | null, d = 4) => (v === null ? '?' : String(Numbe
 export function comparisonMarkdown(c: Comparison, l10n: { t(message: string, ...args: (string | number)[]): string }, folder: string): string {
   // forMarkdown escapes | too: a name cannot break the table.
   const cell = (s: string) => forMarkdown(s);
-  const lines = [`# ${l10n.t('Compare Runs')}`, '', `| ${[l10n.t('Run'), l10n.t('Card'), l10n.t('Started (UTC)'), l10n.t('Duration (h)'), l10n.t('Steps'), l10n.t('Steps/s'), l10n.t('Final loss'), l10n.t('Cost'), l10n.t('End')].join(' | ')} |`, `|${' --- |'.repeat(9)}`];
+  const lines = [`# ${l10n.t('Compare Runs')}`, '', `| ${[l10n.t('Run'), l10n.t('Card'), l10n.t('Started (UTC)'), l10n.t('Duration (h)'), l10n.t('Steps'), l10n.t('Steps/s'), l10n.t('Final loss'), l10n.t('Cost'), l10n.t('Ended')].join(' | ')} |`, `|${' --- |'.repeat(9)}`];
   for (const r of c.runs) lines.push(`| ${[cell(`${r.name} (${r.id})`), r.card ? cell(`${r.gpus ?? 1}× ${r.card}`) : '?', day(r.startedAt), (r.seconds / 3600).toFixed(2), r.steps === null ? '?' : String(r.steps), num(r.stepsPerSecond), num(r.finalLoss), r.costFen === null ? '?' : formatCny(r.costFen), r.end].join(' | ')} |`);
   const name = (id: string | null) => (id === null ? '?' : cell(c.runs.find((r) => r.id === id)?.name ?? id));
   lines.push('', l10n.t('Cheapest: {0} · fastest: {1} · shortest: {2} · lowest final loss: {3}', name(c.best.cost), name(c.best.speed), name(c.best.duration), name(c.best.finalLoss)));
