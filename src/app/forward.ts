@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import type { ClientChannel } from 'ssh2';
 import type { RemoteConnection } from '../remote/connection';
 import { RemoteError } from '../remote/errors';
-import { startJob } from '../remote/jobs';
+import { listJobs, startJob, type JobInfo } from '../remote/jobs';
 import { shQuote } from '../remote/shell';
 
 /** Why a forward could not start (codes for the CLI's JSON and both front ends' words). */
@@ -232,6 +232,25 @@ export function checkLogdir(text: string): string {
   return t;
 }
 
+const LOGDIR_FLAG = /(?:^|\s)--(?:logdir|log_dir|log-dir|logging_dir|logging-dir|tensorboard_dir|tensorboard-dir)(?:=|\s+)(?:'([^']{1,1024})'|"([^"$`\\]{1,1024})"|([^\s'"$`\\;|&<>]{1,1024}))/;
+
+/**
+ * The log folder a job on the box names on its command line (`--logdir`, `--logging_dir`, …: the
+ * task's run), absolute against its working folder; the newest running job first. Box text: a
+ * path with `..`, a variable or a newline is not taken.
+ */
+export function logdirOfJobs(jobs: readonly Pick<JobInfo, 'name' | 'state' | 'command' | 'cwd' | 'startedAt'>[]): string | undefined {
+  const running = jobs.filter((j) => j.state === 'running' && j.command && j.name !== TENSORBOARD_JOB).sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0));
+  for (const j of running) {
+    const m = LOGDIR_FLAG.exec(j.command!);
+    const raw = m?.[1] ?? m?.[2] ?? m?.[3];
+    if (!raw || /(^|\/)\.\.(\/|$)/.test(raw) || /[\0\n\r]/.test(raw)) continue;
+    const abs = raw.startsWith('/') || raw === '~' || raw.startsWith('~/') ? raw : j.cwd && j.cwd.startsWith('/') && !/(^|\/)\.\.(\/|$)/.test(j.cwd) ? `${j.cwd.replace(/\/+$/, '')}/${raw.replace(/^\.\//, '')}` : undefined;
+    if (abs && abs.length <= 1024) return abs;
+  }
+  return undefined;
+}
+
 export interface TensorBoardOnBox {
   port: number;
   /** Whether this call started it (false: one already answered on the port). */
@@ -242,12 +261,13 @@ export interface TensorBoardOnBox {
 /**
  * TensorBoard on the box's PORT: the one that answers there, or one started as the detached job
  * `gpu-rent-tensorboard` on 127.0.0.1 of the box (never on its public interfaces) over `logdir`
- * (the task's, else AutoDL's /root/tf-logs). Waits until it answers (up to `waitMs`).
+ * (given; else the one a running job's command names, the task's run; else AutoDL's /root/tf-logs). Waits until it answers (up to `waitMs`).
  */
 export async function ensureTensorBoard(conn: RemoteConnection, opts: { port?: number; logdir?: string; waitMs?: number } = {}): Promise<TensorBoardOnBox> {
   const port = opts.port ?? TENSORBOARD_PORT;
   if (await boxPortAnswers(conn, port)) return { port, started: false };
-  const logdir = checkLogdir(opts.logdir ?? AUTODL_TF_LOGS);
+  const fromJob = opts.logdir === undefined ? logdirOfJobs(await listJobs(conn).catch(() => [])) : undefined;
+  const logdir = checkLogdir(opts.logdir ?? fromJob ?? AUTODL_TF_LOGS);
   const dir = logdir === '~' ? '"$HOME"' : logdir.startsWith('~/') ? `"$HOME"/${shQuote(logdir.slice(2))}` : shQuote(logdir);
   const has = await conn.exec('command -v tensorboard >/dev/null 2>&1 || python3 -c "import tensorboard" >/dev/null 2>&1', { timeoutMs: 30_000, maxOutputBytes: 4096 });
   if (has.code !== 0) throw new ForwardError({ code: 'tensorboard-missing' }, 'TensorBoard is not installed on the box (pip install tensorboard)');

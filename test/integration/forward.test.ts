@@ -159,6 +159,12 @@ describe('port forward (real sshd, real HTTP server on the box)', function () {
     }
     assert.deepEqual(await ensureTensorBoard(conn, { port: tbPort, logdir }), { port: tbPort, started: false });
     await stopJob(conn, 'gpu-rent-tensorboard');
+    // No folder given: the one the task's running job names (--logging_dir, relative to its folder).
+    await startJob(conn, { name: 'train', command: [': --logging_dir out/tb; exec sleep 60'], cwd: sshd.home, runner: 'setsid' });
+    const fromTask = await ensureTensorBoard(conn, { port: tbPort });
+    assert.deepEqual(fromTask, { port: tbPort, started: true, logdir: `${sshd.home}/out/tb` });
+    await stopJob(conn, 'gpu-rent-tensorboard');
+    await stopJob(conn, 'train');
     sshd.runAsUser('rm -f ~/bin/tensorboard');
     await assert.rejects(ensureTensorBoard(conn, { port: tbPort }), (e: unknown) => e instanceof ForwardError && e.code === 'tensorboard-missing');
   });
