@@ -13,7 +13,7 @@ import { runEndAction, type EndActionResult, type PowerActions } from '../runs/e
 import { stopMultiNode } from '../runs/multinode';
 import { syncCheckpoints } from './checkpoints';
 import type { LaunchRun } from './context';
-import { endActionFor, endReason, endTally, errText, progressPatch, ranNothing, type StopReason } from './rules';
+import { endActionFor, endReason, endRefusal, endTally, errText, progressPatch, ranNothing, type StopReason } from './rules';
 import type { EndAction, Progress } from '../../core/progress';
 import { releaseNeedsStopped } from '../../core/guards/powerOffer';
 import { releaseThroughPlatform } from '../platforms/releaseFlow';
@@ -94,7 +94,13 @@ async function finalProgress(r: LaunchRun): Promise<Progress | undefined> {
 function endActionNow(r: LaunchRun, reason: StopReason, nothing: boolean): EndAction {
   const own = endActionFor(r.task, nothing);
   if (reason.kind !== 'diverged' || !r.divergedStopped || !r.o.diverged) return own;
-  return divergedEndAction(r.o.diverged.onDiverged, own, !!r.task.checkpoints);
+  const d = divergedEndAction(r.o.diverged.onDiverged, own, !!r.task.checkpoints);
+  // The setting's power action only where it can happen on this box (the task's own end was checked at the start).
+  const box = r.live?.box;
+  const a = box?.kind === 'platform' ? r.account(box.account) : undefined;
+  const facts = { ...(a ? { account: { kind: a.connector.kind, powerAllowed: a.powerActions } } : {}), boxPower: 'unknown' as const, probed: false, created: !!box?.created };
+  if (d === 'sync-then-no-gpu' && endRefusal('no-gpu', facts)) return own;
+  return d;
 }
 
 export async function end(r: LaunchRun): Promise<void> {
