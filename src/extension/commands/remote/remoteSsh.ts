@@ -77,6 +77,13 @@ export async function openInRemoteSsh(ctx: CommandContext, arg: unknown): Promis
     if (!a) void showInfo(vscode.l10n.t('Wrote “Host {0}” to {1}. Install the Remote - SSH extension (or your editor’s equivalent) to open it.', written.alias, written.path));
     return written.alias;
   }
+  // Remote-SSH asks for the box's platform on first open unless remote.SSH.remotePlatform names it: a rented box is Linux.
+  const platforms = vscode.workspace.getConfiguration('remote.SSH').get<Record<string, string>>('remotePlatform') ?? {};
+  if (platforms[written.alias] !== 'linux')
+    await vscode.workspace
+      .getConfiguration('remote.SSH')
+      .update('remotePlatform', { ...platforms, [written.alias]: 'linux' }, vscode.ConfigurationTarget.Global)
+      .then(undefined, (e: unknown) => ctx.log.warn(`[${inst.id}] could not set remote.SSH.remotePlatform: ${e instanceof Error ? e.message : String(e)}`));
   if (inst.login.auth === 'password' && !a) {
     const pw = await ctx.store.getPassword(inst.id);
     if (pw) {
