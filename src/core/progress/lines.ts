@@ -132,6 +132,15 @@ function readSegment(line: string, finished: boolean): LineReading | null {
     const table = tableLine(line);
     if (table) return { source: 'generic', ...table };
   }
+  if (known && known.step !== undefined && !hasLoss(known)) {
+    // A known format's step with a loss it does not name (OpenNMT's `Step 50/ 5000; … xent: 7.31;`): the general reader's loss.
+    const g = generalLine(line);
+    if (g?.scalars?.loss !== undefined && (g.step === undefined || g.step === known.step)) {
+      known.scalars = { ...known.scalars, loss: g.scalars.loss };
+      if (g.lossRank !== undefined) known.lossRank = g.lossRank;
+    }
+    return known;
+  }
   if (known && (known.step !== undefined || known.headerTotal !== undefined || known.headerEpochs !== undefined || known.columns)) return known;
   const g = generalLine(line);
   if (!g) return known;
