@@ -70,10 +70,17 @@ describe('gpu-rent mcp (SDK client over stdio, built CLI, local platform server)
   it('lists the read and spending tools; quote answers from the embedded catalog as marked data', async () => {
     const { client } = await connect();
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    for (const n of ['quote', 'platforms', 'stock', 'instances', 'balance', 'jobs', 'logs', 'launch_status', 'power_on', 'release', 'create', 'launch']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
+    for (const n of ['quote', 'platforms', 'stock', 'instances', 'balance', 'jobs', 'logs', 'runs', 'compare_runs', 'launch_status', 'power_on', 'release', 'create', 'launch']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
     const tools = (await client.listTools()).tools;
     assert.equal(tools.find((t) => t.name === 'quote')?.annotations?.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === 'power_on')?.annotations?.destructiveHint, true);
+    // An empty ledger answers, as data.
+    const runs = await client.callTool({ name: 'runs', arguments: {} });
+    assert.ok(!(runs as Text).isError, text(runs));
+    assert.match(text(runs), /gpu-rent runs succeeded\.[\s\S]*<untrusted-data source="the run ledger/);
+    // A bad argument is the tool's schema error, not a command run.
+    const bad = await client.callTool({ name: 'compare_runs', arguments: { runs: ['only-one'] } });
+    assert.equal((bad as Text).isError, true);
     const r = await client.callTool({ name: 'quote', arguments: { card: '4090', gpu_hours: 10 } });
     assert.ok(!(r as Text).isError, text(r));
     const t = text(r);
