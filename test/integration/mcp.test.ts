@@ -70,7 +70,7 @@ describe('gpu-rent mcp (SDK client over stdio, built CLI, local platform server)
   it('lists the read and spending tools; quote answers from the embedded catalog as marked data', async () => {
     const { client } = await connect();
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    for (const n of ['quote', 'platforms', 'stock', 'instances', 'balance', 'jobs', 'logs', 'runs', 'compare_runs', 'launch_status', 'power_on', 'release', 'create', 'launch']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
+    for (const n of ['quote', 'platforms', 'stock', 'instances', 'balance', 'jobs', 'logs', 'runs', 'compare_runs', 'launch_status', 'power_on', 'release', 'create', 'clone', 'launch']) assert.ok(names.includes(n), `${n} in ${names.join(',')}`);
     const tools = (await client.listTools()).tools;
     assert.equal(tools.find((t) => t.name === 'quote')?.annotations?.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === 'power_on')?.annotations?.destructiveHint, true);

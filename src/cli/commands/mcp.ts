@@ -2,7 +2,7 @@
 // coding agent. Each tool runs the gpu-rent command a person would type (`quote --json`, `stock
 // --json`, `jobs TARGET --json`, …) in this process through the CLI's own dispatcher, so the agent
 // gets the same checks, the same code paths and the same JSON. Read tools are free. Tools that
-// spend or destroy (power_on, create, launch, release) first run the command's own preview (no
+// spend or destroy (power_on, create, clone, launch, release) first run the command's own preview (no
 // --yes), then ask the user through MCP elicitation, showing the preview and the most the agent
 // says it may cost; they are refused when the client cannot ask, when the user declines, and when
 // the cost would pass the session budget (--budget, set by the user, never by the agent). Box and
@@ -29,9 +29,9 @@ const specs = {
 
 const USAGE = 'gpu-rent mcp [--budget YUAN]';
 const SUMMARY =
-  'Serve gpu-rent to a coding agent over MCP on stdin/stdout. Read tools: quote, platforms, stock, instances, balance, jobs (with progress), logs, runs, compare_runs, launch_status. Tools that spend or destroy (power_on, create, launch, release) run only after you confirm in the client (MCP elicitation) and within --budget; a client that cannot ask gets a refusal. Box and platform text is returned marked as untrusted data. The SSH password for jobs comes from GPU_RENT_PASSWORD, platform accounts from gpu-rent accounts.';
+  'Serve gpu-rent to a coding agent over MCP on stdin/stdout. Read tools: quote, platforms, stock, instances, balance, jobs (with progress), logs, runs, compare_runs, launch_status. Tools that spend or destroy (power_on, create, clone, launch, release) run only after you confirm in the client (MCP elicitation) and within --budget; a client that cannot ask gets a refusal. Box and platform text is returned marked as untrusted data. The SSH password for jobs comes from GPU_RENT_PASSWORD, platform accounts from gpu-rent accounts.';
 const SUMMARY_ZH =
-  '通过 stdin/stdout 上的 MCP 把 gpu-rent 提供给编程助手。只读工具：quote、platforms、stock、instances、balance、jobs（含进度）、logs、runs、compare_runs、launch_status。花钱或销毁的工具（power_on、create、launch、release）只有在你于客户端中确认（MCP elicitation）后、且在 --budget 之内才执行；不能询问用户的客户端会被拒绝。机器和平台返回的文字都标为不可信数据。jobs 的 SSH 密码来自 GPU_RENT_PASSWORD，平台账号来自 gpu-rent accounts。';
+  '通过 stdin/stdout 上的 MCP 把 gpu-rent 提供给编程助手。只读工具：quote、platforms、stock、instances、balance、jobs（含进度）、logs、runs、compare_runs、launch_status。花钱或销毁的工具（power_on、create、clone、launch、release）只有在你于客户端中确认（MCP elicitation）后、且在 --budget 之内才执行；不能询问用户的客户端会被拒绝。机器和平台返回的文字都标为不可信数据。jobs 的 SSH 密码来自 GPU_RENT_PASSWORD，平台账号来自 gpu-rent accounts。';
 
 interface CliRun {
   code: number;
@@ -192,6 +192,17 @@ export async function serveMcp(env: NodeJS.ProcessEnv, budget: SpendBudget): Pro
       if (!isPreview(preview)) return answer('create (preview)', 'the platforms (their API)', preview);
       const no = await confirmed(`create a ${a.card} instance on ${a.account}`, preview, yuanToFen(a.max_yuan));
       return no ? said(no, true) : answer('create', 'the platforms (their API)', await run([...argv, '--yes']));
+    },
+  );
+  server.registerTool(
+    'clone',
+    { title: 'Clone an instance to a host with a free card (spends)', description: "Clones an AutoDL instance (its disk) to another host that has a free card: a new instance that bills. Needs the user to confirm in the client and fits the session budget.", inputSchema: { instance: id, account: opt(id), machine: opt(z.string().max(100)), name: opt(z.string().max(60)), max_yuan: maxYuan }, annotations: spend },
+    async (a) => {
+      const argv = ['clone', a.instance, ...flag('account', a.account), ...flag('machine', a.machine), ...flag('name', a.name), '--json'];
+      const preview = await run(argv);
+      if (!isPreview(preview)) return answer('clone (preview)', 'the platforms (their API)', preview);
+      const no = await confirmed(`clone ${a.instance} to another host`, preview, yuanToFen(a.max_yuan));
+      return no ? said(no, true) : answer('clone', 'the platforms (their API)', await run([...argv, '--yes']));
     },
   );
   const launches = new Map<string, { done?: CliRun }>();
