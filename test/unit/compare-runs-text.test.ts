@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { compareRuns } from '../../src/core/ledger/compare';
 import { buildRecord, type RunFacts } from '../../src/core/ledger/record';
+import { lossChartSvg, svgImage } from '../../src/core/ledger/svg';
 import { comparisonMarkdown } from '../../src/extension/view/compareRunsText';
 
 const T0 = 1_780_000_000;
@@ -26,5 +27,24 @@ describe('Compare Runs report', () => {
     assert.ok(curveRows.length >= 25 && curveRows.length <= 26, String(curveRows.length));
     assert.equal(curveRows.at(-1), '| 3564 | 1.02 | 1.980 | 2.97 |');
     assert.match(md, /gpu-rent runs compare r-\S+aaaa r-\S+bbbb --json/);
+  });
+});
+
+describe('Compare Runs chart', () => {
+  it('one SVG per axis with a line per run, names escaped; none for an axis no run has', () => {
+    const a = run('a<script>', 'aaaa');
+    const b = run('b', 'bbbb', { price: { fenPerHour: null, source: null } });
+    const c = compareRuns([a, b]);
+    const svg = lossChartSvg(c, 'step', 'Step')!;
+    assert.equal((svg.match(/<polyline /g) ?? []).length, 2);
+    assert.ok(!svg.includes('<script>') && svg.includes('a&lt;script&gt;'));
+    assert.match(svg, /^<svg [^>]*>.*<\/svg>$/s);
+    // yuan: b has no price, so only a's line
+    assert.equal((lossChartSvg(c, 'yuan', 'Yuan')!.match(/<polyline /g) ?? []).length, 1);
+    assert.equal(lossChartSvg(compareRuns([b, run('c', 'cccc', { price: { fenPerHour: null, source: null } })]), 'yuan', 'Yuan'), null);
+    const img = svgImage(svg, 'Loss against Step');
+    assert.match(img, /^!\[Loss against Step\]\(data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+\)$/);
+    assert.equal(Buffer.from(img.slice(img.indexOf(',') + 1, -1), 'base64').toString('utf8'), svg);
+    assert.equal((comparisonMarkdown(c, en, '/x').match(/data:image\/svg\+xml/g) ?? []).length, 3);
   });
 });

@@ -3,6 +3,7 @@
 // yuan (at most ~25 rows per run; the JSON of `gpu-rent runs compare` has every point).
 import type { Comparison } from '../../core/ledger/compare';
 import { formatCny } from '../../core/money';
+import { lossChartSvg, svgImage } from '../../core/ledger/svg';
 import { forMarkdown } from '../../core/text';
 
 export const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 16).replace('T', ' ');
@@ -16,6 +17,10 @@ export function comparisonMarkdown(c: Comparison, l10n: { t(message: string, ...
   for (const r of c.runs) lines.push(`| ${[cell(`${r.name} (${r.id})`), r.card ? cell(`${r.gpus ?? 1}× ${r.card}`) : '?', day(r.startedAt), (r.seconds / 3600).toFixed(2), r.steps === null ? '?' : String(r.steps), num(r.stepsPerSecond), num(r.finalLoss), r.costFen === null ? '?' : formatCny(r.costFen), r.end].join(' | ')} |`);
   const name = (id: string | null) => (id === null ? '?' : cell(c.runs.find((r) => r.id === id)?.name ?? id));
   lines.push('', l10n.t('Cheapest: {0} · fastest: {1} · shortest: {2} · lowest final loss: {3}', name(c.best.cost), name(c.best.speed), name(c.best.duration), name(c.best.finalLoss)));
+  for (const [axis, label] of [['step', l10n.t('Step')], ['hours', l10n.t('Hours')], ['yuan', l10n.t('Yuan')]] as const) {
+    const svg = lossChartSvg(c, axis, label);
+    if (svg) lines.push('', svgImage(svg, l10n.t('Loss against {0}', label)));
+  }
   for (const r of c.runs) {
     lines.push('', `## ${cell(r.name)}: ${l10n.t('loss against step, hours and yuan')}`, '', `| ${[l10n.t('Step'), 'Loss', l10n.t('Hours'), l10n.t('Yuan')].join(' | ')} |`, '| ---: | ---: | ---: | ---: |');
     const step = Math.max(1, Math.ceil(r.curve.length / 25));
