@@ -11,7 +11,7 @@ const REAL = join(DIR, 'real', 'progress');
 const TEXTS = [
   ...readdirSync(DIR).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, f), 'utf8')),
   ...readdirSync(REAL).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(REAL, f), 'utf8')),
-  ...['aside', 'dev', 'fresh', 'fresh2'].flatMap((sub) => readdirSync(join(DIR, 'heldout5', sub)).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, 'heldout5', sub, f), 'utf8'))),
+  ...['aside', 'dev', 'fresh', 'fresh2', 'fresh3'].flatMap((sub) => readdirSync(join(DIR, 'heldout5', sub)).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, 'heldout5', sub, f), 'utf8'))),
 ];
 
 // Where each format's pattern starts (formats.ts, lines.ts): every one gets long runs after it.
@@ -23,7 +23,7 @@ const FORMAT_KEYWORDS = [
   'epoch is incremented. current_epoch: 1, epoch: ', 'Starting training for ', 'Total steps = ', 'step: 1  loss: ', 'Step 1 loss=', 'Epoch: 0, step: ',
   // The general reader (general.ts): progress words, counters, loss words in any spelling, escaped bars.
   'loss ', 'Loss: ', 'total loss is ', 'loss train: ', '1.5 loss', 'iter: ', 'Iteration ', 'Batch[', '1 updates', 'progress: ', 'Epoch: [1/2][', 'Epoch 4 ', ' of ',
-  'val_loss: ', ' ce ', '| Iteration | Loss |', '| 1 | 2.5 | ', '10%\\|', '1/2 [====', 'Epoch[1] Batch [', '1.5s/it', '7.0it/s',
+  'val_loss: ', ' ce ', '| Iteration | Loss |', '| 1 | 2.5 | ', 'iter:  20,', '1/2 - 1s - loss: ', ' 1/2 [=', '10%\\|', '1/2 [====', 'Epoch[1] Batch [', '1.5s/it', '7.0it/s',
   'Epoch    GPU_mem   box_loss', '      1/10      1.2G ', '      1/10      1.2G      nan ', '%', ' 93% ', ' 93% 1/', '1|2|Loss: ', ']', 'eta: ', 'time: ',
 ];
 const FORMAT_RUNS = [' ', '\t', '0', '9', ':', '[', ']', '.', '/', '=', '|', '-', ',', '%', '{', '}', '"', "'", 'a', 'e', '%|', '1/2 ', 'loss: 1 ', '] ', '| a: 1 '];

@@ -35,7 +35,7 @@ interface Tok {
 
 const MAX_TOKENS = 400;
 // One alternative per token kind, each bounded: counter, `N of M`, number with a unit, word, any other character.
-const TOKEN = /(\d{1,12})[ \t]{0,4}\/[ \t]{0,4}(\d{1,12})(?![\d.])|(\d{1,12}) of (\d{1,12})(?!\d)|([-+]?(?:\d{1,15}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?)([A-Za-z%]{0,6})|([A-Za-z][\w./-]{0,60})|(\S)/g;
+const TOKEN = /(\d{1,12})[ \t]{0,4}\/[ \t]{0,4}(\d{1,12})(?![\d.])|(\d{1,12}) of (\d{1,12})(?!\d)|(?<![\d,.])(\d{1,3}(?:,\d{3}){1,4})(?![\d.]|,\d)|([-+]?(?:\d{1,15}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?)([A-Za-z%]{0,6})|([A-Za-z][\w./-]{0,60})|(\S)/g;
 
 /** A word without the `.`, `/`, `-` it ends with (`Avg.` → `Avg`), by hand: `/[./-]+$/` is quadratic on a long run. */
 function trimTrail(w: string): string {
@@ -54,19 +54,20 @@ function tokens(line: string): Tok[] {
     const base = { start, end, v: NaN, total: NaN, unit: '', text: m[0], integer: false };
     if (m[1] !== undefined) out.push({ ...base, type: 'count', v: Number(m[1]), total: Number(m[2]), integer: true });
     else if (m[3] !== undefined) out.push({ ...base, type: 'count', v: Number(m[3]), total: Number(m[4]), integer: true });
-    else if (m[5] !== undefined) {
-      const unit = m[6] ?? '';
-      let v = Number(m[5]);
+    else if (m[5] !== undefined) out.push({ ...base, type: 'num', v: Number(m[5].replace(/,/g, '')), text: m[5], integer: true });
+    else if (m[6] !== undefined) {
+      const unit = m[7] ?? '';
+      let v = Number(m[6]);
       if (unit === 'k' || unit === 'K') v *= 1e3;
       else if (unit === 'M') v *= 1e6;
-      out.push({ ...base, type: 'num', v, unit, text: m[5], integer: /^[-+]?\d+$/.test(m[5]) && (unit === '' || unit === 'k' || unit === 'K' || unit === 'M') });
-    } else if (m[7] !== undefined) {
-      const w = trimTrail(m[7]);
+      out.push({ ...base, type: 'num', v, unit, text: m[6], integer: /^[-+]?\d+$/.test(m[6]) && (unit === '' || unit === 'k' || unit === 'K' || unit === 'M') });
+    } else if (m[8] !== undefined) {
+      const w = trimTrail(m[8]);
       if (/^(?:nan|inf|infinity)$/i.test(w)) {
         const neg = out.length > 0 && out[out.length - 1]!.text === '-' && out[out.length - 1]!.end === start;
         if (neg) out.pop();
         out.push({ ...base, start: neg ? start - 1 : start, type: 'num', v: neg ? -printedNumber(w) : printedNumber(w), text: w });
-      } else out.push({ ...base, type: 'word', text: w || m[7] });
+      } else out.push({ ...base, type: 'word', text: w || m[8] });
     } else out.push({ ...base, type: 'punct' });
   }
   return out;
@@ -108,6 +109,8 @@ interface Binding {
   v: number;
   total?: number;
   at: number;
+  /** A Keras bar's counter: of several on a line (redraws joined), the last counts. */
+  bar?: boolean;
 }
 
 const LOSS_WORD = /loss/i;
@@ -137,6 +140,7 @@ export function generalLine(line: string): LineReading | null {
   let rate: number | undefined;
   let kw: { kind: Kind; at: number } | null = null;
   let epochAt = -1; // the token index where the last epoch value or count ended
+  let kerasAt = -1; // the last Keras bar's counter
   for (let i = 0; i < t.length; i++) {
     const tok = t[i]!;
     if (tok.type === 'word') {
@@ -204,8 +208,12 @@ export function generalLine(line: string): LineReading | null {
         continue;
       }
     }
-    // A Keras progress bar: `50000/50000 [====…] - 712s - loss: …` counts this epoch's samples.
-    if (tok.type === 'count' && i === 0 && t[1]?.text === '[' && /^[=>.]$/.test(t[2]?.text ?? '')) bound.push({ kind: 'inner', v: tok.v, total: tok.total, at: i });
+    // A Keras progress bar: `50000/50000 [====…] - 712s - loss: …` counts this epoch's samples (redraws
+    // joined on one line: the last counts); with verbose=2 it has no bar: `1079/1079 - 11s - loss: …`.
+    if (tok.type === 'count' && t[i + 1]?.text === '[' && /^[=>.]$/.test(t[i + 2]?.text ?? '')) {
+      bound.push({ kind: 'inner', v: tok.v, total: tok.total, at: i, bar: true });
+      kerasAt = i;
+    } else if (tok.type === 'count' && i === 0 && t[1]?.text === '-' && t[2]?.type === 'num' && /^(?:s|ms|us)$/.test(t[2].unit)) bound.push({ kind: 'inner', v: tok.v, total: tok.total, at: i });
   }
 
   const r: LineReading = { source: 'generic' };
@@ -215,7 +223,8 @@ export function generalLine(line: string): LineReading | null {
     if (epoch.total !== undefined && epoch.total > 0) r.epochTotal = epoch.total;
   }
   let step = pickStep(bound);
-  const loss = pickLoss(losses);
+  // Keras redraws joined on one line: the loss printed after the last bar.
+  const loss = pickLoss(kerasAt >= 0 && losses.some((c) => c.at > kerasAt) ? losses.filter((c) => c.at > kerasAt) : losses);
   // A bare step value is progress only beside a loss, a rate or an epoch (`Dumping profiler traces at step 200` is not).
   if (step && step.total === undefined && !loss && rate === undefined && !epoch) step = undefined;
   if (step) {
@@ -244,7 +253,7 @@ function pickStep(bound: Binding[]): Binding | undefined {
   if (!steps.length) return undefined;
   const rank = (b: Binding): number => (b.total !== undefined ? 0 : 10) + KIND_ORDER.indexOf(b.kind);
   let best = steps[0]!;
-  for (const b of steps) if (rank(b) < rank(best)) best = b;
+  for (const b of steps) if (rank(b) < rank(best) || (b.bar && best.bar && rank(b) === rank(best))) best = b;
   return best;
 }
 
