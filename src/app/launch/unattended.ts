@@ -15,6 +15,7 @@ import { eventMessage, type NotifyEvent, type NotifyEventKind, type NotifyLang }
 import { MAX_POST_BYTES, renderBoxUploader, renderPostGrantConfig } from '../../core/storage/grant';
 import { AUTODL_FS_ROOT, parseStoreRef } from '../../core/storage/names';
 import { unattendedEnd, type UnattendedEnd } from '../../core/task/unattended';
+import { PLATFORM_DESCRIPTORS } from '../../core/platforms/descriptors';
 import type { TaskCheckpoints } from '../../core/task/types';
 import { formatCny } from '../../core/money';
 import { trimEndOf } from '../../core/boxLines';
@@ -171,11 +172,12 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
   try {
     // A test's stand-in power-off runs as any user (it powers nothing off).
     const power = r.host.boxPowerOffCommand ? 'root' : (await probeBoxPower(live.conn).catch(() => ({ power: 'unknown' as const }))).power;
-    const kind = live.box.kind === 'platform' ? (r.account(live.box.account)?.connector.kind ?? null) : null;
-    const end = unattendedEnd({ platformKind: kind, power, end: r.task.end, ...(r.task.endUnattended ? { chosen: r.task.endUnattended } : {}) });
+    const kind = live.box.kind === 'platform' ? r.account(live.box.account)?.connector.kind : undefined;
+    const d = kind ? PLATFORM_DESCRIPTORS[kind] : undefined;
+    const end = unattendedEnd({ platform: d ? { keepChargingStopBills: d.keepChargingStopBills, insideShutdownIsStop: d.insideShutdownIsStop === true } : null, power, end: r.task.end, ...(r.task.endUnattended ? { chosen: r.task.endUnattended } : {}) });
     const store = await storePlan(r, host);
     const msgs = await notifyPlan(r, host);
-    const spotCloud = r.s.box?.spot ? (kind === 'aliyun-ecs' ? 'aliyun' : kind === 'tencent-cvm' ? 'tencent' : null) : null;
+    const spotCloud = r.s.box?.spot ? (d?.spotNotice ?? null) : null;
     const burn = r.burn;
     const spent = spentFen(r.s, r.now());
     const cfg: SupervisorConfig = {
@@ -206,36 +208,35 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
 
 /** The start's line: what happens if the laptop is away when the run ends. */
 function awayLine(r: LaunchRun, end: UnattendedEnd, where: string | null, msgs: { laptopOnly: string[]; missing: string[] }): string {
-  const t = (m: string, ...a: (string | number)[]) => r.l10n.t(m, ...a);
   const parts: string[] = [];
-  if (r.task.checkpoints) parts.push(where ? t('stores each complete checkpoint in {0} (verified)', where) : t('keeps the checkpoints on its disk (no checkpoints.store: they come home when you are back)'));
+  if (r.task.checkpoints) parts.push(where ? r.l10n.t('stores each complete checkpoint in {0} (verified)', where) : r.l10n.t('keeps the checkpoints on its disk (no checkpoints.store: they come home when you are back)'));
   const sent = (r.task.notify ?? []).filter((n) => !msgs.laptopOnly.includes(n) && !msgs.missing.includes(n));
-  if (sent.length) parts.push(t('messages {0}', sent.join(', ')));
-  if (msgs.laptopOnly.length) parts.push(t('{0}: sent only from this laptop (its password stays here)', msgs.laptopOnly.join(', ')));
-  if (msgs.missing.length) parts.push(t('no channel named {0} (gpu-rent notify add)', msgs.missing.join(', ')));
+  if (sent.length) parts.push(r.l10n.t('messages {0}', sent.join(', ')));
+  if (msgs.laptopOnly.length) parts.push(r.l10n.t('{0}: sent only from this laptop (its password stays here)', msgs.laptopOnly.join(', ')));
+  if (msgs.missing.length) parts.push(r.l10n.t('no channel named {0} (gpu-rent notify add)', msgs.missing.join(', ')));
   const rate = r.burn !== null ? formatCny(r.burn) : '?';
   switch (end.why) {
     case 'autodl-shutdown':
     case 'ssh-power-off':
-      parts.push(end.laterOnLaptop ? t('then powers itself off (the GPU stops billing; {0} is done when you are back)', end.laterOnLaptop) : t('then powers itself off (the GPU stops billing; the disks bill on)'));
+      parts.push(end.laterOnLaptop ? r.l10n.t('then powers itself off (the GPU stops billing; {0} is done when you are back)', end.laterOnLaptop) : r.l10n.t('then powers itself off (the GPU stops billing; the disks bill on)'));
       break;
     case 'task-keeps-running':
-      parts.push(t('then keeps running, as end: none asks ({0}/h)', rate));
+      parts.push(r.l10n.t('then keeps running, as end: none asks ({0}/h)', rate));
       break;
     case 'chosen-none':
-      parts.push(t('then keeps billing until you are back, as end_unattended: none asks ({0}/h)', rate));
+      parts.push(r.l10n.t('then keeps billing until you are back, as end_unattended: none asks ({0}/h)', rate));
       break;
     case 'cloud-keeps-billing':
-      parts.push(t('then keeps billing until you are back ({0}/h): a shutdown from inside does not stop this cloud’s meter, and no platform token goes to the box', rate));
+      parts.push(r.l10n.t('then keeps billing until you are back ({0}/h): a shutdown from inside does not stop this cloud’s meter, and no platform token goes to the box', rate));
       break;
     case 'not-root':
-      parts.push(t('then keeps billing until you are back ({0}/h): this login cannot shut the box down (not root, no sudo -n)', rate));
+      parts.push(r.l10n.t('then keeps billing until you are back ({0}/h): this login cannot shut the box down (not root, no sudo -n)', rate));
       break;
     case 'platform-unknown':
-      parts.push(t('then keeps billing until you are back ({0}/h)', rate));
+      parts.push(r.l10n.t('then keeps billing until you are back ({0}/h)', rate));
       break;
   }
-  return t('away: if this laptop is away when the run ends, the box {0}', parts.join('; '));
+  return r.l10n.t('away: if this laptop is away when the run ends, the box {0}', parts.join('; '));
 }
 
 /** Each watch poll: the laptop is awake (marked at most every LAPTOP_MARK_SECONDS). Also arms a run resumed from an earlier process. */

@@ -94,6 +94,18 @@ export interface PlatformDescriptor {
    * (StopCharging) is what a power-off asks for: 阿里云, 腾讯云 pay-as-you-go.
    */
   keepChargingStopBills: boolean;
+  /**
+   * Where a spot instance's reclaim notice is read on the box (instance metadata): 阿里云's
+   * `instance/spot/termination-time` (with its metadata token), 腾讯云's `spot/termination-time`;
+   * absent: the platform has no notice to read.
+   */
+  spotNotice?: 'aliyun' | 'tencent';
+  /**
+   * A shutdown inside the instance is the platform's own stop (AutoDL's help: 实例内执行 shutdown
+   * 关机 stops it like the console's 关机; the GPU stops billing): the box may end its own run's
+   * billing while the laptop is away (core/task/unattended.ts).
+   */
+  insideShutdownIsStop?: true;
   /** What still bills once it is stopped, in the CLI's English line. */
   stillBillsWhenStopped: string;
   /** The API releases only a stopped instance: release is power off → stopped → release. */
@@ -141,6 +153,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     stillBillsWhenStopped: 'its paid data disk, if any',
     releaseNeedsStopped: true,
     releasesStoppedOnClock: true,
+    insideShutdownIsStop: true,
     stopTimer: 'AutoDL console timed shutdown',
     stockRegionsFromInstances: false,
     errorWords: AUTODL_WORDS,
@@ -167,6 +180,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     stillBillsWhenStopped: 'its paid data disk, if any',
     releaseNeedsStopped: false,
     releasesStoppedOnClock: true,
+    insideShutdownIsStop: true,
     stopTimer: 'AutoDL console timed shutdown',
     clone: true,
     stockRegionsFromInstances: false,
@@ -187,6 +201,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
     create: { spec: 'instanceType', instanceTypeExample: 'ecs.gn7i-c8g1.2xlarge', where: 'regionList', imageExample: 'ubuntu_22_04_x64_20G_alibase_….vhd', disk: 'dataDisk', cudaParameter: false, network: true },
     keepChargingStopBills: true,
+    spotNotice: 'aliyun',
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
     // DeleteInstance with Force=false, which its connector refuses to send otherwise.
     releaseNeedsStopped: true,
@@ -210,6 +225,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
     create: { spec: 'instanceType', instanceTypeExample: 'GN7.2XLARGE32', where: 'zone', whereExample: 'ap-guangzhou-3', imageExample: 'img-…', disk: 'dataDisk', cudaParameter: false, network: false },
     keepChargingStopBills: true,
+    spotNotice: 'tencent',
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
     releaseNeedsStopped: false,
     releasesStoppedOnClock: false,

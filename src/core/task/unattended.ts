@@ -37,13 +37,18 @@ export interface UnattendedEnd {
   laterOnLaptop: TaskEnd | null;
 }
 
-export function unattendedEnd(o: { platformKind: string | null; power: BoxPowerKind; end: TaskEnd; chosen?: 'power-off' | 'none' }): UnattendedEnd {
+/**
+ * `platform`: null for an SSH login; else whether a plain stop (which a shutdown from inside
+ * is) keeps the compute billing (the descriptor's keepChargingStopBills: 阿里云, 腾讯云), and
+ * whether the platform is one whose stop-from-inside is documented at all (AutoDL's is).
+ */
+export function unattendedEnd(o: { platform: { keepChargingStopBills: boolean; insideShutdownIsStop: boolean } | null; power: BoxPowerKind; end: TaskEnd; chosen?: 'power-off' | 'none' }): UnattendedEnd {
   const later = o.end === 'no-gpu' || o.end === 'release' ? o.end : null;
   if (o.end === 'none') return { powerOff: false, why: 'task-keeps-running', laterOnLaptop: null };
   if (o.chosen === 'none') return { powerOff: false, why: 'chosen-none', laterOnLaptop: later ?? (o.end === 'power-off' ? 'power-off' : null) };
-  const k = o.platformKind;
-  if (k === 'aliyun-ecs' || k === 'tencent-cvm') return { powerOff: false, why: 'cloud-keeps-billing', laterOnLaptop: o.end };
-  if (k !== null && k !== 'autodl-pro' && k !== 'autodl-web') return { powerOff: false, why: 'platform-unknown', laterOnLaptop: o.end };
+  const p = o.platform;
+  if (p?.keepChargingStopBills) return { powerOff: false, why: 'cloud-keeps-billing', laterOnLaptop: o.end };
+  if (p && !p.insideShutdownIsStop) return { powerOff: false, why: 'platform-unknown', laterOnLaptop: o.end };
   if (o.power !== 'root' && o.power !== 'sudo') return { powerOff: false, why: 'not-root', laterOnLaptop: o.end };
-  return { powerOff: true, why: k === null ? 'ssh-power-off' : 'autodl-shutdown', laterOnLaptop: later };
+  return { powerOff: true, why: p === null ? 'ssh-power-off' : 'autodl-shutdown', laterOnLaptop: later };
 }
