@@ -11,7 +11,7 @@ const REAL = join(DIR, 'real', 'progress');
 const TEXTS = [
   ...readdirSync(DIR).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, f), 'utf8')),
   ...readdirSync(REAL).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(REAL, f), 'utf8')),
-  ...['aside', 'dev', 'fresh', 'fresh2', 'fresh3'].flatMap((sub) => readdirSync(join(DIR, 'heldout5', sub)).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, 'heldout5', sub, f), 'utf8'))),
+  ...['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4'].flatMap((sub) => readdirSync(join(DIR, 'heldout5', sub)).filter((f) => f.endsWith('.log')).map((f) => readFileSync(join(DIR, 'heldout5', sub, f), 'utf8'))),
 ];
 
 // Where each format's pattern starts (formats.ts, lines.ts): every one gets long runs after it.

@@ -12,7 +12,7 @@ describe('progress on held-out set 5', () => {
   it('every excerpt has a SOURCES.md row with its URL (or the issue it quotes) and a truth', () => {
     const sources = readFileSync(join(HELDOUT5, 'SOURCES.md'), 'utf8');
     let n = 0;
-    for (const sub of ['aside', 'dev', 'fresh', 'fresh2', 'fresh3']) {
+    for (const sub of ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4']) {
       const truth = JSON.parse(readFileSync(join(HELDOUT5, sub, 'truth.json'), 'utf8')) as Record<string, unknown>;
       const files = readdirSync(join(HELDOUT5, sub)).filter((f) => f.endsWith('.log'));
       assert.deepEqual(Object.keys(truth).sort(), files.sort(), `${sub}: truth.json names exactly the files`);
@@ -21,7 +21,7 @@ describe('progress on held-out set 5', () => {
         n++;
       }
     }
-    assert.ok(n >= 95, `${n} excerpts`);
+    assert.ok(n >= 100, `${n} excerpts`);
   });
 
   it('dev: every step, total, loss and epoch read as a careful reader reads it, none invented', () => {
@@ -44,6 +44,11 @@ describe('progress on held-out set 5', () => {
 
   it('fresh3 (scored first as collected: step 4/7, total 3/5, loss 7/8; then Keras bars anywhere on a line, verbose=2 lines and 20,400): every field', () => {
     const s = scoreFolder(join(HELDOUT5, 'fresh3'));
+    for (const k of ['step', 'total', 'loss'] as const) assert.deepEqual(s[k].misses, [], `${k}: ${scoreLine(s)}`);
+  });
+
+  it('fresh4 (GAN logs, scored as collected, untouched: step 2/2, total 1/1, loss 3/3): every field', () => {
+    const s = scoreFolder(join(HELDOUT5, 'fresh4'));
     for (const k of ['step', 'total', 'loss'] as const) assert.deepEqual(s[k].misses, [], `${k}: ${scoreLine(s)}`);
   });
 
