@@ -1,5 +1,6 @@
 // Composition root: builds the objects, wires them together and registers the commands;
 // nothing else happens here. Everything it makes is disposed with the extension.
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning } from './notify';
 import { builtinCatalog, mergeCatalog, type Catalog } from '../core/catalog';
@@ -272,7 +273,14 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.cloneInstance, (a) => cloneInstanceCommand(ctx, platformMonitor, a));
   const launchReports = new LaunchReportView();
   subs.push(launchReports);
-  command(Commands.runTask, (a) => runTask(ctx, platformMonitor, a));
+  command(Commands.runTask, (a) =>
+    runTask(ctx, platformMonitor, a, {
+      stores: () => storeList.stored(),
+      channels: () => notifyChannels.stored(),
+      sentJournal: join(context.globalStorageUri.fsPath, 'notify-sent.jsonl'),
+      lang: vscode.env.language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en',
+    }),
+  );
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
   subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
   // A launch that ended or left a box changed what bills: the accounts are read again now (and once more after a poll already on its way).

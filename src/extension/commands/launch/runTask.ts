@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { isFinished, launchStatus, launchTask, LaunchError, type LaunchHost } from '../../../app/launch/run';
+import type { UnattendedHost } from '../../../app/launch/unattended';
 import { passwordMeantFor } from '../../../app/launch/password';
 import { divergedPolicy } from '../../monitors/diverged';
 import type { AcquiredBox, LaunchAccount } from '../../../app/launch/boxes';
@@ -125,7 +126,7 @@ function launchErrorText(e: LaunchError, task: string): string {
 }
 
 /** gpuRent.runTask; a script gets the launch state at the end (or the state shown, for status). */
-export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown): Promise<LaunchState | undefined> {
+export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown, unattended?: UnattendedHost): Promise<LaunchState | undefined> {
   const scripted = isScripted(arg);
   const a = scripted ? parseArgs(RunTaskArgs, arg) : ({} as RunTaskArgs);
   const { file, tasks } = await readWorkspaceTaskFile(arg, a.file);
@@ -179,6 +180,8 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
         signal: ac.signal,
         l10n: vscode.l10n,
         ...(poll ? { pollMs: poll } : {}),
+        // Close the lid: the stores and message channels (SecretStorage) the box's supervisor and the end's message use.
+        ...(unattended ? { unattended } : {}),
       };
       // A diverged run is stopped as gpuRent.training.onDiverged says for every run.
       return launchTask({ file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog(), diverged: divergedPolicy() }, host);
