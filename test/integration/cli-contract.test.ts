@@ -104,6 +104,10 @@ const FAILING: Record<string, Case[]> = {
     { args: ['add', 'x', '--at', 'daily 01:00', '--do', 'power-off'], where: 'down', code: 'unreachable' },
   ],
   launch: [{ args: ['--file', '/nonexistent/gpu-rent.yaml'], code: 'bad-task-file' }],
+  runs: [
+    { args: ['compare', 'nope', 'nada'], where: 'none', code: 'run-not-found' },
+    { args: ['compare', 'one'], code: 'usage' },
+  ],
   'idle-check': [{ args: [T, '--accept-new'], code: 'connect-refused' }],
   watchdog: [{ args: ['status', T, '--accept-new'], code: 'connect-refused' }],
   'secure-upload': [{ args: [T, 'LOCAL', '--accept-new'], code: 'connect-refused' }],
