@@ -279,7 +279,7 @@ export function activate(context: vscode.ExtensionContext): void {
       channels: () => notifyChannels.stored(),
       sentJournal: join(context.globalStorageUri.fsPath, 'notify-sent.jsonl'),
       lang: vscode.env.language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en',
-    }),
+    }, context.globalStorageUri.fsPath),
   );
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
   subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));

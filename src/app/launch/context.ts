@@ -14,7 +14,8 @@ import { knownHostsName } from '../../remote/target';
 import { sleep } from '../../remote/util/sleep';
 import type { PowerOnLocks } from '../platforms/powerLock';
 import type { SshPool } from '../pool';
-import type { LogTail } from '../runs/logTail';
+import { LogTail } from '../runs/logTail';
+import { checkProgressPattern } from '../../core/progress/userPattern';
 import type { RunNode } from '../runs/multinode';
 import type { AcquiredBox, LaunchAccount } from './boxes';
 import { writeState } from './store';
@@ -49,6 +50,8 @@ export interface LaunchHost {
   unattended?: UnattendedHost;
   /** Tests: what the box runs to power itself off at an unattended end (default: shutdown as root, or sudo -n). */
   boxPowerOffCommand?: string;
+  /** Where the ended run is recorded (app/ledger's runs.jsonl); default configHome (the CLI's). */
+  ledgerDir?: string;
   /** Tests: after how long without the laptop's mark the box counts the laptop away (default 120 s). */
   laptopAwaySeconds?: number;
   /** The front end's language for the lines the launch says and keeps (vscode.l10n, the CLI's l10nIn(lang)); default English. */
@@ -118,6 +121,12 @@ export class LaunchRun {
 
   get task(): Task {
     return this.o.task;
+  }
+
+  /** A tail of the run's log that also reads the task's own `progress:` pattern (checked when the task file was read). */
+  newTail(path: string): LogTail {
+    const c = this.task.progressPattern !== undefined ? checkProgressPattern(this.task.progressPattern) : undefined;
+    return new LogTail(path, { pattern: c?.ok ? c.re : null });
   }
 
   get l10n(): L10n {

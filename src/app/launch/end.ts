@@ -17,10 +17,12 @@ import { endActionFor, endReason, endRefusal, endTally, errText, progressPatch, 
 import type { EndAction, Progress } from '../../core/progress';
 import { releaseNeedsStopped } from '../../core/guards/powerOffer';
 import { releaseThroughPlatform } from '../platforms/releaseFlow';
-import { LogTail } from '../runs/logTail';
 import { divergedEndAction } from '../runs/diverged';
 import { settleLeftBoxes } from './reclaim';
 import { laptopMessage, takeOverEnd, type AwayReport } from './unattended';
+import { resolve } from 'node:path';
+import { launchRunFacts } from '../../core/ledger/launch';
+import { recordRun } from '../ledger';
 import type { NotifyEvent } from '../../core/notify/events';
 import { spentFen } from '../../core/task/launch';
 import { divergedDetail } from './words';
@@ -80,7 +82,7 @@ async function finalProgress(r: LaunchRun): Promise<Progress | undefined> {
     if (!r.tail) {
       const job = (await listJobs(live.conn, { name: r.task.name, timeoutMs: 20000 }))[0];
       if (!job?.logPath) return undefined;
-      r.tail = new LogTail(job.logPath);
+      r.tail = r.newTail(job.logPath);
     }
     const u = await r.tail.update(live.conn, { maxReads: 8 });
     await r.save(undefined, { progress: progressPatch(u.progress, null, true) });
@@ -155,8 +157,27 @@ export async function end(r: LaunchRun): Promise<void> {
     .join('');
   await r.save(undefined, { end: { action: r.task.end, ok, stillBilling, detail: ((results.length ? results.flatMap((x) => x.steps.map((y) => `${y.step}: ${y.ok ? 'ok' : 'failed'}`)).join(', ') : 'no connection to the box') + (r.task.end === 'release' ? `, release: ${released ? 'ok' : 'not done'}` : '') + billing).slice(0, 2000) } });
   await r.finish(reason.kind, reason.detail + billing, reason.exitCode);
+  // The ledger (gpu-rent runs): what this run did and cost, once it has ended; a failed write never stops the end.
+  await recordLaunch(r).catch((e: unknown) => r.save(`ledger: not recorded: ${errText(e)}`));
   await laptopMessage(r, endEvent(r, reason), away).catch(() => undefined);
   if (stillBilling && reason.kind !== 'refused') await laptopMessage(r, { kind: 'endActionFailed', task: r.task.name, action: r.task.end === 'none' ? 'power-off' : r.task.end, reason: null, hourlyFen: r.burn, costFen: spentOrNull(r) }, away).catch(() => undefined);
+}
+
+/** The ended run into the ledger (app/ledger): task, box, price, steps, speed, loss curve, end, checkpoints, cost. */
+async function recordLaunch(r: LaunchRun): Promise<void> {
+  const p = r.tail?.progress;
+  const spent = spentFen(r.s, r.now());
+  const cards = r.task.resources.cards;
+  const facts = launchRunFacts(r.s, {
+    command: r.task.run,
+    card: cards.length === 1 ? cards[0]! : null,
+    gpus: r.task.resources.gpus,
+    lossCurve: (p?.lossCurve ?? []).map((x) => ({ step: x.step, loss: x.loss })),
+    stepsPerSecond: p?.rate ?? null,
+    costFen: spent.unknown ? null : spent.fen,
+    checkpointsLocal: r.task.checkpoints ? resolve(r.base, r.task.checkpoints.local) : null,
+  });
+  if (facts) await recordRun(r.host.ledgerDir ?? r.host.configHome, facts);
 }
 
 /** The box ended the run while the laptop was away: its outcome, when the laptop has none of its own. */

@@ -7,7 +7,6 @@ import { estimateFinish, type RunPrice } from '../../core/progress';
 import { COST_TO_FINISH_CAP_FEN, smokeReached } from '../../core/task/launch';
 import { isRemoteError } from '../../remote/errors';
 import { listJobs, type JobInfo } from '../../remote/jobs';
-import { LogTail } from '../runs/logTail';
 import { multiNodeJobs } from '../runs/multinode';
 import { divergedStep } from '../runs/diverged';
 import { syncCheckpoints } from './checkpoints';
@@ -50,7 +49,7 @@ export async function watch(r: LaunchRun): Promise<void> {
       const dead = deadNode(states);
       if (dead) return stopRun(r, 'runFailed', `${dead.label} ended its part of the run (${nodeEnd(dead.job!)}): the others were stopped`);
     }
-    r.tail ??= new LogTail(job!.logPath);
+    r.tail ??= r.newTail(job!.logPath);
     const u = await r.tail.update(live.conn).catch(() => undefined);
     const progress = u?.progress ?? r.tail.progress;
     const f = estimateFinish(progress, price(r), { boxNow: u?.chunk.boxNow ?? r.now(), localNow: r.now(), alive: true });

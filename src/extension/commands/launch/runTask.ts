@@ -126,7 +126,7 @@ function launchErrorText(e: LaunchError, task: string): string {
 }
 
 /** gpuRent.runTask; a script gets the launch state at the end (or the state shown, for status). */
-export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown, unattended?: UnattendedHost): Promise<LaunchState | undefined> {
+export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown, unattended?: UnattendedHost, ledgerDir?: string): Promise<LaunchState | undefined> {
   const scripted = isScripted(arg);
   const a = scripted ? parseArgs(RunTaskArgs, arg) : ({} as RunTaskArgs);
   const { file, tasks } = await readWorkspaceTaskFile(arg, a.file);
@@ -182,6 +182,8 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
         ...(poll ? { pollMs: poll } : {}),
         // Close the lid: the stores and message channels (SecretStorage) the box's supervisor and the end's message use.
         ...(unattended ? { unattended } : {}),
+        // The ledger (Compare Runs) lives with the extension's other state, as Start Training's does.
+        ...(ledgerDir ? { ledgerDir } : {}),
       };
       // A diverged run is stopped as gpuRent.training.onDiverged says for every run.
       return launchTask({ file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog(), diverged: divergedPolicy() }, host);
