@@ -1,10 +1,9 @@
 // The CLI's stores: $GPU_RENT_HOME/stores.json (default ~/.config/gpu-rent/), mode 0600 and
 // refused when others can read it, written atomically: the same rules as accounts.json. Each
 // S3 store keeps its key beside it; the key is never printed, logged or sent to a box.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { readPrivateJson, writePrivateJson } from '../privateFile';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomic } from '../atomicWrite';
 import { checkS3Store, checkStoreName, type Store } from '../../core/storage/names';
 
 export interface StoreKey {
@@ -42,24 +41,9 @@ export function checkKey(keyId: string, secret: string): { ok: true; key: StoreK
 
 export async function readStoreFile(home: string): Promise<SavedStore[]> {
   const path = join(home, 'stores.json');
-  let text: string;
-  try {
-    const st = await stat(path);
-    if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new StoreFileError(`${path} can be read by others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it first`);
-    if (st.size > 1024 * 1024) throw new StoreFileError(`${path} is over 1 MiB`);
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw e;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new StoreFileError(`${path} is not JSON`);
-  }
-  const r = FileSchema.safeParse(raw);
-  if (!r.success) throw new StoreFileError(`${path}: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`);
+  const data = await readPrivateJson(path, FileSchema, (m) => new StoreFileError(m));
+  if (!data) return [];
+  const r = { data };
   return r.data.stores.map((s) => {
     // Each record is checked again as `storage add` checks it: a hand-edited file gets the same rules.
     if (s.store.kind === 's3') {
@@ -75,8 +59,7 @@ export async function readStoreFile(home: string): Promise<SavedStore[]> {
 }
 
 export async function writeStoreFile(home: string, stores: readonly SavedStore[]): Promise<void> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(join(home, 'stores.json'), JSON.stringify({ version: 1, stores }, null, 2) + '\n', { mode: 0o600 });
+  await writePrivateJson(home, 'stores.json', { version: 1, stores });
 }
 
 /** The store record without its key: what may be listed, logged or shown. */
