@@ -43,6 +43,19 @@ export function withMarkedStatus(r: BoxExecResult): BoxExecResult {
   return { ...r, stdout, code: r.code ?? Number(m[1]) };
 }
 
+/**
+ * sh lines that set pid (from "$D/PIDFILE") and alive=1 only while that pid runs our script
+ * (its /proc cmdline names SCRIPT): a pid the system reused for another program is not ours.
+ */
+export function pidCheckScript(pidFile: string, script: string): string {
+  return `pid=$(cat "$D/${pidFile}" 2>/dev/null)
+alive=0
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+  alive=1
+  if [ -r "/proc/$pid/cmdline" ] && ! tr '\\000' ' ' < "/proc/$pid/cmdline" | grep -q ${script}; then alive=0; fi
+fi`;
+}
+
 /** key=value lines (first '=' splits) into a map; later keys win. */
 export function keyValues(text: string): Map<string, string> {
   const m = new Map<string, string>();

@@ -8,7 +8,7 @@ import { boxFailed } from '../errors';
 import { sanitizeJobName } from '../jobs';
 import { shQuote } from '../shell';
 import { sleep } from '../util/sleep';
-import { boxPath, keyValues, runSh, type BoxSession } from './session';
+import { boxPath, keyValues, pidCheckScript, runSh, type BoxSession } from './session';
 import { SUPERVISOR_FILES, SUPERVISOR_PY, SUPERVISOR_VERSION } from './supervisor-script';
 
 export function supervisorDir(job: string): string {
@@ -100,12 +100,7 @@ export interface SupervisorStatus {
 
 const D = (dir: string) => `D=${boxPath(dir)}`;
 
-const PID_CHECK = `pid=$(cat "$D/${SUPERVISOR_FILES.pid}" 2>/dev/null)
-alive=0
-if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-  alive=1
-  if [ -r "/proc/$pid/cmdline" ] && ! tr '\\000' ' ' < "/proc/$pid/cmdline" | grep -q ${SUPERVISOR_FILES.script}; then alive=0; fi
-fi`;
+const PID_CHECK = pidCheckScript(SUPERVISOR_FILES.pid, SUPERVISOR_FILES.script);
 
 const MAX_EVENTS = 200;
 

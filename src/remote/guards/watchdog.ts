@@ -3,7 +3,7 @@
 // is armed: its pid is alive, it is our script, and it has written a heartbeat.
 import { boxFailed } from '../errors';
 import { shQuote } from '../shell';
-import { boxPath, keyValues, runSh, type BoxSession } from './session';
+import { boxPath, keyValues, pidCheckScript, runSh, type BoxSession } from './session';
 import { WATCHDOG_FILES, WATCHDOG_SCRIPT, watchdogConfigText, type WatchdogConfig } from './watchdog-script';
 import { sleep } from '../util/sleep';
 
@@ -36,12 +36,7 @@ export interface WatchdogStatus {
 const D = (dir: string) => `D=${boxPath(dir)}`;
 
 /** Prints pid/alive for the recorded pid, alive only when it is still our script. */
-const PID_CHECK = `pid=$(cat "$D/${WATCHDOG_FILES.pid}" 2>/dev/null)
-alive=0
-if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-  alive=1
-  if [ -r "/proc/$pid/cmdline" ] && ! tr '\\000' ' ' < "/proc/$pid/cmdline" | grep -q ${WATCHDOG_FILES.script}; then alive=0; fi
-fi`;
+const PID_CHECK = pidCheckScript(WATCHDOG_FILES.pid, WATCHDOG_FILES.script);
 
 function statusScript(dir: string): string {
   return `${D(dir)}
