@@ -65,6 +65,10 @@ const FAILING: Record<string, Case[]> = {
     { args: ['remove', 'nope'], where: 'none', code: 'not-found' },
     { args: ['add', 'phone', '--kind', 'wecom'], where: 'none', code: 'usage' },
   ],
+  storage: [
+    { args: ['remove', 'nope'], where: 'none', code: 'not-found' },
+    { args: ['ls', 'nope/runs'], where: 'none', code: 'not-found' },
+  ],
   instances: [
     { args: [], where: 'none', code: 'no-account' },
     { args: [], where: 'down', code: 'unreachable' },
