@@ -654,6 +654,16 @@ export class PlatformServer {
 
   // ---- 腾讯云 ----
 
+  /** 腾讯云 inquiries answer with ItemPrice's tiered steps (tencent-bodies.json inquiryPriceSteps). */
+  tieredPrices = false;
+
+  /** An inquiry with InternetAccessible by traffic carries its per-GB BandwidthPrice (ItemPrice, ChargeUnit GB). */
+  private inquiry(body: Record<string, unknown>, params: Record<string, unknown>, b: Record<string, Record<string, unknown>>): Record<string, unknown> {
+    const net = params.InternetAccessible as { InternetChargeType?: unknown } | undefined;
+    if (net?.InternetChargeType !== 'TRAFFIC_POSTPAID_BY_HOUR') return body;
+    return { ...body, Price: { ...(body.Price as object), BandwidthPrice: b.bandwidthPriceTraffic } };
+  }
+
   private tencent(action: string, params: Record<string, unknown>, auth: string, send: (s: number, j: unknown) => void, region: string): void {
     const b = this.shapes.tc as Record<string, Record<string, unknown>>;
     const reply = (r: unknown) => send(200, { Response: r });
@@ -692,7 +702,7 @@ export class PlatformServer {
         return reply(b.action);
       case 'InquiryPriceRunInstances':
         // The SPOTPAID inquiry answers with the spot shape, anything else with the on-demand one.
-        return reply(params.InstanceChargeType === 'SPOTPAID' ? b.inquiryPriceSpot : b.inquiryPrice);
+        return reply(this.inquiry(params.InstanceChargeType === 'SPOTPAID' ? b.inquiryPriceSpot! : this.tieredPrices ? b.inquiryPriceSteps! : b.inquiryPrice!, params, b));
       case 'DescribeRegions':
         return reply(b.describeRegions);
       case 'DescribeZoneInstanceConfigInfos': {
