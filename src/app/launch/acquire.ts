@@ -35,6 +35,7 @@ function acquireOptions(r: LaunchRun, name: string, endCheck?: 'named' | 'new') 
     confirmCreate: async (what: string) => r.o.yes || ((await r.host.confirmCreate?.(what)) ?? false),
     createName: name,
     locks: r.locks,
+    taskDir: r.base,
   };
 }
 

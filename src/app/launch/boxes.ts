@@ -3,14 +3,18 @@
 // the host has none free), or a new one created through the platform's API. Each comes back
 // with its price per hour (the platform's figure, the task's own for an SSH login, or null:
 // shown as ?) and whether it is spot.
+import { realpath } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { listSome } from '../../core/text';
 import type { Fen } from '../../core/money';
 import { can, type Connector, type PlatformInstance, type SshLogin } from '../../core/platforms/types';
-import type { Task, TaskInstance } from '../../core/task/types';
+import type { Task, TaskCreate, TaskInstance } from '../../core/task/types';
 import { tryParseTarget, type SshTarget } from '../../remote/target';
 import { TARGET, waitForState } from '../platforms/settle';
 import { createInstance, previewCreate } from '../platforms/create';
-import { isRefusal } from '../../core/platforms/create';
+import { isRefusal, type CreateRefusal } from '../../core/platforms/create';
+import type { CreateInput } from '../platforms/create';
 import { waitForGpu } from '../platforms/waitForGpu';
 import { PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
 import { PlatformError } from '../platforms/errors';
@@ -68,6 +72,52 @@ export interface AcquireOptions {
    * on or created (nothing bills for it yet): the refusal's words, or null when it can happen.
    */
   endCheck?(a: LaunchAccount, label: string): string | null;
+  /** The task file's folder: create.ssh_key is relative to it. */
+  taskDir?: string;
+  /** The user's home (default os.homedir()): create.ssh_key must lead inside it. */
+  home?: string;
+}
+
+/** The task file's create.ssh_key as a file inside the user's home (links followed), or why not. Read before anything bills. */
+async function createKeyFile(c: TaskCreate | undefined, o: AcquireOptions): Promise<string | undefined> {
+  if (!c?.sshKey) return undefined;
+  const home = o.home ?? homedir();
+  const given = c.sshKey.startsWith('~/') ? join(home, c.sshKey.slice(2)) : isAbsolute(c.sshKey) ? c.sshKey : resolve(o.taskDir ?? process.cwd(), c.sshKey);
+  const real = await realpath(given).catch(() => undefined);
+  if (!real) throw new AcquireError('createRefused', `create.ssh_key: no file ${given} (the public key imported as the instance's login; relative to the task file, or ~/…)`);
+  const realHome = await realpath(home).catch(() => home);
+  if (!real.startsWith(realHome.endsWith(sep) ? realHome : realHome + sep)) throw new AcquireError('createRefused', `create.ssh_key leads outside your home folder (${real}): a task file may only name a public key inside ${realHome}`);
+  return real;
+}
+
+/** The task's create: fields as the create's input (the same builder `gpu-rent create` feeds). */
+function createInputOf(task: Task, card: string, name: string, keyFile: string | undefined): CreateInput {
+  const c = task.create;
+  return {
+    card,
+    gpus: task.resources.gpus,
+    name,
+    ...(c?.region ? { region: c.region } : {}),
+    ...(c?.image ? { image: c.image } : {}),
+    ...(c?.diskGb ? { diskGb: c.diskGb } : {}),
+    ...(c?.vSwitchId ? { vSwitchId: c.vSwitchId } : {}),
+    ...(c?.securityGroupId ? { securityGroupId: c.securityGroupId } : {}),
+    ...(c?.vpcId ? { vpcId: c.vpcId } : {}),
+    ...(c?.subnetId ? { subnetId: c.subnetId } : {}),
+    ...(c?.bandwidthMbps !== undefined ? { bandwidthMbps: c.bandwidthMbps } : {}),
+    ...(keyFile ? { sshKeyPath: keyFile } : {}),
+    // spot_reclaim is only accepted with resources.spot and max_yuan_per_hour (the task schema): a spot create bidding that.
+    ...(c?.spotReclaim && task.resources.spot && task.resources.maxFenPerHour !== undefined ? { spot: { maxPriceFen: task.resources.maxFenPerHour }, spotInterruption: c.spotReclaim } : {}),
+  };
+}
+
+/** A refusal as a reason, naming the task file's field where one is at fault. */
+function refusalReason(r: CreateRefusal): string {
+  const d = r.detail;
+  const field =
+    r.code === 'networkMissing' ? ({ vSwitch: 'create.vswitch', securityGroup: 'create.security_group', subnet: 'create.subnet', vpc: 'create.vpc' } as Record<string, string>)[String(d.missing)] : r.code === 'badPublicKey' ? 'create.ssh_key' : r.code === 'badBandwidth' ? 'create.bandwidth' : r.code === 'spotStopNotOffered' ? 'create.spot_reclaim' : undefined;
+  const note = typeof d.note === 'string' ? d.note.slice(0, 300) : '';
+  return `${r.code}${field ? ` (${field}${note ? `: ${note}` : ''})` : ''}`;
 }
 
 function sshBox(i: Extract<TaskInstance, { kind: 'ssh' }>, task: Task, sshConfig: string | null): AcquiredBox {
@@ -135,6 +185,7 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   if (!accounts.length) throw new AcquireError('noAccount', c?.account ? `no account ${c.account} (gpu-rent accounts list)` : 'instance: new needs a platform account that can create (gpu-rent accounts add --allow-power)');
   const cards = task.resources.cards.length ? task.resources.cards : [];
   if (!cards.length) throw new AcquireError('createRefused', 'instance: new needs resources.cards (which card to create)');
+  const keyFile = await createKeyFile(c, o);
   const reasons: string[] = [];
   let endRefused: string | undefined;
   let considered = 0;
@@ -153,7 +204,7 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
     // The platform's own spec names: the task's create.spec, else the card as AutoDL and the clouds spell it ("4090" for rtx4090).
     const asked = c?.spec ? [c.spec] : [...new Set(cards.flatMap((id) => [id, id.replace(/^rtx/, '')]))];
     for (const card of asked) {
-      const p = await previewCreate(a.connector, { card, gpus: task.resources.gpus, name: o.createName, ...(c?.region ? { region: c.region } : {}), ...(c?.image ? { image: c.image } : {}), ...(c?.diskGb ? { diskGb: c.diskGb } : {}) }, o.signal).catch((e: unknown) => {
+      const p = await previewCreate(a.connector, createInputOf(task, card, o.createName, keyFile), o.signal).catch((e: unknown) => {
         if (e instanceof PlatformError) return e;
         throw e;
       });
@@ -162,7 +213,7 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
         continue;
       }
       if (isRefusal(p)) {
-        reasons.push(`${a.id} ${card}: ${p.code}`);
+        reasons.push(`${a.id} ${card}: ${refusalReason(p)}`);
         continue;
       }
       if (task.resources.maxFenPerHour !== undefined && p.priceFenPerHour !== undefined && p.priceFenPerHour > task.resources.maxFenPerHour) {
@@ -174,7 +225,7 @@ async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {
       o.say(`creating ${what}`);
       const r = await createInstance(a.connector, p, { settleMs: o.settleMs, intervalMs: o.intervalMs, onProgress: o.say, ...(o.signal ? { signal: o.signal } : {}) });
       if (r.status === 'refused') {
-        reasons.push(`${a.id} ${card}: ${r.refusal.code}`);
+        reasons.push(`${a.id} ${card}: ${refusalReason(r.refusal)}`);
         continue;
       }
       if (r.status === 'unknown') throw new AcquireError('createUnknown', `the create of ${r.name} on ${a.id} got no answer (${r.reason}); it may exist: launch --resume looks for it by name`);

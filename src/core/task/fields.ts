@@ -166,6 +166,27 @@ export const localPath = (what: string) =>
     .refine(staysInside, said({ code: 'path-outside', what }))
     .refine((s) => !hasGitComponent(s), said({ code: 'path-in-git', what }));
 
+/** A cloud resource id (vSwitch, security group, VPC, subnet) of the task's create: optional. */
+export const cloudId = (what: string) =>
+  z
+    .string(said({ code: 'not-string', what }))
+    .min(1, said({ code: 'empty', what }))
+    .max(MAX_NAME, said({ code: 'at-most-chars', what, max: MAX_NAME }))
+    .regex(/^[\w.-]+$/, said({ code: 'bad-id-chars', what }))
+    .optional();
+
+/**
+ * The create's SSH public key: a .pub file, relative to the task file or ~/…. Where it leads
+ * (inside the user's home) and whether it is a public key are checked where the launch reads it.
+ */
+export const publicKeyPath = (what: string) =>
+  z
+    .string(said({ code: 'not-path', what }))
+    .min(1, said({ code: 'empty', what }))
+    .max(MAX_PATH, said({ code: 'longer-chars', what, max: MAX_PATH }))
+    .refine((s) => !CONTROL_RE.test(s), said({ code: 'control-char', what }))
+    .refine((s) => /\.pub$/.test(s) && !/^~[^/]/.test(s), said({ code: 'not-public-key-path' }));
+
 /** A path on the box: absolute or ~/…, or (relativeOk) relative to the remote workdir; never `..`, never control characters. */
 function remotePathProblem(p: string, relativeOk: boolean): 'control-char' | 'box-path-dotdot' | 'box-path-relative' | 'box-path-tilde-user' | undefined {
   if (CONTROL_RE.test(p)) return 'control-char';

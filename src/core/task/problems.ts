@@ -92,6 +92,9 @@ export type TaskProblem =
   | { code: 'not-account' }
   | { code: 'bad-id-chars'; what: string }
   | { code: 'bad-image-chars' }
+  | { code: 'not-public-key-path' }
+  | { code: 'not-spot-reclaim' }
+  | { code: 'spot-reclaim-needs-spot' }
   | { code: 'not-launcher' }
   | { code: 'not-address' }
   | { code: 'bad-address' }

@@ -262,6 +262,6 @@ function toTask(t: TaskInput): Task {
   if (t.launcher !== undefined) task.launcher = t.launcher;
   if (t.master_addr !== undefined) task.masterAddr = t.master_addr;
   if (t.port !== undefined) task.rendezvousPort = t.port;
-  if (t.create) task.create = { ...(t.create.account !== undefined ? { account: t.create.account } : {}), ...(t.create.spec !== undefined ? { spec: t.create.spec } : {}), ...(t.create.region !== undefined ? { region: t.create.region } : {}), ...(t.create.image !== undefined ? { image: t.create.image } : {}), ...(t.create.disk_gb !== undefined ? { diskGb: t.create.disk_gb } : {}) };
+  if (t.create) task.create = { ...(t.create.account !== undefined ? { account: t.create.account } : {}), ...(t.create.spec !== undefined ? { spec: t.create.spec } : {}), ...(t.create.region !== undefined ? { region: t.create.region } : {}), ...(t.create.image !== undefined ? { image: t.create.image } : {}), ...(t.create.disk_gb !== undefined ? { diskGb: t.create.disk_gb } : {}), ...(t.create.vswitch !== undefined ? { vSwitchId: t.create.vswitch } : {}), ...(t.create.security_group !== undefined ? { securityGroupId: t.create.security_group } : {}), ...(t.create.vpc !== undefined ? { vpcId: t.create.vpc } : {}), ...(t.create.subnet !== undefined ? { subnetId: t.create.subnet } : {}), ...(t.create.bandwidth !== undefined ? { bandwidthMbps: t.create.bandwidth } : {}), ...(t.create.ssh_key !== undefined ? { sshKey: t.create.ssh_key } : {}), ...(t.create.spot_reclaim !== undefined ? { spotReclaim: t.create.spot_reclaim } : {}) };
   return task;
 }

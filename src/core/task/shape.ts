@@ -3,7 +3,7 @@
 // generated from taskFileInputSchema (scripts/task-schema.ts); schema.ts reads a file with them.
 import { z } from 'zod';
 import { BOUNDS } from '../bounds';
-import { card, command, commandList, storeRef, CONTROL_RE, DEFAULT_CHECKPOINT_EVERY_SECONDS, DEFAULT_RECLAIM_AFTER_SECONDS, duration, ENV_NAME_RE, isSshLogin, localPath, looksLikeSsh, MAX_COMMAND, MAX_ENV_VARS, MAX_LIST, MAX_NAME, MAX_NODES, MAX_TASKS, MIN_CHECKPOINT_EVERY_SECONDS, MIN_RECLAIM_AFTER_SECONDS, NAME_RE, remotePath, shown, yuan } from './fields';
+import { card, cloudId, command, commandList, publicKeyPath, storeRef, CONTROL_RE, DEFAULT_CHECKPOINT_EVERY_SECONDS, DEFAULT_RECLAIM_AFTER_SECONDS, duration, ENV_NAME_RE, isSshLogin, localPath, looksLikeSsh, MAX_COMMAND, MAX_ENV_VARS, MAX_LIST, MAX_NAME, MAX_NODES, MAX_TASKS, MIN_CHECKPOINT_EVERY_SECONDS, MIN_RECLAIM_AFTER_SECONDS, NAME_RE, remotePath, shown, yuan } from './fields';
 import { asMessage, said } from './problems';
 import { checkpointPatternProblem, MAX_CHECKPOINT_PATTERN_LENGTH, MAX_CHECKPOINT_PATTERNS } from '../checkpoints';
 import { TASK_ENDS } from './types';
@@ -207,9 +207,17 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
           region: z.string(said({ code: 'not-string', what: 'create.region' })).min(1, said({ code: 'empty', what: 'create.region' })).max(MAX_NAME, said({ code: 'at-most-chars', what: 'create.region', max: MAX_NAME })).regex(/^[\w.-]+$/, said({ code: 'bad-id-chars', what: 'create.region' })).optional().meta({ title: 'Region', description: 'AutoDL Pro data center, 阿里云 region or zone, 腾讯云 zone.' }),
           image: z.string(said({ code: 'not-string', what: 'create.image' })).min(1, said({ code: 'empty', what: 'create.image' })).max(200, said({ code: 'at-most-chars', what: 'create.image', max: 200 })).regex(/^[\w.:/-]+$/, said({ code: 'bad-image-chars' })).optional().meta({ title: 'Image', description: 'The image id to create from (AutoDL Pro: base-image-… or image-…).' }),
           disk_gb: z.int(said({ code: 'not-whole', what: 'create.disk_gb' })).min(1, said({ code: 'at-least', what: 'create.disk_gb', min: 1 })).max(65536, said({ code: 'at-most', what: 'create.disk_gb', max: 65536 })).optional().meta({ title: 'Data disk, GB', description: 'Extra data disk to ask for.' }),
+          // The cloud create's network and login, as `gpu-rent create` takes them (--vswitch, --security-group, --vpc, --subnet, --bandwidth, --ssh-key, --spot-reclaim).
+          vswitch: cloudId('create.vswitch').meta({ title: 'vSwitch (阿里云)', description: "阿里云: the vSwitch (its zone and VPC) RunInstances needs; without it the create is refused before anything bills." }),
+          security_group: cloudId('create.security_group').meta({ title: 'Security group (阿里云, 腾讯云)', description: 'Default: gpu-rent-ssh-only, opening SSH (TCP 22) only, made at the first create and reused.' }),
+          vpc: cloudId('create.vpc').meta({ title: 'VPC (腾讯云)', description: '腾讯云: the VPC, with subnet (default: the default VPC).' }),
+          subnet: cloudId('create.subnet').meta({ title: 'Subnet (腾讯云)', description: '腾讯云: the subnet of vpc.' }),
+          bandwidth: z.int(said({ code: 'not-whole', what: 'create.bandwidth' })).min(1, said({ code: 'at-least', what: 'create.bandwidth', min: 1 })).max(100, said({ code: 'at-most', what: 'create.bandwidth', max: 100 })).optional().meta({ title: 'Public bandwidth, Mbit/s (阿里云, 腾讯云)', description: 'Public bandwidth out, billed by traffic (default 10 Mbit/s; 0 would give no public address).' }),
+          ssh_key: publicKeyPath('create.ssh_key').optional().meta({ title: 'SSH public key (阿里云, 腾讯云)', description: 'The OpenSSH public key (.pub, relative to the task file or ~/…, inside your home) imported as the login key pair; default ~/.ssh/id_ed25519.pub, id_ecdsa.pub, id_rsa.pub (腾讯云: RSA only).' }),
+          spot_reclaim: z.enum(['stop', 'terminate'], said({ code: 'not-spot-reclaim' })).optional().meta({ title: 'Spot reclaim (阿里云, 腾讯云)', description: 'With resources.spot: what a reclaim does: stop (阿里云 default: stopped, disks kept) or terminate (released, the data disk kept). 腾讯云 always terminates.' }),
         })
         .optional()
-        .meta({ title: 'Create (instance: new)', description: 'How `instance: new` creates: account, spec, region, image, data disk.' }),
+        .meta({ title: 'Create (instance: new)', description: 'How `instance: new` creates: account, spec, region, image, data disk, and on the clouds the network, bandwidth, login key and spot reclaim.' }),
       nodes: z
         .int(said({ code: 'not-whole', what: 'nodes' }))
         .min(1, said({ code: 'at-least', what: 'nodes', min: 1 }))
@@ -238,6 +246,9 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
     .superRefine((t, ctx) => {
       if (t.nodes > 1 && t.launcher === undefined) ctx.addIssue({ code: 'custom', path: ['nodes'], message: asMessage({ code: 'nodes-need-launcher' }), input: t.nodes });
       if (t.nodes > 1 && t.resources?.spot) ctx.addIssue({ code: 'custom', path: ['nodes'], message: asMessage({ code: 'nodes-spot' }), input: t.nodes });
+      if (t.create?.spot_reclaim !== undefined && (!t.resources?.spot || t.resources.max_yuan_per_hour === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['create', 'spot_reclaim'], message: asMessage({ code: 'spot-reclaim-needs-spot' }), input: t.create.spot_reclaim });
+      }
       if (t.resume !== undefined && t.checkpoints === undefined) {
         ctx.addIssue({ code: 'custom', path: ['resume'], message: asMessage({ code: 'resume-needs-checkpoints' }), input: t.resume });
       }

@@ -63,6 +63,19 @@ export interface TaskCreate {
   region?: string;
   image?: string;
   diskGb?: number;
+  /** 阿里云: the vSwitch RunInstances needs (YAML vswitch). */
+  vSwitchId?: string;
+  /** 阿里云/腾讯云: the security group (default: gpu-rent-ssh-only, made and reused). */
+  securityGroupId?: string;
+  /** 腾讯云: the VPC and its subnet. */
+  vpcId?: string;
+  subnetId?: string;
+  /** 阿里云/腾讯云: public bandwidth out, Mbit/s. */
+  bandwidthMbps?: number;
+  /** The SSH public key file as written (relative to the task file, or ~/…); the launch resolves it and keeps it inside the user's home. */
+  sshKey?: string;
+  /** With resources.spot: what a reclaim does. */
+  spotReclaim?: 'stop' | 'terminate';
 }
 
 export interface Task {

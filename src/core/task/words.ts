@@ -249,6 +249,12 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('{0} is letters, digits, ., _ and -', p.what);
     case 'bad-image-chars':
       return l10n.t('create.image is letters, digits, ., :, /, _ and -');
+    case 'not-public-key-path':
+      return l10n.t('create.ssh_key is the path of an OpenSSH public key file ending in .pub (relative to the task file, or ~/…)');
+    case 'not-spot-reclaim':
+      return l10n.t('create.spot_reclaim is stop or terminate');
+    case 'spot-reclaim-needs-spot':
+      return l10n.t('create.spot_reclaim is for a spot create: it needs resources.spot: true and resources.max_yuan_per_hour (the most per hour the spot bid pays)');
     case 'not-launcher':
       return l10n.t('launcher is torchrun, deepspeed or accelerate');
     case 'not-address':
