@@ -82,7 +82,7 @@ describe('close the lid: the box finishes the run while the laptop is away (real
     for (let i = 0; i < 600 && !/run: started/.test(err); i++) await sleep(100);
     assert.match(err, /run: started/, err);
     for (let i = 0; i < 100 && !/away: if this laptop is away/.test(err); i++) await sleep(100);
-    assert.match(err, /away: if this laptop is away when the run ends, the box stores each complete checkpoint in loc\/runs\/lora-lid\/ \(verified\); messages phone; then keeps running/, err);
+    assert.match(err, /away: if this laptop is away when the run ends, the box stores each complete checkpoint in loc\/runs\/lora-lid\/\d{8}T\d{6}Z\/ \(verified\); messages phone; then keeps running/, err);
     await sleep(3000);
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
@@ -104,9 +104,12 @@ describe('close the lid: the box finishes the run while the laptop is away (real
     const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.keyId, secretAccessKey: SECRET } });
     const listed = await client.send(new ListObjectsV2Command({ Bucket: 'ckpt', Prefix: 'runs/lora-lid/' }));
     const keysIn = (listed.Contents ?? []).map((o) => o.Key!).sort();
+    // One prefix per launch: runs/lora-lid/<its start, UTC>/.
+    const stamp = /^runs\/lora-lid\/(\d{8}T\d{6}Z)\//.exec(keysIn[0] ?? '')?.[1];
+    assert.ok(stamp, keysIn.join(', '));
     for (const step of ['0004', '0008', '0012', '0016']) {
       for (const f of ['weights.bin', 'step']) {
-        const key = `runs/lora-lid/step-${step}/${f}`;
+        const key: string = `runs/lora-lid/${stamp}/step-${step}/${f}`;
         assert.ok(keysIn.includes(key), `${key} in ${keysIn.join(', ')}; the box's journal: ${journal()}`);
         const head = await client.send(new HeadObjectCommand({ Bucket: 'ckpt', Key: key }));
         const onBox = readFileSync(join(a.home, 'gpu-rent', 'lora-lid', 'ckpt', `step-${step}`, f));
@@ -121,7 +124,7 @@ describe('close the lid: the box finishes the run while the laptop is away (real
     // The laptop comes back.
     const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--resume', ...keys], { env, timeoutMs: 120000 });
     assert.equal(r.code, 0, r.stderr + r.stdout);
-    assert.match(r.stderr, /finished while you were away: the box ended the run \(finished\); stored step-0004, step-0008, step-0012, step-0016; messaged \(finished\)/);
+    assert.match(r.stderr, /ended while you were away \(the box says: the run finished\); stored step-0004, step-0008, step-0012, step-0016; messaged phone/);
     const home_ = readdirSync(join(dir, 'ckpt-home')).filter((n) => n.startsWith('step-')).sort();
     assert.deepEqual(home_, ['step-0004', 'step-0008', 'step-0012', 'step-0016']);
     assert.equal(messages.length, 1, 'the laptop sends no second message for what the box said');

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RemoteConnection } from '../../src/remote/connection';
 import { startJob } from '../../src/remote/jobs';
-import { armSupervisor, claimEnd, markLaptopAwake, stopSupervisor, supervisorStatus, type SupervisorConfig, type SupervisorStatus } from '../../src/remote/guards/supervisor';
+import { armSupervisor, claimEnd, laptopDone, markLaptopAwake, stopSupervisor, supervisorStatus, type SupervisorConfig, type SupervisorStatus } from '../../src/remote/guards/supervisor';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { startS3, type TestS3 } from '../support/s3server';
 import { createUploadGrant } from '../../src/app/storage/grant';
@@ -147,13 +147,55 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await markLaptopAwake(conn, job);
     const ending = await until(conn, job, (s) => s.state?.text === 'ending finished');
     assert.ok(ending.running);
-    await claimEnd(conn, job);
+    assert.equal(await claimEnd(conn, job), 'laptop');
     const claimed = await until(conn, job, (s) => s.state?.text === 'claimed');
     assert.equal(claimed.events.some((e) => e.kind === 'notify-sent' || e.kind === 'action-start'), false);
     assert.equal(existsSync(join(sshd.home, `messages-${job}`)), false);
     assert.equal(existsSync(join(sshd.home, `POWERED-OFF-${job}`)), false);
-    // Its checkpoints were still stored before it stood down.
+    // Its checkpoints were still stored before it stood down; it waits for the laptop to finish the end.
     assert.deepEqual(claimed.stored.map((s) => s.name), ['checkpoint-2']);
+    assert.ok(claimed.running);
+    // A second claim (a second laptop process) still reads the laptop as the owner; the box never takes it.
+    assert.equal(await claimEnd(conn, job), 'laptop');
+    await markLaptopAwake(conn, job);
+    await laptopDone(conn, job);
+    const gone = await until(conn, job, (s) => !s.running);
+    assert.ok(gone.events.some((e) => e.kind === 'laptop-done'));
+    assert.equal(existsSync(join(sshd.home, `POWERED-OFF-${job}`)), false);
+    conn.close();
+  });
+
+  it('takes the end back when the laptop that claimed it goes away before it is done (slept during its end)', async () => {
+    const job = 'lid7';
+    const conn = await connect();
+    await conn.exec(`cat > ~/notify-${job}.sh <<'EOF'\n${notifyScript(job)}EOF`);
+    await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 2, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
+    await armSupervisor(conn, { ...base(job), laptopAwaySeconds: 4 });
+    await markLaptopAwake(conn, job);
+    await until(conn, job, (s) => s.state?.text === 'ending finished');
+    assert.equal(await claimEnd(conn, job), 'laptop');
+    // The laptop marks no more and never says done: after laptopAwaySeconds the box ends the run itself.
+    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    assert.equal(done.state!.text, 'done finished');
+    const kinds = done.events.map((e) => e.kind);
+    assert.ok(kinds.indexOf('claimed') < kinds.indexOf('laptop-gone') && kinds.indexOf('laptop-gone') < kinds.indexOf('action-start'), kinds.join(','));
+    assert.match(readFileSync(join(sshd.home, `messages-${job}`), 'utf8'), /^finished /);
+    assert.equal(readFileSync(join(sshd.home, `POWERED-OFF-${job}`), 'utf8').trim(), 'off');
+    conn.close();
+  });
+
+  it('a laptop that comes back after the box took the end reads box as the owner and is never let in', async () => {
+    const job = 'lid8';
+    const conn = await connect();
+    await conn.exec(`cat > ~/notify-${job}.sh <<'EOF'\n${notifyScript(job)}EOF`);
+    await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 2, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
+    // The laptop was never seen: the box owns the end as soon as the run ends.
+    await armSupervisor(conn, { ...base(job), end: { action: 'power-off', command: `sleep 2; echo off > "$HOME/POWERED-OFF-${job}"` } });
+    await until(conn, job, (s) => /^(acting|done) /.test(s.state?.text ?? ''));
+    assert.equal(await claimEnd(conn, job), 'box');
+    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    assert.equal(done.state!.text, 'done finished');
+    assert.equal(done.events.filter((e) => e.kind === 'notify-sent').length, 1);
     conn.close();
   });
 

@@ -19,7 +19,7 @@ import { releaseNeedsStopped } from '../../core/guards/powerOffer';
 import { releaseThroughPlatform } from '../platforms/releaseFlow';
 import { divergedEndAction } from '../runs/diverged';
 import { settleLeftBoxes } from './reclaim';
-import { laptopMessage, takeOverEnd, type AwayReport } from './unattended';
+import { endUnattended, laptopMessage, takeOverEnd, type AwayReport } from './unattended';
 import { resolve } from 'node:path';
 import { launchRunFacts } from '../../core/ledger/launch';
 import { recordRun } from '../ledger';
@@ -108,7 +108,9 @@ function endActionNow(r: LaunchRun, reason: StopReason, nothing: boolean): EndAc
 export async function end(r: LaunchRun): Promise<void> {
   // The box's supervisor stands down (the laptop ends the run), or has ended it already while the laptop was away.
   const away = await takeOverEnd(r).catch(() => undefined);
-  let reason = endReason(r.stopReason ?? awayReason(away), r.s.outcome);
+  // The box's own stop (its budget clock, the divergence) killed the job: its reason, not the laptop's "exit 143".
+  const boxReason = awayReason(away);
+  let reason = endReason(boxReason && (!r.stopReason || r.stopReason.kind === 'runFailed') ? boxReason : (r.stopReason ?? boxReason), r.s.outcome);
   const p = await finalProgress(r);
   const d = p?.diverged ?? r.s.progress?.diverged ?? null;
   // A run that ended with its loss NaN/±Inf did not finish: it diverged (the hours since were paid for nothing).
@@ -160,6 +162,8 @@ export async function end(r: LaunchRun): Promise<void> {
   // The ledger (gpu-rent runs): what this run did and cost, once it has ended; a failed write never stops the end.
   await recordLaunch(r).catch((e: unknown) => r.save(`ledger: not recorded: ${errText(e)}`));
   await laptopMessage(r, endEvent(r, reason), away).catch(() => undefined);
+  // The supervisor that stood down for this laptop may exit now; the laptop's marks stop.
+  await endUnattended(r, away === undefined);
   if (stillBilling && reason.kind !== 'refused') await laptopMessage(r, { kind: 'endActionFailed', task: r.task.name, action: r.task.end === 'none' ? 'power-off' : r.task.end, reason: null, hourlyFen: r.burn, costFen: spentOrNull(r) }, away).catch(() => undefined);
 }
 
@@ -185,7 +189,7 @@ function awayReason(away: AwayReport | undefined): StopReason | undefined {
   if (!away?.outcome) return undefined;
   const exit = /exit=(-?\d+)/.exec(away.status.events.find((e) => e.kind === 'run-ended')?.detail ?? '')?.[1];
   const exitCode = exit !== undefined ? Number(exit) : null;
-  const detail = `the box ended the run while this laptop was away (${away.outcome}${exitCode !== null ? `, exit ${exitCode}` : ''})`;
+  const detail = `the box says it ended the run while this laptop was away (${away.outcome}${exitCode !== null ? `, exit ${exitCode}` : ''})`;
   switch (away.outcome) {
     case 'finished':
       return { kind: 'finished', detail, exitCode };

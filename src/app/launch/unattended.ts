@@ -20,7 +20,7 @@ import type { TaskCheckpoints } from '../../core/task/types';
 import { formatCny } from '../../core/money';
 import { trimEndOf } from '../../core/boxLines';
 import { spentFen } from '../../core/task/launch';
-import { armSupervisor, claimEnd, markLaptopAwake, supervisorDir, supervisorStatus, SupervisorUnavailable, type SupervisorConfig, type SupervisorFile, type SupervisorNotify, type SupervisorStatus } from '../../remote/guards/supervisor';
+import { armSupervisor, claimEnd, laptopDone, markLaptopAwake, supervisorDir, supervisorStatus, SupervisorUnavailable, type SupervisorConfig, type SupervisorFile, type SupervisorNotify, type SupervisorStatus } from '../../remote/guards/supervisor';
 import { ALIYUN_METADATA_HOST, metadataBase, TENCENT_METADATA_HOST } from '../../remote/guards/watchdog-script';
 import { notifyEvent, type EventSend } from '../notify/send';
 import type { StoredChannel } from '../notify/channelFile';
@@ -50,13 +50,17 @@ export const CLAIM_GRACE_SECONDS = 600;
 
 interface Memo {
   armed: boolean;
+  /** The arm failed once (no python3, a store or channel that cannot be prepared): not tried again every poll. */
+  failed: boolean;
   lastMark: number;
   end?: UnattendedEnd;
+  /** Marks the laptop awake on its own clock, also through long syncs and the end step (not only between watch polls). */
+  timer?: ReturnType<typeof setInterval>;
 }
 const memos = new WeakMap<LaunchRun, Memo>();
 const memo = (r: LaunchRun): Memo => {
   let m = memos.get(r);
-  if (!m) memos.set(r, (m = { armed: false, lastMark: 0 }));
+  if (!m) memos.set(r, (m = { armed: false, failed: false, lastMark: 0 }));
   return m;
 };
 
@@ -83,7 +87,9 @@ async function storePlan(r: LaunchRun, host: UnattendedHost | undefined): Promis
   if (!p.ok) throw new Error(p.message);
   const saved = (await host?.stores())?.find((s) => s.store.name === p.value.name);
   if (!saved) throw new Error(`no store named ${p.value.name} (gpu-rent storage add ${p.value.name} …)`);
-  const prefix = `${p.value.prefix ? `${trimEndOf(p.value.prefix, '/')}/` : ''}${r.task.name}/`;
+  // One prefix per launch (its start, UTC): a later launch of the same task, on another box, cannot overwrite this one's checkpoints.
+  const stamp = new Date(Math.floor(r.s.startedAt) * 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const prefix = `${p.value.prefix ? `${trimEndOf(p.value.prefix, '/')}/` : ''}${r.task.name}/${stamp}/`;
   if (saved.store.kind === 'autodl-fs') return { store: { kind: 'folder', dir: `${AUTODL_FS_ROOT}/${prefix}` }, files: [], where: `${AUTODL_FS_ROOT}/${prefix}` };
   if (!saved.key) throw new Error(`store ${saved.store.name} has no key on this machine`);
   const { s3Client } = await import('../storage/s3');
@@ -145,11 +151,15 @@ async function notifyPlan(r: LaunchRun, host: UnattendedHost | undefined): Promi
     for (const kind of BOX_EVENTS) {
       try {
         const plan = renderBoxSend(ch.channel, ch.secret, eventMessage(boxEvent(r, kind), ch.channel.lang ?? host?.lang ?? 'en'), { dir, journal: `${dir}/sent.jsonl`, eventId: eventId(r, kind), lang: ch.channel.lang ?? host?.lang ?? 'en' });
+        // Short file names: a long task name and a long channel name must not make the arm fail.
+        const argv = [...plan.argv];
         for (const f of plan.files) {
           const base = f.path.slice(f.path.lastIndexOf('/') + 1);
-          files.set(base, { name: base, content: f.content, mode: 0o600 });
+          const short = base.endsWith('.py') ? base : `notify-${files.size}.json`;
+          files.set(short, { name: short, content: f.content, mode: 0o600 });
+          for (let i = 0; i < argv.length; i++) if (argv[i] === f.path) argv[i] = `${f.path.slice(0, f.path.lastIndexOf('/') + 1)}${short}`;
         }
-        (notify[kind] ??= []).push(plan.argv);
+        (notify[kind] ??= []).push(argv);
       } catch (e) {
         if (e instanceof BoxSendRefused && e.code === 'laptop-only') laptopOnly.push(name);
         else throw e;
@@ -199,8 +209,10 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
     m.armed = true;
     m.lastMark = r.now();
     m.end = end;
+    startMarking(r);
     await r.save(awayLine(r, end, store.where, msgs));
   } catch (e) {
+    m.failed = true;
     if (e instanceof SupervisorUnavailable) await r.save(r.l10n.t('away: the box has no python3, so nothing finishes the run there while this laptop is away: keep it awake, or come back with gpu-rent launch --resume'));
     else await r.save(r.l10n.t('away: the on-box supervisor could not be armed ({0}); the run is guarded by this laptop alone', errText(e)));
   }
@@ -212,7 +224,7 @@ function awayLine(r: LaunchRun, end: UnattendedEnd, where: string | null, msgs: 
   if (r.task.checkpoints) parts.push(where ? r.l10n.t('stores each complete checkpoint in {0} (verified)', where) : r.l10n.t('keeps the checkpoints on its disk (no checkpoints.store: they come home when you are back)'));
   const sent = (r.task.notify ?? []).filter((n) => !msgs.laptopOnly.includes(n) && !msgs.missing.includes(n));
   if (sent.length) parts.push(r.l10n.t('messages {0}', sent.join(', ')));
-  if (msgs.laptopOnly.length) parts.push(r.l10n.t('{0}: sent only from this laptop (its password stays here)', msgs.laptopOnly.join(', ')));
+  if (msgs.laptopOnly.length) parts.push(r.l10n.t('{0}: not sent while this laptop is away (an email password never goes to the box)', msgs.laptopOnly.join(', ')));
   if (msgs.missing.length) parts.push(r.l10n.t('no channel named {0} (gpu-rent notify add)', msgs.missing.join(', ')));
   const rate = r.burn !== null ? formatCny(r.burn) : '?';
   switch (end.why) {
@@ -244,13 +256,40 @@ export async function laptopAwake(r: LaunchRun): Promise<void> {
   const m = memo(r);
   if (!r.live || !r.s.job) return;
   if (!m.armed) {
+    if (m.failed) return;
     const st = await supervisorStatus(r.live.conn, r.s.job.name).catch(() => undefined);
-    if (st?.running) m.armed = true;
-    else if (!st?.state?.text.startsWith('done') && !st?.state?.text.startsWith('acting')) return armUnattended(r);
+    if (st?.running) {
+      m.armed = true;
+      startMarking(r);
+    } else if (!st?.state?.text.startsWith('done') && !st?.state?.text.startsWith('acting')) return armUnattended(r);
+    else return;
   }
   if (r.now() - m.lastMark < Math.min(LAPTOP_MARK_SECONDS, (r.host.laptopAwaySeconds ?? LAPTOP_AWAY_SECONDS) / 4)) return;
   m.lastMark = r.now();
   await markLaptopAwake(r.live.conn, r.s.job.name).catch(() => undefined);
+}
+
+function startMarking(r: LaunchRun): void {
+  const m = memo(r);
+  if (m.timer) return;
+  const every = Math.max(1, Math.min(LAPTOP_MARK_SECONDS, (r.host.laptopAwaySeconds ?? LAPTOP_AWAY_SECONDS) / 4));
+  m.timer = setInterval(() => {
+    const conn = r.live?.conn;
+    const job = r.s.job?.name;
+    if (conn && job) {
+      m.lastMark = r.now();
+      void markLaptopAwake(conn, job).catch(() => undefined);
+    }
+  }, every * 1000);
+  m.timer.unref?.();
+}
+
+/** The launch has ended its end step: the supervisor that stood down for it may exit, and the marks stop. */
+export async function endUnattended(r: LaunchRun, laptopOwned: boolean): Promise<void> {
+  const m = memo(r);
+  if (m.timer) clearInterval(m.timer);
+  m.timer = undefined;
+  if (laptopOwned && r.live && r.s.job) await laptopDone(r.live.conn, r.s.job.name).catch(() => undefined);
 }
 
 /** What the box did while the laptop was away, once the laptop is back at the end (undefined: nothing, or it cannot be read). */
@@ -268,20 +307,47 @@ export interface AwayReport {
  */
 export async function takeOverEnd(r: LaunchRun): Promise<AwayReport | undefined> {
   if (!r.live || !r.s.job) return undefined;
+  const conn = r.live.conn;
   const job = r.s.job.name;
-  const st = await supervisorStatus(r.live.conn, job).catch(() => undefined);
+  let st = await supervisorStatus(conn, job).catch(() => undefined);
   if (!st?.installed) return undefined;
-  const text = st.state?.text ?? '';
-  if (!text.startsWith('done') && !text.startsWith('acting')) {
-    await claimEnd(r.live.conn, job).catch(() => undefined);
-    return undefined;
+  if (!st.state?.text.startsWith('done')) {
+    const owner = await claimEnd(conn, job).catch(() => 'unknown' as const);
+    if (owner === 'laptop' || owner === 'none' || owner === 'unknown') return undefined;
+    // The box took the end first (the laptop was away when the run ended): let it finish, then read what it did.
+    for (let i = 0; i < 90 && !st?.state?.text.startsWith('done'); i++) {
+      await r.sleep(2000);
+      st = await supervisorStatus(conn, job).catch(() => st);
+    }
   }
-  const outcome = /^(?:done|acting) (\w+)/.exec(text)?.[1] ?? null;
-  const messaged = st.events.filter((e) => e.kind === 'notify-sent').map((e) => e.detail.split(' ')[0] ?? '');
-  const report: AwayReport = { status: st, outcome, actionFailed: /action-failed/.test(text), messaged };
-  const stored = st.stored.map((s) => s.name);
-  await r.save(r.l10n.t('finished while you were away: the box ended the run ({0}){1}{2}', outcome ?? '?', stored.length ? r.l10n.t('; stored {0}', stored.slice(-5).join(', ')) : '', messaged.length ? r.l10n.t('; messaged ({0})', [...new Set(messaged)].join(', ')) : ''));
+  if (!st) return undefined;
+  const text = st.state?.text ?? '';
+  const outcome = /^(?:done|acting|ending) (\w+)/.exec(text)?.[1] ?? null;
+  const sent = st.events.filter((e) => e.kind === 'notify-sent').map((e) => ({ kind: e.detail.split(' ')[0] ?? '', channel: /sent \S+ to (\S+)/.exec(e.detail)?.[1] ?? '' }));
+  const report: AwayReport = { status: st, outcome, actionFailed: /action-failed/.test(text), messaged: sent.map((x) => `${x.kind}/${x.channel}`) };
+  // Names the box wrote: bounded, and only characters that are plain in a terminal and in Markdown.
+  const plain = (n: string) => n.replace(/[^\p{L}\p{N}._\-=+/]/gu, '?').slice(0, 120);
+  const stored = st.stored.map((x) => plain(x.name));
+  const channels = [...new Set(sent.map((x) => plain(x.channel)).filter(Boolean))];
+  await r.save(
+    r.l10n.t('ended while you were away (the box says: {0}){1}{2}', outcomeWords(r, outcome), stored.length ? r.l10n.t('; stored {0}', stored.slice(-5).join(', ')) : '', channels.length ? r.l10n.t('; messaged {0}', channels.join(', ')) : ''),
+  );
   return report;
+}
+
+function outcomeWords(r: LaunchRun, outcome: string | null): string {
+  switch (outcome) {
+    case 'finished':
+      return r.l10n.t('the run finished');
+    case 'failed':
+      return r.l10n.t('the run failed');
+    case 'diverged':
+      return r.l10n.t('the loss diverged: stopped');
+    case 'budgetStop':
+      return r.l10n.t('the budget was spent: stopped');
+    default:
+      return '?';
+  }
 }
 
 /**
@@ -294,8 +360,9 @@ export async function laptopMessage(r: LaunchRun, ev: NotifyEvent, away: AwayRep
   const names = r.task.notify ?? [];
   if (!host || !names.length) return;
   const channels = await host.channels().catch(() => [] as StoredChannel[]);
+  // Per channel: one the box reached for this event is skipped; one it failed to reach gets it from here.
   const boxSent = new Set(away?.messaged ?? []);
-  const sends: EventSend[] = channels.filter((c) => names.includes(c.channel.name) && !(boxMaySend(c.channel.kind) && boxSent.has(ev.kind))).map((c) => ({ channel: c.channel, secret: c.secret }));
+  const sends: EventSend[] = channels.filter((c) => names.includes(c.channel.name) && !boxSent.has(`${ev.kind}/${c.channel.name}`)).map((c) => ({ channel: c.channel, secret: c.secret }));
   if (!sends.length) return;
   const res = await notifyEvent(eventId(r, ev.kind), ev, sends, { lang: host.lang, by: 'laptop', ...(host.sentJournal ? { journal: host.sentJournal } : {}) }).catch((e: unknown) => [{ channel: '*', status: 'failed' as const, code: 'failed', message: errText(e) }]);
   for (const x of res) if (x.status === 'failed') await r.save(r.l10n.t('message to {0} failed: {1}', x.channel, x.message));

@@ -26,7 +26,8 @@ export const SUPERVISOR_FILES = {
   output: 'supervisor.out',
   stored: 'stored.json',
   laptop: 'laptop',
-  claimed: 'claimed',
+  owner: 'owner',
+  laptopDone: 'laptop-done',
   deadline: 'deadline',
   logOffset: 'log.offset',
 } as const;
@@ -525,36 +526,63 @@ def heartbeat():
     write("heartbeat", str(now()))
 
 
-def wait_for_claim():
+def owner():
+    return read("owner", 16)
+
+
+def take_end():
+    # One owner of the end, decided atomically: whoever creates the file first (the laptop with
+    # sh's noclobber, the box with O_EXCL) ends the run; the other stands down.
+    try:
+        fd = os.open(P("owner"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return owner() == "box"
+    try:
+        os.write(fd, b"box\n")
+    finally:
+        os.close(fd)
+    return True
+
+
+def wait_for_laptop():
     # The laptop is awake: it ends the run itself (its verified sync, its end action, its
-    # message). If it claims the end, leave it; if it goes away or the grace passes, act.
+    # message). Wait while its mark is fresh, up to the grace time, for it to take the end.
     until = now() + C.get("graceSeconds", 600)
-    while now() < until:
+    while now() < until and owner() is None and not laptop_away():
         heartbeat()
-        if os.path.exists(P("claimed")):
+        time.sleep(1)
+
+
+def laptop_finishes():
+    # The laptop owns the end: stay until it says it is done. If it goes away before that (it
+    # slept or was killed during its end), take the end back: the run must not bill on unseen.
+    while True:
+        heartbeat()
+        if os.path.exists(P("laptop-done")) or os.path.exists(P("stop")):
             return True
         if laptop_away():
             return False
         time.sleep(1)
-    return os.path.exists(P("claimed"))
 
 
 def finish(outcome, exit_code):
     state("ending " + outcome)
     event("run-ended", "%s exit=%s step=%s" % (outcome, exit_code, LOG["step"] if LOG["step"] is not None else "?"))
     store_pass(True, writer_done=True)
-    if not laptop_away() and wait_for_claim():
+    if not laptop_away():
+        wait_for_laptop()
+    if not take_end():
         event("claimed", "the laptop ends the run")
         state("claimed")
-        return
-    if os.path.exists(P("claimed")):
-        event("claimed", "the laptop ends the run")
-        state("claimed")
-        return
+        if laptop_finishes():
+            event("laptop-done", "")
+            return
+        event("laptop-gone", "the laptop went away before it ended the run: the box ends it")
+        write("owner", "box\n")
+    state("acting " + outcome)
     notify(outcome, exit_code)
     end = C.get("end") or {}
     if end.get("command"):
-        state("acting " + outcome)
         event("action-start", end.get("action", ""))
         try:
             r = subprocess.run(["sh", "-c", end["command"]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)

@@ -80,7 +80,7 @@ export function supervisorConfigText(c: SupervisorConfig): string {
 
 export interface SupervisorEvent {
   at: number;
-  /** armed, stored, store-failed, store-stopped, run-ended, diverged, budget-stop, spot-notice, job-stop, claimed, notify-sent, notify-failed, action-start, action-exit, stopped. */
+  /** armed, stored, store-failed, store-stopped, run-ended, diverged, budget-stop, spot-notice, job-stop, claimed, laptop-done, laptop-gone, notify-sent, notify-failed, action-start, action-exit, stopped. */
   kind: string;
   detail: string;
 }
@@ -182,9 +182,21 @@ export async function markLaptopAwake(session: BoxSession, job: string, opts: { 
   });
 }
 
-/** The laptop takes the end over (it syncs, acts and messages itself): the supervisor stands down. */
-export async function claimEnd(session: BoxSession, job: string, opts: { timeoutMs?: number } = {}): Promise<void> {
-  await runSh(session, `${D(supervisorDir(job))}\n[ -d "$D" ] || exit 0\n: > "$D/${SUPERVISOR_FILES.claimed}"`, { what: { step: 'supervisor-claim' }, timeoutMs: opts.timeoutMs });
+/**
+ * The laptop asks to end the run itself (its verified sync, end action and message). One owner,
+ * decided atomically: the file is created with sh's noclobber (O_EXCL), as the box creates it
+ * with O_EXCL; 'laptop' = the laptop owns the end (the box stands down and waits for
+ * laptopDone), 'box' = the box took it first (the laptop waits for its done), 'none' = no supervisor.
+ */
+export async function claimEnd(session: BoxSession, job: string, opts: { timeoutMs?: number } = {}): Promise<'laptop' | 'box' | 'none'> {
+  const r = await runSh(session, `${D(supervisorDir(job))}\n[ -d "$D" ] || { echo owner=none; exit 0; }\n( set -C; echo laptop > "$D/${SUPERVISOR_FILES.owner}" ) 2>/dev/null\necho "owner=$(head -c 16 "$D/${SUPERVISOR_FILES.owner}" 2>/dev/null)"`, { what: { step: 'supervisor-claim' }, timeoutMs: opts.timeoutMs });
+  const o = keyValues(r.stdout).get('owner');
+  return o === 'laptop' || o === 'none' ? o : 'box';
+}
+
+/** The laptop has ended the run (after its end action): the supervisor that stood down exits. */
+export async function laptopDone(session: BoxSession, job: string, opts: { timeoutMs?: number } = {}): Promise<void> {
+  await runSh(session, `${D(supervisorDir(job))}\n[ -d "$D" ] || exit 0\n: > "$D/${SUPERVISOR_FILES.laptopDone}"`, { what: { step: 'supervisor-claim' }, timeoutMs: opts.timeoutMs });
 }
 
 /** Stops the supervisor (stop file, then TERM, then KILL); its files stay unless `removeFiles`. */
@@ -247,7 +259,7 @@ export async function armSupervisor(session: BoxSession, config: SupervisorConfi
     session,
     `${D(dir)}
 cd "$D" || exit 3
-rm -f ${[SUPERVISOR_FILES.stop, SUPERVISOR_FILES.pid, SUPERVISOR_FILES.heartbeat, SUPERVISOR_FILES.claimed, SUPERVISOR_FILES.deadline, SUPERVISOR_FILES.state].join(' ')}
+rm -f ${[SUPERVISOR_FILES.stop, SUPERVISOR_FILES.pid, SUPERVISOR_FILES.heartbeat, SUPERVISOR_FILES.owner, SUPERVISOR_FILES.laptopDone, SUPERVISOR_FILES.deadline, SUPERVISOR_FILES.state, 'armed'].join(' ')}
 if command -v setsid >/dev/null 2>&1; then
   setsid python3 -I "$D/${SUPERVISOR_FILES.script}" </dev/null >>"$D/${SUPERVISOR_FILES.output}" 2>&1 &
 else
