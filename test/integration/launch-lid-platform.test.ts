@@ -86,16 +86,20 @@ describe('close the lid on AutoDL: the box shuts the instance down itself, the p
   // so the GPU bills again just to sync; on the test server the power cycle gives a new SSH port and
   // the resume then fails (exit 1, "nothing is listening"). Un-skip once the resume reads the
   // supervisor's record without powering on (or only for the sync, then powers off again).
-  it.skip('--resume after the box shut itself down: finished while you were away, exit 0, not powered back on', async () => {
+  it('--resume after the box shut itself down: not powered back on with a GPU; says so and how to finish, the state kept', async () => {
     const file = join(home.path, 'lid', 'gpu-rent.yaml');
     const inst = s.instances.get('pro-lid')!;
-    // The laptop comes back.
+    // The laptop comes back. AutoDL Pro has no no-GPU start and the task has no store: the box stays off.
     const powerOnsBefore = s.sent('autodl-pro', `${PRO}/power_on`).length;
     const r = await runCliAsync(['launch', '--file', file, '--accept-new', '--resume'], env);
     const powerOns = s.sent('autodl-pro', `${PRO}/power_on`).length - powerOnsBefore;
-    assert.equal(r.code, 0, r.stderr + r.stdout);
-    assert.match(r.stderr + r.stdout, /finished while you were away: the box ended the run \(finished\)/);
     assert.equal(powerOns, 0, `the resumed launch powered the instance back on: ${r.stderr}`);
     assert.equal(inst.state, 'shutdown');
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    assert.match(r.stderr + r.stdout, /is stopped: its supervisor ended the run and powered it off while you were away/);
+    assert.match(r.stderr + r.stdout, /stays off: powering it on with a GPU only to read what its supervisor did would bill the GPU/);
+    // The state is kept: once the user powers it on, --resume finishes the end.
+    const st = await runCliAsync(['launch', '--file', file, '--status', '--json'], env);
+    assert.equal((JSON.parse(st.stdout) as { phase: string }).phase, 'watch');
   });
 });

@@ -20,6 +20,7 @@ import { poolKey, type LaunchRun, type Live } from './context';
 import { reconnect } from './acquire';
 import { errText, reclaimDue } from './rules';
 import { readSpotNotice } from './spotNotice';
+import { resumeAfterBoxPowerOff } from './unattended';
 
 function settleOptions(r: LaunchRun) {
   return { deadlineMs: r.host.settleMs ?? 300_000, intervalMs: r.host.settleIntervalMs ?? 3000, ...(r.host.signal ? { signal: r.host.signal } : {}) };
@@ -116,6 +117,8 @@ export async function reconnectOrReclaim(r: LaunchRun, p: LaunchPhase): Promise<
       return false;
     }
   }
+  // Close the lid: the box may have ended the run and powered itself off; never power it on with a GPU just to read that.
+  if (b?.kind === 'platform' && r.s.unattended?.powerOff) await resumeAfterBoxPowerOff(r);
   try {
     await reconnect(r);
     r.unreachableSince = undefined;

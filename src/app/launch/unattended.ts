@@ -28,6 +28,7 @@ import type { SavedStore } from '../storage/stores';
 import { probeBoxPower, ROOT_POWER_OFF, SUDO_POWER_OFF } from '../runs/boxPower';
 import type { LaunchRun } from './context';
 import { errText } from './rules';
+import { resolve } from 'node:path';
 
 /** What the front end gives the launch for the unattended end: the user's stores and channels (with their secrets), the laptop's sent journal. */
 export interface UnattendedHost {
@@ -43,8 +44,9 @@ const BOX_EVENTS = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaim
 type BoxEvent = (typeof BOX_EVENTS)[number];
 
 /** How often the awake laptop marks itself on the box (the supervisor counts it away after laptopAwaySeconds). */
-export const LAPTOP_MARK_SECONDS = 30;
-export const LAPTOP_AWAY_SECONDS = 120;
+// Away after 90 s without a mark (marks every 20 s): the box ends a run within 90 s + one poll of its end, under two minutes, however close to the end the lid closed.
+export const LAPTOP_MARK_SECONDS = 20;
+export const LAPTOP_AWAY_SECONDS = 90;
 /** How long the box waits for an awake laptop to claim the end before it acts itself. */
 export const CLAIM_GRACE_SECONDS = 600;
 
@@ -210,7 +212,7 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
     m.lastMark = r.now();
     m.end = end;
     startMarking(r);
-    await r.save(awayLine(r, end, store.where, msgs));
+    await r.save(awayLine(r, end, store.where, msgs), { unattended: { powerOff: end.powerOff, store: store.where } });
   } catch (e) {
     m.failed = true;
     if (e instanceof SupervisorUnavailable) await r.save(r.l10n.t('away: the box has no python3, so nothing finishes the run there while this laptop is away: keep it awake, or come back with gpu-rent launch --resume'));
@@ -366,4 +368,53 @@ export async function laptopMessage(r: LaunchRun, ev: NotifyEvent, away: AwayRep
   if (!sends.length) return;
   const res = await notifyEvent(eventId(r, ev.kind), ev, sends, { lang: host.lang, by: 'laptop', ...(host.sentJournal ? { journal: host.sentJournal } : {}) }).catch((e: unknown) => [{ channel: '*', status: 'failed' as const, code: 'failed', message: errText(e) }]);
   for (const x of res) if (x.status === 'failed') await r.save(r.l10n.t('message to {0} failed: {1}', x.channel, x.message));
+}
+
+/**
+ * A resumed launch whose platform box is stopped while its supervisor could power it off: the
+ * box ended the run while the laptop was away. Never power it on with a GPU just to read what it
+ * did: the checkpoints come home from the run's store (verified), and the box is read in no-GPU
+ * mode where the platform offers one (then the launch goes on as usual: true = continue).
+ * Where neither works the launch stops with what to do, its state kept for a later --resume.
+ */
+export async function resumeAfterBoxPowerOff(r: LaunchRun): Promise<'continue' | 'notStopped'> {
+  const b = r.s.box;
+  const a = b?.kind === 'platform' ? r.account(b.account) : undefined;
+  if (!b || !a || !b.ref || !r.s.unattended?.powerOff) return 'notStopped';
+  const inst = await a.connector.get(b.ref, r.host.signal).catch(() => undefined);
+  if (inst?.state !== 'stopped') return 'notStopped';
+  const home = await pullFromStore(r).catch((e: unknown) => r.l10n.t('could not bring the checkpoints home from the store ({0})', errText(e)));
+  await r.save(r.l10n.t('away: {0} is stopped: its supervisor ended the run and powered it off while you were away{1}', b.label, home ? `; ${home}` : ''));
+  const noGpu = a.powerActions && a.connector.capabilities.includes('powerOn:noGpu');
+  if (noGpu) {
+    await r.save(r.l10n.t('away: starting {0} without a GPU (no GPU bills) to read what the box did and sync', b.label));
+    await a.connector.powerOn(b.ref, 'noGpu', r.host.signal);
+    const { waitForState, TARGET } = await import('../platforms/settle');
+    const w = await waitForState(a.connector, b.ref, TARGET.powerOnNoGpu, { deadlineMs: r.host.settleMs ?? 300_000, intervalMs: r.host.settleIntervalMs ?? 3000, ...(r.host.signal ? { signal: r.host.signal } : {}) });
+    if (w.settled) return 'continue';
+  }
+  throw new Error(
+    r.l10n.t('{0} stays off: powering it on with a GPU only to read what its supervisor did would bill the GPU. {1}To finish: gpu-rent power-on {2} (it bills while on), then gpu-rent launch --resume', b.label, home ? '' : r.l10n.t('Its checkpoints are on its disk (no checkpoints.store). '), b.ref),
+  );
+}
+
+/** The run's checkpoints from its S3 store into checkpoints.local, verified; undefined when the task has no S3 store. */
+async function pullFromStore(r: LaunchRun): Promise<string | undefined> {
+  const where = r.s.unattended?.store;
+  const c = r.task.checkpoints;
+  if (!where || !c?.store || where.startsWith('/')) return undefined;
+  const p = parseStoreRef(c.store);
+  if (!p.ok) return undefined;
+  const saved = (await r.host.unattended?.stores())?.find((s) => s.store.name === p.value.name);
+  if (!saved || saved.store.kind !== 's3' || !saved.key) return undefined;
+  const prefix = where.slice(p.value.name.length + 1);
+  const { s3Client, pullPrefix } = await import('../storage/s3');
+  const client = await s3Client(saved.store, saved.key);
+  try {
+    const local = resolve(r.base, c.local);
+    const events = await pullPrefix(client, saved.store, prefix, local);
+    return r.l10n.t('{0} files brought home from {1} (verified by SHA-256)', events.filter((e) => e.kind === 'done' || e.kind === 'skip').length, where);
+  } finally {
+    client.destroy();
+  }
 }

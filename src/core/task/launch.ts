@@ -92,6 +92,8 @@ export const LaunchStateSchema = z.strictObject({
     })
     .optional(),
   end: z.strictObject({ action: text(40), ok: z.boolean(), stillBilling: z.boolean(), detail: text(2000) }).optional(),
+  /** The box's supervisor was armed (close the lid): whether it may power the box off itself, and the store prefix it uploads to (NAME/PREFIX/). */
+  unattended: z.strictObject({ powerOff: z.boolean(), store: text(700).nullable() }).optional(),
   outcome: z.strictObject({ kind: z.enum(LAUNCH_OUTCOMES), detail: text(2000), exitCode: z.number().int().nullable().optional() }).optional(),
   events: z.array(z.strictObject({ at: time, phase: text(20), text: text(1000) })).max(400),
 });
