@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { findCheckpoints, type CheckpointFile } from '../../src/core/checkpoints';
 import { SUPERVISOR_PY } from '../../src/remote/guards/supervisor-script';
 import { supervisorConfigText, parseSupervisorStatus } from '../../src/remote/guards/supervisor';
+import { ProgressTracker } from '../../src/core/progress';
 
 const NOW = 1_800_000_000;
 const old = NOW - 600;
@@ -133,5 +134,47 @@ describe('supervisor: config and status', () => {
     assert.deepEqual(s.events.map((e) => e.kind), ['armed', 'stored']);
     assert.equal(s.events[1]!.detail.length, 300);
     assert.equal(parseSupervisorStatus('installed=0\n').installed, false);
+  });
+});
+
+describe('supervisor: the box counts non-finite losses as the laptop does (one reading a line, never an eval loss)', () => {
+  const boxStreak = (lines: string[]): number => {
+    const dir = mkdtempSync(join(tmpdir(), 'gpr-sup-loss-'));
+    try {
+      writeFileSync(join(dir, 'supervisor.py'), SUPERVISOR_PY);
+      writeFileSync(join(dir, 'lines.json'), JSON.stringify(lines));
+      const py = `import json, sys
+sys.path.insert(0, ${JSON.stringify(dir)})
+import supervisor as s
+for l in json.load(open(${JSON.stringify(join(dir, 'lines.json'))})):
+    s.read_line(l)
+print(s.LOG["streak"])`;
+      return Number(execFileSync('python3', ['-c', py], { encoding: 'utf8' }).trim());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const laptopReadings = (lines: string[]): number => {
+    const t = new ProgressTracker();
+    lines.forEach((l, i) => t.feed(`${l}\n`, 1000 + i));
+    return t.progress.diverged?.readings ?? 0;
+  };
+  const times = (line: (i: number) => string, n = 10) => Array.from({ length: n }, (_, i) => line(i + 1));
+  for (const [name, lines] of [
+    ['a Trainer dict', times((i) => `{'loss': nan, 'learning_rate': 5e-05, 'epoch': ${i / 10}}`)],
+    ['key=value with a prefix', times((i) => `step ${i} train_loss=nan lr=1e-4`)],
+    ['two losses on one line', times(() => 'loss: nan lm loss: nan')],
+    ['kohya in a tqdm postfix', times((i) => `steps:  ${i}%|█         | ${i}/100 [00:0${i % 10}<00:10,  1.00it/s, avr_loss=nan]`)],
+  ] as const) {
+    it(name, () => {
+      const box = boxStreak([...lines]);
+      assert.equal(box, 10, `the box counted ${box}`);
+      assert.equal(box, laptopReadings([...lines]), 'the laptop counts the same');
+    });
+  }
+  it('an evaluation loss is no training reading on either side', () => {
+    const lines = times((i) => `step ${i} eval/loss: nan`);
+    assert.equal(boxStreak(lines), 0);
+    assert.equal(laptopReadings(lines), 0);
   });
 });

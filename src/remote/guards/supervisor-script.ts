@@ -159,7 +159,10 @@ def stop_job(why):
 
 # --- the log: non-finite losses and the last step --------------------------------------------
 
-LOSS = re.compile(r"(?:^|[^A-Za-z0-9_])loss['\"]?\s*[:=]\s*['\"]?([-+]?(?:nan|inf(?:inity)?|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))", re.I)
+# One reading per line, as the laptop's reader counts: the first training loss (train_loss,
+# loss:, avr_loss=, lm loss:), never an evaluation one (eval_loss, val/loss, test loss).
+LOSS = re.compile(r"(?:^|[^A-Za-z0-9_])((?:[A-Za-z]{1,12}[_/ ])?)loss['\"]?\s*[:=]\s*['\"]?([-+]?(?:nan|inf(?:inity)?|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))", re.I)
+EVAL_PREFIX = ("eval", "val", "valid", "validation", "test", "dev")
 STEP = re.compile(r"(?:global_step|step|iter(?:ation)?)['\"]?\s*[:=]?\s*(\d{1,12})\b|(\d{1,12})/(\d{1,12})\s*\[", re.I)
 LOG = {"streak": 0, "since": None, "step": None, "readings": 0}
 
@@ -190,26 +193,32 @@ def read_log():
     text = data[: cut + 1].decode("utf-8", "replace").replace("\r", "\n")
     write("log.offset", str(start + cut + 1))
     for line in text.split("\n"):
-        m = None
-        for m in STEP.finditer(line):
-            pass
-        if m:
-            LOG["step"] = int(m.group(1) or m.group(2))
-        for lm in LOSS.finditer(line):
-            v = lm.group(1).lower()
-            LOG["readings"] += 1
-            try:
-                finite = math.isfinite(float(v))
-            except ValueError:
-                finite = False
-            if finite:
-                LOG["streak"] = 0
-                LOG["since"] = None
-            else:
-                if LOG["streak"] == 0:
-                    LOG["since"] = LOG["step"]
-                LOG["streak"] += 1
+        read_line(line)
 
+
+def read_line(line):
+    m = None
+    for m in STEP.finditer(line):
+        pass
+    if m:
+        LOG["step"] = int(m.group(1) or m.group(2))
+    for lm in LOSS.finditer(line):
+        if lm.group(1).lower().rstrip("_/ ") in EVAL_PREFIX:
+            continue
+        v = lm.group(2).lower()
+        LOG["readings"] += 1
+        try:
+            finite = math.isfinite(float(v))
+        except ValueError:
+            finite = False
+        if finite:
+            LOG["streak"] = 0
+            LOG["since"] = None
+        else:
+            if LOG["streak"] == 0:
+                LOG["since"] = LOG["step"]
+            LOG["streak"] += 1
+        break
 
 # --- checkpoints: the rules of src/core/checkpoints.ts --------------------------------------
 
