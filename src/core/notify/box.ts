@@ -63,7 +63,7 @@ const q = (s: string) => (/^[A-Za-z0-9._/=:-]+$/.test(s) ? s : `'${s.replace(/'/
  * stock image runs. `dir` is the run's state folder on the box (absolute or ~/…), `journal` the
  * sent-message journal there (journal.ts's format). The message may hold slots (events.ts) for
  * the figures only the box knows at the end; the box passes them as `step=1200 cost=12.34 exit=1`
- * (digits, a dot or ?, at most 16 characters; anything else is sent as ?).
+ * (an optional minus, digits, a dot or ?, at most 16 characters; anything else is sent as ?).
  */
 export function renderBoxSend(ch: NotifyChannel, secret: ChannelSecret, msg: NotifyMessage, o: { dir: string; journal: string; eventId: string; lang: NotifyLang; webhookFields?: Record<string, unknown> }): BoxSendPlan {
   if (!boxMaySend(ch.kind)) throw new BoxSendRefused('laptop-only', `${ch.name} is an email channel: its SMTP password opens a whole mailbox and never goes to the box; it is sent from the laptop`);
@@ -110,7 +110,7 @@ export const BOX_SENDER_PY = String.raw`# gpu-rent notify sender: one message, r
 import base64, hashlib, hmac, json, os, re, sys, time, urllib.error, urllib.parse, urllib.request
 
 SLOTS = ("step", "cost", "exit")
-VALUE = re.compile(r"^[0-9.?]{1,16}$")
+VALUE = re.compile(r"^-?[0-9.?]{1,16}$")
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):

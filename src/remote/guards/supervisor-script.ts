@@ -459,6 +459,7 @@ def store_pass(final, writer_done=False):
             continue
         nbytes = 0
         for rel, mtime, size in sorted(c["files"]):
+            heartbeat()
             code, why = put_file(os.path.join(root, rel), rel)
             if code != 0:
                 event("store-failed", "%s %d %s" % (name, code, why))

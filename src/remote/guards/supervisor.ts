@@ -259,7 +259,7 @@ export async function armSupervisor(session: BoxSession, config: SupervisorConfi
     session,
     `${D(dir)}
 cd "$D" || exit 3
-rm -f ${[SUPERVISOR_FILES.stop, SUPERVISOR_FILES.pid, SUPERVISOR_FILES.heartbeat, SUPERVISOR_FILES.owner, SUPERVISOR_FILES.laptopDone, SUPERVISOR_FILES.deadline, SUPERVISOR_FILES.state, 'armed'].join(' ')}
+rm -f ${[SUPERVISOR_FILES.stop, SUPERVISOR_FILES.pid, SUPERVISOR_FILES.heartbeat, SUPERVISOR_FILES.owner, SUPERVISOR_FILES.laptopDone, SUPERVISOR_FILES.deadline, SUPERVISOR_FILES.state, SUPERVISOR_FILES.logOffset, 'armed'].join(' ')}
 if command -v setsid >/dev/null 2>&1; then
   setsid python3 -I "$D/${SUPERVISOR_FILES.script}" </dev/null >>"$D/${SUPERVISOR_FILES.output}" 2>&1 &
 else
