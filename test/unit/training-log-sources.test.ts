@@ -25,7 +25,7 @@ export function expectationRows(markdown: string): Map<string, string> {
 
 /** The role of one file (its path relative to the training-logs folder, with /). */
 export function fixtureRole(rel: string, markdown: string): FixtureRole {
-  if (rel === 'SOURCES.md' || /^real\/[^/]+\/SOURCES\.md$/.test(rel)) return { role: 'index' };
+  if (rel === 'SOURCES.md' || /^(?:real\/[^/]+|heldout5)\/SOURCES\.md$/.test(rel)) return { role: 'index' };
   const reason = expectationRows(markdown).get(rel);
   if (reason) return { role: 'expectation', reason };
   if (!rel.endsWith('.log')) return { role: 'undocumented' };
