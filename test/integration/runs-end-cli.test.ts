@@ -61,7 +61,7 @@ describe('gpu-rent jobs / logs: the end of a run (real sshd)', function () {
     assert.ok(end.durationSeconds >= 1 && end.durationSeconds < 30, String(end.durationSeconds));
     assert.equal(typeof end.costFen, 'number');
     assert.deepEqual(end.cause, { kind: 'cudaOom', line: oom.line.slice(0, 300) }, 'the message line, its first 300 characters');
-    assert.deepEqual(end.remedies.map((r) => r.code), ['smallerBatch', 'gradientCheckpointing', 'qlora4bit', 'moreVram']);
+    assert.deepEqual(end.remedies.map((r) => r.code), ['smallerBatch', 'gradientCheckpointing', 'qlora4bit', 'freeGpu', 'moreVram']);
     const k9 = rows.find((j) => j.name === 'k9')!.end!;
     assert.equal(k9.cause?.kind, 'hostOom');
     assert.equal(k9.cause?.line, 'traceback : Signal 9 (SIGKILL) received by PID 14750');

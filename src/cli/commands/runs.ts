@@ -78,7 +78,8 @@ function table(rows: readonly RunSummary[], lang: CliLang): string {
 
 async function list(io: CliIO, json: boolean, lang: CliLang): Promise<number> {
   const { runs, skipped, truncated } = await readRuns(configHome(io.env));
-  const rows = runs.map(summary);
+  // By start, then name: runs started in the same second (a sweep, two terminals) list the same way every time, whichever ended first.
+  const rows = [...runs].sort((a, b) => a.startedAt - b.startedAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(summary);
   if (json) {
     io.stdout(jsonForTerminal({ runs: rows.map(summaryJson), skipped, truncated }, 2) + '\n');
     return 0;

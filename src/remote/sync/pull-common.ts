@@ -32,6 +32,8 @@ export type Outcome =
 export interface LocalLook {
   seen: LocalFileStat | undefined;
   replace: boolean;
+  /** What is there is a whole earlier version worth keeping in .gpu-rent-previous/ when replaced (not what a killed pull left). */
+  keepAside?: boolean;
 }
 export const NOTHING_THERE: LocalLook = { seen: undefined, replace: true };
 
@@ -70,10 +72,10 @@ export async function lookLocal(ctx: Ctx, f: RemoteFile, seen: LocalFileStat | u
   const rec = ctx.state.files[f.rel] ?? ctx.state.written?.[f.rel];
   // An empty file with no record holds nothing of the user's to lose; it is also what a pull
   // killed between creating a new small file and writing it leaves (pull-small createVerified).
-  if (!rec && seen?.isFile === true && seen.size === 0 && f.size > 0) return { seen, replace: true };
+  if (!rec && seen?.isFile === true && seen.size === 0 && f.size > 0) return { seen, replace: true, keepAside: false };
   const copy = localCopyOf(rec, seen, ctx.opts.force === true);
-  if (copy === 'check-hash') return { seen, replace: (await digestOf()) === rec!.sha256 };
-  return { seen, replace: copy !== 'user' };
+  if (copy === 'check-hash') return { seen, replace: (await digestOf()) === rec!.sha256, keepAside: true };
+  return { seen, replace: copy !== 'user', keepAside: seen?.isFile === true && seen.size > 0 };
 }
 
 export const toLocalStat = (s: Stats): LocalFileStat => ({ isFile: s.isFile(), size: s.size, mtime: Math.floor(s.mtimeMs / 1000) });
@@ -213,14 +215,14 @@ export async function publish(ctx: Ctx, f: RemoteFile, part: string, local: stri
   let previous: string | undefined;
   try {
     if (ctx.opts.force) {
-      if (look.seen) previous = setAside(ctx.localRoot, f.rel, local);
+      if (look.seen && look.keepAside) previous = setAside(ctx.localRoot, f.rel, local);
       if (small) renameSync(part, local);
       else await fsp.rename(part, local);
     } else {
       const now = look.seen ? statOf(local) : undefined;
       if (!now) keep = !publishNew(part, local, () => statOf(local) !== undefined);
       else if (look.replace && sameStat(now, look.seen)) {
-        previous = setAside(ctx.localRoot, f.rel, local);
+        if (look.keepAside) previous = setAside(ctx.localRoot, f.rel, local);
         if (small) renameSync(part, local);
         else await fsp.rename(part, local);
       } else keep = true;
