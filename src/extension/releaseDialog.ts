@@ -31,7 +31,22 @@ export interface ReleaseDialogInput {
   canPowerOn?: boolean;
 }
 
+/**
+ * VS Code's modal focuses its first button that is not the close affordance, whatever comes
+ * first in the list: where that would be the destructive one, a safe *Keep It* goes before it,
+ * so Enter never releases.
+ */
+export function safeDefault(d: ReleaseDialog, l10n: L10n): ReleaseDialog {
+  const first = d.buttons.find((b) => !b.isCloseAffordance);
+  if (first?.choice !== 'release') return d;
+  return { ...d, buttons: [{ title: l10n.t('Keep It'), choice: 'cancel' }, ...d.buttons] };
+}
+
 export function releaseDialog(i: ReleaseDialogInput, l10n: L10n): ReleaseDialog {
+  return safeDefault(releaseDialogButtons(i, l10n), l10n);
+}
+
+function releaseDialogButtons(i: ReleaseDialogInput, l10n: L10n): ReleaseDialog {
   const message = i.where === 'platform' ? l10n.t('Release {0} on {1}? Its disks and everything on them are deleted.', i.name, i.accountLabel ?? '') : l10n.t('Release {0}? Release it in the platform’s console too; its data disk is deleted.', i.name);
   const cancel = { title: l10n.t('Cancel'), choice: 'cancel' as const, isCloseAffordance: true };
   const syncFirst = { title: l10n.t('Sync First'), choice: 'syncFirst' as const };
@@ -62,12 +77,12 @@ export function releaseDialog(i: ReleaseDialogInput, l10n: L10n): ReleaseDialog 
 export function releaseAnywayQuestion(name: string, unsynced: readonly string[], l10n: L10n): ReleaseDialog | undefined {
   if (unsynced.length === 0) return undefined;
   const shown = unsynced.slice(0, 10).join('\n') + (unsynced.length > 10 ? `\n… (+${unsynced.length - 10})` : '');
-  return {
+  return safeDefault({
     message: l10n.t('Delete {0} unsynced checkpoint(s) with {1}?', unsynced.length, name),
     detail: l10n.t('These are on the box and not in the local copy; releasing deletes them for good:\n{0}', shown),
     buttons: [
       { title: l10n.t('Cancel'), choice: 'cancel', isCloseAffordance: true },
       { title: l10n.t('Delete Them and Release'), choice: 'release' },
     ],
-  };
+  }, l10n);
 }

@@ -52,11 +52,12 @@ describe('release dialog (issue 22.3)', () => {
   it('a stopped box: no Sync First (it can only fail); Power On (Platform) where the account can', () => {
     const stopped = (canPowerOn: boolean) => order(releaseDialog({ name: 'box', where: 'platform', accountLabel: 'AutoDL', check: { kind: 'notChecked', reason: 'notRunning' }, canPowerOn }, l10n));
     assert.deepEqual(stopped(true), ['cancel(close)', 'powerOn', 'release']);
-    assert.deepEqual(stopped(false), ['cancel(close)', 'release']);
+    // VS Code focuses the first button that is not the close affordance: a safe Keep It, never Release Anyway.
+    assert.deepEqual(stopped(false), ['cancel', 'cancel(close)', 'release']);
   });
   it('Release Anyway over unsynced checkpoints is asked once more, by name, Cancel first', () => {
     const q = releaseAnywayQuestion('box', ['checkpoint-40'], l10n)!;
-    assert.deepEqual(order(q), ['cancel(close)', 'release']);
+    assert.deepEqual(order(q), ['cancel', 'cancel(close)', 'release']);
     assert.match(q.message, /Delete 1 unsynced checkpoint\(s\) with box/);
     assert.match(q.detail, /checkpoint-40/);
     assert.equal(releaseAnywayQuestion('box', [], l10n), undefined);

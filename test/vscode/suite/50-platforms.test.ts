@@ -42,6 +42,11 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     s.creds.autodlPro = token;
     s.transitionMs = 500;
     s.add({ platform: 'autodl-pro', id: 'pro-e2e-1', name: 'e2e-platform-4090', state: 'running', sshPort: 42022 });
+    // The pool before the account exists: a stock read the tree or the calculator makes as soon as
+    // the account is added is cached for a minute, so it must already see this pool (the fixture's
+    // RTX 3090 entry in westDC2, nothing in the other data centers), not the fixture's every-center default.
+    s.stock.autodl = { westDC2: [{ 'RTX 3090': { idle_gpu_num: 1, total_gpu_num: 4 } }] };
+    s.stock.autodlOther = [];
     noteSecret(token);
     await cfg().update('platforms.autodlApi', s.url, vscode.ConfigurationTarget.Global);
     await cfg().update('platforms.powerActions', ['autodl-pro'], vscode.ConfigurationTarget.Global);
@@ -76,9 +81,7 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
   });
 
   it('the calculator marks the rows that can start now from the account’s free cards (gpu_stock of every data center of the elastic pool), read at most once a minute', async () => {
-    // The pool: the fixture's RTX 3090 entry (stock-bodies.json) in westDC2, nothing in the other data centers (synthetic).
-    s.stock.autodl = { westDC2: [{ 'RTX 3090': { idle_gpu_num: 1, total_gpu_num: 4 } }] };
-    s.stock.autodlOther = [];
+    // The pool (set in before()): the fixture's RTX 3090 entry (stock-bodies.json) in westDC2, nothing in the other data centers (synthetic).
     interface Mark {
       key: { platform: string; card: string; gpus: number };
       mark: { state: string; reason?: string; places?: { account: string; free?: number }[] };
@@ -92,7 +95,7 @@ describe('platform connectors (AutoDL Pro against a local platform server)', fun
     // The page computes its rows (the default job on a 3090), asks, and the panel answers with the matcher's result.
     const got = await waitFor('start-now marks from the calculator', async () => (await marks())?.filter((m) => m.key.platform === 'autodl' && m.key.card === 'rtx3090')[0], 60_000);
     assert.strictEqual(got.mark.state, 'free', JSON.stringify(got));
-    assert.deepStrictEqual(got.mark.places!.map((p) => [p.account, p.free]), [['autodl-pro', 1]]);
+    assert.deepStrictEqual(got.mark.places!.map((p) => [p.account, p.free]), [['autodl-pro', 1]], JSON.stringify(got.mark.places));
     // A platform without an account is not marked.
     const other = (await marks())!.find((m) => m.key.platform !== 'autodl');
     if (other) assert.deepStrictEqual(other.mark, { state: 'unknown', reason: 'noAccount' });
