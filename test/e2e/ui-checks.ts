@@ -560,16 +560,23 @@ function englishChecks(): UiCheck[] {
         await page.locator('.part.sidebar .title-actions .action-label[aria-label^="Run Task on a Rented GPU"]').first().click();
         await widget.waitFor({ state: 'visible', timeout: 15_000 });
         await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Smoke test first' }).first().click();
-        // The login asks its password (a first contact asks to trust the key before).
-        await poll('the password prompt', async () => {
+        const launchRow = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: 'ui-smoke' }).first();
+        // The login's password: asked, unless a saved instance with this very login (user, host,
+        // port) answers with its stored one (issue 41: Run Task asked every time). The suites
+        // before this one saved such instances, so here it must not ask (a first contact asks to
+        // trust the key before).
+        const asked = await poll('the password prompt or the launch running without one', async () => {
           const trust = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: 'Trust and Connect' });
           if (await trust.count()) await trust.first().click();
           const title = (await widget.locator('.quick-input-title').innerText().catch(() => '')).trim();
-          return (await widget.isVisible()) && title.startsWith('Password for') ? true : undefined;
-        }, 30_000);
-        await widget.locator('.quick-input-box input').fill(sshd.password);
-        await page.keyboard.press('Enter');
-        const launchRow = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: 'ui-smoke' }).first();
+          if ((await widget.isVisible()) && title.startsWith('Password for')) return 'asked';
+          return /running/.test(await launchRow.innerText().catch(() => '')) ? 'saved' : undefined;
+        }, 60_000);
+        process.stdout.write(`         password: ${asked === 'saved' ? 'from the saved instance with this login, not asked' : 'asked'}\n`);
+        if (asked === 'asked') {
+          await widget.locator('.quick-input-box input').fill(sshd.password);
+          await page.keyboard.press('Enter');
+        }
         const center = page.locator('.notifications-center');
         const rowText = await poll('the launch row to say it runs', async () => {
           const t = (await launchRow.innerText().catch(() => '')).replace(/\s+/g, ' ');
