@@ -55,7 +55,6 @@ interface Memo {
   /** The arm failed once (no python3, a store or channel that cannot be prepared): not tried again every poll. */
   failed: boolean;
   lastMark: number;
-  end?: UnattendedEnd;
   /** Marks the laptop awake on its own clock, also through long syncs and the end step (not only between watch polls). */
   timer?: ReturnType<typeof setInterval>;
 }
@@ -210,7 +209,6 @@ export async function armUnattended(r: LaunchRun): Promise<void> {
     await markLaptopAwake(live.conn, cfg.job);
     m.armed = true;
     m.lastMark = r.now();
-    m.end = end;
     startMarking(r);
     await r.save(awayLine(r, end, store.where, msgs), { unattended: { powerOff: end.powerOff, store: store.where } });
   } catch (e) {
