@@ -38,6 +38,7 @@ const keyOf = (file: string) => decodeURIComponent(file.slice(0, -SUFFIX.length)
 export class FileMemento {
   private readonly values = new Map<string, unknown>();
   private readonly writes = new Map<string, Promise<void>>();
+  private moving: Promise<void> = Promise.resolve();
   /** Files that could not be read as JSON: renamed aside (`<file>.unreadable-<time>`), not lost. */
   readonly unreadable: string[] = [];
 
@@ -98,6 +99,8 @@ export class FileMemento {
   /** Waits for every pending write (tests, deactivate). */
   async flush(): Promise<void> {
     await Promise.all(this.writes.values());
+    // The move's marker is written after its records: a flush right after a move waits for it too.
+    await this.moving;
   }
 
   /** Whether the one-time move from globalState has finished here. */
@@ -128,6 +131,7 @@ export class FileMemento {
       writes.push(this.update(key, v));
     }
     const done = Promise.all(writes).then(() => writeFileAtomic(join(this.dir, MOVED_MARKER), JSON.stringify({ at: new Date().toISOString(), keys: copied }), { mode: 0o600 }));
+    this.moving = done.catch(() => undefined);
     return { copied, done };
   }
 }

@@ -6,7 +6,9 @@ import type { Instance } from '../core/instances';
 import { currentState } from '../core/spend';
 
 export function savedPasswordInstance(instances: readonly Instance[], q: { user: string; host: string; port: number }): string | undefined {
-  const hits = instances.filter((i) => i.login.auth === 'password' && i.login.user === q.user && i.login.host.toLowerCase() === q.host.toLowerCase() && i.login.port === q.port && currentState(i.intervals) !== 'released');
-  // Two saved entries for one login (the same box twice): the newest.
-  return hits.sort((a, b) => b.createdAt - a.createdAt)[0]?.id;
+  const hits = instances.filter((i) => i.login.auth === 'password' && i.login.user === q.user && i.login.host.toLowerCase() === q.host.toLowerCase() && i.login.port === q.port);
+  // Two saved entries for one login may hold different passwords (one stale, as a platform hands a
+  // released port to the next renter): a wrong one must not be tried, so the user is asked.
+  const [only] = hits;
+  return hits.length === 1 && only && currentState(only.intervals) !== 'released' ? only.id : undefined;
 }

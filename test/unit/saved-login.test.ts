@@ -13,8 +13,14 @@ describe('Run Task: the stored password of a saved instance (issue 41 friction)'
   const q = { user: 'root', host: 'connect.westb.seetacloud.com', port: 23456 };
   it('the very same user, host and port with a password: that instance', () => {
     assert.equal(savedPasswordInstance([mk('a', {})], q), 'a');
-    assert.equal(savedPasswordInstance([mk('a', {}), mk('b', {}, 200)], q), 'b', 'the newest of two');
     assert.equal(savedPasswordInstance([mk('a', { host: 'CONNECT.westb.seetacloud.com' })], q), 'a', 'host names are not case-sensitive');
+  });
+  it('two saved entries of this login (one may hold a stale password): none, the user is asked', () => {
+    assert.equal(savedPasswordInstance([mk('a', {}), mk('b', {}, 200)], q), undefined);
+    const r = withState(mk('a', {}), 'released', 200);
+    assert.ok(r.ok);
+    assert.equal(savedPasswordInstance([r.instance, mk('b', {}, 300)], q), undefined, 'a released one still counts');
+    assert.equal(savedPasswordInstance([mk('a', {}), mk('b', { port: 1 })], q), 'a', 'another login does not');
   });
   it('another port, user or host, a key login, or a released instance: none (the user is asked)', () => {
     assert.equal(savedPasswordInstance([mk('a', { port: 23457 })], q), undefined);

@@ -79,8 +79,7 @@ function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox
     // The saved instance's password is used only when exactly one live saved instance has this very login:
     // two saved entries of one login may hold different passwords (one stale), and a wrong one must not be tried.
     askPassword: async (q) => {
-      const same = ctx.store.list().filter((i) => i.login.auth === 'password' && i.login.user === q.user && i.login.host.toLowerCase() === q.host.toLowerCase() && i.login.port === q.port);
-      const id = same.length === 1 ? savedPasswordInstance(same, q) : undefined;
+      const id = savedPasswordInstance(ctx.store.list(), q);
       return (id ? await ctx.store.getPassword(id) : undefined) ?? askLoginPassword(box.label, q);
     },
     log: (m) => ctx.log.debug(`[launch ${box.label}] ${m}`),
