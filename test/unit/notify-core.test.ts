@@ -179,6 +179,7 @@ describe('notify: events', () => {
     { kind: 'endActionFailed', task: 'lora-7b', action: 'power-off', reason: 'AuthorizeFailed', hourlyFen: 198 },
     { kind: 'idleGpu', task: 'lora-7b', idleSeconds: 1800, hourlyFen: 198, costFen: 300 },
     { kind: 'test', task: 'lora-7b', channel: 'wx' },
+    { kind: 'grabbed', task: 'lora-7b', action: 'create', card: 'RTX 4090D', region: 'westDC2', hourlyFen: 198, waitedSeconds: 600, instance: 'pro-1' },
   ];
   it('covers every kind, names the task, in both languages', () => {
     assert.deepEqual(events.map((e) => e.kind), NOTIFY_EVENT_KINDS);

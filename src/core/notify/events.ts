@@ -47,9 +47,11 @@ export type NotifyEvent = Common &
     | { kind: 'endActionFailed'; action: 'power-off' | 'release' | 'no-gpu'; reason?: string | null; hourlyFen?: Fen | null }
     | { kind: 'idleGpu'; idleSeconds: number; hourlyFen?: Fen | null }
     | { kind: 'test'; channel: string }
+    /** A grab acted (gpu-rent grab / Grab a Card…): what it did, where, at what price per hour. */
+    | { kind: 'grabbed'; action: 'start' | 'clone' | 'create'; card: string; region?: string | null; hourlyFen?: Fen | null; waitedSeconds?: number | null }
   );
 export type NotifyEventKind = NotifyEvent['kind'];
-export const NOTIFY_EVENT_KINDS: readonly NotifyEventKind[] = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaimed', 'recovered', 'endActionFailed', 'idleGpu', 'test'];
+export const NOTIFY_EVENT_KINDS: readonly NotifyEventKind[] = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaimed', 'recovered', 'endActionFailed', 'idleGpu', 'test', 'grabbed'];
 
 /** One message: a title (the first line every client shows) and its lines. */
 export interface NotifyMessage {
@@ -172,5 +174,19 @@ export function eventMessage(ev: NotifyEvent, lang: NotifyLang = 'en'): NotifyMe
         lines: [w(`Channel ${inertLine(ev.channel, 40)} works: run messages will arrive here.`, `渠道 ${inertLine(ev.channel, 40)} 可用：训练消息会发到这里。`)],
         urgent: false,
       };
+    case 'grabbed': {
+      const card = inertLine(ev.card, 80);
+      const verb = { start: w('started', '已开机'), clone: w('cloned onto a host with a free card', '已克隆到有空闲卡的主机'), create: w('created', '已创建') }[ev.action];
+      return {
+        title: w(`gpu-rent: grabbed a ${card} for ${task}`, `gpu-rent：已为 ${task} 抢到 ${card}`),
+        lines: [
+          w(`${task} ${verb}${ev.region ? ` in ${inertLine(ev.region, 60)}` : ''}.`, `${task} ${verb}${ev.region ? `（${inertLine(ev.region, 60)}）` : ''}。`),
+          ...(typeof ev.hourlyFen === 'number' ? [w(`It bills ${formatCny(ev.hourlyFen)} an hour from now.`, `从现在起每小时计费 ${formatCny(ev.hourlyFen)}。`)] : [w('It bills by the hour from now.', '从现在起按小时计费。')]),
+          ...(typeof ev.waitedSeconds === 'number' ? [w(`Waited ${duration(ev.waitedSeconds, false)} for it.`, `等了 ${duration(ev.waitedSeconds, true)}。`)] : []),
+          ...instance,
+        ],
+        urgent: true,
+      };
+    }
   }
 }
