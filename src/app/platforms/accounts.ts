@@ -22,6 +22,8 @@ export const AccountSchema = z.strictObject({
   region: z.union([z.string().regex(REGION_ID), z.array(z.string().regex(REGION_ID)).min(1).max(MAX_REGIONS)]).optional(),
   /** Power actions (on, off, release) are allowed for this account; read-only when false. */
   powerActions: z.boolean().default(false),
+  /** Keep from Release on its own (app/platforms/keepAlive.ts): opt-in, needs power actions. */
+  keepAlive: z.boolean().optional(),
 });
 export type Account = z.infer<typeof AccountSchema>;
 

@@ -15,6 +15,8 @@ import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { heads, helpLang, platformFailureZh, t } from '../words';
 import { errorCode } from '../json-error';
 import { printJsonFailure } from './platform-fail';
+import { KEEP_ALIVE_DAYS_BEFORE, KEEP_ALIVE_MINUTES, keepAliveCostFen, keepAliveSupport, noGpuRateFen } from '../../core/platforms/keepAlive';
+import { formatCny } from '../../core/money';
 
 export const PLATFORM_TIMEOUT_MS = 15_000;
 
@@ -28,7 +30,8 @@ export interface CliAccount {
 export async function loadAccounts(io: CliIO): Promise<CliAccount[]> {
   const file = (await readAccountFile(configHome(io.env))).map((a) => ({ ...a, source: 'file' as const }));
   const allowPower = io.env.GPU_RENT_ALLOW_POWER === '1';
-  const env = envAccounts(io.env).map((a) => ({ account: { ...a.account, powerActions: allowPower }, secret: a.secret, source: 'env' as const }));
+  const keepAlive = allowPower && io.env.GPU_RENT_KEEP_ALIVE === '1';
+  const env = envAccounts(io.env).map((a) => ({ account: { ...a.account, powerActions: allowPower, ...(keepAlive && keepAliveSupport(a.account.kind) === 'ok' ? { keepAlive: true } : {}) }, secret: a.secret, source: 'env' as const }));
   return [...file, ...env.filter((e) => !file.some((f) => f.account.id === e.account.id))];
 }
 
@@ -76,18 +79,20 @@ const specs = {
   label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)' },
   region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)' },
   'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
+  'keep-alive': { type: 'boolean', description: 'keep its shut-down instances from being released (add, with --allow-power; AutoDL console token): see keep-alive', zh: '防止其已关机的实例被释放（add，需同时加 --allow-power；AutoDL 控制台令牌）：见 keep-alive' },
   experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)', zh: '接受实验性连接器（add autodl-web：控制台令牌）' },
   json: { type: 'boolean', description: 'print JSON (list; add and remove print {"error": {code, message}} when they fail)', zh: '以 JSON 输出（list；add 和 remove 失败时输出 {"error": {code, message}}）' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent accounts add PLATFORM [--id ID] [--region R] [--allow-power] | list [--json] | remove ID';
+const USAGE = 'gpu-rent accounts add PLATFORM [--id ID] [--region R] [--allow-power [--keep-alive]] | list [--json] | remove ID | keep-alive ID on|off';
 const SUMMARY = [
   `Platform accounts. PLATFORM is one of ${PLATFORM_KINDS.join(', ')}.`,
   'add reads the secret from the environment:',
   ...PLATFORM_KINDS.map((k) => `  ${k}: ${Object.values(SECRET_ENV[k]).join(', ')}`),
   'checks it with one read-only call, and keeps it in $GPU_RENT_HOME/accounts.json (mode 0600;',
   'default ~/.config/gpu-rent/). Accounts are read-only unless added with --allow-power.',
+  keepAliveHelp('en'),
   `Endpoints: ${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}.`,
 ].join('\n');
 
@@ -97,6 +102,7 @@ const SUMMARY_ZH = [
   ...PLATFORM_KINDS.map((k) => `  ${k}：${Object.values(SECRET_ENV[k]).join(', ')}`),
   '用一次只读调用检查它，然后保存在 $GPU_RENT_HOME/accounts.json（权限 0600；',
   '默认 ~/.config/gpu-rent/）。不加 --allow-power 添加的账号是只读的。',
+  keepAliveHelp('zh-cn'),
   `接口地址：${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}。`,
 ].join('\n');
 
@@ -106,10 +112,12 @@ export const command: CliCommand = {
   summaryZh: '平台账号（AutoDL、阿里云、腾讯云）：添加、列出、删除',
   help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
   run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add PLATFORM | list | remove ID' });
+    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 3, positionalNames: 'add PLATFORM | list | remove ID | keep-alive ID on|off' });
     const lang = cliLang(flags.lang, io.env);
-    const [sub, arg] = positionals;
+    const [sub, arg, third] = positionals;
+    if (third !== undefined && sub !== 'keep-alive') throw new UsageError(`unexpected argument "${forTerminal(third)}"`, `多余的参数 "${forTerminal(third)}"`);
     const home = configHome(io.env);
+    if (sub === 'keep-alive') return setKeepAlive(io, home, arg, third, flags.json === true, lang);
     if (sub === 'list' || sub === undefined) {
       const all = await loadAccounts(io);
       if (flags.json) {
@@ -120,9 +128,9 @@ export const command: CliCommand = {
         io.stdout(howToAdd(lang));
         return 0;
       }
-      const head = heads(lang, [['ID', 'ID'], ['PLATFORM', '平台'], ['LABEL', '名称'], ['REGION', '地区'], ['POWER', '电源操作'], ['FROM', '来源']]);
+      const head = heads(lang, [['ID', 'ID'], ['PLATFORM', '平台'], ['LABEL', '名称'], ['REGION', '地区'], ['POWER', '电源操作'], ['FROM', '来源'], ['KEEP ALIVE', '防释放']]);
       const from = (s: string) => (lang === 'zh-cn' ? (s === 'env' ? '环境变量' : '文件') : s);
-      io.stdout(renderTable([head, ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? t(lang, 'allowed', '允许') : t(lang, 'read-only', '只读'), from(a.source)])]));
+      io.stdout(renderTable([head, ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? t(lang, 'allowed', '允许') : t(lang, 'read-only', '只读'), from(a.source), a.account.keepAlive ? t(lang, 'on', '开') : ''])]));
       return 0;
     }
     if (sub === 'remove') {
@@ -137,7 +145,7 @@ export const command: CliCommand = {
       io.stdout(t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', arg));
       return 0;
     }
-    if (sub !== 'add') throw new UsageError(`expects add, list or remove, got "${sub}"`, `需要 add、list 或 remove，收到 "${sub}"`);
+    if (sub !== 'add') throw new UsageError(`expects add, list, remove or keep-alive, got "${forTerminal(sub)}"`, `需要 add、list、remove 或 keep-alive，收到 "${forTerminal(sub)}"`);
     const kind = PLATFORM_KINDS.find((k) => k === arg);
     if (!kind) throw new UsageError(`add expects a PLATFORM: ${PLATFORM_KINDS.join(', ')}`, `add 需要 PLATFORM：${PLATFORM_KINDS.join(', ')}`);
     const experimental = descriptorOf(kind).experimental;
@@ -149,7 +157,9 @@ export const command: CliCommand = {
     if (!s.ok) throw new UsageError(`the secret in ${Object.values(fields).join('/')} is not valid: ${s.message}`);
     const region = flags.region !== undefined ? parseRegionText(flags.region) : undefined;
     if (region && !region.ok) throw new UsageError(`--region: ${region.message}`);
-    const parsed = AccountSchema.safeParse({ id: flags.id ?? kind, kind, label: flags.label ?? PLATFORM_NAMES[kind], ...(region?.ok ? { region: region.region } : {}), powerActions: flags['allow-power'] === true });
+    if (flags['keep-alive'] && !flags['allow-power']) throw new UsageError('--keep-alive needs --allow-power (it starts and shuts down instances)', '--keep-alive 需要 --allow-power（它会开机和关机）');
+    if (flags['keep-alive'] && keepAliveSupport(kind) !== 'ok') throw new UsageError(`--keep-alive: ${keepAliveRefusal(kind, lang)}`);
+    const parsed = AccountSchema.safeParse({ id: flags.id ?? kind, kind, label: flags.label ?? PLATFORM_NAMES[kind], ...(region?.ok ? { region: region.region } : {}), powerActions: flags['allow-power'] === true, ...(flags['keep-alive'] ? { keepAlive: true } : {}) });
     if (!parsed.success) throw new UsageError(`${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
     const account = parsed.data;
     // One read-only call before saving: a wrong key is refused now, not at the first poll.
@@ -164,6 +174,65 @@ export const command: CliCommand = {
     const file = await readAccountFile(home);
     await writeAccountFile(home, [...file.filter((a) => a.account.id !== account.id), { account, secret: s.secret }]);
     io.stdout(t(lang, 'added {0} ({1}, {2} instances, {3})\n', '已添加 {0}（{1}，{2} 个实例，{3}）\n', account.id, PLATFORM_NAMES[kind], count, account.powerActions ? t(lang, 'power actions allowed', '允许电源操作') : t(lang, 'read-only', '只读')));
+    if (account.keepAlive) io.stdout(keepAliveOnText(account.id, kind, lang));
     return 0;
   },
 };
+
+function keepAliveHelp(lang: CliLang): string {
+  return lang === 'zh-cn'
+    ? `keep-alive ID on 让 \`gpu-rent schedule run\`（cron）在平台的释放日前 ${KEEP_ALIVE_DAYS_BEFORE} 天内，把该账号已关机的实例以无卡模式开机、检查后再关机（AutoDL 关机 15 天后释放实例及数据）。`
+    : `keep-alive ID on: \`gpu-rent schedule run\` (cron) starts the account's shut-down instances in no-GPU mode, checks them and shuts them down again within ${KEEP_ALIVE_DAYS_BEFORE} days of the platform's release day (AutoDL releases an instance, data and all, 15 days after it was shut down).`;
+}
+
+function keepAliveRefusal(kind: PlatformKind, lang: CliLang): string {
+  const s = keepAliveSupport(kind);
+  if (s === 'noClock') return t(lang, '{0} does not release shut-down instances on a clock: nothing to keep alive', '{0} 不会按时间释放已关机的实例：无需防释放', PLATFORM_NAMES[kind]);
+  return t(lang, "{0}'s API has no no-GPU start: an automatic keep-alive would start the GPU at its hourly price on a host that may have no free card. Use an AutoDL console-token account (autodl-web) or VS Code's Keep from Release", '{0} 的 API 没有无卡模式开机：自动防释放会按 GPU 单价开机，且主机可能没有空闲 GPU。请使用 AutoDL 控制台令牌账号（autodl-web）或 VS Code 的“防止释放”', PLATFORM_NAMES[kind]);
+}
+
+/** What keep-alive on does and costs: minutes of the no-GPU rate, each time an instance nears its release day. */
+function keepAliveOnText(id: string, kind: PlatformKind, lang: CliLang): string {
+  const rate = noGpuRateFen(kind);
+  const cost = rate !== undefined ? formatCny(keepAliveCostFen(rate)) : '?';
+  const rateText = rate !== undefined ? formatCny(rate) : '?';
+  return t(
+    lang,
+    'keep-alive on for {0}: `gpu-rent schedule run` (cron: */5 * * * * gpu-rent schedule run) starts each shut-down instance in no-GPU mode ({1}/h) within {2} days of its release day, checks it runs and shuts it down again: about {3} minutes, about {4} each time (any minimum charge of the platform applies). VS Code does it too for accounts listed in gpuRent.platforms.keepAlive.\n',
+    '已为 {0} 开启防释放：`gpu-rent schedule run`（cron：*/5 * * * * gpu-rent schedule run）会在释放日前 {2} 天内，把每个已关机的实例以无卡模式（{1}/小时）开机、确认运行后再关机：约 {3} 分钟，每次约 {4}（平台若有最低计费则按其计）。VS Code 也会为 gpuRent.platforms.keepAlive 中列出的账号这样做。\n',
+    id,
+    rateText,
+    KEEP_ALIVE_DAYS_BEFORE,
+    KEEP_ALIVE_MINUTES,
+    cost,
+  );
+}
+
+async function setKeepAlive(io: CliIO, home: string, id: string | undefined, onOff: string | undefined, json: boolean, lang: CliLang): Promise<number> {
+  if (!id || (onOff !== 'on' && onOff !== 'off')) throw new UsageError('keep-alive needs an account ID and on or off (gpu-rent accounts keep-alive autodl-web on)', 'keep-alive 需要账号 ID 和 on 或 off（gpu-rent accounts keep-alive autodl-web on）');
+  const file = await readAccountFile(home);
+  const entry = file.find((a) => a.account.id === id);
+  if (!entry) {
+    const fromEnv = envAccounts(io.env).some((e) => e.account.id === id);
+    printJsonFailure(io, json, 'not-found', `no account ${id} in ${home}/accounts.json${fromEnv ? ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)' : ''}`);
+    io.stderr(`gpu-rent accounts: ${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', forTerminal(id), home)}${fromEnv ? t(lang, ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)', '（它来自环境变量：请在 GPU_RENT_ALLOW_POWER=1 之外再设置 GPU_RENT_KEEP_ALIVE=1）') : ''}\n`);
+    return 1;
+  }
+  const on = onOff === 'on';
+  if (on && keepAliveSupport(entry.account.kind) !== 'ok') {
+    printJsonFailure(io, json, 'not-supported', keepAliveRefusal(entry.account.kind, 'en'));
+    io.stderr(`gpu-rent accounts: ${keepAliveRefusal(entry.account.kind, lang)}\n`);
+    return 1;
+  }
+  if (on && !entry.account.powerActions) {
+    printJsonFailure(io, json, 'read-only', `account ${id} is read-only: add it again with --allow-power first`);
+    io.stderr(`gpu-rent accounts: ${t(lang, 'account {0} is read-only: add it again with --allow-power first', '账号 {0} 是只读的：请先加 --allow-power 重新添加', id)}\n`);
+    return 1;
+  }
+  const { keepAlive: _k, ...rest } = entry.account;
+  const account = on ? { ...rest, keepAlive: true } : rest;
+  await writeAccountFile(home, file.map((a) => (a.account.id === id ? { account, secret: a.secret } : a)));
+  if (json) io.stdout(JSON.stringify({ id, keepAlive: on }) + '\n');
+  else io.stdout(on ? keepAliveOnText(id, entry.account.kind, lang) : t(lang, 'keep-alive off for {0}\n', '已为 {0} 关闭防释放\n', id));
+  return 0;
+}

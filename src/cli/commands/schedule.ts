@@ -21,6 +21,9 @@ import { jsonError, errorCode } from '../json-error';
 import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
 import { scheduleDetailZh, scheduleParseZh } from './schedule-words';
 import { allFailedCode, miss, printJsonFailure, type Miss } from './platform-fail';
+import { runKeepAlive, type KeepAliveResult } from '../../app/platforms/keepAlive';
+import { PowerOnLocks } from '../../app/platforms/powerLock';
+import { join } from 'node:path';
 
 const specs = {
   at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
@@ -40,6 +43,7 @@ const SUMMARY = [
   'time once. While this machine sleeps nothing runs; the next run does a rule whose time',
   `passed less than ${DEFAULT_GRACE_S / 60} minutes ago (--grace) and reports older ones as missed, never running them late.`,
   'Kept in $GPU_RENT_HOME/schedules.json (mode 0600). Accounts need power actions allowed.',
+  'run also keeps shut-down instances from release for accounts with keep-alive on (gpu-rent accounts keep-alive ID on).',
 ].join('\n');
 
 const WORDS: Record<ScheduleAction, string> = { 'power-on': 'power on (GPU)', 'no-gpu': 'switch to no-GPU', 'power-off': 'power off' };
@@ -238,7 +242,8 @@ function resultLine(r: RunResult, lang: CliLang = 'en'): string {
 
 async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: CliLang): Promise<number> {
   const now = nowS(io);
-  const accounts: ScheduleAccount[] = (await loadAccounts(io)).map((a) => ({ id: a.account.id, kind: a.account.kind, powerActions: a.account.powerActions, connector: connectorFor(a, io) }));
+  const loaded = await loadAccounts(io);
+  const accounts: ScheduleAccount[] = loaded.map((a) => ({ id: a.account.id, kind: a.account.kind, powerActions: a.account.powerActions, connector: connectorFor(a, io) }));
   const interval = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) > 0 ? Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) : 3000;
   const r = await runDue({ home: configHome(io.env), now, accounts, graceS: (flags.grace ?? DEFAULT_GRACE_S / 60) * 60, intervalMs: interval, settleMs: 120_000, onResult: (x) => !flags.json && io.stdout(resultLine(x, lang) + '\n') });
   if ('busy' in r) {
@@ -247,11 +252,37 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: C
     else io.stderr(`gpu-rent schedule: ${lang === 'zh-cn' ? `另一个 gpu-rent schedule run${r.busy.pid ? `（pid ${r.busy.pid}）` : ''}正在运行：什么也没做` : msg}\n`);
     return 1;
   }
+  // Keep from Release for the accounts that opted in (accounts keep-alive ID on), under the same power-on locks.
+  const kept = await runKeepAlive({
+    now,
+    accounts: loaded.filter((a) => a.account.keepAlive).map((a) => ({ id: a.account.id, kind: a.account.kind, powerActions: a.account.powerActions, keepAlive: true, connector: accounts.find((x) => x.id === a.account.id)!.connector })),
+    locks: new PowerOnLocks({ dir: join(configHome(io.env), 'locks') }),
+    intervalMs: interval,
+    settleMs: 120_000,
+    onResult: (x) => {
+      if (!flags.json && keepAliveTold(x)) io.stdout(keepAliveLine(x, lang) + '\n');
+    },
+  });
   if (flags.json) {
-    io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) }, 2) + '\n');
-  } else if (!r.results.length) io.stderr(t(lang, 'nothing due ({0} Beijing)\n', '没有到期的计划（北京时间 {0}）\n', beijingDateTime(now)));
+    io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), keepAlive: kept.map((x) => ({ account: x.account, ref: x.ref, name: x.name, outcome: x.outcome, detail: x.detail, day: x.day ?? null, days: x.days ?? null, releaseBeijing: x.releaseAt !== undefined ? beijingDateTime(x.releaseAt) : null, dueBeijing: x.dueAt !== undefined ? beijingDateTime(x.dueAt) : null, newReleaseBeijing: x.newReleaseAt !== undefined ? beijingDateTime(x.newReleaseAt) : null, ranSeconds: x.ranS ?? null, costFen: x.costFen ?? null, stillBilling: x.stillBilling === true })), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) }, 2) + '\n');
+  } else if (!r.results.length && !kept.some(keepAliveTold)) io.stderr(t(lang, 'nothing due ({0} Beijing)\n', '没有到期的计划（北京时间 {0}）\n', beijingDateTime(now)));
   // Exit 1 when something due did not happen as asked, so cron mails it.
-  return r.results.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed') ? 1 : 0;
+  const keptBad = kept.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled');
+  return keptBad || r.results.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed') ? 1 : 0;
+}
+
+/** Keep-alive results said in the text output: what was done or could not be (not the instances with nothing to do). */
+const keepAliveTold = (x: KeepAliveResult): boolean => x.outcome !== 'notDue' && x.outcome !== 'notStopped' && x.outcome !== 'noClock';
+
+const KEEP_OUTCOME_ZH: Record<KeepAliveResult['outcome'], string> = { done: '已完成', notDue: '未到期', notStopped: '未关机', noClock: '无释放时间', busy: '忙', refused: '被拒绝', failed: '失败', unsettled: '未确认' };
+
+function keepAliveLine(x: KeepAliveResult, lang: CliLang): string {
+  const who = x.ref ? `${x.name} (${x.account}/${x.ref})` : x.account;
+  const clock = x.day !== undefined && x.days !== undefined ? (lang === 'zh-cn' ? `关机第 ${x.day}/${x.days} 天，释放日 北京时间 ${beijingDateTime(x.releaseAt!)}` : `shut down day ${x.day} of ${x.days}, release day ${beijingDateTime(x.releaseAt!)} Beijing`) : '';
+  const cost = x.costFen !== undefined ? (lang === 'zh-cn' ? `，无卡模式 ${x.ranS} 秒约 ${formatCny(x.costFen)}` : `, ${x.ranS} s of no-GPU mode, about ${formatCny(x.costFen)}`) : '';
+  const next = x.newReleaseAt !== undefined ? (lang === 'zh-cn' ? `；新的释放日 北京时间 ${beijingDateTime(x.newReleaseAt)}` : `; new release day ${beijingDateTime(x.newReleaseAt)} Beijing`) : '';
+  if (lang === 'zh-cn') return forTerminal(`防释放 ${who}${clock ? `（${clock}）` : ''}：${KEEP_OUTCOME_ZH[x.outcome]}：${x.detail}${cost}${next}`);
+  return forTerminal(`keep-alive ${who}${clock ? ` (${clock})` : ''}: ${x.outcome}: ${x.detail}${cost}${next}`);
 }
 
 const SUMMARY_ZH = [
@@ -260,6 +291,7 @@ const SUMMARY_ZH = [
   'VS Code 运行时也会由扩展为同 ID 的账号执行；两边同时运行时每个时间点只执行一次。本机休眠时什么也不执行；',
   `下一次运行会执行时间已过但不到 ${DEFAULT_GRACE_S / 60} 分钟的规则（--grace），更早的报告为错过，从不迟执行。`,
   '保存在 $GPU_RENT_HOME/schedules.json（权限 0600）。账号需要允许电源操作。',
+  'run 还会为开启了防释放的账号（gpu-rent accounts keep-alive ID on）防止已关机的实例被释放。',
 ].join('\n');
 
 export const command: CliCommand = {
