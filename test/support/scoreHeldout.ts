@@ -1,7 +1,8 @@
-// Scores the reader on a held-out folder of real excerpts (test/fixtures/training-logs/heldout5/{aside,dev,fresh,fresh2,fresh3,fresh4}):
+// Scores the reader on a held-out folder of real excerpts (test/fixtures/training-logs/heldout5/{aside,dev,fresh,fresh2,fresh3,fresh4,fresh5/aside,fresh5/dev}):
 // per field, how many excerpts whose truth names a value get exactly that value, and how many
-// invent one where the truth says the log prints none. `npx tsx test/support/scoreHeldout.ts [aside|dev|fresh|fresh2|fresh3|fresh4]`.
-import { readFileSync, readdirSync } from 'node:fs';
+// invent one where the truth says the log prints none. `npx tsx test/support/scoreHeldout.ts [aside|dev|fresh|…|fresh5]`
+// (a folder without its own truth.json, like fresh5, is scored part by part).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { detectCause, progressOf, type Progress } from '../../src/core/progress';
 
@@ -87,7 +88,9 @@ export function scoreLine(s: Score): string {
 }
 
 if (require.main === module) {
-  for (const sub of process.argv.slice(2).length ? process.argv.slice(2) : ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4']) {
+  const args = process.argv.slice(2).length ? process.argv.slice(2) : ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4', 'fresh5'];
+  const subs = args.flatMap((a) => (existsSync(join(HELDOUT5, a, 'truth.json')) ? [a] : readdirSync(join(HELDOUT5, a)).sort().map((c) => `${a}/${c}`)));
+  for (const sub of subs) {
     const s = scoreFolder(join(HELDOUT5, sub));
     console.log(`${sub}: ${scoreLine(s)}`);
     if (process.env.VERBOSE) for (const k of Object.keys(s) as (keyof Score)[]) for (const m of s[k].misses) console.log(`  ${k} ${m}`);
