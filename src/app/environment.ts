@@ -199,7 +199,7 @@ export function checkRebuild(c: EnvCapture, opts: { envName: string; allowPipOpt
  * Rebuilds the capture in a fresh env (conda when the box has it, else a venv) as the detached
  * job `env-NAME`, with torch for the new box's driver. Throws RebuildRefused when a check fails.
  */
-export async function rebuild(conn: RemoteConnection, c: EnvCapture | ReadCapture, opts: { envName: string; allowPipOptions?: boolean; timeoutMs?: number }): Promise<RebuildStarted> {
+export async function rebuild(conn: RemoteConnection, c: EnvCapture | ReadCapture, opts: { envName: string; allowPipOptions?: boolean; timeoutMs?: number; env?: Record<string, string>; before?: string }): Promise<RebuildStarted> {
   const cap = 'capture' in c && 'format' in c ? c.capture : (c as EnvCapture);
-  return startRebuild(conn, cap, opts.envName, { allowPipOptions: opts.allowPipOptions, timeoutMs: opts.timeoutMs });
+  return startRebuild(conn, cap, opts.envName, { allowPipOptions: opts.allowPipOptions, timeoutMs: opts.timeoutMs, env: opts.env, before: opts.before });
 }

@@ -32,6 +32,9 @@ export function glibcVerdict(version: string | null): GlibcVerdict {
   return versionAtLeast(version, REMOTE_SSH_MIN_GLIBC) ? { code: 'ok', version } : { code: 'too-old', version, min: REMOTE_SSH_MIN_GLIBC };
 }
 
+/** AutoDL's academic acceleration: sourced, it sets a proxy for that shell only. */
+export const TURBO_FILE = '/etc/network_turbo';
+
 /** The download endpoints the probe tries from the box. */
 export const ENDPOINTS = {
   hf: 'https://huggingface.co',

@@ -3,7 +3,7 @@
 // the login shell's, AutoDL's /etc/network_turbo, and which download endpoints answer from the box
 // (curl, else python3's urllib; every try bounded by a short timeout, all at once). Box text is
 // read through strict patterns; the advice is core/workspace.ts's.
-import { ENDPOINTS, glibcVerdict, networkAdvice, parseGlibcVersion, type EndpointId, type EndpointReach, type GlibcVerdict, type NetworkAdvice } from '../core/workspace';
+import { ENDPOINTS, TURBO_FILE, glibcVerdict, networkAdvice, parseGlibcVersion, type EndpointId, type EndpointReach, type GlibcVerdict, type NetworkAdvice } from '../core/workspace';
 import type { RemoteConnection } from './connection';
 import { shQuote } from './shell';
 
@@ -57,13 +57,13 @@ export function parseReach(text: string, endpoints: Readonly<Record<EndpointId, 
   });
 }
 
-export async function probeWorkspace(conn: RemoteConnection, opts: { network?: boolean; timeoutS?: number; endpoints?: Partial<Record<string, string>> } = {}): Promise<WorkspaceProbe> {
+export async function probeWorkspace(conn: RemoteConnection, opts: { network?: boolean; timeoutS?: number; endpoints?: Partial<Record<string, string>>; turboFile?: string } = {}): Promise<WorkspaceProbe> {
   const plain = await conn.exec(
     [
       `printf 'getconf\\t%s\\n' "$(getconf GNU_LIBC_VERSION 2>/dev/null | head -n 1)"`,
       `printf 'ldd\\t%s\\n' "$(ldd --version 2>&1 | head -n 1)"`,
       `printf 'conda\\t%s\\n' "$(command -v conda 2>/dev/null)"`,
-      `printf 'turbo\\t%s\\n' "$([ -f /etc/network_turbo ] && echo yes || echo no)"`,
+      `printf 'turbo\\t%s\\n' "$([ -f ${shQuote(opts.turboFile ?? TURBO_FILE)} ] && echo yes || echo no)"`,
     ].join('\n'),
     { login: false, timeoutMs: 20_000, maxOutputBytes: 16 * 1024 },
   );

@@ -20,6 +20,7 @@ import type { RunNode } from '../runs/multinode';
 import type { AcquiredBox, LaunchAccount } from './boxes';
 import { writeState } from './store';
 import type { UnattendedHost } from './unattended';
+import type { MirrorProbeHooks } from './mirrors';
 import { burnOf, finishPatch, type StopReason } from './rules';
 
 export interface LaunchHost {
@@ -54,6 +55,8 @@ export interface LaunchHost {
   ledgerDir?: string;
   /** Tests: after how long without the laptop's mark the box counts the laptop away (default 120 s). */
   laptopAwaySeconds?: number;
+  /** Tests: the setup step's mirror probe pointed at local endpoints and a turbo file of the test's (app/launch/mirrors.ts). */
+  mirrorProbe?: MirrorProbeHooks;
   /** The front end's language for the lines the launch says and keeps (vscode.l10n, the CLI's l10nIn(lang)); default English. */
   l10n?: L10n;
 }

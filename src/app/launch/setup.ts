@@ -7,6 +7,8 @@ import { listJobs, startJob, type JobInfo } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 import type { LaunchRun, Live } from './context';
 import { activation, envName, onBox } from './rules';
+import { mirrorsLine, planMirrors } from './mirrors';
+import { turboLine, type MirrorPlan } from '../../core/task/mirrors';
 
 export async function setup(r: LaunchRun): Promise<void> {
   const fetches = r.task.data.filter((d) => d.fetch || d.from).length;
@@ -25,10 +27,12 @@ function logTail(live: Live, logPath: string): Promise<string> {
 }
 
 /** Runs `lines` as a detached job named `name` in the remote workdir and waits for it to end; its exit code. */
-async function detached(r: LaunchRun, live: Live, name: string, lines: string[]): Promise<JobInfo> {
+async function detached(r: LaunchRun, live: Live, name: string, lines: string[], mirrors?: MirrorPlan & { turboFile?: string }): Promise<JobInfo> {
   const existing = (await listJobs(live.conn, { name }))[0];
   let job: JobInfo | undefined = existing && (existing.state === 'running' || existing.state === 'starting') ? existing : undefined;
-  if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...activation(r.task), ...lines].join('\n')], cwd: live.remoteWorkdir, env: r.task.env });
+  // The mirrors' variables and the turbo are this job's only (the task's own env wins over them).
+  const turbo = mirrors?.turbo ? [turboLine(mirrors.turboFile)] : [];
+  if (!job) job = await startJob(live.conn, { name, command: [['set -e', ...activation(r.task), ...turbo, ...lines].join('\n')], cwd: live.remoteWorkdir, env: { ...(mirrors?.env ?? {}), ...r.task.env } });
   for (;;) {
     const j = (await listJobs(live.conn, { name }))[0];
     if (!j || (j.state !== 'running' && j.state !== 'starting')) return j ?? { ...job, state: 'lost' };
@@ -37,7 +41,7 @@ async function detached(r: LaunchRun, live: Live, name: string, lines: string[])
 }
 
 /** The capture rebuilt on this box (a detached job env-NAME; torch for this box's driver). */
-async function rebuildEnvironment(r: LaunchRun, live: Live): Promise<boolean> {
+async function rebuildEnvironment(r: LaunchRun, live: Live, mirrors: MirrorPlan & { turboFile?: string }): Promise<boolean> {
   const { readCapture, rebuild } = await import('../environment');
   const at = resolve(r.base, r.task.environment!);
   const dir = at.endsWith('.json') ? resolve(at, '..') : at;
@@ -45,7 +49,7 @@ async function rebuildEnvironment(r: LaunchRun, live: Live): Promise<boolean> {
   const running = (await listJobs(live.conn, { name: `env-${name}` }))[0];
   if (!running || (running.state !== 'running' && running.state !== 'starting')) {
     const cap = await readCapture(dir);
-    const started = await rebuild(live.conn, cap, { envName: name });
+    const started = await rebuild(live.conn, cap, { envName: name, env: mirrors.env, ...(mirrors.turbo ? { before: turboLine(mirrors.turboFile) } : {}) });
     await r.save(`setup: rebuilding the environment from ${r.task.environment} as ${name} (${started.requirements.kept} requirement(s), for driver ${started.targetDriver.version ?? '?'})`);
   }
   for (;;) {
@@ -87,10 +91,14 @@ async function setupOne(r: LaunchRun, live: Live): Promise<boolean> {
     }
   }
   const lines = [...pulls, ...r.task.data.filter((d) => d.fetch).map((d) => `mkdir -p ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && (cd ${shQuote(onBox(d.remote, live.home, live.remoteWorkdir))} && ${d.fetch})`), ...r.task.setup];
-  if (r.task.environment && !(await rebuildEnvironment(r, live))) return false;
+  // Which mirrors the downloads use, from what this box reaches (the task may say otherwise).
+  const mirrors = await planMirrors(live.conn, r.task, r.host.mirrorProbe);
+  const said = mirrorsLine(mirrors, on, r.l10n);
+  if (said) await r.save(said);
+  if (r.task.environment && !(await rebuildEnvironment(r, live, mirrors))) return false;
   if (!lines.length) return true;
   await r.save(`setup${on}: ${lines.length} command(s) on the box (detached: a dropped link does not stop them)`);
-  const j = await detached(r, live, `${r.task.name}-setup`, lines);
+  const j = await detached(r, live, `${r.task.name}-setup`, lines, mirrors);
   if (j.state !== 'exited' || j.exitCode !== 0) {
     const tail = (await logTail(live, j.logPath)).replace(/\s+/g, ' ').slice(-400);
     r.stopReason = { kind: 'failed', detail: `setup failed${on} (exit ${j.exitCode ?? j.state}): ${tail}` };

@@ -236,6 +236,10 @@ export const command: CliCommand = {
           // Tests only: what the box runs to power itself off at an unattended end.
           ...(io.env.GPU_RENT_TEST_BOX_POWER_OFF ? { boxPowerOffCommand: io.env.GPU_RENT_TEST_BOX_POWER_OFF } : {}),
           ...(Number(io.env.GPU_RENT_TEST_LAPTOP_AWAY_SECONDS) >= 1 ? { laptopAwaySeconds: Number(io.env.GPU_RENT_TEST_LAPTOP_AWAY_SECONDS) } : {}),
+          // Tests only: the setup step's mirror probe against local endpoints and a turbo file of the test's.
+          ...(io.env.GPU_RENT_TEST_ENDPOINTS || io.env.GPU_RENT_TEST_TURBO_FILE
+            ? { mirrorProbe: { endpoints: (await import('./probe')).testEndpoints(io.env), ...(io.env.GPU_RENT_TEST_TURBO_FILE ? { turboFile: io.env.GPU_RENT_TEST_TURBO_FILE } : {}), timeoutS: 2 } }
+            : {}),
         },
       );
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');

@@ -24,7 +24,7 @@ const SUMMARY = `Check a rented box over SSH: GPU, driver, PyTorch and CUDA, dis
 const SUMMARY_ZH = `通过 SSH 检查租到的机器：GPU、驱动、PyTorch 与 CUDA、磁盘、conda 环境，以及结论和修复办法。${TARGET_HELP_ZH}`;
 
 /** GPU_RENT_TEST_ENDPOINTS (tests): JSON of endpoint id → URL replacing the public ones, http(s) URLs only. */
-function testEndpoints(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
+export function testEndpoints(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   if (!env.GPU_RENT_TEST_ENDPOINTS) return undefined;
   const v = JSON.parse(env.GPU_RENT_TEST_ENDPOINTS) as Record<string, unknown>;
   return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string' && /^https?:\/\/[A-Za-z0-9.:/_-]{1,200}$/.test(e[1])));

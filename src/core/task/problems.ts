@@ -96,6 +96,7 @@ export type TaskProblem =
   | { code: 'not-spot-reclaim' }
   | { code: 'spot-reclaim-needs-spot' }
   | { code: 'not-launcher' }
+  | { code: 'bad-mirror'; what: string; choices: string[]; url: boolean }
   | { code: 'not-address' }
   | { code: 'bad-address' }
   | { code: 'nodes-need-launcher' }

@@ -11,6 +11,7 @@ import { yuanToFen } from '../money';
 import { fieldName, issueProblem, KEYS_BY_OBJECT, narrowUnion, nodeAt, suggestion, TASK_KEYS, yamlMessage } from './errors';
 import { DEFAULT_SMOKE_SECONDS, DEFAULT_SMOKE_STEPS, looksLikeSsh, MAX_ALIASES, MAX_ENTRIES, MAX_ERRORS, MAX_NESTING, MAX_TASK_FILE_BYTES, parseDuration, shown } from './fields';
 import type { TaskProblem } from './problems';
+import { MIRRORS_AUTO, MIRRORS_OFF } from './mirrors';
 import { fileSchema, taskInputSchema, taskSchema, type TaskInput } from './shape';
 import type { Task, TaskData, TaskFileError, TaskFileResult, TaskInstance } from './types';
 import { taskProblemText } from './words';
@@ -253,6 +254,7 @@ function toTask(t: TaskInput): Task {
   if (setupObject?.environment !== undefined) task.environment = setupObject.environment;
   if (t.checkpoints) task.checkpoints = { remote: t.checkpoints.remote, local: t.checkpoints.local, everySeconds: parseDuration(t.checkpoints.every)!, ...(t.checkpoints.pattern !== undefined ? { patterns: typeof t.checkpoints.pattern === 'string' ? [t.checkpoints.pattern] : t.checkpoints.pattern } : {}), ...(t.checkpoints.store !== undefined ? { store: t.checkpoints.store } : {}) };
   if (t.resume !== undefined) task.resume = t.resume;
+  if (t.mirrors !== undefined) task.mirrors = t.mirrors === 'off' ? { ...MIRRORS_OFF } : t.mirrors === 'auto' ? { ...MIRRORS_AUTO } : { hfEndpoint: t.mirrors.hf_endpoint ?? 'auto', pipIndex: t.mirrors.pip_index ?? 'auto', turbo: t.mirrors.turbo ?? 'auto' };
   if (t.budget_yuan !== undefined) task.budgetFen = yuanToFen(t.budget_yuan);
   if (t.notify?.length) task.notify = [...new Set(t.notify)];
   if (t.progress !== undefined) task.progressPattern = t.progress;

@@ -8,6 +8,7 @@ import { asMessage, said } from './problems';
 import { checkpointPatternProblem, MAX_CHECKPOINT_PATTERN_LENGTH, MAX_CHECKPOINT_PATTERNS } from '../checkpoints';
 import { TASK_ENDS } from './types';
 import { checkProgressPattern } from '../progress/userPattern';
+import { MIRROR_URL_RE } from './mirrors';
 
 function resourcesSchema(platformIds: readonly string[] | undefined) {
   const platform = z
@@ -103,6 +104,11 @@ const envValue = z
   .union([z.string().max(MAX_COMMAND), z.number(), z.boolean()], said({ code: 'not-env-value' }))
   .refine((v) => typeof v !== 'string' || !v.includes('\u0000'), said({ code: 'env-value-nul' }));
 
+/** A mirror part: one of the words, or an http(s) URL. */
+function mirrorChoice(what: string, words: [string, string]) {
+  return z.string(said({ code: 'bad-mirror', what, choices: words, url: true })).refine((v) => words.includes(v) || MIRROR_URL_RE.test(v), said({ code: 'bad-mirror', what, choices: words, url: true }));
+}
+
 export function taskSchema(platformIds: readonly string[] | undefined) {
   return z
     .strictObject({
@@ -127,6 +133,24 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
         .refine((e) => Object.keys(e).length <= MAX_ENV_VARS, said({ code: 'too-many', of: 'env', max: MAX_ENV_VARS }))
         .optional()
         .meta({ title: 'Environment variables', description: 'Set for setup and run (HF_ENDPOINT: https://hf-mirror.com …).' }),
+      mirrors: z
+        .union(
+          [
+            z.enum(['auto', 'off'], said({ code: 'bad-mirror', what: 'mirrors', choices: ['auto', 'off'], url: false })),
+            z.strictObject({
+              hf_endpoint: mirrorChoice('mirrors.hf_endpoint', ['auto', 'direct']).optional().meta({ title: 'HF_ENDPOINT', description: 'auto (hf-mirror when Hugging Face is not reached from the box, or far slower), direct (none set), or a URL.' }),
+              pip_index: mirrorChoice('mirrors.pip_index', ['auto', 'default']).optional().meta({ title: 'pip index', description: "auto (a Chinese mirror when the default index is not reached, or far slower), default (none set), or a URL (PIP_INDEX_URL)." }),
+              turbo: z.enum(['auto', 'off'], said({ code: 'bad-mirror', what: 'mirrors.turbo', choices: ['auto', 'off'], url: false })).optional().meta({ title: 'AutoDL network turbo', description: "auto: AutoDL's /etc/network_turbo is sourced in the setup step's shell when the box has it (never for the run); off: never." }),
+            }),
+          ],
+          said({ code: 'bad-mirror', what: 'mirrors', choices: ['auto', 'off'], url: false }),
+        )
+        .optional()
+        .meta({
+          title: 'Mirrors for setup',
+          description:
+            "What the setup step (data fetches, setup commands) uses to download: auto (default) probes the box and sets HF_ENDPOINT and PIP_INDEX_URL to mirrors where the direct hosts are not reached, and sources AutoDL's /etc/network_turbo for setup only; off sets nothing; or per part. HF_ENDPOINT or PIP_INDEX_URL in env always win.",
+        }),
       checkpoints: z
         .strictObject({
           remote: remotePath('checkpoints.remote', true).meta({ title: 'Checkpoint folder on the box', description: 'Relative to the remote workdir, or absolute / ~/….' }),

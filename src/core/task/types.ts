@@ -2,6 +2,7 @@
 // what to rent, what to push, what to run, where checkpoints go and what happens at the end.
 // Money is fen, durations seconds, exactly as everywhere else.
 import type { TaskProblem } from './problems';
+import type { TaskMirrors } from './mirrors';
 
 /** Where the task runs: a new instance, an existing one (name or platform id), or an SSH login; tried in order. */
 export type TaskInstance = { kind: 'new' } | { kind: 'named'; ref: string } | { kind: 'ssh'; login: string };
@@ -97,6 +98,8 @@ export interface Task {
   run: string;
   /** Environment variables for setup and run. */
   env: Record<string, string>;
+  /** YAML `mirrors:` (core/task/mirrors.ts); absent: auto. */
+  mirrors?: TaskMirrors;
   checkpoints?: TaskCheckpoints;
   /** The run command after an interruption; `{checkpoint}` becomes the last verified checkpoint's path on the box. */
   resume?: string;

@@ -255,6 +255,8 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('create.spot_reclaim is stop or terminate');
     case 'spot-reclaim-needs-spot':
       return l10n.t('create.spot_reclaim is for a spot create: it needs resources.spot: true and resources.max_yuan_per_hour (the most per hour the spot bid pays)');
+    case 'bad-mirror':
+      return p.url ? l10n.t('{0} is {1} or an http(s) URL', p.what, p.choices.join(', ')) : l10n.t('{0} is one of {1}', p.what, p.choices.join(', '));
     case 'not-launcher':
       return l10n.t('launcher is torchrun, deepspeed or accelerate');
     case 'not-address':

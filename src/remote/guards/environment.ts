@@ -202,7 +202,7 @@ export interface RebuildStarted {
  * Checks the capture, uploads it to the new box and starts the rebuild as job `env-NAME`.
  * Throws RebuildRefused (before touching the box's files) when a check fails.
  */
-export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, envName: string, opts: { timeoutMs?: number; allowPipOptions?: boolean } = {}): Promise<RebuildStarted> {
+export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, envName: string, opts: { timeoutMs?: number; allowPipOptions?: boolean; env?: Record<string, string>; before?: string } = {}): Promise<RebuildStarted> {
   if (safeEnvName(envName) !== envName) throw badInput({ code: 'env-name-invalid', name: envName, rule: true });
   const early = checkRebuildInputs(capture, { envName, allowPipOptions: opts.allowPipOptions, readYaml: readEnvironmentYaml });
   if (early.problems.length) throw new RebuildRefused(early.problems);
@@ -217,7 +217,8 @@ export async function startRebuild(conn: RemoteConnection, capture: EnvCapture, 
       timeoutMs: opts.timeoutMs,
     });
   }
-  const job = await startJob(conn, { name: `env-${envName}`, command: [`bash "$HOME"/${ENV_DIR}/${shQuote(envName)}/rebuild.sh`], cwd: '~' });
+  // env and before (a line run first, e.g. sourcing a proxy): the launch's mirrors for this job only.
+  const job = await startJob(conn, { name: `env-${envName}`, command: [`${opts.before ? `${opts.before}\n` : ''}bash "$HOME"/${ENV_DIR}/${shQuote(envName)}/rebuild.sh`], cwd: '~', ...(opts.env && Object.keys(opts.env).length ? { env: opts.env } : {}) });
   const script = plan.files.find((f) => f.name === 'rebuild.sh')!.text;
   return { job, torch: plan.torch, dir: `~/${ENV_DIR}/${envName}`, targetDriver, requirements: { kept: plan.inputs.requirements.kept, dropped: plan.inputs.requirements.dropped }, script };
 }
