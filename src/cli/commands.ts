@@ -27,6 +27,7 @@ const core: Record<string, Loader> = {
   push: async () => (await import('./commands/push')).command,
   create: async () => (await import('./commands/create')).command,
   clone: async () => (await import('./commands/clone')).command,
+  grab: async () => (await import('./commands/grab')).command,
   schedule: async () => (await import('./commands/schedule')).command,
   launch: async () => (await import('./commands/launch')).command,
   runs: async () => (await import('./commands/runs')).command,

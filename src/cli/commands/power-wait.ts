@@ -10,7 +10,7 @@ import { describeFailure, PLATFORM_NAMES } from '../../app/platforms/errors';
 import { acquireFileLock, busyText, PowerOnLocks, powerLockKey, type Release } from '../../app/platforms/powerLock';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { realClock, waitForGpu, type TryReport } from '../../app/platforms/waitForGpu';
-import { waitedText, type RefusalAdvice } from '../../core/platforms/gpuWait';
+import { refusalAdvice, waitedText, type RefusalAdvice } from '../../core/platforms/gpuWait';
 import { can, type Connector, type PlatformFailure, type PlatformInstance } from '../../core/platforms/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import type { CliIO } from '../command';
@@ -45,6 +45,12 @@ const ADVICE_ZH: Record<RefusalAdvice, string> = {
   badResponse: '平台的回答不是有效回复：请稍后再试',
   other: '平台拒绝开机，原因不是等待能解决的',
 };
+
+/** What to do about a refusal that ends a wait (or a grab), with the platform's own code and message. */
+export function refusalAdviceLine(f: PlatformFailure, lang: CliLang = 'en'): string {
+  const a = refusalAdvice(f.kind);
+  return lang === 'zh-cn' ? `${ADVICE_ZH[a]}。${forTerminal(platformFailureZh(f))}` : `${ADVICE[a]}. ${forTerminal(describeFailure(f))}`;
+}
 
 function whyLine(f: PlatformFailure, lang: CliLang = 'en'): string {
   const own = forTerminal([f.code, f.message].filter(Boolean).join(' ').slice(0, 200));
