@@ -30,6 +30,8 @@ export interface Settings {
   platformEndpoints: Endpoints;
   /** Platform account ids whose power actions (on, off, release) are enabled; the rest are read-only. */
   platformPowerActions: string[];
+  /** Accounts kept from release on their own (monitors/keepAlive.ts). */
+  platformKeepAlive: string[];
   /** Seconds between platform polls while the view is visible (at least 60). */
   platformPollSeconds: number;
 }
@@ -74,6 +76,7 @@ export function readSettings(get: (key: string) => unknown): Settings {
     platformEndpoints: Object.fromEntries(DESCRIPTORS.map((d) => [d.endpoint.key, endpoint(get(d.endpoint.setting))])),
     platformPowerActions: Array.isArray(get('platforms.powerActions')) ? (get('platforms.powerActions') as unknown[]).filter((x): x is string => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)).slice(0, 100) : [],
     platformPollSeconds: num(get('platforms.pollSeconds'), 60, 60, 3600, true),
+    platformKeepAlive: Array.isArray(get('platforms.keepAlive')) ? (get('platforms.keepAlive') as unknown[]).filter((x): x is string => typeof x === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(x)).slice(0, 100) : [],
   };
 }
 

@@ -15,13 +15,13 @@ export type CycleStep = 'starting' | 'started' | 'stopping' | 'stopped';
 
 export type CycleResult =
   /** Started, seen running, shut down and seen stopped. `after` is the last reading (its new release day). */
-  | { kind: 'done'; ranS: number; up: boolean; after?: PlatformInstance }
+  | { kind: 'done'; ranS: number; up: boolean; upSeen?: PlatformInstance; after?: PlatformInstance }
   /** The start was refused: nothing changed, nothing bills. */
   | { kind: 'startRefused'; error: unknown }
   /** The shut-down was refused: it STILL BILLS. */
   | { kind: 'stopRefused'; error: unknown; ranS: number; last?: PlatformInstance }
   /** The shut-down was accepted but it was not seen stopped before the deadline: it may STILL BILL. */
-  | { kind: 'notStopped'; ranS: number; last?: PlatformInstance };
+  | { kind: 'notStopped'; ranS: number; upSeen?: PlatformInstance; last?: PlatformInstance };
 
 export interface CycleOptions {
   deadlineMs: number;
@@ -53,8 +53,9 @@ export async function keepAliveCycle(c: Connector, ref: string, how: PowerOnMode
   const down = await waitForState(c, ref, TARGET.powerOff, settle).catch(() => ({ settled: false as const, last: undefined }));
   const ranS = Math.max(1, Math.round((Date.now() - t0) / 1000));
   o.onStep?.('stopped', down.last);
-  if (!down.settled) return { kind: 'notStopped', ranS, ...(down.last ? { last: down.last } : {}) };
-  return { kind: 'done', ranS, up: up.settled, ...(down.last ? { after: down.last } : {}) };
+  const upSeen = up.last ? { upSeen: up.last } : {};
+  if (!down.settled) return { kind: 'notStopped', ranS, ...upSeen, ...(down.last ? { last: down.last } : {}) };
+  return { kind: 'done', ranS, up: up.settled, ...upSeen, ...(down.last ? { after: down.last } : {}) };
 }
 
 /** The cycle under the instance's power-on lock; `busy` (nothing sent) while another power-on holds it. */

@@ -75,6 +75,11 @@ export class PlatformMonitor implements vscode.Disposable {
     return this.ctx.settings().platformPowerActions.includes(accountId);
   }
 
+  /** The accounts kept from release on their own (gpuRent.platforms.keepAlive; monitors/keepAlive.ts). */
+  keepAliveAccounts(): readonly string[] {
+    return this.ctx.settings().platformKeepAlive;
+  }
+
   async connector(a: Account): Promise<Connector | undefined> {
     const secret = await this.accounts.secret(a.id);
     if (!secret) return undefined;

@@ -16,6 +16,7 @@ import type { Connector } from '../../core/platforms/types';
 import type { ScheduleAction } from '../../core/schedule';
 import { beijingDateTime } from '../../core/spend';
 import { showInfo, showWarning } from '../notify';
+import { KeepAliveMonitor } from './keepAlive';
 
 /** What the runner needs from the platform monitor. */
 export interface ScheduleHost {
@@ -24,6 +25,8 @@ export interface ScheduleHost {
   connector(a: Account): Promise<Connector | undefined>;
   powerLocks: PowerOnLocks;
   pollNow(force?: boolean): Promise<void>;
+  /** The accounts kept from release on their own (gpuRent.platforms.keepAlive): with it the runner keeps them too, as `gpu-rent schedule run` does. */
+  keepAliveAccounts?(): readonly string[];
 }
 
 export interface ScheduleMonitorOptions {
@@ -71,6 +74,7 @@ export class ScheduleMonitor implements vscode.Disposable {
   private running: Promise<void> | undefined;
   private readonly told = new Set<string>();
   private lastError = '';
+  private readonly keepAlive: KeepAliveMonitor | undefined;
 
   constructor(
     private readonly host: ScheduleHost,
@@ -81,6 +85,9 @@ export class ScheduleMonitor implements vscode.Disposable {
     this.timer = setInterval(() => void this.tick(), every);
     // A first look soon after start: a rule due while VS Code was closed runs if still in its window.
     this.first = setTimeout(() => void this.tick(), Math.min(every, 10_000));
+    // Keep from Release beside the rules, as `gpu-rent schedule run` does (its own, slower clock: monitors/keepAlive.ts).
+    const keep = host.keepAliveAccounts?.bind(host);
+    this.keepAlive = keep ? new KeepAliveMonitor({ ...hostOf(host), keepAliveAccounts: keep }, log) : undefined;
   }
 
   /** One run (callers wait for the one in progress). */
@@ -143,5 +150,11 @@ export class ScheduleMonitor implements vscode.Disposable {
   dispose(): void {
     clearInterval(this.timer);
     clearTimeout(this.first);
+    this.keepAlive?.dispose();
   }
+}
+
+/** The host's methods bound to it (the platform monitor is a class instance). */
+function hostOf(h: ScheduleHost): ScheduleHost {
+  return { accounts: h.accounts, powerAllowed: (id) => h.powerAllowed(id), connector: (a) => h.connector(a), powerLocks: h.powerLocks, pollNow: (f) => h.pollNow(f) };
 }

@@ -21,6 +21,9 @@ import { releaseNeedsStopped } from '../../../core/guards/powerOffer';
 import { Commands } from '../../commandIds';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { formatCny } from '../../../core/money';
+import { keepAliveLocked } from '../../../app/platforms/keepAlive';
+import { busyText } from '../../../app/platforms/powerLock';
+import { KEEP_ALIVE_MINUTES, keepAliveCostFen, noGpuRateFen } from '../../../core/platforms/keepAlive';
 import { formatRate, formatRateOf } from '../../present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
@@ -192,15 +195,14 @@ export async function platformAction(ctx: CommandContext, mon: PlatformMonitor, 
   return done;
 }
 
-/** About how long a keep-alive runs: the start, the platform settling, the shut-down. */
-const KEEP_ALIVE_MINUTES = 5;
-
 /**
  * Keep from Release: AutoDL deletes a shut-down instance, data and all, 15 days after it was
  * shut down; a start and a shut-down restart that clock. Started in no-GPU mode where the
  * account's API can (the console token, ¥0.1/h), else with its GPU at its hourly price, and shut
  * down again as soon as it runs. Opt-in, its cost stated first, each step shown; a shut-down
- * that does not happen is said loudly and marks the row like any power-off (issue 18.3).
+ * that does not happen is said loudly and marks the row like any power-off (issue 18.3). The
+ * cycle itself, under the instance's power-on lock, is app/platforms/keepAlive.ts, which the
+ * automatic keep-alive (monitors/keepAlive.ts, `gpu-rent schedule run`) runs too.
  */
 export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {
   const t = await target(ctx, mon, arg);
@@ -213,8 +215,8 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
   const how = can(account.kind, 'powerOn:noGpu') ? 'noGpu' : can(account.kind, 'powerOn:gpu') ? 'gpu' : undefined;
   if (!how) throw new UserError(vscode.l10n.t('{0} offers no such action through its API: do it in the platform’s console.', platformName(account.kind)));
   const ref = inst.platformRef!.ref;
-  const rate = how === 'noGpu' ? inst.pricing.noGpuModeRate : (mon.observations.get(inst.id)?.priceFenPerHour ?? (await connector.price(ref).then((p) => p?.fenPerHour, () => undefined)) ?? inst.pricing.hourlyRate);
-  const cost = formatCny(Math.max(1, Math.round((rate * KEEP_ALIVE_MINUTES) / 60)));
+  const rate = how === 'noGpu' ? inst.pricing.noGpuModeRate || (noGpuRateFen(account.kind) ?? 0) : (mon.observations.get(inst.id)?.priceFenPerHour ?? (await connector.price(ref).then((p) => p?.fenPerHour, () => undefined)) ?? inst.pricing.hourlyRate);
+  const cost = formatCny(keepAliveCostFen(rate));
   const way = how === 'noGpu' ? vscode.l10n.t('in no-GPU mode ({0})', formatRate(rate, vscode.l10n)) : vscode.l10n.t('with its GPU ({0}: this API has no no-GPU start)', formatRate(rate, vscode.l10n));
   if (!scripted) {
     const go = vscode.l10n.t('Start and Shut Down');
@@ -226,26 +228,28 @@ export async function keepAlive(ctx: CommandContext, mon: PlatformMonitor, arg: 
   const every = Math.min(SETTLE_EVERY_MS, deadlineMs / 4);
   const started = ctx.now();
   const state = await withNotificationProgress({ title: vscode.l10n.t('Keeping {0} from release…', inst.name) }, async (progress) => {
-    progress.report({ message: vscode.l10n.t('starting {0}…', way) });
-    try {
-      await connector.powerOn(ref, how);
-    } catch (e) {
-      throw new UserError(platformErrorText(e));
-    }
-    const up = await waitForState(connector, ref, how === 'noGpu' ? TARGET.powerOnNoGpu : TARGET.powerOnGpu, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
-    if (up.last) await mon.observe(inst.id, account, up.last);
-    progress.report({ message: vscode.l10n.t('shutting down again…') });
-    try {
-      await connector.powerOff(ref, 'keep');
-    } catch (e) {
-      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate + storageRateFor(inst.pricing, 'running') / 24, why: platformErrorText(e) }).catch(() => undefined);
-      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: {2}', inst.name, formatRate(rate, vscode.l10n), platformErrorText(e)));
-    }
-    const down = await waitForState(connector, ref, TARGET.powerOff, { deadlineMs, intervalMs: every, onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }) }).catch(() => ({ settled: false as const, last: undefined }));
-    if (down.last) await mon.observe(inst.id, account, down.last);
+    const r = await keepAliveLocked(mon.powerLocks, account.id, connector, ref, how, {
+      deadlineMs,
+      intervalMs: every,
+      onStep: (step) => {
+        if (step === 'starting') progress.report({ message: vscode.l10n.t('starting {0}…', way) });
+        else if (step === 'stopping') progress.report({ message: vscode.l10n.t('shutting down again…') });
+      },
+      onProgress: (p) => progress.report({ message: platformStateLabel(p.state) }),
+    });
+    // Each reading recorded in order: the run between is kept in the instance's intervals.
+    if ((r.kind === 'done' || r.kind === 'notStopped') && r.upSeen) await mon.observe(inst.id, account, r.upSeen);
+    if ((r.kind === 'stopRefused' || r.kind === 'notStopped') && r.last) await mon.observe(inst.id, account, r.last);
     ctx.refresh('power', inst.id);
-    if (!down.settled) throw await notStopped(ctx, inst, rate, down.last?.state, deadlineMs);
-    return down.last?.state;
+    if (r.kind === 'busy') throw new UserError(vscode.l10n.t('{0} was not started: it is {1}.', inst.name, busyText(r.holder)));
+    if (r.kind === 'startRefused') throw new UserError(platformErrorText(r.error));
+    if (r.kind === 'stopRefused') {
+      await ctx.store.markStillBilling(inst.id, { since: ctx.now(), action: 'powerOff', fenPerHour: rate + storageRateFor(inst.pricing, 'running') / 24, why: platformErrorText(r.error) }).catch(() => undefined);
+      throw new UserError(vscode.l10n.t('{0} did NOT power off and keeps billing {1}: {2}', inst.name, formatRate(rate, vscode.l10n), platformErrorText(r.error)));
+    }
+    if (r.kind === 'notStopped') throw await notStopped(ctx, inst, rate, r.last?.state, deadlineMs);
+    if (r.after) await mon.observe(inst.id, account, r.after);
+    return r.after?.state;
   });
   if (!scripted) void showInfo(vscode.l10n.t('{0} ran for {1} s and is shut down again: AutoDL’s 15-day release clock starts again now.', inst.name, Math.max(1, Math.round(ctx.now() - started))));
   return state;
