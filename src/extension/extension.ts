@@ -55,6 +55,7 @@ import { StockView } from './stockView';
 import { LaunchReportView, showLaunchStatus } from './commands/launch/report';
 import { runTask } from './commands/launch/runTask';
 import { watchLaunchRows } from './commands/launch/watchRows';
+import { awayWatch } from './commands/launch/awayNotice';
 import { platformAccountFacts, platformPowerActions } from './commands/platforms/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
@@ -282,7 +283,7 @@ export function activate(context: vscode.ExtensionContext): void {
     }, context.globalStorageUri.fsPath),
   );
   command(Commands.launchStatus, (a) => showLaunchStatus(launchReports, now, a));
-  subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath));
+  subs.push(watchLaunchRows(launches, () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, awayWatch(ctx, platformMonitor, () => storeList.stored())));
   // A launch that ended or left a box changed what bills: the accounts are read again now (and once more after a poll already on its way).
   subs.push(
     followLaunchEnds(launches, (off) => {

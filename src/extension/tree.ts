@@ -301,7 +301,7 @@ export class InstancesTree implements vscode.TreeDataProvider<Node>, vscode.Disp
     }
     if (node.kind === 'launch') {
       const state = this.launches.get(node.key);
-      const t = state ? launchRowText(state, this.now(), vscode.l10n) : { label: node.key, description: '', tooltip: '' };
+      const t = state ? launchRowText(state, this.now(), vscode.l10n, this.launches.away(node.key)) : { label: node.key, description: '', tooltip: '' };
       const item = new vscode.TreeItem(forLabel(t.label), vscode.TreeItemCollapsibleState.None);
       item.id = launchKey(node.key);
       item.contextValue = 'launch';

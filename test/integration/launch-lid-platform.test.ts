@@ -81,11 +81,6 @@ describe('close the lid on AutoDL: the box shuts the instance down itself, the p
     console.log(`      lid-meter-off: ${seconds.toFixed(1)} s from the run's end to the platform's shutdown`);
   });
 
-  // KNOWN BUG (found here, 2026-12-06, not fixed): the resumed launch finds the instance shut down
-  // and powers it back on ("lidbox is shutdown: powering it on") before it reads what the box did,
-  // so the GPU bills again just to sync; on the test server the power cycle gives a new SSH port and
-  // the resume then fails (exit 1, "nothing is listening"). Un-skip once the resume reads the
-  // supervisor's record without powering on (or only for the sync, then powers off again).
   it('--resume after the box shut itself down: not powered back on with a GPU; says so and how to finish, the state kept', async () => {
     const file = join(home.path, 'lid', 'gpu-rent.yaml');
     const inst = s.instances.get('pro-lid')!;
@@ -100,6 +95,10 @@ describe('close the lid on AutoDL: the box shuts the instance down itself, the p
     assert.match(r.stderr + r.stdout, /stays off: powering it on with a GPU only to read what its supervisor did would bill the GPU/);
     // The state is kept: once the user powers it on, --resume finishes the end.
     const st = await runCliAsync(['launch', '--file', file, '--status', '--json'], env);
-    assert.equal((JSON.parse(st.stdout) as { phase: string }).phase, 'watch');
+    const sj = JSON.parse(st.stdout) as { phase: string; box?: { unread?: string } };
+    assert.equal(sj.phase, 'watch');
+    // --status only looks: the box is off (never powered on to read it) and the task has no store to read its journal from.
+    assert.match(sj.box?.unread ?? '', /is shutdown/, st.stdout);
+    assert.equal(s.sent('autodl-pro', `${PRO}/power_on`).length, powerOnsBefore, 'status powered nothing on');
   });
 });

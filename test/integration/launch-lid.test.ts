@@ -102,8 +102,12 @@ describe('close the lid: the box finishes the run while the laptop is away (real
     };
     const { S3Client, ListObjectsV2Command, HeadObjectCommand } = await import('@aws-sdk/client-s3');
     const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.keyId, secretAccessKey: SECRET } });
-    const listed = await client.send(new ListObjectsV2Command({ Bucket: 'ckpt', Prefix: 'runs/lora-lid/' }));
-    const keysIn = (listed.Contents ?? []).map((o) => o.Key!).sort();
+    // The journal goes to the store right after the message: wait for its last file.
+    let keysIn: string[] = [];
+    for (let i = 0; i < 100 && !keysIn.some((k) => k.endsWith('/.gpu-rent/journal.log')); i++) {
+      if (i) await sleep(200);
+      keysIn = ((await client.send(new ListObjectsV2Command({ Bucket: 'ckpt', Prefix: 'runs/lora-lid/' }))).Contents ?? []).map((o) => o.Key!).sort();
+    }
     // One prefix per launch: runs/lora-lid/<its start, UTC>/.
     const stamp = /^runs\/lora-lid\/(\d{8}T\d{6}Z)\//.exec(keysIn[0] ?? '')?.[1];
     assert.ok(stamp, keysIn.join(', '));
@@ -121,12 +125,30 @@ describe('close the lid: the box finishes the run while the laptop is away (real
     const grep = spawnSync('grep', ['-rlF', '--', SECRET, a.home], { encoding: 'utf8' });
     assert.equal(grep.status, 1, `the secret was found on the box: ${grep.stdout}`);
 
+    // The supervisor's journal is in the store too (under .gpu-rent/ of the run's prefix), for a box that is off.
+    assert.ok(keysIn.includes(`runs/lora-lid/${stamp}/.gpu-rent/journal.log`) && keysIn.includes(`runs/lora-lid/${stamp}/.gpu-rent/state`), keysIn.join(', '));
+
+    // The laptop comes back and only looks (issue 39 deliver 6): --status reads the box's journal, changing nothing.
+    const st = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', ...keys], { env, timeoutMs: 60000 });
+    assert.equal(st.code, 0, st.stderr + st.stdout);
+    assert.match(st.stdout, /ended while you were away \(the box says: the run finished\); stored step-0004, step-0008, step-0012, step-0016; messaged phone/, st.stdout);
+    const sj = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json', ...keys], { env, timeoutMs: 60000 });
+    const box = (JSON.parse(sj.stdout) as { box: { source: string; outcome: string; done: boolean; lastStep: number | null; stored: { name: string }[] } }).box;
+    assert.deepEqual([box.source, box.outcome, box.done, box.lastStep, box.stored.length], ['box', 'finished', true, 16, 4], sj.stdout);
+    // The box cannot be reached (its host key is not known here and nobody is asked): the journal comes from the store.
+    // (async: s3rver answers from this process.)
+    const off = await runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json', '--identity', a.privateKeyPath], { ...env, GPU_RENT_KNOWN_HOSTS: join(home.path, 'kh-empty') });
+    const fromStore = (JSON.parse(off.stdout) as { box: { source: string; outcome: string; stored: { name: string }[] } }).box;
+    assert.deepEqual([fromStore.source, fromStore.outcome, fromStore.stored.map((x) => x.name)], ['store', 'finished', ['step-0004', 'step-0008', 'step-0012', 'step-0016']], off.stdout);
+    assert.ok(existsSync(join(a.home, '.gpu-rent', 'supervisor', 'lora-lid', 'journal.log')) && !/claimed|laptop-done/.test(journal()), 'looking changed nothing on the box');
+
     // The laptop comes back.
     const r = runCli(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--resume', ...keys], { env, timeoutMs: 120000 });
     assert.equal(r.code, 0, r.stderr + r.stdout);
     assert.match(r.stderr, /ended while you were away \(the box says: the run finished\); stored step-0004, step-0008, step-0012, step-0016; messaged phone/);
     const home_ = readdirSync(join(dir, 'ckpt-home')).filter((n) => n.startsWith('step-')).sort();
     assert.deepEqual(home_, ['step-0004', 'step-0008', 'step-0012', 'step-0016']);
+    assert.ok(!existsSync(join(dir, 'ckpt-home', '.gpu-rent')), "the supervisor's journal stays in the store");
     assert.equal(messages.length, 1, 'the laptop sends no second message for what the box said');
     assert.ok(!existsSync(join(a.home, '.gpu-rent', 'supervisor', 'lora-lid', 'pid')), 'the supervisor has stopped');
   });

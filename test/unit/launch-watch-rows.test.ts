@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { statePath, writeState } from '../../src/app/launch/store';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
-import { refreshLaunchRows } from '../../src/extension/commands/launch/watchRows';
+import { refreshLaunchRows, type AwayWatch } from '../../src/extension/commands/launch/watchRows';
+import type { BoxView } from '../../src/app/launch/away';
+import { launchRowText } from '../../src/extension/view/launchRows';
+import { ENGLISH } from '../../src/core/l10n';
 
 describe('launch rows from the state files (extension/commands/launch/watchRows)', () => {
   let dir: string;
@@ -39,6 +42,30 @@ describe('launch rows from the state files (extension/commands/launch/watchRows)
     const after = await refreshLaunchRows(counted, dir, shown, home);
     assert.equal(rows.size, 0);
     assert.equal(after.size, 0);
+  });
+
+  it("close the lid: an armed launch's box is asked once per period (not for one without a supervisor); its view goes beside the row; an ended run is handed to `ended`", async () => {
+    const file = join(dir, 'gpu-rent.yaml');
+    const armed: LaunchState = { ...newLaunchState({ task: 'a', file, taskDigest: 'x', smoke: false, now: 1 }), phase: 'watch', job: { name: 'a', startedAt: 1, attempt: 1 }, unattended: { powerOff: false, store: 'loc/runs/a/' } };
+    await writeState(statePath(home, file, 'a'), armed);
+    await writeState(statePath(home, file, 'b'), { ...armed, task: 'b', unattended: undefined });
+    const view: BoxView = { source: 'store', running: null, heartbeatAgeSeconds: null, state: 'done finished', outcome: 'finished', done: true, actionFailed: false, lastStep: 80, stored: [{ name: 'step-80', step: 80 }], messaged: ['finished/phone'] };
+    const asked: string[] = [];
+    const ended: string[] = [];
+    const views = new Map<string, BoxView | undefined>();
+    const watch: AwayWatch = { read: async (st) => (asked.push(st.task), { kind: 'read', view }), ended: (k) => ended.push(k), everyMs: 60_000, lastRead: new Map(), reading: new Set() };
+    const rows = { setLaunch: () => undefined, setAway: (k: string, v: BoxView | undefined) => views.set(k, v) };
+    const shown = await refreshLaunchRows(rows, dir, new Map(), home, watch);
+    for (let i = 0; i < 50 && !ended.length; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(asked, ['a']);
+    assert.deepEqual(ended, [`${file}#a`]);
+    assert.equal(views.get(`${file}#a`)?.outcome, 'finished');
+    await refreshLaunchRows(rows, dir, shown, home, watch);
+    assert.deepEqual(asked, ['a'], 'not again within the period');
+    // The row's words: the box's end on the row, its line in the tooltip.
+    const t = launchRowText(armed, 2, ENGLISH, view);
+    assert.match(t.description, /the box: the run finished/);
+    assert.match(t.tooltip, /ended while you were away \(the box says: the run finished\); stored step-80; messaged phone/);
   });
 
   it('no folder, no task file or a broken one: no rows, no error', async () => {

@@ -29,6 +29,9 @@ import { probeBoxPower, ROOT_POWER_OFF, SUDO_POWER_OFF } from '../runs/boxPower'
 import type { LaunchRun } from './context';
 import { errText } from './rules';
 import { resolve } from 'node:path';
+import { boxViewOf } from './away';
+import { SUPERVISOR_STORE_JOURNAL } from '../../remote/guards/supervisor-script';
+import { awayWords } from './words';
 
 /** What the front end gives the launch for the unattended end: the user's stores and channels (with their secrets), the laptop's sent journal. */
 export interface UnattendedHost {
@@ -321,33 +324,10 @@ export async function takeOverEnd(r: LaunchRun): Promise<AwayReport | undefined>
     }
   }
   if (!st) return undefined;
-  const text = st.state?.text ?? '';
-  const outcome = /^(?:done|acting|ending) (\w+)/.exec(text)?.[1] ?? null;
-  const sent = st.events.filter((e) => e.kind === 'notify-sent').map((e) => ({ kind: e.detail.split(' ')[0] ?? '', channel: /sent \S+ to (\S+)/.exec(e.detail)?.[1] ?? '' }));
-  const report: AwayReport = { status: st, outcome, actionFailed: /action-failed/.test(text), messaged: sent.map((x) => `${x.kind}/${x.channel}`) };
-  // Names the box wrote: bounded, and only characters that are plain in a terminal and in Markdown.
-  const plain = (n: string) => n.replace(/[^\p{L}\p{N}._\-=+/]/gu, '?').slice(0, 120);
-  const stored = st.stored.map((x) => plain(x.name));
-  const channels = [...new Set(sent.map((x) => plain(x.channel)).filter(Boolean))];
-  await r.save(
-    r.l10n.t('ended while you were away (the box says: {0}){1}{2}', outcomeWords(r, outcome), stored.length ? r.l10n.t('; stored {0}', stored.slice(-5).join(', ')) : '', channels.length ? r.l10n.t('; messaged {0}', channels.join(', ')) : ''),
-  );
+  const view = boxViewOf(st, 'box');
+  const report: AwayReport = { status: st, outcome: view.outcome, actionFailed: view.actionFailed, messaged: view.messaged };
+  await r.save(awayWords(view, r.l10n));
   return report;
-}
-
-function outcomeWords(r: LaunchRun, outcome: string | null): string {
-  switch (outcome) {
-    case 'finished':
-      return r.l10n.t('the run finished');
-    case 'failed':
-      return r.l10n.t('the run failed');
-    case 'diverged':
-      return r.l10n.t('the loss diverged: stopped');
-    case 'budgetStop':
-      return r.l10n.t('the budget was spent: stopped');
-    default:
-      return '?';
-  }
 }
 
 /**
@@ -410,7 +390,8 @@ async function pullFromStore(r: LaunchRun): Promise<string | undefined> {
   const client = await s3Client(saved.store, saved.key);
   try {
     const local = resolve(r.base, c.local);
-    const events = await pullPrefix(client, saved.store, prefix, local);
+    // The supervisor's journal (SUPERVISOR_STORE_JOURNAL) stays in the store: it is not a checkpoint.
+    const events = await pullPrefix(client, saved.store, prefix, local, { skip: (rel) => rel.startsWith(`${SUPERVISOR_STORE_JOURNAL}/`) });
     return r.l10n.t('{0} files brought home from {1} (verified by SHA-256)', events.filter((e) => e.kind === 'done' || e.kind === 'skip').length, where);
   } finally {
     client.destroy();

@@ -98,3 +98,55 @@ export function endRefusalText(end: string, where: string, code: EndRefusalCode,
   })();
   return l10n.t('{0}: {1}. Nothing was started.', head, why);
 }
+
+/** What the box's supervisor reported (away.ts's BoxView): the outcome in words. */
+export function boxOutcomeWords(outcome: string | null, l10n: L10n = ENGLISH): string {
+  switch (outcome) {
+    case 'finished':
+      return l10n.t('the run finished');
+    case 'failed':
+      return l10n.t('the run failed');
+    case 'diverged':
+      return l10n.t('the loss diverged: stopped');
+    case 'budgetStop':
+      return l10n.t('the budget was spent: stopped');
+    default:
+      return '?';
+  }
+}
+
+/** The one line for a run the box ended while the laptop was away (the launch's event, the status, the notification). */
+export function awayWords(v: BoxViewWords, l10n: L10n = ENGLISH): string {
+  const stored = v.stored.map((x) => x.name);
+  const channels = [...new Set(v.messaged.map((m) => m.slice(m.indexOf('/') + 1)).filter(Boolean))];
+  return l10n.t(
+    'ended while you were away (the box says: {0}){1}{2}',
+    boxOutcomeWords(v.outcome, l10n) + (v.actionFailed ? l10n.t('; its end action FAILED (still billing?)') : ''),
+    stored.length ? l10n.t('; stored {0}', stored.slice(-5).join(', ')) : '',
+    channels.length ? l10n.t('; messaged {0}', channels.join(', ')) : '',
+  );
+}
+
+/** The box's view while the run goes on, or its end: one line for `launch --status` and the launch row. */
+export function boxViewLine(v: BoxViewWords, l10n: L10n = ENGLISH): string {
+  if (v.outcome) return awayWords(v, l10n);
+  const where = v.source === 'store' ? l10n.t('from the store') : v.running ? (v.heartbeatAgeSeconds !== null ? l10n.t('supervisor alive, heartbeat {0} s ago', v.heartbeatAgeSeconds) : l10n.t('supervisor alive')) : l10n.t('supervisor NOT running');
+  const last = v.stored[v.stored.length - 1];
+  return l10n.t('the box: {0}; {1}', where, last ? l10n.t('{0} checkpoint(s) in the store, the newest {1}', v.stored.length, last.name) : l10n.t('no checkpoint in the store yet'));
+}
+
+/** The box's journal could not be read (it is off, or unreachable, and no store holds it). */
+export function boxUnreadLine(why: string, l10n: L10n = ENGLISH): string {
+  return l10n.t('the box could not be read: {0}', why);
+}
+
+/** The parts of away.ts's BoxView the words read (words.ts stays free of the remote layer). */
+export interface BoxViewWords {
+  source: 'box' | 'store';
+  running: boolean | null;
+  heartbeatAgeSeconds: number | null;
+  outcome: string | null;
+  actionFailed: boolean;
+  stored: { name: string }[];
+  messaged: string[];
+}

@@ -336,6 +336,8 @@ async function pushMultipart(client: S3Client, store: S3Store, key: string, rel:
 
 export interface PullOptions {
   onEvent?: (e: TransferEvent) => void;
+  /** Relative names left in the store (a run's supervisor journal beside its checkpoints). */
+  skip?: (rel: string) => boolean;
 }
 
 async function hashOf(path: string): Promise<string | undefined> {
@@ -352,6 +354,19 @@ async function hashOf(path: string): Promise<string | undefined> {
  * renamed only once its SHA-256 matches the object's `x-amz-meta-sha256` (or, for an object
  * another tool wrote, its MD5 ETag). A file already there with the same hash is skipped.
  */
+/** One small object's text (a journal, a state file): undefined when it is not there; at most maxBytes read. */
+export async function readSmallObject(client: S3Client, store: S3Store, key: string, maxBytes = 262_144): Promise<string | undefined> {
+  const { GetObjectCommand } = await import('@aws-sdk/client-s3');
+  try {
+    const got = await client.send(new GetObjectCommand({ Bucket: store.bucket, Key: key, Range: `bytes=0-${maxBytes - 1}` }));
+    return Buffer.from(await got.Body!.transformToByteArray()).subarray(0, maxBytes).toString('utf8');
+  } catch (e) {
+    const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404 || (e as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw storeError(e, store, `get ${key}`);
+  }
+}
+
 export async function pullPrefix(client: S3Client, store: S3Store, prefix: string, localDir: string, opts: PullOptions = {}): Promise<TransferEvent[]> {
   const { GetObjectCommand, HeadObjectCommand } = await import('@aws-sdk/client-s3');
   const { objects, truncated } = await listObjects(client, store, prefix);
@@ -362,6 +377,7 @@ export async function pullPrefix(client: S3Client, store: S3Store, prefix: strin
     if (o.key.endsWith('/') && o.size === 0) continue; // a console's "folder" marker
     const rel = checkRelativeKey(o.key.slice(prefix.length));
     if (!rel.ok) throw new StoreError('failed', `the store's object ${JSON.stringify(o.key.slice(0, 200))} has an unsafe name: ${rel.message}`, `存储中的对象 ${JSON.stringify(o.key.slice(0, 200))} 名称不安全：${rel.messageZh}`);
+    if (opts.skip?.(rel.value)) continue;
     const dest = join(root, ...rel.value.split('/'));
     let head;
     try {

@@ -8,8 +8,9 @@ import { formatCny } from '../../core/money';
 import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
 import { ON_DIVERGED, divergedPolicyOf } from '../../app/runs/diverged';
 import { passwordMeantFor } from '../../app/launch/password';
-import { outcomeText, progressText } from '../../app/launch/words';
+import { boxUnreadLine, boxViewLine, outcomeText, progressText } from '../../app/launch/words';
 import type { Task } from '../../core/task/types';
+import type { LaunchHost, LaunchOptions } from '../../app/launch/run';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
 import { readChannelFile, SENT_JOURNAL_FILE } from '../../app/notify/channelFile';
@@ -185,13 +186,27 @@ export const command: CliCommand = {
     const { launchStatus, launchTask, LaunchError } = await import('../../app/launch/run');
     const now = () => Date.now() / 1000;
     if (flags.status) {
+      if (task.sweep) return (await import('./launchSweep')).sweepStatusCli(home, read.file, task, io, lang, json);
       const s = await launchStatus(home, read.file, task.name);
       if (!s) {
         if (json) return fail(io, 'no-launch', `no launch of ${task.name} yet`, 1);
         io.stdout(t(lang, '{0}: not launched yet (gpu-rent launch {0})\n', '{0}：还没有启动过（gpu-rent launch {0}）\n', task.name));
         return 1;
       }
-      io.stdout(json ? jsonForTerminal(stateJson(s, now()), 2) + '\n' : statusText(s, now(), lang));
+      // Close the lid: a launch in progress whose box ended the run (or goes on) while this machine was away: what its supervisor says.
+      const { readAway } = await import('../../app/launch/away');
+      const { loadAccounts, connectorFor } = await import('./accounts');
+      const away = await readAway(s, task, {
+        connectOptions: (box) => {
+          const o = connectOptions(flags, io);
+          if (!passwordMeantFor(box, flags['password-for'])) delete o.password;
+          return o;
+        },
+        accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: false })),
+        unattended: { stores: () => readStoreFile(home), channels: async () => [], lang },
+      });
+      if (json) io.stdout(jsonForTerminal({ ...stateJson(s, now()), ...(away.kind === 'read' ? { box: away.view } : away.kind === 'unread' ? { box: { unread: away.why } } : {}) }, 2) + '\n');
+      else io.stdout(statusText(s, now(), lang) + (away.kind === 'none' ? '' : forTerminal(`  ${away.kind === 'read' ? boxViewLine(away.view, words) : boxUnreadLine(away.why, words)}`) + '\n'));
       return 0;
     }
     const { loadAccounts, connectorFor } = await import('./accounts');
@@ -205,7 +220,7 @@ export const command: CliCommand = {
     const settle = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS);
     const verify = Number(io.env.GPU_RENT_POWER_VERIFY_SECONDS);
     try {
-      const s = await launchTask(
+      const [launchOpts, launchHost]: [LaunchOptions, LaunchHost] = [
         { file: read.file, task, smoke: flags.smoke === true, resume: flags.resume === true, yes: flags.yes === true, catalog: loadCatalog(flags.catalog), diverged: divergedPolicyOf(flags['on-diverged'] ?? 'off', flags['diverged-readings']) },
         {
           configHome: home,
@@ -217,7 +232,7 @@ export const command: CliCommand = {
           },
           l10n: words,
           accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
-          onEvent: (line) => io.stderr(forTerminal(`[${task.name} ${clock(now())}] ${line}`) + '\n'),
+          onEvent: (line, st) => io.stderr(forTerminal(`[${st.task} ${clock(now())}] ${line}`) + '\n'),
           confirmCreate: async (what) => {
             const a = await promptLine(t(lang, 'Create {0}? It bills from the moment it runs. (yes/no) ', '创建 {0} 吗？它一运行就开始计费。(yes/no) ', forTerminal(what)), false);
             return a !== null && /^y(es)?$/i.test(a.trim());
@@ -241,7 +256,10 @@ export const command: CliCommand = {
             ? { mirrorProbe: { endpoints: (await import('./probe')).testEndpoints(io.env), ...(io.env.GPU_RENT_TEST_TURBO_FILE ? { turboFile: io.env.GPU_RENT_TEST_TURBO_FILE } : {}), timeoutS: 2 } }
             : {}),
         },
-      );
+      ];
+      // A task with matrix: is a sweep, one launch per combination (app/launch/sweep.ts).
+      if (task.sweep) return await (await import('./launchSweep')).runSweep(launchOpts, launchHost, io, lang, json);
+      const s = await launchTask(launchOpts, launchHost);
       if (json) io.stdout(jsonForTerminal(stateJson(s, now()), 2) + '\n');
       else io.stdout(statusText(s, now(), lang));
       return launchExitCode(s);

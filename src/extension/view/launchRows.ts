@@ -5,7 +5,7 @@
 import { formatCny } from '../../core/money';
 import { spentFen, type LaunchPhase, type LaunchState } from '../../core/task/launch';
 import type { L10n } from './present';
-import { divergedWords } from '../../app/launch/words';
+import { boxOutcomeWords, boxViewLine, divergedWords, type BoxViewWords } from '../../app/launch/words';
 
 export function phaseWords(p: LaunchPhase, l10n: L10n): string {
   switch (p) {
@@ -38,7 +38,7 @@ export interface LaunchRowText {
   tooltip: string;
 }
 
-export function launchRowText(s: LaunchState, now: number, l10n: L10n): LaunchRowText {
+export function launchRowText(s: LaunchState, now: number, l10n: L10n, away?: BoxViewWords): LaunchRowText {
   const spent = spentFen(s, now);
   const p = s.progress;
   const parts = [
@@ -49,12 +49,14 @@ export function launchRowText(s: LaunchState, now: number, l10n: L10n): LaunchRo
     p?.diverged ? l10n.t('{0} (diverged)', divergedWords(p.diverged, l10n)) : '',
     l10n.t('{0} spent', spent.unknown ? `${formatCny(spent.fen)}+?` : formatCny(spent.fen)),
     s.recoveries ? `#recoveries ${s.recoveries}` : '',
+    // What the box's supervisor says (close the lid): its end, once it ended the run itself.
+    away?.outcome ? l10n.t('the box: {0}', boxOutcomeWords(away.outcome, l10n)) : '',
   ];
   const last = s.events[s.events.length - 1];
   return {
     label: s.smoke ? l10n.t('{0} (smoke test)', s.task) : s.task,
     description: parts.filter(Boolean).join(' · '),
-    tooltip: [s.file, last ? last.text : ''].filter(Boolean).join('\n'),
+    tooltip: [s.file, last ? last.text : '', away ? boxViewLine(away, l10n) : ''].filter(Boolean).join('\n'),
   };
 }
 

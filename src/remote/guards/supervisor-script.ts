@@ -8,7 +8,9 @@
 // the cloud's spot notice; and at the end (exit, divergence, the budget by its own clock, a
 // reclaim) it does a last store pass and then, unless the laptop is awake and claims the end,
 // sends the run's message and runs the end action the box can do itself. Everything it did is
-// in its journal (JSON lines), which the laptop reads when it comes back.
+// in its journal (JSON lines), which the laptop reads when it comes back: from the box, or,
+// when the box powered itself off, from the store (the journal is put there before the end
+// action; SUPERVISOR_STORE_JOURNAL).
 //
 // What it never has: a platform token, a store key (only the run's grant, see
 // core/storage/grant.ts), an SMTP password (core/notify/box.ts).
@@ -31,6 +33,9 @@ export const SUPERVISOR_FILES = {
   deadline: 'deadline',
   logOffset: 'log.offset',
 } as const;
+
+/** Where, under the run's store prefix, the supervisor leaves its journal, state and stored list. */
+export const SUPERVISOR_STORE_JOURNAL = '.gpu-rent';
 
 export const SUPERVISOR_PY = String.raw`# gpu-rent supervisor: finishes a run on this box while the laptop is away.
 # Installed by gpu-rent's launch; stop it with: touch "$(dirname THIS)/stop"
@@ -473,6 +478,24 @@ def store_pass(final, writer_done=False):
         event("stored", "%s files=%d bytes=%d" % (name, len(sig), nbytes))
 
 
+# The journal, the state and the stored list in the store too (under JOURNAL_DIR/ of the run's
+# prefix), before an end action that may power the box off: the laptop reads what the box did
+# from there without starting the box (and its GPU) again.
+JOURNAL_DIR = ".gpu-rent"
+
+
+def publish_journal():
+    if not C.get("store") or STORE["broken"]:
+        return
+    for name in ("stored.json", "state", "journal.log"):
+        if not os.path.isfile(P(name)) or os.path.getsize(P(name)) == 0:
+            continue
+        code, why = put_file(P(name), JOURNAL_DIR + "/" + name)
+        if code != 0:
+            event("journal-store-failed", "%s %d %s" % (name, code, why))
+            return
+
+
 # --- spot notices ------------------------------------------------------------------------------
 
 def http(method, url, headers, timeout=2):
@@ -591,6 +614,7 @@ def finish(outcome, exit_code):
         write("owner", "box\n")
     state("acting " + outcome)
     notify(outcome, exit_code)
+    publish_journal()
     end = C.get("end") or {}
     if end.get("command"):
         event("action-start", end.get("action", ""))

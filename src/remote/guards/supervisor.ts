@@ -80,7 +80,7 @@ export function supervisorConfigText(c: SupervisorConfig): string {
 
 export interface SupervisorEvent {
   at: number;
-  /** armed, stored, store-failed, store-stopped, run-ended, diverged, budget-stop, spot-notice, job-stop, claimed, laptop-done, laptop-gone, notify-sent, notify-failed, action-start, action-exit, stopped. */
+  /** armed, stored, store-failed, store-stopped, journal-store-failed, run-ended, diverged, budget-stop, spot-notice, job-stop, claimed, laptop-done, laptop-gone, notify-sent, notify-failed, action-start, action-exit, stopped. */
   kind: string;
   detail: string;
 }

@@ -86,7 +86,7 @@ function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox
   };
 }
 
-async function accountsFor(platforms: PlatformMonitor): Promise<LaunchAccount[]> {
+export async function accountsFor(platforms: PlatformMonitor): Promise<LaunchAccount[]> {
   const out: LaunchAccount[] = [];
   for (const a of platforms.accounts.list()) {
     const connector = await platforms.connector(a).catch(() => undefined);
