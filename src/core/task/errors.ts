@@ -98,7 +98,7 @@ export function issueProblem(iss: z.core.$ZodIssue, path: Path, root: unknown): 
     if (input.value === null) return { code: 'no-value', field };
     if (iss.message.startsWith('Invalid input')) return { code: 'wrong-type', field, expected: String(iss.expected), got: kindOf(input.value) };
   }
-  if (iss.code === 'invalid_key') return { code: 'env-name' };
+  if (iss.code === 'invalid_key') return path[path.length - 2] === 'matrix' || path[path.length - 1] === 'matrix' ? { code: 'sweep-key' } : { code: 'env-name' };
   return problemOf(iss.message);
 }
 

@@ -103,7 +103,23 @@ export type TaskProblem =
   | { code: 'nodes-spot' }
   | { code: 'resume-needs-checkpoints' }
   | { code: 'tasks-empty' }
-  | { code: 'duplicate-task'; name: string };
+  | { code: 'duplicate-task'; name: string }
+  // A sweep's matrix (sweep.ts).
+  | { code: 'sweep-not-matrix' }
+  | { code: 'sweep-key' }
+  | { code: 'sweep-keys'; max: number }
+  | { code: 'sweep-values'; max: number }
+  | { code: 'sweep-value'; value: string; problem: 'type' | 'chars' | 'long'; max: number }
+  | { code: 'sweep-duplicate'; key: string }
+  | { code: 'sweep-too-many'; runs: number; max: number }
+  | { code: 'sweep-unused'; key: string }
+  | { code: 'sweep-too-long'; field: string; max: number }
+  | { code: 'sweep-shared-checkpoints' }
+  | { code: 'sweep-path'; field: string }
+  | { code: 'sweep-needs-matrix'; what: string }
+  | { code: 'sweep-name-too-long'; max: number }
+  | { code: 'sweep-multinode' }
+  | { code: 'sweep-gpus-per-run'; gpus: number };
 
 export type TaskProblemCode = TaskProblem['code'];
 

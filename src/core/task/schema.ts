@@ -13,6 +13,7 @@ import { DEFAULT_SMOKE_SECONDS, DEFAULT_SMOKE_STEPS, looksLikeSsh, MAX_ALIASES, 
 import type { TaskProblem } from './problems';
 import { MIRRORS_AUTO, MIRRORS_OFF } from './mirrors';
 import { fileSchema, taskInputSchema, taskSchema, type TaskInput } from './shape';
+import { toTaskSweep } from './sweep';
 import type { Task, TaskData, TaskFileError, TaskFileResult, TaskInstance } from './types';
 import { taskProblemText } from './words';
 
@@ -264,6 +265,7 @@ function toTask(t: TaskInput): Task {
   if (t.launcher !== undefined) task.launcher = t.launcher;
   if (t.master_addr !== undefined) task.masterAddr = t.master_addr;
   if (t.port !== undefined) task.rendezvousPort = t.port;
+  if (t.matrix !== undefined) task.sweep = toTaskSweep(t.matrix, t);
   if (t.create) task.create = { ...(t.create.account !== undefined ? { account: t.create.account } : {}), ...(t.create.spec !== undefined ? { spec: t.create.spec } : {}), ...(t.create.region !== undefined ? { region: t.create.region } : {}), ...(t.create.image !== undefined ? { image: t.create.image } : {}), ...(t.create.disk_gb !== undefined ? { diskGb: t.create.disk_gb } : {}), ...(t.create.vswitch !== undefined ? { vSwitchId: t.create.vswitch } : {}), ...(t.create.security_group !== undefined ? { securityGroupId: t.create.security_group } : {}), ...(t.create.vpc !== undefined ? { vpcId: t.create.vpc } : {}), ...(t.create.subnet !== undefined ? { subnetId: t.create.subnet } : {}), ...(t.create.bandwidth !== undefined ? { bandwidthMbps: t.create.bandwidth } : {}), ...(t.create.ssh_key !== undefined ? { sshKey: t.create.ssh_key } : {}), ...(t.create.spot_reclaim !== undefined ? { spotReclaim: t.create.spot_reclaim } : {}) };
   return task;
 }

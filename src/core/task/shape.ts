@@ -9,6 +9,7 @@ import { checkpointPatternProblem, MAX_CHECKPOINT_PATTERN_LENGTH, MAX_CHECKPOINT
 import { TASK_ENDS } from './types';
 import { checkProgressPattern } from '../progress/userPattern';
 import { MIRROR_URL_RE } from './mirrors';
+import { matrixSchema, maxSweepNameLength, MAX_SWEEP_RUNS, sweepFieldProblems } from './sweep';
 
 function resourcesSchema(platformIds: readonly string[] | undefined) {
   const platform = z
@@ -266,8 +267,39 @@ export function taskSchema(platformIds: readonly string[] | undefined) {
       reclaim_after: duration(MIN_RECLAIM_AFTER_SECONDS)
         .default(DEFAULT_RECLAIM_AFTER_SECONDS)
         .meta({ title: 'Reclaimed after', description: 'How long an ssh-login spot box may stop answering before it counts as reclaimed (default 2m).' }),
+      matrix: matrixSchema
+        .optional()
+        .meta({ title: 'Sweep matrix', description: 'One run per combination: {lr: [1e-4, 3e-4], rank: [8, 16]} makes 4 runs; {lr} in run, resume, env and the paths becomes the run\'s value. Values are numbers, true/false or words of letters, digits and _ . + - /. At most 64 runs.' }),
+      max_parallel: z
+        .int(said({ code: 'not-whole', what: 'max_parallel' }))
+        .min(1, said({ code: 'at-least', what: 'max_parallel', min: 1 }))
+        .max(MAX_SWEEP_RUNS, said({ code: 'at-most', what: 'max_parallel', max: MAX_SWEEP_RUNS }))
+        .optional()
+        .meta({ title: 'Runs at once (sweep)', description: "How many of the sweep's runs go at once (default: one per listed box, or per GPU with gpus_per_run; with new, up to 4 boxes)." }),
+      fail_fast: z
+        .boolean(said({ code: 'not-boolean', what: 'fail_fast' }))
+        .optional()
+        .meta({ title: 'Stop the sweep at the first failure', description: 'true: once a run fails no further run starts (the runs going on finish). Default false: a failed run does not stop the others.' }),
+      gpus_per_run: z
+        .int(said({ code: 'not-whole', what: 'gpus_per_run' }))
+        .min(1, said({ code: 'at-least', what: 'gpus_per_run', min: 1 }))
+        .max(BOUNDS.gpus.max, said({ code: 'at-most', what: 'gpus_per_run', max: BOUNDS.gpus.max }))
+        .optional()
+        .meta({ title: 'GPUs per run (sweep)', description: 'Several runs on one listed box, each with its own cards (CUDA_VISIBLE_DEVICES): a box with resources.gpus cards runs gpus / gpus_per_run of them side by side.' }),
     })
     .superRefine((t, ctx) => {
+      if (t.matrix === undefined) {
+        for (const k of ['max_parallel', 'fail_fast', 'gpus_per_run'] as const) {
+          if (t[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: asMessage({ code: 'sweep-needs-matrix', what: k }), input: t[k] });
+        }
+      } else {
+        const runs = Object.values(t.matrix).reduce<number>((n, v) => n * (Array.isArray(v) ? v.length : 1), 1);
+        if (t.name.length > maxSweepNameLength(Math.min(runs, MAX_SWEEP_RUNS))) ctx.addIssue({ code: 'custom', path: ['name'], message: asMessage({ code: 'sweep-name-too-long', max: maxSweepNameLength(Math.min(runs, MAX_SWEEP_RUNS)) }), input: t.name });
+        if (t.nodes > 1) ctx.addIssue({ code: 'custom', path: ['matrix'], message: asMessage({ code: 'sweep-multinode' }), input: t.nodes });
+        const gpus = t.resources?.gpus ?? 1;
+        if (t.gpus_per_run !== undefined && t.gpus_per_run > gpus) ctx.addIssue({ code: 'custom', path: ['gpus_per_run'], message: asMessage({ code: 'sweep-gpus-per-run', gpus }), input: t.gpus_per_run });
+        if (runs <= MAX_SWEEP_RUNS) for (const p of sweepFieldProblems(t, t.matrix)) ctx.addIssue({ code: 'custom', path: p.path, message: asMessage(p.problem), input: t.matrix });
+      }
       if (t.nodes > 1 && t.launcher === undefined) ctx.addIssue({ code: 'custom', path: ['nodes'], message: asMessage({ code: 'nodes-need-launcher' }), input: t.nodes });
       if (t.nodes > 1 && t.resources?.spot) ctx.addIssue({ code: 'custom', path: ['nodes'], message: asMessage({ code: 'nodes-spot' }), input: t.nodes });
       if (t.create?.spot_reclaim !== undefined && (!t.resources?.spot || t.resources.max_yuan_per_hour === undefined)) {

@@ -3,6 +3,7 @@
 // Money is fen, durations seconds, exactly as everywhere else.
 import type { TaskProblem } from './problems';
 import type { TaskMirrors } from './mirrors';
+import type { SweepMember, TaskSweep } from './sweep';
 
 /** Where the task runs: a new instance, an existing one (name or platform id), or an SSH login; tried in order. */
 export type TaskInstance = { kind: 'new' } | { kind: 'named'; ref: string } | { kind: 'ssh'; login: string };
@@ -130,6 +131,10 @@ export interface Task {
   create?: TaskCreate;
   /** Seconds an SSH-login spot box may stop answering before it counts as reclaimed (default 120). */
   reclaimAfterSeconds: number;
+  /** YAML `matrix:` (with max_parallel, fail_fast, gpus_per_run): one run per combination (core/task/sweep.ts). */
+  sweep?: TaskSweep;
+  /** A sweep's run: its sweep, index and values (the ledger records them). */
+  sweepMember?: SweepMember;
 }
 
 /** One problem in a task file: where (1-based line and column, the field's path) and what. */

@@ -273,5 +273,39 @@ export function taskProblemText(p: TaskProblem, l10n: TaskL10n = ENGLISH): strin
       return l10n.t('tasks is empty');
     case 'duplicate-task':
       return l10n.t('duplicate task name {0}', p.name);
+    case 'sweep-not-matrix':
+      return l10n.t('matrix is a mapping of names to lists of values: {lr: [1e-4, 3e-4], rank: [8, 16]}');
+    case 'sweep-key':
+      return l10n.t('a matrix name is letters, digits and _ (at most 32, not starting with a digit; not checkpoint)');
+    case 'sweep-keys':
+      return l10n.t('matrix has 1 to {0} names', p.max);
+    case 'sweep-values':
+      return l10n.t('a matrix name has a list of 1 to {0} values', p.max);
+    case 'sweep-value':
+      return p.problem === 'long'
+        ? l10n.t('matrix value {0} is longer than {1} characters', p.value, p.max)
+        : p.problem === 'type'
+          ? l10n.t('matrix value {0} is not a number, true/false or a word', p.value)
+          : l10n.t('matrix value {0} can only hold letters, digits and _ . + - / (it goes into a shell command: no spaces, quotes, $ or ..)', p.value);
+    case 'sweep-duplicate':
+      return l10n.t('matrix.{0} has the same value twice', p.key);
+    case 'sweep-too-many':
+      return l10n.t('matrix makes {0} runs; a sweep is at most {1}', p.runs, p.max);
+    case 'sweep-unused':
+      return l10n.t('matrix.{0} is used nowhere: put {{0}} in run, resume, env or a path', p.key);
+    case 'sweep-too-long':
+      return l10n.t('{0} is too long once the matrix values are put in (at most {1} characters)', p.field, p.max);
+    case 'sweep-shared-checkpoints':
+      return l10n.t("the sweep's runs would share this checkpoint folder: keep it relative with remote_workdir left out (each run gets ~/gpu-rent/<task>-N), or put a matrix {name} in it");
+    case 'sweep-path':
+      return l10n.t('{0} leaves the task folder once the matrix values are put in', p.field);
+    case 'sweep-needs-matrix':
+      return l10n.t('{0} is for a sweep: it needs matrix', p.what);
+    case 'sweep-name-too-long':
+      return l10n.t('a sweep\'s name is at most {0} characters (each run is named <name>-N)', p.max);
+    case 'sweep-multinode':
+      return l10n.t('a sweep runs single-node tasks: leave nodes out with matrix');
+    case 'sweep-gpus-per-run':
+      return l10n.t('gpus_per_run is at most resources.gpus ({0})', p.gpus);
   }
 }
