@@ -25,6 +25,10 @@ const FORMAT_KEYWORDS = [
   'loss ', 'Loss: ', 'total loss is ', 'loss train: ', '1.5 loss', 'iter: ', 'Iteration ', 'Batch[', '1 updates', 'progress: ', 'Epoch: [1/2][', 'Epoch 4 ', ' of ',
   'val_loss: ', ' ce ', '| Iteration | Loss |', '| 1 | 2.5 | ', 'iter:  20,', '1/2 - 1s - loss: ', ' 1/2 [=', '10%\\|', '1/2 [====', 'Epoch[1] Batch [', '1.5s/it', '7.0it/s',
   'Epoch    GPU_mem   box_loss', '      1/10      1.2G ', '      1/10      1.2G      nan ', '%', ' 93% ', ' 93% 1/', '1|2|Loss: ', ']', 'eta: ', 'time: ',
+  // fresh5's formats: mmcv's `max: N epochs`, CLU's `] [500] k=v`, HTML-escaped pastes, tables without outer pipes and CSV,
+  // an evaluation banner, epoch-only lines, a value before a qualified label, quoted keys, a throughput.
+  'max: ', '] [1] a=', '&lt;', '&', 'Step | Training Loss', '1 | 2', 'a,global_step,train_loss', '1,2,', '***** Eval results *****', '*** ', '==> Finished Epoch ', 'epoch:  ',
+  '21423: 1.2, 1.5 avg loss', "'loss': '", '1 samples/sec', 'Batch [1] Speed: ',
 ];
 const FORMAT_RUNS = [' ', '\t', '0', '9', ':', '[', ']', '.', '/', '=', '|', '-', ',', '%', '{', '}', '"', "'", 'a', 'e', '%|', '1/2 ', 'loss: 1 ', '] ', '| a: 1 '];
 

@@ -52,6 +52,31 @@ describe('progress on held-out set 5', () => {
     for (const k of ['step', 'total', 'loss'] as const) assert.deepEqual(s[k].misses, [], `${k}: ${scoreLine(s)}`);
   });
 
+  it('fresh5 (54 excerpts, a third set aside by SHA-256 before the reader changed; scored before: aside step 11/13, total 6/6, loss 15/15; dev step 16/25, total 10/11, loss 20/26 +1 invented): dev now 23/25, 11/11, 25/26, none invented; aside not worse', () => {
+    const dev = scoreFolder(join(HELDOUT5, 'fresh5', 'dev'));
+    assert.deepEqual([dev.step.right, dev.step.of, dev.total.right, dev.total.of, dev.loss.right, dev.loss.of, dev.epoch.right, dev.epoch.of, dev.causes.right, dev.causes.of], [23, 25, 11, 11, 25, 26, 6, 6, 4, 4], scoreLine(dev));
+    for (const k of ['step', 'total', 'loss', 'epoch'] as const) assert.equal(dev[k].invented, 0, `${k}: ${dev[k].misses.join('; ')}`);
+    const aside = scoreFolder(join(HELDOUT5, 'fresh5', 'aside'));
+    assert.ok(aside.step.right >= 11 && aside.total.right >= 6 && aside.loss.right >= 15 && aside.causes.right >= 1, scoreLine(aside));
+  });
+
+  it('the loose tables, the evaluation banner and the epoch-only lines fresh5 taught', () => {
+    // A notebook's table copied as text under its HTML bar: the bar's step stays, the row gives the loss.
+    const nb = progressOf('[ 3/600 00:06 &lt; 1:04:41, 0.15 it/s, Epoch 0.00/1]</div>\nStep | Training Loss\n-- | --\n1 | 1.461600\n', 1);
+    assert.deepEqual([nb.step, nb.total, nb.loss], [3, 600, 1.4616]);
+    // A row whose cells are not all numbers is no table row: the general reader reads the line.
+    assert.deepEqual([progressOf('Step | Training Loss\n250 | loss 4.0938 | 13707.39ms\n', 1).loss], [4.0938]);
+    // CSV metrics: the step column, the first training loss column; `train/loss_step` is no step column.
+    const csv = progressOf('train/loss_step,global_step,epoch\n0.0,49.0,0\n0.25,99.0,0\n', 1);
+    assert.deepEqual([csv.step, csv.loss], [99, 0.25]);
+    // Under an evaluation banner the indented loss is not the training loss; the next unindented line ends the block.
+    const ev = progressOf('step 5 loss: 0.9\n***** Eval results *****\n  global_step = 5\n  loss = 0.1\nstep 6 loss: 0.8\n', 1);
+    assert.equal(ev.loss, 0.8);
+    assert.equal(progressOf('step 5 loss: 0.9\n***** Eval results *****\n  loss = 0.1\n', 1).loss, 0.9);
+    assert.equal(progressOf('epoch:  3\n', 1).epoch, 3);
+    assert.equal(progressOf('==> Finished Epoch 12.\n', 1).epoch, 12);
+  });
+
   it('a `|` table reads its rows under its header: the step column, the training loss column (not validation)', () => {
     const hf = ['| Training Loss | Epoch | Step | Validation Loss |', '|:-------------:|:-----:|:----:|:---------------:|', '| 0.6234        | 1.0   | 100  | 0.5911          |', '| 0.4123        | 2.0   | 200  | 0.5012          |'];
     const p = progressOf(hf.join('\n') + '\n', 1);

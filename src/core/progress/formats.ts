@@ -174,6 +174,9 @@ export function epochNotice(line: string): LineReading | null {
   if (m) return { source: 'generic', epoch: Number(m[1]) };
   m = /\bStart(?:ing)? training for (\d{1,6}) epochs/.exec(line);
   if (m && Number(m[1]) > 0) return { source: 'generic', headerEpochs: Number(m[1]) };
+  // A line that says only which epoch it is: nnU-Net's `epoch:  3`, torch-ngp's `==> Finished Epoch 12.`, `Starting epoch 4`.
+  m = /^[=>#*\s-]{0,8}(?:(?:start|starting|begin|beginning|finished|finish|end|ended|training|train|running)\s{1,4}){0,3}epoch(?:\s{0,4}[:=#])?\s{0,4}(\d{1,6})\s{0,4}[.!]?\s{0,4}$/i.exec(line);
+  if (m) return { source: 'generic', epoch: Number(m[1]) };
   return null;
 }
 

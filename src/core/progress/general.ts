@@ -138,6 +138,8 @@ export function generalLine(line: string): LineReading | null {
   const losses: LossCandidate[] = [];
   let phase: 'train' | 'val' | null = null;
   let rate: number | undefined;
+  // A throughput (`Speed: 26175.9 samples/sec`, `images/s`): the line reports training, so a bare batch or step beside it is progress.
+  let throughput = false;
   let kw: { kind: Kind; at: number } | null = null;
   let epochAt = -1; // the token index where the last epoch value or count ended
   let kerasAt = -1; // the last Keras bar's counter
@@ -151,6 +153,7 @@ export function generalLine(line: string): LineReading | null {
       if (prev && prev.type === 'num' && onlySpace(line, prev.end, tok.start) && Number.isFinite(prev.v) && prev.v > 0) {
         const w = tok.text.toLowerCase();
         if (/^(?:it|its|iter|iters|step|steps|batch|batches)\/s$/.test(w)) rate = prev.v;
+        else if (/^(?:samples?|images?|imgs?|tokens?|examples?|sentences?|words?)\/(?:s|sec|second)$/.test(w)) throughput = true;
       }
       const kind = phase === 'val' ? null : kindOf(tok.text);
       if (kind) {
@@ -226,14 +229,21 @@ export function generalLine(line: string): LineReading | null {
   // Keras redraws joined on one line: the loss printed after the last bar.
   const loss = pickLoss(kerasAt >= 0 && losses.some((c) => c.at > kerasAt) ? losses.filter((c) => c.at > kerasAt) : losses);
   // A bare step value is progress only beside a loss, a rate or an epoch (`Dumping profiler traces at step 200` is not).
-  if (step && step.total === undefined && !loss && rate === undefined && !epoch) step = undefined;
+  if (step && step.total === undefined && !loss && rate === undefined && !epoch && !throughput) step = undefined;
   if (step) {
     r.step = step.v;
     if (step.total !== undefined && step.total > 0 && step.total >= step.v) r.total = step.total;
     if (step.kind === 'inner' || (r.total !== undefined && (step.kind === 'batch' || r.epochTotal !== undefined))) r.perEpoch = true;
-  } else if (loss?.before && t[0]!.type === 'num' && t[0]!.integer && t[1]?.type === 'num' && onlySpace(line, t[0]!.end, t[1]!.start) && t[0]!.start === line.search(/\S/)) {
-    // `   10 4.40 s run, 11.8750 loss, …`: the step is the line's first number.
-    r.step = t[0]!.v;
+  } else if (loss?.before) {
+    // `   10 4.40 s run, 11.8750 loss, …`, darknet's `21423: 1.261652, 1.456173 avg loss, …`: the step is the line's
+    // first number (after a paste's backtick or quote mark), followed by a number or by `:` and a number.
+    let f = 0;
+    while (f < 2 && t[f]?.type === 'punct' && /^[`'">*]$/.test(t[f]!.text)) f++;
+    const first = t[f];
+    const colon = t[f + 1]?.text === ':' ? 1 : 0;
+    const next = t[f + 1 + colon];
+    const lead = line.slice(0, first?.start ?? 0).trim();
+    if (first && first.type === 'num' && first.integer && first.v >= 0 && next?.type === 'num' && (colon || onlySpace(line, first.end, next.start)) && /^[`'">*]{0,2}$/.test(lead)) r.step = first.v;
   }
   if (loss) {
     r.scalars = { loss: loss.v };
@@ -274,12 +284,14 @@ function lossAt(line: string, t: Tok[], i: number, phase: 'train' | 'val' | null
   if (next && next.type === 'word' && /^(?:scale|scaler|function|fn|type|weight|curve|landscape)$/i.test(next.text)) return null;
   // The label: the word and up to two words printed right before it (`Tot Loss`, `total loss`, `mtp_1 loss`).
   const label: string[] = [...p];
+  let labelAt = i;
   for (let j = i - 1, n = 0; j >= 0 && n < 2; j--, n++) {
     const a = t[j]!;
     if (a.type !== 'word' || !onlySpace(line, a.end, t[j + 1]!.start)) break;
     if (VAL_WORD.test(a.text)) return null;
     if (kindOf(a.text)) break;
     label.push(...parts(a.text));
+    labelAt = j;
   }
   const rest: string[] = [];
   let total = false;
@@ -295,15 +307,16 @@ function lossAt(line: string, t: Tok[], i: number, phase: 'train' | 'val' | null
   for (let j = i + 1, n = 0; j < t.length && n < 8; j++, n++) {
     const a = t[j]!;
     if (a.type === 'num') return Number.isNaN(a.v) && !/^[-+]?(?:nan|inf|infinity)$/i.test(a.text) ? null : { v: a.v, rank, total, before: false, at: j };
-    if (a.type === 'punct' && (a.text === ':' || a.text === '=' || a.text === '(' || a.text === ')')) continue;
+    // `'loss': '43.708477'` (a quoted key and value on a line that is no dict): the quote marks are skipped too.
+    if (a.type === 'punct' && (a.text === ':' || a.text === '=' || a.text === '(' || a.text === ')' || a.text === "'" || a.text === '"')) continue;
     if (a.type === 'word' && /^(?:train|training|is|curr|current|avg|mean|value|of)$/i.test(a.text)) continue;
     break;
   }
-  // `11.8750 loss,` / `(* 1 = 2.9 loss)`: the number right before the word.
-  const prev = i > 0 ? t[i - 1]! : null;
-  if (prev && prev.type === 'num' && !prev.unit && onlySpace(line, prev.end, t[i]!.start)) {
-    const before = i > 1 ? t[i - 2]! : null;
-    if (!before || before.type === 'punct' || onlySpace(line, before.end, prev.start)) return { v: prev.v, rank, total, before: true, at: i - 1 };
+  // `11.8750 loss,` / `(* 1 = 2.9 loss)` / darknet's `1.456173 avg loss`: the number right before the label.
+  const prev = labelAt > 0 ? t[labelAt - 1]! : null;
+  if (prev && prev.type === 'num' && !prev.unit && onlySpace(line, prev.end, t[labelAt]!.start)) {
+    const before = labelAt > 1 ? t[labelAt - 2]! : null;
+    if (!before || before.type === 'punct' || onlySpace(line, before.end, prev.start)) return { v: prev.v, rank, total, before: true, at: labelAt - 1 };
   }
   return null;
 }
@@ -332,13 +345,41 @@ export function tableLine(line: string): Pick<LineReading, 'tableColumns' | 'cel
   return null;
 }
 
+const NAME_CELL = /^[A-Za-z_][\w./ -]{0,60}$/;
+const NUMBER_CELL = /^[-+]?(?:\d{1,15}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][-+]?\d{1,3})?$|^(?:nan|inf|-inf)$/i;
+
+/**
+ * A table without outer pipes, read only where the general reader found nothing on the line: a notebook's
+ * `Step | Training Loss` copied as text (rows `1 | 1.461600`), or a CSV of metrics (`…,train/loss_step,global_step,epoch`
+ * with rows `0.147,…,649.0,0,2025-11-07 …`). A header names a progress column and a training loss column; a row of
+ * `|` cells must be numbers only, a CSV row at least two.
+ */
+export function looseTableLine(line: string): Pick<LineReading, 'tableColumns' | 'cells'> | null {
+  const t = line.trim();
+  if (t.length < 3 || t.length > 2000) return null;
+  const pipe = t.includes(' | ');
+  if (!pipe && t.split(',', 4).length < 3) return null;
+  const cells = t.split(pipe ? '|' : ',', MAX_CELLS + 1).map((c) => c.trim());
+  if (cells.length < 2 || cells.length > MAX_CELLS) return null;
+  if (cells.every((c) => NAME_CELL.test(c))) {
+    const names = cells.map((c) => c.toLowerCase());
+    if (names.some((n) => kindOf(n) !== null && !LOSS_WORD.test(n)) && names.some(trainLossCell)) return { tableColumns: names };
+    return null;
+  }
+  const nums = cells.map((c) => (NUMBER_CELL.test(c) ? printedNumber(c) : null));
+  const count = nums.filter((n) => n !== null).length;
+  if (pipe ? count === cells.length : count >= 2) return { cells: nums };
+  return null;
+}
+
 /** A row under a table header: the step from its progress column (step, iter, update, batch), the loss from its loss column. */
 export function tableRow(columns: string[], cells: (number | null)[]): LineReading | null {
   if (columns.length !== cells.length) return null;
   const r: LineReading = { source: 'generic' };
   let best = -1;
   columns.forEach((c, i) => {
-    const k = kindOf(c);
+    // `train/loss_step` is a loss, not a step column.
+    const k = LOSS_WORD.test(c) ? null : kindOf(c);
     const v = cells[i];
     if (v === null || v === undefined || !Number.isInteger(v) || v < 0) return;
     if (k === 'epoch') r.epoch = v;

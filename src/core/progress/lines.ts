@@ -7,7 +7,7 @@
 import { MAX_BOX_LINE } from '../boxLines';
 import { lastBar, parseCount, parseInterval } from './bars';
 import { logDict, pyDict } from './dicts';
-import { generalLine, tableLine } from './general';
+import { generalLine, looseTableLine, tableLine } from './general';
 import { charRnn, epochIterLogger, epochNotice, fairseq, isLossKey, iterLoss, jsonPairs, keyValues, megatron, notebookBar, printedNumber, stepWithLoss, yoloHeader } from './formats';
 
 export { isLossKey, parseCount, parseInterval, printedNumber, pyDict };
@@ -46,6 +46,8 @@ export interface LineReading {
 
 /** Longest line looked at; the rest of a pathological line is ignored. */
 export const MAX_LINE = MAX_BOX_LINE;
+
+const HTML: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'" };
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]/g;
 
@@ -89,7 +91,19 @@ function header(line: string): LineReading | null {
   if (m && Number(m[1]) > 0) return { source: 'deepspeed', headerTotal: Number(m[1]) };
   m = /\bmax_steps\s*[=:]\s*([0-9]{1,12})\b/.exec(line);
   if (m && Number(m[1]) > 0) return { source: 'generic', headerTotal: Number(m[1]) };
+  // mmcv's EpochBasedRunner: `workflow: [('train', 1)], max: 50 epochs`.
+  m = /\bmax: ([0-9]{1,6}) epochs\b/.exec(line);
+  if (m && Number(m[1]) > 0) return { source: 'generic', headerEpochs: Number(m[1]) };
   return null;
+}
+
+/** Google's CLU metric writer: `logging_writer.py:35] [500] steps_per_second=1.78, train_accuracy=…, train_loss=0.88`: the step in brackets before `key=value` metrics. */
+function bracketStep(line: string): LineReading | null {
+  const m = /(?:^|\] )\[(\d{1,12})\] ([A-Za-z_][\w/]{0,60}=)/.exec(line);
+  if (!m) return null;
+  const scalars = keyValues(line.slice(m.index + m[0].length - m[2]!.length));
+  if (!Object.keys(scalars).length) return null;
+  return { source: 'generic', step: Number(m[1]), scalars };
 }
 
 /** `step 450/1500`, `Step [450/1500]`, `iter: 450/1500`, `epoch 3/10`, with `loss=0.5` or `loss: 0.5`. */
@@ -143,6 +157,10 @@ function readSegment(line: string, finished: boolean): LineReading | null {
   }
   if (known && (known.step !== undefined || known.headerTotal !== undefined || known.headerEpochs !== undefined || known.columns)) return known;
   const g = generalLine(line);
+  if (!g && !known) {
+    const loose = looseTableLine(line);
+    return loose ? { source: 'generic', ...loose } : null;
+  }
   if (!g) return known;
   if (!known) return g;
   // A known format that found no step (an epoch, a loss): the general reader's step or loss, with the known parts.
@@ -195,11 +213,15 @@ function readKnown(line: string): LineReading | null {
     const d = deepspeed(line);
     if (d) return d;
   }
-  if (line.includes(' = ') || line.includes('max_steps') || line.includes('train_iters')) {
+  if (line.includes('] [')) {
+    const b = bracketStep(line);
+    if (b) return b;
+  }
+  if (line.includes(' = ') || line.includes('max_steps') || line.includes('train_iters') || line.includes('max: ')) {
     const h = header(line);
     if (h) return h;
   }
-  if (line.includes('epoch') || line.includes('training for')) {
+  if (line.includes('epoch') || line.includes('Epoch') || line.includes('training for')) {
     const m = epochNotice(line);
     if (m) return m;
   }
@@ -223,8 +245,10 @@ export function readLineParts(raw: string, finished = true): LineReading[] {
   if (raw.length < 4 || raw.trim().length < 4) return [];
   const cut = raw.length > MAX_LINE ? raw.slice(0, MAX_LINE) : raw;
   const plain = cut.includes('\x1b') ? cut.replace(ANSI, '') : cut;
-  // A bar pasted through a log viewer or Markdown escapes its pipes: `10%\|###  \| 15/144`.
-  const line = plain.includes('\\|') ? plain.replace(/\\\|/g, '|') : plain;
+  // A bar pasted through a log viewer or Markdown escapes its pipes: `10%\|###  \| 15/144`; a notebook's output
+  // copied as HTML escapes `<` (`[ 3/600 00:06 &lt; 1:04:41, 0.15 it/s, …]`).
+  const unpiped = plain.includes('\\|') ? plain.replace(/\\\|/g, '|') : plain;
+  const line = unpiped.includes('&') ? unpiped.replace(/&(lt|gt|amp|quot|#39);/g, (_, e: string) => HTML[e] ?? '') : unpiped;
   try {
     const bar = line.includes('%') ? lastBar(line) : null;
     if (!bar) {

@@ -64,6 +64,8 @@ export const MAX_UNREAD_LINE = 200;
 /** An unfinished line longer than this is cut (a log without newlines cannot grow memory). */
 const MAX_PENDING = 64 * 1024;
 const RATE_WINDOW_SECONDS = 600;
+const EVAL_BANNER = /^\s{0,8}\*{3,8}([^*]{1,60})\*{3,8}\s{0,8}$/;
+const VAL_BANNER = /\b(?:eval|evaluation|valid|validation|test|dev)\b/i;
 const LOSS_KEYS = ['loss', 'train_loss', 'train_loss_step', 'loss_step', 'lm_loss', 'lm loss', 'total_loss'];
 
 export function emptyProgress(): Progress {
@@ -102,6 +104,8 @@ export class ProgressTracker {
   /** Lines with text, and lines any reading came from: a log that prints but is never read says so (Progress.unread). */
   private linesSeen = 0;
   private linesRead = 0;
+  /** Under an evaluation banner (BERT's `***** Eval results *****`, the Trainer's `***** eval metrics *****`): its indented `loss = …` lines are not the training loss. */
+  private evalBlock = false;
 
   constructor(opts: { pattern?: RegExp | null } = {}) {
     this.pattern = opts.pattern ?? null;
@@ -144,6 +148,12 @@ export class ProgressTracker {
     let changed = false;
     const own = this.pattern && !unfinished ? readByPattern(this.pattern, line.length > MAX_LINE ? line.slice(0, MAX_LINE) : line) : null;
     const readings = own ? [own] : readLineParts(line, !unfinished);
+    if (!unfinished) {
+      const banner = EVAL_BANNER.exec(line);
+      if (banner) this.evalBlock = VAL_BANNER.test(banner[1]!);
+      else if (!/^\s/.test(line)) this.evalBlock = false;
+      else if (this.evalBlock) for (const r of readings) if (r.scalars) for (const k of Object.keys(r.scalars)) if (isLossKey(k)) delete r.scalars[k];
+    }
     for (const r of readings) if (this.fold(r, now, again)) changed = true;
     if (!unfinished && line.trim() !== '') {
       this.linesSeen++;
@@ -162,6 +172,8 @@ export class ProgressTracker {
     if (r.cells) {
       const row = this.tableColumns ? tableRow(this.tableColumns, r.cells) : null;
       if (!row) return false;
+      // A table lists what was logged, behind a bar that counts on (a notebook's `Step | Training Loss` under `[ 3/600 …]`): a row never moves the step back.
+      if (row.step !== undefined && p.step !== null && row.step < p.step) delete row.step;
       r = row;
     }
     if (r.columns) {
