@@ -47,6 +47,7 @@ export const Commands = {
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',
   powerOnWhenFree: 'gpuRent.powerOnWhenFree',
+  grabCard: 'gpuRent.grabCard',
   powerOn: 'gpuRent.powerOn',
   powerOff: 'gpuRent.powerOff',
   releaseOnPlatform: 'gpuRent.releaseOnPlatform',
