@@ -173,6 +173,8 @@ async function recordLaunch(r: LaunchRun): Promise<void> {
   const spent = spentFen(r.s, r.now());
   const cards = r.task.resources.cards;
   const facts = launchRunFacts(r.s, {
+    // A sweep's run (app/launch/sweep.ts): recorded as such, with its matrix values.
+    ...(r.task.sweepMember ? { kind: 'sweep' as const, params: r.task.sweepMember.params } : {}),
     command: r.task.run,
     card: cards.length === 1 ? cards[0]! : null,
     gpus: r.task.resources.gpus,

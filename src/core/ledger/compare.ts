@@ -43,6 +43,9 @@ export interface RunSummary {
   /** Fen per 1000 steps (cost ÷ steps), null where either is unknown. */
   fenPerKStep: number | null;
   end: RunRecord['end']['kind'];
+  /** What started it (a launch, a sweep's run, gpu-rent run …) and a sweep run's matrix values. */
+  kind: RunRecord['kind'];
+  params: RunRecord['task']['params'];
 }
 
 export function summary(r: RunRecord): RunSummary {
@@ -63,6 +66,8 @@ export function summary(r: RunRecord): RunSummary {
     costFen: r.costFen,
     fenPerKStep: r.costFen !== null && r.steps ? Math.round((r.costFen * 1000) / r.steps) : null,
     end: r.end.kind,
+    kind: r.kind,
+    params: r.task.params,
   };
 }
 
