@@ -8,7 +8,7 @@
 // mend ends the watch at once. The target's lock (the instance's power-on lock; for a create its
 // name) is held for the whole watch: never two grabs, nor a grab and a power-on, for one target.
 import { nextDelayMs, waitVerdict, type WaitVerdict } from '../core/platforms/gpuWait';
-import { grabCreateLockKey, GRAB_MIN_INTERVAL_MS, judgeStock, priceVerdict, regionAllowed, regionsFor, type GrabAction, type GrabLimits, type GrabWhy, type Offer } from '../core/platforms/grab';
+import { closestWhy, grabCreateLockKey, GRAB_MIN_INTERVAL_MS, judgeStock, priceVerdict, regionAllowed, regionsFor, type GrabAction, type GrabLimits, type GrabWhy, type Offer } from '../core/platforms/grab';
 import { isCloneRefusal, type CloneCandidate, type CloneRefusal } from '../core/platforms/autodlClone';
 import { isRefusal, type CreateRefusal } from '../core/platforms/create';
 import { descriptorOf } from '../core/platforms/descriptors';
@@ -166,7 +166,7 @@ async function watch(o: GrabOptions): Promise<GrabOutcome> {
       missed = r.missed;
       actVerdict = r.verdict;
     }
-    lastWhy = whys.sort((x, y) => rankOf(x) - rankOf(y))[0] ?? lastWhy;
+    lastWhy = closestWhy(whys) ?? lastWhy;
     lastFailures = failures;
     const verdict: Exclude<WaitVerdict, 'stop'> = actVerdict === 'rateLimited' || failures.some((f) => f.verdict === 'rateLimited') ? 'rateLimited' : failures.some((f) => f.verdict === 'transient') ? 'transient' : 'noCard';
     pause = nextDelayMs(rounds, verdict, pause, { minMs, maxMs, jitter: random() });
@@ -179,9 +179,6 @@ async function watch(o: GrabOptions): Promise<GrabOutcome> {
     await clock.sleep(pause, o.signal);
   }
 }
-
-const RANK: Record<GrabWhy['code'], number> = { priceAbove: 0, priceUnknown: 1, tooFewFree: 2, gpusDiffer: 3, noProSpec: 4, soldOut: 5, noMatch: 6 };
-const rankOf = (w: GrabWhy) => RANK[w.code];
 
 function fill(r: Exclude<ActResult, { kind: 'miss' | 'cancelled' }>, rounds: number, waitedMs: number): GrabOutcome {
   return { ...r, rounds, waitedMs } as GrabOutcome;
