@@ -12,6 +12,7 @@ import { CLI } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 import { startNotifyStub, type NotifyStub } from '../support/notify-stub';
 import { until } from '../support/timing';
+import stockBodies from '../fixtures/platforms/stock-bodies.json';
 
 interface Run {
   code: number;
@@ -160,14 +161,43 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     assert.deepStrictEqual(await readdir(join(home, 'locks')), [], 'the lock is released');
   });
 
-  it('--then start: waits while the instance\'s region is sold out, then powers it on once with its GPU', async () => {
-    // 腾讯云: the stock of the instance's region (ap-guangzhou) says whether its type sells.
+  it('--then start: waits while the instance\'s region is sold out, then powers it on once with its GPU, at the price the stock says', async () => {
+    // 腾讯云: the stock of the instance's region (ap-guangzhou) says whether its type sells (stock-bodies.json's rows, first marked SOLD_OUT).
     const tc = { ...env, TENCENTCLOUD_SECRET_ID: s.creds.tencentSecretId, TENCENTCLOUD_SECRET_KEY: 'tc-secret', TENCENTCLOUD_REGION: 'ap-guangzhou' };
+    const rows = stockBodies.tencentDescribeZoneInstanceConfigInfos.InstanceTypeQuotaSet.map((q) => ({ ...q, Zone: 'ap-guangzhou-3' }));
+    s.stock.tencent = { 'ap-guangzhou': rows.map((q) => ({ ...q, Status: 'SOLD_OUT' })) };
     s.add({ platform: 'tencent', id: 'ins-1', name: 'cvm', state: 'STOPPED' });
-    const r = await run(['grab', '--card', 'GN7', '--then', 'start', 'ins-1', '--max-price', '10', '--yes', '--json'], tc);
+    const w = start(['grab', '--card', 'GN7', '--then', 'start', 'ins-1', '--max-price', '10', '--yes', '--json'], tc);
+    await until('two sold-out rounds', () => s.sent('tencent', 'DescribeZoneInstanceConfigInfos').length >= 2);
+    assert.strictEqual(s.sent('tencent', 'StartInstances').length, 0, 'no power-on while sold out');
+    s.stock.tencent = { 'ap-guangzhou': rows };
+    const r = await w.done;
     assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /GN7\.2XLARGE32 \(GPU计算型GN7\) is sold out/);
     assert.strictEqual(s.sent('tencent', 'StartInstances').length, 1);
-    const doc = JSON.parse(r.stdout) as { outcome: string; ref: string; priceFenPerHour: number };
-    assert.deepStrictEqual([doc.outcome, doc.ref, doc.priceFenPerHour], ['grabbed', 'ins-1', 868]);
+    const doc = JSON.parse(r.stdout) as { outcome: string; ref: string; priceFenPerHour: number; settled: boolean };
+    assert.deepStrictEqual([doc.outcome, doc.ref, doc.priceFenPerHour, doc.settled], ['grabbed', 'ins-1', 868, true]);
+  });
+
+  it('--then clone (AutoDL console): a host above the limit is not taken; the clone goes once to the host within it', async () => {
+    const web = { ...env, GPU_RENT_AUTODL_WEB_API: s.url, GPU_RENT_AUTODL_WEB_TOKEN: s.creds.autodlWeb };
+    delete web.GPU_RENT_AUTODL_TOKEN;
+    s.add({ platform: 'autodl-web', id: 'w-1', name: 'train', state: 'shutdown', noFreeGpu: true, gpuName: 'RTX 4090', machineId: 'eaf141be95', regionSign: 'west-B', gpus: 1, dataDiskBytes: 0 });
+    // Synthetic free cards and prices on the docstring row's shape (autodl-web-clone.json): none free at first.
+    s.machines = [{ machine_id: 'eaf141be95', machine_alias: '091机', gpu_idle_num: 0, gpu_order_num: 0 }];
+    const w = start(['grab', '--card', '4090', '--then', 'clone', 'w-1', '--max-price', '2.6', '--yes'], web);
+    await until('a sold-out round', () => s.sent('autodl-web', '/api/v1/user/machine/list').length >= 2);
+    s.machines.push({ machine_id: 'm-dear', machine_alias: '101机', gpu_idle_num: 3, gpu_order_num: 3, payg_price: 3000 });
+    const lists = s.sent('autodl-web', '/api/v1/user/machine/list').length;
+    await until('a round that sees the dear host', () => s.sent('autodl-web', '/api/v1/user/machine/list').length >= lists + 2);
+    assert.strictEqual(s.sent('autodl-web', '/api/v1/order/instance/clone/payg').length, 0, 'no clone above the limit');
+    s.machines.push({ machine_id: 'm-cheap', machine_alias: '102机', gpu_idle_num: 1, gpu_order_num: 1, payg_price: 2500 });
+    const r = await w.done;
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /is free at ¥3\.00\/h, above your limit of ¥2\.60\/h: not taken/);
+    const clones = s.sent('autodl-web', '/api/v1/order/instance/clone/payg');
+    assert.strictEqual(clones.length, 1);
+    assert.match(clones[0]!.body, /m-cheap/);
+    assert.match(r.stdout, /: cloned, ¥2\.50\/h/);
   });
 });
