@@ -34,6 +34,8 @@ export const MAX_DIVERGED_SPANS = 50;
 
 export class RunWatch {
   private readonly tails = new Map<string, LogTail>();
+  /** The user's progress pattern for plain runs (gpuRent.progress.pattern, checked by app/runs/progressSetting), read on every line first. */
+  private pattern: RegExp | null = null;
   private readonly entries = new Map<string, RunEntry>();
   /** Instances whose box did not answer the last poll: their runs' progress is stale (the caller's clock when first missed). */
   private readonly unreachableSince = new Map<string, number>();
@@ -54,7 +56,7 @@ export class RunWatch {
   async update(conn: RemoteConnection, o: { instanceId: string; jobId: string; logPath: string; alive: boolean; price: RunPrice | null; now: number }): Promise<RunEntry> {
     const k = key(o.instanceId, o.jobId);
     let tail = this.tails.get(k);
-    if (!tail || tail.path !== o.logPath) this.tails.set(k, (tail = new LogTail(o.logPath)));
+    if (!tail || tail.path !== o.logPath) this.tails.set(k, (tail = new LogTail(o.logPath, { pattern: this.pattern })));
     const u = await tail.update(conn);
     const entry: RunEntry = { instanceId: o.instanceId, jobId: o.jobId, progress: u.progress, alive: o.alive, price: o.price, readAt: o.now, boxAt: u.chunk.boxNow ?? o.now };
     this.entries.set(k, entry);
@@ -64,6 +66,13 @@ export class RunWatch {
     this.updates.fire(entry);
     this.changes.fire(o.instanceId);
     return entry;
+  }
+
+  /** Sets the user's progress pattern (null: none); a change reads every run's log afresh with it at the next update. */
+  setPattern(re: RegExp | null): void {
+    if ((re?.source ?? null) === (this.pattern?.source ?? null) && (re?.flags ?? null) === (this.pattern?.flags ?? null)) return;
+    this.pattern = re;
+    this.tails.clear();
   }
 
   private noteDiverged(k: string, p: Progress): void {
