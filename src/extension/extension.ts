@@ -32,6 +32,7 @@ import { showJobs } from './commands/jobs/showJobs';
 import { startTraining } from './commands/jobs/startTraining';
 import { divergedCount, runLines } from './view/runText';
 import { DivergedMonitor } from './monitors/diverged';
+import { watchProgressSetting } from './progressSetting';
 import { showGpuMonitor } from './commands/runs/monitor';
 import { startDistributedTraining } from './commands/runs/distributed';
 import { MonitorPanel } from './monitorPanel';
@@ -134,6 +135,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const liveGpus = new LiveGpus();
   const visibility = new ViewVisibility();
   subs.push(runs, watching, launches, visibility);
+  // gpuRent.progress.pattern: the user's `progress:` pattern for plain runs, checked as the task file's is.
+  subs.push(watchProgressSetting(runs));
   // Reads the accounts only while the Instances view shows (the visibility model follows the view once it exists).
   const platformMonitor = new PlatformMonitor(visibility, { store, sessions, settings, now, catalog: () => catalogs.get(), log }, platformFacts);
   subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
