@@ -4,12 +4,12 @@
 // --status` shows the sweep as a table; both runs end in the ledger with their parameters (`runs
 // --json`); a failed run does not stop the other, and `fail_fast: true` stops the sweep starting more.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, runCliAsync } from '../support/cli';
+import { CLI, runCli, runCliAsync } from '../support/cli';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { tempDir } from './remote-helpers';
+import { sleep, tempDir } from './remote-helpers';
 import { TRAIN_PY } from '../support/train-loop';
 
 interface RunJson { name: string; kind: string; params: Record<string, unknown>; steps: number | null; total: number | null; finalLoss: number | null; seconds: number; cost: number | null; end: string }
@@ -99,6 +99,38 @@ describe('gpu-rent launch: a sweep (real sshd boxes, real Python loops)', functi
     const again = await launch(dir, ['--resume']);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /the sweep lora has ended/);
+  });
+
+  it('killed mid-sweep (SIGKILL) and resumed: the runs going on continue from their own states, the queued one starts, none runs twice', async () => {
+    const dir = repo('killed', [
+      'name: killed',
+      'resources: {cards: [4090], gpus: 1}',
+      `instance: ["${login(a)}", "${login(b)}"]`,
+      'run: python3 train.py --out ckpt --seed {seed}',
+      'env: {STEPS: "24", EVERY: "8", DELAY: "0.25"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 1',
+      'end: none',
+      'matrix: {seed: [1, 2, 3]}',
+    ].join('\n') + '\n');
+    const child = spawn(process.execPath, [CLI, 'launch', '--file', join(dir, 'gpu-rent.yaml'), '--accept-new', '--identity', a.privateKeyPath, '--identity', b.privateKeyPath], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    for (let i = 0; i < 300 && !(/\[killed-1 [^\]]*\] watch: step/.test(err) && /\[killed-2 [^\]]*\] watch: step/.test(err)); i++) await sleep(100);
+    assert.match(err, /\[killed-2 [^\]]*\] watch: step/, err);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const fresh = await launch(dir, []);
+    assert.equal(fresh.code, 1, 'a sweep in progress is not started twice');
+    assert.match(fresh.stderr, /a sweep of killed is in progress \(2 running, 1 queued\): continue it with --resume/);
+    const r = await launch(dir, ['--resume']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stderr, /\[killed-1 [^\]]*\] resumed at watch/);
+    assert.match(r.stderr, /\[killed-2 [^\]]*\] resumed at watch/);
+    assert.doesNotMatch(r.stderr, /\[killed-[12] [^\]]*\] run: started/, 'the runs going on are not started again');
+    assert.match(r.stderr, /\[killed-3 [^\]]*\] run: started/);
+    assert.match(r.stdout, /sweep killed: 3 runs \(3 done, 0 failed/);
+    for (const m of ['killed-1', 'killed-2', 'killed-3']) assert.deepEqual(readdirSync(join(dir, 'ckpt-home', m)).filter((n) => n.startsWith('step-')).sort(), ['step-0008', 'step-0016', 'step-0024'], m);
   });
 
   it('a failed run does not stop the others; with fail_fast: true no further run starts', async () => {
