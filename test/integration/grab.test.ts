@@ -180,7 +180,7 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
   });
 
   it('--then clone (AutoDL console): a host above the limit is not taken; the clone goes once to the host within it', async () => {
-    const web = { ...env, GPU_RENT_AUTODL_WEB_API: s.url, GPU_RENT_AUTODL_WEB_TOKEN: s.creds.autodlWeb };
+    const web: NodeJS.ProcessEnv = { ...env, GPU_RENT_AUTODL_WEB_API: s.url, GPU_RENT_AUTODL_WEB_TOKEN: s.creds.autodlWeb };
     delete web.GPU_RENT_AUTODL_TOKEN;
     s.add({ platform: 'autodl-web', id: 'w-1', name: 'train', state: 'shutdown', noFreeGpu: true, gpuName: 'RTX 4090', machineId: 'eaf141be95', regionSign: 'west-B', gpus: 1, dataDiskBytes: 0 });
     // Synthetic free cards and prices on the docstring row's shape (autodl-web-clone.json): none free at first.
