@@ -23,6 +23,13 @@ export class SpendBudget {
     return Number.isInteger(fen) && fen >= 0 && this.spentFen + fen <= this.limitFen;
   }
 
+  /** The same session's spending under a new ceiling (the user changed the setting): what was spent stays spent. */
+  withLimit(limitFen: number): SpendBudget {
+    const b = new SpendBudget(limitFen);
+    b.spentFen = this.spentFen;
+    return b;
+  }
+
   /** Counts a confirmed action (before it runs: a failed action still counts, the user said yes to that much). */
   take(fen: number): void {
     if (!this.fits(fen)) throw new Error('over the session budget');

@@ -67,7 +67,8 @@ import { Poller } from './monitors/poller';
 import { ReleaseWarnings } from './monitors/releaseWarnings';
 import { ScheduleMonitor } from './monitors/schedules';
 import { SyncWatches } from './monitors/syncWatches';
-import { readSettings, SETTINGS_SECTION, type Settings } from './settings';
+import { agentBudgetFen, readSettings, SETTINGS_SECTION, type Settings } from './settings';
+import { bundledCli, lmToolApi, registerAgentTools } from './lmTools';
 import { SpendStatusBar } from './statusBar';
 import { InstanceStore } from './store';
 import { InstancesTree } from './tree';
@@ -297,6 +298,9 @@ export function activate(context: vscode.ExtensionContext): void {
       for (const i of instancesToStop(off, store.list())) void store.switchState(i.id, 'stopped').then((r) => r.ok && log.info(`[${i.id}] recorded stopped: the launch powered it off`));
     }),
   );
+  // Agent tools (VS Code 1.95+; nothing on an older one): gpu-rent mcp's tools, run by the bundled CLI.
+  const lmApi = lmToolApi(vscode);
+  if (lmApi) subs.push(...registerAgentTools({ ...lmApi, run: bundledCli(context.asAbsolutePath('dist/cli.js')), budgetFen: () => agentBudgetFen((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k)), l10n: vscode.l10n, markdown: () => new vscode.MarkdownString() }));
   log.info(`activated; ${store.list().length} instances`);
 }
 

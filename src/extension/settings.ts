@@ -48,6 +48,11 @@ function str(v: unknown, def: string, max = 4096): string {
   return typeof v === 'string' && v.length <= max ? v : def;
 }
 
+/** gpuRent.agent.budgetYuan: what the agent tools that spend may cost in all in one session, fen (0: none runs). */
+export function agentBudgetFen(get: (key: string) => unknown): Fen {
+  return yuanToFen(num(get('agent.budgetYuan'), 0, 0, 100_000));
+}
+
 /** `get` reads one key below `gpuRent.` (e.g. `budget.monthly`). */
 export function readSettings(get: (key: string) => unknown): Settings {
   const override = get('catalog.overrides');
