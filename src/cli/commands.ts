@@ -29,6 +29,7 @@ const core: Record<string, Loader> = {
   clone: async () => (await import('./commands/clone')).command,
   grab: async () => (await import('./commands/grab')).command,
   schedule: async () => (await import('./commands/schedule')).command,
+  'shutdown-timer': async () => (await import('./commands/shutdown-timer')).command,
   launch: async () => (await import('./commands/launch')).command,
   runs: async () => (await import('./commands/runs')).command,
   notify: async () => (await import('./commands/notify')).command,

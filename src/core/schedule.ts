@@ -213,13 +213,12 @@ export function planAction(action: ScheduleAction, state: string): ActionPlan {
  * Whether a platform can keep a rule's time itself (running while this computer sleeps), and
  * why not. Checked against the real requests: AutoDL Pro's developer API has no timer (a timed
  * shutdown set in the console shows as the list row's `timed_shutdown_at`); the AutoDL
- * console's `/api/v1/instance/timed/shutdown` is described by public clients with two different
- * `shutdown_at` forms (a Beijing "YYYY-MM-DD HH:MM" string, a millisecond timestamp), so it is
- * not sent blind; 阿里云's only timer, ModifyInstanceAutoReleaseTime, and 腾讯云's,
+ * console's `/api/v1/instance/timed/shutdown` arms one shut-down at one time, not a weekly rule
+ * (`gpu-rent shutdown-timer` arms it: core/platforms/timedShutdown.ts); 阿里云's only timer, ModifyInstanceAutoReleaseTime, and 腾讯云's,
  * ImportInstancesActionTimer (TimerAction TerminateInstances only), DESTROY the instance, which
  * no power-off rule asks for; no platform starts an instance on a timer.
  */
-export type NoPlatformTimer = 'noTimedStart' | 'proNoTimerApi' | 'consoleShapeUnverified' | 'releaseOnly' | 'terminateOnly' | 'noTimer';
+export type NoPlatformTimer = 'noTimedStart' | 'proNoTimerApi' | 'oneOffTimer' | 'releaseOnly' | 'terminateOnly' | 'noTimer';
 
 /** Why the platform cannot keep this rule's time (no connector arms a timer today: each reason is a real limit). */
 

@@ -33,7 +33,7 @@ export interface FakeInstance {
   stoppedAt?: string;
   /** AutoDL console: release_at as the console sends it ("2026-04-08 10:00:00"). */
   releaseAt?: string;
-  /** AutoDL Pro: a timed shutdown armed in the console (ISO), sent as the row's timed_shutdown_at {Time, Valid}. */
+  /** AutoDL (Pro and console rows): a timed shutdown armed in the console (ISO), sent as the row's timed_shutdown_at {Time, Valid}; the console's timed/shutdown request sets it. */
   timedShutdownAt?: string;
   /** 阿里云: AutoReleaseTime as DescribeInstances sends it (UTC, "2026-12-05T17:00Z"). */
   autoReleaseTime?: string;
@@ -422,6 +422,18 @@ export class PlatformServer {
       return ok({ ...((env.wallet as { data: Record<string, unknown> }).data), assets: p === 'autodl-pro' ? this.balances.autodlPro : this.balances.autodlWeb, ...(this.walletBlockedLi !== undefined ? { blocked_asset: this.walletBlockedLi } : {}) });
     }
     if (p === 'autodl-web' && path === '/api/v1/user/machine/list' && method === 'POST') return ok(this.machineList(params));
+    // The console's timed shutdown (autodl-web-timed-shutdown.json): epoch milliseconds, null cancels; any
+    // other form is refused here (what the live console does with one is not known), so a client sending
+    // the Python clients' "YYYY-MM-DD HH:MM" string fails its test.
+    if (p === 'autodl-web' && path === '/api/v1/instance/timed/shutdown' && method === 'POST') {
+      const i = find();
+      if (!i) return fail('recordNotFound');
+      const at = params.shutdown_at;
+      if (at === null) i.timedShutdownAt = undefined;
+      else if (typeof at === 'number' && Number.isSafeInteger(at) && at > 0) i.timedShutdownAt = new Date(at).toISOString().replace(/\.\d+Z$/, 'Z');
+      else return fail('requestParameterIsWrong');
+      return ok(null);
+    }
     if (p === 'autodl-web' && path === '/api/v1/instance/detail' && method === 'GET') {
       const i = find();
       return i ? ok(this.webDetail(i)) : fail('recordNotFound');
@@ -484,6 +496,8 @@ export class PlatformServer {
       ...(i.gpuName !== undefined ? { snapshot_gpu_alias_name: i.gpuName } : {}),
       stopped_at: PlatformServer.timeField(stopped ? i.stoppedAt : undefined),
       ...(stopped && i.releaseAt ? { release_at: i.releaseAt } : {}),
+      // As the captured console row sends it (autodl-web-list-row-capture.json).
+      timed_shutdown_at: PlatformServer.timeField(i.timedShutdownAt),
       // The login fields of the captured console row (autodl-web-list-row-capture.json), loopback values.
       ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
       proxy_host: '127.0.0.1',

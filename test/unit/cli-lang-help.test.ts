@@ -29,6 +29,7 @@ import { command as stock } from '../../src/cli/commands/stock';
 import { command as storage } from '../../src/cli/commands/storage';
 import { command as forward } from '../../src/cli/commands/forward';
 import { command as grab } from '../../src/cli/commands/grab';
+import { command as shutdownTimer } from '../../src/cli/commands/shutdown-timer';
 import { command as mcp } from '../../src/cli/commands/mcp';
 import { command as stop } from '../../src/cli/commands/stop';
 import { command as sync } from '../../src/cli/commands/sync';
@@ -37,7 +38,7 @@ import { runCli } from '../support/cli';
 const CJK = /[\u4e00-\u9fff]/;
 const ZH = { LC_ALL: '', LC_MESSAGES: '', LANG: 'zh_CN.UTF-8' };
 const EN = { LC_ALL: '', LC_MESSAGES: '', LANG: 'C.UTF-8' };
-const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, runs, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, launch, clone, grab, notify, storage, forward, mcp, ...guardCommands];
+const ALL: CliCommand[] = [platforms, quote, advise, smi, diagnose, doctor, probe, run, runs, jobs, logs, stop, sync, accounts, instances, powerOn, powerOff, release, balance, stock, push, create, schedule, shutdownTimer, launch, clone, grab, notify, storage, forward, mcp, ...guardCommands];
 
 const io: CliIO = { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', env: EN, isTTY: false };
 

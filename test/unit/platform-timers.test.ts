@@ -58,7 +58,7 @@ describe('platform timers: AutoDL timed shutdown and 阿里云 auto-release, rea
   it('no rule is armed on a platform, each for its real reason (a start has no timer; the clouds’ timers destroy the instance)', () => {
     assert.strictEqual(noPlatformTimer('autodl-pro', 'power-on'), 'noTimedStart');
     assert.strictEqual(noPlatformTimer('autodl-pro', 'power-off'), 'proNoTimerApi');
-    assert.strictEqual(noPlatformTimer('autodl-web', 'no-gpu'), 'consoleShapeUnverified');
+    assert.strictEqual(noPlatformTimer('autodl-web', 'no-gpu'), 'oneOffTimer');
     assert.strictEqual(noPlatformTimer('aliyun-ecs', 'power-off'), 'releaseOnly');
     assert.strictEqual(noPlatformTimer('tencent-cvm', 'power-off'), 'terminateOnly');
   });

@@ -5,6 +5,7 @@
 // Pro: the list row says state, spec and stop time; the snapshot says card, price and login, and
 // is read once per instance and again only when its state changes. Console: the list says state
 // and login. Power actions are never retried.
+import { timedShutdownBody } from '../../core/platforms/timedShutdown';
 import { operationSignal } from '../../remote/util/deadline';
 import { autodlBalance, autodlInstance, autodlLogin, autodlPage, envelopeOf, isSuccess, withAutodlSnapshot } from '../../core/platforms/autodl';
 import { classifyFailure } from '../../core/platforms/errors';
@@ -301,6 +302,10 @@ export class AutodlWebConnector extends AutodlBase {
   /** `POST /api/v1/user/machine/list`: one page of hosts. */
   async machineList(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     return this.call('POST', '/api/v1/user/machine/list', body, { signal });
+  }
+  /** `POST /api/v1/instance/timed/shutdown` (core/platforms/timedShutdown.ts): arms the console's timed shutdown at `at` (epoch seconds), or cancels it (null). Sent once. */
+  async timedShutdown(ref: string, at: number | null, signal?: AbortSignal): Promise<void> {
+    await this.call('POST', '/api/v1/instance/timed/shutdown', timedShutdownBody(ref, at), { signal });
   }
   /** `POST /api/v1/order/instance/clone/payg`: `data` is the new instance's uuid. Sent once, never retried here. */
   async cloneOrder(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {

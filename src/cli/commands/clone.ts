@@ -17,6 +17,7 @@ import { helpLang, t } from '../words';
 import { failureLine } from './accounts';
 import { pinHostKey } from './create';
 import { findPlatformInstance } from './power';
+import { armAndSay, timerWhen } from './shutdown-timer';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)', zh: '实例所属的账号（可能属于多个账号时）' },
@@ -24,12 +25,13 @@ const specs = {
   name: { type: 'string', valueName: 'N', description: 'the clone\'s name (default the instance\'s name with -clone). A clone is looked for by it: run the same command again to retry safely', zh: '克隆实例的名称（默认实例名加 -clone）。克隆按名称查找：再运行同一条命令即可安全重试' },
   yes: { type: 'boolean', description: 'clone it (without it, only the hosts and their cost are shown)', zh: '执行克隆（不加时只显示可选主机及费用）' },
   wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 0, max: 7200, description: 'how long to wait for the clone to leave cloning (default 900: the data disk is copied first; 0: do not wait)', zh: '等待克隆完成的秒数（默认 900：先要复制数据盘；0：不等待）' },
+  'shutdown-in': { type: 'string', valueName: 'DURATION', description: "arm the platform's timed shutdown of the clone once it runs, this long after (90m, 3h): it runs while this machine sleeps (gpu-rent shutdown-timer)", zh: '克隆实例运行后，设定平台的定时关机，在这段时间之后（90m、3h）：本机休眠时也会执行（gpu-rent shutdown-timer）' },
   'no-pin': { type: 'boolean', description: 'do not connect once to pin the clone\'s host key', zh: '不连接一次去记住克隆实例的主机密钥' },
   json: { type: 'boolean', description: 'print JSON', zh: '以 JSON 输出' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent clone INSTANCE [--account ID] [--machine ID] [--name N] [--wait SECONDS] [--yes] [--json]';
+const USAGE = 'gpu-rent clone INSTANCE [--account ID] [--machine ID] [--name N] [--wait SECONDS] [--shutdown-in DURATION] [--yes] [--json]';
 
 /** One sentence per refusal, with what to do. */
 export function cloneRefusalLine(r: CloneRefusal, lang: CliLang): string {
@@ -125,6 +127,8 @@ export const command: CliCommand = {
     const target = positionals[0];
     if (!target) throw new UsageError('expects INSTANCE (gpu-rent instances lists them)', '需要 INSTANCE（gpu-rent instances 会列出）');
     const json = flags.json === true;
+    // Checked before anything is sent: a bad duration never leaves a clone without its timer.
+    const shutdownIn = flags['shutdown-in'] !== undefined ? timerWhen({ in: flags['shutdown-in'] }, 0) : undefined;
     const fail = (code: string, en: string, zh: string, exit = 1) => {
       if (json) io.stdout(jsonError(code, en));
       io.stderr(`gpu-rent clone: ${lang === 'zh-cn' ? zh : en}\n`);
@@ -189,8 +193,17 @@ export const command: CliCommand = {
     io.stderr(forTerminal(`  ${t(lang, '{0} stays, shut down, billing its paid data disk (if any) until you release it in the console', '{0} 会保留（关机状态），其付费数据盘（如有）继续计费，直到你在控制台释放它', inst.name)}`) + '\n');
     // Waited for and still copying: not "cloned". Exit 4 says the wait ran out (0: --wait 0 asked not to wait).
     const pending = !o.settled;
-    const code = pending && waitS > 0 ? 4 : 0;
-    if (json) io.stdout(jsonForTerminal({ ...base, ref: o.ref, name: o.name, outcome: pending ? 'cloning' : 'cloned', recovered: o.recovered, settled: o.settled, state: o.rawState, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user, password: o.login.password !== undefined } : null, ...(hostKey ? { hostKey } : {}) }, 2) + '\n');
+    // The timed shutdown at create: armed once the clone runs (the platform refuses one on an instance still cloning).
+    let timer: { ok: boolean; en: string } | undefined;
+    if (shutdownIn !== undefined) {
+      const now = Math.floor(Date.now() / 1000);
+      if (pending) timer = { ok: false, en: 'the clone is not running yet: no timed shutdown armed (gpu-rent shutdown-timer once it runs)' };
+      else timer = await armAndSay(io, c, o.ref, o.name, now + shutdownIn, now, lang, PLATFORM_NAMES[a.account.kind]);
+      if (pending) io.stderr(`  ${t(lang, timer.en, '克隆实例尚未运行：没有设定定时关机（运行后用 gpu-rent shutdown-timer）')}
+`);
+    }
+    const code = pending && waitS > 0 ? 4 : timer && !timer.ok ? 1 : 0;
+    if (json) io.stdout(jsonForTerminal({ ...base, ref: o.ref, name: o.name, outcome: pending ? 'cloning' : 'cloned', recovered: o.recovered, settled: o.settled, state: o.rawState, ...(timer ? { shutdownTimer: { ok: timer.ok, message: timer.en } } : {}), login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user, password: o.login.password !== undefined } : null, ...(hostKey ? { hostKey } : {}) }, 2) + '\n');
     else if (pending) io.stdout(`${forTerminal(o.ref)}: ${t(lang, 'clone started, not finished ({0})', '克隆已开始，尚未完成（{0}）', forTerminal(o.rawState || '?'))}\n`);
     else io.stdout(`${forTerminal(o.ref)}: ${o.recovered ? t(lang, 'cloned (found by name)', '已克隆（按名称找到）') : t(lang, 'cloned', '已克隆')}, ${forTerminal(o.rawState)}\n`);
     return code;

@@ -53,7 +53,7 @@ const words = (lang: CliLang, a: ScheduleAction): string => (lang !== 'zh-cn' ? 
 const NO_TIMER: Record<NoPlatformTimer, string> = {
   noTimedStart: 'no platform starts an instance on a timer',
   proNoTimerApi: 'AutoDL Pro\'s developer API has no timed-shutdown request (set one in the AutoDL console: it shows here once armed)',
-  consoleShapeUnverified: 'the AutoDL console\'s timed shutdown (/api/v1/instance/timed/shutdown) is described by public clients with two different time formats, so gpu-rent does not send it blind (set it in the console: it shows here once armed)',
+  oneOffTimer: 'the AutoDL console\'s timed shutdown is one shut-down at one time, not a weekly rule (gpu-rent shutdown-timer INSTANCE --at "YYYY-MM-DD HH:MM" arms one; it shows here once armed)',
   releaseOnly: '阿里云\'s only timer is the auto-release time (ModifyInstanceAutoReleaseTime), which RELEASES the instance, disks and all: not used for a shut-down',
   terminateOnly: '腾讯云\'s only timer (ImportInstancesActionTimer) is TerminateInstances, which DESTROYS the instance: not used for a shut-down',
   noTimer: 'the platform offers no timer through its API',
@@ -62,7 +62,7 @@ const NO_TIMER: Record<NoPlatformTimer, string> = {
 const NO_TIMER_ZH: Record<NoPlatformTimer, string> = {
   noTimedStart: '没有平台支持定时开机',
   proNoTimerApi: 'AutoDL Pro 的开发者 API 没有定时关机请求（请在 AutoDL 控制台设置：设好后会显示在这里）',
-  consoleShapeUnverified: 'AutoDL 控制台的定时关机（/api/v1/instance/timed/shutdown）在公开客户端里有两种不同的时间格式，所以 gpu-rent 不会盲目发送（请在控制台设置：设好后会显示在这里）',
+  oneOffTimer: 'AutoDL 控制台的定时关机只是某一时刻的一次关机，不是每周的规则（用 gpu-rent shutdown-timer INSTANCE --at "YYYY-MM-DD HH:MM" 设定一次；设好后会显示在这里）',
   releaseOnly: '阿里云唯一的定时器是自动释放时间（ModifyInstanceAutoReleaseTime），它会释放实例及全部磁盘：不用于关机',
   terminateOnly: '腾讯云唯一的定时器（ImportInstancesActionTimer）是 TerminateInstances，它会销毁实例：不用于关机',
   noTimer: '平台的 API 不提供定时器',

@@ -115,11 +115,11 @@ export interface PlatformDescriptor {
   /** The platform's own stop timer, named for `gpu-rent schedule` (it runs while this machine sleeps). */
   stopTimer?: string;
   /**
-   * Why gpu-rent does not arm that timer itself (core/schedule.ts noPlatformTimer): no timer
-   * request in the API, a request whose form public clients disagree on, or a timer that
-   * releases / terminates the instance rather than stopping it.
+   * Why a schedule rule is not kept by that timer (core/schedule.ts noPlatformTimer): no timer
+   * request in the API, a timer for one time only (AutoDL's console: `gpu-rent shutdown-timer`),
+   * or a timer that releases / terminates the instance rather than stopping it.
    */
-  stopTimerLimit: 'proNoTimerApi' | 'consoleShapeUnverified' | 'releaseOnly' | 'terminateOnly' | 'noTimer';
+  stopTimerLimit: 'proNoTimerApi' | 'oneOffTimer' | 'releaseOnly' | 'terminateOnly' | 'noTimer';
   /** The console clones an instance onto another host with a free card, its data disk copied (core/platforms/autodlClone.ts). */
   clone?: true;
   /** Stock is read for the regions the account's instances name (no region list in the API). */
@@ -160,7 +160,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
   },
   'autodl-web': {
     kind: 'autodl-web',
-    stopTimerLimit: 'consoleShapeUnverified',
+    stopTimerLimit: 'oneOffTimer',
     catalogPlatform: 'autodl',
     name: { en: 'AutoDL (console token, experimental)', zh: 'AutoDL（控制台令牌，实验性）' },
     experimental: {
