@@ -4,6 +4,7 @@
 // not a default that nothing writes to. Each folder is compared with its local copy; a folder
 // the login cannot read is named as such ("cannot read"), apart from a box that cannot be
 // reached at all ("cannot reach"). Used by both release commands of the extension.
+import { taskOrSweepRun } from '../core/task/sweep';
 import { readdir } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { findCheckpoints, newestFirst } from '../core/checkpoints';
@@ -78,7 +79,8 @@ export async function launchFoldersOf(inst: Pick<Instance, 'platformRef' | 'logi
     }
     if (!s || !launchUsedInstance(s, inst)) continue;
     const tf = await readTaskFile(resolve(s.file, '..'), s.file).catch(() => undefined);
-    const task = tf?.ok ? tf.tasks.find((t) => t.name === s.task) : undefined;
+    // A sweep's run (lora-3) is found through its sweep: its own workdir and checkpoint folders.
+    const task = tf?.ok ? taskOrSweepRun(tf.tasks, s.task) : undefined;
     if (!task) {
       log(`release check: the task file ${s.file} of launch ${s.task} could not be read: its checkpoints folder is not known`);
       continue;

@@ -5,7 +5,8 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { parseTaskFile } from '../../src/core/task/schema';
-import { combinations, laneDevices, memberTask, planSweep, substitute, SWEEP_WORD_RE, sweepValueProblem } from '../../src/core/task/sweep';
+import { combinations, laneDevices, memberTask, planSweep, substitute, SWEEP_WORD_RE, sweepValueProblem, taskOrSweepRun } from '../../src/core/task/sweep';
+import { launchTask } from '../../src/app/launch/run';
 import type { Task } from '../../src/core/task/types';
 import { taskFileErrorLines } from '../../src/app/launch/taskFile';
 import { memberTaskOf, sweepExitCode, type SweepState } from '../../src/app/launch/sweep';
@@ -115,6 +116,18 @@ describe('sweeps: matrix in the task file', () => {
     assert.equal(np.slots[0]!.instance.kind, 'new');
     assert.equal(np.maxParallel, 4, 'new boxes: at most 4 at once unless max_parallel says');
     assert.deepEqual(np.endCarrier, [undefined], 'each run its own new box, its own end');
+  });
+
+  it('a sweep run is found by its name (the release check reads its checkpoint folders); a sweep is never launched as one task', async () => {
+    const t = one([...BASE, 'matrix: {lr: [1e-4, 3e-4], rank: [8, 16]}'].join('\n'));
+    const r3 = taskOrSweepRun([t], 'lora-3');
+    assert.equal(r3?.run, 'python train.py --lr 0.0003 --rank 8 --out ckpt');
+    assert.equal(r3?.remoteWorkdir, '~/gpu-rent/lora-3');
+    assert.equal(r3?.checkpoints?.local, './ckpt-home/lora-3');
+    assert.equal(taskOrSweepRun([t], 'lora-5'), undefined);
+    assert.equal(taskOrSweepRun([t], 'lora-03'), undefined);
+    assert.equal(taskOrSweepRun([t], 'lora'), t);
+    await assert.rejects(launchTask({ file: '/nowhere/gpu-rent.yaml', task: t, smoke: false, resume: false, yes: false }, { configHome: '/nowhere', connectOptions: () => ({}) as never, accounts: async () => [] }), /lora is a sweep \(matrix: lr, rank\): run it with gpu-rent launch/);
   });
 
   it('the sweep’s exit status: a box still billing first, then a failed run, then a budget stop', () => {

@@ -50,6 +50,8 @@ export function taskDigest(task: Task): string {
 export async function launchTask(o: LaunchOptions, host: LaunchHost): Promise<LaunchState> {
   const now = host.now ?? (() => Date.now() / 1000);
   const task = o.task;
+  // A task with matrix: is a sweep (sweep.ts drives one launch per run); launched as one task its {lr} would reach the shell as written.
+  if (task.sweep) throw new Error(`${task.name} is a sweep (matrix: ${task.sweep.matrix.map(([k]) => k).join(', ')}): run it with gpu-rent launch, which launches each of its runs`);
   const path = statePath(host.configHome, o.file, task.name);
   const lock = lockLaunch(path);
   if ('busy' in lock) throw new LaunchError('busy', `another gpu-rent (pid ${lock.busy.pid}) is driving the launch of ${task.name} now`);

@@ -247,3 +247,16 @@ export function planSweep(task: Task, runs: number): SweepPlan {
 export function laneDevices(lane: number, gpusPerRun: number): string {
   return Array.from({ length: gpusPerRun }, (_, i) => lane * gpusPerRun + i).join(',');
 }
+
+/** The task of this name in a file, or the sweep run of that name (lora-3: its values, workdir and checkpoint folders). */
+export function taskOrSweepRun(tasks: readonly Task[], name: string): Task | undefined {
+  const plain = tasks.find((t) => t.name === name);
+  if (plain) return plain;
+  for (const t of tasks) {
+    if (!t.sweep || !name.startsWith(`${t.name}-`)) continue;
+    const index = Number(name.slice(t.name.length + 1));
+    const combos = combinations(t.sweep.matrix);
+    if (Number.isInteger(index) && index >= 1 && index <= combos.length && memberName(t.name, index) === name) return memberTask(t, index, combos[index - 1]!);
+  }
+  return undefined;
+}
