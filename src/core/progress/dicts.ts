@@ -79,6 +79,19 @@ export function logDict(line: string, d: Map<string, number | string>, source: P
   delete scalars['global_step'];
   delete scalars['num_updates'];
   delete scalars['train_num_updates'];
+  // A dict printed as a loss's value (faceswap's `loss: {'a': 0.0078, 'b': 0.0299}`): its parts, no total; the first is the run's loss.
+  if (!Object.keys(scalars).some(isLossKey)) {
+    const open = Math.max(line.lastIndexOf("{'"), line.lastIndexOf('{"'));
+    if (open > 0 && /\blosse?s?\s{0,2}[:=]\s{0,2}$/i.test(line.slice(Math.max(0, open - 24), open))) {
+      for (const v of d.values()) {
+        const num = numberOf(v);
+        if (num !== undefined) {
+          scalars.loss = num;
+          break;
+        }
+      }
+    }
+  }
   // accelerate's examples: `epoch 0: {'accuracy': 0.75, 'f1': 0.83}`
   const ep = /^\s*epoch\s+(\d{1,6})\s*:/i.exec(line);
   if (ep && r.epoch === undefined) r.epoch = Number(ep[1]);

@@ -229,7 +229,9 @@ export function generalLine(line: string): LineReading | null {
   // Keras redraws joined on one line: the loss printed after the last bar.
   const loss = pickLoss(kerasAt >= 0 && losses.some((c) => c.at > kerasAt) ? losses.filter((c) => c.at > kerasAt) : losses);
   // A bare step value is progress only beside a loss, a rate or an epoch (`Dumping profiler traces at step 200` is not).
-  if (step && step.total === undefined && !loss && rate === undefined && !epoch && !throughput) step = undefined;
+  // …or as a line's closing `key: value` report of the step itself (faceswap's `INFO     iterations: 29107`, BERT's `  global_step = 20`).
+  const report = step !== undefined && step.at === t.length - 1 && (t[step.at - 1]?.text === ':' || t[step.at - 1]?.text === '=') && STEP_REPORT.has((t[step.at - 2]?.text ?? '').toLowerCase());
+  if (step && step.total === undefined && !loss && rate === undefined && !epoch && !throughput && !report) step = undefined;
   if (step) {
     r.step = step.v;
     if (step.total !== undefined && step.total > 0 && step.total >= step.v) r.total = step.total;
@@ -254,6 +256,9 @@ export function generalLine(line: string): LineReading | null {
   if (r.step === undefined && !loss) return null;
   return r;
 }
+
+/** The words a line may end on with the step's value alone (`iterations: 29107`): the step itself, never a setting (`logging_steps = 10`). */
+const STEP_REPORT = new Set(['step', 'global_step', 'iter', 'iteration', 'iterations']);
 
 const KIND_ORDER: Kind[] = ['step', 'iter', 'update', 'batch', 'inner'];
 
