@@ -300,7 +300,7 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   // Agent tools (VS Code 1.95+; nothing on an older one): gpu-rent mcp's tools, run by the bundled CLI.
   const lmApi = lmToolApi(vscode);
-  if (lmApi) subs.push(...registerAgentTools({ ...lmApi, run: bundledCli(context.asAbsolutePath('dist/cli.js')), budgetFen: () => agentBudgetFen((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k)), l10n: vscode.l10n, markdown: () => new vscode.MarkdownString() }));
+  if (lmApi) subs.push(...registerAgentTools({ ...lmApi, run: bundledCli(context.asAbsolutePath('dist/cli.js'), () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath), budgetFen: () => agentBudgetFen((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k)), l10n: vscode.l10n, markdown: () => new vscode.MarkdownString() }));
   log.info(`activated; ${store.list().length} instances`);
 }
 

@@ -28,10 +28,11 @@ interface LmResultApi {
 const MAX_OUTPUT = 4 * 1024 * 1024;
 
 /** The bundled CLI as a child of VS Code's own runtime (ELECTRON_RUN_AS_NODE makes Electron a Node). */
-export function bundledCli(cliPath: string, execPath = process.execPath): RunCommand {
+export function bundledCli(cliPath: string, cwd: () => string | undefined = () => undefined, execPath = process.execPath): RunCommand {
   return (argv) =>
     new Promise<CommandRun>((resolve) => {
-      const p = spawn(execPath, [cliPath, ...argv], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANG: 'C.UTF-8', LC_ALL: '', LC_MESSAGES: '' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      // In the workspace folder, as a terminal there would be: launch finds gpu-rent.yaml where the user keeps it.
+      const p = spawn(execPath, [cliPath, ...argv], { cwd: cwd(), env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', LANG: 'C.UTF-8', LC_ALL: '', LC_MESSAGES: '' }, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
       let stdout = '';
       let stderr = '';
       p.stdout.on('data', (c: Buffer) => void (stdout.length < MAX_OUTPUT && (stdout += c.toString('utf8'))));

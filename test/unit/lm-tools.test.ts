@@ -5,7 +5,9 @@
 // run with --yes only after VS Code's confirmation. The runner is a recording stand-in for the bundled
 // CLI (whose commands integration/mcp drives for real).
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AGENT_TOOLS, lmToolName, type CommandRun } from '../../src/app/agentTools';
 import { bundledCli, lmToolApi, registerAgentTools, type LmTool } from '../../src/extension/lmTools';
 import { CLI } from '../support/cli';
@@ -148,6 +150,18 @@ describe('VS Code language model tools', () => {
     const doc = JSON.parse(/<untrusted-data source="the gpu-rent catalog">\n([\s\S]*)\n<\/untrusted-data>/.exec(t)![1]!) as { input: { card: string }; rows: { platform: string }[] };
     assert.equal(doc.input.card, 'rtx4090');
     assert.ok(doc.rows.some((r) => /autodl/i.test(r.platform)));
+  });
+
+  it("the bundled CLI runs in the workspace folder: launch_status finds the folder's gpu-rent.yaml", async function () {
+    this.timeout(30000);
+    const dir = mkdtempSync(join(tmpdir(), 'gpu-rent-lm-'));
+    try {
+      writeFileSync(join(dir, 'gpu-rent.yaml'), 'name: inworkspace\ninstance: root@127.0.0.1:2222\nrun: python3 train.py\n');
+      const r = await bundledCli(CLI, () => dir)(['launch', '--status', '--json']);
+      assert.match(r.stdout + r.stderr, /inworkspace/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('on a VS Code without the tool API (1.85), nothing is offered', () => {
