@@ -1,4 +1,4 @@
-// Scores the reader on a held-out folder of real excerpts (test/fixtures/training-logs/heldout5/{aside,dev,fresh,fresh2,fresh3,fresh4,fresh5/aside,fresh5/dev}):
+// Scores the reader on a held-out folder of real excerpts (test/fixtures/training-logs/heldout5/{aside,dev,fresh,fresh2,fresh3,fresh4,fresh5/aside,fresh5/dev,fresh6}):
 // per field, how many excerpts whose truth names a value get exactly that value, and how many
 // invent one where the truth says the log prints none. `npx tsx test/support/scoreHeldout.ts [aside|dev|fresh|…|fresh5]`
 // (a folder without its own truth.json, like fresh5, is scored part by part).
@@ -88,7 +88,7 @@ export function scoreLine(s: Score): string {
 }
 
 if (require.main === module) {
-  const args = process.argv.slice(2).length ? process.argv.slice(2) : ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4', 'fresh5'];
+  const args = process.argv.slice(2).length ? process.argv.slice(2) : ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4', 'fresh5', 'fresh6'];
   const subs = args.flatMap((a) => (existsSync(join(HELDOUT5, a, 'truth.json')) ? [a] : readdirSync(join(HELDOUT5, a)).sort().map((c) => `${a}/${c}`)));
   for (const sub of subs) {
     const s = scoreFolder(join(HELDOUT5, sub));

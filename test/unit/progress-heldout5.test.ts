@@ -12,7 +12,7 @@ describe('progress on held-out set 5', () => {
   it('every excerpt has a SOURCES.md row with its URL (or the issue it quotes) and a truth', () => {
     const sources = readFileSync(join(HELDOUT5, 'SOURCES.md'), 'utf8');
     let n = 0;
-    for (const sub of ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4', 'fresh5/aside', 'fresh5/dev']) {
+    for (const sub of ['aside', 'dev', 'fresh', 'fresh2', 'fresh3', 'fresh4', 'fresh5/aside', 'fresh5/dev', 'fresh6']) {
       const truth = JSON.parse(readFileSync(join(HELDOUT5, sub, 'truth.json'), 'utf8')) as Record<string, unknown>;
       const files = readdirSync(join(HELDOUT5, sub)).filter((f) => f.endsWith('.log'));
       assert.deepEqual(Object.keys(truth).sort(), files.sort(), `${sub}: truth.json names exactly the files`);
@@ -58,6 +58,12 @@ describe('progress on held-out set 5', () => {
     for (const k of ['step', 'total', 'loss', 'epoch'] as const) assert.equal(dev[k].invented, 0, `${k}: ${dev[k].misses.join('; ')}`);
     const aside = scoreFolder(join(HELDOUT5, 'fresh5', 'aside'));
     assert.ok(aside.step.right >= 11 && aside.total.right >= 6 && aside.loss.right >= 15 && aside.causes.right >= 1, scoreLine(aside));
+  });
+
+  it('fresh6 (collected after the fresh5 changes, kept untouched: scored as collected step 6/10, total 1/1, loss 7/10): not worse, nothing invented', () => {
+    const s = scoreFolder(join(HELDOUT5, 'fresh6'));
+    assert.ok(s.step.right >= 6 && s.total.right >= 1 && s.loss.right >= 7, scoreLine(s));
+    for (const k of ['step', 'total', 'loss'] as const) assert.equal(s[k].invented, 0, `${k}: ${s[k].misses.join('; ')}`);
   });
 
   it('the loose tables, the evaluation banner and the epoch-only lines fresh5 taught', () => {
