@@ -133,6 +133,34 @@ describe('gpu-rent launch: a sweep (real sshd boxes, real Python loops)', functi
     for (const m of ['killed-1', 'killed-2', 'killed-3']) assert.deepEqual(readdirSync(join(dir, 'ckpt-home', m)).filter((n) => n.startsWith('step-')).sort(), ['step-0008', 'step-0016', 'step-0024'], m);
   });
 
+  it('gpus_per_run: two runs side by side on one two-GPU box (a real 2× RTX 2070 nvidia-smi capture), each with its own CUDA_VISIBLE_DEVICES', async () => {
+    a.setNvidiaSmi('rtx2070_x2_driver590.44.01_q.xml');
+    try {
+      const dir = repo('lanes', [
+        'name: lanes',
+        'resources: {gpus: 2}',
+        `instance: "${login(a)}"`,
+        'run: date +%s.%N > started && echo "$CUDA_VISIBLE_DEVICES" > devices && python3 train.py --out ckpt && date +%s.%N > ended',
+        'env: {STEPS: "8", EVERY: "4", DELAY: "0.4", SEED: "{seed}"}',
+        'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+        'price_yuan_per_hour: 3',
+        'end: none',
+        'gpus_per_run: 1',
+        'matrix: {seed: [1, 2]}',
+      ].join('\n') + '\n');
+      const r = await launch(dir, []);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const read = (m: string, f: string) => readFileSync(join(a.home, 'gpu-rent', m, f), 'utf8').trim();
+      assert.deepEqual([read('lanes-1', 'devices'), read('lanes-2', 'devices')], ['0', '1']);
+      // Side by side: the second started before the first ended.
+      assert.ok(Number(read('lanes-2', 'started')) < Number(read('lanes-1', 'ended')), 'the two runs overlapped');
+      assert.match(r.stdout, /lanes-1 .*127\.0\.0\.1:\d+ gpu 0/);
+      assert.match(r.stdout, /lanes-2 .*127\.0\.0\.1:\d+ gpu 1/);
+    } finally {
+      a.setNvidiaSmi('rtx4090_driver535.86.05_q.xml');
+    }
+  });
+
   it('a failed run does not stop the others; with fail_fast: true no further run starts', async () => {
     const yaml = (failFast: boolean) => [
       `name: ${failFast ? 'ffs' : 'ff'}`,

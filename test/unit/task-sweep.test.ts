@@ -105,6 +105,7 @@ describe('sweeps: matrix in the task file', () => {
     assert.deepEqual(first.instances, [{ kind: 'ssh', login: 'root@a.example:22' }]);
     assert.equal(first.end, 'none');
     assert.equal(first.budgetFen, 500);
+    assert.deepEqual(planSweep({ ...t, end: 'none' }, 3).endCarrier, [undefined, undefined], 'end: none: no run waits for the others');
     const g = one([...BASE, 'instance: "root@a.example:22"', 'resources: {gpus: 4}', 'gpus_per_run: 2', 'matrix: {lr: [1, 2, 3], rank: [8]}'].join('\n'));
     const gp = planSweep(g, 3);
     assert.equal(gp.slots[0]!.lanes, 2);

@@ -236,7 +236,8 @@ export function planSweep(task: Task, runs: number): SweepPlan {
   const hasNew = slots.some((sl) => sl.instance.kind === 'new');
   const maxParallel = Math.max(1, Math.min(runs, s.maxParallel ?? (hasNew ? boxLanes + 4 : boxLanes)));
   const endCarrier = slots.map((sl, k) => {
-    if (sl.instance.kind === 'new') return undefined;
+    // end: none turns nothing off: no run need wait for the others on its box.
+    if (sl.instance.kind === 'new' || task.end === 'none') return undefined;
     const mine = slotOf.flatMap((x, i) => (x === k ? [i] : []));
     return mine.length > 1 ? mine[mine.length - 1] : undefined;
   });
