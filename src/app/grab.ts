@@ -8,7 +8,7 @@
 // mend ends the watch at once. The target's lock (the instance's power-on lock; for a create its
 // name) is held for the whole watch: never two grabs, nor a grab and a power-on, for one target.
 import { nextDelayMs, waitVerdict, type WaitVerdict } from '../core/platforms/gpuWait';
-import { closestWhy, grabCreateLockKey, GRAB_MIN_INTERVAL_MS, judgeStock, priceVerdict, regionAllowed, regionsFor, type GrabAction, type GrabLimits, type GrabWhy, type Offer } from '../core/platforms/grab';
+import { closestWhy, grabCreateLockKey, GRAB_MIN_INTERVAL_MS, regionFamily, judgeStock, priceVerdict, regionAllowed, regionsFor, type GrabAction, type GrabLimits, type GrabWhy, type Offer } from '../core/platforms/grab';
 import { isCloneRefusal, type CloneCandidate, type CloneRefusal } from '../core/platforms/autodlClone';
 import { isRefusal, type CreateRefusal } from '../core/platforms/create';
 import { descriptorOf } from '../core/platforms/descriptors';
@@ -189,7 +189,7 @@ async function readOffers(a: GrabAccount, o: GrabOptions): Promise<{ offers: Off
   const c = a.connector;
   const then = o.then;
   if (then.action === 'clone') return cloneOffers(a, then.instance, o);
-  const kind = c.kind === 'autodl-pro' || c.kind === 'autodl-web' ? 'autodl' : c.kind === 'aliyun-ecs' || c.kind === 'tencent-cvm' ? 'cloud' : 'other';
+  const kind = regionFamily(c.kind);
   if (then.action === 'start' && !hasStock(c)) {
     // No stock read for this platform: the power-on itself is the check (as power-on --wait-for-gpu).
     const inst = then.instance;

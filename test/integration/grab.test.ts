@@ -111,7 +111,7 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
   it('a price above the limit: never acts, says why; a price the platform does not say is never taken under a limit', async () => {
     // 腾讯云 DescribeZoneInstanceConfigInfos: GN7.2XLARGE32 on sale at 8.68 yuan/h (stock-bodies.json).
     const tc = { ...env, TENCENTCLOUD_SECRET_ID: s.creds.tencentSecretId, TENCENTCLOUD_SECRET_KEY: 'tc-secret', TENCENTCLOUD_REGION: 'ap-guangzhou' };
-    const r = await run(['grab', '--card', 'GN7.2XLARGE32', '--regions', 'ap-guangzhou', '--max-price', '5', '--account', 'env-tencent-cvm', '--then', 'create', '--image', 'img-x', '--wait', '1', '--yes'], tc);
+    const r = await run(['grab', '--card', 'GN7.2XLARGE32', '--regions', 'ap-guangzhou', '--max-price', '5', '--account', 'env-tencent-cvm', '--then', 'create', '--image', 'img-x', '--wait', '4', '--yes'], tc);
     assert.strictEqual(r.code, 1, r.stderr);
     assert.match(r.stderr, /GN7\.2XLARGE32 \(GPU计算型GN7\) in ap-guangzhou-3 is free at ¥8\.68\/h, above your limit of ¥5\.00\/h: not taken/);
     assert.match(r.stderr, /no card within the limits after \d+ s \(\d+ rounds\); last: .*above your limit.*; nothing was done/);
@@ -123,6 +123,16 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     assert.strictEqual(pro.code, 1, pro.stderr);
     assert.match(pro.stderr, /the platform quoted no price: not taken under your limit/);
     assert.strictEqual(s.sent('autodl-pro', CREATE).length, 0);
+  });
+
+  it('a region no account watched has (a misspelt data center) is said at once, nothing is read; --platform limits the accounts', async () => {
+    const r = await run(['grab', '--card', '4090D', '--regions', 'westdc2', '--then', 'create', '--image', 'base-image-12be412037', '--yes'], env);
+    assert.strictEqual(r.code, 1, r.stderr);
+    assert.match(r.stderr, /not watched: env-autodl-pro \(none of --regions is one of its data centers or regions; AutoDL data centers: westDC2, /);
+    const other = await run(['grab', '--card', '4090D', '--platform', 'tencent', '--then', 'create', '--image', 'base-image-12be412037', '--yes'], env);
+    assert.strictEqual(other.code, 1, other.stderr);
+    assert.match(other.stderr, /no account that creates instances/);
+    assert.strictEqual(s.requests.length, 0, 'nothing read');
   });
 
   it('a rate-limit reply backs off (the next read waits longer than the floor would), then it acts', async () => {

@@ -2,7 +2,7 @@
 // reason said when none does, the price rule (an unknown price never passes a limit), the regions
 // each platform is asked, the create's default name.
 import { strict as assert } from 'node:assert';
-import { closestWhy, grabCreateName, judgeStock, priceVerdict, regionsFor, type GrabLimits } from '../../src/core/platforms/grab';
+import { closestWhy, grabCreateName, judgeStock, priceVerdict, regionsFor, watchesRegions, type GrabLimits } from '../../src/core/platforms/grab';
 import { CREATE_NAME } from '../../src/core/platforms/create';
 import type { StockRow } from '../../src/core/platforms/stock';
 
@@ -44,6 +44,9 @@ describe('grab: regions and names', () => {
     const named = ['westDC2', 'ap-guangzhou-3', 'cn-hangzhou', 'cn-hangzhou-i'];
     assert.deepEqual(regionsFor('autodl', named), ['westDC2']);
     assert.deepEqual(regionsFor('cloud', named), ['ap-guangzhou', 'cn-hangzhou']);
+  });
+  it('an account is watched only when a region named is one of its own (or none is named)', () => {
+    assert.deepEqual([watchesRegions('autodl-pro', ['westDC2']), watchesRegions('autodl-pro', ['westdc2']), watchesRegions('tencent-cvm', ['westDC2']), watchesRegions('tencent-cvm', ['ap-guangzhou-3']), watchesRegions('aliyun-ecs', [])], [true, false, false, true, true]);
   });
   it('the create name is one per card and GPU count, and a valid create name', () => {
     assert.equal(grabCreateName('4090D', 1), 'grab-4090d-x1');

@@ -12,7 +12,8 @@ import { notifyEvent } from '../../app/notify/send';
 import { PowerOnLocks } from '../../app/platforms/powerLock';
 import { realClock } from '../../app/platforms/waitForGpu';
 import { isCloneRefusal } from '../../core/platforms/autodlClone';
-import { GRAB_ACTIONS, GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, type GrabAction } from '../../core/platforms/grab';
+import { GRAB_ACTIONS, GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, watchesRegions, type GrabAction } from '../../core/platforms/grab';
+import { AUTODL_DATA_CENTERS } from '../../core/platforms/stock';
 import { CREATE_NAME } from '../../core/platforms/create';
 import { REGION_ID } from '../../core/platforms/regions';
 import { formatCny, yuanToFen } from '../../core/money';
@@ -22,7 +23,7 @@ import type { CliCommand } from '../command';
 import { jsonError } from '../json-error';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { helpLang, l10nIn, t } from '../words';
-import { connectorFor, loadAccounts, failureLine } from './accounts';
+import { connectorFor, loadAccounts, failureLine, platformMatches } from './accounts';
 import { cloneRefusalLine } from './clone';
 import { refusalLine } from './create';
 import { findPlatformInstance } from './power';
@@ -34,6 +35,7 @@ const specs = {
   regions: { type: 'string', valueName: 'R,…', description: 'only these regions, data centers or zones (AutoDL Pro westDC2; 阿里云 cn-hangzhou; 腾讯云 ap-guangzhou or ap-guangzhou-3); default every one the accounts read', zh: '只看这些地区、数据中心或可用区（AutoDL Pro westDC2；阿里云 cn-hangzhou；腾讯云 ap-guangzhou 或 ap-guangzhou-3）；默认账号能读到的全部' },
   'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'the most per hour, in yuan; a card whose price the platform does not say is never taken under it', zh: '每小时最多的价格（元）；平台不给价格的显卡在设了上限时一律不取' },
   then: { type: 'string', valueName: 'start|clone|create', description: 'what to do once a card fits: start INSTANCE, clone INSTANCE onto a host with a free card (AutoDL console), or create one', zh: '有合适的卡后做什么：开机 INSTANCE、把 INSTANCE 克隆到有空闲卡的主机（AutoDL 控制台），或创建实例' },
+  platform: { type: 'string', valueName: 'P,…', description: 'create: only accounts of these platforms (autodl, aliyun, tencent, or a kind such as autodl-pro)', zh: '创建：只用这些平台的账号（autodl、aliyun、tencent，或 autodl-pro 这样的类型）' },
   account: { type: 'string', valueName: 'ID,…', description: 'only these accounts (gpu-rent accounts list); default every account that can do it', zh: '只用这些账号（gpu-rent accounts list 可查看）；默认所有能执行的账号' },
   image: { type: 'string', valueName: 'ID', description: 'create: the image (AutoDL Pro base-image-… or image-…; 阿里云/腾讯云 an image id)', zh: '创建：镜像（AutoDL Pro base-image-… 或 image-…；阿里云/腾讯云 镜像 ID）' },
   'disk-gb': { type: 'number', valueName: 'N', integer: true, min: 0, max: 32768, description: 'create: disk as gpu-rent create takes it', zh: '创建：磁盘，同 gpu-rent create' },
@@ -47,7 +49,7 @@ const specs = {
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent grab --card C [--gpus N] [--regions R,…] [--max-price YUAN] [--account ID,…] --then start INSTANCE | --then clone INSTANCE [--name N] | --then create --image ID [--disk-gb N] [--cuda-min X.Y | --torch V] [--name N] [--wait SECONDS] [--notify NAME,…] --yes [--json]';
+const USAGE = 'gpu-rent grab --card C [--gpus N] [--regions R,…] [--max-price YUAN] [--platform P,…] [--account ID,…] --then start INSTANCE | --then clone INSTANCE [--name N] | --then create --image ID [--disk-gb N] [--cuda-min X.Y | --torch V] [--name N] [--wait SECONDS] [--notify NAME,…] --yes [--json]';
 
 const list = (s: string | undefined): string[] => (s ? [...new Set(s.split(',').map((x) => x.trim()).filter(Boolean))] : []);
 
@@ -88,6 +90,7 @@ export const command: CliCommand = {
     const target = positionals[0];
     if (action !== 'create' && !target) throw new UsageError(`--then ${action} expects INSTANCE (gpu-rent instances lists them)`, `--then ${action} 需要 INSTANCE（gpu-rent instances 会列出）`);
     if (action === 'create' && target) throw new UsageError('--then create takes no INSTANCE', '--then create 不接受 INSTANCE');
+    if (action !== 'create' && flags.platform !== undefined) throw new UsageError('--platform is for --then create (start and clone use the instance\'s account)', '--platform 只用于 --then create（开机和克隆使用实例所属账号）');
     if (action !== 'create' && (flags.image !== undefined || flags['disk-gb'] !== undefined || flags['cuda-min'] !== undefined || flags.torch !== undefined)) throw new UsageError('--image, --disk-gb, --cuda-min and --torch are for --then create', '--image、--disk-gb、--cuda-min 和 --torch 只用于 --then create');
     const regions = list(flags.regions);
     if (regions.length > GRAB_MAX_REGIONS || regions.some((r) => !REGION_ID.test(r.toLowerCase()) && !/^[a-zA-Z0-9]{2,40}$/.test(r))) throw new UsageError(`--regions: at most ${GRAB_MAX_REGIONS} region, data-center or zone ids, comma-separated`, `--regions：最多 ${GRAB_MAX_REGIONS} 个地区、数据中心或可用区 ID，用逗号分隔`);
@@ -114,12 +117,18 @@ export const command: CliCommand = {
     let then: GrabThen;
     let label: string;
     if (action === 'create') {
-      const accounts = (await loadAccounts(io)).filter((a) => !wanted.length || wanted.includes(a.account.id));
+      const platforms = list(flags.platform);
+      const accounts = (await loadAccounts(io)).filter((a) => (!wanted.length || wanted.includes(a.account.id)) && (!platforms.length || platforms.some((p) => platformMatches(a.account.kind, p))));
       const usable: GrabAccount[] = [];
+      const unasked: string[] = [];
       for (const a of accounts) {
         const c = connectorFor(a, io);
-        if (canGrabWith(c, 'create') && a.account.powerActions) usable.push({ account: a.account, connector: c });
+        if (!canGrabWith(c, 'create') || !a.account.powerActions) continue;
+        if (watchesRegions(a.account.kind, regions)) usable.push({ account: a.account, connector: c });
+        else unasked.push(a.account.id);
       }
+      // An account none of whose places is named is left out, and said: a misspelt data center would otherwise watch nothing for hours.
+      if (unasked.length) io.stderr(`gpu-rent grab: ${forTerminal(t(lang, 'not watched: {0} (none of --regions is one of its data centers or regions; AutoDL data centers: {1})', '不盯：{0}（--regions 中没有它的数据中心或地区；AutoDL 数据中心：{1}）', unasked.join(', '), Object.keys(AUTODL_DATA_CENTERS).join(', ')))}\n`);
       if (!usable.length) return fail('no-account', 'no account that creates instances and reads stock with power actions allowed (AutoDL Pro, 阿里云, 腾讯云; gpu-rent accounts add --allow-power, or GPU_RENT_ALLOW_POWER=1)', '没有能创建实例、能读库存且允许电源操作的账号（AutoDL Pro、阿里云、腾讯云；gpu-rent accounts add --allow-power，或 GPU_RENT_ALLOW_POWER=1）');
       then = { action, accounts: usable, name: name!, ...(flags.image !== undefined ? { image: flags.image } : {}), ...(flags['disk-gb'] !== undefined ? { diskGb: flags['disk-gb'] } : {}), ...(flags['cuda-min'] !== undefined ? { cudaMin: flags['cuda-min'] } : {}), ...(flags.torch !== undefined ? { torch: flags.torch } : {}) };
       label = name!;

@@ -66,6 +66,16 @@ export function regionsFor(kind: 'autodl' | 'cloud' | 'other', regions: readonly
   return [...regions];
 }
 
+/** The family whose stock read takes the named places: AutoDL data centers, or the clouds' region ids. */
+export function regionFamily(kind: string): 'autodl' | 'cloud' | 'other' {
+  return kind === 'autodl-pro' || kind === 'autodl-web' ? 'autodl' : kind === 'aliyun-ecs' || kind === 'tencent-cvm' ? 'cloud' : 'other';
+}
+
+/** Whether an account of this kind is asked anything when these regions are named (none named: all of its own). */
+export function watchesRegions(kind: string, regions: readonly string[]): boolean {
+  return !regions.length || regionFamily(kind) === 'other' || regionsFor(regionFamily(kind), regions).length > 0;
+}
+
 const WHY_RANK: Record<GrabWhy['code'], number> = { priceAbove: 0, priceUnknown: 1, tooFewFree: 2, gpusDiffer: 3, noProSpec: 4, soldOut: 5, noMatch: 6 };
 
 /** The reason said when nothing fits: the closest miss (a free card above the price before a sold-out one). */
