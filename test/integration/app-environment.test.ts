@@ -86,6 +86,22 @@ describe('app/environment against a real sshd', function () {
     assert.match(done.log, /environment fromext ready/);
   });
 
+  it("the launch's mirrors reach the rebuild job only: its env and a line sourced first (AutoDL's turbo), nothing else's", async () => {
+    const dir = join(work, 'mirrored');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'snapshot.json'), JSON.stringify({ version: 1, ...captured }, null, 2) + '\n');
+    writeFileSync(join(dir, 'requirements.txt'), 'pip>=1\n');
+    const turbo = join(sshd.home, 'turbo-for-rebuild');
+    writeFileSync(turbo, 'export GPU_RENT_TURBO_SEEN=yes\n');
+    chownSync(turbo, statSync(sshd.home).uid, statSync(sshd.home).gid);
+    const r = await rebuild(conn, await readCapture(dir), { envName: 'mirrored', env: { PIP_INDEX_URL: 'http://127.0.0.1:9/simple/' }, before: `. '${turbo}'; printf '%s %s\\n' "$PIP_INDEX_URL" "$GPU_RENT_TURBO_SEEN" > "$HOME/mirror-seen"` });
+    const done = await finished('mirrored');
+    assert.equal(done.exitCode, 0, done.log);
+    assert.equal(boxFile('mirror-seen'), 'http://127.0.0.1:9/simple/ yes\n');
+    assert.match(r.script, /^#!/, 'the rebuild script itself is unchanged');
+    assert.doesNotMatch(boxFile('.gpu-rent/env/mirrored/rebuild.sh'), /127\.0\.0\.1:9|turbo/);
+  });
+
   it('the CLI rebuilds its own old format and the new one it writes now', () => {
     const oldDir = join(work, 'cli-old');
     mkdirSync(oldDir);
