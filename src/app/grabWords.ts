@@ -43,7 +43,7 @@ export function roundText(r: GrabRound, l10n: L10n): string {
   }
   const head = l10n.t('round {0} (waited {1})', r.round, waitedText(r.waitedMs));
   const next = r.nextInMs !== undefined ? l10n.t('; next read in {0} s', Math.round(r.nextInMs / 1000)) : '';
-  return `${head}: ${parts.join('; ') || l10n.t('nothing fits yet')}${next}`;
+  return l10n.t('{0}: {1}{2}', head, parts.join(l10n.t('; ')) || l10n.t('nothing fits yet'), next);
 }
 
 

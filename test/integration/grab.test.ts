@@ -122,6 +122,11 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     const pro = await run([...create, '--max-price', '3', '--wait', '1'], env);
     assert.strictEqual(pro.code, 1, pro.stderr);
     assert.match(pro.stderr, /the platform quoted no price: not taken under your limit/);
+    // In Chinese: the same words from the extension's bundle.
+    const zh = await run([...create, '--max-price', '3', '--wait', '1', '--lang', 'zh-cn'], env);
+    assert.strictEqual(zh.code, 1, zh.stderr);
+    assert.match(zh.stderr, /第 1 轮（已等 \d+ s）：平台没有报价：设了价格上限时不取/);
+    assert.match(zh.stderr, /没有符合限制的显卡.*什么也没做/);
     assert.strictEqual(s.sent('autodl-pro', CREATE).length, 0);
   });
 
