@@ -37,6 +37,8 @@ export interface FakeInstance {
   timedShutdownAt?: string;
   /** 阿里云: AutoReleaseTime as DescribeInstances sends it (UTC, "2026-12-05T17:00Z"). */
   autoReleaseTime?: string;
+  /** Keeps its port and password over a power cycle (a test whose box is the one loopback sshd). */
+  keepLogin?: boolean;
   /** AutoDL: the host has no free GPU, a GPU start is refused (该主机空闲GPU不足). */
   noFreeGpu?: boolean;
   /** AutoDL Pro: the snapshot answers with no data. */
@@ -384,9 +386,11 @@ export class PlatformServer {
       if (!AUTODL_SHUT_DOWN.has(i.state)) return refuse('BadRequest');
       // The console: a GPU start on a host whose GPUs are all taken (a no-GPU start still works).
       if (i.noFreeGpu && params.payload !== 'non_gpu') return fail('noFreeGpuOnHost');
-      // A power cycle gives a new port and password.
-      i.sshPort += 1;
-      i.password = `pw-${i.sshPort}`;
+      // A power cycle gives a new port and password (unless a test's one loopback sshd must stay its box).
+      if (!i.keepLogin) {
+        i.sshPort += 1;
+        i.password = `pw-${i.sshPort}`;
+      }
       this.move(i, 'starting', 'running', params.payload === 'non_gpu' ? 'non_gpu' : 'gpu');
       return p === 'autodl-pro' ? send(200, env.powerOnAccepted) : ok(null);
     }
@@ -499,7 +503,7 @@ export class PlatformServer {
       // As the captured console row sends it (autodl-web-list-row-capture.json).
       timed_shutdown_at: PlatformServer.timeField(i.timedShutdownAt),
       // The login fields of the captured console row (autodl-web-list-row-capture.json), loopback values.
-      ssh_command: `ssh -p ${i.sshPort} root@127.0.0.1`,
+      ssh_command: `ssh -p ${i.sshPort} ${i.sshUser ?? 'root'}@127.0.0.1`,
       proxy_host: '127.0.0.1',
       ssh_port: i.sshPort,
       root_password: i.password,

@@ -19,7 +19,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** Modules outside src/extension whose words both front ends share through the bundle (the l10n passed in). */
-const SHARED_WORDS = ['src/app/remoteWords.ts', 'src/core/task/words.ts', 'src/app/launch/taskFile.ts', 'src/app/runs/progress.ts', 'src/app/launch/words.ts', 'src/app/launch/reclaim.ts', 'src/app/launch/watch.ts', 'src/app/launch/end.ts', 'src/app/launch/context.ts', 'src/app/launch/rules.ts', 'src/app/launch/acquire.ts', 'src/app/launch/run.ts', 'src/app/launch/check.ts', 'src/app/launch/upload.ts', 'src/app/launch/start.ts', 'src/app/launch/setup.ts', 'src/app/launch/unattended.ts', 'src/app/launch/mirrors.ts', 'src/app/grabWords.ts'];
+const SHARED_WORDS = ['src/app/remoteWords.ts', 'src/core/task/words.ts', 'src/app/launch/taskFile.ts', 'src/app/runs/progress.ts', 'src/app/launch/words.ts', 'src/app/launch/reclaim.ts', 'src/app/launch/watch.ts', 'src/app/launch/end.ts', 'src/app/launch/context.ts', 'src/app/launch/rules.ts', 'src/app/launch/acquire.ts', 'src/app/launch/run.ts', 'src/app/launch/check.ts', 'src/app/launch/upload.ts', 'src/app/launch/start.ts', 'src/app/launch/setup.ts', 'src/app/launch/unattended.ts', 'src/app/launch/mirrors.ts', 'src/app/launch/stage.ts', 'src/app/grabWords.ts'];
 const l10nSources = () => [...tsFiles('src/extension'), ...SHARED_WORDS];
 
 function percentKeys(v: unknown, out: string[] = []): string[] {

@@ -5,11 +5,12 @@ import { formatCny } from '../../core/money';
 import { nextCandidate, type LaunchBox } from '../../core/task/launch';
 import { builtinCatalog, dating, formatDating } from '../../core/catalog';
 import { quoteTask } from '../../core/task/quote';
-import { acquireBox, AcquireError, reacquireBox, type AcquiredBox } from './boxes';
+import { acquireBox, AcquireError, reacquireBox, type AcquiredBox, type LaunchAccount } from './boxes';
 import { poolKey, type LaunchRun, type Live } from './context';
 import { boxRecord, createdSoFar, createName, errText, onBox } from './rules';
 import { endCheckOf, endRefusedOnBox } from './endCheck';
 import { leaveBox } from './reclaim';
+import { noGpuFenPerHour, wantsStaging } from './stage';
 
 /** The box connected: its home, and the task's workdir and checkpoints folders on it. */
 export async function connect(r: LaunchRun, box: AcquiredBox): Promise<Live> {
@@ -36,6 +37,8 @@ function acquireOptions(r: LaunchRun, name: string, endCheck?: 'named' | 'new') 
     createName: name,
     locks: r.locks,
     taskDir: r.base,
+    // Stage without the GPU: a stopped instance is started without it for the push and setup (stage.ts).
+    ...(wantsStaging(r) ? { stageNoGpu: { fenPerHour: (a: LaunchAccount) => noGpuFenPerHour(r, a) } } : {}),
   };
 }
 
@@ -119,6 +122,8 @@ export async function acquire(r: LaunchRun): Promise<void> {
       // A power-off the login itself would do, checked against what it may do, before anything is pushed or run.
       const refused = await endRefusedOnBox(r, r.live);
       if (refused) return r.finish('refused', refused);
+      // A staged box has no GPU yet: the check comes once it is restarted with it (after the setup).
+      if (box.staged) return r.phase('push', r.l10n.t('connected to {0} without its GPU (no-GPU rate {1}): push and setup first', record.label, priceWords(r, box.priceFenPerHour)));
       return r.phase('check', r.l10n.t('connected to {0}', record.label));
     } catch (e) {
       if (e instanceof AcquireError && e.code === 'endRefused') throw e;

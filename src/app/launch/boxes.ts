@@ -16,7 +16,7 @@ import { createInstance, previewCreate } from '../platforms/create';
 import { isRefusal, type CreateRefusal } from '../../core/platforms/create';
 import type { CreateInput } from '../platforms/create';
 import { waitForGpu } from '../platforms/waitForGpu';
-import { PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
+import { busyText, PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
 import { PlatformError } from '../platforms/errors';
 import { listSshHosts, readSshConfigSync } from '../sshConfig';
 
@@ -39,6 +39,8 @@ export interface AcquiredBox {
   created?: boolean;
   /** The launch powered it on (it was stopped): leaving it, the launch powers it off again. */
   poweredOn?: boolean;
+  /** Started without its GPU for the push and setup (stage.ts restarts it with the GPU for the check and the run). */
+  staged?: boolean;
   priceFenPerHour: Fen | null;
   spot: boolean;
 }
@@ -74,6 +76,11 @@ export interface AcquireOptions {
   endCheck?(a: LaunchAccount, label: string): string | null;
   /** The task file's folder: create.ssh_key is relative to it. */
   taskDir?: string;
+  /**
+   * Stage without the GPU (issue 43): a stopped instance whose platform offers a no-GPU start is
+   * started without its GPU at this price (¥/h in fen, null: not known), for the push and setup.
+   */
+  stageNoGpu?: { fenPerHour(a: LaunchAccount): Fen | null };
   /** The user's home (default os.homedir()): create.ssh_key must lead inside it. */
   home?: string;
 }
@@ -164,6 +171,7 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
   const wasStopped = inst.state !== 'running';
   const refused = o.endCheck?.(a, `${inst.name} (${a.id}/${inst.ref})`);
   if (refused) throw new AcquireError('endRefused', refused);
+  if (o.stageNoGpu && a.connector.capabilities.includes('powerOn:noGpu') && (inst.state === 'noGpu' || (inst.state !== 'running' && a.powerActions))) return stagedBox(a, inst, o, o.stageNoGpu.fenPerHour(a));
   if (inst.state !== 'running') {
     if (!a.powerActions) throw new AcquireError('readOnly', `${inst.name} is ${inst.state} and account ${a.id} is read-only: it cannot be powered on`);
     o.say(`${inst.name} is ${inst.rawState || inst.state}: powering it on`);
@@ -177,6 +185,21 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
   if (task.resources.maxFenPerHour !== undefined && price !== null && price > task.resources.maxFenPerHour) throw new AcquireError('tooExpensive', `${inst.name} costs ${price / 100} ¥/h, over the task's max_yuan_per_hour`);
   const login = await platformLogin(a, inst, o);
   return { kind: 'platform', label: `${inst.name} (${a.id}/${inst.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: inst.ref, ...(wasStopped ? { poweredOn: true } : {}), priceFenPerHour: price, spot: inst.billing === 'spot' || task.resources.spot };
+}
+
+/** The instance started (or found) without its GPU: nothing bills but the no-GPU rate while the launch pushes and sets up. */
+async function stagedBox(a: LaunchAccount, found: PlatformInstance, o: AcquireOptions, fenPerHour: Fen | null): Promise<AcquiredBox> {
+  let inst = found;
+  if (inst.state !== 'noGpu') {
+    o.say(`${inst.name} is ${inst.rawState || inst.state}: starting it without a GPU for the push and setup (the GPU bills only for the check and the run)`);
+    const started = await o.locks.run(powerLockKey(a.id, inst.ref), `launch: ${inst.name} without GPU`, () => unlockedConnector(a.connector).powerOn(inst.ref, 'noGpu', o.signal));
+    if (!started.ok) throw new AcquireError('notStarted', `${inst.name} is being powered on by another GPU Rent (${busyText(started.busy)})`);
+    const r = await waitForState(a.connector, inst.ref, TARGET.powerOnNoGpu, { deadlineMs: o.settleMs, intervalMs: o.intervalMs, ...(o.signal ? { signal: o.signal } : {}) });
+    if (!r.settled || !r.last) throw new AcquireError('notStarted', `${inst.name} was started without a GPU but is not up after ${Math.round(o.settleMs / 1000)} s`);
+    inst = r.last;
+  }
+  const login = await platformLogin(a, inst, o);
+  return { kind: 'platform', label: `${inst.name} (${a.id}/${inst.ref})`, target: loginTarget(login), ...(login.password ? { password: login.password } : {}), account: a.id, ref: inst.ref, poweredOn: true, staged: true, priceFenPerHour: fenPerHour, spot: false };
 }
 
 async function newBox(task: Task, o: AcquireOptions): Promise<AcquiredBox> {

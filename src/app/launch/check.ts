@@ -5,7 +5,8 @@ import type { LaunchRun, Live } from './context';
 
 export async function check(r: LaunchRun): Promise<void> {
   for (const live of r.all) if (!(await checkOne(r, live))) return r.phase('end');
-  return r.phase('push');
+  // After a staging without the GPU the push and setup are done: straight to the run.
+  return r.phase(r.s.box?.stage && r.s.setupDone ? 'run' : 'push');
 }
 
 /** The doctor on one box; false (and the stop reason) when its verdict is red. */

@@ -190,11 +190,11 @@ export const errText = (e: unknown) => (e instanceof Error ? e.message : String(
 
 /** The state's record of a box just had: bounded label and login, when it was had. */
 export function boxRecord(
-  box: { kind: LaunchBox['kind']; label: string; login?: string; account?: string; ref?: string; created?: boolean; priceFenPerHour: Fen | null; spot: boolean },
+  box: { kind: LaunchBox['kind']; label: string; login?: string; account?: string; ref?: string; created?: boolean; staged?: boolean; priceFenPerHour: Fen | null; spot: boolean },
   candidate: number,
   now: number,
 ): LaunchBox {
-  return { candidate, kind: box.kind, label: box.label.slice(0, 300), ...(box.login ? { login: box.login.slice(0, 2000) } : {}), ...(box.account ? { account: box.account } : {}), ...(box.ref ? { ref: box.ref } : {}), ...(box.created ? { created: true } : {}), priceFenPerHour: box.priceFenPerHour, spot: box.spot, acquiredAt: now };
+  return { candidate, kind: box.kind, label: box.label.slice(0, 300), ...(box.login ? { login: box.login.slice(0, 2000) } : {}), ...(box.account ? { account: box.account } : {}), ...(box.ref ? { ref: box.ref } : {}), ...(box.created ? { created: true } : {}), ...(box.staged ? { staged: true } : {}), priceFenPerHour: box.priceFenPerHour, spot: box.spot, acquiredAt: now };
 }
 
 /** The state's patch when a launch ends: its phase and outcome, and every held box marked left (unless it already was). */

@@ -6,19 +6,22 @@ import { resolve } from 'node:path';
 import { listJobs, startJob, type JobInfo } from '../../remote/jobs';
 import { shQuote } from '../../remote/shell';
 import type { LaunchRun, Live } from './context';
+import { afterSetup } from './stage';
 import { activation, envName, onBox } from './rules';
 import { mirrorsLine, planMirrors } from './mirrors';
 import { turboLine, type MirrorPlan } from '../../core/task/mirrors';
 
 export async function setup(r: LaunchRun): Promise<void> {
   const fetches = r.task.data.filter((d) => d.fetch || d.from).length;
+  if (r.s.setupDone && r.s.box?.staged) return afterSetup(r);
   if (r.s.setupDone || (fetches + r.task.setup.length === 0 && !r.task.environment)) return r.phase('run', r.s.setupDone ? undefined : r.l10n.t('setup: nothing to set up'));
   if (await r.budgetStops()) return r.phase('end');
   // Every node at once (the same commands, each on its own box).
   const results = await Promise.all(r.all.map((live) => setupOne(r, live)));
   if (results.some((ok) => !ok)) return r.phase('end');
   await r.save(r.l10n.t('setup: done'), { setupDone: true });
-  return r.phase('run');
+  // A box staged without its GPU is restarted with it now (stage.ts); any other goes on to the run.
+  return afterSetup(r);
 }
 
 /** The last lines of a job's log on the box ('' when it cannot be read). */

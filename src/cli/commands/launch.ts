@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { formatCny } from '../../core/money';
-import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
+import { launchExitCode, spentFen, stagingSavedFen, type LaunchState } from '../../core/task/launch';
 import { ON_DIVERGED, divergedPolicyOf } from '../../app/runs/diverged';
 import { passwordMeantFor } from '../../app/launch/password';
 import { boxUnreadLine, boxViewLine, outcomeText, progressText } from '../../app/launch/words';
@@ -129,6 +129,7 @@ function statusTextZh(s: LaunchState, now: number): string {
     `  开始于 ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC，更新于 ${clock(s.updatedAt)}`,
     `  机器：${s.box ? `${s.box.label}，${s.box.priceFenPerHour === null ? '? ¥/小时' : `${formatCny(s.box.priceFenPerHour)}/小时`}${s.box.spot ? '，抢占式' : ''}` : '未持有'}`,
     `  已花费：${spent.unknown ? `?（有机器的价格未知；已知 ${formatCny(spent.fen)}）` : formatCny(spent.fen)} · 恢复次数 ${s.recoveries}`,
+    ...(s.box?.stage ? [`  无卡准备：${(s.box.stage.seconds / 60).toFixed(1)} 分钟，${s.box.stage.fenPerHour === null ? '? ¥' : formatCny(s.box.stage.fenPerHour)}/小时；比按 GPU 价格省 ${stagingSavedFen(s.box) === null ? '?' : formatCny(stagingSavedFen(s.box)!)}`] : []),
     ...(s.progress ? [`  进度：${progressText(s.progress, l10nIn('zh-cn')) || '?'}`] : []),
     ...(s.lastSync ? [`  上次校验过的同步：${clock(s.lastSync.at)}，${s.lastSync.files} 个文件${s.lastSync.checkpoint ? `，最新 ${s.lastSync.checkpoint}` : ''}`] : []),
     ...(s.end ? [`  结束（${s.end.action}）：${s.end.ok ? '已完成' : '未完成'}${s.end.stillBilling ? ' — 仍在计费' : ''}：${s.end.detail}`] : []),
@@ -147,6 +148,7 @@ function statusText(s: LaunchState, now: number, lang: CliLang = 'en'): string {
     `  started ${new Date(s.startedAt * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC, updated ${clock(s.updatedAt)}`,
     `  box: ${s.box ? `${s.box.label}, ${s.box.priceFenPerHour === null ? '? ¥/h' : `${formatCny(s.box.priceFenPerHour)}/h`}${s.box.spot ? ', spot' : ''}` : 'none held'}`,
     `  spent: ${spent.unknown ? `? (a box's price is not known; ${formatCny(spent.fen)} known)` : formatCny(spent.fen)} · #recoveries ${s.recoveries}`,
+    ...(s.box?.stage ? [`  staged without the GPU: ${(s.box.stage.seconds / 60).toFixed(1)} min at ${s.box.stage.fenPerHour === null ? '? ¥' : formatCny(s.box.stage.fenPerHour)}/h; saved ${stagingSavedFen(s.box) === null ? '?' : formatCny(stagingSavedFen(s.box)!)} against the GPU rate`] : []),
     ...(s.progress ? [`  progress: ${progressText(s.progress) || '?'}`] : []),
     ...(s.lastSync ? [`  last verified sync: ${clock(s.lastSync.at)}, ${s.lastSync.files} file(s)${s.lastSync.checkpoint ? `, newest ${s.lastSync.checkpoint}` : ''}`] : []),
     ...(s.end ? [`  end (${s.end.action}): ${s.end.ok ? 'done' : 'NOT done'}${s.end.stillBilling ? ' — STILL BILLING' : ''}: ${s.end.detail}`] : []),

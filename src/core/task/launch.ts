@@ -56,6 +56,10 @@ export const BoxSchema = z.strictObject({
    */
   leftAt: time.optional(),
   leftBecause: z.enum(['reclaimed', 'ended', 'failed']).optional(),
+  /** Started without its GPU for the push and setup (issue 43): priceFenPerHour is the no-GPU rate until it is restarted with the GPU. */
+  staged: z.boolean().optional(),
+  /** The staging it had, once restarted with the GPU (from acquiredAt on the GPU bills at priceFenPerHour): its seconds and rate. */
+  stage: z.strictObject({ seconds: z.number().min(0).max(1e9), fenPerHour: fen.nullable() }).optional(),
 });
 export type LaunchBox = z.infer<typeof BoxSchema>;
 
@@ -113,9 +117,16 @@ export function withEvent(s: LaunchState, now: number, line: string): LaunchStat
 
 /** What one box cost from its acquisition until it was left (or now); null when its price is not known. */
 export function boxCostFen(b: LaunchBox, now: number): Fen | null {
-  if (b.priceFenPerHour === null) return null;
+  if (b.priceFenPerHour === null || (b.stage && b.stage.fenPerHour === null)) return null;
   const end = b.leftAt ?? now;
-  return Math.round((b.priceFenPerHour * Math.max(0, end - b.acquiredAt)) / 3600);
+  const staging = b.stage ? Math.round((b.stage.fenPerHour! * b.stage.seconds) / 3600) : 0;
+  return staging + Math.round((b.priceFenPerHour * Math.max(0, end - b.acquiredAt)) / 3600);
+}
+
+/** What staging without the GPU saved on a box: its seconds at the GPU rate less the no-GPU rate (null: a rate not known). */
+export function stagingSavedFen(b: LaunchBox): Fen | null {
+  if (!b.stage || b.stage.fenPerHour === null || b.priceFenPerHour === null || b.staged) return null;
+  return Math.max(0, Math.round(((b.priceFenPerHour - b.stage.fenPerHour) * b.stage.seconds) / 3600));
 }
 
 /** Every box this launch held, the current one to `now`; `unknown` when a box's price is not known (its part is left out). */
