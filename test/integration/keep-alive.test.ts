@@ -79,6 +79,10 @@ describe('keep-alive: shut-down instances kept from release by gpu-rent schedule
     assert.strictEqual(text.code, 0, text.stderr);
     assert.match(text.stdout, /keep-alive old-data \(autodl-web\/day13\) \(shut down day 13 of 15, release day .* Beijing\): done: started in no-GPU mode.*about ¥0\.0\d; new release day .* Beijing/);
     assert.doesNotMatch(text.stdout, /recent|training/);
+    s.instances.get('day13')!.stoppedAt = iso(now - 12.5 * DAY);
+    const zh = await cli(['schedule', 'run', '--lang', 'zh-cn']);
+    assert.strictEqual(zh.code, 0, zh.stderr);
+    assert.match(zh.stdout, /防释放 old-data \(autodl-web\/day13\)（关机第 13\/15 天，释放日 北京时间 .*）：已完成：已以无卡模式开机、确认运行，并在 \d+ 秒后再次关机，无卡模式 \d+ 秒约 ¥0\.0\d；新的释放日/);
   });
 
   it('the power-on lock held by another power-on: nothing is sent, said as busy; the next run does it', async () => {

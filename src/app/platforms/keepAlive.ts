@@ -81,7 +81,31 @@ export interface KeepAliveAccount {
 export const KEEP_ALIVE_OUTCOMES = ['done', 'notDue', 'notStopped', 'noClock', 'busy', 'refused', 'failed', 'unsettled'] as const;
 export type KeepAliveOutcome = (typeof KEEP_ALIVE_OUTCOMES)[number];
 
+/** Why, as a code the front ends turn into their own words (the English `detail` is for logs and --json). */
+export type KeepAliveCode =
+  | 'done'
+  | 'doneNotSeenUp'
+  | 'doneNoNewDay'
+  | 'doneSameDay'
+  | 'notDue'
+  | 'notStopped'
+  | 'startedMeanwhile'
+  | 'restartedMeanwhile'
+  | 'noClock'
+  | 'busy'
+  | 'platformNoClock'
+  | 'noNoGpuStart'
+  | 'readOnly'
+  | 'listFailed'
+  | 'readFailed'
+  | 'startRefused'
+  | 'stopRefused'
+  | 'notSeenStopped';
+
 export interface KeepAliveResult {
+  code: KeepAliveCode;
+  /** The platform's state word (notStopped, startedMeanwhile, notSeenStopped) or who holds the lock (busy), bounded. */
+  raw?: string;
   account: string;
   /** Empty for a result about the whole account (its list could not be read, it is read-only). */
   ref: string;
@@ -103,7 +127,7 @@ export interface KeepAliveResult {
   rateFenPerHour?: number;
   /** It may still bill: the shut-down was refused or not seen. */
   stillBilling?: boolean;
-  failure?: Pick<PlatformFailure, 'kind' | 'code' | 'message'>;
+  failure?: Pick<PlatformFailure, 'platform' | 'kind' | 'code' | 'message'>;
 }
 
 export interface KeepAliveRunOptions {
@@ -116,7 +140,7 @@ export interface KeepAliveRunOptions {
   onResult?: (r: KeepAliveResult) => void;
 }
 
-const failureOf = (e: unknown) => (e instanceof PlatformError ? { kind: e.failure.kind, code: e.failure.code, message: e.failure.message } : undefined);
+const failureOf = (e: unknown) => (e instanceof PlatformError ? { platform: e.failure.platform, kind: e.failure.kind, code: e.failure.code, message: e.failure.message } : undefined);
 const words = (e: unknown) => (e instanceof PlatformError ? describeFailure(e.failure) : e instanceof Error ? e.message : String(e)).slice(0, 400);
 
 /** Every opted-in account's shut-down instances: those inside the last days before their release day are started without GPU and shut down again. */
@@ -130,11 +154,11 @@ export async function runKeepAlive(o: KeepAliveRunOptions): Promise<KeepAliveRes
     if (!a.keepAlive) continue;
     const support = keepAliveSupport(a.kind);
     if (support !== 'ok') {
-      push({ account: a.id, ref: '', name: '', outcome: 'refused', detail: support === 'noClock' ? 'the platform does not release shut-down instances on a clock: nothing to keep alive' : 'the API has no no-GPU start (AutoDL Pro): keep-alive is left to the manual Keep from Release' });
+      push({ code: support === 'noClock' ? 'platformNoClock' : 'noNoGpuStart', account: a.id, ref: '', name: '', outcome: 'refused', detail: support === 'noClock' ? 'the platform does not release shut-down instances on a clock: nothing to keep alive' : 'the API has no no-GPU start (AutoDL Pro): keep-alive is left to the manual Keep from Release' });
       continue;
     }
     if (!a.powerActions) {
-      push({ account: a.id, ref: '', name: '', outcome: 'refused', detail: `account ${a.id} is read-only: power actions are not allowed, so keep-alive cannot start its instances` });
+      push({ code: 'readOnly', account: a.id, ref: '', name: '', outcome: 'refused', detail: `account ${a.id} is read-only: power actions are not allowed, so keep-alive cannot start its instances` });
       continue;
     }
     let rows: PlatformInstance[];
@@ -142,7 +166,7 @@ export async function runKeepAlive(o: KeepAliveRunOptions): Promise<KeepAliveRes
       rows = await a.connector.list();
     } catch (e) {
       const f = failureOf(e);
-      push({ account: a.id, ref: '', name: '', outcome: 'failed', detail: `its instances could not be read: ${words(e)}`, ...(f ? { failure: f } : {}) });
+      push({ code: 'listFailed', account: a.id, ref: '', name: '', outcome: 'failed', detail: `its instances could not be read: ${words(e)}`, ...(f ? { failure: f } : {}) });
       continue;
     }
     const rate = noGpuRateFen(a.kind) ?? 0;
@@ -150,15 +174,15 @@ export async function runKeepAlive(o: KeepAliveRunOptions): Promise<KeepAliveRes
       const v = keepAliveVerdict(row, o.now);
       const base = { account: a.id, ref: row.ref, name: row.name.slice(0, 128) };
       if (v.kind === 'notStopped') {
-        push({ ...base, outcome: 'notStopped', detail: `${row.rawState || row.state}: not shut down, not on the release clock` });
+        push({ ...base, code: 'notStopped', raw: (row.rawState || row.state).slice(0, 60), outcome: 'notStopped', detail: `${row.rawState || row.state}: not shut down, not on the release clock` });
         continue;
       }
       if (v.kind === 'noClock') {
-        push({ ...base, outcome: 'noClock', detail: 'shut down, but the platform gives no stop or release time to count from' });
+        push({ ...base, code: 'noClock', outcome: 'noClock', detail: 'shut down, but the platform gives no stop or release time to count from' });
         continue;
       }
       if (v.kind === 'notYet') {
-        push({ ...base, outcome: 'notDue', detail: `day ${v.day} of ${v.days} shut down: due from ${v.days - 2 > 0 ? `day ${v.days - 2}` : 'its last days'}`, day: v.day, days: v.days, releaseAt: v.releaseAt, dueAt: v.dueAt });
+        push({ ...base, code: 'notDue', outcome: 'notDue', detail: `day ${v.day} of ${v.days} shut down: due from ${v.days - 2 > 0 ? `day ${v.days - 2}` : 'its last days'}`, day: v.day, days: v.days, releaseAt: v.releaseAt, dueAt: v.dueAt });
         continue;
       }
       push(await keepOne(o, a, row, rate));
@@ -170,7 +194,7 @@ export async function runKeepAlive(o: KeepAliveRunOptions): Promise<KeepAliveRes
 async function keepOne(o: KeepAliveRunOptions, a: KeepAliveAccount, row: PlatformInstance, rate: number): Promise<KeepAliveResult> {
   const base = { account: a.id, ref: row.ref, name: row.name.slice(0, 128), rateFenPerHour: rate };
   const held = o.locks.tryAcquire(powerLockKey(a.id, row.ref), 'keep-alive');
-  if ('busy' in held) return { ...base, outcome: 'busy', detail: `${busyText(held.busy)}: nothing sent; tried again at the next run` };
+  if ('busy' in held) return { ...base, code: 'busy', raw: busyText(held.busy), outcome: 'busy', detail: `${busyText(held.busy)}: nothing sent; tried again at the next run` };
   try {
     const c = unlockedConnector(a.connector);
     // Read again under the lock: another runner may have just kept it alive, or someone started it.
@@ -179,29 +203,30 @@ async function keepOne(o: KeepAliveRunOptions, a: KeepAliveAccount, row: Platfor
       now = await c.get(row.ref);
     } catch (e) {
       const f = failureOf(e);
-      return { ...base, outcome: 'failed', detail: `its state could not be read again: ${words(e)}`, ...(f ? { failure: f } : {}) };
+      return { ...base, code: 'readFailed', outcome: 'failed', detail: `its state could not be read again: ${words(e)}`, ...(f ? { failure: f } : {}) };
     }
     const v = keepAliveVerdict(now, o.now);
-    if (v.kind === 'notStopped') return { ...base, outcome: 'notStopped', detail: `${now.rawState || now.state}: started meanwhile, nothing sent` };
-    if (v.kind !== 'due') return { ...base, outcome: v.kind === 'noClock' ? 'noClock' : 'notDue', detail: 'its clock was restarted meanwhile: nothing sent', ...(v.kind === 'notYet' ? { day: v.day, days: v.days, releaseAt: v.releaseAt, dueAt: v.dueAt } : {}) };
+    if (v.kind === 'notStopped') return { ...base, code: 'startedMeanwhile', raw: (now.rawState || now.state).slice(0, 60), outcome: 'notStopped', detail: `${now.rawState || now.state}: started meanwhile, nothing sent` };
+    if (v.kind !== 'due') return { ...base, code: v.kind === 'noClock' ? 'noClock' : 'restartedMeanwhile', outcome: v.kind === 'noClock' ? 'noClock' : 'notDue', detail: 'its clock was restarted meanwhile: nothing sent', ...(v.kind === 'notYet' ? { day: v.day, days: v.days, releaseAt: v.releaseAt, dueAt: v.dueAt } : {}) };
     const clock = { day: v.day, days: v.days, releaseAt: v.releaseAt };
     const r = await keepAliveCycle(c, row.ref, 'noGpu', { deadlineMs: o.settleMs ?? 120_000, intervalMs: o.intervalMs ?? 3000 });
     if (r.kind === 'startRefused') {
       const f = failureOf(r.error);
       const transient = r.error instanceof PlatformError && isTransient(r.error.failure);
-      return { ...base, ...clock, outcome: transient || !(r.error instanceof PlatformError) ? 'failed' : 'refused', detail: `the no-GPU start was refused: ${words(r.error)}; it stays shut down`, ...(f ? { failure: f } : {}) };
+      return { ...base, ...clock, code: 'startRefused', outcome: transient || !(r.error instanceof PlatformError) ? 'failed' : 'refused', detail: `the no-GPU start was refused: ${words(r.error)}; it stays shut down`, ...(f ? { failure: f } : {}) };
     }
     const costFen = keepAliveCostFen(rate, r.ranS);
     if (r.kind === 'stopRefused') {
       const f = failureOf(r.error);
-      return { ...base, ...clock, outcome: 'failed', ranS: r.ranS, costFen, stillBilling: true, detail: `started in no-GPU mode, but the shut-down was refused: ${words(r.error)}. It STILL BILLS: shut it down in the console`, ...(f ? { failure: f } : {}) };
+      return { ...base, ...clock, code: 'stopRefused', outcome: 'failed', ranS: r.ranS, costFen, stillBilling: true, detail: `started in no-GPU mode, but the shut-down was refused: ${words(r.error)}. It STILL BILLS: shut it down in the console`, ...(f ? { failure: f } : {}) };
     }
-    if (r.kind === 'notStopped') return { ...base, ...clock, outcome: 'unsettled', ranS: r.ranS, costFen, stillBilling: true, detail: `shut-down sent, but it reports "${r.last?.rawState || r.last?.state || 'unknown'}": it may STILL BILL, check it in the console` };
+    if (r.kind === 'notStopped') return { ...base, ...clock, code: 'notSeenStopped', raw: (r.last?.rawState || r.last?.state || 'unknown').slice(0, 60), outcome: 'unsettled', ranS: r.ranS, costFen, stillBilling: true, detail: `shut-down sent, but it reports "${r.last?.rawState || r.last?.state || 'unknown'}": it may STILL BILL, check it in the console` };
     const newReleaseAt = r.after?.releaseAt;
     const moved = newReleaseAt !== undefined && newReleaseAt > v.releaseAt;
     return {
       ...base,
       ...clock,
+      code: !r.up ? 'doneNotSeenUp' : moved ? 'done' : newReleaseAt === undefined ? 'doneNoNewDay' : 'doneSameDay',
       outcome: 'done',
       ranS: r.ranS,
       costFen,

@@ -14,7 +14,7 @@ import { actionCapability, DEFAULT_GRACE_S, MAX_GRACE_S, nextDue, noPlatformTime
 import { beijingDateTime } from '../../core/spend';
 import { forTerminal, jsonForTerminal, listSome } from '../../core/text';
 import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
-import { helpLang, shared, t } from '../words';
+import { helpLang, platformFailureZh, shared, t } from '../words';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
 import type { CliCommand, CliIO } from '../command';
 import { jsonError, errorCode } from '../json-error';
@@ -276,12 +276,55 @@ const keepAliveTold = (x: KeepAliveResult): boolean => x.outcome !== 'notDue' &&
 
 const KEEP_OUTCOME_ZH: Record<KeepAliveResult['outcome'], string> = { done: '已完成', notDue: '未到期', notStopped: '未关机', noClock: '无释放时间', busy: '忙', refused: '被拒绝', failed: '失败', unsettled: '未确认' };
 
+/** A keep-alive result's detail in Chinese, from its code (the platform's own words kept as they came). */
+function keepAliveDetailZh(x: KeepAliveResult): string {
+  const own = x.failure ? platformFailureZh(x.failure) : '';
+  switch (x.code) {
+    case 'done':
+      return `已以无卡模式开机、确认运行，并在 ${x.ranS ?? '?'} 秒后再次关机`;
+    case 'doneNotSeenUp':
+      return `已以无卡模式开机（关机前未看到运行状态），并在 ${x.ranS ?? '?'} 秒后再次关机`;
+    case 'doneNoNewDay':
+      return `已以无卡模式开机、确认运行，并在 ${x.ranS ?? '?'} 秒后再次关机；平台没有给出新的释放日`;
+    case 'doneSameDay':
+      return `已以无卡模式开机、确认运行，并在 ${x.ranS ?? '?'} 秒后再次关机；平台给出的仍是原释放日`;
+    case 'notDue':
+      return x.day !== undefined && x.days !== undefined ? `已关机第 ${x.day}/${x.days} 天：从第 ${Math.max(1, x.days - 2)} 天起才会处理` : '未到期';
+    case 'notStopped':
+      return `${x.raw ?? '?'}：未关机，不在释放倒计时中`;
+    case 'startedMeanwhile':
+      return `${x.raw ?? '?'}：期间已被开机，没有发送任何请求`;
+    case 'restartedMeanwhile':
+      return '期间释放倒计时已重新开始：没有发送任何请求';
+    case 'noClock':
+      return '已关机，但平台没有给出关机或释放时间，无从计算';
+    case 'busy':
+      return `${x.raw ?? ''}：没有发送任何请求；下一次运行会再试`;
+    case 'platformNoClock':
+      return '该平台不会按时间释放已关机的实例：无需防释放';
+    case 'noNoGpuStart':
+      return 'API 没有无卡模式开机（AutoDL Pro）：请使用手动“防止释放”';
+    case 'readOnly':
+      return `账号 ${x.account} 是只读的：不允许电源操作，无法开机`;
+    case 'listFailed':
+      return `无法读取其实例：${own || x.detail}`;
+    case 'readFailed':
+      return `无法再次读取其状态：${own || x.detail}`;
+    case 'startRefused':
+      return `无卡模式开机被拒绝：${own || x.detail}；它保持关机`;
+    case 'stopRefused':
+      return `已以无卡模式开机，但关机被拒绝：${own || x.detail}。它仍在计费：请在控制台关机`;
+    case 'notSeenStopped':
+      return `已发送关机，但平台报告 "${x.raw ?? '?'}"：可能仍在计费，请在控制台查看`;
+  }
+}
+
 function keepAliveLine(x: KeepAliveResult, lang: CliLang): string {
   const who = x.ref ? `${x.name} (${x.account}/${x.ref})` : x.account;
   const clock = x.day !== undefined && x.days !== undefined ? (lang === 'zh-cn' ? `关机第 ${x.day}/${x.days} 天，释放日 北京时间 ${beijingDateTime(x.releaseAt!)}` : `shut down day ${x.day} of ${x.days}, release day ${beijingDateTime(x.releaseAt!)} Beijing`) : '';
   const cost = x.costFen !== undefined ? (lang === 'zh-cn' ? `，无卡模式 ${x.ranS} 秒约 ${formatCny(x.costFen)}` : `, ${x.ranS} s of no-GPU mode, about ${formatCny(x.costFen)}`) : '';
   const next = x.newReleaseAt !== undefined ? (lang === 'zh-cn' ? `；新的释放日 北京时间 ${beijingDateTime(x.newReleaseAt)}` : `; new release day ${beijingDateTime(x.newReleaseAt)} Beijing`) : '';
-  if (lang === 'zh-cn') return forTerminal(`防释放 ${who}${clock ? `（${clock}）` : ''}：${KEEP_OUTCOME_ZH[x.outcome]}：${x.detail}${cost}${next}`);
+  if (lang === 'zh-cn') return forTerminal(`防释放 ${who}${clock ? `（${clock}）` : ''}：${KEEP_OUTCOME_ZH[x.outcome]}：${keepAliveDetailZh(x)}${cost}${next}`);
   return forTerminal(`keep-alive ${who}${clock ? ` (${clock})` : ''}: ${x.outcome}: ${x.detail}${cost}${next}`);
 }
 

@@ -41,10 +41,34 @@ export function keepAliveMessage(r: KeepAliveResult): { level: 'info' | 'warning
     case 'unsettled':
     case 'failed':
     case 'refused':
-      if (r.stillBilling) return { level: 'warning', text: vscode.l10n.t('Keep from Release of {0} may STILL BILL: {1}', name, r.detail) };
-      return { level: 'warning', text: vscode.l10n.t('Keep from Release of {0} did not happen: {1}', name, r.detail) };
+      if (r.stillBilling) return { level: 'warning', text: vscode.l10n.t('Keep from Release of {0} may STILL BILL: {1}', name, reasonText(r)) };
+      return { level: 'warning', text: vscode.l10n.t('Keep from Release of {0} did not happen: {1}', name, reasonText(r)) };
     default:
       return undefined;
+  }
+}
+
+/** Why it did not happen, in the UI's language; the platform's own code and words kept as they came. */
+function reasonText(r: KeepAliveResult): string {
+  const own = r.failure ? `${r.failure.code} ${r.failure.message}`.trim() : r.detail;
+  switch (r.code) {
+    case 'platformNoClock':
+      return vscode.l10n.t('the platform does not release shut-down instances on a clock');
+    case 'noNoGpuStart':
+      return vscode.l10n.t('the API has no no-GPU start (AutoDL Pro): use Keep from Release by hand');
+    case 'readOnly':
+      return vscode.l10n.t('account {0} is not in gpuRent.platforms.powerActions', r.account);
+    case 'listFailed':
+    case 'readFailed':
+      return vscode.l10n.t('its state could not be read: {0}', own);
+    case 'startRefused':
+      return vscode.l10n.t('the no-GPU start was refused: {0}; it stays shut down', own);
+    case 'stopRefused':
+      return vscode.l10n.t('the shut-down was refused: {0}. Shut it down in the console', own);
+    case 'notSeenStopped':
+      return vscode.l10n.t('shut-down sent, but it reports "{0}": check it in the console', r.raw ?? '?');
+    default:
+      return r.detail;
   }
 }
 
