@@ -9,7 +9,7 @@ import { combinations, laneDevices, memberTask, planSweep, substitute, SWEEP_WOR
 import { launchTask } from '../../src/app/launch/run';
 import type { Task } from '../../src/core/task/types';
 import { taskFileErrorLines } from '../../src/app/launch/taskFile';
-import { memberTaskOf, sweepExitCode, type SweepState } from '../../src/app/launch/sweep';
+import { _forTests, memberTaskOf, sweepExitCode, type SweepState } from '../../src/app/launch/sweep';
 
 function one(yaml: string): Task {
   const r = parseTaskFile(yaml);
@@ -129,6 +129,28 @@ describe('sweeps: matrix in the task file', () => {
     assert.equal(taskOrSweepRun([t], 'lora-03'), undefined);
     assert.equal(taskOrSweepRun([t], 'lora'), t);
     await assert.rejects(launchTask({ file: '/nowhere/gpu-rent.yaml', task: t, smoke: false, resume: false, yes: false }, { configHome: '/nowhere', connectOptions: () => ({}) as never, accounts: async () => [] }), /lora is a sweep \(matrix: lr, rank\): run it with gpu-rent launch/);
+  });
+
+  it('runs going at once ask one question at a time (two prompts never share the terminal)', async () => {
+    let open = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const host = _forTests.oneQuestionAtATime({
+      configHome: '/x',
+      connectOptions: () => ({}) as never,
+      accounts: async () => [],
+      confirmCreate: async (what) => {
+        most = Math.max(most, ++open);
+        await new Promise((r) => setTimeout(r, 20));
+        asked.push(what);
+        open--;
+        return what !== 'b';
+      },
+    });
+    const answers = await Promise.all(['a', 'b', 'c'].map((w) => host.confirmCreate!(w)));
+    assert.deepEqual(answers, [true, false, true]);
+    assert.deepEqual(asked, ['a', 'b', 'c']);
+    assert.equal(most, 1);
   });
 
   it('the sweep’s exit status: a box still billing first, then a failed run, then a budget stop', () => {

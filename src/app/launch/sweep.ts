@@ -162,13 +162,28 @@ export async function launchSweep(o: LaunchOptions, host: SweepHost): Promise<Sw
       }
       s = newSweepState(task, o, plan, combos, now());
     }
-    const d = new SweepDriver(o, host, plan, path, s, now);
+    const d = new SweepDriver(o, oneQuestionAtATime(host), plan, path, s, now);
     await d.save();
     await d.drive();
     return d.s;
   } finally {
     lock.release();
   }
+}
+
+/** Runs going at once may each ask (a create, a release): one question at a time, never two prompts on one terminal. */
+function oneQuestionAtATime(host: SweepHost): SweepHost {
+  let chain: Promise<unknown> = Promise.resolve();
+  const queued = <A extends unknown[]>(ask: ((...a: A) => Promise<boolean>) | undefined) =>
+    ask &&
+    ((...a: A): Promise<boolean> => {
+      const next = chain.then(() => ask(...a));
+      chain = next.catch(() => undefined);
+      return next;
+    });
+  const confirmCreate = queued(host.confirmCreate?.bind(host));
+  const confirmRelease = queued(host.confirmRelease?.bind(host));
+  return { ...host, ...(confirmCreate ? { confirmCreate } : {}), ...(confirmRelease ? { confirmRelease } : {}) };
 }
 
 class SweepDriver {
@@ -336,3 +351,5 @@ export async function sweepStatus(configHome: string, file: string, name: string
   }
   return { sweep, rows, spentFen: total, spentUnknown: unknown };
 }
+
+export const _forTests = { oneQuestionAtATime };
