@@ -71,7 +71,7 @@ export interface GrabRound {
   /** Why nothing was done this round (a miss), when it was read. */
   why?: GrabWhy;
   /** A miss found only when acting: the card was taken meanwhile, or the quote is above the limit. */
-  missed?: { code: 'taken' | 'priceAbove' | 'priceUnknown'; priceFen?: Fen; detail?: string };
+  missed?: { code: 'taken' | 'noAnswer' | 'priceAbove' | 'priceUnknown'; priceFen?: Fen; detail?: string };
   failures: GrabReadFailure[];
   /** Accounts no longer watched (a refusal that waiting does not mend). */
   dropped: string[];
@@ -160,7 +160,13 @@ async function watch(o: GrabOptions): Promise<GrabOutcome> {
     let missed: GrabRound['missed'];
     let actVerdict: WaitVerdict | undefined;
     if (best) {
-      const r = await act(best.a, best.offer, o);
+      const r = await act(best.a, best.offer, o).catch((e: unknown): ActResult => {
+        // A read before the send failed (the preview, the host list): a blip is watched through, a refusal ends it.
+        if (o.signal?.aborted) return { kind: 'cancelled', rounds, waitedMs: waited(), inFlight: false };
+        const f = failureOf(best!.a.connector, e);
+        const v = waitVerdict(f.kind);
+        return v === 'stop' ? { kind: 'refused', rounds, waitedMs: waited(), account: best!.a.account.id, failure: f } : { kind: 'miss', missed: { code: 'noAnswer', detail: [f.code, f.message].filter(Boolean).join(' ').slice(0, 200) }, verdict: v };
+      });
       if (r.kind !== 'miss') return r.kind === 'cancelled' ? { ...r, rounds, waitedMs: waited() } : fill(r, rounds, waited());
       if (o.signal?.aborted) return cancelled();
       missed = r.missed;
@@ -286,7 +292,7 @@ async function act(a: GrabAccount, offer: Offer, o: GrabOptions): Promise<ActRes
       const f = failureOf(c, e);
       const v = waitVerdict(f.kind);
       if (v === 'stop') return { kind: 'refused', ...base, account: a.account.id, failure: f };
-      return { kind: 'miss', missed: { code: 'taken', detail: [f.code, f.message].filter(Boolean).join(' ').slice(0, 200) }, verdict: v };
+      return { kind: 'miss', missed: { code: v === 'noCard' ? 'taken' : 'noAnswer', detail: [f.code, f.message].filter(Boolean).join(' ').slice(0, 200) }, verdict: v };
     }
     let last = '';
     const r = await waitForState(c, inst.ref, TARGET.powerOnGpu, { deadlineMs: o.settleMs, intervalMs: o.settleIntervalMs, ...(o.signal ? { signal: o.signal } : {}), onProgress: (x) => x.state !== last && o.onProgress?.((last = x.state)) }).catch(() => ({ settled: false as const, last: undefined }));

@@ -35,6 +35,7 @@ export function roundText(r: GrabRound, l10n: L10n): string {
   if (r.missed) {
     if (r.missed.code === 'priceAbove' && r.missed.priceFen !== undefined) parts.push(l10n.t("the platform's quote is {0}/h, above your limit: not taken", formatCny(r.missed.priceFen)));
     else if (r.missed.code === 'priceUnknown') parts.push(l10n.t('the platform quoted no price: not taken under your limit'));
+    else if (r.missed.code === 'noAnswer') parts.push(l10n.t('the platform did not answer while acting ({0}): watching on', d(r.missed.detail ?? '?', 200)));
     else parts.push(r.missed.detail ? l10n.t('the card was taken before the action ({0})', d(r.missed.detail, 200)) : l10n.t('the card was taken before the action'));
   } else if (r.why) parts.push(whyText(r.why, l10n));
   for (const f of r.failures) {

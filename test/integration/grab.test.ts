@@ -108,6 +108,15 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     assert.ok(s.sent('autodl-pro', STOCK).every((q) => (JSON.parse(q.body) as { region_sign: string }).region_sign === 'westDC2'), 'only the region allowed is read');
   });
 
+  it('a platform blip while acting (the create preview\'s list answers 502) is watched through: the next round creates', async () => {
+    s.stock.autodl = { westDC2: [{ 'RTX 4090D': { idle_gpu_num: 2, total_gpu_num: 8 } }] };
+    s.fault({ platform: 'autodl-pro', on: '/api/v1/dev/instance/pro/list', error: 'upstream', status: 502 });
+    const r = await run(create, env);
+    assert.strictEqual(r.code, 0, r.stderr);
+    assert.match(r.stderr, /round 1 \(waited \d+ s\): the platform did not answer while acting \(.*\): watching on; next read in/);
+    assert.strictEqual(s.sent('autodl-pro', CREATE).length, 1);
+  });
+
   it('a price above the limit: never acts, says why; a price the platform does not say is never taken under a limit', async () => {
     // 腾讯云 DescribeZoneInstanceConfigInfos: GN7.2XLARGE32 on sale at 8.68 yuan/h (stock-bodies.json).
     const tc = { ...env, TENCENTCLOUD_SECRET_ID: s.creds.tencentSecretId, TENCENTCLOUD_SECRET_KEY: 'tc-secret', TENCENTCLOUD_REGION: 'ap-guangzhou' };

@@ -199,6 +199,9 @@ export const command: CliCommand = {
       }
       const o = outcome;
       io.stderr(`${forTerminal(outcomeText(o, label, l))}\n`);
+      // Ctrl-C while its state was followed: it was done, only the following stopped.
+      const stoppedFollowing = abort.signal.aborted;
+      if (stoppedFollowing) io.stderr(`gpu-rent grab: ${t(lang, 'stopped following its state; gpu-rent instances shows it', '不再跟踪其状态；gpu-rent instances 会显示它')}\n`);
       if (o.login) io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? t(lang, ' (the password is shown in the platform console)', '（密码见平台控制台）') : ''}`) + '\n');
       let notified: unknown[] = [];
       if (sends.length) {
@@ -208,7 +211,7 @@ export const command: CliCommand = {
       }
       doc({ outcome: 'grabbed', account: o.account, ref: o.ref, name: o.name, grabbedCard: o.card, region: o.region ?? null, priceFenPerHour: o.priceFen ?? null, rounds: o.rounds, waitedSeconds: Math.round(o.waitedMs / 1000), recovered: o.recovered, settled: o.settled, state: o.state ?? null, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user } : null, notified });
       if (!flags.json) io.stdout(`${forTerminal(o.ref)}: ${o.action === 'start' ? t(lang, 'started', '已开机') : o.action === 'clone' ? t(lang, 'cloned', '已克隆') : o.recovered ? t(lang, 'exists', '已存在') : t(lang, 'created', '已创建')}${o.priceFen !== undefined ? `, ${formatCny(o.priceFen)}/h` : ''}\n`);
-      return 0;
+      return stoppedFollowing ? 130 : 0;
     } catch (e) {
       return fail('failed', failureLine(e), failureLine(e, lang));
     } finally {
