@@ -11,6 +11,7 @@ import type { Instance } from '../../core/instances';
 import type { GuardPlatformFacts } from '../../core/guards/facts';
 import type { ReleaseWatch } from '../../core/guards/release';
 import { can } from '../../core/platforms/types';
+import { Commands } from '../commandIds';
 
 /** The platform's clock (monitors/platforms PlatformFacts): the release day it states, and when it was last read. */
 export interface PlatformClockSource {
@@ -61,7 +62,7 @@ export class ReleaseWarnings implements vscode.Disposable {
       const canNoGpu = power?.kind !== undefined && can(power.kind, 'powerOn:noGpu');
       void showWarning(msg, ...(canNoGpu ? [noGpu] : []), ...(canKeep ? [keep] : []), show).then(async (p) => {
         if (p === show) void vscode.commands.executeCommand('gpuRent.instances.focus');
-        if (p === keep) void vscode.commands.executeCommand('gpuRent.keepAliveOnPlatform', { kind: 'instance', id: inst.id });
+        if (p === keep) void vscode.commands.executeCommand(Commands.keepAliveOnPlatform, { kind: 'instance', id: inst.id });
         if (p === noGpu && power && canNoGpu) {
           try {
             await withNotificationProgress({ title: vscode.l10n.t('Starting {0} in no-GPU mode…', inst.name) }, () => power.noGpu(inst));

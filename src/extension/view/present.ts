@@ -9,6 +9,7 @@ import type { Dating } from '../../core/format';
 import { prefillPricing } from '../prefill';
 import { catalogSourceText } from '../sourceWords';
 import type { L10n } from '../../core/l10n';
+import { Commands } from '../commandIds';
 
 export type { L10n } from '../../core/l10n';
 
@@ -117,7 +118,7 @@ export function tooltipMarkdown(s: SpendSummary, instances: readonly Instance[],
   if (s.perPlatform.length > 1) {
     lines.push('', s.perPlatform.map((p) => `${md(platformName(p.platform))} ${formatCny(p.monthFen)}`).join(' · '));
   }
-  lines.push('', `[${l10n.t('Open cost calculator')}](command:gpuRent.openCalculator)`);
+  lines.push('', `[${l10n.t('Open cost calculator')}](command:${Commands.openCalculator})`);
   return lines.join('\n');
 }
 
