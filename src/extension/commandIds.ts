@@ -46,6 +46,7 @@ export const Commands = {
   refreshPlatforms: 'gpuRent.refreshPlatforms',
   reviewPlatformLogin: 'gpuRent.reviewPlatformLogin',
   keepAliveOnPlatform: 'gpuRent.keepAliveOnPlatform',
+  setTimedShutdown: 'gpuRent.setTimedShutdown',
   powerOnWhenFree: 'gpuRent.powerOnWhenFree',
   grabCard: 'gpuRent.grabCard',
   powerOn: 'gpuRent.powerOn',

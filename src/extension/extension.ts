@@ -51,6 +51,7 @@ import { createInstanceCommand } from './commands/platforms/create';
 import { cloneInstanceCommand } from './commands/platforms/clone';
 import { PlatformAccounts } from './commands/platforms/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
+import { setTimedShutdown } from './commands/platforms/timedShutdown';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
 import { grabCard } from './commands/platforms/grab';
 import { StockView } from './stockView';
@@ -274,6 +275,7 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.powerOff, (a) => platformAction(ctx, platformMonitor, 'powerOff', a));
   command(Commands.releaseOnPlatform, (a) => platformAction(ctx, platformMonitor, 'release', a));
   command(Commands.keepAliveOnPlatform, (a) => keepAlive(ctx, platformMonitor, a));
+  command(Commands.setTimedShutdown, (a) => setTimedShutdown(ctx, platformMonitor, a));
   command(Commands.powerOnWhenFree, (a) => powerOnWhenFree(ctx, platformMonitor, a));
   command(Commands.grabCard, (a) => grabCard(ctx, platformMonitor, { channels: notifyChannels, sentJournal: join(context.globalStorageUri.fsPath, 'notify-sent.jsonl'), lang: vscode.env.language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en' }, a));
   command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a, () => stockView.readings()));
