@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { acquireFileLock, powerLockKey } from '../../src/app/platforms/powerLock';
 import { runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
+import { startNotifyStub } from '../support/notify-stub';
 
 const DAY = 86400;
 
@@ -112,6 +113,31 @@ describe('keep-alive: shut-down instances kept from release by gpu-rent schedule
     assert.strictEqual(x.outcome, 'failed');
     assert.strictEqual(x.stillBilling, true);
     assert.match(x.detail, /STILL BILLS/);
+  });
+
+  it('--notify: a keep-alive done is told once on the channel (企业微信 robot stub), in its words; a later run with nothing to do sends nothing', async () => {
+    const KEY = 'wecom-key-keepalive-1';
+    const stub = await startNotifyStub({ wecomKey: KEY, dingtalkToken: 'unused', dingtalkSecret: 'SECunused' });
+    try {
+      const added = await cli(['notify', 'add', 'phone', '--kind', 'wecom'], { ...env, GPU_RENT_NOTIFY_SECRET: `${stub.base}/cgi-bin/webhook/send?key=${KEY}` });
+      assert.strictEqual(added.code, 0, added.stderr);
+      const missing = await cli(['schedule', 'run', '--notify', 'nope']);
+      assert.strictEqual(missing.code, 2);
+      assert.match(missing.stderr, /--notify: no channel nope/);
+      s.add({ platform: 'autodl-web', id: 'day13', name: 'old-data', state: 'shutdown', stoppedAt: iso(now - 12.5 * DAY) });
+      const r = await cli(['schedule', 'run', '--notify', 'phone']);
+      assert.strictEqual(r.code, 0, r.stderr);
+      assert.strictEqual(stub.requests.length, 1);
+      assert.deepStrictEqual(stub.requests[0]!.problems, []);
+      const text = String((stub.requests[0]!.body.text as { content: string }).content);
+      assert.match(text, /old-data kept from release/);
+      assert.match(text, /Started in no-GPU mode and shut down again \(day 13 of 15 since it was shut down\)\./);
+      assert.match(text, /New release day: .* Beijing/);
+      await cli(['schedule', 'run', '--notify', 'phone']);
+      assert.strictEqual(stub.requests.length, 1, 'nothing due: nothing sent');
+    } finally {
+      await stub.close();
+    }
   });
 
   it('opt-in per account: off by default, refused for AutoDL Pro (no no-GPU start) and for a read-only account; off stops it', async () => {

@@ -180,6 +180,7 @@ describe('notify: events', () => {
     { kind: 'idleGpu', task: 'lora-7b', idleSeconds: 1800, hourlyFen: 198, costFen: 300 },
     { kind: 'test', task: 'lora-7b', channel: 'wx' },
     { kind: 'grabbed', task: 'lora-7b', action: 'create', card: 'RTX 4090D', region: 'westDC2', hourlyFen: 198, waitedSeconds: 600, instance: 'pro-1' },
+    { kind: 'keptAlive', task: 'lora-7b', ok: true, day: 13, days: 15, newReleaseAt: 1_800_000_000, costFen: 1, instance: 'uuid-1' },
   ];
   it('covers every kind, names the task, in both languages', () => {
     assert.deepEqual(events.map((e) => e.kind), NOTIFY_EVENT_KINDS);

@@ -22,6 +22,9 @@ import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } fr
 import { scheduleDetailZh, scheduleParseZh } from './schedule-words';
 import { allFailedCode, miss, printJsonFailure, type Miss } from './platform-fail';
 import { runKeepAlive, type KeepAliveResult } from '../../app/platforms/keepAlive';
+import { channelsNamed, readChannelFile, SENT_JOURNAL_FILE, type StoredChannel } from '../../app/notify/channelFile';
+import { notifyEvent } from '../../app/notify/send';
+import type { NotifyEvent } from '../../core/notify/events';
 import { PowerOnLocks } from '../../app/platforms/powerLock';
 import { join } from 'node:path';
 
@@ -32,10 +35,11 @@ const specs = {
   'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner' },
   grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed` },
   json: { type: 'boolean', description: 'list, run: print JSON; add, remove: print {"error": {code, message}} when they fail' },
+  notify: { type: 'string', valueName: 'NAME,…', description: 'run: message channels (gpu-rent notify list) told of each keep-alive done or failed', zh: 'run：每次防释放完成或失败时通知的消息渠道（gpu-rent notify list 可查看）' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on|no-gpu|power-off [--account ID] [--on-platform] | list [--json] | remove ID | run [--grace MINUTES] [--json]';
+const USAGE = 'gpu-rent schedule add INSTANCE --at "mon-fri 17:00" --do power-on|no-gpu|power-off [--account ID] [--on-platform] | list [--json] | remove ID | run [--grace MINUTES] [--notify NAME,…] [--json]';
 const SUMMARY = [
   'Power schedules per instance, on the Beijing clock (UTC+8) whatever this machine\'s time zone.',
   'They run when `gpu-rent schedule run` runs (cron: */5 * * * * gpu-rent schedule run, or a systemd timer)',
@@ -240,8 +244,16 @@ function resultLine(r: RunResult, lang: CliLang = 'en'): string {
   return forTerminal(`${r.rule.id} ${WORDS[r.rule.action]} ${r.rule.name} (${r.rule.account}/${r.rule.ref}) due ${beijingDateTime(r.at)}: ${r.outcome}: ${r.detail}${r.retry ? '; tried again by the next run while in its window' : ''}${extra}`);
 }
 
-async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: CliLang): Promise<number> {
+async function run(io: CliIO, flags: { grace?: number; json?: boolean; notify?: string }, lang: CliLang): Promise<number> {
   const now = nowS(io);
+  // The channels are checked first: a name that is not there is said now, not when something is kept alive.
+  const names = (flags.notify ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+  let sends: StoredChannel[] = [];
+  if (names.length) {
+    const named = channelsNamed(names, await readChannelFile(configHome(io.env)));
+    if (named.missing.length) throw new UsageError(`--notify: no channel ${named.missing.map((x) => forTerminal(x.slice(0, 40))).join(', ')} (gpu-rent notify list)`, `--notify：没有渠道 ${named.missing.map((x) => forTerminal(x.slice(0, 40))).join(', ')}（gpu-rent notify list 可查看）`);
+    sends = named.sends;
+  }
   const loaded = await loadAccounts(io);
   const accounts: ScheduleAccount[] = loaded.map((a) => ({ id: a.account.id, kind: a.account.kind, powerActions: a.account.powerActions, connector: connectorFor(a, io) }));
   const interval = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) > 0 ? Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS) : 3000;
@@ -263,6 +275,7 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: C
       if (!flags.json && keepAliveTold(x)) io.stdout(keepAliveLine(x, lang) + '\n');
     },
   });
+  if (sends.length) await tellKeepAlive(io, kept, sends, lang);
   if (flags.json) {
     io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), keepAlive: kept.map((x) => ({ account: x.account, ref: x.ref, name: x.name, outcome: x.outcome, detail: x.detail, day: x.day ?? null, days: x.days ?? null, releaseBeijing: x.releaseAt !== undefined ? beijingDateTime(x.releaseAt) : null, dueBeijing: x.dueAt !== undefined ? beijingDateTime(x.dueAt) : null, newReleaseBeijing: x.newReleaseAt !== undefined ? beijingDateTime(x.newReleaseAt) : null, ranSeconds: x.ranS ?? null, costFen: x.costFen ?? null, stillBilling: x.stillBilling === true })), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) }, 2) + '\n');
   } else if (!r.results.length && !kept.some(keepAliveTold)) io.stderr(t(lang, 'nothing due ({0} Beijing)\n', '没有到期的计划（北京时间 {0}）\n', beijingDateTime(now)));
@@ -275,6 +288,17 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean }, lang: C
 const keepAliveTold = (x: KeepAliveResult): boolean => x.outcome !== 'notDue' && x.outcome !== 'notStopped' && x.outcome !== 'noClock';
 
 const KEEP_OUTCOME_ZH: Record<KeepAliveResult['outcome'], string> = { done: '已完成', notDue: '未到期', notStopped: '未关机', noClock: '无释放时间', busy: '忙', refused: '被拒绝', failed: '失败', unsettled: '未确认' };
+
+/** Each keep-alive done or failed, once per channel (the journal keys it by instance and release day: a failure met every 5 minutes is told once). */
+async function tellKeepAlive(io: CliIO, kept: readonly KeepAliveResult[], sends: readonly StoredChannel[], lang: CliLang): Promise<void> {
+  const home = configHome(io.env);
+  for (const x of kept) {
+    if (!x.ref || (x.outcome !== 'done' && x.outcome !== 'failed' && x.outcome !== 'unsettled' && x.outcome !== 'refused')) continue;
+    const ev: NotifyEvent = { kind: 'keptAlive', task: x.name || x.ref, instance: `${x.account}/${x.ref}`, ok: x.outcome === 'done', stillBilling: x.stillBilling === true, day: x.day ?? null, days: x.days ?? null, newReleaseAt: x.newReleaseAt ?? null, costFen: x.costFen ?? null, ...(x.outcome !== 'done' ? { reason: x.detail } : {}) };
+    const results = await notifyEvent(`keep-alive-${x.account}-${x.ref}-${x.releaseAt ?? 0}-${x.outcome}`, ev, sends, { journal: join(home, SENT_JOURNAL_FILE), by: 'laptop', lang: lang === 'zh-cn' ? 'zh-cn' : 'en' });
+    for (const r of results) if (r.status === 'failed') io.stderr(`gpu-rent schedule: ${forTerminal(t(lang, 'the message to {0} was not sent: {1}', '发给 {0} 的消息没有发出：{1}', r.channel, r.message))}\n`);
+  }
+}
 
 /** A keep-alive result's detail in Chinese, from its code (the platform's own words kept as they came). */
 function keepAliveDetailZh(x: KeepAliveResult): string {
@@ -348,6 +372,7 @@ export const command: CliCommand = {
     const lang = cliLang(flags.lang, io.env);
     if (sub !== 'add' && (flags.at !== undefined || flags.do !== undefined || flags.account !== undefined || flags['on-platform'] !== undefined)) throw new UsageError('--at, --do, --account and --on-platform are for schedule add', '--at、--do、--account 和 --on-platform 只用于 schedule add');
     if (sub !== 'run' && flags.grace !== undefined) throw new UsageError('--grace is for schedule run', '--grace 只用于 schedule run');
+    if (sub !== 'run' && flags.notify !== undefined) throw new UsageError('--notify is for schedule run', '--notify 只用于 schedule run');
     if (sub === 'add') return add(io, arg, flags, lang);
     if (arg !== undefined && sub !== 'remove') throw new UsageError(`unexpected argument "${forTerminal(arg)}"`, `多余的参数 "${forTerminal(arg)}"`);
     if (sub === 'list' || sub === undefined) return list(io, flags.json === true, lang);

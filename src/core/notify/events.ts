@@ -4,6 +4,7 @@
 // the task and, where known, the cost and the final step. Box text in them (a cause line, an
 // instance name, a platform's reason) goes through inertLine.
 import { formatCny, type Fen } from '../money';
+import { beijingDateTime } from '../spend';
 import { causeRemedies, causeSummary } from '../progress/causeText';
 import type { EndCauseKind } from '../progress/causes';
 import { inertLine } from './inert';
@@ -49,9 +50,15 @@ export type NotifyEvent = Common &
     | { kind: 'test'; channel: string }
     /** A grab acted (gpu-rent grab / Grab a Card…): what it did, where, at what price per hour. */
     | { kind: 'grabbed'; action: 'start' | 'clone' | 'create'; card: string; region?: string | null; hourlyFen?: Fen | null; waitedSeconds?: number | null }
+    /**
+     * Keep from Release ran on its own (gpu-rent schedule run): a shut-down instance started in
+     * no-GPU mode and shut down again (`ok`), or it did not happen (`reason`; `stillBilling` when
+     * the shut-down did not). Day N of `days` by the platform's clock; the new release day (epoch s).
+     */
+    | { kind: 'keptAlive'; ok: boolean; stillBilling?: boolean; day?: number | null; days?: number | null; newReleaseAt?: number | null; reason?: string | null }
   );
 export type NotifyEventKind = NotifyEvent['kind'];
-export const NOTIFY_EVENT_KINDS: readonly NotifyEventKind[] = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaimed', 'recovered', 'endActionFailed', 'idleGpu', 'test', 'grabbed'];
+export const NOTIFY_EVENT_KINDS: readonly NotifyEventKind[] = ['finished', 'failed', 'diverged', 'budgetStop', 'spotReclaimed', 'recovered', 'endActionFailed', 'idleGpu', 'test', 'grabbed', 'keptAlive'];
 
 /** One message: a title (the first line every client shows) and its lines. */
 export interface NotifyMessage {
@@ -186,6 +193,29 @@ export function eventMessage(ev: NotifyEvent, lang: NotifyLang = 'en'): NotifyMe
           ...instance,
         ],
         urgent: true,
+      };
+    }
+    case 'keptAlive': {
+      const day = typeof ev.day === 'number' && typeof ev.days === 'number' ? w(` (day ${ev.day} of ${ev.days} since it was shut down)`, `（已关机第 ${ev.day}/${ev.days} 天）`) : '';
+      if (ev.ok)
+        return {
+          title: w(`gpu-rent: ${task} kept from release`, `gpu-rent：已防止 ${task} 被释放`),
+          lines: [
+            w(`Started in no-GPU mode and shut down again${day}.`, `已以无卡模式开机并再次关机${day}。`),
+            ...(typeof ev.newReleaseAt === 'number' ? [w(`New release day: ${beijingDateTime(ev.newReleaseAt)} Beijing.`, `新的释放日：北京时间 ${beijingDateTime(ev.newReleaseAt)}。`)] : []),
+            w(`Cost: ${money(ev.costFen)}`, `花费：${money(ev.costFen)}`),
+            ...instance,
+          ],
+          urgent: false,
+        };
+      return {
+        title: ev.stillBilling ? w(`gpu-rent: STILL BILLING — keeping ${task} from release`, `gpu-rent：仍在计费 — 防止 ${task} 被释放时出错`) : w(`gpu-rent: ${task} was not kept from release`, `gpu-rent：未能防止 ${task} 被释放`),
+        lines: [
+          ...(ev.reason ? [w(`Why: ${inertLine(ev.reason)}`, `原因：${inertLine(ev.reason)}`)] : []),
+          ev.stillBilling ? w("Shut it down in the platform's console, or with gpu-rent power-off.", '请在平台控制台关机，或使用 gpu-rent power-off。') : w('It is released with its data on its release day unless it is started before then.', '若在释放日前不开机，它会连同数据被释放。'),
+          ...instance,
+        ],
+        urgent: ev.stillBilling === true,
       };
     }
   }
