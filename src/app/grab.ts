@@ -118,6 +118,9 @@ export async function grab(o: GrabOptions): Promise<GrabOutcome> {
   }
 }
 
+/** The most offers whose quote is read in one round (the previews are reads, bounded all the same). */
+export const MAX_QUOTES_PER_ROUND = 5;
+
 async function watch(o: GrabOptions): Promise<GrabOutcome> {
   const clock = o.clock ?? realClock;
   const random = o.random ?? Math.random;
@@ -137,12 +140,12 @@ async function watch(o: GrabOptions): Promise<GrabOutcome> {
     rounds++;
     const failures: GrabReadFailure[] = [];
     const live = accounts.filter((a) => !dropped.has(a.account.id));
-    // Read every allowed account (each once this round), then act on the best offer only.
+    // Read every allowed account (each once this round), then act on the best offer (the next ones only while the quote is what misses).
     const reads = await Promise.all(live.map((a) => readOffers(a, o).then((r) => ({ a, ...r }), (e: unknown) => (e instanceof CloneRefused ? { a, clone: e.refusal } : { a, error: failureOf(a.connector, e) }))));
     if (o.signal?.aborted) return cancelled();
     for (const r of reads) if ('clone' in r) return { kind: 'refused', rounds, waitedMs: waited(), account: r.a.account.id, clone: r.clone };
     const whys: GrabWhy[] = [];
-    let best: { a: GrabAccount; offer: Offer } | undefined;
+    const candidates: { a: GrabAccount; offer: Offer }[] = [];
     for (const r of reads) {
       if ('clone' in r) continue;
       if ('error' in r) {
@@ -152,25 +155,28 @@ async function watch(o: GrabOptions): Promise<GrabOutcome> {
         continue;
       }
       if (r.why) whys.push(r.why);
-      const first = r.offers[0];
-      if (first && (!best || (first.priceFen ?? Number.MAX_SAFE_INTEGER) < (best.offer.priceFen ?? Number.MAX_SAFE_INTEGER))) best = { a: r.a, offer: first };
+      for (const offer of r.offers) candidates.push({ a: r.a, offer });
     }
+    // Cheapest known price first (a stable sort: each account's own order among the unknown).
+    candidates.sort((x, y) => (x.offer.priceFen ?? Number.MAX_SAFE_INTEGER) - (y.offer.priceFen ?? Number.MAX_SAFE_INTEGER));
     const stopped = failures.filter((f) => f.verdict === 'stop');
     if (stopped.length && accounts.every((a) => dropped.has(a.account.id))) return { kind: 'refused', rounds, waitedMs: waited(), account: stopped[0]!.account, failure: stopped[0]!.failure };
     let missed: GrabRound['missed'];
     let actVerdict: WaitVerdict | undefined;
-    if (best) {
+    // One action at a time: the offers are tried in order while only their quote misses (a preview reads, it does not act), at most MAX_QUOTES_PER_ROUND.
+    for (const best of candidates.slice(0, MAX_QUOTES_PER_ROUND)) {
       const r = await act(best.a, best.offer, o).catch((e: unknown): ActResult => {
         // A read before the send failed (the preview, the host list): a blip is watched through, a refusal ends it.
         if (o.signal?.aborted) return { kind: 'cancelled', rounds, waitedMs: waited(), inFlight: false };
-        const f = failureOf(best!.a.connector, e);
+        const f = failureOf(best.a.connector, e);
         const v = waitVerdict(f.kind);
-        return v === 'stop' ? { kind: 'refused', rounds, waitedMs: waited(), account: best!.a.account.id, failure: f } : { kind: 'miss', missed: { code: 'noAnswer', detail: [f.code, f.message].filter(Boolean).join(' ').slice(0, 200) }, verdict: v };
+        return v === 'stop' ? { kind: 'refused', rounds, waitedMs: waited(), account: best.a.account.id, failure: f } : { kind: 'miss', missed: { code: 'noAnswer', detail: [f.code, f.message].filter(Boolean).join(' ').slice(0, 200) }, verdict: v };
       });
       if (r.kind !== 'miss') return r.kind === 'cancelled' ? { ...r, rounds, waitedMs: waited() } : fill(r, rounds, waited());
       if (o.signal?.aborted) return cancelled();
       missed = r.missed;
       actVerdict = r.verdict;
+      if (r.missed?.code !== 'priceAbove' && r.missed?.code !== 'priceUnknown') break;
     }
     lastWhy = closestWhy(whys) ?? lastWhy;
     lastFailures = failures;
