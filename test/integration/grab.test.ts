@@ -194,6 +194,11 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     const w = start(['grab', '--card', 'GN7', '--then', 'start', 'ins-1', '--max-price', '10', '--yes', '--json'], tc);
     await until('two sold-out rounds', () => s.sent('tencent', 'DescribeZoneInstanceConfigInfos').length >= 2);
     assert.strictEqual(s.sent('tencent', 'StartInstances').length, 0, 'no power-on while sold out');
+    // The instance's power-on lock is the grab's meanwhile: a power-on from another terminal sends nothing.
+    const other = await run(['power-on', 'ins-1', '--yes'], tc);
+    assert.strictEqual(other.code, 1, other.stderr);
+    assert.match(other.stderr, /already being started by grab --then start \(pid \d+\).*nothing sent/);
+    assert.strictEqual(s.sent('tencent', 'StartInstances').length, 0);
     s.stock.tencent = { 'ap-guangzhou': rows };
     const r = await w.done;
     assert.strictEqual(r.code, 0, r.stderr);
