@@ -68,6 +68,15 @@ describe('launch rows from the state files (extension/commands/launch/watchRows)
     assert.match(t.tooltip, /ended while you were away \(the box says: the run finished\); stored step-80; messaged phone/);
   });
 
+  it("a sweep's runs: a row for each run in progress (lora-1 … lora-N), none for the sweep's own name", async () => {
+    writeFileSync(join(dir, 'gpu-rent.yaml'), 'name: lora\nrun: python train.py --lr {lr}\nmatrix: {lr: [1e-4, 3e-4]}\n');
+    const file = join(dir, 'gpu-rent.yaml');
+    await writeState(statePath(home, file, 'lora-2'), { ...newLaunchState({ task: 'lora-2', file, taskDigest: 'x', smoke: false, now: 1 }), phase: 'watch' });
+    const rows = new Map<string, LaunchState>();
+    await refreshLaunchRows({ setLaunch: (k, st) => (st ? rows.set(k, st) : rows.delete(k)) }, dir, new Map(), home);
+    assert.deepEqual([...rows.keys()], [`${file}#lora-2`]);
+  });
+
   it('no folder, no task file or a broken one: no rows, no error', async () => {
     const tree = { setLaunch: () => assert.fail('no row expected') };
     assert.equal((await refreshLaunchRows(tree, undefined, new Map(), home)).size, 0);

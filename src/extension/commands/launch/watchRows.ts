@@ -10,6 +10,7 @@ import type { AwayRead, BoxView } from '../../../app/launch/away';
 import { isFinished, launchStatus } from '../../../app/launch/run';
 import type { LaunchState } from '../../../core/task/launch';
 import type { Task } from '../../../core/task/types';
+import { combinations, memberName } from '../../../core/task/sweep';
 import { readTaskFile } from '../../../app/launch/taskFile';
 import { configHome } from '../../../app/platforms/accountFile';
 import type { LaunchRows as LaunchRowsModel } from '../../../app/launch/rows';
@@ -39,9 +40,11 @@ export async function refreshLaunchRows(rows: LaunchRows, folder: string | undef
   const now = new Map<string, number>();
   const r = folder ? await readTaskFile(folder) : undefined;
   if (r?.ok) {
-    for (const t of r.tasks) {
-      const st = await launchStatus(home, r.file, t.name).catch(() => undefined);
-      const key = `${r.file}#${t.name}`;
+    // A sweep's runs are launches of their own (lora-1 … lora-N, app/launch/sweep.ts): a row each.
+    const names = r.tasks.flatMap((t) => (t.sweep ? combinations(t.sweep.matrix).map((_, i) => ({ name: memberName(t.name, i + 1), task: t })) : [{ name: t.name, task: t }]));
+    for (const { name, task: t } of names) {
+      const st = await launchStatus(home, r.file, name).catch(() => undefined);
+      const key = `${r.file}#${name}`;
       if (st && !isFinished(st)) {
         if (shown.get(key) !== st.updatedAt) rows.setLaunch(key, st);
         now.set(key, st.updatedAt);
