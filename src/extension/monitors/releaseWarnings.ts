@@ -48,8 +48,11 @@ export class ReleaseWarnings implements vscode.Disposable {
     if (JSON.stringify(r.memo) !== JSON.stringify(memo)) void this.ctx.memento.update(MEMO_KEY, r.memo);
     for (const n of r.notices) {
       const inst = this.ctx.store.get(n.instanceId);
-      const msg = inst && releaseWatchMessage(inst.name, n.watch, vscode.l10n);
-      if (!inst || !msg) continue;
+      const said = inst && releaseWatchMessage(inst.name, n.watch, vscode.l10n);
+      if (!inst || !said) continue;
+      // Its account keeps it alive on its own (monitors/keepAlive.ts): said, so the warning is not taken as the only way out.
+      const kept = inst.platformRef && this.ctx.settings().platformKeepAlive.includes(inst.platformRef.account) && n.watch.kind !== 'probablyReleased';
+      const msg = kept ? `${said} ${vscode.l10n.t('Keep-alive is on for its account: GPU Rent starts it in no-GPU mode and shuts it down again within 3 days of the release day, while VS Code or gpu-rent schedule run runs.')}` : said;
       this.ctx.notices.note('release', inst.id, n.watch.kind);
       const show = vscode.l10n.t('Show Instances');
       // With the platform's API a start in no-GPU mode (AutoDL: ¥0.1/h) resets the release clock.
