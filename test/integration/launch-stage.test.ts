@@ -63,6 +63,9 @@ describe('stage without the GPU: push and setup at the no-GPU rate, the GPU only
     const st = await runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status', '--json'], env);
     const stage = (JSON.parse(st.stdout) as { box?: { stage?: { seconds: number; fenPerHour: number } } }).box?.stage;
     assert.ok(stage && stage.seconds >= 3 && stage.fenPerHour === 10, st.stdout);
+    // The run's record in the ledger keeps the staging too.
+    const runs = await runCliAsync(['runs', '--json'], env);
+    assert.match(runs.stdout, /"staging": \{\s*"seconds": [3-9]\d*,\s*"fenPerHour": 10,\s*"savedFen": \d+/, runs.stdout);
     const text = await runCliAsync(['launch', '--file', join(dir, 'gpu-rent.yaml'), '--status'], env);
     assert.match(text.stdout, /staged without the GPU: [\d.]+ min at ¥0\.10\/h; saved ¥\d+\.\d\d against the GPU rate/, text.stdout);
   });

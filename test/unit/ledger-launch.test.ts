@@ -37,6 +37,13 @@ describe('ledger: a launch run', () => {
     assert.equal(r.costFen, 198);
   });
 
+  it('a launch staged without the GPU: the record keeps the staging minutes, its rate and what it saved; one not staged has none', () => {
+    const staged = state({ box: { candidate: 0, kind: 'platform', label: 'stagebox', priceFenPerHour: 198, spot: false, acquiredAt: T0 - 10, staged: false, stage: { seconds: 1800.4, fenPerHour: 10 } } });
+    const r = buildRecord(launchRunFacts(staged)!, 'abcd');
+    assert.deepEqual(r.staging, { seconds: 1800, fenPerHour: 10, savedFen: 94 });
+    assert.equal(buildRecord(launchRunFacts(state())!, 'abcd').staging, undefined);
+  });
+
   it('budget, diverged and reclaimed ends; no job: nothing to record', () => {
     assert.equal(launchRunFacts(state({ outcome: { kind: 'budget', detail: '' } }))!.end.kind, 'budget');
     assert.deepEqual(launchRunFacts(state({ outcome: { kind: 'diverged', detail: '' } }))!.end, { kind: 'failed', exitCode: null, cause: 'diverged' });

@@ -25,7 +25,7 @@ export class LedgerError extends Error {
 }
 
 const specs = {
-  json: { type: 'boolean', description: 'print JSON: runs: {runs: [{id, name, card, gpus, platform, startedAt, seconds, steps, total, stepsPerSecond, finalLoss, bestLoss, cost, end, kind, params}], skipped}; compare: {runs: [… with curve: [{step, loss, hours, yuan}]], best: {cost, speed, duration, finalLoss}}', zh: '以 JSON 输出：runs：{runs: [{id, name, card, gpus, platform, startedAt, seconds, steps, total, stepsPerSecond, finalLoss, bestLoss, cost, end, kind, params}], skipped}；compare：{runs: [… 另有 curve: [{step, loss, hours, yuan}]], best: {cost, speed, duration, finalLoss}}' },
+  json: { type: 'boolean', description: 'print JSON: runs: {runs: [{id, name, card, gpus, platform, startedAt, seconds, steps, total, stepsPerSecond, finalLoss, bestLoss, cost, end, kind, params, staging?}], skipped}; compare: {runs: [… with curve: [{step, loss, hours, yuan}]], best: {cost, speed, duration, finalLoss}}', zh: '以 JSON 输出：runs：{runs: [{id, name, card, gpus, platform, startedAt, seconds, steps, total, stepsPerSecond, finalLoss, bestLoss, cost, end, kind, params, staging?}], skipped}；compare：{runs: [… 另有 curve: [{step, loss, hours, yuan}]], best: {cost, speed, duration, finalLoss}}' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 

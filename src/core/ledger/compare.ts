@@ -46,6 +46,8 @@ export interface RunSummary {
   /** What started it (a launch, a sweep's run, gpu-rent run …) and a sweep run's matrix values. */
   kind: RunRecord['kind'];
   params: RunRecord['task']['params'];
+  /** Staged without the GPU (a launch on a no-GPU start): its minutes and what it saved; absent otherwise. */
+  staging?: RunRecord['staging'];
 }
 
 export function summary(r: RunRecord): RunSummary {
@@ -68,6 +70,7 @@ export function summary(r: RunRecord): RunSummary {
     end: r.end.kind,
     kind: r.kind,
     params: r.task.params,
+    ...(r.staging ? { staging: r.staging } : {}),
   };
 }
 

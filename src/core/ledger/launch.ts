@@ -3,7 +3,7 @@
 // card, the loss curve from its log tail, the commit, a sweep's parameters, the spend). The
 // driver calls `recordRun(home, launchRunFacts(state, extras, now))` once its run has ended;
 // null when no job ever ran (no box, the GPU check was red, a refused end action): nothing to record.
-import type { LaunchState } from '../task/launch';
+import { stagingSavedFen, type LaunchState } from '../task/launch';
 import type { RunFacts, RunRecord } from './record';
 
 export interface LaunchExtras {
@@ -61,5 +61,6 @@ export function launchRunFacts(state: LaunchState, x: LaunchExtras = {}): RunFac
     end: { kind: reclaimed ? 'reclaimed' : kind ? (END[kind] ?? 'unknown') : state.phase === 'stopped' ? 'stopped' : 'unknown', exitCode: state.outcome?.exitCode ?? null, cause: x.cause ?? (kind === 'diverged' ? 'diverged' : null) },
     checkpoints: { box: state.lastSync?.checkpoint ?? null, local: x.checkpointsLocal ?? null },
     costFen: x.costFen ?? null,
+    ...(box?.stage ? { staging: { seconds: Math.round(box.stage.seconds), fenPerHour: box.stage.fenPerHour, savedFen: stagingSavedFen(box) } } : {}),
   };
 }

@@ -68,6 +68,8 @@ export const RunRecordSchema = z.strictObject({
   checkpoints: z.strictObject({ box: text().nullable(), local: text().nullable() }),
   /** What the run cost, fen (its hours × the price), null when the price is unknown. */
   costFen: z.number().int().min(0).max(1e12).nullable(),
+  /** A launch staged without the GPU (issue 43): the minutes the GPU did not bill for the push and setup, and what that saved. */
+  staging: z.strictObject({ seconds: z.number().min(0).max(1e9), fenPerHour: z.number().int().min(0).max(1e9).nullable(), savedFen: z.number().int().min(0).max(1e12).nullable() }).optional(),
 }).refine((r) => r.endedAt >= r.startedAt, { message: 'endedAt is before startedAt', path: ['endedAt'] });
 
 export type RunRecord = z.infer<typeof RunRecordSchema>;
@@ -138,6 +140,7 @@ export interface RunFacts {
   checkpoints?: Partial<RunRecord['checkpoints']>;
   /** Given where the caller priced it (a launch's budget); else hours × price. */
   costFen?: number | null;
+  staging?: RunRecord['staging'];
 }
 
 /** A record from what a front end knows at a run's end; `hex` makes the id unique. Throws on facts that break the schema. */
@@ -174,6 +177,7 @@ export function buildRecord(f: RunFacts, hex: string): RunRecord {
     end: f.end,
     checkpoints: { box: f.checkpoints?.box ?? null, local: f.checkpoints?.local ?? null },
     costFen: f.costFen !== undefined && f.costFen !== null ? f.costFen : costOf(seconds, price.fenPerHour),
+    ...(f.staging ? { staging: f.staging } : {}),
   };
   const parsed = RunRecordSchema.safeParse(rec);
   if (!parsed.success) throw new Error(`run record: ${recordProblem(rec)}`);
