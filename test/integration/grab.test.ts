@@ -5,13 +5,14 @@
 // off), Ctrl-C, never two grabs for one target.
 import * as assert from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 import { startNotifyStub, type NotifyStub } from '../support/notify-stub';
 import { until } from '../support/timing';
+import { startSshd, type TestSshd } from '../support/sshd';
 import stockBodies from '../fixtures/platforms/stock-bodies.json';
 
 interface Run {
@@ -67,14 +68,30 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
   });
   afterEach(() => rm(home, { recursive: true, force: true }));
 
-  const create = ['grab', '--card', '4090D', '--regions', 'westDC2', '--then', 'create', '--image', 'base-image-12be412037', '--yes'];
+  // --no-pin: the created login's port has no sshd but in the first case (pinning there is tested once).
+  const create = ['grab', '--card', '4090D', '--regions', 'westDC2', '--then', 'create', '--image', 'base-image-12be412037', '--no-pin', '--yes'];
+  const createPinning = create.filter((a) => a !== '--no-pin');
 
-  it('a card free: creates once (the spec and data center of the free row), says so on the channel; the same grab again sends nothing new', async () => {
+  it('a card free: creates once (the spec and data center of the free row), pins its host key, says so on the channel; the same grab again sends nothing new', async () => {
     // Synthetic counts in the fixture's gpu_stock shape: a pool card a source maps to a Pro spec.
     s.stock.autodl = { westDC2: [{ 'RTX 4090D': { idle_gpu_num: 2, total_gpu_num: 8 } }] };
+    // The created instance's login is the loopback sshd: its key is pinned on first contact.
+    const sshd: TestSshd = await startSshd();
+    s.createLogin = { sshPort: sshd.port, password: sshd.password, user: sshd.user };
+    const known = join(home, 'known_hosts');
+    env.GPU_RENT_KNOWN_HOSTS = known;
+    try {
+      await cardFree(sshd, known);
+    } finally {
+      s.createLogin = { sshPort: 40022, password: 'pw-created' };
+      await sshd.stop();
+    }
+  });
+
+  async function cardFree(sshd: TestSshd, known: string): Promise<void> {
     const add = await run(['notify', 'add', 'phone', '--kind', 'wecom'], { ...env, GPU_RENT_NOTIFY_SECRET: `${stub.base}/cgi-bin/webhook/send?key=${KEY}` });
     assert.strictEqual(add.code, 0, add.stderr);
-    const r = await run([...create, '--notify', 'phone', '--json'], env);
+    const r = await run([...createPinning, '--notify', 'phone', '--json'], env);
     assert.strictEqual(r.code, 0, r.stderr);
     const sent = s.sent('autodl-pro', CREATE);
     assert.strictEqual(sent.length, 1, 'one create');
@@ -86,13 +103,15 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     assert.match(r.stderr, /RTX 4090D is free on env-autodl-pro: creating grab-4090d-x1 in westDC2/);
     assert.strictEqual(stub.requests.length, 1);
     assert.match(JSON.stringify(stub.requests[0]!.body), /grabbed a RTX 4090D for grab-4090d-x1/);
+    assert.match(r.stderr, /host key pinned on first contact: SHA256:/);
+    assert.match(await readFile(known, 'utf8'), new RegExp(`^\\[127\\.0\\.0\\.1\\]:${sshd.port} ssh-`, 'm'));
     // Again: the name is there, nothing is created twice.
     const again = await run(create, env);
     assert.strictEqual(again.code, 0, again.stderr);
     assert.match(again.stderr, /already exists/);
     assert.strictEqual(s.sent('autodl-pro', CREATE).length, 1);
     assert.deepStrictEqual(await readdir(join(home, 'locks')), [], 'the lock is released');
-  });
+  }
 
   it('sold out: keeps watching (one read per round), then creates when the card frees up', async () => {
     s.stock.autodl = { westDC2: [{ 'RTX 4090D': { idle_gpu_num: 0, total_gpu_num: 8 } }] };
@@ -214,7 +233,7 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     s.add({ platform: 'autodl-web', id: 'w-1', name: 'train', state: 'shutdown', noFreeGpu: true, gpuName: 'RTX 4090', machineId: 'eaf141be95', regionSign: 'west-B', gpus: 1, dataDiskBytes: 0 });
     // Synthetic free cards and prices on the docstring row's shape (autodl-web-clone.json): none free at first.
     s.machines = [{ machine_id: 'eaf141be95', machine_alias: '091机', gpu_idle_num: 0, gpu_order_num: 0 }];
-    const w = start(['grab', '--card', '4090', '--then', 'clone', 'w-1', '--max-price', '2.6', '--yes'], web);
+    const w = start(['grab', '--card', '4090', '--then', 'clone', 'w-1', '--max-price', '2.6', '--no-pin', '--yes'], web);
     await until('a sold-out round', () => s.sent('autodl-web', '/api/v1/user/machine/list').length >= 2);
     s.machines.push({ machine_id: 'm-dear', machine_alias: '101机', gpu_idle_num: 3, gpu_order_num: 3, payg_price: 3000 });
     const lists = s.sent('autodl-web', '/api/v1/user/machine/list').length;

@@ -25,7 +25,7 @@ import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import { helpLang, l10nIn, t } from '../words';
 import { connectorFor, loadAccounts, failureLine, platformMatches } from './accounts';
 import { cloneRefusalLine } from './clone';
-import { refusalLine } from './create';
+import { pinHostKey, refusalLine } from './create';
 import { findPlatformInstance } from './power';
 import { refusalAdviceLine } from './power-wait';
 
@@ -44,12 +44,13 @@ const specs = {
   name: { type: 'string', valueName: 'N', description: 'create: the instance name (default grab-CARD-xN: a second grab for the same card finds this one); clone: the clone\'s name', zh: '创建：实例名称（默认 grab-显卡-xN：同一显卡的第二个抢卡会找到这个）；克隆：克隆实例的名称' },
   wait: { type: 'number', valueName: 'SECONDS', integer: true, min: 1, max: GRAB_MAX_WAIT_S, description: `how long to watch (default ${GRAB_DEFAULT_WAIT_S}, at most ${GRAB_MAX_WAIT_S})`, zh: `最多盯多久（默认 ${GRAB_DEFAULT_WAIT_S} 秒，最多 ${GRAB_MAX_WAIT_S} 秒）` },
   notify: { type: 'string', valueName: 'NAME,…', description: 'message channels (gpu-rent notify list) told when a card is grabbed', zh: '抢到卡时通知的消息渠道（gpu-rent notify list 可查看）' },
+  'no-pin': { type: 'boolean', description: 'create/clone: do not connect once to pin the new instance\'s host key', zh: '创建/克隆：不连接一次去记住新实例的主机密钥' },
   yes: { type: 'boolean', description: 'watch and act (without it, only the limits are shown)', zh: '开始盯卡并执行（不加时只显示限制条件）' },
   json: { type: 'boolean', description: 'print the outcome as JSON', zh: '以 JSON 输出结果' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-const USAGE = 'gpu-rent grab --card C [--gpus N] [--regions R,…] [--max-price YUAN] [--platform P,…] [--account ID,…] --then start INSTANCE | --then clone INSTANCE [--name N] | --then create --image ID [--disk-gb N] [--cuda-min X.Y | --torch V] [--name N] [--wait SECONDS] [--notify NAME,…] --yes [--json]';
+const USAGE = 'gpu-rent grab --card C [--gpus N] [--regions R,…] [--max-price YUAN] [--platform P,…] [--account ID,…] --then start INSTANCE | --then clone INSTANCE [--name N] | --then create --image ID [--disk-gb N] [--cuda-min X.Y | --torch V] [--name N] [--wait SECONDS] [--notify NAME,…] [--no-pin] --yes [--json]';
 
 const list = (s: string | undefined): string[] => (s ? [...new Set(s.split(',').map((x) => x.trim()).filter(Boolean))] : []);
 
@@ -203,13 +204,15 @@ export const command: CliCommand = {
       const stoppedFollowing = abort.signal.aborted;
       if (stoppedFollowing) io.stderr(`gpu-rent grab: ${t(lang, 'stopped following its state; gpu-rent instances shows it', '不再跟踪其状态；gpu-rent instances 会显示它')}\n`);
       if (o.login) io.stderr(forTerminal(`  ssh -p ${o.login.port} ${o.login.user}@${o.login.host}${o.login.password ? t(lang, ' (the password is shown in the platform console)', '（密码见平台控制台）') : ''}`) + '\n');
+      // A new instance made by this command: its host key trusted on first contact, as gpu-rent create does.
+      const hostKey = o.login && o.action !== 'start' && !o.recovered && !flags['no-pin'] && !stoppedFollowing ? await pinHostKey(o.login, io, lang) : undefined;
       let notified: unknown[] = [];
       if (sends.length) {
         const results = await notifyEvent(`grab-${o.account}-${o.ref}-${Math.floor(Date.now() / 1000)}`, { kind: 'grabbed', task: o.name, action: o.action, card: o.card, region: o.region ?? null, hourlyFen: o.priceFen ?? null, waitedSeconds: Math.round(o.waitedMs / 1000), instance: o.ref }, sends, { journal: join(home, SENT_JOURNAL_FILE), by: 'laptop', lang: lang === 'zh-cn' ? 'zh-cn' : 'en' });
         for (const r of results) if (r.status === 'failed') io.stderr(`gpu-rent grab: ${forTerminal(t(lang, 'the message to {0} was not sent: {1}', '发给 {0} 的消息没有发出：{1}', r.channel, r.message))}\n`);
         notified = results.map((r) => ({ channel: r.channel, status: r.status }));
       }
-      doc({ outcome: 'grabbed', account: o.account, ref: o.ref, name: o.name, grabbedCard: o.card, region: o.region ?? null, priceFenPerHour: o.priceFen ?? null, rounds: o.rounds, waitedSeconds: Math.round(o.waitedMs / 1000), recovered: o.recovered, settled: o.settled, state: o.state ?? null, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user } : null, notified });
+      doc({ outcome: 'grabbed', account: o.account, ref: o.ref, name: o.name, grabbedCard: o.card, region: o.region ?? null, priceFenPerHour: o.priceFen ?? null, rounds: o.rounds, waitedSeconds: Math.round(o.waitedMs / 1000), recovered: o.recovered, settled: o.settled, state: o.state ?? null, login: o.login ? { host: o.login.host, port: o.login.port, user: o.login.user } : null, ...(hostKey ? { hostKey } : {}), notified });
       if (!flags.json) io.stdout(`${forTerminal(o.ref)}: ${o.action === 'start' ? t(lang, 'started', '已开机') : o.action === 'clone' ? t(lang, 'cloned', '已克隆') : o.recovered ? t(lang, 'exists', '已存在') : t(lang, 'created', '已创建')}${o.priceFen !== undefined ? `, ${formatCny(o.priceFen)}/h` : ''}\n`);
       return stoppedFollowing ? 130 : 0;
     } catch (e) {
