@@ -16,6 +16,7 @@ import { startJob } from '../../src/remote/jobs';
 import { armSupervisor, claimEnd, laptopDone, markLaptopAwake, stopSupervisor, supervisorStatus, type SupervisorConfig, type SupervisorStatus } from '../../src/remote/guards/supervisor';
 import { startSshd, type TestSshd } from '../support/sshd';
 import { startS3, type TestS3 } from '../support/s3server';
+import { untilValue } from '../support/timing';
 import { createUploadGrant } from '../../src/app/storage/grant';
 import { s3Client, SHA_META } from '../../src/app/storage/s3';
 import { renderBoxUploader, renderPostGrantConfig } from '../../src/core/storage/grant';
@@ -35,16 +36,9 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await c.connect();
     return c;
   };
-  const until = async (conn: RemoteConnection, job: string, ok: (s: SupervisorStatus) => boolean, ms = 45000): Promise<SupervisorStatus> => {
-    const deadline = Date.now() + ms;
-    let s = await supervisorStatus(conn, job);
-    while (!ok(s)) {
-      if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ state: s.state, events: s.events })}`);
-      await sleep(300);
-      s = await supervisorStatus(conn, job);
-    }
-    return s;
-  };
+  /** The supervisor's status once `ok` holds (read over SSH every 300 ms). */
+  const statusWhen = (conn: RemoteConnection, job: string, ok: (s: SupervisorStatus) => boolean): Promise<SupervisorStatus> =>
+    untilValue(`the supervisor of ${job}`, () => supervisorStatus(conn, job), ok, { ms: 45000, everyMs: 300, show: (s) => JSON.stringify({ state: s.state, events: s.events }) });
   const base = (job: string): SupervisorConfig => ({
     job,
     pollSeconds: 1,
@@ -93,11 +87,14 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     conn.close();
     await sleep(7000);
     conn = await connect();
-    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    const done = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true);
     assert.equal(done.state!.text, 'done finished');
     const home = sshd.home;
-    const stored = readdirSync(join(home, 'autodl-fs', job)).sort();
+    // Beside the checkpoints, the supervisor's journal (.gpu-rent/), put there before its end action.
+    const stored = readdirSync(join(home, 'autodl-fs', job)).filter((n) => n !== '.gpu-rent').sort();
     assert.deepEqual(stored, ['checkpoint-2', 'checkpoint-4', 'checkpoint-6']);
+    assert.match(readFileSync(join(home, 'autodl-fs', job, '.gpu-rent', 'journal.log'), 'utf8'), /"kind": "run-ended", "detail": "finished exit=0/);
+    assert.match(readFileSync(join(home, 'autodl-fs', job, '.gpu-rent', 'state'), 'utf8'), /^acting finished \d+/);
     for (const c of stored) {
       const a = readFileSync(join(home, 'runs', job, 'out', c, 'adapter_model.safetensors'));
       const b = readFileSync(join(home, 'autodl-fs', job, c, 'adapter_model.safetensors'));
@@ -114,7 +111,7 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     // Armed again (a `launch --resume`): nothing is stored twice.
     const storedEvents = done.events.filter((e) => e.kind === 'stored').length;
     await armSupervisor(conn, { ...base(job), end: { action: 'none', command: null }, notify: {} });
-    const again = await until(conn, job, (s) => s.state?.text.startsWith('done') === true && s.events.filter((e) => e.kind === 'armed').length === 2);
+    const again = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true && s.events.filter((e) => e.kind === 'armed').length === 2);
     assert.equal(again.events.filter((e) => e.kind === 'stored').length, storedEvents);
     conn.close();
   });
@@ -125,7 +122,7 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await conn.exec(`cat > ~/notify-${job}.sh <<'EOF'\n${notifyScript(job)}EOF`);
     await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 60, () => '[1-4]) echo 2.1 ;; *) echo nan ;; esac')], cwd: '~', runner: 'setsid' });
     await armSupervisor(conn, base(job));
-    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    const done = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true);
     assert.equal(done.state!.text, 'done diverged');
     const div = done.events.find((e) => e.kind === 'diverged');
     assert.match(div!.detail, /loss not finite for [3-9] readings since step 5/);
@@ -145,10 +142,10 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await markLaptopAwake(conn, job).catch(() => undefined);
     await armSupervisor(conn, { ...base(job), laptopAwaySeconds: 30 });
     await markLaptopAwake(conn, job);
-    const ending = await until(conn, job, (s) => s.state?.text === 'ending finished');
+    const ending = await statusWhen(conn, job, (s) => s.state?.text === 'ending finished');
     assert.ok(ending.running);
     assert.equal(await claimEnd(conn, job), 'laptop');
-    const claimed = await until(conn, job, (s) => s.state?.text === 'claimed');
+    const claimed = await statusWhen(conn, job, (s) => s.state?.text === 'claimed');
     assert.equal(claimed.events.some((e) => e.kind === 'notify-sent' || e.kind === 'action-start'), false);
     assert.equal(existsSync(join(sshd.home, `messages-${job}`)), false);
     assert.equal(existsSync(join(sshd.home, `POWERED-OFF-${job}`)), false);
@@ -159,7 +156,7 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     assert.equal(await claimEnd(conn, job), 'laptop');
     await markLaptopAwake(conn, job);
     await laptopDone(conn, job);
-    const gone = await until(conn, job, (s) => !s.running);
+    const gone = await statusWhen(conn, job, (s) => !s.running);
     assert.ok(gone.events.some((e) => e.kind === 'laptop-done'));
     assert.equal(existsSync(join(sshd.home, `POWERED-OFF-${job}`)), false);
     conn.close();
@@ -172,10 +169,10 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 2, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
     await armSupervisor(conn, { ...base(job), laptopAwaySeconds: 4 });
     await markLaptopAwake(conn, job);
-    await until(conn, job, (s) => s.state?.text === 'ending finished');
+    await statusWhen(conn, job, (s) => s.state?.text === 'ending finished');
     assert.equal(await claimEnd(conn, job), 'laptop');
     // The laptop marks no more and never says done: after laptopAwaySeconds the box ends the run itself.
-    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    const done = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true);
     assert.equal(done.state!.text, 'done finished');
     const kinds = done.events.map((e) => e.kind);
     assert.ok(kinds.indexOf('claimed') < kinds.indexOf('laptop-gone') && kinds.indexOf('laptop-gone') < kinds.indexOf('action-start'), kinds.join(','));
@@ -191,9 +188,9 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 2, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
     // The laptop was never seen: the box owns the end as soon as the run ends.
     await armSupervisor(conn, { ...base(job), end: { action: 'power-off', command: `sleep 2; echo off > "$HOME/POWERED-OFF-${job}"` } });
-    await until(conn, job, (s) => /^(acting|done) /.test(s.state?.text ?? ''));
+    await statusWhen(conn, job, (s) => /^(acting|done) /.test(s.state?.text ?? ''));
     assert.equal(await claimEnd(conn, job), 'box');
-    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    const done = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true);
     assert.equal(done.state!.text, 'done finished');
     assert.equal(done.events.filter((e) => e.kind === 'notify-sent').length, 1);
     conn.close();
@@ -205,7 +202,7 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
     await conn.exec(`cat > ~/notify-${job}.sh <<'EOF'\n${notifyScript(job)}EOF`);
     await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 200, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
     await armSupervisor(conn, { ...base(job), budgetSeconds: 3 });
-    const done = await until(conn, job, (s) => s.state?.text.startsWith('done') === true);
+    const done = await statusWhen(conn, job, (s) => s.state?.text.startsWith('done') === true);
     assert.equal(done.state!.text, 'done budgetStop');
     assert.ok(done.events.some((e) => e.kind === 'job-stop' && e.detail === 'budget'));
     assert.match(readFileSync(join(sshd.home, `messages-${job}`), 'utf8'), /^budgetStop step=\d+ cost=/);
@@ -229,7 +226,7 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
         { name: 'upload.grant', content: renderPostGrantConfig(grant), mode: 0o600 },
         { name: 'upload.sh', content: renderBoxUploader({ prefix: grant.prefix, maxBytes: grant.maxBytes, attempts: 2, retryPauseS: 1 }), mode: 0o700 },
       ]);
-      const done = await until(conn, job, (x) => x.state?.text.startsWith('done') === true);
+      const done = await statusWhen(conn, job, (x) => x.state?.text.startsWith('done') === true);
       assert.equal(done.state!.text, 'done finished', JSON.stringify(done.events));
       assert.deepEqual(done.stored.map((x) => x.name).sort(), ['checkpoint-2', 'checkpoint-4']);
       const { HeadObjectCommand, GetObjectCommand } = await import('@aws-sdk/client-s3');
@@ -287,10 +284,10 @@ describe('supervisor: the box finishes the run while the laptop is away', functi
       await startJob(conn, { name: job, command: ['bash', '-c', trainer(job, 30, () => '*) echo 0.3 ;; esac')], cwd: '~', runner: 'setsid' });
       const port = (server.address() as AddressInfo).port;
       await armSupervisor(conn, { ...base(job), checkpoints: { dir: `~/runs/${job}/out`, everySeconds: 3600, settleSeconds: 0 }, spot: { cloud: 'aliyun', base: `http://127.0.0.1:${port}` } });
-      const s = await until(conn, job, (x) => x.events.some((e) => e.kind === 'spot-notice'));
+      const s = await statusWhen(conn, job, (x) => x.events.some((e) => e.kind === 'spot-notice'));
       assert.equal(s.events.find((e) => e.kind === 'spot-notice')!.detail, '2026-12-06T12:05:00Z');
       assert.ok(tokenAsked >= 1);
-      await until(conn, job, (x) => x.events.some((e) => e.kind === 'notify-sent'));
+      await statusWhen(conn, job, (x) => x.events.some((e) => e.kind === 'notify-sent'));
       assert.match(readFileSync(join(sshd.home, `messages-${job}`), 'utf8'), /^spotReclaimed /);
       await stopSupervisor(conn, job);
       conn.close();
