@@ -233,7 +233,8 @@ export const command: CliCommand = {
             return o;
           },
           l10n: words,
-          accounts: async () => (await loadAccounts(io).catch(() => [])).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
+          // An unreadable accounts file is said as `instances` says it (chmod 600 it, …) when the task needs a platform account; an SSH-only task goes on without.
+          accounts: async () => (await loadAccounts(io).catch((e: unknown) => (task.instances.some((i) => i.kind !== 'ssh') ? Promise.reject(e) : []))).map((a) => ({ id: a.account.id, connector: connectorFor(a, io), powerActions: a.account.powerActions })),
           onEvent: (line, st) => io.stderr(forTerminal(`[${st.task} ${clock(now())}] ${line}`) + '\n'),
           confirmCreate: async (what) => {
             const a = await promptLine(t(lang, 'Create {0}? It bills from the moment it runs. (yes/no) ', '创建 {0} 吗？它一运行就开始计费。(yes/no) ', forTerminal(what)), false);
