@@ -78,7 +78,7 @@ describe('instance model', () => {
   });
 
   it('groups by platform and makes unique ids', () => {
-    assert.deepEqual(groupByPlatform([make('a', 'mita'), make('b', 'autodl'), make('c', 'mita')]).map((g) => `${g.platform}:${g.instances.length}`), ['autodl:1', 'mita:2']);
+    assert.deepEqual(groupByPlatform([make('a', 'mita'), make('b', 'autodl'), make('c', 'mita')]).map((g) => `${g.platform}:${g.instances.map((i) => i.id).join(',')}`), ['autodl:b', 'mita:a,c']);
     let n = 0;
     const seq = [0.5, 0.5, 0.25];
     const id = newInstanceId(new Set([newInstanceId(new Set(), () => 0.5)]), () => seq[n++]!);
