@@ -101,6 +101,12 @@ const FAILING: Record<string, Case[]> = {
     { args: ['x'], where: 'none', code: 'no-account' },
     { args: ['x'], where: 'up', code: 'not-supported' },
   ],
+  'shutdown-timer': [
+    { args: ['x'], code: 'usage' },
+    { args: ['x', '--in', '1h'], where: 'none', code: 'no-account' },
+    { args: ['train', '--in', '1h', '--yes'], where: 'up', code: 'not-supported' },
+    { args: ['x', '--in', '1h'], where: 'down', code: 'unreachable' },
+  ],
   schedule: [
     { args: ['remove', 'nope'], where: 'none', code: 'not-found' },
     { args: ['add', 'x', '--at', 'daily 01:00', '--do', 'power-off'], where: 'none', code: 'no-account' },
