@@ -165,6 +165,13 @@ describe('gpu-rent grab (built CLI, local platform server)', function () {
     const other = await run(['grab', '--card', '4090D', '--platform', 'tencent', '--then', 'create', '--image', 'base-image-12be412037', '--yes'], env);
     assert.strictEqual(other.code, 1, other.stderr);
     assert.match(other.stderr, /no account that creates instances/);
+    // Limits the platform would refuse once a card is free are said before anything is watched.
+    const noImage = await run(['grab', '--card', '4090D', '--then', 'create', '--yes'], env);
+    assert.strictEqual(noImage.code, 1, noImage.stderr);
+    assert.match(noImage.stderr, /not watched: env-autodl-pro: --image is required/);
+    const gpus = await run(['grab', '--card', '4090D', '--gpus', '5', '--then', 'create', '--image', 'base-image-12be412037', '--yes'], env);
+    assert.strictEqual(gpus.code, 1, gpus.stderr);
+    assert.match(gpus.stderr, /5 GPUs: at most 4 here/);
     assert.strictEqual(s.requests.length, 0, 'nothing read');
   });
 

@@ -2,7 +2,7 @@
 // reason said when none does, the price rule (an unknown price never passes a limit), the regions
 // each platform is asked, the create's default name.
 import { strict as assert } from 'node:assert';
-import { closestWhy, grabCreateName, judgeStock, priceVerdict, regionsFor, watchesRegions, type GrabLimits } from '../../src/core/platforms/grab';
+import { closestWhy, grabCreateName, judgeStock, preflightCreate, priceVerdict, regionsFor, watchesRegions, type GrabLimits } from '../../src/core/platforms/grab';
 import { CREATE_NAME } from '../../src/core/platforms/create';
 import type { StockRow } from '../../src/core/platforms/stock';
 
@@ -47,6 +47,13 @@ describe('grab: regions and names', () => {
   });
   it('an account is watched only when a region named is one of its own (or none is named)', () => {
     assert.deepEqual([watchesRegions('autodl-pro', ['westDC2']), watchesRegions('autodl-pro', ['westdc2']), watchesRegions('tencent-cvm', ['westDC2']), watchesRegions('tencent-cvm', ['ap-guangzhou-3']), watchesRegions('aliyun-ecs', [])], [true, false, false, true, true]);
+  });
+  it('a create\'s limits each platform would refuse are found before the watch (GPUs, image, disk), the place is not', () => {
+    assert.equal(preflightCreate('autodl-pro', { gpus: 1, name: 'grab-x1' })?.code, 'imageRequired');
+    assert.equal(preflightCreate('autodl-pro', { gpus: 5, name: 'grab-x5', image: 'base-image-12be412037' })?.code, 'tooManyGpus');
+    assert.equal(preflightCreate('tencent-cvm', { gpus: 2, name: 'grab-x2', image: 'img-abc' })?.code, 'tooManyGpus');
+    assert.equal(preflightCreate('autodl-pro', { gpus: 1, name: 'grab-x1', image: 'base-image-12be412037', diskGb: 900 })?.code, 'diskTooLarge');
+    assert.equal(preflightCreate('tencent-cvm', { gpus: 1, name: 'grab-x1', image: 'img-abc' }), undefined, 'the zone comes with the free row');
   });
   it('the create name is one per card and GPU count, and a valid create name', () => {
     assert.equal(grabCreateName('4090D', 1), 'grab-4090d-x1');

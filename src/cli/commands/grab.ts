@@ -12,7 +12,7 @@ import { notifyEvent } from '../../app/notify/send';
 import { PowerOnLocks } from '../../app/platforms/powerLock';
 import { realClock } from '../../app/platforms/waitForGpu';
 import { isCloneRefusal } from '../../core/platforms/autodlClone';
-import { GRAB_ACTIONS, GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, watchesRegions, type GrabAction } from '../../core/platforms/grab';
+import { GRAB_ACTIONS, GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, preflightCreate, watchesRegions, type GrabAction } from '../../core/platforms/grab';
 import { AUTODL_DATA_CENTERS } from '../../core/platforms/stock';
 import { CREATE_NAME } from '../../core/platforms/create';
 import { REGION_ID } from '../../core/platforms/regions';
@@ -122,12 +122,24 @@ export const command: CliCommand = {
       const accounts = (await loadAccounts(io)).filter((a) => (!wanted.length || wanted.includes(a.account.id)) && (!platforms.length || platforms.some((p) => platformMatches(a.account.kind, p))));
       const usable: GrabAccount[] = [];
       const unasked: string[] = [];
+      const refusedHere: { account: string; line: string }[] = [];
       for (const a of accounts) {
         const c = connectorFor(a, io);
         if (!canGrabWith(c, 'create') || !a.account.powerActions) continue;
-        if (watchesRegions(a.account.kind, regions)) usable.push({ account: a.account, connector: c });
-        else unasked.push(a.account.id);
+        if (!watchesRegions(a.account.kind, regions)) {
+          unasked.push(a.account.id);
+          continue;
+        }
+        // The limits this platform would refuse (GPUs, image, disk) are said now, not once a card is free.
+        const bad = preflightCreate(a.account.kind, { gpus, name: name!, ...(flags.image !== undefined ? { image: flags.image } : {}), ...(flags['disk-gb'] !== undefined ? { diskGb: flags['disk-gb'] } : {}) });
+        if (bad) {
+          refusedHere.push({ account: a.account.id, line: refusalLine(bad) });
+          continue;
+        }
+        usable.push({ account: a.account, connector: c });
       }
+      for (const x of refusedHere) io.stderr(`gpu-rent grab: ${forTerminal(t(lang, 'not watched: {0}: {1}', '不盯：{0}：{1}', x.account, x.line))}\n`);
+      if (!usable.length && refusedHere.length) return fail('refused', `${refusedHere[0]!.account}: ${refusedHere[0]!.line}; nothing watched`, `${refusedHere[0]!.account}：${refusedHere[0]!.line}；没有盯任何账号`);
       // An account none of whose places is named is left out, and said: a misspelt data center would otherwise watch nothing for hours.
       if (unasked.length) io.stderr(`gpu-rent grab: ${forTerminal(t(lang, 'not watched: {0} (none of --regions is one of its data centers or regions; AutoDL data centers: {1})', '不盯：{0}（--regions 中没有它的数据中心或地区；AutoDL 数据中心：{1}）', unasked.join(', '), Object.keys(AUTODL_DATA_CENTERS).join(', ')))}\n`);
       if (!usable.length) return fail('no-account', 'no account that creates instances and reads stock with power actions allowed (AutoDL Pro, 阿里云, 腾讯云; gpu-rent accounts add --allow-power, or GPU_RENT_ALLOW_POWER=1)', '没有能创建实例、能读库存且允许电源操作的账号（AutoDL Pro、阿里云、腾讯云；gpu-rent accounts add --allow-power，或 GPU_RENT_ALLOW_POWER=1）');

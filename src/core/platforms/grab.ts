@@ -5,7 +5,8 @@
 // stock read a minute per account (stock.ts' STOCK_TTL_S).
 import type { Fen } from '../money';
 import { isAutodlDataCenter, STOCK_TTL_S, cardMatches, type StockRow } from './stock';
-import { CREATE_NAME } from './create';
+import { checkSpec, CREATE_NAME, type CreateRefusal } from './create';
+import type { PlatformKind } from './descriptors';
 import { REGION_ID } from './regions';
 
 export type GrabAction = 'start' | 'clone' | 'create';
@@ -121,6 +122,16 @@ export function judgeStock(rows: readonly StockRow[], l: GrabLimits, o: { needPr
   if (!offers.length && !whys.length) whys.push({ code: 'soldOut', card: named[0]!.card });
   offers.sort((a, b) => (a.priceFen ?? Number.MAX_SAFE_INTEGER) - (b.priceFen ?? Number.MAX_SAFE_INTEGER) || (b.row.free ?? 0) - (a.row.free ?? 0));
   return offers.length ? { offers } : { offers, why: closestWhy(whys)! };
+}
+
+/**
+ * A create's limits checked before the watch starts, for one platform (the card and place come
+ * with the free row, so they are checked then): GPUs, image, disk, name. A refusal here would end
+ * the grab only once a card is free, hours later.
+ */
+export function preflightCreate(kind: PlatformKind, o: { gpus: number; name: string; image?: string; diskGb?: number }): CreateRefusal | undefined {
+  const r = checkSpec(kind, { card: 'card', gpus: o.gpus, name: o.name, ...(o.image !== undefined ? { image: o.image } : {}), ...(o.diskGb !== undefined ? { diskGb: o.diskGb } : {}) });
+  return r && r.code !== 'unknownRegion' ? r : undefined;
 }
 
 /** The create's name when none is given: one per card and GPU count, so a second grab for the same card finds the first's lock (and its instance by name). */

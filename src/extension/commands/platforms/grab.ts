@@ -10,7 +10,8 @@ import { actText, outcomeText, roundText } from '../../../app/grabWords';
 import { notifyEvent, type EventSend } from '../../../app/notify/send';
 import { PlatformError } from '../../../app/platforms/errors';
 import { canCreate, CREATE_NAME } from '../../../core/platforms/create';
-import { GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, type GrabAction } from '../../../core/platforms/grab';
+import { GRAB_DEFAULT_WAIT_S, GRAB_MAX_REGIONS, GRAB_MAX_WAIT_S, grabCreateName, preflightCreate, type GrabAction } from '../../../core/platforms/grab';
+import { refusalText } from './create';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { ENGLISH } from '../../../core/l10n';
 import type { Instance } from '../../../core/instances';
@@ -93,7 +94,13 @@ export async function grabCard(ctx: CommandContext, mon: PlatformMonitor, host: 
     const image = s ? s.image : await vscode.window.showInputBox({ prompt: vscode.l10n.t('The image to create it with (AutoDL Pro base-image-… or image-…; an image id on 阿里云/腾讯云)') });
     if (image === undefined && !s) return undefined;
     const name = s?.name ?? grabCreateName(card, gpus);
-    then = { ...then, name, ...(image ? { image } : {}), ...(s?.diskGb !== undefined ? { diskGb: s.diskGb } : {}) };
+    // The limits a platform would refuse (GPUs, image, disk) are said now, not once a card is free.
+    const refusals = then.accounts.map((a) => ({ a, r: preflightCreate(a.account.kind, { gpus, name, ...(image ? { image } : {}), ...(s?.diskGb !== undefined ? { diskGb: s.diskGb } : {}) }) }));
+    const fit = refusals.filter((x) => !x.r).map((x) => x.a);
+    for (const x of refusals) if (x.r) ctx.log.info(`grab: ${x.a.account.id} not watched: ${x.r.code}`);
+    const first = refusals.find((x) => x.r)?.r;
+    if (!fit.length && first) throw new UserError(vscode.l10n.t('Nothing watched: {0}', refusalText(first)));
+    then = { ...then, accounts: fit, name, ...(image ? { image } : {}), ...(s?.diskGb !== undefined ? { diskGb: s.diskGb } : {}) };
     target = name;
   }
   let maxPriceFen = s?.maxPriceYuan !== undefined ? yuanToFen(s.maxPriceYuan) : undefined;
