@@ -12,6 +12,7 @@ import type { ConnectOptions } from '../../src/remote/connection';
 import { parseTarget } from '../../src/remote/target';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
+import { until } from '../support/timing';
 import { remoteFailure, tempDir } from './remote-helpers';
 
 describe('app: the owned SSH pool and instance sessions (real sshd)', function () {
@@ -94,7 +95,7 @@ describe('app: the owned SSH pool and instance sessions (real sshd)', function (
       assert.equal(a.connected, false);
       // The link drops: the pool says so, and the next use reconnects.
       proxy.resetAll();
-      await waitUntil(() => pool.state('box') === 'lost');
+      await until('the pool to report box lost', () => pool.state('box') === 'lost', 15_000, 50, () => `state ${pool.state('box')}`);
       await pool.get('box', target, { ...base(), password: sshd.password, keepaliveIntervalMs: 5_000 });
       assert.equal(pool.state('box'), 'connected');
       pool.invalidate('box');
@@ -194,11 +195,3 @@ describe('app: the owned SSH pool and instance sessions (real sshd)', function (
     });
   }
 });
-
-async function waitUntil(ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

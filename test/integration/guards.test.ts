@@ -17,24 +17,15 @@ import { probeIdle } from '../../src/remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../src/remote/guards/watchdog';
 import { WATCHDOG_SCRIPT, spotTerminationUrl, tencentSpotTerminationUrl, watchdogConfigText, type WatchdogConfig } from '../../src/remote/guards/watchdog-script';
 import { MetadataServer } from '../support/metadata-server';
+import { untilValue } from '../support/timing';
 import { shQuote } from '../../src/remote/shell';
 import { secureUpload, wipeRamDir, RamUploadRefused, inspectRamTarget } from '../../src/remote/guards/ramdisk';
 import { captureEnvironment, startRebuild } from '../../src/remote/guards/environment';
 import { followLog } from '../../src/remote/jobs';
 import { loopRounds } from './remote-helpers';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await fn();
-  while (!ok(v)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(200);
-    v = await fn();
-  }
-  return v;
-}
+/** How the box-side reads below are polled: each is an SSH exec. */
+const READS = { ms: 30000, everyMs: 200 };
 
 describe('guards: the watchdog reads nvidia-smi the way core does', () => {
   it('agrees with the core parser on busy/quiet for every real capture', () => {
@@ -199,12 +190,12 @@ describe('guards against a real sshd', function () {
       await installWatchdog(conn, base());
       for (const t of [2_000_000_000 + 1000, 2_000_000_000 + 5000, 2_000_000_000 + 86400]) {
         setClock(t);
-        await until('a busy reading at the new time', status, (s) => s.state?.kind === 'busy' && s.state.at === t);
+        await untilValue('a busy reading at the new time', status, (s) => s.state?.kind === 'busy' && s.state.at === t, READS);
       }
       // The 2080 SUPER capture reads 8 % (under the threshold) but runs ffmpeg on the GPU.
       sshd.setNvidiaSmi('rtx2080super_driver610.57.04_smi_load_KMD-UMD-header.txt');
       setClock(2_000_000_000 + 2 * 86400);
-      await until('busy on the 8 % capture', status, (s) => s.state?.kind === 'busy' && s.state.at === 2_000_000_000 + 2 * 86400);
+      await untilValue('busy on the 8 % capture', status, (s) => s.state?.kind === 'busy' && s.state.at === 2_000_000_000 + 2 * 86400, READS);
       const s = await status();
       assert.equal(s.running, true);
       assert.ok(!s.events.some((e) => e.kind === 'idle'));
@@ -217,14 +208,14 @@ describe('guards against a real sshd', function () {
       const t0 = 2_100_000_000;
       setClock(t0);
       await installWatchdog(conn, base());
-      await until('quiet', status, (s) => s.state?.kind === 'quiet');
+      await untilValue('quiet', status, (s) => s.state?.kind === 'quiet', READS);
       setClock(t0 + 1000);
       await loopRounds(sshd, '.gpu-rent/watchdog', 2);
       let s = await status();
       assert.equal(s.running, true, 'still inside the window');
       assert.equal(existsSync(join(sshd.home, 'action-ran')), false);
       setClock(t0 + 1800);
-      s = await until('fired', status, (x) => x.state?.kind === 'fired');
+      s = await untilValue('fired', status, (x) => x.state?.kind === 'fired', READS);
       assert.equal(s.running, false);
       assert.deepEqual(readFileSync(join(sshd.home, 'order'), 'utf8').trim().split('\n'), ['hook', 'action']);
       const kinds = s.events.map((e) => e.kind);
@@ -241,19 +232,20 @@ describe('guards against a real sshd', function () {
         setClock(t0 + i * 1000);
         // The job keeps writing while we wait (one write could fall between two polls' markers
         // on a loaded machine and never be seen, which is not what this test is about).
-        await until(
+        await untilValue(
           'busy while the log grows',
           async () => {
             appendFileSync(log, `step ${i}\n`);
             return status();
           },
           (s) => s.state?.kind === 'busy' && s.state.at === t0 + i * 1000,
+          READS,
         );
       }
       // The job stops writing: quiet from the next poll, fires one window later.
-      const quiet = await until('quiet', status, (s) => s.state?.kind === 'quiet');
+      const quiet = await untilValue('quiet', status, (s) => s.state?.kind === 'quiet', READS);
       setClock(quiet.state!.at + 1800);
-      const s = await until('fired', status, (x) => x.state?.kind === 'fired');
+      const s = await untilValue('fired', status, (x) => x.state?.kind === 'fired', READS);
       assert.ok(s.events.some((e) => e.kind === 'hook-exit' && e.detail === '3'));
       assert.ok(s.events.some((e) => e.kind === 'action-skipped'));
       assert.equal(existsSync(join(sshd.home, 'action-ran')), false);
@@ -276,10 +268,10 @@ describe('guards against a real sshd', function () {
         const port = (server.address() as AddressInfo).port;
         sshd.setNvidiaSmi('h100_80gb_driver590.48.01_smi_load.txt');
         await installWatchdog(conn, base({ idleWindowSeconds: 0, spotUrl: spotTerminationUrl(`127.0.0.1:${port}`), actionCommand: null }));
-        await until('a few 404 polls', async () => hits, (h) => h >= 2);
+        await untilValue('a few 404 polls', async () => hits, (h) => h >= 2, READS);
         assert.equal(existsSync(join(sshd.home, 'hook-ran')), false);
         announce = true;
-        const s = await until('the spot notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'));
+        const s = await untilValue('the spot notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'), READS);
         assert.ok(s.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29T12:05:00Z'));
         assert.equal(existsSync(join(sshd.home, 'hook-ran')), true);
         const hitsAfter = hits;
@@ -298,17 +290,17 @@ describe('guards against a real sshd', function () {
       try {
         sshd.setNvidiaSmi('h100_80gb_driver590.48.01_smi_load.txt');
         await installWatchdog(conn, base({ idleWindowSeconds: 0, spotUrl: spotTerminationUrl(md.host), spotTencentUrl: tencentSpotTerminationUrl(md.host), actionCommand: null }));
-        await until('polls with the token', async () => md.hits.filter((h) => h.path.endsWith('/instance/spot/termination-time') && h.token).length, (n) => n >= 2);
+        await untilValue('polls with the token', async () => md.hits.filter((h) => h.path.endsWith('/instance/spot/termination-time') && h.token).length, (n) => n >= 2, READS);
         assert.ok(md.hits.some((h) => h.method === 'PUT' && h.path === '/latest/api/token'));
         md.aliyun = '2026-11-29T12:05:00Z';
-        const s = await until('the 阿里云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'));
+        const s = await untilValue('the 阿里云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'), READS);
         assert.ok(s.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29T12:05:00Z'), JSON.stringify(s.events));
         await removeWatchdog(conn);
         rmSync(join(sshd.home, 'hook-ran'), { force: true });
         md.aliyun = undefined;
         md.tencent = '2026-11-29 20:05:00';
         await installWatchdog(conn, base({ idleWindowSeconds: 0, spotUrl: spotTerminationUrl(md.host), spotTencentUrl: tencentSpotTerminationUrl(md.host), actionCommand: null }));
-        const t = await until('the 腾讯云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'));
+        const t = await untilValue('the 腾讯云 notice', status, (x) => x.events.some((e) => e.kind === 'hook-exit'), READS);
         assert.ok(t.events.some((e) => e.kind === 'spot-termination' && e.detail === '2026-11-29 20:05:00'), JSON.stringify(t.events));
         assert.equal(existsSync(join(sshd.home, 'hook-ran')), true);
       } finally {
@@ -320,7 +312,7 @@ describe('guards against a real sshd', function () {
       sshd.setNvidiaSmi('h100_80gb_driver590.48.01_smi_load.txt');
       const s = await installWatchdog(conn, base());
       process.kill(s.pid!, 'SIGKILL');
-      const dead = await until('dead', status, (x) => !x.running);
+      const dead = await untilValue('dead', status, (x) => !x.running, READS);
       assert.equal(dead.armed, false);
       assert.equal(dead.installed, true);
       const r = await removeWatchdog(conn);

@@ -8,17 +8,14 @@ import { followLog, listJobs, readLog, startJob, stopJob, type JobInfo } from '.
 import { runCli } from '../support/cli';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, LIVE_SLEEPS, sleep, tempDir } from './remote-helpers';
-import { until } from '../support/timing';
+import { connectionTo, LIVE_SLEEPS, tempDir } from './remote-helpers';
+import { until, untilValue } from '../support/timing';
 
+/** The job's record once it is in `state`. */
 async function waitFor(conn: RemoteConnection, name: string, state: JobInfo['state'], ms = 10000): Promise<JobInfo> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const [info] = await listJobs(conn, { name });
-    if (info?.state === state) return info;
-    if (Date.now() > until) throw new Error(`job ${name} is ${info?.state ?? 'missing'}, expected ${state}`);
-    await sleep(50);
-  }
+  const get = async () => (await listJobs(conn, { name }))[0];
+  const info = await untilValue(`job ${name} to be ${state}`, get, (i) => i?.state === state, { ms, everyMs: 50, show: (i) => `it is ${i?.state ?? 'missing'}` });
+  return info!;
 }
 
 describe('detached jobs (real sshd)', function () {

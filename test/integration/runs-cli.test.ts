@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { CLI, runCli, type CliResult } from '../support/cli';
 import { startFaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
+import { until } from '../support/timing';
 import { tempDir } from './remote-helpers';
 
 const STAND_IN = `#!/bin/sh
@@ -43,7 +44,7 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^started ddp on 2 nodes \(1 GPU\(s\) each\), rendezvous 127\.0\.0\.1:29621\n  rank 0 ssh:\/\/.*: running/);
     // Rank 1's launcher has written its arguments (instead of trusting 800 ms on a loaded machine).
-    await waitFor('rank 1 to start torchrun', () => existsSync(join(b.home, 'torchrun.argv')) && readFileSync(join(b.home, 'torchrun.argv'), 'utf8').includes('--node_rank='));
+    await until('rank 1 to start torchrun', () => existsSync(join(b.home, 'torchrun.argv')) && readFileSync(join(b.home, 'torchrun.argv'), 'utf8').includes('--node_rank='), 20000, 50);
     assert.match(readFileSync(join(b.home, 'torchrun.argv'), 'utf8'), /^--nnodes=2\n--node_rank=1\n/);
     const jobs = runCli(['jobs', '--nodes', nodes, ...keys()], { env });
     assert.match(jobs.stdout, /ddp\s+0\s+\S+\s+running[\s\S]*ddp\s+1\s+\S+\s+running/);
@@ -148,15 +149,6 @@ describe('gpu-rent run --nodes and --then (real sshd)', function () {
     });
   });
 });
-
-/** Polls `ok` every 50 ms until it holds; fails after `ms`. */
-async function waitFor(what: string, ok: () => boolean, ms = 20000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-}
 
 /** The built CLI as a child process without blocking this one (the proxy above runs in this process). */
 function runCliAsync(args: string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliResult> {

@@ -18,7 +18,8 @@ import { runEndAction, syncOutcomeOf, type PowerActions } from '../../src/app/ru
 import { DivergedRuns, divergedEndAction, divergedPolicyOf, stopDivergedRun, type DivergedPolicy, type DivergedStep } from '../../src/app/runs/diverged';
 import { runPriceOf } from '../../src/app/runs/progress';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, sleep, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
+import { connectionTo, tempDir } from './remote-helpers';
 
 // The loop: phases `f:N` (N finite losses), `n:N` or `n:forever` (NaN losses), `ckpt` (write a
 // checkpoint), `wait:FILE` (until $HOME/FILE exists). The lines are what the HF Trainer prints.
@@ -78,22 +79,20 @@ describe('a diverged run (real sshd, real Python)', function () {
     const steps: { entry: RunEntry; step: DivergedStep; readings: number | null }[] = [];
     watch.onUpdate((entry) => steps.push({ entry, step: diverged.observe(entry.instanceId, entry.jobId, entry.progress.diverged, policy), readings: entry.progress.diverged?.readings ?? null }));
     const read = () => watch.update(conn, { instanceId: inst.id, jobId, logPath, alive: true, price: runPriceOf(inst, 300), now: Date.now() / 1000 });
-    const until = async (what: string, ok: () => boolean, everyMs = 250, ms = 30000) => {
-      const end = Date.now() + ms;
-      while (!ok()) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(steps.at(-1)?.entry.progress)}`);
-        await sleep(everyMs);
-        await read();
-      }
+    // Checks what is there first, then reads the log again before each later check.
+    const readUntil = (what: string, ok: () => boolean) => {
+      let first = true;
+      const readThenOk = async () => (first ? ((first = false), ok()) : (await read(), ok()));
+      return until(what, readThenOk, 30000, 250, () => `last ${JSON.stringify(steps.at(-1)?.entry.progress)}`);
     };
-    return { watch, steps, read, until };
+    return { watch, steps, read, readUntil };
   }
 
   it('setting on (stopThenNoGpu, N = 40): told once over several polls, stopped at N readings, then the verified sync, then no-GPU mode', async () => {
     const job = await startJob(conn, { name: 'nanrun', command: ['python3', '-u', join(sshd.home, 'train_nan.py'), 'f:30', 'ckpt', 'n:forever'], cwd: '~', runner: 'setsid' });
     const policy = divergedPolicyOf('stopThenNoGpu', 40);
     const w = watcher('nanrun', job.logPath, policy);
-    await w.until('the stop decision', () => w.steps.some((s) => s.step.stop));
+    await w.readUntil('the stop decision', () => w.steps.some((s) => s.step.stop));
     const decidedAt = Date.now();
     const at = w.steps.find((s) => s.step.stop)!;
     const d = at.entry.progress.diverged!;
@@ -142,12 +141,12 @@ describe('a diverged run (real sshd, real Python)', function () {
     const job = await startJob(conn, { name: 'nanback', command: ['python3', '-u', join(sshd.home, 'train_nan.py'), 'f:5', 'n:3', 'wait:go1', 'f:4', 'wait:go2', 'n:2', 'wait:never'], cwd: '~', runner: 'setsid' });
     const w = watcher('nanback', job.logPath, divergedPolicyOf('off', 1));
     const diverged = () => w.steps.at(-1)?.entry.progress.diverged ?? null;
-    await w.until('the first divergence', () => diverged()?.readings === 3);
+    await w.readUntil('the first divergence', () => diverged()?.readings === 3);
     sshd.runAsUser('touch "$HOME/go1"');
-    await w.until('the recovery', () => w.steps.at(-1)?.entry.progress.step === 12 && diverged() === null);
+    await w.readUntil('the recovery', () => w.steps.at(-1)?.entry.progress.step === 12 && diverged() === null);
     assert.equal(w.steps.at(-1)!.entry.progress.loss, 1.989);
     sshd.runAsUser('touch "$HOME/go2"');
-    await w.until('the second divergence', () => diverged()?.readings === 2);
+    await w.readUntil('the second divergence', () => diverged()?.readings === 2);
     // A few more polls of the same divergence: no further notice.
     for (let i = 0; i < 4; i++) await w.read();
     assert.equal(w.steps.filter((s) => s.step.notify).length, 2);

@@ -15,17 +15,11 @@ import { powerOffFromBox } from '../../src/app/runs/boxPower';
 import { afterJobOutcome, armAfterJob, disarmAfterJob } from '../../src/app/runs/onBox';
 import { readEndReport } from '../../src/app/runs/endReport';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, loopRounds, sleep, tempDir } from './remote-helpers';
+import { untilValue } from '../support/timing';
+import { connectionTo, loopRounds, tempDir } from './remote-helpers';
 
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 30000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await sleep(200);
-  }
-}
+/** How the box-side reads below are polled: each is an SSH exec. */
+const READS = { ms: 30000, everyMs: 200 };
 
 const inst = { id: 'box1', intervals: [{ state: 'running', from: 1_000, computeRate: 198, storageRate: 100 }] } as unknown as Instance;
 
@@ -55,7 +49,7 @@ describe('end of a run (real sshd)', function () {
     const armed = await armAfterJob(conn, 'short', { actionCommand: ACTION, hookCommand: 'echo hook >> "$HOME/order"', graceSeconds: 0, pollSeconds: 1 });
     assert.equal(armed.armed, true);
     assert.equal(existsSync(home('powered-off')), false, 'nothing fires while the job runs');
-    const out = await until('the trigger to fire', () => afterJobOutcome(conn, 'short'), (o) => o.fired);
+    const out = await untilValue('the trigger to fire', () => afterJobOutcome(conn, 'short'), (o) => o.fired, READS);
     assert.deepEqual(readFileSync(home('order'), 'utf8').split('\n').filter(Boolean), ['hook', 'power-off']);
     const kinds = out.events.map((e) => `${e.kind} ${e.detail}`.trim());
     assert.deepEqual(kinds.slice(0, 5), ['job-ended short=3', 'hook-start job', 'hook-exit 0', 'action-start', 'action-exit 0']);
@@ -64,7 +58,7 @@ describe('end of a run (real sshd)', function () {
   it('a failed on-box hook stops the power-off; the grace time holds it back; disarming prevents it', async () => {
     await startJob(conn, { name: 'hookfail', command: ['true'], cwd: '~', runner: 'setsid' });
     await armAfterJob(conn, 'hookfail', { actionCommand: ACTION, hookCommand: 'exit 7', graceSeconds: 0, pollSeconds: 1 });
-    const out = await until('the trigger to fire', () => afterJobOutcome(conn, 'hookfail'), (o) => o.fired);
+    const out = await untilValue('the trigger to fire', () => afterJobOutcome(conn, 'hookfail'), (o) => o.fired, READS);
     assert.ok(out.events.some((e) => e.kind === 'action-skipped'), JSON.stringify(out.events));
     assert.equal(existsSync(home('powered-off')), false);
 
@@ -76,7 +70,7 @@ describe('end of a run (real sshd)', function () {
     await loopRounds(sshd, '.gpu-rent/after-job/graced', 2);
     assert.equal((await afterJobOutcome(conn, 'graced')).fired, false, 'within the grace time');
     sshd.runAsUser(`echo $(( $(date +%s) + 901 )) > ${clock}`);
-    await until('the trigger after the grace time', () => afterJobOutcome(conn, 'graced'), (o) => o.fired);
+    await untilValue('the trigger after the grace time', () => afterJobOutcome(conn, 'graced'), (o) => o.fired, READS);
     assert.equal(existsSync(home('powered-off')), true);
     sshd.runAsUser('rm -f "$HOME/powered-off"');
 
@@ -84,7 +78,7 @@ describe('end of a run (real sshd)', function () {
     await armAfterJob(conn, 'awake', { actionCommand: ACTION, graceSeconds: 0, pollSeconds: 1 });
     assert.equal((await disarmAfterJob(conn, 'awake')).wasRunning, true);
     // The job ends (it sleeps 2 s) after the trigger was disarmed: nothing is left on the box to act.
-    await until('the job to end', async () => (await listJobs(conn)).find((j) => j.name === 'awake')?.state, (st) => st === 'exited');
+    await untilValue('the job to end', async () => (await listJobs(conn)).find((j) => j.name === 'awake')?.state, (st) => st === 'exited', READS);
     assert.equal((await afterJobOutcome(conn, 'awake')).armed, false, 'no trigger left running');
     assert.equal(existsSync(home('powered-off')), false, 'the laptop handled it: the box does nothing');
   });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { RemoteConnection } from '../../src/remote/connection';
 import { GpuStream } from '../../src/app/runs/gpuStream';
 import { startSshd, type TestSshd } from '../support/sshd';
-import { connectionTo, sleep, tempDir } from './remote-helpers';
+import { connectionTo, tempDir } from './remote-helpers';
+import { until } from '../support/timing';
 
 // Prints 8 GPUs per tick in nvidia-smi's csv,noheader,nounits format; GPU 0..3 busy, the rest idle.
 const STAND_IN = `#!/bin/sh
@@ -67,16 +68,15 @@ describe('GPU monitor stream (real sshd)', function () {
       onState: (s) => states.push(s),
     });
     stream.start();
-    const until = Date.now() + 90000;
     let checked = false;
-    while (samples < 2_000 && Date.now() < until) {
-      await sleep(250);
+    const enough = () => {
       if (!checked && samples > 500) {
         assert.equal(smiCount(), 1, 'one nvidia-smi on the box');
         checked = true;
       }
-    }
-    assert.ok(samples >= 2_000, `${samples} samples`);
+      return samples >= 2_000;
+    };
+    await until('2 000 samples', enough, 90000, 250, () => `${samples} samples`);
     assert.equal(stream.channelsOpened, 1, 'one channel for the whole stream');
     assert.equal(maxOpen, 1);
     assert.deepEqual(stream.window.gpus(), [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -87,21 +87,19 @@ describe('GPU monitor stream (real sshd)', function () {
     // Idle ticks count as idle time; then the box's nvidia-smi dies and the stream comes back.
     sshd.runAsUser('touch "$HOME/smi-idle"');
     const before = samples;
-    while (samples < before + 800) await sleep(100);
+    await until('800 idle samples', () => samples >= before + 800, 60000, 100, () => `${samples - before}`);
     assert.ok(stream.window.idleSeconds > 0, 'idle time counted');
     const pid = sshd.runAsUser('cat "$HOME/smi.pid"').trim();
     sshd.runAsUser(`kill ${pid}`);
-    const resumedBy = Date.now() + 20000;
-    while (stream.channelsOpened < 2 && Date.now() < resumedBy) await sleep(100);
+    await until('the stream to resume on a new channel', () => stream.channelsOpened >= 2, 20000, 100);
     assert.equal(stream.channelsOpened, 2, 'resumed on a new channel');
     const after = samples;
-    while (samples < after + 80) await sleep(100);
+    await until('80 samples after the resume', () => samples >= after + 80, 60000, 100, () => `${samples - after}`);
     assert.ok(states.includes('reconnecting'));
     assert.equal(maxOpen, 1, 'never two at once');
     await stream.stop();
     assert.equal(stream.openNow, 0);
-    await sleep(500);
-    assert.equal(smiCount(), 0, 'stop ends nvidia-smi on the box');
+    await until('stop to end nvidia-smi on the box', () => smiCount() === 0, 10000, 100);
     assert.equal(states.at(-1), 'stopped');
   });
 
@@ -123,8 +121,7 @@ exec sleep 600
     });
     const t0 = Date.now();
     stream.start();
-    const until = Date.now() + 90000;
-    while (stream.window.samples(0).at(-1)?.util !== 5 && Date.now() < until) await sleep(100);
+    await until('the flood read to its end', () => stream.window.samples(0).at(-1)?.util === 5, 90000, 100);
     const seconds = (Date.now() - t0) / 1000;
     await stream.stop();
     assert.equal(stream.window.samples(0).at(-1)?.util, 5, 'the flood was read to its end');

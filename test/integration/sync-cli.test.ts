@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { CLI, runCli } from '../support/cli';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startSshd, type TestSshd } from '../support/sshd';
+import { until } from '../support/timing';
 
 describe('gpu-rent sync (CLI, real sshd)', function () {
   this.timeout(60000);
@@ -107,23 +108,17 @@ describe('gpu-rent sync (CLI, real sshd)', function () {
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((res) => proc.on('exit', (code) => res(code)));
-    const until = async (cond: () => boolean, what: string, ms = 15000) => {
-      const t0 = Date.now();
-      while (!cond()) {
-        if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}; stdout: ${stdout}; stderr: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const output = () => `stdout: ${stdout}; stderr: ${stderr}`;
     try {
-      await until(() => existsSync(join(localDir, 'first.pt')), 'first.pt');
+      await until('first.pt', () => existsSync(join(localDir, 'first.pt')), 15000, 50, output);
       proxy.resetAll(); // the link drops between passes: the next pass reconnects
       put('second.pt', 'two');
-      await until(() => existsSync(join(localDir, 'second.pt')), 'second.pt after a reconnect');
+      await until('second.pt after a reconnect', () => existsSync(join(localDir, 'second.pt')), 15000, 50, output);
       assert.ok(proxy.accepted - acceptedBefore >= 2, 'a new connection was made');
       const big = randomBytes(48 * 1024 * 1024);
       put('big.ckpt', big);
       const part = join(localDir, 'big.ckpt.part');
-      await until(() => existsSync(part) && statSync(part).size > 0, 'a .part with data');
+      await until('a .part with data', () => existsSync(part) && statSync(part).size > 0, 15000, 50, output);
       proxy.mode = 'blackhole'; // the link hangs mid-file, as Wi-Fi does
       proc.kill('SIGINT');
       const code = await Promise.race([exited, new Promise<string>((r) => setTimeout(() => r('still running'), 10000))]);

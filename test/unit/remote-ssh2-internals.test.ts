@@ -7,14 +7,7 @@ import { Socket } from 'node:net';
 import { Client, Server, type ClientChannel, type SFTPWrapper } from 'ssh2';
 import { channelStates, corkableSocketOf, killRemote, sftpChannelOpen, sftpHasExtension } from '../../src/remote/ssh2-internals';
 import { testHostKey } from '../support/host-key';
-
-const until = async (cond: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
+import { until } from '../support/timing';
 
 describe('ssh2 internals (in-process ssh2 server)', function () {
   this.timeout(15000);
@@ -74,7 +67,7 @@ describe('ssh2 internals (in-process ssh2 server)', function () {
     // killRemote sends the request through the protocol object. (ssh2's own server ignores
     // requests after EOF, unlike OpenSSH, so the call itself is what is checked here.)
     ch.end();
-    await until(() => raw.outgoing?.state === 'eof');
+    await until('the channel to be at EOF', () => raw.outgoing?.state === 'eof', 3000, 10);
     assert.equal(raw.outgoing?.state, 'eof');
     const protocol = raw._client!._protocol as { signal: (id: number, name: string) => void };
     const original = protocol.signal;
@@ -99,7 +92,7 @@ describe('ssh2 internals (in-process ssh2 server)', function () {
     const ch = await exec();
     const before = signals.length;
     killRemote(ch);
-    await until(() => signals.length > before);
+    await until('the signal to reach the server', () => signals.length > before, 3000, 10);
     assert.equal(signals.at(-1), 'KILL');
     ch.close();
   });
@@ -120,7 +113,7 @@ describe('ssh2 internals (in-process ssh2 server)', function () {
     sock.uncork();
     // After our side closes, the session must read as unusable (requests would be dropped).
     sftp.end();
-    await until(() => !sftpChannelOpen(sftp));
+    await until('the SFTP channel to close', () => !sftpChannelOpen(sftp), 3000, 10);
     assert.notEqual(channelStates(sftp).outgoing, 'open');
   });
 });
