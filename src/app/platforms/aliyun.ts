@@ -3,13 +3,13 @@
 // sign every request with the AccessKey (ACS3-HMAC-SHA256); no retries are configured, so a
 // power action is sent once. Loaded only when an 阿里云 account is used.
 import { aliyunBalance, aliyunBilling, aliyunInstance, aliyunPage, aliyunPrice, aliyunRegions, aliyunSpotPrice } from '../../core/platforms/aliyun';
-import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
+import type { RegionChoice } from '../../core/platforms/regions';
 import { classifyFailure } from '../../core/platforms/errors';
 import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError } from './http';
 import { loadSdks, type PlatformSdks } from './loadSdks';
-import { allPages, RegionIndex } from './regions';
+import { allPages, RegionIndex, RegionList } from './regions';
 import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readAliyunStock, type StockQuery } from './stock';
@@ -35,13 +35,15 @@ export class AliyunConnector implements Connector {
   readonly kind = 'aliyun-ecs' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['aliyun-ecs'];
   private sdk: Promise<Sdk> | undefined;
-  private regionList: Promise<string[]> | undefined;
+  private readonly regionList: RegionList;
   /** The region each instance was listed in (power actions and prices go there). */
   private readonly where = new RegionIndex('aliyun-ecs', () => this.regions(), true);
   /** The last list's rows: a price read after it needs no second DescribeInstances. */
   private readonly listed = new ListedRows('InstanceId');
 
-  constructor(private readonly o: AliyunOptions) {}
+  constructor(private readonly o: AliyunOptions) {
+    this.regionList = new RegionList(o.regions, o.regionId, () => this.ecs((c, m) => c.describeRegions(new m.DescribeRegionsRequest({}))).then(aliyunRegions));
+  }
 
   private load(): Promise<Sdk> {
     return (this.sdk ??= Promise.resolve().then(loadSdks));
@@ -85,17 +87,7 @@ export class AliyunConnector implements Connector {
 
   /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
   regions(): Promise<string[]> {
-    const choice = this.o.regions ?? [this.o.regionId];
-    if (choice !== 'all') return Promise.resolve(choice.slice(0, MAX_REGIONS));
-    return (this.regionList ??= this.ecs((c, m) => c.describeRegions(new m.DescribeRegionsRequest({})))
-      .then((body) => {
-        const ids = aliyunRegions(body).slice(0, MAX_REGIONS);
-        return ids.length ? ids : [this.o.regionId];
-      })
-      .catch((e: unknown) => {
-        this.regionList = undefined;
-        throw e;
-      }));
+    return this.regionList.get();
   }
 
   /** Every region's instances, at most REGION_PARALLEL regions at once, each row with the region it lives in. */

@@ -4,7 +4,7 @@
 // failing regions and carries the instances of the regions that answered, for a front end that
 // can show them beside the failure (gpu-rent instances). A caller that does not know it sees a
 // failed read, as before: nothing is reconciled against a partial list.
-import { REGION_PARALLEL } from '../../core/platforms/regions';
+import { MAX_REGIONS, REGION_PARALLEL, type RegionChoice } from '../../core/platforms/regions';
 import { mapLimited } from '../../remote/util/limit';
 import { MAX_INSTANCES_PER_ACCOUNT, type PlatformInstance, type PlatformKind } from '../../core/platforms/types';
 import { PlatformError } from './errors';
@@ -39,6 +39,34 @@ export async function allPages(page: (n: number) => Promise<{ instances: Platfor
 }
 
 /** Where each instance of a cloud account lives, learnt from the lists; an instance not listed yet is looked for in each region. */
+/**
+ * The regions a cloud connector reads: the user's list (at most MAX_REGIONS), or, for 'all', the
+ * cloud's own region list asked once per connector (a failed ask is asked again next time); the
+ * home region alone when the answer names none.
+ */
+export class RegionList {
+  private asked: Promise<string[]> | undefined;
+  constructor(
+    private readonly choice: RegionChoice | undefined,
+    private readonly home: string,
+    private readonly ask: () => Promise<string[]>,
+  ) {}
+
+  get(): Promise<string[]> {
+    const choice = this.choice ?? [this.home];
+    if (choice !== 'all') return Promise.resolve(choice.slice(0, MAX_REGIONS));
+    return (this.asked ??= this.ask()
+      .then((all) => {
+        const ids = all.slice(0, MAX_REGIONS);
+        return ids.length ? ids : [this.home];
+      })
+      .catch((e: unknown) => {
+        this.asked = undefined;
+        throw e;
+      }));
+  }
+}
+
 export class RegionIndex {
   private readonly regionOf = new Map<string, string>();
 

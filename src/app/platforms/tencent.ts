@@ -6,12 +6,12 @@ import type { Readable } from 'node:stream';
 import { classifyFailure } from '../../core/platforms/errors';
 import { tencentBalance, tencentBilling, tencentInstance, tencentPage, tencentPrice, tencentRegions } from '../../core/platforms/tencent';
 import { stepAt, tencentPriceSteps } from '../../core/platforms/cloudCreate';
-import { MAX_REGIONS, type RegionChoice } from '../../core/platforms/regions';
+import type { RegionChoice } from '../../core/platforms/regions';
 import { CONNECTOR_CAPABILITIES, type Balance, type Connector, type PlatformInstance, type PowerOffMode, type PowerOnMode } from '../../core/platforms/types';
 import { PlatformError, transportError } from './errors';
 import { isReplyError, readCapped, replyJson, ReplyError, tooDeep } from './http';
 import { loadSdks } from './loadSdks';
-import { allPages, RegionIndex } from './regions';
+import { allPages, RegionIndex, RegionList } from './regions';
 import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readTencentStock, type StockQuery } from './stock';
@@ -44,7 +44,7 @@ interface CallGuard {
 export class TencentConnector implements Connector {
   readonly kind = 'tencent-cvm' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['tencent-cvm'];
-  private regionList: Promise<string[]> | undefined;
+  private readonly regionList: RegionList;
   /** The region each instance was listed in (power actions and prices go there). */
   private readonly where = new RegionIndex('tencent-cvm', () => this.regions(), false);
   /** The last list's rows: a price read after it needs no second DescribeInstances. */
@@ -52,7 +52,9 @@ export class TencentConnector implements Connector {
   /** One SDK client per service and region, built at its first call. */
   private readonly clients = new Map<string, { client: Client; guard: CallGuard }>();
 
-  constructor(private readonly o: TencentOptions) {}
+  constructor(private readonly o: TencentOptions) {
+    this.regionList = new RegionList(o.regions, o.region, () => this.call('cvm', 'DescribeRegions', {}).then(tencentRegions));
+  }
 
   /**
    * The SDK's client for one call, with its HTTP bounded: node-fetch follows redirects and
@@ -136,17 +138,7 @@ export class TencentConnector implements Connector {
 
   /** The regions read: the user's list, or DescribeRegions in the home region (once per connector). */
   regions(): Promise<string[]> {
-    const choice = this.o.regions ?? [this.o.region];
-    if (choice !== 'all') return Promise.resolve(choice.slice(0, MAX_REGIONS));
-    return (this.regionList ??= this.call('cvm', 'DescribeRegions', {})
-      .then((r) => {
-        const ids = tencentRegions(r).slice(0, MAX_REGIONS);
-        return ids.length ? ids : [this.o.region];
-      })
-      .catch((e: unknown) => {
-        this.regionList = undefined;
-        throw e;
-      }));
+    return this.regionList.get();
   }
 
   /** Every region's instances, at most REGION_PARALLEL regions at once; each row's region is the one it was listed in. */
