@@ -1,5 +1,6 @@
 // A small, strict argument parser: every flag is declared, every value checked, and any
 // mistake becomes a UsageError naming the flag and what it accepts (exit code 2).
+import type { Bound } from '../core/bounds';
 
 export class UsageError extends Error {
   /** `zh`: the same message in Chinese, printed under a Chinese locale (`--json` keeps the English). */
@@ -14,14 +15,17 @@ export class UsageError extends Error {
 
 type Lang = 'en' | 'zh-cn';
 
-/** `short`: a one-letter alias (`-i FILE` or `-iFILE` like ssh for `--identity FILE`); `zh`: the description in Chinese for --help. */
+/**
+ * `short`: a one-letter alias (`-i FILE` or `-iFILE` like ssh for `--identity FILE`); `zh`: the
+ * description in Chinese for --help (required: the Chinese help has no English flag line).
+ */
 export type FlagSpec =
-  | { type: 'boolean'; description: string; zh?: string; short?: string }
-  | { type: 'string'; description: string; zh?: string; short?: string; valueName?: string; repeat?: boolean; choices?: readonly string[] }
+  | { type: 'boolean'; description: string; zh: string; short?: string }
+  | { type: 'string'; description: string; zh: string; short?: string; valueName?: string; repeat?: boolean; choices?: readonly string[] }
   | {
       type: 'number';
       description: string;
-      zh?: string;
+      zh: string;
       short?: string;
       valueName?: string;
       min?: number;
@@ -34,6 +38,15 @@ export type FlagSpec =
     };
 
 export type FlagSpecs = Record<string, FlagSpec>;
+
+/**
+ * A number flag's limits from its row of the one BOUNDS table (core/bounds.ts), so every command
+ * taking the same quantity (--gpus, --hours, --reclaim-rate, a price) accepts the same values:
+ * `{ type: 'number', ...bounded(BOUNDS.gpus), … }`.
+ */
+export function bounded(b: Bound): { min: number; max: number; integer?: true; exclusiveMin?: true } {
+  return { min: b.min, max: b.max, ...(b.integer ? { integer: true as const } : {}), ...(b.exclusiveMin ? { exclusiveMin: true as const } : {}) };
+}
 
 export type ParsedFlags<S extends FlagSpecs> = {
   [K in keyof S]?: S[K] extends { type: 'boolean' }

@@ -75,10 +75,10 @@ export function howToAdd(lang: CliLang): string {
 }
 
 const specs = {
-  id: { type: 'string', valueName: 'ID', description: 'account id (add; default: the platform kind)' },
-  label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)' },
-  region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)' },
-  'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)' },
+  id: { type: 'string', valueName: 'ID', description: 'account id (add; default: the platform kind)', zh: '账号 id（add；默认：平台类型）' },
+  label: { type: 'string', valueName: 'TEXT', description: 'a name for the account (add)', zh: '账号的名称（add）' },
+  region: { type: 'string', valueName: 'REGIONS', description: '阿里云 / 腾讯云 regions to read (add): all (the default: every region the platform lists), one (cn-hangzhou) or several (cn-hangzhou,cn-beijing)', zh: '要读取的阿里云 / 腾讯云地区（add）：all（默认：平台列出的所有地区）、一个（cn-hangzhou）或几个（cn-hangzhou,cn-beijing）' },
+  'allow-power': { type: 'boolean', description: 'allow power-on, power-off and release for this account (add; read-only without it)', zh: '允许此账号开机、关机和释放实例（add；不加时只读）' },
   'keep-alive': { type: 'boolean', description: 'keep its shut-down instances from being released (add, with --allow-power; AutoDL console token): see keep-alive', zh: '防止其已关机的实例被释放（add，需同时加 --allow-power；AutoDL 控制台令牌）：见 keep-alive' },
   experimental: { type: 'boolean', description: 'accept an experimental connector (add autodl-web: the console token)', zh: '接受实验性连接器（add autodl-web：控制台令牌）' },
   json: { type: 'boolean', description: 'print JSON (list; add and remove print {"error": {code, message}} when they fail)', zh: '以 JSON 输出（list；add 和 remove 失败时输出 {"error": {code, message}}）' },

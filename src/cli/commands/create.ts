@@ -11,7 +11,8 @@ import { AUTODL_MAX_EXPAND_GB, canCreate, CREATE_KINDS, defaultCreateName, isRef
 import { AUTODL_SPEC_CARDS } from '../../core/platforms/autodl';
 import { DEFAULT_BANDWIDTH_MBPS } from '../../core/platforms/cloudCreate';
 import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { bounded, formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { BOUNDS } from '../../core/bounds';
 import type { CliCommand, CliIO } from '../command';
 import { PLATFORM_DESCRIPTORS } from '../../core/platforms/descriptors';
 import type { SshLogin } from '../../core/platforms/types';
@@ -22,18 +23,18 @@ import { helpLang, stateWord, t } from '../words';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the platform account to create it on (gpu-rent accounts list)', zh: '在哪个平台账号上创建（gpu-rent accounts list 可查看）' },
-  card: { type: 'string', valueName: 'C', description: `AutoDL Pro: the card or its spec id (${Object.entries(AUTODL_SPEC_CARDS).map(([s, c]) => `${c} = ${s}`).join(', ')}); 阿里云/腾讯云: the instance type (ecs.gn7i-c8g1.2xlarge, GN7.2XLARGE32)` },
-  gpus: { type: 'number', valueName: 'N', integer: true, min: 1, max: 8, description: 'GPUs (AutoDL Pro 1-4; on the clouds the instance type fixes it; default 1)', zh: 'GPU 数（AutoDL Pro 1-4；云平台由实例规格决定；默认 1）' },
-  region: { type: 'string', valueName: 'R', description: 'AutoDL Pro: a data center (westDC3, beijingDC2; default any); 阿里云: a region id (default the account\'s first); 腾讯云: a zone (ap-guangzhou-3, required)' },
-  image: { type: 'string', valueName: 'ID', description: 'the image: AutoDL Pro base-image-… or your image-…; 阿里云/腾讯云 an image id (checked with DescribeImages)' },
-  'disk-gb': { type: 'number', valueName: 'N', integer: true, min: 0, max: 32768, description: `AutoDL Pro: system disk expansion (0-${AUTODL_MAX_EXPAND_GB} GB); 阿里云/腾讯云: a data disk of N GB` },
-  'cuda-min': { type: 'string', valueName: 'X.Y', description: 'the lowest CUDA the host\'s driver must offer (AutoDL cuda_v_from)' },
-  torch: { type: 'string', valueName: 'VERSION', description: 'take the CUDA bound from your PyTorch: 2.1.0+cu121, cu121, or a plain 2.4.0 (its PyPI wheel\'s CUDA)' },
+  card: { type: 'string', valueName: 'C', description: `AutoDL Pro: the card or its spec id (${Object.entries(AUTODL_SPEC_CARDS).map(([s, c]) => `${c} = ${s}`).join(', ')}); 阿里云/腾讯云: the instance type (ecs.gn7i-c8g1.2xlarge, GN7.2XLARGE32)`, zh: `AutoDL Pro：显卡或其规格 id（${Object.entries(AUTODL_SPEC_CARDS).map(([s, c]) => `${c} = ${s}`).join(', ')}）；阿里云/腾讯云：实例规格（ecs.gn7i-c8g1.2xlarge、GN7.2XLARGE32）` },
+  gpus: { type: 'number', valueName: 'N', ...bounded(BOUNDS.gpus), description: 'GPUs (AutoDL Pro 1-4; on the clouds the instance type fixes it; default 1)', zh: 'GPU 数（AutoDL Pro 1-4；云平台由实例规格决定；默认 1）' },
+  region: { type: 'string', valueName: 'R', description: 'AutoDL Pro: a data center (westDC3, beijingDC2; default any); 阿里云: a region id (default the account\'s first); 腾讯云: a zone (ap-guangzhou-3, required)', zh: 'AutoDL Pro：数据中心（westDC3、beijingDC2；默认不限）；阿里云：地区 id（默认账号的第一个）；腾讯云：可用区（ap-guangzhou-3，必填）' },
+  image: { type: 'string', valueName: 'ID', description: 'the image: AutoDL Pro base-image-… or your image-…; 阿里云/腾讯云 an image id (checked with DescribeImages)', zh: '镜像：AutoDL Pro 的 base-image-… 或你自己的 image-…；阿里云/腾讯云为镜像 id（用 DescribeImages 检查）' },
+  'disk-gb': { type: 'number', valueName: 'N', integer: true, min: 0, max: 32768, description: `AutoDL Pro: system disk expansion (0-${AUTODL_MAX_EXPAND_GB} GB); 阿里云/腾讯云: a data disk of N GB`, zh: `AutoDL Pro：系统盘扩容（0-${AUTODL_MAX_EXPAND_GB} GB）；阿里云/腾讯云：N GB 的数据盘` },
+  'cuda-min': { type: 'string', valueName: 'X.Y', description: 'the lowest CUDA the host\'s driver must offer (AutoDL cuda_v_from)', zh: '主机驱动至少要支持的 CUDA 版本（AutoDL cuda_v_from）' },
+  torch: { type: 'string', valueName: 'VERSION', description: 'take the CUDA bound from your PyTorch: 2.1.0+cu121, cu121, or a plain 2.4.0 (its PyPI wheel\'s CUDA)', zh: '按你的 PyTorch 定 CUDA 下限：2.1.0+cu121、cu121，或不带后缀的 2.4.0（取其 PyPI wheel 的 CUDA）' },
   name: { type: 'string', valueName: 'N', description: 'the instance name (letters, digits, . _ -; default gpu-rent-DATE-TIME-xxxx). A create is looked for by it: run the same command with the same --name to retry safely', zh: '实例名称（字母、数字、. _ -；默认 gpu-rent-日期-时间-xxxx）。创建按名称查找：用同一个 --name 再运行同一条命令即可安全重试' },
   spot: { type: 'boolean', description: '阿里云/腾讯云: a spot (preemptible) instance; needs --max-price', zh: '阿里云/腾讯云：抢占式实例；需要 --max-price' },
   'max-price': { type: 'number', valueName: 'YUAN', min: 0.01, max: 10000, description: 'with --spot: the most per hour you pay, in yuan', zh: '配合 --spot：每小时最多愿付的价格，元' },
-  'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)' },
-  vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs' },
+  'auto-release': { type: 'number', valueName: 'HOURS', min: 1, max: 8760, description: '阿里云/腾讯云: the platform releases it itself this many hours from now (AutoReleaseTime / ActionTimer)', zh: '阿里云/腾讯云：平台自己在从现在起这么多小时后释放它（AutoReleaseTime / ActionTimer）' },
+  vswitch: { type: 'string', valueName: 'ID', description: '阿里云: the vSwitch (its zone and VPC) RunInstances needs', zh: '阿里云：RunInstances 需要的交换机（vSwitch，决定可用区和 VPC）' },
   'security-group': { type: 'string', valueName: 'ID', description: '阿里云/腾讯云: the security group (default: gpu-rent-ssh-only, opening SSH, TCP 22, only, made at create and reused; 阿里云 in the vSwitch\'s VPC)', zh: '阿里云/腾讯云：安全组（默认：gpu-rent-ssh-only，只开放 SSH（TCP 22），创建时新建并沿用；阿里云建在交换机所在 VPC 中）' },
   vpc: { type: 'string', valueName: 'ID', description: '腾讯云: the VPC, with --subnet (default: the default VPC)', zh: '腾讯云：VPC，与 --subnet 一起（默认：默认 VPC）' },
   subnet: { type: 'string', valueName: 'ID', description: '腾讯云: the subnet of --vpc', zh: '腾讯云：--vpc 的子网' },

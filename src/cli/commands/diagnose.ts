@@ -10,12 +10,12 @@ import { describeDiagnosis } from '../../core/doctor-text';
 import { parseTorchVersion } from '../../core/compat/version';
 
 const specs = {
-  driver: { type: 'string', valueName: 'VER', description: 'NVIDIA driver version, e.g. 535.104.05 (nvidia-smi "Driver Version")' },
-  cuda: { type: 'string', valueName: 'X.Y', description: 'the "CUDA Version" nvidia-smi prints (the driver\'s maximum)' },
-  torch: { type: 'string', valueName: 'VER', description: 'torch version, e.g. 2.1.0+cu121, 1.13.1+cpu, or 2.1.0 (PyPI default build)' },
-  gpu: { type: 'string', valueName: 'NAME', description: 'GPU name, e.g. "RTX 3090" (to check the architecture)' },
-  'compute-cap': { type: 'string', valueName: 'X.Y', description: 'GPU compute capability, e.g. 8.6' },
-  json: { type: 'boolean', description: 'print the verdict as JSON' },
+  driver: { type: 'string', valueName: 'VER', description: 'NVIDIA driver version, e.g. 535.104.05 (nvidia-smi "Driver Version")', zh: 'NVIDIA 驱动版本，例如 535.104.05（nvidia-smi 的 "Driver Version"）' },
+  cuda: { type: 'string', valueName: 'X.Y', description: 'the "CUDA Version" nvidia-smi prints (the driver\'s maximum)', zh: 'nvidia-smi 显示的 "CUDA Version"（驱动支持的最高版本）' },
+  torch: { type: 'string', valueName: 'VER', description: 'torch version, e.g. 2.1.0+cu121, 1.13.1+cpu, or 2.1.0 (PyPI default build)', zh: 'torch 版本，例如 2.1.0+cu121、1.13.1+cpu 或 2.1.0（PyPI 默认构建）' },
+  gpu: { type: 'string', valueName: 'NAME', description: 'GPU name, e.g. "RTX 3090" (to check the architecture)', zh: 'GPU 名称，例如 "RTX 3090"（用于检查架构）' },
+  'compute-cap': { type: 'string', valueName: 'X.Y', description: 'GPU compute capability, e.g. 8.6', zh: 'GPU 计算能力，例如 8.6' },
+  json: { type: 'boolean', description: 'print the verdict as JSON', zh: '以 JSON 输出结论' },
   lang: LANG_FLAG_SPEC,
 } as const;
 

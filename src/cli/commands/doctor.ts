@@ -12,9 +12,9 @@ import { diagnosisJson } from './diagnose';
 import { smiJson, smiText } from './smi';
 
 const specs = {
-  local: { type: 'boolean', description: 'check this machine (run nvidia-smi and python here)' },
-  python: { type: 'string', valueName: 'PATH', description: 'the Python to probe (default: python3)' },
-  json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON' },
+  local: { type: 'boolean', description: 'check this machine (run nvidia-smi and python here)', zh: '检查本机（在这里运行 nvidia-smi 和 python）' },
+  python: { type: 'string', valueName: 'PATH', description: 'the Python to probe (default: python3)', zh: '要检测的 Python（默认：python3）' },
+  json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON', zh: '以 JSON 输出 nvidia-smi、检测结果和结论' },
   lang: LANG_FLAG_SPEC,
 } as const;
 

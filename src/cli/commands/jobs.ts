@@ -7,7 +7,8 @@ import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
 import { clockText, durationWords, jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
 import { endReportJson, readJobEndReport, type EndReport, type EndReportJson } from '../../app/runs/endReport';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { bounded, formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { BOUNDS } from '../../core/bounds';
 import { NODES_FLAG, withNodes } from './run-nodes';
 import { cliLang, LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
@@ -16,9 +17,9 @@ import { heads, helpLang, l10nIn, t } from '../words';
 
 /** What the box costs, so progress can say what finishing costs (the CLI keeps no instance list). */
 export const RUN_PRICE_FLAGS = {
-  rate: { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'what the instance costs per hour, yuan (for the cost to finish)', zh: '实例每小时的价格，元（用于估算跑完的花费）' },
-  'disk-gb': { type: 'number', valueName: 'GB', min: 0, max: 1000000, description: 'billed data disk size, GB (storage is part of the cost to finish)', zh: '计费数据盘大小，GB（存储费计入跑完的花费）' },
-  'storage-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 1000, description: 'data disk yuan per GB per day', zh: '数据盘每 GB 每天的价格，元' },
+  rate: { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.instanceYuanPerHour), description: 'what the instance costs per hour, yuan (for the cost to finish)', zh: '实例每小时的价格，元（用于估算跑完的花费）' },
+  'disk-gb': { type: 'number', valueName: 'GB', ...bounded(BOUNDS.gb), description: 'billed data disk size, GB (storage is part of the cost to finish)', zh: '计费数据盘大小，GB（存储费计入跑完的花费）' },
+  'storage-rate': { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.yuanPerGbDay), description: 'data disk yuan per GB per day', zh: '数据盘每 GB 每天的价格，元' },
   spot: { type: 'boolean', description: 'a spot instance: the expected rework after reclaims is part of the cost to finish', zh: '抢占式实例：被回收后预计的返工计入跑完的花费' },
   'sync-every': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'checkpoint sync interval on spot (default 1800)', zh: '抢占式实例上检查点同步的间隔（默认 1800 秒）' },
 } as const satisfies FlagSpecs;

@@ -44,23 +44,8 @@ const ABOUT: Record<CliLang, string> = {
   ].join('\n'),
 };
 
-const HELP_WORDS: Record<CliLang, { usage: string; options: string; help: string }> = {
-  en: { usage: 'Usage:', options: 'Options:', help: 'show this help' },
-  'zh-cn': { usage: '用法：', options: '选项：', help: '显示此帮助' },
-};
-
 function help(lang: CliLang): string {
-  const text = formatHelp(USAGE, ABOUT[lang], quoteSpecs(lang));
-  if (lang === 'en') return text;
-  const w = HELP_WORDS[lang];
-  const lines = text.split('\n');
-  // formatHelp's three English words, replaced where they stand (first line, the heading, the last option).
-  if (lines[0]!.startsWith('Usage: ')) lines[0] = w.usage + lines[0]!.slice('Usage: '.length);
-  const at = lines.indexOf('Options:');
-  if (at >= 0) lines[at] = w.options;
-  const last = lines.length - 2;
-  if (last >= 0 && lines[last]!.endsWith('show this help')) lines[last] = lines[last]!.slice(0, -'show this help'.length) + w.help;
-  return lines.join('\n');
+  return formatHelp(USAGE, ABOUT[lang], quoteSpecs(), lang);
 }
 
 export const command: CliCommand = {

@@ -19,14 +19,14 @@ import { l10nIn, t } from '../words';
 import { endLogLine, endStepLine, stillBillingText, type PowerRefusal } from './run-words';
 
 export const NODES_FLAG = {
-  nodes: { type: 'string', valueName: 'A,B[,…]', description: 'one run across these boxes (each a TARGET; the first is rank 0); instead of TARGET' },
+  nodes: { type: 'string', valueName: 'A,B[,…]', description: 'one run across these boxes (each a TARGET; the first is rank 0); instead of TARGET', zh: '一次运行跨这些机器（每个都是 TARGET；第一个为 rank 0）；代替 TARGET' },
 } as const satisfies FlagSpecs;
 
 export const THEN_FLAGS = {
-  then: { type: 'string', valueName: 'ACTION', choices: END_ACTIONS, description: 'when the job ends: nothing (default), sync, sync-then-no-gpu, sync-then-power-off. gpu-rent waits for the job; the sync must succeed (verified) before any power action' },
-  'sync-remote': { type: 'string', valueName: 'DIR', description: 'with --then: checkpoint folder on the box (absolute)' },
-  'sync-local': { type: 'string', valueName: 'DIR', description: 'with --then: local folder to sync into' },
-  'power-off-command': { type: 'string', valueName: 'CMD', description: 'with --then sync-then-power-off: how the box powers itself off (default: shutdown -h now as root, sudo -n shutdown -h now where sudo allows it; a login that can do neither is refused before the job starts). Verified either way: the box must stop answering SSH within GPU_RENT_POWER_VERIFY_SECONDS (default 120)' },
+  then: { type: 'string', valueName: 'ACTION', choices: END_ACTIONS, description: 'when the job ends: nothing (default), sync, sync-then-no-gpu, sync-then-power-off. gpu-rent waits for the job; the sync must succeed (verified) before any power action', zh: '任务结束时：nothing（默认）、sync、sync-then-no-gpu、sync-then-power-off。gpu-rent 等待任务结束；同步必须成功（经过校验）才会执行任何开关机操作' },
+  'sync-remote': { type: 'string', valueName: 'DIR', description: 'with --then: checkpoint folder on the box (absolute)', zh: '配合 --then：机器上的检查点文件夹（绝对路径）' },
+  'sync-local': { type: 'string', valueName: 'DIR', description: 'with --then: local folder to sync into', zh: '配合 --then：同步到的本地文件夹' },
+  'power-off-command': { type: 'string', valueName: 'CMD', description: 'with --then sync-then-power-off: how the box powers itself off (default: shutdown -h now as root, sudo -n shutdown -h now where sudo allows it; a login that can do neither is refused before the job starts). Verified either way: the box must stop answering SSH within GPU_RENT_POWER_VERIFY_SECONDS (default 120)', zh: '配合 --then sync-then-power-off：机器如何自行关机（默认：root 用 shutdown -h now，sudo 允许时用 sudo -n shutdown -h now；两者都做不到的登录在任务开始前就被拒绝）。两种方式都会校验：机器必须在 GPU_RENT_POWER_VERIFY_SECONDS（默认 120）秒内不再响应 SSH' },
 } as const satisfies FlagSpecs;
 
 export function nodeList(text: string): string[] {

@@ -1,5 +1,6 @@
 // `gpu-rent run TARGET --name NAME [--cwd DIR] [--env K=V ...] [--launcher L --gpus N|auto] -- COMMAND...`
 // starts training detached on the box (tmux, else setsid), so it survives the laptop's SSH dropping.
+import { BOUNDS } from '../../core/bounds';
 import { forTerminal, jsonForTerminal } from '../../core/text';
 import { LAUNCHERS, startJob, type Launcher } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
@@ -19,8 +20,8 @@ const specs = {
   gpus: { type: 'string', valueName: 'N|auto', description: 'GPUs for the launcher (default auto: the count nvidia-smi lists)', zh: '启动器使用的 GPU 数（默认 auto：nvidia-smi 列出的数量）' },
   json: { type: 'boolean', description: 'print the started job as JSON', zh: '以 JSON 输出启动的任务' },
   ...NODES_FLAG,
-  port: { type: 'number', valueName: 'PORT', integer: true, min: 1024, max: 65535, description: 'with --nodes: rendezvous port on the first node (default 29500)' },
-  'master-addr': { type: 'string', valueName: 'ADDR', description: "with --nodes: the first node's address as the others reach it (default: its private address)" },
+  port: { type: 'number', valueName: 'PORT', integer: true, min: 1024, max: 65535, description: 'with --nodes: rendezvous port on the first node (default 29500)', zh: '配合 --nodes：第一个节点上的汇合端口（默认 29500）' },
+  'master-addr': { type: 'string', valueName: 'ADDR', description: "with --nodes: the first node's address as the others reach it (default: its private address)", zh: '配合 --nodes：其他节点访问第一个节点所用的地址（默认：它的内网地址）' },
   ...THEN_FLAGS,
   card: { type: 'string', valueName: 'CARD', description: "with --then: the card the job runs on, for the ledger of runs (default: what nvidia-smi on the box says)", zh: '与 --then 一起用：任务所用的显卡，记入运行账本（默认：机器上 nvidia-smi 给出的）' },
   ...RUN_PRICE_FLAGS,
@@ -57,7 +58,9 @@ export function parseEnvPairs(pairs: readonly string[]): Record<string, string> 
 export function parseGpus(raw: string | undefined): number | 'auto' | undefined {
   if (raw === undefined) return undefined;
   if (raw === 'auto') return 'auto';
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1024) throw new UsageError(`--gpus expects a whole number ≥ 1 or auto, got "${raw}"`);
+  // A box's cards, bounded as every other --gpus (core/bounds.ts: 8 is the largest single rented machine).
+  const { min, max } = BOUNDS.gpus;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`--gpus expects a whole number ≥ ${min} and ≤ ${max}, or auto, got "${raw}"`, `--gpus 需要整数（≥ ${min}，≤ ${max}）或 auto，收到 "${raw}"`);
   return Number(raw);
 }
 

@@ -29,12 +29,12 @@ import { PowerOnLocks } from '../../app/platforms/powerLock';
 import { join } from 'node:path';
 
 const specs = {
-  at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"' },
-  do: { type: 'string', valueName: 'ACTION', choices: SCHEDULE_ACTIONS, description: 'add: power-on (with its GPU), no-gpu (a running instance is shut down and started in no-GPU mode, where the platform offers it) or power-off' },
-  account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)' },
-  'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner' },
-  grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed` },
-  json: { type: 'boolean', description: 'list, run: print JSON; add, remove: print {"error": {code, message}} when they fail' },
+  at: { type: 'string', valueName: 'WHEN', description: 'add: days and a Beijing time, e.g. "mon-fri 17:00", "daily 01:00", "sat,sun 09:30"', zh: 'add：日期和北京时间，例如 "mon-fri 17:00"、"daily 01:00"、"sat,sun 09:30"' },
+  do: { type: 'string', valueName: 'ACTION', choices: SCHEDULE_ACTIONS, description: 'add: power-on (with its GPU), no-gpu (a running instance is shut down and started in no-GPU mode, where the platform offers it) or power-off', zh: 'add：power-on（带 GPU 开机）、no-gpu（运行中的实例先关机，再以无卡模式开机，平台支持时）或 power-off' },
+  account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)', zh: 'add：实例所属的账号（可能属于多个账号时）' },
+  'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner', zh: 'add：平台能自己计时就交给平台（本机睡眠时也会执行）；说明平台提供什么，读回在控制台设好的定时器，否则规则仍由 gpu-rent 的运行器执行' },
+  grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed`, zh: `run：错过时间时没有运行的规则，在这么多分钟内仍会执行（默认 ${DEFAULT_GRACE_S / 60}）；超过则报告为错过` },
+  json: { type: 'boolean', description: 'list, run: print JSON; add, remove: print {"error": {code, message}} when they fail', zh: 'list、run：以 JSON 输出；add、remove：失败时输出 {"error": {code, message}}' },
   notify: { type: 'string', valueName: 'NAME,…', description: 'run: message channels (gpu-rent notify list) told of each keep-alive done or failed', zh: 'run：每次防释放完成或失败时通知的消息渠道（gpu-rent notify list 可查看）' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;

@@ -2,7 +2,7 @@
 import { UsageError } from '../../args';
 
 export const AT_FLAG = {
-  at: { type: 'string', valueName: 'ISO-TIME', description: 'judge at this time instead of now, e.g. 2026-12-01T20:30:00+08:00' },
+  at: { type: 'string', valueName: 'ISO-TIME', description: 'judge at this time instead of now, e.g. 2026-12-01T20:30:00+08:00', zh: '按这个时间判断而不是现在，例如 2026-12-01T20:30:00+08:00' },
 } as const;
 
 export function nowFromFlag(at: string | undefined): number {

@@ -14,12 +14,12 @@ import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
-  out: { type: 'string', valueName: 'DIR', description: 'capture: local folder to write (default ./gpu-rent-env)' },
-  from: { type: 'string', valueName: 'DIR', description: 'rebuild: a folder written by env capture (or by the extension’s Capture Environment)' },
-  name: { type: 'string', valueName: 'NAME', description: 'rebuild: name of the fresh conda env (or venv) to create' },
-  'allow-pip-options': { type: 'boolean', description: 'rebuild: also pass on requirements lines that are pip options (--extra-index-url, -r, -e …) or URLs with credentials, and environment.yml channels that are not well-known ones or variables; refused without it' },
-  'no-follow': { type: 'boolean', description: 'rebuild: start it and return (follow with gpu-rent logs TARGET env-NAME)' },
-  json: { type: 'boolean', description: 'print the result as JSON' },
+  out: { type: 'string', valueName: 'DIR', description: 'capture: local folder to write (default ./gpu-rent-env)', zh: 'capture：要写入的本地文件夹（默认 ./gpu-rent-env）' },
+  from: { type: 'string', valueName: 'DIR', description: 'rebuild: a folder written by env capture (or by the extension’s Capture Environment)', zh: 'rebuild：由 env capture（或扩展的“捕获环境”）写出的文件夹' },
+  name: { type: 'string', valueName: 'NAME', description: 'rebuild: name of the fresh conda env (or venv) to create', zh: 'rebuild：要创建的新 conda 环境（或 venv）的名称' },
+  'allow-pip-options': { type: 'boolean', description: 'rebuild: also pass on requirements lines that are pip options (--extra-index-url, -r, -e …) or URLs with credentials, and environment.yml channels that are not well-known ones or variables; refused without it', zh: 'rebuild：也传递 requirements 中属于 pip 选项的行（--extra-index-url、-r、-e …）或带凭据的 URL，以及 environment.yml 中非知名的或含变量的 channel；不加则拒绝' },
+  'no-follow': { type: 'boolean', description: 'rebuild: start it and return (follow with gpu-rent logs TARGET env-NAME)', zh: 'rebuild：启动后即返回（用 gpu-rent logs TARGET env-NAME 跟踪）' },
+  json: { type: 'boolean', description: 'print the result as JSON', zh: '以 JSON 输出结果' },
   ...REMOTE_FLAGS,
 } as const;
 

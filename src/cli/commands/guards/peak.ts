@@ -10,7 +10,7 @@ import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
 import { beijingText, durationText, factsOf, platformFromFlag, pricingFromFlags, PRICING_FLAGS } from './pricing';
 
-const specs = { ...PRICING_FLAGS, ...AT_FLAG, json: { type: 'boolean', description: 'print the check as JSON' }, lang: LANG_FLAG_SPEC } as const;
+const specs = { ...PRICING_FLAGS, ...AT_FLAG, json: { type: 'boolean', description: 'print the check as JSON', zh: '以 JSON 输出检查结果' }, lang: LANG_FLAG_SPEC } as const;
 
 const USAGE = 'gpu-rent peak [--platform ID [--card CARD | --rate YUAN] [--disk-gb GB]] [--at ISO-TIME]';
 const SUMMARY =

@@ -6,19 +6,20 @@ import { midpoint, unitPrice } from '../../../core/cost';
 import { factsFor, factsFromCatalog, type GuardPlatformFacts } from '../../../core/guards/facts';
 import { yuanToFen } from '../../../core/money';
 import { beijingDateTime, type Pricing } from '../../../core/spend';
-import { UsageError, type FlagSpecs } from '../../args';
+import { bounded, UsageError, type FlagSpecs } from '../../args';
+import { BOUNDS } from '../../../core/bounds';
 import type { CliLang } from '../../lang';
 import { shared } from '../../words';
 
 export const PRICING_FLAGS = {
-  platform: { type: 'string', valueName: 'ID', description: 'platform id or name (autodl, mita, matpool, aliyun, 秘塔智算 …)' },
-  card: { type: 'string', valueName: 'CARD', description: 'card, to take its hourly price from the catalog (e.g. rtx3090, 4090)' },
-  gpus: { type: 'number', valueName: 'N', min: 1, max: 64, integer: true, description: 'cards in the instance (default 1)' },
-  rate: { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'what the instance costs per hour while running, yuan (overrides the catalog)' },
-  'no-gpu-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 100000, description: 'no-GPU mode per hour, yuan (default: the catalog)' },
-  'disk-gb': { type: 'number', valueName: 'GB', min: 0, max: 1000000, description: 'billed data disk size (default 0)' },
-  'storage-rate': { type: 'number', valueName: 'YUAN', min: 0, max: 1000, description: 'data disk yuan per GB per day (default: the catalog)' },
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog' },
+  platform: { type: 'string', valueName: 'ID', description: 'platform id or name (autodl, mita, matpool, aliyun, 秘塔智算 …)', zh: '平台 id 或名称（autodl、mita、matpool、aliyun、秘塔智算 …）' },
+  card: { type: 'string', valueName: 'CARD', description: 'card, to take its hourly price from the catalog (e.g. rtx3090, 4090)', zh: '显卡，用于从价格表取每小时价格（例如 rtx3090、4090）' },
+  gpus: { type: 'number', valueName: 'N', ...bounded(BOUNDS.gpus), description: 'cards in the instance (default 1)', zh: '实例的卡数（默认 1）' },
+  rate: { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.instanceYuanPerHour), description: 'what the instance costs per hour while running, yuan (overrides the catalog)', zh: '实例运行时每小时的价格，元（覆盖价格表）' },
+  'no-gpu-rate': { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.noGpuYuanPerHour), description: 'no-GPU mode per hour, yuan (default: the catalog)', zh: '无卡模式每小时的价格，元（默认：价格表）' },
+  'disk-gb': { type: 'number', valueName: 'GB', ...bounded(BOUNDS.gb), description: 'billed data disk size (default 0)', zh: '计费数据盘大小（默认 0）' },
+  'storage-rate': { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.yuanPerGbDay), description: 'data disk yuan per GB per day (default: the catalog)', zh: '数据盘每 GB 每天的价格，元（默认：价格表）' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides merged over the built-in catalog', zh: '价格覆盖的 JSON 文件，合并到内置价格表之上' },
 } as const satisfies FlagSpecs;
 
 export interface PricingFlags {

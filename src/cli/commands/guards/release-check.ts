@@ -11,9 +11,9 @@ import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
-  remote: { type: 'string', valueName: 'DIR', description: 'checkpoint folder on the box' },
-  local: { type: 'string', valueName: 'DIR', description: 'your local copy (where gpu-rent sync pulls to)' },
-  json: { type: 'boolean', description: 'print the report as JSON' },
+  remote: { type: 'string', valueName: 'DIR', description: 'checkpoint folder on the box', zh: '机器上的检查点文件夹' },
+  local: { type: 'string', valueName: 'DIR', description: 'your local copy (where gpu-rent sync pulls to)', zh: '你的本地副本（gpu-rent sync 拉取到的地方）' },
+  json: { type: 'boolean', description: 'print the report as JSON', zh: '以 JSON 输出报告' },
   ...REMOTE_FLAGS,
 } as const;
 

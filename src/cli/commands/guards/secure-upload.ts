@@ -12,9 +12,9 @@ import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
-  to: { type: 'string', valueName: 'DIR', description: `absolute folder on the box, on tmpfs/ramfs (default ${DEFAULT_RAM_DIR})` },
-  'reserve-mb': { type: 'number', valueName: 'MIB', min: 0, max: 1024 * 1024, integer: true, description: `RAM to keep free for the job (default ${DEFAULT_RAM_RESERVE_BYTES / 1024 ** 2})` },
-  json: { type: 'boolean', description: 'print what was uploaded as JSON' },
+  to: { type: 'string', valueName: 'DIR', description: `absolute folder on the box, on tmpfs/ramfs (default ${DEFAULT_RAM_DIR})`, zh: `机器上 tmpfs/ramfs 中的绝对路径文件夹（默认 ${DEFAULT_RAM_DIR}）` },
+  'reserve-mb': { type: 'number', valueName: 'MIB', min: 0, max: 1024 * 1024, integer: true, description: `RAM to keep free for the job (default ${DEFAULT_RAM_RESERVE_BYTES / 1024 ** 2})`, zh: `为任务保留的空闲内存（MiB，默认 ${DEFAULT_RAM_RESERVE_BYTES / 1024 ** 2}）` },
+  json: { type: 'boolean', description: 'print what was uploaded as JSON', zh: '以 JSON 输出上传了什么' },
   ...REMOTE_FLAGS,
 } as const;
 

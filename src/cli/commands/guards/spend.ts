@@ -7,7 +7,8 @@ import { needsWarning, watchRelease, type ReleaseWatch } from '../../../core/gua
 import { parseImport } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { summarizeSpend } from '../../../core/spend';
-import { formatHelp, parseArgs, UsageError } from '../../args';
+import { bounded, formatHelp, parseArgs, UsageError } from '../../args';
+import { BOUNDS } from '../../../core/bounds';
 import { helpLang, stateWord, t } from '../../words';
 import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
@@ -17,9 +18,9 @@ import { beijingText, durationText, factsOf, perHour } from './pricing';
 import { findPlatform } from '../../../core/catalog';
 
 const specs = {
-  budget: { type: 'number', valueName: 'YUAN', min: 0, exclusiveMin: true, max: 10_000_000, description: 'monthly budget: warns at 80% and 100%, and when the month-end projection passes it' },
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides (release rules)' },
-  json: { type: 'boolean', description: 'print the summary as JSON (fen)' },
+  budget: { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.budgetYuanPerMonth), exclusiveMin: true, description: 'monthly budget: warns at 80% and 100%, and when the month-end projection passes it', zh: '每月预算：达到 80% 和 100% 时以及月底预计超出时提醒' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides (release rules)', zh: '价格覆盖的 JSON 文件（释放规则）' },
+  json: { type: 'boolean', description: 'print the summary as JSON (fen)', zh: '以 JSON 输出汇总（单位：分）' },
   lang: LANG_FLAG_SPEC,
   ...AT_FLAG,
 } as const;

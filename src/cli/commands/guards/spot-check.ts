@@ -4,7 +4,8 @@ import { unitPrice, midpoint } from '../../../core/cost';
 import { findCard } from '../../../core/cards';
 import { spotCheck } from '../../../core/guards/spot';
 import { formatCny, yuanToFen } from '../../../core/money';
-import { formatHelp, parseArgs, UsageError } from '../../args';
+import { bounded, formatHelp, parseArgs, UsageError } from '../../args';
+import { BOUNDS } from '../../../core/bounds';
 import { helpLang, t } from '../../words';
 import { cliLang, LANG_FLAG_SPEC } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
@@ -13,18 +14,18 @@ import { promptLine } from '../../remote-common';
 import { durationText, factsOf, platformFromFlag } from './pricing';
 
 const specs = {
-  hours: { type: 'number', valueName: 'H', min: 0, exclusiveMin: true, max: 10000, description: 'estimated job length in hours' },
-  'sync-minutes': { type: 'number', valueName: 'MIN', min: 0, exclusiveMin: true, max: 100000, description: 'minutes between checkpoint syncs you plan' },
-  rate: { type: 'number', valueName: 'YUAN', min: 0, exclusiveMin: true, max: 100000, description: 'spot price of the instance per hour, yuan (default: the catalog for --platform/--card)' },
-  platform: { type: 'string', valueName: 'ID', description: 'platform id or name' },
-  card: { type: 'string', valueName: 'CARD', description: 'card, for the catalog spot price' },
-  gpus: { type: 'number', valueName: 'N', min: 1, max: 64, integer: true, description: 'cards (default 1)' },
-  'checkpoint-seconds': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: 86400, description: 'seconds one checkpoint save and sync takes (default 60)' },
-  'reclaim-rate': { type: 'number', valueName: 'PER_HOUR', min: 0, exclusiveMin: true, max: 100, description: 'expected reclaims per hour (default 0.1, an assumption)' },
-  yes: { type: 'boolean', description: 'confirm a spot job over an hour without asking' },
+  hours: { type: 'number', valueName: 'H', ...bounded(BOUNDS.jobHours), minHint: '(one GPU-second)', minHintZh: '即一 GPU 秒', description: 'estimated job length in hours', zh: '任务预计时长（小时）' },
+  'sync-minutes': { type: 'number', valueName: 'MIN', ...bounded(BOUNDS.minutes), exclusiveMin: true, description: 'minutes between checkpoint syncs you plan', zh: '你计划的检查点同步间隔（分钟）' },
+  rate: { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.instanceYuanPerHour), exclusiveMin: true, description: 'spot price of the instance per hour, yuan (default: the catalog for --platform/--card)', zh: '实例每小时的竞价价格，元（默认：按 --platform/--card 取价格表）' },
+  platform: { type: 'string', valueName: 'ID', description: 'platform id or name', zh: '平台 id 或名称' },
+  card: { type: 'string', valueName: 'CARD', description: 'card, for the catalog spot price', zh: '显卡，用于取价格表中的竞价价格' },
+  gpus: { type: 'number', valueName: 'N', ...bounded(BOUNDS.gpus), description: 'cards (default 1)', zh: '卡数（默认 1）' },
+  'checkpoint-seconds': { type: 'number', valueName: 'S', min: 0, exclusiveMin: true, max: 86400, description: 'seconds one checkpoint save and sync takes (default 60)', zh: '保存并同步一次检查点所需的秒数（默认 60）' },
+  'reclaim-rate': { type: 'number', valueName: 'PER_HOUR', ...bounded(BOUNDS.reclaimRatePerHour), exclusiveMin: true, description: 'expected reclaims per hour (default 0.1, an assumption)', zh: '预计每小时被回收的次数（默认 0.1，假设值）' },
+  yes: { type: 'boolean', description: 'confirm a spot job over an hour without asking', zh: '超过一小时的竞价任务不再询问，直接确认' },
   lang: LANG_FLAG_SPEC,
-  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides' },
-  json: { type: 'boolean', description: 'print the check as JSON' },
+  catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides', zh: '价格覆盖的 JSON 文件' },
+  json: { type: 'boolean', description: 'print the check as JSON', zh: '以 JSON 输出检查结果' },
 } as const;
 
 const USAGE = 'gpu-rent spot-check --hours H --sync-minutes MIN (--rate YUAN | --platform ID --card CARD) [--yes]';

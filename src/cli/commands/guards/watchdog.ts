@@ -12,18 +12,18 @@ import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../rem
 import { durationText } from './pricing';
 
 const specs = {
-  window: { type: 'number', valueName: 'SECONDS', min: 0, max: 7 * 86400, integer: true, description: 'act after the GPU has been quiet this long (default 1800; 0 = watch only for spot reclaim notices)' },
-  threshold: { type: 'number', valueName: 'PCT', min: 1, max: 100, integer: true, description: 'a GPU at or above this utilisation is working (default 10)' },
-  poll: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, integer: true, description: 'seconds between checks on the box (default 60)' },
-  hook: { type: 'string', valueName: 'CMD', description: 'final checkpoint sync to run first, e.g. "rclone copy /root/autodl-tmp/ckpt oss:bucket/ckpt"' },
-  'hook-timeout': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'give the hook this long (default 1800)' },
-  action: { type: 'string', choices: ['none', 'shutdown', 'command'], description: 'what to do when idle: none (hook only, logged), shutdown (power off from inside the box), command (--action-command)' },
-  'action-command': { type: 'string', valueName: 'CMD', description: 'shell command for --action command' },
-  'action-if-hook-fails': { type: 'boolean', description: 'run the action even when the hook failed (default: skip it, keep the box)' },
-  spot: { type: 'boolean', description: `watch the spot termination notice (阿里云 metadata at ${ALIYUN_METADATA_HOST} with its token, 腾讯云 at ${TENCENT_METADATA_HOST}) and run the hook when a reclaim is announced` },
-  'spot-metadata': { type: 'string', valueName: 'HOST[:PORT]', description: 'metadata service address for --spot (default 100.100.100.200)' },
-  'watch-dir': { type: 'string', valueName: 'DIR', repeat: true, description: `folder on the box whose writes count as progress (default ${DEFAULT_JOB_DIRS.join(', ')}; repeatable)` },
-  json: { type: 'boolean', description: 'print the status as JSON' },
+  window: { type: 'number', valueName: 'SECONDS', min: 0, max: 7 * 86400, integer: true, description: 'act after the GPU has been quiet this long (default 1800; 0 = watch only for spot reclaim notices)', zh: 'GPU 空闲这么久后执行动作（默认 1800；0 = 只监视竞价回收通知）' },
+  threshold: { type: 'number', valueName: 'PCT', min: 1, max: 100, integer: true, description: 'a GPU at or above this utilisation is working (default 10)', zh: '利用率达到或超过此值的 GPU 视为在工作（默认 10）' },
+  poll: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, integer: true, description: 'seconds between checks on the box (default 60)', zh: '机器上两次检查之间的秒数（默认 60）' },
+  hook: { type: 'string', valueName: 'CMD', description: 'final checkpoint sync to run first, e.g. "rclone copy /root/autodl-tmp/ckpt oss:bucket/ckpt"', zh: '先运行的最后一次检查点同步，例如 "rclone copy /root/autodl-tmp/ckpt oss:bucket/ckpt"' },
+  'hook-timeout': { type: 'number', valueName: 'SECONDS', min: 1, max: 86400, integer: true, description: 'give the hook this long (default 1800)', zh: '给 hook 的时长（默认 1800）' },
+  action: { type: 'string', choices: ['none', 'shutdown', 'command'], description: 'what to do when idle: none (hook only, logged), shutdown (power off from inside the box), command (--action-command)', zh: '空闲时做什么：none（只运行 hook，记入日志）、shutdown（在机器内关机）、command（--action-command）' },
+  'action-command': { type: 'string', valueName: 'CMD', description: 'shell command for --action command', zh: '--action command 时运行的 shell 命令' },
+  'action-if-hook-fails': { type: 'boolean', description: 'run the action even when the hook failed (default: skip it, keep the box)', zh: 'hook 失败也执行动作（默认：跳过动作，保留机器）' },
+  spot: { type: 'boolean', description: `watch the spot termination notice (阿里云 metadata at ${ALIYUN_METADATA_HOST} with its token, 腾讯云 at ${TENCENT_METADATA_HOST}) and run the hook when a reclaim is announced`, zh: `监视竞价实例的回收通知（阿里云元数据服务 ${ALIYUN_METADATA_HOST}，带令牌；腾讯云 ${TENCENT_METADATA_HOST}），宣布回收时运行 hook` },
+  'spot-metadata': { type: 'string', valueName: 'HOST[:PORT]', description: 'metadata service address for --spot (default 100.100.100.200)', zh: '--spot 的元数据服务地址（默认 100.100.100.200）' },
+  'watch-dir': { type: 'string', valueName: 'DIR', repeat: true, description: `folder on the box whose writes count as progress (default ${DEFAULT_JOB_DIRS.join(', ')}; repeatable)`, zh: `机器上的文件夹，其中的写入算作进展（默认 ${DEFAULT_JOB_DIRS.join(', ')}；可重复）` },
+  json: { type: 'boolean', description: 'print the status as JSON', zh: '以 JSON 输出状态' },
   ...REMOTE_FLAGS,
 } as const;
 

@@ -9,7 +9,7 @@ import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
 const specs = {
-  force: { type: 'boolean', description: 'also remove a folder gpu-rent did not create, or one on disk (never /, your home, or a mount point)' },
+  force: { type: 'boolean', description: 'also remove a folder gpu-rent did not create, or one on disk (never /, your home, or a mount point)', zh: '也删除不是 gpu-rent 创建的文件夹或在磁盘上的文件夹（绝不删除 /、你的主目录或挂载点）' },
   ...REMOTE_FLAGS,
 } as const;
 
