@@ -11,7 +11,7 @@ import { nextDelayMs, waitVerdict, type WaitVerdict } from '../core/platforms/gp
 import { closestWhy, grabCreateLockKey, GRAB_MIN_INTERVAL_MS, regionFamily, judgeStock, priceVerdict, regionAllowed, regionsFor, type GrabAction, type GrabLimits, type GrabWhy, type Offer } from '../core/platforms/grab';
 import { isCloneRefusal, type CloneCandidate, type CloneRefusal } from '../core/platforms/autodlClone';
 import { isRefusal, type CreateRefusal } from '../core/platforms/create';
-import { descriptorOf } from '../core/platforms/descriptors';
+import { descriptorOf, PLATFORM_DESCRIPTORS, type PlatformKind } from '../core/platforms/descriptors';
 import type { Account } from './platforms/accounts';
 import type { Fen } from '../core/money';
 import type { StockRow } from '../core/platforms/stock';
@@ -214,8 +214,9 @@ async function readOffers(a: GrabAccount, o: GrabOptions): Promise<{ offers: Off
   }
   if (!hasStock(c)) return { offers: [] };
   // AutoDL console stock is the hosts of the account's own instances (regions are its own); the others take the regions named, where they fit the platform.
-  const askable = c.kind === 'autodl-web' ? [] : regionsFor(kind, o.limits.regions);
-  if (o.limits.regions.length && c.kind !== 'autodl-web' && !askable.length) return { offers: [] };
+  const hostStock = PLATFORM_DESCRIPTORS[c.kind].clone === true;
+  const askable = hostStock ? [] : regionsFor(kind, o.limits.regions);
+  if (o.limits.regions.length && !hostStock && !askable.length) return { offers: [] };
   const rows = await c.stock({ ...(askable.length ? { regions: askable } : {}), ...(o.signal ? { signal: o.signal } : {}) });
   if (then.action === 'start') {
     // The instance's own place where the platform says (its region, or its host on the AutoDL console).
@@ -226,8 +227,11 @@ async function readOffers(a: GrabAccount, o: GrabOptions): Promise<{ offers: Off
     const offers = j.offers.map((x) => (x.priceFen === undefined && inst.priceFenPerHour !== undefined ? { ...x, priceFen: inst.priceFenPerHour } : x));
     return gatePrice(offers, j.why, o.limits);
   }
-  return judgeStock(rows, o.limits, { needProSpec: c.kind === 'autodl-pro' });
+  return judgeStock(rows, o.limits, { needProSpec: byDataCenter(c.kind) });
 }
+
+/** A create by a card spec in a data center (AutoDL Pro's pool): its rows carry the Pro spec (from the descriptors: no kind named here). */
+const byDataCenter = (kind: PlatformKind): boolean => PLATFORM_DESCRIPTORS[kind].create?.where === 'dataCenter';
 
 /** A start acts only on a price it knows to be within the limit. */
 function gatePrice(offers: Offer[], why: GrabWhy | undefined, l: GrabLimits): { offers: Offer[]; why?: GrabWhy } {
@@ -269,8 +273,8 @@ async function act(a: GrabAccount, offer: Offer, o: GrabOptions): Promise<ActRes
   const c = a.connector;
   const base = { rounds: 0, waitedMs: 0 };
   if (o.then.action === 'create') {
-    const card = c.kind === 'autodl-pro' ? offer.row.proSpec! : (offer.row.instanceType ?? offer.row.card);
-    const region = c.kind === 'autodl-pro' ? offer.row.region : (offer.row.zone ?? offer.row.region);
+    const card = byDataCenter(c.kind) ? offer.row.proSpec! : (offer.row.instanceType ?? offer.row.card);
+    const region = byDataCenter(c.kind) ? offer.row.region : (offer.row.zone ?? offer.row.region);
     const t = o.then;
     const p = await previewCreate(c, { card, gpus: o.limits.gpus, name: t.name, region, ...(t.image !== undefined ? { image: t.image } : {}), ...(t.diskGb !== undefined ? { diskGb: t.diskGb } : {}), ...(t.cudaMin !== undefined ? { cudaMin: t.cudaMin } : {}), ...(t.torch !== undefined ? { torch: t.torch } : {}) }, o.signal);
     if (isRefusal(p)) return p.code === 'noStock' || p.code === 'cudaUnmet' ? { kind: 'miss', missed: { code: 'taken', detail: p.code } } : { kind: 'refused', ...base, account: a.account.id, create: p };

@@ -6,7 +6,7 @@
 import type { Fen } from '../money';
 import { isAutodlDataCenter, STOCK_TTL_S, cardMatches, type StockRow } from './stock';
 import { checkSpec, CREATE_NAME, type CreateRefusal } from './create';
-import type { PlatformKind } from './descriptors';
+import { PLATFORM_DESCRIPTORS, type PlatformDescriptor, type PlatformKind } from './descriptors';
 import { REGION_ID } from './regions';
 
 export type GrabAction = 'start' | 'clone' | 'create';
@@ -69,7 +69,9 @@ export function regionsFor(kind: 'autodl' | 'cloud' | 'other', regions: readonly
 
 /** The family whose stock read takes the named places: AutoDL data centers, or the clouds' region ids. */
 export function regionFamily(kind: string): 'autodl' | 'cloud' | 'other' {
-  return kind === 'autodl-pro' || kind === 'autodl-web' ? 'autodl' : kind === 'aliyun-ecs' || kind === 'tencent-cvm' ? 'cloud' : 'other';
+  // From the descriptors (no kind named here): AutoDL's data centers, or a cloud's region list.
+  const d = (PLATFORM_DESCRIPTORS as Record<string, PlatformDescriptor | undefined>)[kind];
+  return d?.create?.where === 'dataCenter' || d?.clone ? 'autodl' : d?.regions ? 'cloud' : 'other';
 }
 
 /** Whether an account of this kind is asked anything when these regions are named (none named: all of its own). */
