@@ -77,6 +77,169 @@ async function pullBigAgain(ctx: Ctx, f: RemoteFile, local: string, part: string
   return pullBig(ctx, f, local, part, 2);
 }
 
+/** Same size locally but not known to match: the hashes compared before moving any bytes. */
+async function compareSameSize(ctx: Ctx, f: RemoteFile, local: string, attempt: number): Promise<{ verified?: Outcome; localDigest: string }> {
+  const h = sha256();
+  const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocalRange(local, h)]);
+  const localDigest = await h.digest();
+  const verified = await verifyInPlace(ctx, f, local, localDigest, remote);
+  return { verified: verified || undefined, localDigest };
+}
+
+/** Where a `.part` already there lets the pull start ('conflict': a folder in its place). */
+async function partStart(ctx: Ctx, f: RemoteFile, part: string): Promise<number | 'conflict'> {
+  let partSt = await lstatOrUndefined(part);
+  if (partSt && !partSt.isFile()) {
+    if (partSt.isDirectory()) return 'conflict';
+    await fsp.rm(part, { force: true });
+    partSt = undefined;
+  }
+  let from = partSt?.size ?? 0;
+  if (from > f.size) {
+    ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: 'too-long' });
+    from = 0;
+  }
+  return from;
+}
+
+/** A resumed .part is trusted only if its bytes hash like the box's first bytes; else the pull starts at 0. */
+async function trustedPrefix(ctx: Ctx, f: RemoteFile, part: string, start: number): Promise<{ from: number; hash: ReturnType<typeof sha256> }> {
+  let from = start;
+  let hash = sha256();
+  if (from > 0) {
+    const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocalRange(part, hash, from)]);
+    const localPrefix = await hash.peek();
+    if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
+      ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
+      from = 0;
+      hash = sha256();
+    }
+  }
+  if (from === 0) await fsp.rm(part, { force: true });
+  return { from, hash };
+}
+
+async function openPart(f: RemoteFile, part: string, from: number): Promise<fsp.FileHandle> {
+  try {
+    return await fsp.open(part, from === 0 ? 'w' : 'r+');
+  } catch (err) {
+    if (isDiskFull(err)) throw diskFull(f.rel);
+    throw new SyncError('local-io', `cannot write ${part}: ${(err as Error).message}`, { name: f.rel });
+  }
+}
+
+/** One big pull's bytes under way: where they go, and the identity look made ready in the tail. */
+interface BigTransfer {
+  ctx: Ctx;
+  f: RemoteFile;
+  local: string;
+  part: string;
+  handle: Buffer;
+  out: fsp.FileHandle;
+  from: number;
+  hash: ReturnType<typeof sha256>;
+  /** The identity before the first byte, when the file is checked by it. */
+  idBefore: unknown;
+  /** The look after the last byte once armed (the caller cancels it when the pull ends). */
+  tail: { armed?: ArmedIdentity };
+  sampleP: Promise<Buffer | undefined>;
+  gzipP: Promise<boolean>;
+  mayCompress: boolean;
+}
+
+/** The bytes from `from` into the open `.part` (closed after): the box's gzip when it pays, else SFTP's pipelined reads. */
+async function moveBytes(t: BigTransfer): Promise<Outcome | { bytes: number; hash: ReturnType<typeof sha256> }> {
+  const { ctx, f, local, part, out, from } = t;
+  const opts = ctx.opts;
+  let hash = t.hash;
+  let bytes = 0;
+  let done = from;
+  // The look after the last byte, made ready while the file's tail is still coming: its
+  // channel and shell are up by then, so it costs one round trip instead of two or three.
+  const armInTail = () => {
+    if (t.idBefore && !t.tail.armed && f.size - done <= ARM_IDENTITY_TAIL) t.tail.armed = armBoxIdentity(ctx.remote, f.abs);
+  };
+  const onBytes = (n: number) => {
+    done += n;
+    armInTail();
+    ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
+  };
+  armInTail();
+  // Compressible: through the box's gzip; refused (a bomb, a corrupt stream) or failed, the
+  // .part is back at `from` and SFTP pulls it as it is.
+  // The sample first: an incompressible file (weights, archives) waits for no gzip probe.
+  const sample = t.mayCompress && f.size - from >= PULL_GZIP_MIN_FILE ? await t.sampleP : undefined;
+  if (sample && worthCompressing(f.rel, sample) && (await t.gzipP)) {
+    const g = await pullGzipped(ctx.remote, f.abs, out, { from, size: f.size, hash, signal: opts.signal, onBytes });
+    if (g.ok) {
+      bytes = g.raw;
+      ctx.compressed?.(g.raw, g.wire);
+    } else if (g.why === 'aborted') {
+      await out.close().catch(() => undefined);
+      return { kind: 'interrupted' };
+    } else {
+      opts.log?.(`sync: ${f.rel}: ${g.message}; pulling it uncompressed`);
+      done = from;
+      hash = sha256();
+      await hashLocalRange(part, hash, from);
+    }
+  }
+  try {
+    if (bytes === 0 && from < f.size) bytes = await pullRange(ctx.sftp, t.handle, out, {
+      from,
+      size: f.size,
+      hash,
+      inFlight: opts.inFlight,
+      chunkBytes: opts.chunkBytes,
+      stallMs: opts.stallMs,
+      signal: opts.signal,
+      syncEvery: opts.durable ? undefined : 0,
+      onBytes,
+    });
+    if (opts.durable) await out.sync();
+  } catch (err) {
+    await out.close().catch(() => undefined);
+    return await rangeFailure(err, f, local, part, from);
+  }
+  await out.close();
+  return { bytes, hash };
+}
+
+/** After the last byte: the same version still (stats, identity), size and SHA-256 checked, then published. */
+async function verifyAndPublish(
+  t: Pick<BigTransfer, 'ctx' | 'f' | 'local' | 'part' | 'handle' | 'tail'>,
+  attempt: number,
+  got: { bytes: number; hash: ReturnType<typeof sha256> },
+  remoteFull: Promise<HashAnswer> | undefined,
+  idBefore: Parameters<typeof sameIdentity>[0] | undefined,
+  look: Parameters<typeof publish>[6],
+): Promise<Outcome> {
+  const { ctx, f, local, part } = t;
+  const ready = t.tail.armed;
+  const [remote, st1, idAfter] = await Promise.all([
+    remoteFull ?? Promise.resolve(undefined),
+    fstatOrSkip(ctx.sftp, t.handle),
+    !idBefore ? Promise.resolve(undefined) : ready ? ready.fire().then((id) => id ?? boxIdentity(ctx.remote, f.abs)) : boxIdentity(ctx.remote, f.abs),
+  ]);
+  if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
+  // Written to (or replaced) between the first look and the last byte: not one version.
+  if (idBefore && !(idAfter && sameIdentity(idBefore, idAfter))) return { kind: 'skipped', reason: 'changed-during-download' };
+
+  const digest = await got.hash.digest();
+  const partNow = await fsp.stat(part);
+  const sizeOk = partNow.size === f.size;
+  const hashOk = !remote || remote.full === null ? true : remote.full === digest;
+  if (remote && remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
+  if (!sizeOk || !hashOk) {
+    await fsp.rm(part, { force: true });
+    if (attempt === 1) return pullBigAgain(ctx, f, local, part);
+    return { kind: 'skipped', reason: 'verify-failed' };
+  }
+  await fsp.utimes(part, f.mtime, f.mtime);
+  const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, got.bytes, look);
+  return out1.kind === 'pulled' && idBefore ? { ...out1, byIdentity: true } : out1;
+}
+
 /** Pulls one settled remote file over SMALL_FILE whose local folder is checked; never leaves anything but a `.part` unless verified. */
 export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: string, attempt: number): Promise<Outcome> {
   const { sftp, opts } = ctx;
@@ -86,11 +249,9 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
   let localDigest: string | undefined;
   // Same size locally but not known to match: compare hashes before moving any bytes.
   if (localSt && localSt.size === f.size && attempt === 1) {
-    const h = sha256();
-    const [remote] = await Promise.all([boxHash(ctx, f, attempt), hashLocalRange(local, h)]);
-    localDigest = await h.digest();
-    const verified = await verifyInPlace(ctx, f, local, localDigest, remote);
-    if (verified) return verified;
+    const same = await compareSameSize(ctx, f, local, attempt);
+    localDigest = same.localDigest;
+    if (same.verified) return same.verified;
   }
   const look = await lookLocal(ctx, f, localSt && toLocalStat(localSt), async () => {
     if (localDigest !== undefined) return localDigest;
@@ -100,17 +261,8 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
   });
   if (!look.replace && alreadySavedBeside(f, ctx.state.savedBeside?.[f.rel])) return { kind: 'saved-earlier' };
 
-  let partSt = await lstatOrUndefined(part);
-  if (partSt && !partSt.isFile()) {
-    if (partSt.isDirectory()) return { kind: 'skipped', reason: 'local-conflict' };
-    await fsp.rm(part, { force: true });
-    partSt = undefined;
-  }
-  let from = partSt?.size ?? 0;
-  if (from > f.size) {
-    ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: 'too-long' });
-    from = 0;
-  }
+  const start = await partStart(ctx, f, part);
+  if (start === 'conflict') return { kind: 'skipped', reason: 'local-conflict' };
 
   // The file's identity before any byte is read, asked alongside the open (one round trip).
   const id0P = opts.boxHash ? Promise.resolve(undefined) : boxIdentity(ctx.remote, f.abs);
@@ -124,7 +276,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     void id0P;
     return { kind: 'skipped', reason: 'unreadable' };
   }
-  let armed: ArmedIdentity | undefined;
+  const tail: { armed?: ArmedIdentity } = {};
   try {
     const sampleP = mayCompress ? readSample(sftp, handle, f.size).catch(() => undefined) : Promise.resolve(undefined);
     const [st0, atPath, id0] = await Promise.all([fstatOrSkip(sftp, handle), lstatRemote(sftp, f.abs).catch(() => undefined), id0P]); // no answer: not the file (the fstat beside it reports the lost channel)
@@ -132,18 +284,7 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     if (st0.size !== f.size || st0.mtime !== f.mtime) return { kind: 'skipped', reason: 'still-being-written' };
     if (!openedIsListed(f, st0, atPath)) return { kind: 'skipped', reason: 'remote-swapped' };
 
-    // A resumed .part is trusted only if its bytes hash like the box's first bytes.
-    let hash = sha256();
-    if (from > 0) {
-      const [remotePrefix] = await Promise.all([remoteHash(ctx.remote, f.abs, from, from), hashLocalRange(part, hash, from)]);
-      const localPrefix = await hash.peek();
-      if (typeof remotePrefix.prefix !== 'string' || remotePrefix.prefix !== localPrefix) {
-        ctx.onProgress({ kind: 'part-discarded', name: f.rel, size: from, why: remotePrefix.prefix === null ? 'no-remote-hash' : 'prefix-mismatch' });
-        from = 0;
-        hash = sha256();
-      }
-    }
-    if (from === 0) await fsp.rm(part, { force: true });
+    const { from, hash } = await trustedPrefix(ctx, f, part, start);
 
     const free = await freeBytes(dirname(local));
     if (free !== undefined && free < f.size - from) throw diskFull(f.rel, f.size - from, free);
@@ -153,89 +294,13 @@ export async function pullBig(ctx: Ctx, f: RemoteFile, local: string, part: stri
     const idBefore = id0 && identityUsable(id0, f) ? id0 : undefined;
     const remoteFull: Promise<HashAnswer> | undefined = idBefore ? undefined : boxHash(ctx, f, attempt);
     ctx.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
-    let out: fsp.FileHandle;
-    try {
-      out = await fsp.open(part, from === 0 ? 'w' : 'r+');
-    } catch (err) {
-      if (isDiskFull(err)) throw diskFull(f.rel);
-      throw new SyncError('local-io', `cannot write ${part}: ${(err as Error).message}`, { name: f.rel });
-    }
-    let bytes = 0;
-    let done = from;
-    // The look after the last byte, made ready while the file's tail is still coming: its
-    // channel and shell are up by then, so it costs one round trip instead of two or three.
-    const armInTail = () => {
-      if (idBefore && !armed && f.size - done <= ARM_IDENTITY_TAIL) armed = armBoxIdentity(ctx.remote, f.abs);
-    };
-    const onBytes = (n: number) => {
-      done += n;
-      armInTail();
-      ctx.onProgress({ kind: 'bytes', name: f.rel, done, size: f.size });
-    };
-    armInTail();
-    // Compressible: through the box's gzip; refused (a bomb, a corrupt stream) or failed, the
-    // .part is back at `from` and SFTP pulls it as it is.
-    // The sample first: an incompressible file (weights, archives) waits for no gzip probe.
-    const sample = mayCompress && f.size - from >= PULL_GZIP_MIN_FILE ? await sampleP : undefined;
-    if (sample && worthCompressing(f.rel, sample) && (await gzipP)) {
-      const g = await pullGzipped(ctx.remote, f.abs, out, { from, size: f.size, hash, signal: opts.signal, onBytes });
-      if (g.ok) {
-        bytes = g.raw;
-        ctx.compressed?.(g.raw, g.wire);
-      } else if (g.why === 'aborted') {
-        await out.close().catch(() => undefined);
-        return { kind: 'interrupted' };
-      } else {
-        opts.log?.(`sync: ${f.rel}: ${g.message}; pulling it uncompressed`);
-        done = from;
-        hash = sha256();
-        await hashLocalRange(part, hash, from);
-      }
-    }
-    try {
-      if (bytes === 0 && from < f.size) bytes = await pullRange(sftp, handle, out, {
-        from,
-        size: f.size,
-        hash,
-        inFlight: opts.inFlight,
-        chunkBytes: opts.chunkBytes,
-        stallMs: opts.stallMs,
-        signal: opts.signal,
-        syncEvery: opts.durable ? undefined : 0,
-        onBytes,
-      });
-      if (opts.durable) await out.sync();
-    } catch (err) {
-      await out.close().catch(() => undefined);
-      return await rangeFailure(err, f, local, part, from);
-    }
-    await out.close();
-
-    const ready = armed as ArmedIdentity | undefined;
-    const [remote, st1, idAfter] = await Promise.all([
-      remoteFull ?? Promise.resolve(undefined),
-      fstatOrSkip(sftp, handle),
-      !idBefore ? Promise.resolve(undefined) : ready ? ready.fire().then((id) => id ?? boxIdentity(ctx.remote, f.abs)) : boxIdentity(ctx.remote, f.abs),
-    ]);
-    if (!st1 || st1.size !== f.size || st1.mtime !== f.mtime) return { kind: 'skipped', reason: 'changed-during-download' };
-    // Written to (or replaced) between the first look and the last byte: not one version.
-    if (idBefore && !(idAfter && sameIdentity(idBefore, idAfter))) return { kind: 'skipped', reason: 'changed-during-download' };
-
-    const digest = await hash.digest();
-    const partNow = await fsp.stat(part);
-    const sizeOk = partNow.size === f.size;
-    const hashOk = !remote || remote.full === null ? true : remote.full === digest;
-    if (remote && remote.full === undefined) return { kind: 'skipped', reason: 'unreadable' };
-    if (!sizeOk || !hashOk) {
-      await fsp.rm(part, { force: true });
-      if (attempt === 1) return pullBigAgain(ctx, f, local, part);
-      return { kind: 'skipped', reason: 'verify-failed' };
-    }
-    await fsp.utimes(part, f.mtime, f.mtime);
-    const out1 = await publish(ctx, f, part, local, remote?.full === null ? null : digest, bytes, look);
-    return out1.kind === 'pulled' && idBefore ? { ...out1, byIdentity: true } : out1;
+    const out = await openPart(f, part, from);
+    const t: BigTransfer = { ctx, f, local, part, handle, out, from, hash, idBefore, tail, sampleP, gzipP, mayCompress };
+    const got = await moveBytes(t);
+    if ('kind' in got) return got;
+    return await verifyAndPublish(t, attempt, got, remoteFull, idBefore, look);
   } finally {
-    (armed as ArmedIdentity | undefined)?.cancel(); // a pull that ended early: the box's shell ends without a look
+    tail.armed?.cancel(); // a pull that ended early: the box's shell ends without a look
     // Not waited for (it never fails): the outcome is settled, and the close goes out in order.
     void closeHandle(sftp, handle);
   }
