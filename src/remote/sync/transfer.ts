@@ -67,16 +67,19 @@ function describe(f: PullFailure): string {
   }
 }
 
-/**
- * Reads bytes [from, size) of the open remote `handle` and appends them to `out` (a local
- * file whose current length is `from`). Resolves with the number of bytes written; rejects
- * with a PullError after every write already queued has landed, so the local file is a
- * clean prefix either way.
- */
 const WRITE_BLOCK = 1024 * 1024;
 const SYNC_EVERY = 16 * 1024 * 1024;
 
-export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, opts: PullOptions): Promise<number> {
+/** The reads' size and number and the socket to cork, fixed for one pull. */
+interface RangeTuning {
+  inFlightMax: number;
+  chunk: number;
+  sock: ReturnType<typeof corkableSocketOf>;
+  stallMs: number;
+  end: number;
+}
+
+function rangeTuning(sftp: SFTPWrapper, opts: PullOptions): RangeTuning {
   const inFlightMax = opts.inFlight ?? 16;
   // 255 KiB per read: OpenSSH's sftp-server answers up to 261120 bytes per read (its limit
   // for a message less 1 KiB), and one reply per eight 32 KiB channel packets costs the
@@ -88,149 +91,182 @@ export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, op
   // writes every request separately otherwise): fewer syscalls per byte on a link that is
   // CPU-bound in JS.
   const sock = corkableSocketOf(sftp);
-  const spare: Buffer[] = []; // written buffers, reused for the next reads
   const stallMs = opts.stallMs ?? 60_000;
-  const end = opts.size;
+  return { inFlightMax, chunk, sock, stallMs, end: opts.size };
+}
 
-  return new Promise<number>((resolve, reject) => {
-    const win = new ReadWindow(opts.from, end, inFlightMax, chunk);
-    const part = new PartAppender(out, opts.from, end, opts.syncEvery ?? SYNC_EVERY);
-    let writing = false;
-    let writeQueue: Buffer[] = [];
-    let failure: PullFailure | undefined;
-    let settled = false;
-    let lastProgress = Date.now();
+/** One pullRange under way: the read window, the writes behind it, and how it settles. */
+class RangePull {
+  private readonly win: ReadWindow;
+  private readonly part: PartAppender;
+  private readonly spare: Buffer[] = []; // written buffers, reused for the next reads
+  private writing = false;
+  private writeQueue: Buffer[] = [];
+  private failure: PullFailure | undefined;
+  private settled = false;
+  private lastProgress = Date.now();
+  private readonly stallTimer: ReturnType<typeof setInterval>;
+  private readonly unsubscribe: () => void;
+  private readonly onAbort = () => this.fail({ kind: 'aborted' });
 
-    const stallTimer = setInterval(() => {
-      if (Date.now() - lastProgress > stallMs) fail({ kind: 'stalled', ms: stallMs });
-    }, Math.min(1000, Math.max(50, stallMs / 4)));
-    const onAbort = () => fail({ kind: 'aborted' });
-    opts.signal?.addEventListener('abort', onAbort);
+  constructor(
+    private readonly sftp: SFTPWrapper,
+    private readonly handle: Buffer,
+    out: FileHandle,
+    private readonly opts: PullOptions,
+    private readonly t: RangeTuning,
+    private readonly resolve: (n: number) => void,
+    private readonly reject: (e: PullError) => void,
+  ) {
+    this.win = new ReadWindow(opts.from, t.end, t.inFlightMax, t.chunk);
+    this.part = new PartAppender(out, opts.from, t.end, opts.syncEvery ?? SYNC_EVERY);
+    this.stallTimer = setInterval(() => {
+      if (Date.now() - this.lastProgress > t.stallMs) this.fail({ kind: 'stalled', ms: t.stallMs });
+    }, Math.min(1000, Math.max(50, t.stallMs / 4)));
+    opts.signal?.addEventListener('abort', this.onAbort);
     // The channel closing is the one signal that always comes after a reset: reject on it
     // even if some read callback were never to fire.
-    const onClose = () => fail({ kind: 'transport', message: 'SFTP channel closed' });
-    const unsubscribe = onSessionGone(sftp, onClose);
-    const release = () => {
-      settled = true;
-      clearInterval(stallTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      unsubscribe();
-    };
+    const onClose = () => this.fail({ kind: 'transport', message: 'SFTP channel closed' });
+    this.unsubscribe = onSessionGone(sftp, onClose);
+  }
 
-    const finish = () => {
-      if (settled) return;
-      // Wait for reads already sent (their callbacks fire on reply or channel cleanup) and
-      // for queued writes, so the .part is closed on a clean prefix.
-      if (failure) {
-        // Replies still due would be dropped anyway; only a dead or stalled link or an
-        // interrupt is worth not waiting for, an SFTP error status still drains its peers.
-        if (writing || (win.inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
-      } else if (writing || win.inFlight > 0 || !win.complete) return;
-      const syncing = part.syncing;
-      if (syncing) {
-        void syncing.then(finish);
-        return;
-      }
-      release();
-      if (failure) reject(new PullError(failure));
-      else resolve(win.nextWrite - opts.from);
-    };
-
-    function fail(f: PullFailure) {
-      if (!failure) failure = f;
-      // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
-      win.dropReady();
-      // What is already in order still lands, so the .part keeps every byte received.
-      if (!writing && writeQueue.length) void writeLoop();
-      finish();
-    }
-
-    const pump = () => {
-      if (failure) return finish();
-      if (!win.wantsRefill()) return finish();
-      sock?.cork();
-      try {
-        fill();
-      } finally {
-        sock?.uncork();
-      }
-      finish();
-    };
-
-    const fill = () => {
-      // The window holds back reads further ahead than the disk is keeping up with.
-      for (let r = win.take(); r; r = win.take()) issue(r);
-    };
-
-    const issue = (r: Read) => {
-      const { at, len } = r;
-      if (!isChannelOpen(sftp)) {
-        win.answered();
-        return fail({ kind: 'transport', message: 'SFTP channel closed' });
-      }
-      const reuse = len === chunk ? spare.pop() : undefined;
-      const buf = reuse ?? Buffer.allocUnsafe(len);
-      try {
-        sftp.read(handle, buf, 0, len, at, (err: Error | null | undefined, n: number) => {
-          win.answered();
-          if (failure) return finish();
-          if (err) {
-            const code = sftpCode(err);
-            if (code === SFTP_EOF) return fail({ kind: 'remote-shrank', at });
-            if (code === undefined) return fail({ kind: 'transport', message: err.message });
-            return fail({ kind: 'remote-io', message: err.message, code });
-          }
-          if (n === 0) return fail({ kind: 'remote-shrank', at });
-          lastProgress = Date.now();
-          win.landed(r, buf, n);
-          drainReady();
-          pump();
-        });
-      } catch (e) {
-        win.answered();
-        fail({ kind: 'transport', message: e instanceof Error ? e.message : String(e) });
-      }
-    };
-
-    const drainReady = () => {
-      for (const piece of win.inOrder()) {
-        opts.hash.update(piece);
-        writeQueue.push(piece);
-      }
-      // Disk writes in blocks of about 1 MiB (one syscall each), not one per 32 KiB read.
-      if (!writing && writeQueue.length && (win.queued >= WRITE_BLOCK || win.complete || win.inFlight === 0)) void writeLoop();
-    };
-
-    const writeLoop = async () => {
-      writing = true;
-      try {
-        while (writeQueue.length) {
-          const batch = writeQueue;
-          writeQueue = [];
-          const total = await part.append(batch);
-          win.written(total);
-          for (const b of batch) if (b.length === chunk && b.byteOffset === 0 && spare.length < inFlightMax) spare.push(b);
-          opts.onBytes?.(total);
-          if (!failure) pump();
-        }
-      } catch (e) {
-        const err = e as NodeJS.ErrnoException;
-        writeQueue = [];
-        win.dropQueued();
-        writing = false;
-        failure ??= { kind: 'local-io', message: err.message, code: err.code };
-        win.dropReady();
-      }
-      writing = false;
-      finish();
-    };
-
-    if (opts.from >= end) {
-      release();
-      resolve(0);
+  start(): void {
+    if (this.opts.from >= this.t.end) {
+      this.release();
+      this.resolve(0);
       return;
     }
-    if (opts.signal?.aborted) return fail({ kind: 'aborted' });
-    pump();
-  });
+    if (this.opts.signal?.aborted) return this.fail({ kind: 'aborted' });
+    this.pump();
+  }
+
+  private release(): void {
+    this.settled = true;
+    clearInterval(this.stallTimer);
+    this.opts.signal?.removeEventListener('abort', this.onAbort);
+    this.unsubscribe();
+  }
+
+  private finish(): void {
+    const { win, failure } = this;
+    if (this.settled) return;
+    // Wait for reads already sent (their callbacks fire on reply or channel cleanup) and
+    // for queued writes, so the .part is closed on a clean prefix.
+    if (failure) {
+      // Replies still due would be dropped anyway; only a dead or stalled link or an
+      // interrupt is worth not waiting for, an SFTP error status still drains its peers.
+      if (this.writing || (win.inFlight > 0 && failure.kind !== 'transport' && failure.kind !== 'stalled' && failure.kind !== 'aborted')) return;
+    } else if (this.writing || win.inFlight > 0 || !win.complete) return;
+    const syncing = this.part.syncing;
+    if (syncing) {
+      void syncing.then(() => this.finish());
+      return;
+    }
+    this.release();
+    if (failure) this.reject(new PullError(failure));
+    else this.resolve(win.nextWrite - this.opts.from);
+  }
+
+  private fail(f: PullFailure): void {
+    if (!this.failure) this.failure = f;
+    // Nothing more is hashed or written once failed: the prefix ends at nextWrite.
+    this.win.dropReady();
+    // What is already in order still lands, so the .part keeps every byte received.
+    if (!this.writing && this.writeQueue.length) void this.writeLoop();
+    this.finish();
+  }
+
+  private pump(): void {
+    if (this.failure) return this.finish();
+    if (!this.win.wantsRefill()) return this.finish();
+    this.t.sock?.cork();
+    try {
+      this.fill();
+    } finally {
+      this.t.sock?.uncork();
+    }
+    this.finish();
+  }
+
+  private fill(): void {
+    // The window holds back reads further ahead than the disk is keeping up with.
+    for (let r = this.win.take(); r; r = this.win.take()) this.issue(r);
+  }
+
+  private issue(r: Read): void {
+    const { win, sftp } = this;
+    const { at, len } = r;
+    if (!isChannelOpen(sftp)) {
+      win.answered();
+      return this.fail({ kind: 'transport', message: 'SFTP channel closed' });
+    }
+    const reuse = len === this.t.chunk ? this.spare.pop() : undefined;
+    const buf = reuse ?? Buffer.allocUnsafe(len);
+    try {
+      sftp.read(this.handle, buf, 0, len, at, (err: Error | null | undefined, n: number) => {
+        win.answered();
+        if (this.failure) return this.finish();
+        if (err) {
+          const code = sftpCode(err);
+          if (code === SFTP_EOF) return this.fail({ kind: 'remote-shrank', at });
+          if (code === undefined) return this.fail({ kind: 'transport', message: err.message });
+          return this.fail({ kind: 'remote-io', message: err.message, code });
+        }
+        if (n === 0) return this.fail({ kind: 'remote-shrank', at });
+        this.lastProgress = Date.now();
+        win.landed(r, buf, n);
+        this.drainReady();
+        this.pump();
+      });
+    } catch (e) {
+      win.answered();
+      this.fail({ kind: 'transport', message: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private drainReady(): void {
+    const win = this.win;
+    for (const piece of win.inOrder()) {
+      this.opts.hash.update(piece);
+      this.writeQueue.push(piece);
+    }
+    // Disk writes in blocks of about 1 MiB (one syscall each), not one per 32 KiB read.
+    if (!this.writing && this.writeQueue.length && (win.queued >= WRITE_BLOCK || win.complete || win.inFlight === 0)) void this.writeLoop();
+  }
+
+  private async writeLoop(): Promise<void> {
+    const win = this.win;
+    this.writing = true;
+    try {
+      while (this.writeQueue.length) {
+        const batch = this.writeQueue;
+        this.writeQueue = [];
+        const total = await this.part.append(batch);
+        win.written(total);
+        for (const b of batch) if (b.length === this.t.chunk && b.byteOffset === 0 && this.spare.length < this.t.inFlightMax) this.spare.push(b);
+        this.opts.onBytes?.(total);
+        if (!this.failure) this.pump();
+      }
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      this.writeQueue = [];
+      win.dropQueued();
+      this.writing = false;
+      this.failure ??= { kind: 'local-io', message: err.message, code: err.code };
+      win.dropReady();
+    }
+    this.writing = false;
+    this.finish();
+  }
+}
+
+/**
+ * Reads bytes [from, size) of the open remote `handle` and appends them to `out` (a local
+ * file whose current length is `from`). Resolves with the number of bytes written; rejects
+ * with a PullError after every write already queued has landed, so the local file is a
+ * clean prefix either way.
+ */
+export function pullRange(sftp: SFTPWrapper, handle: Buffer, out: FileHandle, opts: PullOptions): Promise<number> {
+  const tuning = rangeTuning(sftp, opts);
+  return new Promise<number>((resolve, reject) => new RangePull(sftp, handle, out, opts, tuning, resolve, reject).start());
 }
