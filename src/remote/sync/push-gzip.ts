@@ -72,53 +72,123 @@ export function readSegmentAnswer(out: string, want: number, last: boolean, part
   return box.full === undefined ? {} : { box };
 }
 
-/**
- * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
- * each segment once the box confirmed it. `fresh`: the caller made sure no .part is on the box
- * (none was there, or it removed a stale one), so the first segment need not go alone (its
- * CREATE would replace a stale .part that a second segment had already grown).
- */
-export async function pushGzipped(
-  remote: SyncRemote,
-  path: string,
-  part: string,
-  o: { from: number; size: number; hash: { update(d: Buffer): void }; signal?: AbortSignal; onBytes?: (n: number) => void; level?: number; fresh?: boolean; codec?: SegmentCodec; inFlight?: number },
-): Promise<GzipPushResult> {
-  const codec = o.codec ?? segmentCodec(await boxCompression(remote));
-  if (!codec) return { raw: 0, wire: 0, stopped: 'failed' };
-  const stream = remote.stream!.bind(remote);
-  const fh = await fsp.open(path, 'r');
-  let at = o.from;
-  let wire = 0;
-  let segment = FIRST_SEGMENT;
-  const readSeg = async (off: number, len: number) => {
+export interface GzipPushOptions {
+  from: number;
+  size: number;
+  hash: { update(d: Buffer): void };
+  signal?: AbortSignal;
+  onBytes?: (n: number) => void;
+  level?: number;
+  fresh?: boolean;
+  codec?: SegmentCodec;
+  inFlight?: number;
+}
+
+/** A segment read and compressed: its original bytes, what goes on the wire, and how long compressing took. */
+interface Seg {
+  raw: Buffer;
+  z: Buffer;
+  off: number;
+  level: number;
+  compressMs: number;
+}
+
+type Sent = Promise<{ ok: boolean; box: HashAnswer | undefined; sendMs: number }>;
+
+/** One compressed push under way: the segments read ahead, those on their way, and what the box confirmed. */
+class SegmentPush {
+  private at: number;
+  private wire = 0;
+  private segment = FIRST_SEGMENT;
+  /** The levels to step down through, from the one this push starts at. */
+  private readonly levels: readonly number[];
+  private level: number;
+  private readonly stop = new AbortController();
+  private readonly onAbort = () => this.stop.abort();
+  private readonly width: number;
+  private readonly inFlight: Array<{ seg: Seg; sent: Sent }> = [];
+  private queued: number;
+  /** Where the next segment sent must start (a short read, the file shrinking, breaks it). */
+  private sentEnd: number;
+  private fastLink = false;
+  private box: HashAnswer | undefined;
+  // One segment read and compressed ahead: a freed slot sends at once.
+  private ahead: Promise<Seg> | undefined;
+  private aheadReady = false;
+  /** The last confirmed segment and how long it took to cross. */
+  private last: { seg: Seg; sendMs: number } | undefined;
+
+  constructor(
+    private readonly remote: SyncRemote,
+    private readonly stream: NonNullable<SyncRemote['stream']>,
+    private readonly fh: fsp.FileHandle,
+    private readonly part: string,
+    private readonly codec: SegmentCodec,
+    private readonly o: GzipPushOptions,
+  ) {
+    this.at = o.from;
+    this.levels = o.level !== undefined ? [o.level, ...codec.levels.filter((l) => l < o.level!)] : codec.levels;
+    this.level = this.levels[0]!;
+    o.signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.width = Math.max(1, o.inFlight ?? IN_FLIGHT);
+    this.queued = this.at;
+    this.sentEnd = this.at;
+  }
+
+  async run(): Promise<GzipPushResult> {
+    const o = this.o;
+    try {
+      if (!(await this.launch())) return await this.giveUp('failed');
+      while (this.inFlight.length) {
+        const { seg, sent } = this.inFlight[0]!;
+        const r = await sent;
+        if (o.signal?.aborted) return await this.giveUp('aborted');
+        if (!r.ok || seg.off !== this.at) return await this.giveUp('failed');
+        this.inFlight.shift();
+        this.box = r.box;
+        o.hash.update(seg.raw);
+        o.onBytes?.(seg.raw.length);
+        this.at += seg.raw.length;
+        this.wire += seg.z.length;
+        this.last = { seg, sendMs: r.sendMs };
+        if (!(await this.launch())) return await this.giveUp('failed');
+      }
+      const { at, wire, box } = this;
+      return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire, ...(box ? { box } : {}) };
+    } finally {
+      o.signal?.removeEventListener('abort', this.onAbort);
+      await this.ahead?.catch(() => undefined);
+      await this.fh.close();
+    }
+  }
+
+  private async readSeg(off: number, len: number): Promise<Buffer> {
     const buf = Buffer.allocUnsafe(len);
     let got = 0;
     while (got < len) {
-      const { bytesRead } = await fh.read(buf, got, len - got, off + got);
+      const { bytesRead } = await this.fh.read(buf, got, len - got, off + got);
       if (bytesRead === 0) break;
       got += bytesRead;
     }
     return buf.subarray(0, got);
-  };
-  /** The levels to step down through, from the one this push starts at. */
-  const levels = o.level !== undefined ? [o.level, ...codec.levels.filter((l) => l < o.level!)] : codec.levels;
-  let level = levels[0]!;
-  const prepare = async (off: number, len: number) => {
-    const raw = await readSeg(off, len);
+  }
+
+  private async prepare(off: number, len: number): Promise<Seg> {
+    const raw = await this.readSeg(off, len);
     const t0 = performance.now();
-    const at = level;
-    const z = raw.length ? await codec.compress(raw, at) : raw;
+    const at = this.level;
+    const z = raw.length ? await this.codec.compress(raw, at) : raw;
     return { raw, z, off, level: at, compressMs: performance.now() - t0 };
-  };
-  type Seg = Awaited<ReturnType<typeof prepare>>;
+  }
+
   /** One segment on its way: sent as soon as a slot is free, while the one before it is still crossing. */
-  const send = (seg: Seg, stop: AbortSignal) => {
+  private send(seg: Seg, stop: AbortSignal): Sent {
+    const { o, part } = this;
     const t0 = performance.now();
     const out: Buffer[] = [];
     let outBytes = 0;
     const last = seg.off + seg.raw.length === o.size;
-    return stream(segmentCommand(part, seg.off, codec.inflate, last), {
+    return this.stream(segmentCommand(part, seg.off, this.codec.inflate, last), {
       stdin: seg.z,
       signal: stop,
       timeoutMs: 120_000 + Math.ceil(seg.z.length / 10_000),
@@ -133,100 +203,84 @@ export async function pushGzipped(
       },
       () => ({ ok: false, box: undefined, sendMs: performance.now() - t0 }),
     );
-  };
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  o.signal?.addEventListener('abort', onAbort, { once: true });
-  const width = Math.max(1, o.inFlight ?? IN_FLIGHT);
-  const inFlight: Array<{ seg: Seg; sent: ReturnType<typeof send> }> = [];
-  let queued = at;
-  /** Where the next segment sent must start (a short read, the file shrinking, breaks it). */
-  let sentEnd = at;
-  let fastLink = false;
-  let box: HashAnswer | undefined;
-  // One segment read and compressed ahead: a freed slot sends at once.
-  let ahead: Promise<Seg> | undefined;
-  let aheadReady = false;
-  /** The last confirmed segment and how long it took to cross. */
-  let last: { seg: Seg; sendMs: number } | undefined;
+  }
+
   // Nothing on its way and the next segment still being compressed: the link waits for
   // compressing (a slot free while another segment still crosses is not that). The
   // level steps down one notch; at the lowest, where plain bytes would cross faster than that
   // level compresses (as the last segment measured), what is not yet sent goes as it is.
-  const stalled = () => {
+  private stalled(): void {
+    const { last, levels, level } = this;
     if (!last) return;
     const i = levels.indexOf(level);
-    if (i >= 0 && i < levels.length - 1) level = levels[i + 1]!;
-    else if (last.seg.level === level && last.seg.raw.length / (last.seg.z.length / Math.max(1, last.sendMs)) < last.seg.compressMs) fastLink = true;
-  };
-  const next = () => {
-    if (ahead || fastLink || queued >= o.size) return;
-    const len = Math.min(segment, o.size - queued);
-    segment = Math.min(SEGMENT_BYTES, segment * 2);
-    aheadReady = false;
-    ahead = prepare(queued, len);
+    if (i >= 0 && i < levels.length - 1) this.level = levels[i + 1]!;
+    else if (last.seg.level === level && last.seg.raw.length / (last.seg.z.length / Math.max(1, last.sendMs)) < last.seg.compressMs) this.fastLink = true;
+  }
+
+  private next(): void {
+    const o = this.o;
+    if (this.ahead || this.fastLink || this.queued >= o.size) return;
+    const len = Math.min(this.segment, o.size - this.queued);
+    this.segment = Math.min(SEGMENT_BYTES, this.segment * 2);
+    this.aheadReady = false;
+    const ahead = (this.ahead = this.prepare(this.queued, len));
     ahead.then(
-      () => (aheadReady = true),
+      () => (this.aheadReady = true),
       () => undefined,
     );
-    queued += len;
-  };
+    this.queued += len;
+  }
+
   /** Fills the free slots; false where a segment could not be read or compressed. */
-  const launch = async () => {
+  private async launch(): Promise<boolean> {
     try {
       // A .part that may be stale: its first segment goes alone (CREATE replaces what was there).
-      const slots = at === 0 && !o.fresh ? 1 : width;
-      while (!fastLink && inFlight.length < slots) {
-        next();
-        if (!ahead) return true;
-        if (!aheadReady && inFlight.length === 0) stalled();
-        const seg = await ahead;
-        ahead = undefined;
-        if (seg.raw.length === 0 || seg.off !== sentEnd) return false;
-        inFlight.push({ seg, sent: send(seg, stop.signal) });
-        sentEnd += seg.raw.length;
-        next();
+      const slots = this.at === 0 && !this.o.fresh ? 1 : this.width;
+      while (!this.fastLink && this.inFlight.length < slots) {
+        this.next();
+        if (!this.ahead) return true;
+        if (!this.aheadReady && this.inFlight.length === 0) this.stalled();
+        const seg = await this.ahead;
+        this.ahead = undefined;
+        if (seg.raw.length === 0 || seg.off !== this.sentEnd) return false;
+        this.inFlight.push({ seg, sent: this.send(seg, this.stop.signal) });
+        this.sentEnd += seg.raw.length;
+        this.next();
       }
       return true;
     } catch {
       return false;
     }
-  };
+  }
+
   /**
    * Stops the segments still on their way and removes what they leave on the box: a segment
    * stopped while it inflates or waits for its turn is killed with its NAME.part.seg<off> still
    * there (a straggler that outlives the kill then finds no .seg to append). After a failure the
    * SFTP upload of the rest waits for that; after an interrupt it is left to run on its own.
    */
-  const giveUp = async (stopped: 'failed' | 'aborted'): Promise<GzipPushResult> => {
-    stop.abort();
-    const left = inFlight.splice(0);
+  private async giveUp(stopped: 'failed' | 'aborted'): Promise<GzipPushResult> {
+    const part = this.part;
+    this.stop.abort();
+    const left = this.inFlight.splice(0);
     const cleaned = Promise.all(left.map((x) => x.sent))
-      .then(() => (left.length ? remote.exec(`rm -f -- ${left.map((x) => shQuote(`${part}.seg${x.seg.off}`)).join(' ')}`, { timeoutMs: 15_000, login: false }) : undefined))
+      .then(() => (left.length ? this.remote.exec(`rm -f -- ${left.map((x) => shQuote(`${part}.seg${x.seg.off}`)).join(' ')}`, { timeoutMs: 15_000, login: false }) : undefined))
       .catch(() => undefined);
     if (stopped === 'failed') await cleaned;
-    return { raw: at - o.from, wire, stopped };
-  };
-  try {
-    if (!(await launch())) return await giveUp('failed');
-    while (inFlight.length) {
-      const { seg, sent } = inFlight[0]!;
-      const r = await sent;
-      if (o.signal?.aborted) return await giveUp('aborted');
-      if (!r.ok || seg.off !== at) return await giveUp('failed');
-      inFlight.shift();
-      box = r.box;
-      o.hash.update(seg.raw);
-      o.onBytes?.(seg.raw.length);
-      at += seg.raw.length;
-      wire += seg.z.length;
-      last = { seg, sendMs: r.sendMs };
-      if (!(await launch())) return await giveUp('failed');
-    }
-    return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire, ...(box ? { box } : {}) };
-  } finally {
-    o.signal?.removeEventListener('abort', onAbort);
-    await ahead?.catch(() => undefined);
-    await fh.close();
+    return { raw: this.at - this.o.from, wire: this.wire, stopped };
   }
+}
+
+/**
+ * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
+ * each segment once the box confirmed it. `fresh`: the caller made sure no .part is on the box
+ * (none was there, or it removed a stale one), so the first segment need not go alone (its
+ * CREATE would replace a stale .part that a second segment had already grown).
+ */
+export async function pushGzipped(remote: SyncRemote, path: string, part: string, o: GzipPushOptions): Promise<GzipPushResult> {
+  const codec = o.codec ?? segmentCodec(await boxCompression(remote));
+  if (!codec) return { raw: 0, wire: 0, stopped: 'failed' };
+  const stream = remote.stream!.bind(remote);
+  const fh = await fsp.open(path, 'r');
+  return new SegmentPush(remote, stream, fh, part, codec, o).run();
 }
