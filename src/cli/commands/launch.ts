@@ -27,6 +27,7 @@ function fail(io: CliIO, code: string, message: string, exit: number): number {
 }
 import { connectOptions, promptLine, REMOTE_FLAGS } from '../remote-common';
 import { cliLang, type CliLang } from '../lang';
+import { onInterrupt } from '../interrupt';
 import { fill, helpLang, l10nIn, t } from '../words';
 
 const specs = {
@@ -212,12 +213,7 @@ export const command: CliCommand = {
       return 0;
     }
     const { loadAccounts, connectorFor } = await import('./accounts');
-    const ac = new AbortController();
-    const onInt = () => {
-      io.stderr(`\ngpu-rent launch: ${t(lang, 'interrupted; the run on the box goes on. Continue with: gpu-rent launch {0} --resume', '已中断；机器上的训练继续运行。继续请用：gpu-rent launch {0} --resume', task.name)}\n`);
-      ac.abort();
-    };
-    process.on('SIGINT', onInt);
+    const ac = onInterrupt({ onFirst: () => io.stderr(`\ngpu-rent launch: ${t(lang, 'interrupted; the run on the box goes on. Continue with: gpu-rent launch {0} --resume', '已中断；机器上的训练继续运行。继续请用：gpu-rent launch {0} --resume', task.name)}\n`) });
     const poll = Number(io.env.GPU_RENT_LAUNCH_POLL_MS);
     const settle = Number(io.env.GPU_RENT_SETTLE_INTERVAL_MS);
     const verify = Number(io.env.GPU_RENT_POWER_VERIFY_SECONDS);
@@ -278,7 +274,7 @@ export const command: CliCommand = {
       if (ac.signal.aborted) return 130;
       throw e;
     } finally {
-      process.off('SIGINT', onInt);
+      ac.done();
     }
   },
 };

@@ -10,6 +10,7 @@ import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
 import { cliLang, type CliLang } from '../lang';
+import { onInterrupt } from '../interrupt';
 import { helpLang, t } from '../words';
 
 const specs = {
@@ -139,14 +140,11 @@ export const command: CliCommand = {
     if (!flags.local) throw new UsageError('missing --local DIR (the folder on this computer to upload)', '缺少 --local DIR（要上传的本机目录）');
     if (!flags.remote) throw new UsageError('missing --remote DIR (the folder on the box to upload into)', '缺少 --remote DIR（上传到机器上的目录）');
     const json = flags.json === true;
-    const ac = new AbortController();
-    const onSigint = () => {
-      if (ac.signal.aborted) process.exit(130);
-      io.stderr(t(lang, 'stopping: unfinished files stay as .part on the box and resume next time (Ctrl-C again to quit now)\n', '正在停止：没传完的文件在机器上保留为 .part，下次续传（再按一次 Ctrl-C 立即退出）\n'));
-      ac.abort();
-    };
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
+    const ac = onInterrupt({
+      secondExits: true,
+      sigterm: true,
+      onFirst: () => io.stderr(t(lang, 'stopping: unfinished files stay as .part on the box and resume next time (Ctrl-C again to quit now)\n', '正在停止：没传完的文件在机器上保留为 .part，下次续传（再按一次 Ctrl-C 立即退出）\n')),
+    });
     try {
       const req = {
         localDir: flags.local!,
@@ -194,8 +192,7 @@ export const command: CliCommand = {
     } finally {
       // A login that failed leaves the scan unwanted: it stops instead of holding the exit.
       ac.abort();
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
+      ac.done();
     }
   },
 };

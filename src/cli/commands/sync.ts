@@ -12,6 +12,7 @@ import type { CliCommand, CliIO } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
 import { errorCode, jsonError } from '../json-error';
 import { cliLang, type CliLang } from '../lang';
+import { onInterrupt } from '../interrupt';
 import { helpLang, t } from '../words';
 
 const specs = {
@@ -222,14 +223,11 @@ export const command: CliCommand = {
 
     // Ctrl-C: stop starting files, let the current reads land in their .part, then exit.
     // A second Ctrl-C leaves at once (the .part files stay valid prefixes either way).
-    const ac = new AbortController();
-    const onSigint = () => {
-      if (ac.signal.aborted) process.exit(130);
-      io.stderr(t(lang, 'stopping: unfinished files stay as .part and resume next time (Ctrl-C again to quit now)\n', '正在停止：没拉完的文件保留为 .part，下次续传（再按一次 Ctrl-C 立即退出）\n'));
-      ac.abort();
-    };
-    process.on('SIGINT', onSigint);
-    process.on('SIGTERM', onSigint);
+    const ac = onInterrupt({
+      secondExits: true,
+      sigterm: true,
+      onFirst: () => io.stderr(t(lang, 'stopping: unfinished files stay as .part and resume next time (Ctrl-C again to quit now)\n', '正在停止：没拉完的文件保留为 .part，下次续传（再按一次 Ctrl-C 立即退出）\n')),
+    });
     try {
       return await withRemote(positionals[0], flags, io, async (conn, target) => {
         const base = {
@@ -281,8 +279,7 @@ export const command: CliCommand = {
         return 0;
       });
     } finally {
-      process.off('SIGINT', onSigint);
-      process.off('SIGTERM', onSigint);
+      ac.done();
     }
   },
 };
