@@ -26,6 +26,13 @@ async function topHelp(lang: CliLang): Promise<string> {
   ].join('\n');
 }
 
+/** The last thing a command said on stderr, without its `gpu-rent NAME: ` head. */
+function lastMessage(stderr: string, name: string): string | undefined {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const last = lines.at(-1);
+  return last === undefined ? undefined : last.replace(new RegExp(`^gpu-rent ${name.replace(/[^a-z-]/g, '')}: `), '');
+}
+
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   const lang = cliLang(langInArgv(argv), io.env);
@@ -57,8 +64,29 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     }
   }
   const json = wantsJson(rest);
+  // The JSON error contract's last line of defence: a --json run that fails (exit ≠ 0) having
+  // printed nothing on stdout gets `{"error": {"code": "failed", "message": …}}` from what it said
+  // on stderr, so no failure path leaves a script with an empty stdout.
+  let printed = false;
+  let said = '';
+  const watched: CliIO = json
+    ? {
+        ...io,
+        stdout: (text) => {
+          printed ||= text.length > 0;
+          io.stdout(text);
+        },
+        stderr: (text) => {
+          said += text;
+          if (said.length > 4096) said = said.slice(-4096);
+          io.stderr(text);
+        },
+      }
+    : io;
   try {
-    return await command.run(rest, io);
+    const code = await command.run(rest, watched);
+    if (json && code !== 0 && !printed) io.stdout(jsonError(code === 130 ? 'interrupted' : 'failed', lastMessage(said, name) ?? `gpu-rent ${name} failed (exit ${code})`));
+    return code;
   } catch (err) {
     if (err instanceof UsageError) {
       // JSON is the same in every language: the English message.

@@ -273,12 +273,12 @@ describe('the CLI contract (built CLI, real sshd)', function () {
       }
     });
 
-    it('without --json the platform commands print as before: the no-account hint on stdout with exit 0, a refusal on stderr only', async () => {
+    it('without --json the platform commands exit as with it (issue 45): no account is exit 1 with the hint on stderr, a refusal on stderr only', async () => {
       for (const name of ['instances', 'balance', 'stock']) {
         const r = await runCliAsync([name], where.none());
-        assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stdout, /^No platform account is configured\. Add one with, for example:\n/);
-        assert.equal(r.stderr, '');
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stdout, '');
+        assert.match(r.stderr, new RegExp(`^gpu-rent ${name}: No platform account is configured\\. Add one with, for example:\n`));
       }
       for (const args of [['power-on', 'x'], ['release', 'nosuch'], ['schedule', 'remove', 'nope'], ['accounts', 'remove', 'nope']]) {
         const r = await runCliAsync(args, where.none());
@@ -294,19 +294,20 @@ describe('the CLI contract (built CLI, real sshd)', function () {
 
     it('the no-account hint: AutoDL needs no address (it has a built-in one); in Chinese every line is Chinese and it ends with a newline; the JSON message stays English', async () => {
       const en = await runCliAsync(['instances'], where.none());
-      assert.match(en.stdout, /^ {2}GPU_RENT_AUTODL_TOKEN=… gpu-rent accounts add autodl-pro$/m);
-      assert.doesNotMatch(en.stdout, /GPU_RENT_AUTODL_API/);
+      assert.match(en.stderr, /^ {2}GPU_RENT_AUTODL_TOKEN=… gpu-rent accounts add autodl-pro$/m);
+      assert.doesNotMatch(en.stderr, /GPU_RENT_AUTODL_API/);
       const zhEnv = { ...where.none(), LANG: 'zh_CN.UTF-8' };
       const zh = await runCliAsync(['instances'], zhEnv);
-      assert.equal(zh.code, 0, zh.stderr);
-      const lines = zh.stdout.split('\n');
+      assert.equal(zh.code, 1, zh.stderr);
+      const hint = zh.stderr.replace(/^gpu-rent instances: /, '');
+      const lines = hint.split('\n');
       assert.equal(lines.at(-1), '', 'ends with a newline');
       assert.equal(lines[0], '还没有配置平台账号。可以这样添加，例如：');
       assert.match(lines[2]!, /gpu-rent accounts add aliyun-ecs +（所有地区；只读部分地区用 --region cn-hangzhou,cn-beijing）$/);
       assert.equal(lines[4], '或者只设置这些环境变量：由环境变量定义的账号会直接使用。');
       assert.equal(lines.length, 6);
       // Outside the example commands (variable names, `gpu-rent …`), no English word is left.
-      const prose = zh.stdout.replace(/[A-Z_]+=…/g, '').replace(/gpu-rent accounts add [a-z-]+( --region [a-z0-9,-]+)?/g, '').replace(/--region cn-hangzhou,cn-beijing/g, '');
+      const prose = hint.replace(/[A-Z_]+=…/g, '').replace(/gpu-rent accounts add [a-z-]+( --region [a-z0-9,-]+)?/g, '').replace(/--region cn-hangzhou,cn-beijing/g, '');
       assert.doesNotMatch(prose, /[A-Za-z]{3,}/, prose);
       const zhJson = await runCliAsync(['instances', '--json'], zhEnv);
       assert.equal(zhJson.code, 1);

@@ -37,14 +37,11 @@ export const command: CliCommand = {
       return first === undefined;
     });
     if (!accounts.length) {
-      // Under --json no account is a failure (a script must not read the hint as balances).
-      if (flags.json) {
-        io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
-        io.stderr(`gpu-rent balance: ${howToAdd(lang).trimEnd()}\n`);
-        return 1;
-      }
-      io.stdout(howToAdd(lang));
-      return 0;
+      // No account is a failure in every output format (a script must not read the hint as balances):
+      // exit 1, the hint on stderr, and under --json the error document on stdout.
+      if (flags.json) io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
+      io.stderr(`gpu-rent balance: ${howToAdd(lang).trimEnd()}\n`);
+      return 1;
     }
     const rows = await Promise.all(
       accounts.map(async (a) => {

@@ -52,14 +52,11 @@ export const command: CliCommand = {
     const lang = cliLang(flags.lang, io.env);
     const accounts = (await loadAccounts(io)).filter((a) => platformMatches(a.account.kind, flags.platform));
     if (!accounts.length) {
-      // Under --json no account is a failure (a script must not read the hint as instances).
-      if (flags.json) {
-        io.stdout(jsonError('no-account', flags.platform ? `no platform account for ${flags.platform} (gpu-rent accounts list)` : howToAdd('en').trimEnd()));
-        io.stderr(`gpu-rent instances: ${flags.platform ? t(lang, 'no platform account for {0} (gpu-rent accounts list)', '没有 {0} 的平台账号（gpu-rent accounts list 可查看）', forTerminal(flags.platform)) : howToAdd(lang).trimEnd()}\n`);
-        return 1;
-      }
-      io.stdout(howToAdd(lang));
-      return 0;
+      // No account is a failure in every output format (a script must not read the hint as instances):
+      // exit 1, the hint on stderr, and under --json the error document on stdout.
+      if (flags.json) io.stdout(jsonError('no-account', flags.platform ? `no platform account for ${flags.platform} (gpu-rent accounts list)` : howToAdd('en').trimEnd()));
+      io.stderr(`gpu-rent instances: ${flags.platform ? t(lang, 'no platform account for {0} (gpu-rent accounts list)', '没有 {0} 的平台账号（gpu-rent accounts list 可查看）', forTerminal(flags.platform)) : howToAdd(lang).trimEnd()}\n`);
+      return 1;
     }
     const results = await Promise.all(
       accounts.map(async (a) => {

@@ -13,9 +13,11 @@ import { realClock, waitForGpu, type TryReport } from '../../app/platforms/waitF
 import { refusalAdvice, waitedText, type RefusalAdvice } from '../../core/platforms/gpuWait';
 import { can, type Connector, type PlatformFailure, type PlatformInstance } from '../../core/platforms/types';
 import { forTerminal, jsonForTerminal } from '../../core/text';
+import { errorCode, jsonError } from '../json-error';
 import type { CliIO } from '../command';
 import { failureLine, type CliAccount } from './accounts';
 import type { CliLang } from '../lang';
+import { onInterrupt } from '../interrupt';
 import { beijingDateTime } from '../../core/spend';
 import { platformFailureZh, stateWord, t } from '../words';
 
@@ -69,21 +71,23 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
   const name = forTerminal(inst.name);
   const lang = o.lang ?? 'en';
   const tries = (n: number) => (lang === 'zh-cn' ? `${n} 次尝试` : `${n} ${n === 1 ? 'try' : 'tries'}`);
+  // Every non-zero exit under --json prints `error` (json-error.ts), alone or beside the wait's document.
+  const fail = (code: string, message: string) => (o.json ? io.stdout(jsonError(code, message)) : undefined);
   if (inst.state !== 'stopped') {
+    fail('not-stopped', `${inst.name} is ${inst.rawState || inst.state}, not shut down: nothing to wait for`);
     io.stderr(`gpu-rent power-on: ${t(lang, '{0} is {1}, not shut down: nothing to wait for', '{0} 的状态是 {1}，不是关机：无需等待', name, forTerminal(inst.rawState || inst.state))}\n`);
     return 1;
   }
   const key = powerLockKey(a.account.id, inst.ref);
   const file = acquireFileLock(join(configHome(io.env), 'locks'), key, 'power-on --wait-for-gpu');
   if ('busy' in file) {
+    fail('busy', `${inst.name} is ${busyText(file.busy)}: nothing sent`);
     const since = file.busy.since !== undefined && Number.isFinite(file.busy.since) && file.busy.since > 0 ? `，自北京时间 ${beijingDateTime(Math.floor(file.busy.since / 1000))} 起` : '';
     if (lang === 'zh-cn') io.stderr(`gpu-rent power-on: ${forTerminal(`${name} 正在由 ${file.busy.what.slice(0, 60)}${file.busy.pid ? `（pid ${file.busy.pid}）` : ''}开机${since}：未发送任何请求`)}\n`);
     else io.stderr(`gpu-rent power-on: ${name} is ${forTerminal(busyText(file.busy))}: nothing sent\n`);
     return 1;
   }
-  const abort = new AbortController();
-  const onInt = () => abort.abort();
-  process.on('SIGINT', onInt);
+  const abort = onInterrupt();
   let release: Release = file.release;
   try {
     const envMin = Number(io.env.GPU_RENT_WAIT_MIN_INTERVAL_MS);
@@ -103,24 +107,26 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
       },
     });
     const waited = (ms: number) => waitedText(ms);
-    const doc = (extra: Record<string, unknown>) => (o.json ? io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action: 'power-on', ...extra }, 2) + '\n') : undefined);
+    const doc = (extra: Record<string, unknown>, error?: { code: string; message: string }) =>
+      o.json ? io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action: 'power-on', ...extra, ...(error ? { error } : {}) }, 2) + '\n') : undefined;
     switch (outcome.kind) {
       case 'busy':
+        fail('busy', `a power-on of ${inst.name} is in flight (${outcome.holder.what}): nothing sent`);
         io.stderr(`gpu-rent power-on: ${t(lang, 'a power-on of {0} is in flight ({1}): nothing sent', '{0} 正在开机（{1}）：未发送任何请求', name, outcome.holder.what)}\n`);
         return 1;
       case 'cancelled':
         io.stderr(`\ngpu-rent power-on: ${t(lang, 'stopped waiting for {0} after {1} ({2})', '等了 {1} 后停止为 {0} 等待（{2}）', name, waited(outcome.waitedMs), tries(outcome.attempts))}${outcome.inFlight ? t(lang, '; a power-on was on its way when you stopped: it may still start (gpu-rent instances shows its state)', '；停止时有一个开机请求正在路上：实例仍可能开机（gpu-rent instances 会显示其状态）') : t(lang, '; nothing is left running', '；没有留下任何在运行的东西')}\n`);
-        doc({ waitForGpu: { outcome: 'cancelled', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), inFlight: outcome.inFlight }, settled: false, state: null });
+        doc({ waitForGpu: { outcome: 'cancelled', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), inFlight: outcome.inFlight }, settled: false, state: null }, { code: 'interrupted', message: `stopped waiting for ${inst.name}` });
         return 130;
       case 'gaveUp':
         io.stderr(`gpu-rent power-on: ${t(lang, 'no free card for {0} within {1} ({2} tries; last: {3}). It is still shut down. Try again later, another region (gpu-rent stock), or clone it to a host with a free card in the console', '{1} 内没有等到 {0} 的空闲显卡（{2} 次尝试；最后：{3}）。它仍是关机状态。请稍后再试、换个地区（gpu-rent stock），或在控制台克隆到有空闲显卡的主机', name, waited(outcome.waitedMs), outcome.attempts, whyLine(outcome.last, lang))}\n`);
-        doc({ waitForGpu: { outcome: 'gaveUp', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), last: { kind: outcome.last.kind, code: outcome.last.code } }, settled: false, state: 'stopped' });
+        doc({ waitForGpu: { outcome: 'gaveUp', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), last: { kind: outcome.last.kind, code: outcome.last.code } }, settled: false, state: 'stopped' }, { code: 'gave-up', message: `no free card for ${inst.name} within ${waited(outcome.waitedMs)}: it is still shut down` });
         return 1;
       case 'refused':
         // In Chinese the platform's refusal in the extension's words for its kind, its own code and message beside them.
         if (lang === 'zh-cn') io.stderr(`gpu-rent power-on: ${name}：${ADVICE_ZH[outcome.advice]}。${forTerminal(platformFailureZh(outcome.failure))}。${t(lang, 'Stopped waiting after {0}', '等了 {0} 后停止等待', waited(outcome.waitedMs))}\n`);
         else io.stderr(`gpu-rent power-on: ${name}: ${ADVICE[outcome.advice]}. ${forTerminal(describeFailure(outcome.failure))}. ${t(lang, 'Stopped waiting after {0}', '等了 {0} 后停止等待', waited(outcome.waitedMs))}\n`);
-        doc({ waitForGpu: { outcome: 'refused', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), failure: { kind: outcome.failure.kind, code: outcome.failure.code }, advice: outcome.advice }, settled: false, state: 'stopped' });
+        doc({ waitForGpu: { outcome: 'refused', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000), failure: { kind: outcome.failure.kind, code: outcome.failure.code }, advice: outcome.advice }, settled: false, state: 'stopped' }, { code: errorCode({ failure: outcome.failure }), message: `${ADVICE[outcome.advice]}. ${describeFailure(outcome.failure)}` });
         return 1;
       case 'started':
         break;
@@ -143,15 +149,16 @@ export async function powerOnWhenFree(io: CliIO, a: CliAccount, c: Connector, in
     }
     const state = r.last?.state ?? null;
     if (abort.signal.aborted) {
+      doc({ waitForGpu: { outcome: 'started', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000) }, settled: false, state }, { code: 'interrupted', message: `${inst.name} was started; stopped following its state` });
       io.stderr(`\ngpu-rent power-on: ${t(lang, '{0} was started; stopped following its state (last: {1})', '{0} 已开机；不再跟踪其状态（最后：{1}）', name, stateWord(lang, state ?? 'unknown'))}\n`);
       return 130;
     }
     io.stderr(r.settled ? t(lang, '{0} is up after {1} of waiting for a card\n', '{0} 已运行（等卡用了 {1}）\n', name, waited(outcome.waitedMs)) : `gpu-rent power-on: ${t(lang, '{0} was started but is not running yet (last: {1})', '{0} 已开机但尚未运行（最后：{1}）', name, stateWord(lang, state ?? 'unknown'))}\n`);
-    doc({ waitForGpu: { outcome: 'started', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000) }, settled: r.settled, state, ...(login ? { login } : {}) });
+    doc({ waitForGpu: { outcome: 'started', attempts: outcome.attempts, waitedSeconds: Math.round(outcome.waitedMs / 1000) }, settled: r.settled, state, ...(login ? { login } : {}) }, r.settled ? undefined : { code: 'not-settled', message: `${inst.name} was started but is not running yet (last: ${state ?? 'unknown'})` });
     if (!o.json) io.stdout(`${forTerminal(inst.ref)}: ${r.settled ? stateWord(lang, state ?? 'running') : t(lang, 'not settled (last: {0})', '未稳定（最后：{0}）', stateWord(lang, state ?? 'unknown'))}\n`);
     return r.settled ? 0 : 1;
   } finally {
-    process.removeListener('SIGINT', onInt);
+    abort.done();
     release();
   }
 }

@@ -2,6 +2,7 @@
 // starts training detached on the box (tmux, else setsid), so it survives the laptop's SSH dropping.
 import { BOUNDS } from '../../core/bounds';
 import { forTerminal, jsonForTerminal } from '../../core/text';
+import { jsonError } from '../json-error';
 import { LAUNCHERS, startJob, type Launcher } from '../../remote/jobs';
 import { formatHelp, parseArgs, UsageError } from '../args';
 import type { CliCommand } from '../command';
@@ -100,6 +101,7 @@ export const command: CliCommand = {
     return withRemote(positionals[0], flags, io, async (conn) => {
       const plan = await powerOffPlan(conn, then, flags);
       if (plan.refusal) {
+        if (flags.json) io.stdout(jsonError(plan.refusal.code, powerRefusalText(plan.refusal, 'en')));
         io.stderr(`gpu-rent run: ${powerRefusalText(plan.refusal, lang)}\n`);
         return 1;
       }

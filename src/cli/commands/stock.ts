@@ -87,14 +87,11 @@ export const command: CliCommand = {
     const all = await loadAccounts(io);
     const accounts = all.filter((a) => !flags.account || a.account.id === flags.account);
     if (!all.length) {
-      // Under --json no account is a failure (a script must not read the hint as stock).
-      if (flags.json) {
-        io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
-        io.stderr(`gpu-rent stock: ${howToAdd(lang).trimEnd()}\n`);
-        return 1;
-      }
-      io.stdout(howToAdd(lang));
-      return 0;
+      // No account is a failure in every output format (a script must not read the hint as stock):
+      // exit 1, the hint on stderr, and under --json the error document on stdout.
+      if (flags.json) io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
+      io.stderr(`gpu-rent stock: ${howToAdd(lang).trimEnd()}\n`);
+      return 1;
     }
     if (!accounts.length) {
       printJsonFailure(io, flags.json, 'no-account', `no account ${flags.account ?? ''} (gpu-rent accounts list)`);

@@ -1,6 +1,7 @@
 // `gpu-rent release-check TARGET --remote DIR --local DIR`: before releasing an instance, lists
 // the checkpoint files on the box that have no identical local copy. Exit 1 when any would be lost.
 import { forTerminalLines } from '../../../core/text';
+import { jsonError } from '../../json-error';
 import { formatBytes } from '../../../core/format';
 import { RemoteFolderError } from '../../../remote/sync/list';
 import { releaseGuard } from '../../../remote/guards/release-guard';
@@ -60,13 +61,20 @@ export const command: CliCommand = {
         r = await releaseGuard(conn, flags.remote!, flags.local!);
       } catch (e) {
         if (e instanceof RemoteFolderError) {
+          if (flags.json) io.stdout(jsonError(e.code, folderErrorText(e, 'en')));
           io.stderr(forTerminalLines(`gpu-rent release-check: ${folderErrorText(e, lang)}\n`));
           return 1;
         }
         throw e;
       }
       if (flags.json) {
-        io.stdout(JSON.stringify(r, null, 2) + '\n');
+        // Exit 1 (files at risk, folders unlisted) carries `error` beside the report, as every failed --json run does.
+        const error = r.atRisk.length
+          ? { code: 'at-risk', message: `releasing would lose ${r.atRisk.length} file(s) from ${r.remoteRoot}: pull them first` }
+          : r.unlisted.length
+            ? { code: 'unlisted', message: `could not list ${r.unlisted.length} folder(s) on the box: what they hold is unknown` }
+            : undefined;
+        io.stdout(JSON.stringify(error ? { ...r, error } : r, null, 2) + '\n');
       } else if (lang === 'zh-cn') {
         io.stdout(forTerminalLines(reportZh(r, flags.remote!, flags.local!).join('\n') + '\n'));
       } else {

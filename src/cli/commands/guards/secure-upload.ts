@@ -1,6 +1,7 @@
 // `gpu-rent secure-upload TARGET FILE... [--to DIR]`: streams files into a RAM-backed folder on
 // the box (tmpfs, checked first), so sensitive data never touches the platform's disk.
 import { forTerminalLines } from '../../../core/text';
+import { jsonError } from '../../json-error';
 import { formatBytes } from '../../../core/format';
 import { DEFAULT_RAM_RESERVE_BYTES } from '../../../core/guards/ramdisk';
 import { DEFAULT_RAM_DIR, RamUploadRefused, secureUpload } from '../../../remote/guards/ramdisk';
@@ -75,6 +76,8 @@ export const command: CliCommand = {
         return 0;
       } catch (e) {
         if (e instanceof RamUploadRefused) {
+          // The refusal's kind is the code (not-ram-backed, mount-too-small, ram-short); the message is the English one.
+          if (flags.json) io.stdout(jsonError(e.refusal.kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), e.message, { refusal: e.refusal }));
           io.stderr(forTerminalLines(`gpu-rent secure-upload: ${zh ? refusalZh(e.refusal, dir) : e.message}\n`));
           return 1;
         }
