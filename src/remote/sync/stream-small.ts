@@ -201,12 +201,169 @@ function batches(files: readonly RemoteFile[]): RemoteFile[][] {
   return out;
 }
 
+type RecordOutcome = (f: RemoteFile, o: Outcome) => void;
+
+/**
+ * The tar reader for one batch: each member checked against the listing (asked for, next in
+ * order, as listed) and landed; `delivered` marks the files it took, `landing` their writes.
+ */
+function batchReader(c: Ctx, batch: RemoteFile[], hashes: StreamHashes, record: RecordOutcome, stop: AbortController): { reader: TarReader; delivered: Uint8Array; landing: Promise<void>[] } {
+  const want = new Map(batch.map((f, i) => [f.abs.replace(/^\/+/, ''), i]));
+  const delivered = new Uint8Array(batch.length);
+  const landing: Promise<void>[] = [];
+  let cursor = 0;
+  const reader = new TarReader(
+    (m) => {
+      const i = want.get(m.name);
+      if (i === undefined || i < cursor) throw new TarError('a member that was not asked for, or out of order');
+      cursor = i + 1;
+      const f = batch[i]!;
+      // Not what was listed: the file-by-file pull looks again and says why.
+      if ((m.type !== '0' && m.type !== '7') || m.size !== f.size || m.mtime !== f.mtime || c.fatal) return;
+      delivered[i] = 1;
+      landing.push(
+        landStreamed(c, f, m.data, hashes.of(f)).then(
+          (o) => record(f, o),
+          (err: unknown) => {
+            const e = toSyncError(err);
+            c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
+            stop.abort();
+          },
+        ),
+      );
+    },
+    { maxMemberBytes: SMALL_FILE },
+  );
+  return { reader, delivered, landing };
+}
+
+/** A stream's bytes into the tar reader (through gunzip unless the box is near), within what an honest stream takes. */
+class StreamUnpack {
+  /** What came before stands; the rest goes file by file. */
+  broken = false;
+  private budget: number;
+  private wireLeft: number;
+  readonly gunzip: ReturnType<typeof createGunzip> | undefined;
+  /** Settles once gunzip has ended, failed or closed (at once without gunzip). */
+  readonly unpacked: Promise<void>;
+
+  constructor(
+    private readonly reader: TarReader,
+    private readonly stop: AbortController,
+    near: boolean,
+    bytes: number,
+    files: number,
+  ) {
+    // What an honest stream of these files unpacks to at most (a header, a long name and
+    // padding each, the end blocks): more is a gzip bomb or garbage, and ends the stream.
+    const unpackedMax = bytes + files * 2048 + 64 * 1024;
+    this.budget = unpackedMax;
+    // And what it may take on the wire: gzip -1 of incompressible bytes is a little more
+    // than they are; twice the most it unpacks to, and a megabyte, is generous. Without this
+    // a box sending endless empty deflate blocks or empty gzip members (nothing unpacked,
+    // so the budget above never moves) kept the stream going until its deadline.
+    this.wireLeft = 2 * unpackedMax + 1024 * 1024;
+    // A near box sends the tar as it is: gzip -1 would cost it more CPU than the link saves.
+    const gunzip = (this.gunzip = near ? undefined : createGunzip({ chunkSize: 64 * 1024 }));
+    gunzip?.on('data', this.unpack);
+    gunzip?.on('error', this.breakOff);
+    this.unpacked = gunzip
+      ? new Promise<void>((res) => {
+          gunzip.on('end', res);
+          gunzip.on('error', () => res());
+          gunzip.on('close', res);
+        })
+      : Promise.resolve();
+  }
+
+  readonly breakOff = (): void => {
+    if (this.broken) return;
+    this.broken = true; // what came before stands; the rest goes file by file
+    this.stop.abort();
+    this.gunzip?.destroy(); // whatever is queued in it is dropped, not inflated
+  };
+
+  private readonly unpack = (d: Buffer): void => {
+    if (this.broken) return;
+    this.budget -= d.length;
+    if (this.budget < 0) return this.breakOff();
+    try {
+      this.reader.push(d);
+    } catch {
+      this.breakOff();
+    }
+  };
+
+  // Backpressure: while gunzip is behind, the channel is paused (ssh2 stops opening its
+  // window, so the box waits) instead of queueing what it sends in memory.
+  private caughtUp(): Promise<void> {
+    const gunzip = this.gunzip!;
+    return new Promise<void>((res) => {
+      const done = () => {
+        gunzip.off('drain', done);
+        gunzip.off('close', done);
+        res();
+      };
+      gunzip.on('drain', done);
+      gunzip.on('close', done);
+    });
+  }
+
+  /** The stream's stdout: a promise while gunzip is behind. */
+  readonly take = (chunk: Buffer): Promise<void> | void => {
+    if (this.broken) return;
+    this.wireLeft -= chunk.length;
+    if (this.wireLeft < 0) return this.breakOff();
+    if (!this.gunzip) return this.unpack(chunk);
+    if (!this.gunzip.write(chunk)) return this.caughtUp();
+  };
+}
+
+/** One batch through one tar stream; what it did not deliver goes into `leftover`. */
+async function runBatch(c: Ctx, stream: NonNullable<Ctx['remote']['stream']>, near: boolean, batch: RemoteFile[], record: RecordOutcome, leftover: RemoteFile[]): Promise<void> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  c.opts.signal?.addEventListener('abort', onAbort);
+  // The box's hashes of the batch come on the stream's stderr ahead of its bytes.
+  const hashes = new StreamHashes(c, new Set(batch.map((f) => f.abs)));
+  const { reader, delivered, landing } = batchReader(c, batch, hashes, record, stop);
+  const bytes = batch.reduce((n, f) => n + f.size, 0);
+  const u = new StreamUnpack(reader, stop, near, bytes, batch.length);
+  try {
+    const r = await stream(near ? TAR_HASH_COMMAND_PLAIN : TAR_HASH_COMMAND, {
+      stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
+      signal: stop.signal,
+      // The hashes, then the stream: each reads the files once.
+      timeoutMs: 60_000 + 2 * Math.ceil(bytes / 50_000),
+      // A box flooding stderr ahead of the stream is given up like one flooding stdout.
+      onStderr: (chunk) => {
+        hashes.push(chunk);
+        if (hashes.over) u.breakOff();
+      },
+      onStdout: u.take,
+    });
+    if (!u.broken) u.gunzip?.end();
+    await u.unpacked;
+    if (!u.broken && r.code === 0) reader.end();
+  } catch {
+    /* cut short, refused, or no tar on the box: what did not land goes file by file */
+    u.gunzip?.destroy();
+  } finally {
+    c.opts.signal?.removeEventListener('abort', onAbort);
+    hashes.done();
+  }
+  await Promise.all(landing);
+  batch.forEach((f, i) => {
+    if (!delivered[i]) leftover.push(f);
+  });
+}
+
 /**
  * Pulls `files` (small, nothing at their local paths) through tar streams; `record` gets each
  * landed file's outcome. Resolves with the files the streams did not deliver, for the
  * file-by-file pull.
  */
-export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: (f: RemoteFile, o: Outcome) => void): Promise<RemoteFile[]> {
+export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: RecordOutcome): Promise<RemoteFile[]> {
   const stream = c.remote.stream?.bind(c.remote);
   const usable: RemoteFile[] = [];
   const leftover: RemoteFile[] = [];
@@ -215,127 +372,10 @@ export async function streamSmall(c: Ctx, files: readonly RemoteFile[], record: 
   const todo = batches(usable);
 
   const near = (await c.near) === true;
-  const runBatch = async (batch: RemoteFile[]) => {
-    const want = new Map(batch.map((f, i) => [f.abs.replace(/^\/+/, ''), i]));
-    const delivered = new Uint8Array(batch.length);
-    const landing: Promise<void>[] = [];
-    let cursor = 0;
-    const stop = new AbortController();
-    const onAbort = () => stop.abort();
-    c.opts.signal?.addEventListener('abort', onAbort);
-    const reader = new TarReader(
-      (m) => {
-        const i = want.get(m.name);
-        if (i === undefined || i < cursor) throw new TarError('a member that was not asked for, or out of order');
-        cursor = i + 1;
-        const f = batch[i]!;
-        // Not what was listed: the file-by-file pull looks again and says why.
-        if ((m.type !== '0' && m.type !== '7') || m.size !== f.size || m.mtime !== f.mtime || c.fatal) return;
-        delivered[i] = 1;
-        landing.push(
-          landStreamed(c, f, m.data, hashes.of(f)).then(
-            (o) => record(f, o),
-            (err: unknown) => {
-              const e = toSyncError(err);
-              c.fatal ??= e instanceof SyncError ? e : new SyncError('local-io', e instanceof Error ? e.message : String(e));
-              stop.abort();
-            },
-          ),
-        );
-      },
-      { maxMemberBytes: SMALL_FILE },
-    );
-    // The box's hashes of the batch come on the stream's stderr ahead of its bytes.
-    const hashes = new StreamHashes(c, new Set(batch.map((f) => f.abs)));
-    let broken = false;
-    const bytes = batch.reduce((n, f) => n + f.size, 0);
-    // What an honest stream of these files unpacks to at most (a header, a long name and
-    // padding each, the end blocks): more is a gzip bomb or garbage, and ends the stream.
-    const unpackedMax = bytes + batch.length * 2048 + 64 * 1024;
-    let budget = unpackedMax;
-    // And what it may take on the wire: gzip -1 of incompressible bytes is a little more
-    // than they are; twice the most it unpacks to, and a megabyte, is generous. Without this
-    // a box sending endless empty deflate blocks or empty gzip members (nothing unpacked,
-    // so the budget above never moves) kept the stream going until its deadline.
-    let wireLeft = 2 * unpackedMax + 1024 * 1024;
-    // A near box sends the tar as it is: gzip -1 would cost it more CPU than the link saves.
-    const gunzip = near ? undefined : createGunzip({ chunkSize: 64 * 1024 });
-    const breakOff = () => {
-      if (broken) return;
-      broken = true; // what came before stands; the rest goes file by file
-      stop.abort();
-      gunzip?.destroy(); // whatever is queued in it is dropped, not inflated
-    };
-    const unpack = (d: Buffer) => {
-      if (broken) return;
-      budget -= d.length;
-      if (budget < 0) return breakOff();
-      try {
-        reader.push(d);
-      } catch {
-        breakOff();
-      }
-    };
-    gunzip?.on('data', unpack);
-    gunzip?.on('error', breakOff);
-    const unpacked = gunzip
-      ? new Promise<void>((res) => {
-          gunzip.on('end', res);
-          gunzip.on('error', () => res());
-          gunzip.on('close', res);
-        })
-      : Promise.resolve();
-    // Backpressure: while gunzip is behind, the channel is paused (ssh2 stops opening its
-    // window, so the box waits) instead of queueing what it sends in memory.
-    const caughtUp = () =>
-      new Promise<void>((res) => {
-        const done = () => {
-          gunzip!.off('drain', done);
-          gunzip!.off('close', done);
-          res();
-        };
-        gunzip!.on('drain', done);
-        gunzip!.on('close', done);
-      });
-    try {
-      const r = await stream(near ? TAR_HASH_COMMAND_PLAIN : TAR_HASH_COMMAND, {
-        stdin: Buffer.from(batch.map((f) => `${f.abs}\n`).join(''), 'utf8'),
-        signal: stop.signal,
-        // The hashes, then the stream: each reads the files once.
-        timeoutMs: 60_000 + 2 * Math.ceil(bytes / 50_000),
-        // A box flooding stderr ahead of the stream is given up like one flooding stdout.
-        onStderr: (chunk) => {
-          hashes.push(chunk);
-          if (hashes.over) breakOff();
-        },
-        onStdout: (chunk) => {
-          if (broken) return;
-          wireLeft -= chunk.length;
-          if (wireLeft < 0) return breakOff();
-          if (!gunzip) return unpack(chunk);
-          if (!gunzip.write(chunk)) return caughtUp();
-        },
-      });
-      if (!broken) gunzip?.end();
-      await unpacked;
-      if (!broken && r.code === 0) reader.end();
-    } catch {
-      /* cut short, refused, or no tar on the box: what did not land goes file by file */
-      gunzip?.destroy();
-    } finally {
-      c.opts.signal?.removeEventListener('abort', onAbort);
-      hashes.done();
-    }
-    await Promise.all(landing);
-    batch.forEach((f, i) => {
-      if (!delivered[i]) leftover.push(f);
-    });
-  };
-
   // After a fatal error or an interrupt a batch is not run but left for the caller.
   await forEachLimited(todo, STREAMS_AT_ONCE, async (b) => {
     if (c.fatal || c.opts.signal?.aborted) leftover.push(...b);
-    else await runBatch(b);
+    else await runBatch(c, stream, near, b, record, leftover);
   });
   return leftover;
 }
