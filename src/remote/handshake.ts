@@ -66,117 +66,158 @@ function hostKeyEvent(o: HostKeyOutcome, host: string, port: number): HostKeyEve
   return undefined;
 }
 
-export function handshake(p: HandshakeParams): Promise<HandshakeResult> {
-  const { host, port, label } = p;
+/** The host-key types to ask the server for, and whether this box was reached or pinned before. */
+function keyTypesToAsk(p: HandshakeParams): { types: string[]; seenBefore: boolean } {
+  const { host, port } = p;
   // Ask for the kind of key pinned here (or, with no pin here, for an earlier port of the instance).
   let types = pinnedKeyTypes(p.knownHosts, host, port);
   const pinnedHere = types.length > 0;
   if (!pinnedHere) for (const e of p.sameMachineAs ?? []) types = [...new Set([...types, ...pinnedKeyTypes(p.knownHosts, e.host, e.port)])];
   const seenBefore = p.everConnected || types.length > 0;
-  const trace: AuthTrace = { tried: [], passwordTried: false };
-  let outcome: HostKeyOutcome | undefined;
-  let fingerprint: string | undefined;
+  return { types, seenBefore };
+}
 
-  return new Promise<HandshakeResult>((resolve, reject) => {
-    const client = new Client();
-    const sock = new net.Socket();
+/** One handshake under way: the socket, the ssh2 client, the deadline, and the facts gathered for a failure. */
+class HandshakeAttempt {
+  private readonly client = new Client();
+  private readonly sock = new net.Socket();
+  private settled = false;
+  private ready = false;
+  private lastError: LowLevelError | undefined;
+  private outcome: HostKeyOutcome | undefined;
+  private fingerprint: string | undefined;
+  private readonly trace: AuthTrace = { tried: [], passwordTried: false };
+  private readonly deadline: PausableDeadline;
+
+  constructor(
+    private readonly p: HandshakeParams,
+    private readonly types: string[],
+    private readonly seenBefore: boolean,
+    private readonly resolve: (r: HandshakeResult) => void,
+    private readonly reject: (e: RemoteError) => void,
+  ) {
+    const { host, port, label } = p;
     // Nagle plus delayed ACKs cost ~40 ms per round trip on small exec messages.
-    sock.setNoDelay(p.noDelay);
-    let settled = false;
-    let ready = false;
-    let lastError: LowLevelError | undefined;
-
-    const facts = (): HandshakeFacts => ({ host, port, label, error: lastError, hostKey: outcome, tried: trace.tried, passwordTried: trace.passwordTried, seenBefore, knownHostsPath: p.knownHosts.path });
-    const fail = (err: RemoteError) => {
-      if (settled) return;
-      settled = true;
-      deadline.clear();
-      client.removeAllListeners('ready');
-      client.on('error', () => undefined);
-      client.destroy();
-      sock.destroy();
-      reject(err);
-    };
+    this.sock.setNoDelay(p.noDelay);
     // Handshake deadline, paused while a person is being asked something.
-    const deadline = new PausableDeadline(p.connectTimeoutMs);
-    deadline.signal.addEventListener('abort', () => fail(handshakeTimeoutError({ host, port, label, seenBefore }, p.connectTimeoutMs)), { once: true });
-    const pauseClock = (asking: boolean) => (asking ? deadline.pause() : deadline.resume());
+    this.deadline = new PausableDeadline(p.connectTimeoutMs);
+    this.deadline.signal.addEventListener('abort', () => this.fail(handshakeTimeoutError({ host, port, label, seenBefore }, p.connectTimeoutMs)), { once: true });
+  }
 
-    const authHandler = createAuthHandler(
+  start(): void {
+    const { p, client, sock } = this;
+    const pauseClock = (asking: boolean) => (asking ? this.deadline.pause() : this.deadline.resume());
+    const authHandler = this.authHandler(pauseClock);
+    const verifier = this.hostVerifier(pauseClock);
+    client.on('ready', () => this.onReady());
+    client.on('error', (e: Error & { level?: string; code?: string }) => this.onError(e));
+    client.on('close', () => this.onClose());
+    sock.once('error', (e: Error & { code?: string }) => {
+      this.lastError = e;
+    });
+    sock.connect(p.port, p.host);
+    this.connect(verifier, authHandler);
+  }
+
+  private facts(): HandshakeFacts {
+    const { p, trace } = this;
+    return { host: p.host, port: p.port, label: p.label, error: this.lastError, hostKey: this.outcome, tried: trace.tried, passwordTried: trace.passwordTried, seenBefore: this.seenBefore, knownHostsPath: p.knownHosts.path };
+  }
+
+  private fail(err: RemoteError): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.deadline.clear();
+    this.client.removeAllListeners('ready');
+    this.client.on('error', () => undefined);
+    this.client.destroy();
+    this.sock.destroy();
+    this.reject(err);
+  }
+
+  private authHandler(pauseClock: (asking: boolean) => void): ReturnType<typeof createAuthHandler> {
+    const p = this.p;
+    return createAuthHandler(
       {
         user: p.user,
-        host,
-        port,
+        host: p.host,
+        port: p.port,
         methods: p.methods,
         password: p.password,
         rememberPassword: p.rememberPassword,
         askPassword: p.askPassword,
         onPrompt: pauseClock,
-        settled: () => settled,
+        settled: () => this.settled,
       },
-      trace,
+      this.trace,
     );
+  }
 
-    const verifier = createHostVerifier({
+  private hostVerifier(pauseClock: (asking: boolean) => void): ReturnType<typeof createHostVerifier> {
+    const p = this.p;
+    return createHostVerifier({
       knownHosts: p.knownHosts,
-      host,
-      port,
+      host: p.host,
+      port: p.port,
       sameMachineAs: p.sameMachineAs,
       acceptNew: p.acceptNew,
       confirmNewKey: p.confirmNewKey,
       onPrompt: pauseClock,
       onOutcome: (o) => {
-        outcome = o;
-        if (o.kind === 'matched' || o.kind === 'accepted-new' || o.kind === 'same-key-new-port') fingerprint = o.fingerprint;
+        this.outcome = o;
+        if (o.kind === 'matched' || o.kind === 'accepted-new' || o.kind === 'same-key-new-port') this.fingerprint = o.fingerprint;
       },
     });
+  }
 
-    client.on('ready', () => {
-      if (settled) {
-        client.destroy();
-        return;
+  private onReady(): void {
+    const { p, client } = this;
+    if (this.settled) {
+      client.destroy();
+      return;
+    }
+    if (p.isClosed()) {
+      this.fail(waitEnded({ code: 'connection-closed' }, { detail: { host: p.host, port: p.port } }));
+      return;
+    }
+    this.settled = true;
+    this.ready = true;
+    this.deadline.clear();
+    const event = this.outcome && hostKeyEvent(this.outcome, p.host, p.port);
+    if (event) {
+      try {
+        p.onHostKey?.(event);
+      } catch {
+        /* a listener's failure is not the connection's */
       }
-      if (p.isClosed()) {
-        fail(waitEnded({ code: 'connection-closed' }, { detail: { host, port } }));
-        return;
-      }
-      settled = true;
-      ready = true;
-      deadline.clear();
-      const event = outcome && hostKeyEvent(outcome, host, port);
-      if (event) {
-        try {
-          p.onHostKey?.(event);
-        } catch {
-          /* a listener's failure is not the connection's */
-        }
-      }
-      resolve({ client, hostKeyFingerprint: fingerprint });
-    });
-    client.on('error', (e: Error & { level?: string; code?: string }) => {
-      lastError = e;
-      if (!ready) {
-        // Host-key and auth outcomes are final; socket errors may still be followed by 'close'.
-        if (isFinalHandshakeError({ hostKey: outcome, error: e })) fail(classifyHandshakeFailure(facts()));
-        return;
-      }
-      p.onLiveError(e);
-    });
-    client.on('close', () => {
-      if (!ready) {
-        fail(classifyHandshakeFailure(facts()));
-        return;
-      }
-      p.onDrop(client, lastError);
-    });
+    }
+    this.resolve({ client, hostKeyFingerprint: this.fingerprint });
+  }
 
-    sock.once('error', (e: Error & { code?: string }) => {
-      lastError = e;
-    });
-    sock.connect(port, host);
+  private onError(e: Error & { level?: string; code?: string }): void {
+    this.lastError = e;
+    if (!this.ready) {
+      // Host-key and auth outcomes are final; socket errors may still be followed by 'close'.
+      if (isFinalHandshakeError({ hostKey: this.outcome, error: e })) this.fail(classifyHandshakeFailure(this.facts()));
+      return;
+    }
+    this.p.onLiveError(e);
+  }
+
+  private onClose(): void {
+    if (!this.ready) {
+      this.fail(classifyHandshakeFailure(this.facts()));
+      return;
+    }
+    this.p.onDrop(this.client, this.lastError);
+  }
+
+  private connect(verifier: ReturnType<typeof createHostVerifier>, authHandler: ReturnType<typeof createAuthHandler>): void {
+    const { p, types } = this;
+    const { host, port } = p;
     try {
-      client.connect({
-        sock,
+      this.client.connect({
+        sock: this.sock,
         host,
         port,
         username: p.user,
@@ -189,7 +230,12 @@ export function handshake(p: HandshakeParams): Promise<HandshakeResult> {
         ...(types.length ? { algorithms: { serverHostKey: { prepend: [...new Set(types.flatMap(algorithmsFor))] } as never } } : {}),
       });
     } catch (e) {
-      fail(protocolFailed({ code: 'ssh-setup', output: boxOutput(e instanceof Error ? e.message : String(e)) }, { detail: { host, port } }));
+      this.fail(protocolFailed({ code: 'ssh-setup', output: boxOutput(e instanceof Error ? e.message : String(e)) }, { detail: { host, port } }));
     }
-  });
+  }
+}
+
+export function handshake(p: HandshakeParams): Promise<HandshakeResult> {
+  const { types, seenBefore } = keyTypesToAsk(p);
+  return new Promise<HandshakeResult>((resolve, reject) => new HandshakeAttempt(p, types, seenBefore, resolve, reject).start());
 }
