@@ -97,6 +97,7 @@ const FAILING: Record<string, Case[]> = {
   ],
   push: [{ args: [T, '--local', 'LOCAL', '--remote', '/r', '--accept-new'], code: 'connect-refused' }],
   create: [{ args: ['--account', 'nope', '--card', '4090', '--yes'], where: 'none', code: 'no-account' }],
+  grab: [{ args: ['--card', '4090', '--then', 'start', 'x', '--yes'], where: 'none', code: 'no-account' }],
   clone: [
     { args: ['x'], where: 'none', code: 'no-account' },
     { args: ['x'], where: 'up', code: 'not-supported' },
