@@ -104,7 +104,21 @@ function classifyTorchError(text: string): { code: string; driverMaxCuda?: strin
   return null;
 }
 
-export function diagnose(input: DiagnoseInput): Diagnosis {
+/** What one diagnosis works from, and the verdict it fills in. */
+interface Case {
+  input: DiagnoseInput;
+  d: Diagnosis;
+  reasons: Reason[];
+  probe: TorchProbe | null;
+  report: SmiReport | null;
+  smiFailure: SmiFailure | null;
+  gpu0: SmiReport['gpus'][number] | null;
+  platform: DriverPlatform;
+  done(verdict: Verdict, fix?: Fix): Diagnosis;
+}
+
+/** The facts as given or read (driver, torch, GPU), and the driver's CUDA from the table where nvidia-smi did not say it. */
+function startDiagnosis(input: DiagnoseInput): Case {
   const reasons: Reason[] = [];
   const probe = probeOf(input.probe, reasons);
   const report = input.smi && isReport(input.smi) ? input.smi : null;
@@ -134,7 +148,12 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     d.driverMaxCuda = driverMaxCudaFor(d.driverVersion, platform);
     if (d.driverMaxCuda) reasons.push({ code: 'driver-max-cuda', driverMaxCuda: d.driverMaxCuda, source: 'driver-table' });
   }
+  return { input, d, reasons, probe, report, smiFailure, gpu0, platform, done };
+}
 
+/** Steps 1 and 2: no usable NVIDIA GPU at all (NVML mismatch, another vendor's chip, a lost GPU, no driver, no GPU attached). */
+function deviceVerdict(k: Case): Diagnosis | undefined {
+  const { input, reasons, probe, smiFailure, gpu0, done } = k;
   // 1. nvidia-smi could not talk to the driver at all.
   if (smiFailure?.kind === 'nvml-mismatch') {
     reasons.push({ code: 'nvml-mismatch', nvmlVersion: smiFailure.nvmlVersion ?? null });
@@ -161,7 +180,12 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   }
   if (!probeSeesGpu && (smiFailure?.kind === 'no-driver' || smiFailure?.kind === 'not-found')) return done('no-driver', { env: ['install-driver'] });
   if (!probeSeesGpu && smiFailure?.kind === 'no-devices') return done('no-gpu', { env: ['start-with-gpu'] });
+  return undefined;
+}
 
+/** The GPU's compute capability (given, probed, by name, or the oldest of mixed GPUs) into the diagnosis. */
+function settleComputeCapability(k: Case): void {
+  const { input, d, reasons, probe, report } = k;
   // GPU architecture.
   // On a box with mixed GPUs the oldest architecture is the one a wheel may lack.
   const smiCcs = (report?.gpus ?? [])
@@ -176,7 +200,17 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
   d.computeCapability = given ?? byName ?? oldest?.cc ?? null;
   if (!given && !byName && oldest && report && report.gpus.length > 1) d.gpuName = oldest.name;
   if (!given && (byName || oldest?.fromName) && d.computeCapability) reasons.push({ code: 'compute-capability-from-name', name: d.gpuName, computeCapability: d.computeCapability });
+}
 
+/** How a fix is made: the box's facts a wheel is chosen for, a fresh env's kind, and the pip fix for a release kept where it can be. */
+interface WheelAdvice {
+  box: BoxFacts;
+  freshEnv(): AdviceCode;
+  pipFix(keep: string | null): Fix;
+}
+
+function wheelAdvice(k: Case): WheelAdvice {
+  const { d, reasons, probe, platform } = k;
   const ctx: BoxFacts = { driver: { version: d.driverVersion, maxCuda: d.driverMaxCuda }, cc: d.computeCapability, python: probe?.pythonVersion ?? null, platform };
   // A fresh env where the shared one is polluted: conda only where the probe found conda (the
   // interpreter is a conda env, or CONDA_PREFIX is set), else a plain venv of the box's Python.
@@ -196,7 +230,19 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     if (env.length && fix.pip) fix.env = env;
     return fix;
   };
+  return { box: ctx, freshEnv, pipFix };
+}
 
+/** The torch release and the CUDA it was built for, once known. */
+interface TorchBuild {
+  release: string | null;
+  torchCuda: string;
+}
+
+/** Step 3: which torch, built for which CUDA; a verdict where there is none, or none for CUDA. */
+function whichTorch(k: Case, w: WheelAdvice): Diagnosis | TorchBuild {
+  const { d, reasons, probe, done } = k;
+  const { pipFix, freshEnv } = w;
   // 3. Which torch, built for which CUDA.
   if (probe && probe.torch === null) {
     if (probe.torchImportError) {
@@ -232,17 +278,31 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     reasons.push({ code: 'torch-release-unknown', torchVersion: d.torchVersion });
     return done('unknown', {});
   }
+  return { release, torchCuda: d.torchCuda };
+}
 
-  // A GPU no official build has kernels for (Fermi, Kepler 3.0): no driver or wheel fixes that.
+/** A GPU no official build has kernels for (Fermi, Kepler 3.0): no driver or wheel fixes that. */
+function gpuTooOldForAnyWheel(k: Case): Diagnosis | undefined {
+  const { d, reasons, done } = k;
   if (d.computeCapability && !TORCH_RELEASES.some((rel) => rel.cuda.some((c) => archSupports(wheelArchs(rel.torch, c), d.computeCapability!)))) {
     reasons.push({ code: 'gpu-too-old-for-any-wheel', computeCapability: d.computeCapability });
     reasons.push({ code: 'no-wheel-fits', driverMaxCuda: d.driverMaxCuda, computeCapability: d.computeCapability });
     return done('arch-not-in-wheel', {});
   }
+  return undefined;
+}
 
+/** What the probe's torch said went wrong (its error and warnings), one text. */
+const probeErrorText = (probe: TorchProbe | null): string => [probe?.error, ...(probe?.warnings ?? [])].filter(Boolean).join('\n');
+
+/** Step 4: is the driver new enough for the wheel's CUDA? */
+function driverVerdict(k: Case, w: WheelAdvice, t: TorchBuild): Diagnosis | undefined {
+  const { d, reasons, probe, platform, done } = k;
+  const ctx = w.box;
+  const { release, torchCuda } = t;
   // 4. Is the driver new enough for the wheel's CUDA?
   let torchSaysTooOld: { code: string; driverMaxCuda?: string } | null = null;
-  const errorText = [probe?.error, ...(probe?.warnings ?? [])].filter(Boolean).join('\n');
+  const errorText = probeErrorText(probe);
   if (probe && probe.cudaAvailable === false) torchSaysTooOld = classifyTorchError(errorText);
   if (torchSaysTooOld?.code === 'torch-says-driver-too-old' && torchSaysTooOld.driverMaxCuda && !d.driverMaxCuda) {
     d.driverMaxCuda = torchSaysTooOld.driverMaxCuda;
@@ -250,28 +310,34 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
     reasons.push({ code: 'driver-max-cuda', driverMaxCuda: d.driverMaxCuda, source: 'torch-error' });
   }
   if (d.driverVersion || d.driverMaxCuda) {
-    const fit = cudaFitsDriver(d.torchCuda, ctx.driver, platform);
+    const fit = cudaFitsDriver(torchCuda, ctx.driver, platform);
     if (!fit.fits || torchSaysTooOld?.code === 'torch-says-driver-too-old') {
-      let need = fit.fits ? minDriverFor(d.torchCuda, platform) : fit.needDriver;
+      let need = fit.fits ? minDriverFor(torchCuda, platform) : fit.needDriver;
       // A newer driver only helps if this wheel has kernels for the GPU; else name the driver for a build that does.
-      const archs = release ? wheelArchs(release, d.torchCuda) : [];
+      const archs = release ? wheelArchs(release, torchCuda) : [];
       if (d.computeCapability && archs.length && !archSupports(archs, d.computeCapability)) need = minDriverForGpu(d.computeCapability, release, platform) ?? need;
-      reasons.push({ code: 'wheel-needs-newer-driver', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda, driverVersion: d.driverVersion, needDriver: need });
-      const fix = pipFix(release);
+      reasons.push({ code: 'wheel-needs-newer-driver', torchCuda, driverMaxCuda: d.driverMaxCuda, driverVersion: d.driverVersion, needDriver: need });
+      const fix = w.pipFix(release);
       if (need) fix.minDriver = need;
       return done('driver-too-old', fix);
     }
     if (fit.via === 'minor-version-compat') {
-      reasons.push({ code: 'minor-version-compat', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda, familyMinDriver: minDriverFor(d.torchCuda, platform) });
+      reasons.push({ code: 'minor-version-compat', torchCuda, driverMaxCuda: d.driverMaxCuda, familyMinDriver: minDriverFor(torchCuda, platform) });
     }
   } else reasons.push({ code: 'driver-unknown' });
+  return undefined;
+}
 
+/** Step 5: does the wheel carry kernels for this GPU? */
+function archVerdict(k: Case, w: WheelAdvice, t: TorchBuild): Diagnosis | undefined {
+  const { d, reasons, probe, platform, done } = k;
+  const { release, torchCuda } = t;
   // 5. Does the wheel carry kernels for this GPU?
   if (d.computeCapability) {
-    const archs = probe?.archList?.length ? probe.archList : release ? wheelArchs(release, d.torchCuda) : [];
+    const archs = probe?.archList?.length ? probe.archList : release ? wheelArchs(release, torchCuda) : [];
     if (archs.length && !archSupports(archs, d.computeCapability)) {
-      reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda: d.torchCuda, archs: archs.join(' ') });
-      const fix = pipFix(release);
+      reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda, archs: archs.join(' ') });
+      const fix = w.pipFix(release);
       if (!fix.pip) {
         const need = minDriverForGpu(d.computeCapability, release, platform);
         if (need) fix.minDriver = need;
@@ -279,32 +345,57 @@ export function diagnose(input: DiagnoseInput): Diagnosis {
       return done('arch-not-in-wheel', fix);
     }
   }
+  return undefined;
+}
 
+/** Step 6: versions fit; what did the probe see? */
+function probeVerdict(k: Case, w: WheelAdvice, t: TorchBuild): Diagnosis | undefined {
+  const { d, reasons, probe, done } = k;
+  const { release, torchCuda } = t;
   // 6. Versions fit; what did the probe see?
   if (probe) {
     if (probe.cudaAvailable === false || (probe.cudaAvailable && probe.op === 'failed') || probe.deviceCount === 0) {
-      const text = [errorText, probe.opError].filter(Boolean).join('\n');
+      const text = [probeErrorText(probe), probe.opError].filter(Boolean).join('\n');
       const cls = classifyTorchError(text);
       if (cls?.code === 'torch-says-no-kernel-image') {
-        reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda: d.torchCuda, archs: (probe.archList ?? []).join(' ') });
-        return done('arch-not-in-wheel', pipFix(release));
+        reasons.push({ code: 'arch-missing', computeCapability: d.computeCapability, torchCuda, archs: (probe.archList ?? []).join(' ') });
+        return done('arch-not-in-wheel', w.pipFix(release));
       }
-      reasons.push({ code: 'versions-compatible', torchCuda: d.torchCuda, driverMaxCuda: d.driverMaxCuda });
+      reasons.push({ code: 'versions-compatible', torchCuda, driverMaxCuda: d.driverMaxCuda });
       reasons.push({ code: probe.op === 'failed' ? 'cuda-op-failed' : 'cuda-unavailable', error: (probe.opError ?? probe.error ?? probe.warnings[0] ?? null)?.slice(0, 500) ?? null });
       if (cls) reasons.push({ code: cls.code });
-      const env: AdviceCode[] = [];
-      const cvd = probe.cudaVisibleDevices;
-      if (cvd !== null && (cvd.trim() === '' || cvd.trim() === '-1' || /NoDevFiles|void/i.test(cvd))) {
-        reasons.push({ code: 'cuda-visible-devices-hides-gpus', value: cvd });
-        env.push('check-cuda-visible-devices');
-      }
-      if (cls?.code === 'forward-compat-unsupported') env.push('remove-cuda-compat');
-      if (cls?.code === 'gpu-memory-full') env.push('free-gpu-memory');
-      if (cls?.code === 'torch-says-no-driver') env.push('install-driver');
-      if (env.length === 0) env.push('restart-instance');
-      return done('cuda-init-failed', { env });
+      return done('cuda-init-failed', { env: cudaInitAdvice(probe, cls, reasons) });
     }
   }
+  return undefined;
+}
+
+/** What to do about a CUDA that would not start with versions that fit. */
+function cudaInitAdvice(probe: TorchProbe, cls: { code: string } | null, reasons: Reason[]): AdviceCode[] {
+  const env: AdviceCode[] = [];
+  const cvd = probe.cudaVisibleDevices;
+  if (cvd !== null && (cvd.trim() === '' || cvd.trim() === '-1' || /NoDevFiles|void/i.test(cvd))) {
+    reasons.push({ code: 'cuda-visible-devices-hides-gpus', value: cvd });
+    env.push('check-cuda-visible-devices');
+  }
+  if (cls?.code === 'forward-compat-unsupported') env.push('remove-cuda-compat');
+  if (cls?.code === 'gpu-memory-full') env.push('free-gpu-memory');
+  if (cls?.code === 'torch-says-no-driver') env.push('install-driver');
+  if (env.length === 0) env.push('restart-instance');
+  return env;
+}
+
+export function diagnose(input: DiagnoseInput): Diagnosis {
+  const k = startDiagnosis(input);
+  const device = deviceVerdict(k);
+  if (device) return device;
+  settleComputeCapability(k);
+  const w = wheelAdvice(k);
+  const t = whichTorch(k, w);
+  if ('verdict' in t) return t;
+  const { d, probe, done } = k;
+  const verdict = gpuTooOldForAnyWheel(k) ?? driverVerdict(k, w, t) ?? archVerdict(k, w, t) ?? probeVerdict(k, w, t);
+  if (verdict) return verdict;
   // Nothing contradicts the pairing, but nothing confirms it either: no driver seen, no CUDA op run.
   if (!d.driverVersion && !d.driverMaxCuda && !(probe?.cudaAvailable === true && probe.op === 'ok')) return done('unknown', {});
   return done('ok', {});
