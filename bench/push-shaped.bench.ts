@@ -26,6 +26,7 @@ const ROUNDS = Number(process.env.PUSH_BENCH_ROUNDS ?? 5);
 const TEXT_MB = Number(process.env.PUSH_BENCH_TEXT_MB ?? 100);
 const PARTS = (process.env.PUSH_BENCH ?? 'text,small').split(',');
 const CLI_B = process.env.PUSH_BENCH_CLI_B;
+const SWAP = Number(process.env.PUSH_BENCH_SWAP ?? 0.2);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -54,8 +55,9 @@ export function makeTextDataset(dir: string, mb: number): number {
     .filter((c) => /[\u4e00-\u9fff]/u.test(c) && c.length >= 2);
   const chars = [...new Set([...clauses.join('')].filter((ch) => /[\u4e00-\u9fff]/u.test(ch)))];
   const rand = rng(24);
-  // One character in five swapped for another of the bundle's: prose varies, whole clauses rarely repeat.
-  const pick = () => [...clauses[Math.floor(rand() * clauses.length)]!].map((ch) => (rand() < 0.2 && /[\u4e00-\u9fff]/u.test(ch) ? chars[Math.floor(rand() * chars.length)]! : ch)).join('');
+  // One character in five swapped for another of the bundle's: prose varies, whole clauses rarely repeat
+  // (PUSH_BENCH_SWAP sets the share: 0 gives text that compresses like templated instruction data).
+  const pick = () => [...clauses[Math.floor(rand() * clauses.length)]!].map((ch) => (rand() < SWAP && /[\u4e00-\u9fff]/u.test(ch) ? chars[Math.floor(rand() * chars.length)]! : ch)).join('');
   const sentence = () => {
     const n = 2 + Math.floor(rand() * 4);
     const parts: string[] = [];
