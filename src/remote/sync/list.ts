@@ -164,6 +164,50 @@ async function sftpTop(sftp: SFTPWrapper, folder: string, budget: { left: number
   return { root, entries: firstR.value };
 }
 
+/** A link's target, if it is a file inside the listed tree: listed under the link's name; anything else skipped with why. */
+async function followLink(sftp: SFTPWrapper, rel: string, abs: string, inTree: (p: string) => boolean, files: RemoteFile[], skipped: Skip[]): Promise<void> {
+  let target: string;
+  try {
+    target = await realpath(sftp, abs);
+  } catch (err) {
+    if (isTransport(err)) throw err;
+    skipped.push({ name: rel, reason: 'symlink-dangling' });
+    return;
+  }
+  if (!inTree(target)) {
+    skipped.push({ name: rel, reason: 'symlink-outside' });
+    return;
+  }
+  try {
+    const st = await stat(sftp, target);
+    if (st.isDirectory()) skipped.push({ name: rel, reason: 'symlink-to-directory' });
+    else if (st.isFile()) files.push({ rel, abs: target, size: st.size, mtime: st.mtime });
+    else skipped.push({ name: rel, reason: 'special-file' });
+  } catch (err) {
+    if (isTransport(err)) throw err;
+    skipped.push({ name: rel, reason: 'symlink-dangling' });
+  }
+}
+
+/** One folder's names: the top's as already read, else the listing command's, else SFTP's; a sub-folder that cannot be read is skipped and left unlisted. */
+async function readLevelDir(
+  dir: { rel: string; abs: string },
+  w: { sftp: SFTPWrapper; folder: string; firstListing: FileEntry[]; byCommand: ExecListing | undefined; budget: { left: number; replyMs?: number }; tooMany: () => Error; skipped: Skip[]; unlisted: string[] },
+): Promise<FileEntry[]> {
+  try {
+    if (dir.rel === '') return w.firstListing;
+    const listed = w.byCommand?.dirs.get(dir.rel);
+    if (listed) return listed;
+    return await readdirBounded(w.sftp, dir.abs, w.budget, w.tooMany);
+  } catch (err) {
+    if (err instanceof RemoteFolderError || isTransport(err)) throw err;
+    if (dir.rel === '') throw new RemoteFolderError('remote-unreadable', w.folder, (err as Error).message);
+    w.skipped.push({ name: dir.rel, reason: 'unreadable' });
+    w.unlisted.push(dir.rel);
+    return [] as FileEntry[];
+  }
+}
+
 export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameRules, limits: ListLimits = {}): Promise<RemoteListing> {
   const maxEntries = limits.maxEntries ?? MAX_LIST_ENTRIES;
   const budget: { left: number; replyMs?: number } = { left: maxEntries };
@@ -185,20 +229,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
 
   let level: Array<{ rel: string; abs: string }> = [{ rel: '', abs: root }];
   for (let depth = 0; level.length && depth <= MAX_DEPTH; depth++) {
-    const listed = await mapLimited(level, LIST_CONCURRENCY, async (dir) => {
-      try {
-        if (dir.rel === '') return { dir, entries: firstListing };
-        const listed = byCommand?.dirs.get(dir.rel);
-        if (listed) return { dir, entries: listed };
-        return { dir, entries: await readdirBounded(sftp, dir.abs, budget, tooMany) };
-      } catch (err) {
-        if (err instanceof RemoteFolderError || isTransport(err)) throw err;
-        if (dir.rel === '') throw new RemoteFolderError('remote-unreadable', folder, (err as Error).message);
-        skipped.push({ name: dir.rel, reason: 'unreadable' });
-        unlisted.push(dir.rel);
-        return { dir, entries: [] as FileEntry[] };
-      }
-    });
+    const listed = await mapLimited(level, LIST_CONCURRENCY, async (dir) => ({ dir, entries: await readLevelDir(dir, { sftp, folder, firstListing, byCommand, budget, tooMany, skipped, unlisted }) }));
     const next: Array<{ rel: string; abs: string }> = [];
     const links: Array<() => Promise<void>> = [];
     for (const { dir, entries } of listed) {
@@ -225,32 +256,7 @@ export async function listRemote(sftp: SFTPWrapper, folder: string, rules: NameR
         if (kind === 'dir') next.push({ rel, abs });
         else if (kind === 'file') files.push({ rel, abs, size: e.attrs.size, mtime: e.attrs.mtime });
         else if (kind === 'other') skipped.push({ name: rel, reason: 'special-file' });
-        else
-          links.push(
-            async () => {
-              let target: string;
-              try {
-                target = await realpath(sftp, abs);
-              } catch (err) {
-                if (isTransport(err)) throw err;
-                skipped.push({ name: rel, reason: 'symlink-dangling' });
-                return;
-              }
-              if (!inTree(target)) {
-                skipped.push({ name: rel, reason: 'symlink-outside' });
-                return;
-              }
-              try {
-                const st = await stat(sftp, target);
-                if (st.isDirectory()) skipped.push({ name: rel, reason: 'symlink-to-directory' });
-                else if (st.isFile()) files.push({ rel, abs: target, size: st.size, mtime: st.mtime });
-                else skipped.push({ name: rel, reason: 'special-file' });
-              } catch (err) {
-                if (isTransport(err)) throw err;
-                skipped.push({ name: rel, reason: 'symlink-dangling' });
-              }
-            },
-          );
+        else links.push(() => followLink(sftp, rel, abs, inTree, files, skipped));
       }
     }
     await mapLimited(links, LIST_CONCURRENCY, (check) => check());
