@@ -136,6 +136,81 @@ function previousPins(opts: HostVerifierOptions): Array<KnownKey & Endpoint> {
 }
 
 /**
+ * What the pins say of a key: the one pinned here (matched or changed), else one pinned for an
+ * earlier endpoint of the same instance (the same key is pinned here too); undefined where no pin
+ * decides.
+ */
+function decideByPins(opts: HostVerifierOptions, blob: Buffer, fp: string, type: string): boolean | undefined {
+  const pinned = opts.knownHosts.lookup(opts.host, opts.port);
+  if (pinned.length > 0) {
+    if (pinned.some((k) => k.blob.equals(blob))) {
+      opts.onOutcome({ kind: 'matched', fingerprint: fp, keyType: type });
+      return true;
+    }
+    const here = pinned.map((k) => ({ ...k, host: opts.host, port: opts.port }));
+    opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: pinned.map((k) => k.fingerprint), pinnedKeys: here });
+    return false;
+  }
+  // No pin for this endpoint: an earlier endpoint of the same instance decides, if any.
+  const earlier = previousPins(opts);
+  if (earlier.length > 0) {
+    const same = earlier.find((k) => k.blob.equals(blob));
+    if (same) {
+      opts.knownHosts.pin(opts.host, opts.port, blob);
+      opts.onOutcome({ kind: 'same-key-new-port', fingerprint: fp, keyType: type, previous: { host: same.host, port: same.port } });
+      return true;
+    }
+    const first = earlier[0]!;
+    const previous = { host: first.host, port: first.port };
+    const ofPrevious = earlier.filter((k) => k.host === first.host && k.port === first.port);
+    opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: ofPrevious.map((k) => k.fingerprint), pinnedKeys: ofPrevious, previous });
+    return false;
+  }
+  return undefined;
+}
+
+/** A key no pin knows: pinned without asking (--accept-new), refused where nobody can be asked, else the person decides. */
+function firstContact(opts: HostVerifierOptions, blob: Buffer, fp: string, type: string, answer: (ok: boolean) => void): void {
+  const accept = () => {
+    opts.knownHosts.pin(opts.host, opts.port, blob);
+    opts.onOutcome({ kind: 'accepted-new', fingerprint: fp, keyType: type });
+    answer(true);
+  };
+  if (opts.acceptNew) {
+    accept();
+    return;
+  }
+  if (!opts.confirmNewKey) {
+    opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+    answer(false);
+    return;
+  }
+  opts.onPrompt?.(true);
+  opts.confirmNewKey({ host: opts.host, port: opts.port, keyType: type, fingerprint: fp }).then(
+    (yes) => {
+      opts.onPrompt?.(false);
+      if (yes === true) {
+        try {
+          accept();
+        } catch {
+          // Could not pin (unwritable file): trust must not outlive this answer silently.
+          opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+          answer(false);
+        }
+      } else {
+        opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+        answer(false);
+      }
+    },
+    () => {
+      opts.onPrompt?.(false);
+      opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
+      answer(false);
+    },
+  );
+}
+
+/**
  * ssh2's `hostVerifier` (callback form). ssh2 accepts any value except a strict `false`, so
  * this always calls `verify` with a real boolean, once.
  */
@@ -151,72 +226,12 @@ export function createHostVerifier(opts: HostVerifierOptions): (key: Buffer, ver
       const blob = Buffer.isBuffer(key) ? key : Buffer.from(key);
       const fp = fingerprint(blob);
       const type = keyType(blob);
-      const pinned = opts.knownHosts.lookup(opts.host, opts.port);
-      if (pinned.length > 0) {
-        if (pinned.some((k) => k.blob.equals(blob))) {
-          opts.onOutcome({ kind: 'matched', fingerprint: fp, keyType: type });
-          answer(true);
-        } else {
-          const here = pinned.map((k) => ({ ...k, host: opts.host, port: opts.port }));
-          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: pinned.map((k) => k.fingerprint), pinnedKeys: here });
-          answer(false);
-        }
+      const byPins = decideByPins(opts, blob, fp, type);
+      if (byPins !== undefined) {
+        answer(byPins);
         return;
       }
-      // No pin for this endpoint: an earlier endpoint of the same instance decides, if any.
-      const earlier = previousPins(opts);
-      if (earlier.length > 0) {
-        const same = earlier.find((k) => k.blob.equals(blob));
-        if (same) {
-          opts.knownHosts.pin(opts.host, opts.port, blob);
-          opts.onOutcome({ kind: 'same-key-new-port', fingerprint: fp, keyType: type, previous: { host: same.host, port: same.port } });
-          answer(true);
-        } else {
-          const first = earlier[0]!;
-          const previous = { host: first.host, port: first.port };
-          const ofPrevious = earlier.filter((k) => k.host === first.host && k.port === first.port);
-          opts.onOutcome({ kind: 'changed', fingerprint: fp, keyType: type, pinned: ofPrevious.map((k) => k.fingerprint), pinnedKeys: ofPrevious, previous });
-          answer(false);
-        }
-        return;
-      }
-      const accept = () => {
-        opts.knownHosts.pin(opts.host, opts.port, blob);
-        opts.onOutcome({ kind: 'accepted-new', fingerprint: fp, keyType: type });
-        answer(true);
-      };
-      if (opts.acceptNew) {
-        accept();
-        return;
-      }
-      if (!opts.confirmNewKey) {
-        opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
-        answer(false);
-        return;
-      }
-      opts.onPrompt?.(true);
-      opts.confirmNewKey({ host: opts.host, port: opts.port, keyType: type, fingerprint: fp }).then(
-        (yes) => {
-          opts.onPrompt?.(false);
-          if (yes === true) {
-            try {
-              accept();
-            } catch {
-              // Could not pin (unwritable file): trust must not outlive this answer silently.
-              opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
-              answer(false);
-            }
-          } else {
-            opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
-            answer(false);
-          }
-        },
-        () => {
-          opts.onPrompt?.(false);
-          opts.onOutcome({ kind: 'unknown-refused', fingerprint: fp, keyType: type });
-          answer(false);
-        },
-      );
+      firstContact(opts, blob, fp, type, answer);
     } catch {
       // A file we cannot read or write must not let an unverified key through.
       answer(false);
