@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { buildCalculatorHtml, makeNonce } from '../webview/html';
 import { startNowFor, type StockReading } from '../core/startNow';
-import { DEFAULT_INPUTS, parseHostMessage, parseWebviewMessage, prefillInputs, restoreState, toLocale, type CalculatorInputs, type HostMessage, type StartNowMark, type WebviewMessage } from '../webview/protocol';
+import { DEFAULT_INPUTS, parseHostMessage, parseWebviewMessage, prefillInputs, restoreState, toLocale, type CalculatorInputs, type HostMessage, type MyRun, type StartNowMark, type WebviewMessage } from '../webview/protocol';
 import { CALCULATOR_VIEW_TYPE } from './commandIds';
 import type { Settings } from './settings';
 
@@ -23,6 +23,8 @@ export class CalculatorPanel implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** The accounts' free cards (StockView: its once-a-minute cache per account). */
     private readonly stock?: { hasAccounts(): boolean; readings(): Promise<StockReading[]>; onAccountsChanged(l: () => void): vscode.Disposable },
+    /** The user's finished runs the page offers under From my runs (both ledgers). */
+    private readonly runs?: () => Promise<MyRun[]>,
   ) {
     this.subs.push(
       vscode.window.registerWebviewPanelSerializer(CALCULATOR_VIEW_TYPE, {
@@ -104,6 +106,7 @@ export class CalculatorPanel implements vscode.Disposable {
       case 'ready':
         this.post({ type: 'init', requestId: msg.requestId, locale: toLocale(vscode.env.language), catalogOverride: this.settings().catalogOverride, inputs: this.inputs, now: Math.floor(Date.now() / 1000) });
         this.post({ type: 'stockAvailable', available: this.stock?.hasAccounts() ?? false });
+        void this.sendRuns();
         return;
       case 'stockWanted':
         void this.answerStock(msg);
@@ -137,6 +140,18 @@ export class CalculatorPanel implements vscode.Disposable {
       this.post(out);
     } catch (e) {
       this.log.warn(`calculator: free cards not read: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** From my runs: what the page gets is checked against its own schema; a ledger that cannot be read offers none. */
+  private async sendRuns(): Promise<void> {
+    if (!this.runs) return;
+    try {
+      const out = parseHostMessage({ type: 'myRuns', runs: await this.runs() });
+      if (out) this.post(out);
+      else this.log.warn('calculator: the runs did not match the protocol; not sent');
+    } catch (e) {
+      this.log.warn(`calculator: runs not read: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 

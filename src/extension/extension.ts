@@ -180,7 +180,7 @@ export function activate(context: vscode.ExtensionContext): void {
   subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
 
   const statusBar = new SpendStatusBar(store, settings, now, state, (id) => platformLabel(ctx, id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
-  const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView);
+  const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView, async () => (await import('./commands/runs/myRuns')).myRuns());
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log, live: liveGpus });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);

@@ -48,7 +48,10 @@ function numberField(key: NumKey): HTMLElement {
     if (problem) page.invalid.add(key);
     else {
       page.invalid.delete(key);
-      page.inputs = { ...page.inputs, [key]: Number(input.value) };
+      // Another job than the run's: its hours are no longer measured (the GPUs and the disk are not the job).
+      const job = key === 'gpuHours' || key === 'steps' || key === 'secondsPerStep';
+      page.inputs = { ...page.inputs, [key]: Number(input.value), ...(job ? { measured: undefined } : {}) };
+      if (job) showMeasured();
     }
     schedule();
   };
@@ -91,7 +94,8 @@ export function renderForm(): HTMLElement {
     const r = h('input', { type: 'radio', name: 'workMode', value: m, checked: page.inputs.workMode === m, id: `f-mode-${m}` });
     r.addEventListener('change', () => {
       if (!r.checked) return;
-      page.inputs = { ...page.inputs, workMode: m };
+      page.inputs = { ...page.inputs, workMode: m, measured: undefined };
+      showMeasured();
       document.body.dataset.workMode = m;
       schedule();
     });
@@ -106,6 +110,7 @@ export function renderForm(): HTMLElement {
   return h(
     'form',
     { id: 'form', class: 'form', novalidate: true },
+    h('div', { id: 'my-runs', class: 'field field-runs', hidden: true }),
     h('label', { class: 'field field-card', for: 'f-card' }, h('span', { class: 'name' }, S.card), select, h('span', { id: 'f-card-rescaled', class: 'hint', role: 'status' })),
     h('fieldset', { class: 'workmode' }, h('legend', {}, S.workMode), mode('hours', S.byHours), mode('steps', S.bySteps)),
     ...FIELDS.map((f) => numberField(f.key)),
@@ -131,4 +136,50 @@ export function renderPlatforms(): void {
     });
     box.append(h('label', { class: 'checkbox', for: id }, cb, platformName(p.id)));
   }
+}
+
+const day = (s: number) => new Date(s * 1000).toISOString().slice(0, 10);
+
+/** The measured note under the run picker: which card's hours are measured, and in which run. */
+function showMeasured(): void {
+  const note = document.getElementById('f-runs-measured');
+  if (!note) return;
+  const m = page.inputs.measured;
+  note.textContent = m ? fill(page.S.measuredNote, { 0: cardName(m.card), 1: String(page.inputs.gpus), 2: m.run, 3: day(m.at) }) : '';
+  const select = document.getElementById('f-runs') as HTMLSelectElement | null;
+  if (select && !m) select.value = '';
+}
+
+/** From my runs: a picker of the user's finished runs (hidden when there are none); picking one fills the job it did. */
+export function renderMyRuns(): void {
+  const box = document.getElementById('my-runs');
+  if (!box) return;
+  const S = page.S;
+  box.hidden = page.myRuns.length === 0;
+  if (!page.myRuns.length) return box.replaceChildren();
+  const runs = page.myRuns;
+  const select = h(
+    'select',
+    { id: 'f-runs' },
+    h('option', { value: '' }, S.fromMyRunsNone),
+    ...runs.map((r) => h('option', { value: r.id, selected: page.inputs.measured?.run === r.name && page.inputs.measured.at === r.endedAt }, `${r.name} · ${cardName(r.card)}${r.gpus > 1 ? ` × ${r.gpus}` : ''} · ${day(r.endedAt)}`)),
+  );
+  select.addEventListener('change', () => {
+    const r = runs.find((x) => x.id === select.value);
+    if (!r) {
+      page.inputs = { ...page.inputs, measured: undefined };
+      showMeasured();
+      return schedule();
+    }
+    page.inputs = { ...page.inputs, card: r.card, gpus: r.gpus, workMode: 'steps', steps: r.steps, secondsPerStep: r.secondsPerStep, measured: { run: r.name, at: r.endedAt, card: r.card, gpuHours: r.gpuHours } };
+    page.invalid.clear();
+    // The form shows the run's job (card, GPUs, steps × seconds per step).
+    const app = document.getElementById('form');
+    if (app) app.replaceWith(renderForm());
+    renderPlatforms();
+    renderMyRuns();
+    schedule(0);
+  });
+  box.replaceChildren(h('label', { for: 'f-runs' }, h('span', { class: 'name' }, S.fromMyRuns), select), h('span', { id: 'f-runs-measured', class: 'hint', role: 'status' }));
+  showMeasured();
 }

@@ -4,7 +4,7 @@
 // its state is one object here, written by the form, the results and the message loop.
 import { builtinCatalog, type Catalog } from '../core/catalog';
 import type { QuoteRow } from '../core/cost';
-import { restoreState, type CalculatorInputs, type Locale, type WebviewMessage } from './protocol';
+import { restoreState, type CalculatorInputs, type Locale, type MyRun, type WebviewMessage } from './protocol';
 import { strings, type Strings } from './strings';
 
 declare function acquireVsCodeApi(): { postMessage(msg: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -22,6 +22,8 @@ export const page: {
   /** The number fields whose text does not pass their bounds. */
   readonly invalid: Set<string>;
   breakEvenPlatform: string | undefined;
+  /** From my runs: the user's finished runs the host sent (newest first). */
+  myRuns: MyRun[];
 } = {
   locale: initialLocale,
   S: strings(initialLocale),
@@ -30,6 +32,7 @@ export const page: {
   inputs: restoreState(vscode.getState()).inputs,
   invalid: new Set<string>(),
   breakEvenPlatform: undefined,
+  myRuns: [],
 };
 
 export function saveState(): void {

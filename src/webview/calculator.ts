@@ -11,7 +11,7 @@ import { jobInputFor } from './job-input';
 import { CalculatorInputsSchema, DEFAULT_INPUTS, parseHostMessage } from './protocol';
 import { fill, strings } from './strings';
 import { h, onSchedule, page, post, saveState, schedule } from './calculator-page';
-import { renderForm, renderPlatforms } from './calculator-form';
+import { renderForm, renderMyRuns, renderPlatforms } from './calculator-form';
 import { renderBars, renderBreakEven, renderTable, renderWarnings } from './calculator-results';
 import { askStock, STOCK_EVERY_MS, stockAvailability, stockDue, takeMarks } from './calculator-stock';
 
@@ -74,6 +74,7 @@ function render(): void {
     ),
   );
   renderPlatforms();
+  renderMyRuns();
   compute();
 }
 
@@ -120,6 +121,10 @@ window.addEventListener('message', (ev: MessageEvent<unknown>) => {
     case 'startNow':
       if (!takeMarks(msg)) return;
       schedule(0);
+      return;
+    case 'myRuns':
+      page.myRuns = msg.runs;
+      renderMyRuns();
       return;
   }
 });

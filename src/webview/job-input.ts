@@ -18,5 +18,7 @@ export function jobInputFor(inputs: CalculatorInputs): JobInput {
     downloadGb: inputs.downloadGb,
     includeSpot: inputs.spot,
     vramNeededGb: inputs.vramGb ?? DEFAULT_JOB.vramGb,
+    // From my runs: the run's card prices its measured hours; the others scale by relative speed.
+    ...(inputs.measured ? { measuredHours: { [inputs.measured.card]: inputs.measured.gpuHours } } : {}),
   };
 }

@@ -57,8 +57,25 @@ export const CalculatorInputsSchema = z.strictObject({
   spot: z.boolean(),
   platforms: z.array(name).max(50),
   sort: z.strictObject({ key: z.enum(SORT_KEYS), descending: z.boolean() }),
+  /** From my runs (issue 42): the job one of the user's runs did, its hours measured on its card (other cards estimated). Dropped when the job is edited. */
+  measured: z.strictObject({ run: name, at: z.number().int().min(0).max(1e11), card: name, gpuHours: boundSchema(BOUNDS.jobHours) }).optional(),
 });
 export type CalculatorInputs = z.infer<typeof CalculatorInputsSchema>;
+
+/** One of the user's finished runs as the calculator offers it (core/ledger/compare.ts calculatorRuns). */
+export const MyRunSchema = z.strictObject({
+  id: z.string().regex(/^r-\d{8}-\d{6}-[0-9a-f]{4,16}$/),
+  name,
+  card: name,
+  gpus: boundSchema(BOUNDS.gpus),
+  steps: boundSchema(BOUNDS.steps),
+  secondsPerStep: boundSchema(BOUNDS.secPerStep),
+  /** GPU hours the whole job took on its card (the measured wall hours × the multi-GPU speed-up). */
+  gpuHours: boundSchema(BOUNDS.jobHours),
+  endedAt: z.number().int().min(0).max(1e11),
+});
+export type MyRun = z.infer<typeof MyRunSchema>;
+export const MAX_MY_RUNS = 50;
 
 /**
  * A prefill (an instance's card, GPUs and disk; a scripted openCalculator argument) as fields
@@ -151,6 +168,8 @@ export const HostMessageSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('startNow'), requestId, marks: z.array(StartNowMarkSchema).max(MAX_STOCK_KEYS) }),
   /** Whether the extension has accounts whose free cards it can read (the page asks only then). */
   z.strictObject({ type: z.literal('stockAvailable'), available: z.boolean() }),
+  /** The user's finished runs the calculator can price (From my runs), newest first. */
+  z.strictObject({ type: z.literal('myRuns'), runs: z.array(MyRunSchema).max(MAX_MY_RUNS) }),
 ]);
 export type HostMessage = z.infer<typeof HostMessageSchema>;
 

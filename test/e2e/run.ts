@@ -14,7 +14,7 @@ import type { HostInfo, HostResults } from '../vscode/support';
 import { dumpBrowserStorage } from './browser-storage';
 import { followLog, prepareHostEnv, ROOT } from './host-env';
 import { HOSTILE_SENTINEL, RUNNING_INSTANCE } from './shared';
-import { uiChecks, type UiCheck } from './ui-checks';
+import { MY_RUN, uiChecks, type UiCheck } from './ui-checks';
 
 const OUT_DIR = path.join(ROOT, 'test-output', 'e2e');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -254,6 +254,9 @@ async function main(): Promise<void> {
   // Its own config file, so nothing is written to ~/.config/code-server.
   const port = await freePort();
   fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  // The calculator's From my runs reads the CLI's ledger too: one finished run on a 4090, as `gpu-rent runs` records it.
+  fs.mkdirSync(path.join(tmp, 'gpu-rent-home'), { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'gpu-rent-home', 'runs.jsonl'), JSON.stringify(MY_RUN) + '\n', { mode: 0o600 });
   // The DOM checks run against the packaged extension, installed as a user would.
   const vsix = path.join(ROOT, 'dist', 'gpu-rent.vsix');
   if (!fs.existsSync(vsix)) throw new Error(`${vsix} is missing: run "npm run package" first`);

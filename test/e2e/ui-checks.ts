@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { BROKEN_INSTANCE, EXPECTED_GPU_NAME, RUNNING_INSTANCE, STOPPED_INSTANCE } from './shared';
 import { TRAIN_PY } from '../support/train-loop';
+import { buildRecord } from '../../src/core/ledger/record';
 
 export interface UiCheck {
   title: string;
@@ -115,6 +116,12 @@ async function openCalculator(page: Page): Promise<Frame> {
   await spendItem(page).click();
   return poll('a webview with a chart and a form', () => calculatorFrame(page), 30_000);
 }
+
+/** One finished run in the CLI's ledger (run.ts writes it before code-server starts): a LoRA on a 4090, 3600 steps in 2 h. */
+export const MY_RUN = buildRecord(
+  { kind: 'launch', name: 'e2e-lora-4090', startedAt: 1_796_000_000, endedAt: 1_796_007_200, steps: 3600, total: 3600, card: 'rtx4090', gpus: 1, price: { fenPerHour: 198, source: 'platform' }, lossCurve: [{ step: 0, loss: 2.1 }, { step: 3600, loss: 0.8 }], end: { kind: 'finished', exitCode: 0, cause: null } },
+  'e2e0',
+);
 
 export function uiChecks(lang: UiLang = 'en'): UiCheck[] {
   return lang === 'en' ? englishChecks() : chineseChecks();
@@ -316,6 +323,28 @@ function englishChecks(): UiCheck[] {
         await shot(page, outDir, 'calculator-recomputed.png');
         process.stdout.write(`         ${compared.length} hourly quotes scaled ×${ratio.toFixed(2)} with the GPU hours\n`);
         process.stdout.write(`         changed an input from ${old || '(empty)'} to ${next}; the chart was redrawn\n`);
+      },
+    },
+    {
+      title: "From my runs: picking a finished run fills the job it did (its card, GPUs, steps × seconds per step) and marks its card's hours measured, the others estimated",
+      async run(page, { outDir }) {
+        const frame = await poll('the calculator webview', () => calculatorFrame(page), 10_000);
+        const picker = frame.locator('#f-runs');
+        await picker.waitFor({ state: 'visible', timeout: 15_000 });
+        await picker.selectOption(MY_RUN.id);
+        const note = await poll('the measured note', async () => {
+          const t = (await frame.locator('#f-runs-measured').textContent()) ?? '';
+          return /measured in run e2e-lora-4090/.test(t) ? t : undefined;
+        }, 10_000);
+        const card = await frame.locator('#f-card').inputValue();
+        const steps = await frame.locator('#f-steps').inputValue();
+        if (card !== 'rtx4090' || steps !== String(MY_RUN.total)) throw new Error(`the form shows card ${card}, steps ${steps}; expected rtx4090 and ${MY_RUN.total}`);
+        // The 4090 rows' hours are the run's (no ≈); a 3090 row's are estimated (≈).
+        const hours = await frame.evaluate(() => Array.from(document.querySelectorAll('#table tr')).map((tr) => tr.textContent ?? ''));
+        if (!hours.some((t) => /≈/.test(t))) throw new Error(`no estimated (≈) row in the table: ${hours.slice(0, 5).join(' | ')}`);
+        await page.waitForTimeout(300);
+        await shot(page, outDir, 'calculator-my-runs.png');
+        process.stdout.write(`         note: "${note}"\n`);
       },
     },
     {

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { cardById, cardSpecs } from '../../src/core/cards';
 import { quoteCatalog } from '../../src/core/cost';
 import { builtinCatalog } from '../../src/core/catalog';
-import { compareRuns, curveOf, findRun, likeJob } from '../../src/core/ledger/compare';
+import { calculatorRuns, compareRuns, curveOf, findRun, likeJob } from '../../src/core/ledger/compare';
+import { jobInputFor } from '../../src/webview/job-input';
+import { DEFAULT_INPUTS, parseHostMessage } from '../../src/webview/protocol';
 import { buildRecord, type RunFacts } from '../../src/core/ledger/record';
 import { multiGpuSpeedup, relativeSpeed } from '../../src/core/perf';
 
@@ -66,5 +68,27 @@ describe('ledger compare and quote --like', () => {
     assert.deepEqual(likeJob(run('x', 'dddd', { card: null }), cardSpecs), { problem: 'no-card' });
     assert.deepEqual(likeJob(run('x', 'dddd', { card: 'Mystery GPU 9000' }), cardSpecs), { problem: 'unknown-card' });
     assert.deepEqual(likeJob(run('x', 'dddd', { steps: null, total: null, lossCurve: [] }), cardSpecs), { problem: 'no-speed' });
+  });
+
+  it("the calculator's From my runs: newest first, only runs it can price, as steps × seconds per step that give back the run's GPU hours; the run's card measured, the others estimated", () => {
+    const noCard = run('c', 'cccc', { card: null, endedAt: T0 + 9000 });
+    const list = calculatorRuns([a, b, noCard, a], cardSpecs);
+    assert.deepEqual(list.map((r) => r.name), ['a', 'b'], 'a ended after b; c has no card; a once');
+    const ra = list[0]!;
+    assert.equal(ra.card, 'rtx3090');
+    assert.equal(ra.steps, 3600);
+    assert.ok(Math.abs((ra.steps * ra.secondsPerStep) / 3600 - 2) < 1e-9, 'steps × s/step = the 2 measured hours');
+    assert.equal(calculatorRuns([a, b], cardSpecs, 1).length, 1);
+    // What the host sends passes the page's schema.
+    assert.ok(parseHostMessage({ type: 'myRuns', runs: list }));
+    assert.equal(parseHostMessage({ type: 'myRuns', runs: [{ ...ra, id: 'not-an-id' }] }), undefined);
+    // The page's job with the run picked: the measured card's row has the run's hours, other cards are marked estimated.
+    const inputs = { ...DEFAULT_INPUTS, card: ra.card, gpus: ra.gpus, workMode: 'steps' as const, steps: ra.steps, secondsPerStep: ra.secondsPerStep, measured: { run: ra.name, at: ra.endedAt, card: ra.card, gpuHours: ra.gpuHours } };
+    const rows = quoteCatalog(builtinCatalog(), { ...jobInputFor(inputs), cards: ['rtx3090', 'rtx4090'] }).rows;
+    const on3090 = rows.find((r) => r.card === 'rtx3090' && r.mode === 'hour')!;
+    const on4090 = rows.find((r) => r.card === 'rtx4090' && r.mode === 'hour')!;
+    assert.ok(Math.abs(on3090.wallHours - 2) < 1e-6, String(on3090.wallHours));
+    assert.ok(!on3090.notes.includes('hoursEstimated'));
+    assert.ok(on4090.notes.includes('hoursEstimated'));
   });
 });

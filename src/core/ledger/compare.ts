@@ -3,6 +3,7 @@ import { findCard, type CardSpec } from '../cards';
 import type { JobInput } from '../cost';
 import { multiGpuSpeedup } from '../perf';
 import type { RunRecord } from './record';
+import { BOUNDS, withinBound } from '../bounds';
 
 /** The run `ref` names: its whole id, a unique id prefix, or a unique name (newest wins among same names only when exact). */
 export function findRun(runs: readonly RunRecord[], ref: string): { run: RunRecord } | { error: 'none' | 'ambiguous'; candidates: string[] } {
@@ -144,4 +145,37 @@ export function likeJob(r: RunRecord, cards: readonly CardSpec[]): LikeJob | { p
   const wallHours = steps / r.stepsPerSecond / 3600;
   const gpuHours = wallHours * multiGpuSpeedup(gpus);
   return { input: { gpuHours, refCard: card.id, gpus, measuredHours: { [card.id]: gpuHours } }, card, gpus, steps, stepsPerSecond: r.stepsPerSecond, wallHours };
+}
+
+/** A run as the calculator's From my runs offers it (webview/protocol.ts's MyRun). */
+export interface CalculatorRun {
+  id: string;
+  name: string;
+  card: string;
+  gpus: number;
+  steps: number;
+  secondsPerStep: number;
+  gpuHours: number;
+  endedAt: number;
+}
+
+/**
+ * The runs the calculator can price, newest first, at most `max`: each one likeJob can read (a
+ * known card, a measured speed, steps), as steps × seconds per step that give back its GPU hours
+ * on its own card. Runs outside the form's bounds are left out (never clamped into a wrong job).
+ */
+export function calculatorRuns(runs: readonly RunRecord[], cards: readonly CardSpec[], max = 50): CalculatorRun[] {
+  const out: CalculatorRun[] = [];
+  const seen = new Set<string>();
+  for (const r of [...runs].sort((a, b) => b.endedAt - a.endedAt)) {
+    if (out.length >= max) break;
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    const j = likeJob(r, cards);
+    if ('problem' in j) continue;
+    const secondsPerStep = (j.input.gpuHours * 3600) / j.steps;
+    if (!withinBound(j.steps, BOUNDS.steps) || !withinBound(secondsPerStep, BOUNDS.secPerStep) || !withinBound(j.input.gpuHours, BOUNDS.jobHours) || !withinBound(j.gpus, BOUNDS.gpus)) continue;
+    out.push({ id: r.id, name: r.name.slice(0, 200), card: j.card.id, gpus: j.gpus, steps: j.steps, secondsPerStep, gpuHours: j.input.gpuHours, endedAt: Math.floor(r.endedAt) });
+  }
+  return out;
 }
