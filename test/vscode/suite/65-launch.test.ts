@@ -93,6 +93,27 @@ describe('launch: Run Task on a Rented GPU and Launch Status (loopback sshd)', f
     assert.match(again, new RegExp(`No launch of ${name} to continue`));
   });
 
+  it('a sweep (matrix:) from Run Task: each run launched with its values, its own checkpoints home, the sweep state says every run done', async () => {
+    const name = `sw-${Date.now().toString(36)}`;
+    const file = repo(name, [
+      `name: ${name}`,
+      'resources: {cards: [4090], gpus: 1}',
+      `instance: "ssh -p ${sshd.port} ${sshd.user}@${sshd.host}"`,
+      'run: python3 train.py --out ckpt',
+      'matrix: {steps: [4, 8]}',
+      'env: {STEPS: "{steps}", EVERY: "4", DELAY: "0.1"}',
+      'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+      'price_yuan_per_hour: 1.98',
+      'end: none',
+    ]);
+    const s = await exec<{ sweep: string; members: { name: string; status: string; params: Record<string, unknown> }[] }>('gpuRent.runTask', { file, task: name, mode: 'run', acceptNewHostKey: true, password: sshd.password, pollMs: 500 });
+    log(`${name}: ${s.members.map((m) => `${m.name} ${m.status}`).join(', ')}`);
+    assert.deepEqual(s.members.map((m) => [m.name, m.status, m.params.steps]), [[`${name}-1`, 'done', 4], [`${name}-2`, 'done', 8]]);
+    const home = path.join(path.dirname(file), 'ckpt-home');
+    assert.deepEqual(fs.readdirSync(path.join(home, `${name}-1`)).filter((n) => n.startsWith('step-')).sort(), ['step-0004']);
+    assert.deepEqual(fs.readdirSync(path.join(home, `${name}-2`)).filter((n) => n.startsWith('step-')).sort(), ['step-0004', 'step-0008']);
+  });
+
   it('a smoke test (the only task in its file, picked without asking): stops after its steps, syncs, and says so', async () => {
     const name = `smoke-${Date.now().toString(36)}`;
     const file = repo(name, [

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { isFinished, launchStatus, launchTask, LaunchError, type LaunchHost } from '../../../app/launch/run';
+import { launchSweep, readSweepState, sweepExitCode, sweepFinished, sweepStatePath, type SweepMemberState, type SweepState } from '../../../app/launch/sweep';
 import type { UnattendedHost } from '../../../app/launch/unattended';
 import { passwordMeantFor } from '../../../app/launch/password';
 import { divergedPolicy } from '../../monitors/diverged';
@@ -54,9 +55,10 @@ type Mode = 'run' | 'smoke' | 'resume' | 'status';
 
 const ROW_REFRESH_MS = 3000;
 
-async function pickMode(task: Task, inProgress: LaunchState | undefined): Promise<Mode | undefined> {
+async function pickMode(task: Task, inProgress: LaunchState | undefined, sweep?: SweepState): Promise<Mode | undefined> {
   const items: (vscode.QuickPickItem & { mode: Mode })[] = [
     ...(inProgress ? [{ label: vscode.l10n.t('Continue'), description: vscode.l10n.t('the launch in progress: {0}', inProgress.phase), mode: 'resume' as const }] : []),
+    ...(sweep ? [{ label: vscode.l10n.t('Continue'), description: vscode.l10n.t('the sweep in progress: {0} of {1} runs ended', sweep.members.filter((m) => m.status !== 'queued' && m.status !== 'running').length, sweep.members.length), mode: 'resume' as const }] : []),
     { label: vscode.l10n.t('Run'), description: vscode.l10n.t('the whole task'), mode: 'run' },
     { label: vscode.l10n.t('Smoke test first'), description: vscode.l10n.t('a few steps or minutes, then sync and end (what the report advises first)'), mode: 'smoke' },
     { label: vscode.l10n.t('Show status'), description: vscode.l10n.t('where the launch is; nothing runs'), mode: 'status' },
@@ -112,6 +114,15 @@ function tellOutcome(ctx: CommandContext, s: LaunchState): void {
   else open(showWarning(text, { log: ctx.log }, statusButton));
 }
 
+/** A sweep's end: how many runs ended how; a warning when one did not finish. */
+function tellSweep(ctx: CommandContext, s: SweepState, file: string): void {
+  const count = (st: SweepMemberState['status']) => s.members.filter((m) => m.status === st).length;
+  const text = vscode.l10n.t('Sweep {0}: {1} run(s) done, {2} failed, {3} skipped of {4}.', s.sweep, count('done'), count('failed'), count('skipped'), s.members.length);
+  const status = vscode.l10n.t('Launch Status');
+  const shown = sweepExitCode(s) === 0 ? showInfo(text, { log: ctx.log }, status) : showWarning(text, { log: ctx.log }, status);
+  void shown.then((b) => b === status && vscode.commands.executeCommand(Commands.launchStatus, vscode.Uri.file(file)));
+}
+
 function launchErrorText(e: LaunchError, task: string): string {
   switch (e.code) {
     case 'inProgress':
@@ -127,7 +138,7 @@ function launchErrorText(e: LaunchError, task: string): string {
 }
 
 /** gpuRent.runTask; a script gets the launch state at the end (or the state shown, for status). */
-export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown, unattended?: UnattendedHost, ledgerDir?: string): Promise<LaunchState | undefined> {
+export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, arg: unknown, unattended?: UnattendedHost, ledgerDir?: string): Promise<LaunchState | SweepState | undefined> {
   const scripted = isScripted(arg);
   const a = scripted ? parseArgs(RunTaskArgs, arg) : ({} as RunTaskArgs);
   const { file, tasks } = await readWorkspaceTaskFile(arg, a.file);
@@ -135,8 +146,10 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   if (!task) return undefined;
   const home = configHome(process.env);
   const earlier = await launchStatus(home, file, task.name);
+  // A sweep (matrix:) keeps its own state: one in progress is continued like a launch.
+  const sweepEarlier = task.sweep ? await readSweepState(sweepStatePath(home, file, task.name)).catch(() => undefined) : undefined;
   const inProgress = earlier && !isFinished(earlier) ? earlier : undefined;
-  const mode = a.mode ?? (await pickMode(task, inProgress));
+  const mode = a.mode ?? (await pickMode(task, inProgress, sweepEarlier && !sweepFinished(sweepEarlier) ? sweepEarlier : undefined));
   if (!mode) return undefined;
   if (mode === 'status') {
     await vscode.commands.executeCommand(Commands.launchStatus, scripted ? { file } : vscode.Uri.file(file));
@@ -154,7 +167,7 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
   const follow = setInterval(() => void launchStatus(home, file, task.name).then((st) => st && following && (ctx.launches.setLaunch(rowKey, st), report?.(st)), () => undefined), ROW_REFRESH_MS);
   const title = mode === 'smoke' ? vscode.l10n.t('Smoke test of {0}', task.name) : mode === 'resume' ? vscode.l10n.t('Continuing the launch of {0}', task.name) : vscode.l10n.t('Launching {0}', task.name);
   try {
-    const s = await withNotificationProgress({ title, cancellable: true }, (progress, token) => {
+    const s = await withNotificationProgress<LaunchState | SweepState>({ title, cancellable: true }, (progress, token) => {
       token.onCancellationRequested(() => ac.abort());
       const toast = new LaunchToastText(vscode.l10n);
       report = (st, line) => {
@@ -187,8 +200,25 @@ export async function runTask(ctx: CommandContext, platforms: PlatformMonitor, a
         ...(ledgerDir ? { ledgerDir } : {}),
       };
       // A diverged run is stopped as gpuRent.training.onDiverged says for every run.
-      return launchTask({ file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog(), diverged: divergedPolicy() }, host);
+      const o = { file, task, smoke: mode === 'smoke', resume: mode === 'resume', yes: a.yes === true, catalog: ctx.catalog(), diverged: divergedPolicy() };
+      if (task.sweep) {
+        // A sweep: one launch per combination (app/launch/sweep.ts); each run gets its own row (watchRows), the toast says which started or ended.
+        return launchSweep(o, {
+          ...host,
+          onEvent: (line) => ctx.log.info(`[sweep ${task.name}] ${line}`),
+          onMember: (m) => {
+            const line = vscode.l10n.t('run {0} ({1}): {2}', m.name, Object.entries(m.params).map(([k, v]) => `${k}=${String(v)}`).join(', '), m.status);
+            ctx.log.info(`[sweep ${task.name}] ${line}${m.detail ? ` — ${m.detail}` : ''}`);
+            progress.report({ message: line });
+          },
+        });
+      }
+      return launchTask(o, host);
     });
+    if ('members' in s) {
+      tellSweep(ctx, s, file);
+      return s;
+    }
     ctx.log.info(`[launch ${task.name}] ${s.phase}${s.outcome ? ` (${s.outcome.kind}): ${s.outcome.detail}` : ''}`);
     tellOutcome(ctx, s);
     return s;
