@@ -11,7 +11,7 @@ import { formatBytes } from '../core/format';
 import { formatCny } from '../core/money';
 import type { ReleaseRisk } from '../app/release';
 import type { IdleNotice } from './guardDecisions';
-import { formatDuration, formatRate, type L10n } from './present';
+import { formatDuration, formatRate, type L10n } from './view/present';
 
 /** "2026-12-11 20:30" on the Beijing clock. */
 export function beijingText(t: number): string {

@@ -5,7 +5,7 @@
 import { beijingDate, storageRateFor, type Pricing } from '../core/spend';
 import type { ReleaseRule } from '../core/guards/facts';
 import { formatCny } from '../core/money';
-import { formatRate, type L10n } from './present';
+import { formatRate, type L10n } from './view/present';
 
 export type PowerChoice = 'powerOn:gpu' | 'powerOn:noGpu' | 'powerOff:keep' | 'powerOff:stopCharging' | 'release';
 

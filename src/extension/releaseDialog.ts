@@ -8,7 +8,7 @@
 import type { ReleaseRisk } from '../app/release';
 import type { UnreadableFolder } from '../app/releaseCheck';
 import { riskDetail } from './guardText';
-import type { L10n } from './present';
+import type { L10n } from './view/present';
 
 export type ReleaseChoice = 'syncFirst' | 'powerOn' | 'release' | 'cancel';
 

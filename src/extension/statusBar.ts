@@ -8,7 +8,7 @@ import { forMarkdown } from '../core/text';
 import { formatCny } from '../core/money';
 import { summarizeSpend, type SpendSummary } from '../core/spend';
 import { Commands, STATUS_BAR_ID } from './commandIds';
-import { budgetNotice, statusBarAccessibility, statusBarText, tooltipMarkdown, type BudgetMemo } from './present';
+import { budgetNotice, statusBarAccessibility, statusBarText, tooltipMarkdown, type BudgetMemo } from './view/present';
 import type { Settings } from './settings';
 import type { InstanceStore } from './store';
 import type { Event } from '../app/events';

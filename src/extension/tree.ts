@@ -17,7 +17,7 @@ import type { RunWatch } from '../app/runs/watch';
 import type { SyncWatching } from '../app/syncWatching';
 import type { LaunchRows } from '../app/launch/rows';
 import { Commands } from './commandIds';
-import { formatDuration, formatRateOf, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './present';
+import { formatDuration, formatRateOf, instanceDescription, priceProvenance, stateLabel, stillBillingText, STATE_COLORS, STATE_ICONS } from './view/present';
 import type { InstanceStore } from './store';
 import type { PlatformFacts } from './monitors/platforms';
 import { platformContext, platformGroupText, platformInstanceText } from './view/platformRows';

@@ -3,7 +3,7 @@
 // boxes come back holding what was typed, the failure said in the first prompt.
 import { strict as assert } from 'node:assert';
 import { PLATFORM_KINDS, descriptorOf } from '../../src/core/platforms/descriptors';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { accountStepTitle, accountSteps } from '../../src/extension/commands/platforms/accountSteps';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };

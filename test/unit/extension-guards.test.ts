@@ -25,7 +25,7 @@ import {
   type ReleaseMemo,
 } from '../../src/extension/guardDecisions';
 import { beijingText, idleMessage, peakMessage, releaseWatchMessage, riskDetail, spotDetail } from '../../src/extension/guardText';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { readSettings } from '../../src/extension/settings';
 import { fixturesDir } from '../support/sshd';
 

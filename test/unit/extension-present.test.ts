@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { createInstance } from '../../src/core/instances';
 import { summarizeSpend } from '../../src/core/spend';
 import { builtinCatalog } from '../../src/core/catalog';
-import { budgetNotice, formatDuration, instanceDescription, priceProvenance, statusBarAccessibility, statusBarText, tooltipMarkdown, type L10n } from '../../src/extension/present';
+import { budgetNotice, formatDuration, instanceDescription, priceProvenance, statusBarAccessibility, statusBarText, tooltipMarkdown, type L10n } from '../../src/extension/view/present';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = Date.UTC(2026, 10, 9, 16) / 1000; // 2026-11-10 00:00 Beijing

@@ -4,7 +4,7 @@
 // Scan Everything first. A plain formatter stands in for vscode.l10n.
 import { strict as assert } from 'node:assert';
 import type { SecretKind } from '../../src/core/guards/secrets';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { DIALOG_FINDINGS, secretKindLabel, secretsDialog, unscannedDialog } from '../../src/extension/uploadText';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };

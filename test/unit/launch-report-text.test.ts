@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
 import { launchMarkdown, outcomeWords, spentText } from '../../src/extension/commands/launch/reportText';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const T0 = 1_700_000_000;

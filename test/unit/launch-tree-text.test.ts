@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { newLaunchState, type LaunchState } from '../../src/core/task/launch';
 import { launchRowText, outcomeLine, phaseWords } from '../../src/extension/view/launchRows';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { LAUNCH_STEPS } from '../../src/core/task/launch';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };

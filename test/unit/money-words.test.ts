@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { createInstance, validateInstance, withState, withStillBilling, type Instance } from '../../src/core/instances';
 import { summarizeSpend } from '../../src/core/spend';
 import { InstanceStore } from '../../src/extension/store';
-import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/present';
+import { endsStillBilling, platformStateLine, priceProvenance, statusBarText, stillBillingText, tooltipMarkdown, type L10n } from '../../src/extension/view/present';
 import { observedInstance } from '../../src/extension/monitors/platformApply';
 import { afterPowerLines } from '../../src/extension/powerWords';
 import { beijingDate } from '../../src/core/spend';

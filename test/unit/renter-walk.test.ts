@@ -6,7 +6,7 @@ import { builtinCatalog } from '../../src/core/catalog';
 import { createInstance, sameEndpoint, withState, type Instance } from '../../src/core/instances';
 import { platformDisplayName } from '../../src/core/platforms/names';
 import { DEFAULT_SYNC_REMOTE_DIR, expandRemoteHome, suggestedRemoteDir } from '../../src/app/sync';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { connectionText } from '../../src/extension/view/instanceRows';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };

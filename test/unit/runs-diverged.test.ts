@@ -12,7 +12,7 @@ import { progressText } from '../../src/extension/view/runText';
 import { divergedActionButton, divergedEndLine, divergedMessage, divergedStopMessage } from '../../src/extension/commands/runs/divergedText';
 import { lineChart } from '../../src/webview/monitor-chart';
 import { divergedSpansOf, parseMonitorHostMessage } from '../../src/webview/monitor-protocol';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 
 const en: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const zhBundle: Record<string, string> = JSON.parse(readFileSync('l10n/bundle.l10n.zh-cn.json', 'utf8'));

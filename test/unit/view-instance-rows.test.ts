@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createInstance, type Instance } from '../../src/core/instances';
 import { parseNvidiaSmi } from '../../src/core/smi';
 import { RunWatch } from '../../src/app/runs/watch';
-import type { L10n } from '../../src/extension/present';
+import type { L10n } from '../../src/extension/view/present';
 import { detailRows } from '../../src/extension/view/instanceRows';
 import { LiveGpus } from '../../src/app/runs/liveGpus';
 import { parseGpuLine } from '../../src/core/progress/gpu';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { isAppError, type AppError } from '../../app/session';
 import { isRemoteError, type RemoteError } from '../../remote/errors';
-import { stateLabel } from '../present';
+import { stateLabel } from '../view/present';
 import { Commands } from '../commandIds';
 import { boxFailureText, inputProblemText, loginProblemText, protocolFailureText, waitProblemText } from '../../app/remoteWords';
 

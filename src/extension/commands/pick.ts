@@ -8,7 +8,7 @@ import type { Instance } from '../../core/instances';
 import { currentState } from '../../core/spend';
 import { isPowered } from '../../app/session';
 import { describeArgsError, instanceIdOf } from '../args';
-import { stateLabel } from '../present';
+import { stateLabel } from '../view/present';
 import { platformLabel, type CommandContext } from './context';
 import { UserError } from './errors';
 

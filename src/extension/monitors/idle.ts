@@ -10,7 +10,7 @@ import type { RemoteConnection } from '../../remote/connection';
 import { Commands } from '../commandIds';
 import { guardFacts, IdleWatch, idleSettingsOf, type IdleNotice } from '../guardDecisions';
 import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../guardText';
-import { stateLabel } from '../present';
+import { stateLabel } from '../view/present';
 import type { CommandContext } from '../commands/context';
 import { powerFactsOf } from '../commands/runs/powerFacts';
 import { platformErrorText } from '../commands/platforms/words';

@@ -4,7 +4,7 @@
 // then the idle check), never the first contact: that is always the user's own Check GPU.
 import * as vscode from 'vscode';
 import { isAppError, isPowered } from '../../app/session';
-import { endsStillBilling } from '../present';
+import { endsStillBilling } from '../view/present';
 import { RemoteError } from '../../remote/errors';
 import type { CommandContext } from '../commands/context';
 import { recordProbe, refreshJobs } from '../commands/remote/probe';

@@ -8,7 +8,7 @@ import type { RunWatch } from '../../app/runs/watch';
 import type { ConnectionState } from '../../app/pool';
 import type { LiveGpus } from '../../app/runs/liveGpus';
 import { progressText } from './runText';
-import { formatDuration, type L10n } from '../present';
+import { formatDuration, type L10n } from './present';
 
 const GIB = 1024 ** 3;
 

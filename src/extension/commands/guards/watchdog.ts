@@ -5,7 +5,7 @@ import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { InstallWatchdogArgs, WatchdogArgs } from '../../args';
 import { guardFacts } from '../../guardDecisions';
-import { formatDuration } from '../../present';
+import { formatDuration } from '../../view/present';
 import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';

@@ -17,7 +17,7 @@ import { peakNoticeAfterStart } from '../../monitors/peak';
 import { showWarning } from '../../notify';
 import { prefillPricing, spotAfterHourlyEdit } from '../../prefill';
 import { catalogSourceText } from '../../sourceWords';
-import { datingText, stateLabel } from '../../present';
+import { datingText, stateLabel } from '../../view/present';
 import { platformLabel, platformShortName, type CommandContext } from '../context';
 import { UserError } from '../errors';
 import { parseArgs } from '../pick';

@@ -7,7 +7,7 @@ import type { Pricing } from '../../../core/spend';
 import { checkRemoteDir } from '../../../app/sync';
 import { EditInstanceArgs, INSTANCE_PRICE_BOUNDS } from '../../args';
 import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
-import { formatRate } from '../../present';
+import { formatRate } from '../../view/present';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 import { parseArgs, pickInstance } from '../pick';

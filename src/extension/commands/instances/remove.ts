@@ -6,7 +6,7 @@ import { currentState } from '../../../core/spend';
 import { releaseRisk } from '../../../app/release';
 import { RemoveArgs } from '../../args';
 import { riskDetail } from '../../guardText';
-import { stateLabel } from '../../present';
+import { stateLabel } from '../../view/present';
 import type { CommandContext } from '../context';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';

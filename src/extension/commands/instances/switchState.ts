@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { currentState, INSTANCE_STATES, type InstanceState } from '../../../core/spend';
 import { SwitchStateArgs } from '../../args';
 import { peakNoticeAfterStart } from '../../monitors/peak';
-import { formatRate, stateLabel } from '../../present';
+import { formatRate, stateLabel } from '../../view/present';
 import type { CommandContext } from '../context';
 import { UserError } from '../errors';
 import { notReleased, parseArgs, pickInstance } from '../pick';

@@ -4,7 +4,7 @@
 import { formatCny } from '../../../core/money';
 import { spentFen, type LaunchOutcome, type LaunchState } from '../../../core/task/launch';
 import { forMarkdown, forMarkdownCode } from '../../../core/text';
-import type { L10n } from '../../present';
+import type { L10n } from '../../view/present';
 import { launchRowText, outcomeLine } from '../../view/launchRows';
 import { launchOutcomeWords, progressText } from '../../../app/launch/words';
 

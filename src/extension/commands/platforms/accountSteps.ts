@@ -4,7 +4,7 @@
 // passed in), tested in Node; accounts.ts shows them.
 import { descriptorOf, inLanguage, secretPrompts } from '../../../core/platforms/descriptors';
 import type { PlatformKind } from '../../../core/platforms/types';
-import type { L10n } from '../../present';
+import type { L10n } from '../../view/present';
 
 export interface AccountStep {
   /** The secret field, or 'regions'. */

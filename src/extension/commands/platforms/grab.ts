@@ -17,7 +17,7 @@ import { ENGLISH } from '../../../core/l10n';
 import type { Instance } from '../../../core/instances';
 import { currentState } from '../../../core/spend';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
-import { formatDuration } from '../../present';
+import { formatDuration } from '../../view/present';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { NotifyChannels } from '../../notifyChannels';
 import type { CommandContext } from '../context';

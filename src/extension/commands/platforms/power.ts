@@ -24,7 +24,7 @@ import { formatCny } from '../../../core/money';
 import { keepAliveLocked } from '../../../app/platforms/keepAlive';
 import { busyText } from '../../../app/platforms/powerLock';
 import { KEEP_ALIVE_MINUTES, keepAliveCostFen, noGpuRateFen } from '../../../core/platforms/keepAlive';
-import { formatRate, formatRateOf } from '../../present';
+import { formatRate, formatRateOf } from '../../view/present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../context';

@@ -16,7 +16,7 @@ import { can } from '../../../core/platforms/types';
 import { beijingDateTime, currentState } from '../../../core/spend';
 import { forNotification } from '../../../core/text';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
-import { formatDuration, formatRate } from '../../present';
+import { formatDuration, formatRate } from '../../view/present';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
 import { Countdown } from '../../countdown';

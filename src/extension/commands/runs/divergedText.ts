@@ -3,7 +3,7 @@
 // Pure: l10n is passed in.
 import type { Diverged, EndAction } from '../../../core/progress';
 import type { DivergedPolicy } from '../../../app/runs/diverged';
-import { formatRate, type L10n } from '../../present';
+import { formatRate, type L10n } from '../../view/present';
 import { divergedText, nonFiniteLabel } from '../../view/runText';
 
 export interface DivergedWords {

@@ -13,7 +13,7 @@ import { runEndAction, type EndActionResult, type PowerActions } from '../../../
 import type { EndReport } from '../../../app/runs/endReport';
 import { Commands } from '../../commandIds';
 import type { CommandContext } from '../context';
-import { formatDuration, formatRate } from '../../present';
+import { formatDuration, formatRate } from '../../view/present';
 import { causeText } from '../../view/runText';
 import { causeLang } from '../../../core/progress/causeText';
 import { divergedEndLine } from './divergedText';

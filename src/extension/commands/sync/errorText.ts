@@ -4,7 +4,7 @@
 // (l10n passed in).
 import type { SyncError } from '../../../remote/sync';
 import { formatBytes } from '../../../core/format';
-import type { L10n } from '../../present';
+import type { L10n } from '../../view/present';
 
 export function syncErrorText(e: Pick<SyncError, 'code' | 'detail'>, dirs: { remoteDir: string; localDir: string }, l10n: L10n): string {
   const name = e.detail.name;
