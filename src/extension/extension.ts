@@ -83,12 +83,39 @@ import { registerTaskDiagnostics } from './taskDiagnostics';
 
 const now = (): number => Math.floor(Date.now() / 1000);
 
+type Subs = vscode.ExtensionContext['subscriptions'];
+type Log = vscode.LogOutputChannel;
+type Register = (id: (typeof Commands)[keyof typeof Commands], handler: (arg: unknown) => unknown) => void;
+
+// activate() in named steps, in the order they run; each pushes what it makes onto context.subscriptions.
 export function activate(context: vscode.ExtensionContext): void {
   const subs = context.subscriptions;
   const log = vscode.window.createOutputChannel('GPU Rent', { log: true });
   subs.push(log);
 
   const settings = (): Settings => readSettings((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k));
+  const stores = openStores(context, log, settings);
+  const conn = openConnections(subs, stores.store, log, settings);
+  const models = openModels(context, stores, conn, log, settings);
+  const views = openViews(context, stores, conn, models, log);
+  const ctx = commandContext(stores, conn, models, views, log, settings);
+  subs.push(conn.releases.onWillRelease(wipeBeforeRelease(ctx)));
+  const monitors = startMonitors(context, ctx, models, views, log, settings);
+  watchStoreAndSettings(subs, stores, conn, views, monitors, log);
+
+  const reg = { log };
+  const command: Register = (id, handler) => subs.push(registerCommand(id, handler, reg));
+  registerInstanceCommands(command, ctx, monitors);
+  registerViewAndGuardCommands(command, subs, ctx, stores.store, conn.releases, monitors);
+  const notifyChannels = registerPlatformCommands(command, context, ctx, models, views);
+  registerLaunchCommands(command, context, ctx, stores.store, models, views, notifyChannels, log);
+  registerAgentToolsIfAny(context);
+  log.info(`activated; ${stores.store.list().length} instances`);
+}
+
+/** The task file's diagnostics, the catalog, the state files and the instance store. */
+function openStores(context: vscode.ExtensionContext, log: Log, settings: () => Settings) {
+  const subs = context.subscriptions;
   // gpu-rent.yaml checked as it is typed (no YAML extension needed).
   registerTaskDiagnostics(subs);
   const catalogs = new CatalogSource(settings, log);
@@ -103,7 +130,12 @@ export function activate(context: vscode.ExtensionContext): void {
     log.error(`saved instances could not be read (${store.loadProblem.kind}); kept aside under gpuRent.instances.unreadable`);
     void showError(vscode.l10n.t('GPU Rent could not read its saved instances; they were kept aside and the list starts empty.'));
   }
+  return { catalogs, state, store };
+}
+type Stores = ReturnType<typeof openStores>;
 
+/** The SSH pool, the sessions over it and the release events. */
+function openConnections(subs: Subs, store: InstanceStore, log: Log, settings: () => Settings) {
   const pool = new SshPool();
   subs.push({ dispose: () => pool.dispose() });
   const sessions = new InstanceSessions({
@@ -122,7 +154,13 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const releases = new ReleaseEvents((m) => log.warn(m));
   subs.push(releases);
+  return { pool, sessions, releases };
+}
+type Connections = ReturnType<typeof openConnections>;
 
+/** The platform accounts and the models the monitors and commands write and the views read. */
+function openModels(context: vscode.ExtensionContext, { catalogs, state, store }: Stores, { sessions }: Connections, log: Log, settings: () => Settings) {
+  const subs = context.subscriptions;
   const accounts = new PlatformAccounts(state, context.secrets);
   if (accounts.unreadable) {
     log.error('saved platform accounts could not be read; kept aside under gpuRent.platformAccounts.unreadable');
@@ -142,19 +180,32 @@ export function activate(context: vscode.ExtensionContext): void {
   // Reads the accounts only while the Instances view shows (the visibility model follows the view once it exists).
   const platformMonitor = new PlatformMonitor(visibility, { store, sessions, settings, now, catalog: () => catalogs.get(), log }, platformFacts);
   subs.push(platformMonitor, vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gpuRent.platforms') && platformMonitor.restart()));
+  return { accounts, platformFacts, runs, watching, launches, liveGpus, visibility, platformMonitor };
+}
+type Models = ReturnType<typeof openModels>;
+
+/** The Instances view (its tree, stock rows and stores), the guard notices, the sync watches, the doctor and the job log. */
+function openViews(context: vscode.ExtensionContext, { catalogs, state, store }: Stores, { pool, sessions }: Connections, m: Models, log: Log) {
+  const subs = context.subscriptions;
   // "Available now" per account: connectors from the platform monitor, read only while expanded.
-  const stockView = new StockView(accounts, async (a) => platformMonitor.connector(a), now);
+  const stockView = new StockView(m.accounts, async (a) => m.platformMonitor.connector(a), now);
   const storeList = new StoreList(state, context.secrets);
-  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs, watching, launches, visibility, connections: pool, platforms: platformFacts, stock: stockView, live: liveGpus, stores: storeList, log: (m) => log.debug(m) });
+  const tree = new InstancesTree({ store, catalog: () => catalogs.get(), now, language: vscode.env.language, runs: m.runs, watching: m.watching, launches: m.launches, visibility: m.visibility, connections: pool, platforms: m.platformFacts, stock: stockView, live: m.liveGpus, stores: storeList, log: (msg) => log.debug(msg) });
   const view = vscode.window.createTreeView(INSTANCES_VIEW_ID, { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   subs.push(stockView, stockView.attach(view as vscode.TreeView<unknown>, (n) => ((n as { kind?: string }).kind === 'stock' ? (n as { accountId?: string }).accountId : undefined)));
   const notices = new GuardNotices(log, now);
-  const watches = new SyncWatches(store, sessions, watching, log, now);
+  const watches = new SyncWatches(store, sessions, m.watching, log, now);
   const doctor = new DoctorView();
   let jobOutput: vscode.OutputChannel | undefined;
-  subs.push(tree, view, visibility.track(view), watches, doctor, { dispose: () => jobOutput?.dispose() });
+  subs.push(tree, view, m.visibility.track(view), watches, doctor, { dispose: () => jobOutput?.dispose() });
+  const jobLog = () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs')));
+  return { stockView, storeList, tree, view, notices, watches, doctor, jobLog };
+}
+type Views = ReturnType<typeof openViews>;
 
-  const ctx: CommandContext = {
+/** What every command gets. */
+function commandContext({ catalogs, state, store }: Stores, { pool, sessions, releases }: Connections, m: Models, v: Views, log: Log, settings: () => Settings): CommandContext {
+  return {
     store,
     pool,
     sessions,
@@ -165,31 +216,40 @@ export function activate(context: vscode.ExtensionContext): void {
     now,
     language: vscode.env.language,
     memento: state,
-    runs,
-    watching,
-    platformFacts,
-    launches,
-    refresh: (reason, id) => tree.refresh(reason, id),
-    notices,
-    watches,
-    doctor,
-    jobOutput: () => (jobOutput ??= vscode.window.createOutputChannel(vscode.l10n.t('GPU Rent: Job Logs'))),
-    platformPower: (inst) => platformPowerActions(platformMonitor, inst),
-    platformAccount: (inst) => platformAccountFacts(platformMonitor, inst),
+    runs: m.runs,
+    watching: m.watching,
+    platformFacts: m.platformFacts,
+    launches: m.launches,
+    refresh: (reason, id) => v.tree.refresh(reason, id),
+    notices: v.notices,
+    watches: v.watches,
+    doctor: v.doctor,
+    jobOutput: v.jobLog,
+    platformPower: (inst) => platformPowerActions(m.platformMonitor, inst),
+    platformAccount: (inst) => platformAccountFacts(m.platformMonitor, inst),
   };
-  subs.push(releases.onWillRelease(wipeBeforeRelease(ctx)));
+}
 
-  const statusBar = new SpendStatusBar(store, settings, now, state, (id) => platformLabel(ctx, id), { lines: () => runLines(runs, now(), vscode.l10n), diverged: () => divergedCount(runs), onDidChange: runs.onDidChange });
-  const calculator = new CalculatorPanel(context.extensionUri, settings, log, stockView, async () => (await import('./commands/runs/myRuns')).myRuns());
-  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs, log, live: liveGpus });
+/** The status bar, the calculator and GPU monitor panels, and the monitors that poll and warn. */
+function startMonitors(context: vscode.ExtensionContext, ctx: CommandContext, m: Models, v: Views, log: Log, settings: () => Settings) {
+  const subs = context.subscriptions;
+  const { store, sessions, memento: state } = ctx;
+  const statusBar = new SpendStatusBar(store, settings, now, state, (id) => platformLabel(ctx, id), { lines: () => runLines(m.runs, now(), vscode.l10n), diverged: () => divergedCount(m.runs), onDidChange: m.runs.onDidChange });
+  const calculator = new CalculatorPanel(context.extensionUri, settings, log, v.stockView, async () => (await import('./commands/runs/myRuns')).myRuns());
+  const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs: m.runs, log, live: m.liveGpus });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);
-  const poller = new Poller(visibility, ctx, idle, () => tree.tickFigures());
+  const poller = new Poller(m.visibility, ctx, idle, () => v.tree.tickFigures());
   subs.push(new DivergedMonitor(ctx, () => poller.probeNow()));
-  const releaseWarnings = new ReleaseWarnings(ctx, platformFacts);
+  const releaseWarnings = new ReleaseWarnings(ctx, m.platformFacts);
   subs.push(statusBar, calculator, poller, releaseWarnings);
-  subs.push(new ScheduleMonitor(platformMonitor, log));
+  subs.push(new ScheduleMonitor(m.platformMonitor, log));
+  return { statusBar, calculator, monitor, poller, releaseWarnings };
+}
+type Monitors = ReturnType<typeof startMonitors>;
 
+/** The view's badge and context key follow the store; settings changes reach the catalog, the pool and the monitors. */
+function watchStoreAndSettings(subs: Subs, { catalogs, store }: Stores, { pool }: Connections, { view }: { view: Pick<vscode.TreeView<unknown>, 'badge'> }, { statusBar, poller, releaseWarnings }: Monitors, log: Log): void {
   const setHasInstances = () => void vscode.commands.executeCommand('setContext', HAS_INSTANCES_KEY, store.list().length > 0);
   const updateBadge = () => {
     const s = summarizeSpend(store.list(), now());
@@ -216,9 +276,10 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
   );
+}
 
-  const reg = { log };
-  const command = (id: (typeof Commands)[keyof typeof Commands], handler: (arg: unknown) => unknown) => subs.push(registerCommand(id, handler, reg));
+/** Instances, jobs and runs, sync, terminals and Remote-SSH. */
+function registerInstanceCommands(command: Register, ctx: CommandContext, { monitor }: Monitors): void {
   command(Commands.addInstance, (a) => addInstance(ctx, a));
   command(Commands.editInstance, (a) => editInstance(ctx, a));
   command(Commands.removeInstance, (a) => removeInstance(ctx, a));
@@ -240,6 +301,10 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.editSyncFolders, (a) => editSyncFolders(ctx, a));
   command(Commands.openTerminal, (a) => openTerminal(ctx, a));
   command(Commands.openInRemoteSsh, (a) => openInRemoteSsh(ctx, a));
+}
+
+/** Port forwards, the view's own commands, and the guards. */
+function registerViewAndGuardCommands(command: Register, subs: Subs, ctx: CommandContext, store: InstanceStore, releases: ReleaseEvents, { statusBar, calculator, poller }: Monitors): void {
   // Forwards close with their instance (released, removed, stopped) and with the window.
   const forwards = new PortForwards(ctx, store);
   subs.push(forwards, releases.onWillRelease((e) => forwards.closeFor(e.inst.id)));
@@ -258,9 +323,13 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.installWatchdog, (a) => installWatchdog(ctx, a));
   command(Commands.watchdogStatus, (a) => watchdogStatus(ctx, a));
   command(Commands.removeWatchdog, (a) => removeWatchdog(ctx, a));
+}
+
+/** Platform accounts, notify channels, storage, and the platform's power, create and clone; returns the notify channels. */
+function registerPlatformCommands(command: Register, context: vscode.ExtensionContext, ctx: CommandContext, { platformFacts, platformMonitor }: Models, { stockView, storeList }: Views): NotifyChannels {
   command(Commands.addPlatformAccount, (a) => addPlatformAccount(ctx, platformMonitor, a));
   command(Commands.removePlatformAccount, (a) => removePlatformAccount(ctx, platformMonitor, a));
-  const notifyChannels = new NotifyChannels(state, context.secrets);
+  const notifyChannels = new NotifyChannels(ctx.memento, context.secrets);
   command(Commands.addNotifyChannel, (a) => addNotifyChannel(notifyChannels, a));
   command(Commands.removeNotifyChannel, (a) => removeNotifyChannel(notifyChannels, a));
   command(Commands.addStorage, (a) => addStorage(storeList, a));
@@ -280,6 +349,12 @@ export function activate(context: vscode.ExtensionContext): void {
   command(Commands.grabCard, (a) => grabCard(ctx, platformMonitor, { channels: notifyChannels, sentJournal: join(context.globalStorageUri.fsPath, 'notify-sent.jsonl'), lang: vscode.env.language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en' }, a));
   command(Commands.createInstance, (a) => createInstanceCommand(ctx, platformMonitor, a, () => stockView.readings()));
   command(Commands.cloneInstance, (a) => cloneInstanceCommand(ctx, platformMonitor, a));
+  return notifyChannels;
+}
+
+/** Run Task and its report, and what follows a launch's rows and ends. */
+function registerLaunchCommands(command: Register, context: vscode.ExtensionContext, ctx: CommandContext, store: InstanceStore, { launches, platformMonitor }: Models, { storeList }: Views, notifyChannels: NotifyChannels, log: Log): void {
+  const subs = context.subscriptions;
   const launchReports = new LaunchReportView();
   subs.push(launchReports);
   command(Commands.runTask, (a) =>
@@ -300,10 +375,12 @@ export function activate(context: vscode.ExtensionContext): void {
       for (const i of instancesToStop(off, store.list())) void store.switchState(i.id, 'stopped').then((r) => r.ok && log.info(`[${i.id}] recorded stopped: the launch powered it off`));
     }),
   );
-  // Agent tools (VS Code 1.95+; nothing on an older one): gpu-rent mcp's tools, run by the bundled CLI.
+}
+
+/** Agent tools (VS Code 1.95+; nothing on an older one): gpu-rent mcp's tools, run by the bundled CLI. */
+function registerAgentToolsIfAny(context: vscode.ExtensionContext): void {
   const lmApi = lmToolApi(vscode);
-  if (lmApi) subs.push(...registerAgentTools({ ...lmApi, run: bundledCli(context.asAbsolutePath('dist/cli.js'), () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath), budgetFen: () => agentBudgetFen((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k)), l10n: vscode.l10n, markdown: () => new vscode.MarkdownString() }));
-  log.info(`activated; ${store.list().length} instances`);
+  if (lmApi) context.subscriptions.push(...registerAgentTools({ ...lmApi, run: bundledCli(context.asAbsolutePath('dist/cli.js'), () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath), budgetFen: () => agentBudgetFen((k) => vscode.workspace.getConfiguration(SETTINGS_SECTION).get(k)), l10n: vscode.l10n, markdown: () => new vscode.MarkdownString() }));
 }
 
 export function deactivate(): void {
