@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { ChannelSchema, ChannelSecretSchema, type ChannelSecret, type NotifyChannel } from '../core/notify/channels';
 import type { MementoLike, SecretsLike } from './store';
+import { StateKeys } from './stateKeys';
 
-export const NOTIFY_CHANNELS_KEY = 'gpuRent.notifyChannels';
+export const NOTIFY_CHANNELS_KEY = StateKeys.notifyChannels.key;
 export const notifySecretKey = (name: string): string => `gpuRent.notify.${name}`;
 
 const ListSchema = z.array(ChannelSchema).max(50);

@@ -12,6 +12,7 @@ import { budgetNotice, statusBarAccessibility, statusBarText, tooltipMarkdown, t
 import type { Settings } from './settings';
 import type { InstanceStore } from './store';
 import type { Event } from '../app/events';
+import { readState, StateKeys, writeState } from './stateKeys';
 
 /** The running jobs as the status bar shows them (over the runs model, app/runs/watch.ts). */
 export interface StatusBarRuns {
@@ -23,7 +24,6 @@ export interface StatusBarRuns {
   onDidChange: Event<unknown>;
 }
 
-const BUDGET_MEMO_KEY = 'gpuRent.budgetNotice';
 
 export class SpendStatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
@@ -90,9 +90,9 @@ export class SpendStatusBar implements vscode.Disposable {
   }
 
   private checkBudget(s: SpendSummary): void {
-    const memo = this.memento.get<BudgetMemo>(BUDGET_MEMO_KEY);
+    const memo: BudgetMemo | undefined = readState(this.memento, StateKeys.budgetNotice);
     const r = budgetNotice(memo, s);
-    if (!memo || memo.month !== r.memo.month || memo.level !== r.memo.level) void this.memento.update(BUDGET_MEMO_KEY, r.memo);
+    if (!memo || memo.month !== r.memo.month || memo.level !== r.memo.level) void writeState(this.memento, StateKeys.budgetNotice, r.memo);
     if (!r.show) return;
     const msg =
       r.show === 'exceeded'

@@ -16,6 +16,7 @@ import {
   type StillBillingMark,
 } from '../core/instances';
 import type { InstanceState, Pricing, TransitionError } from '../core/spend';
+import { StateKeys } from './stateKeys';
 
 export interface MementoLike {
   get<T>(key: string): T | undefined;
@@ -28,8 +29,8 @@ export interface SecretsLike {
   delete(key: string): PromiseLike<void>;
 }
 
-export const STORE_KEY = 'gpuRent.instances';
-export const CORRUPT_KEY = 'gpuRent.instances.unreadable';
+export const STORE_KEY = StateKeys.instances.key;
+export const CORRUPT_KEY = StateKeys.instancesUnreadable.key;
 export const secretKey = (id: string): string => `gpuRent.password.${id}`;
 
 type Listener = (changedIds: readonly string[] | undefined) => void;

@@ -6,8 +6,9 @@ import { checkS3Store, checkStoreName, type Store } from '../core/storage/names'
 import type { SavedStore, StoreKey } from '../app/storage/stores';
 import { Emitter, type Event } from '../app/events';
 import type { MementoLike, SecretsLike } from './store';
+import { StateKeys } from './stateKeys';
 
-export const STORES_KEY = 'gpuRent.stores';
+export const STORES_KEY = StateKeys.stores.key;
 export const storeSecretKey = (name: string): string => `gpuRent.store.${name}`;
 
 const RecordSchema = z.discriminatedUnion('kind', [

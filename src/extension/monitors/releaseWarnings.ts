@@ -12,6 +12,7 @@ import type { GuardPlatformFacts } from '../../core/guards/facts';
 import type { ReleaseWatch } from '../../core/guards/release';
 import { can } from '../../core/platforms/types';
 import { Commands } from '../commandIds';
+import { readState, StateKeys, writeState } from '../stateKeys';
 
 /** The platform's clock (monitors/platforms PlatformFacts): the release day it states, and when it was last read. */
 export interface PlatformClockSource {
@@ -19,7 +20,6 @@ export interface PlatformClockSource {
   onDidPoll(listener: () => void): { dispose(): void };
 }
 
-const MEMO_KEY = 'gpuRent.releaseWarnings';
 const EVERY_MS = 10 * 60 * 1000;
 
 export class ReleaseWarnings implements vscode.Disposable {
@@ -41,11 +41,11 @@ export class ReleaseWarnings implements vscode.Disposable {
 
   check(): void {
     if (!this.ctx.settings().releaseWarnings) return;
-    const memo = this.ctx.memento.get<ReleaseMemo>(MEMO_KEY) ?? {};
+    const memo: ReleaseMemo = readState(this.ctx.memento, StateKeys.releaseWarnings) ?? {};
     const catalog = this.ctx.catalog();
     const clock = this.clock;
     const r = releaseNotices(this.ctx.store.list(), (p) => guardFacts(catalog, p), this.ctx.now(), typeof memo === 'object' && memo ? memo : {}, clock ? (inst, facts) => clock.releaseWatchOf(inst, facts) : undefined);
-    if (JSON.stringify(r.memo) !== JSON.stringify(memo)) void this.ctx.memento.update(MEMO_KEY, r.memo);
+    if (JSON.stringify(r.memo) !== JSON.stringify(memo)) void writeState(this.ctx.memento, StateKeys.releaseWarnings, r.memo);
     for (const n of r.notices) {
       const inst = this.ctx.store.get(n.instanceId);
       const said = inst && releaseWatchMessage(inst.name, n.watch, vscode.l10n);

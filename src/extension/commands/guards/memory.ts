@@ -15,10 +15,9 @@ import type { CommandContext } from '../context';
 import { requireTrust, UserError } from '../errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
+import { readState, StateKeys, writeState } from '../../stateKeys';
 
-const RAM_MEMO_KEY = 'gpuRent.ramUploads';
-
-const ramMemo = (ctx: CommandContext) => ramMemoOf(ctx.memento.get(RAM_MEMO_KEY));
+const ramMemo = (ctx: CommandContext) => ramMemoOf(readState(ctx.memento, StateKeys.ramUploads));
 
 export async function uploadToMemory(ctx: CommandContext, arg: unknown): Promise<{ dir: string; files: number; bytes: number; skipped: number } | undefined> {
   requireTrust();
@@ -40,7 +39,7 @@ export async function uploadToMemory(ctx: CommandContext, arg: unknown): Promise
       if (e instanceof RamUploadRefused) throw new UserError(ramRefusalText(e.refusal, e.target.resolved || dir, vscode.l10n));
       throw e;
     });
-  await ctx.memento.update(RAM_MEMO_KEY, withRamDir(ramMemo(ctx), inst.id, result.dir));
+  await writeState(ctx.memento, StateKeys.ramUploads, withRamDir(ramMemo(ctx), inst.id, result.dir));
   ctx.log.info(`[${inst.id}] memory-only upload: ${result.files.length} files, ${result.bytes} bytes into ${result.dir}`);
   const skipped = result.skipped.length ? ' ' + vscode.l10n.t('Skipped {0} (links or special files).', result.skipped.length) : '';
   void showInfo(vscode.l10n.t('{0} files ({1}) are in RAM at {2} on {3}, never on its disk. They are wiped when you release the instance here, or with “Wipe Memory Upload”.', result.files.length, formatBytes(result.bytes), result.dir, inst.name) + skipped);
@@ -69,7 +68,7 @@ export async function wipeMemoryUpload(ctx: CommandContext, arg: unknown): Promi
   const { inst, conn } = await ctx.sessions.open(a.id, openOptions(a));
   const { wipeRamDir } = await import('../../../remote/guards/ramdisk');
   const r = await wipeRamDir(conn, dir);
-  if (r.kind === 'wiped' || r.kind === 'absent') await ctx.memento.update(RAM_MEMO_KEY, withoutRamDir(ramMemo(ctx), inst.id, dir));
+  if (r.kind === 'wiped' || r.kind === 'absent') await writeState(ctx.memento, StateKeys.ramUploads, withoutRamDir(ramMemo(ctx), inst.id, dir));
   const msg =
     r.kind === 'wiped'
       ? vscode.l10n.t('Wiped {0} ({1}) from RAM on {2}.', r.resolved, formatBytes(r.bytes), inst.name)
@@ -91,7 +90,7 @@ export function wipeBeforeRelease(ctx: CommandContext): (e: WillRelease) => Prom
     const dirs = ramMemo(ctx)[inst.id];
     if (!dirs?.length) return;
     if (powered(inst) && vscode.workspace.isTrusted) await wipeAll(ctx, inst, dirs, acceptNewHostKey);
-    await ctx.memento.update(RAM_MEMO_KEY, withoutRamDir(ramMemo(ctx), inst.id));
+    await writeState(ctx.memento, StateKeys.ramUploads, withoutRamDir(ramMemo(ctx), inst.id));
   };
 }
 

@@ -14,8 +14,8 @@ import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
 import type { AwayWatch } from './watchRows';
 import { accountsFor } from './runTask';
+import { readState, StateKeys, writeState } from '../../stateKeys';
 
-const ANNOUNCED_KEY = 'gpuRent.launch.awayAnnounced';
 const MAX_ANNOUNCED = 200;
 
 export function awayWatch(ctx: CommandContext, platforms: PlatformMonitor, stores: () => Promise<SavedStore[]>): Omit<AwayWatch, 'lastRead' | 'reading'> {
@@ -43,9 +43,9 @@ export function awayWatch(ctx: CommandContext, platforms: PlatformMonitor, store
       }),
     ended: (key, st, view) => {
       const id = `${key}#${st.job?.name ?? ''}#${st.job?.attempt ?? 0}`;
-      const seen = ctx.memento.get<string[]>(ANNOUNCED_KEY, []);
-      if (!Array.isArray(seen) || seen.includes(id)) return;
-      void ctx.memento.update(ANNOUNCED_KEY, [...seen, id].slice(-MAX_ANNOUNCED));
+      const seen = readState(ctx.memento, StateKeys.launchAwayAnnounced) ?? [];
+      if (seen.includes(id)) return;
+      void writeState(ctx.memento, StateKeys.launchAwayAnnounced, [...seen, id].slice(-MAX_ANNOUNCED));
       ctx.log.info(`[launch ${st.task}] ${awayWords(view)}`);
       const resume = vscode.l10n.t('Continue (bring it home)');
       const status = vscode.l10n.t('Launch Status');

@@ -4,9 +4,10 @@
 import { z } from 'zod';
 import { AccountSchema, parseSecret, type Account, type Secret } from '../../../app/platforms/accounts';
 import type { MementoLike, SecretsLike } from '../../store';
+import { StateKeys } from '../../stateKeys';
 
-export const ACCOUNTS_KEY = 'gpuRent.platformAccounts';
-export const ACCOUNTS_UNREADABLE_KEY = 'gpuRent.platformAccounts.unreadable';
+export const ACCOUNTS_KEY = StateKeys.platformAccounts.key;
+export const ACCOUNTS_UNREADABLE_KEY = StateKeys.platformAccountsUnreadable.key;
 export const platformSecretKey = (id: string): string => `gpuRent.platform.${id}`;
 
 const ListSchema = z.array(AccountSchema).max(100);

@@ -10,6 +10,7 @@ import { currentState } from '../../../core/spend';
 import type { RemoteConnection } from '../../../remote/connection';
 import type { JobInfo } from '../../../remote/jobs';
 import type { CommandContext } from '../context';
+import { readState, StateKeysFor, writeState } from '../../stateKeys';
 
 export function rentedCardText(inst: Instance, c: RentedCardCheck): string | undefined {
   switch (c.kind) {
@@ -30,10 +31,10 @@ export async function recordProbe(ctx: CommandContext, inst: Instance, conn: Rem
   await ctx.store.update(inst.id, { lastProbe: r.lastProbe });
   ctx.log.info(`[${inst.id}] probe: ${r.gpus.length} GPU(s), verdict ${r.diagnosis.verdict}${r.card && r.card.kind !== 'match' ? `, card check ${r.card.kind}` : ''}`);
   const text = r.card && rentedCardText(inst, r.card);
-  const key = `gpuRent.cardWarning.${inst.id}`;
+  const key = StateKeysFor.cardWarning(inst.id);
   const seen = text ? JSON.stringify(r.card) : '';
-  if (ctx.memento.get<string>(key) !== seen) {
-    await ctx.memento.update(key, seen || undefined);
+  if (readState(ctx.memento, key) !== seen) {
+    await writeState(ctx.memento, key, seen || undefined);
     if (text) {
       ctx.notices.note('card', inst.id, r.card!.kind);
       void showWarning(text, { log: ctx.log });

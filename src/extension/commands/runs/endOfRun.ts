@@ -18,29 +18,26 @@ import { causeText } from '../../view/runText';
 import { causeLang } from '../../../core/progress/causeText';
 import { divergedEndLine } from './divergedText';
 import { stillBillingModal, type StillBillingInput } from '../../stillBillingText';
-
-const END_ACTION_KEY = (instId: string, jobId: string) => `gpuRent.run.endAction.${instId}.${jobId}`;
+import { readState, StateKeysFor, writeState } from '../../stateKeys';
 
 /** The end action chosen when the job started (Start Training's `then` or the setting). */
 export async function rememberEndAction(ctx: CommandContext, instId: string, jobId: string, action: EndAction): Promise<void> {
-  await ctx.memento.update(END_ACTION_KEY(instId, jobId), action === 'nothing' ? undefined : action);
+  await writeState(ctx.memento, StateKeysFor.endAction(instId, jobId), action === 'nothing' ? undefined : action);
 }
-
-const DIVERGED_STOP_KEY = (instId: string, jobId: string) => `gpuRent.run.divergedStop.${instId}.${jobId}`;
 
 /** The run is being stopped because its loss diverged (monitors/diverged.ts): its end report says so. null clears it. */
 export async function rememberDivergedStop(ctx: CommandContext, instId: string, jobId: string, d: Pick<Diverged, 'value' | 'readings' | 'step'> | null): Promise<void> {
-  await ctx.memento.update(DIVERGED_STOP_KEY(instId, jobId), d ? { value: d.value, readings: d.readings, step: d.step } : undefined);
+  await writeState(ctx.memento, StateKeysFor.divergedStop(instId, jobId), d ? { value: d.value, readings: d.readings, step: d.step } : undefined);
 }
 
 function divergedStopOf(ctx: CommandContext, instId: string, jobId: string): Pick<Diverged, 'value' | 'readings' | 'step'> | undefined {
-  const v = ctx.memento.get<{ value?: unknown; readings?: unknown; step?: unknown }>(DIVERGED_STOP_KEY(instId, jobId));
-  if (!v || (v.value !== 'nan' && v.value !== 'inf' && v.value !== '-inf') || typeof v.readings !== 'number') return undefined;
+  const v = readState(ctx.memento, StateKeysFor.divergedStop(instId, jobId));
+  if (!v) return undefined;
   return { value: v.value, readings: v.readings, step: typeof v.step === 'number' ? v.step : null };
 }
 
 export function endActionOf(ctx: CommandContext, instId: string, jobId: string): EndAction {
-  const v = ctx.memento.get<string>(END_ACTION_KEY(instId, jobId));
+  const v = readState(ctx.memento, StateKeysFor.endAction(instId, jobId));
   return isEndAction(v) ? v : 'nothing';
 }
 
@@ -67,7 +64,7 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
   // The ledger of runs (issue 42): recorded whatever the end action does; a failed write is logged only.
   void import('./ledger').then((l) => l.recordStartTraining(inst, job, report, progress, ctx.now())).then((id) => id && ctx.log.info(`[${inst.id}] run ${job.id} recorded in the ledger as ${id}`), (e) => ctx.log.warn(`[${inst.id}] run ${job.id} not recorded in the ledger: ${String(e)}`));
   const diverged = divergedStopOf(ctx, inst.id, job.id);
-  if (diverged) await ctx.memento.update(DIVERGED_STOP_KEY(inst.id, job.id), undefined);
+  if (diverged) await writeState(ctx.memento, StateKeysFor.divergedStop(inst.id, job.id), undefined);
   const action = endActionOf(ctx, inst.id, job.id);
   let result: EndActionResult | undefined;
   let boxDid: string | undefined;
@@ -94,7 +91,7 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
         log: (l) => ctx.log.info(l),
       });
       if (result.stopped === 'syncFailed' && onBox?.armed) await disarmAfterJob(conn, job.id).catch((e) => ctx.log.warn(`[${inst.id}] could not disarm the on-box trigger: ${String(e)}`));
-      await ctx.memento.update(END_ACTION_KEY(inst.id, job.id), undefined);
+      await writeState(ctx.memento, StateKeysFor.endAction(inst.id, job.id), undefined);
       if (result.stillBilling) void stillBilling(ctx, inst, job, result, !!onBox?.armed && result.stopped !== 'syncFailed');
     }
   }

@@ -12,8 +12,8 @@ import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
 import { syncErrorText } from './errorText';
+import { readState, StateKeys, writeState } from '../../stateKeys';
 
-const GITIGNORE_ASKED = 'gpuRent.gitignoreAsked';
 
 /**
  * `durable` (default on here): each file flushed to disk before it is published, so a copy the
@@ -112,11 +112,11 @@ export async function syncCheckpoints(ctx: CommandContext, arg: unknown, opts: {
 async function offerGitignore(ctx: CommandContext, localDir: string, scripted: boolean | undefined): Promise<void> {
   const advice = await gitignoreAdvice(localDir).catch(() => undefined);
   if (!advice) return;
-  const asked = ctx.memento.get<string[]>(GITIGNORE_ASKED) ?? [];
+  const asked = readState(ctx.memento, StateKeys.gitignoreAsked) ?? [];
   if (scripted === undefined && asked.includes(localDir)) return;
   let yes = scripted === true;
   if (scripted === undefined) {
-    await ctx.memento.update(GITIGNORE_ASKED, [...asked, localDir].slice(-100));
+    await writeState(ctx.memento, StateKeys.gitignoreAsked, [...asked, localDir].slice(-100));
     const add = vscode.l10n.t('Add to .gitignore');
     yes = (await showInfo(vscode.l10n.t('{0} is inside the git work tree {1}: checkpoints would show up as changes. Add /{2}/ to its .gitignore?', localDir, advice.repoRoot, advice.entry), add)) === add;
   }
