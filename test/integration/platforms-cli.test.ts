@@ -27,10 +27,12 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
   });
   afterEach(() => rm(home, { recursive: true, force: true }));
 
-  it('with no account, instances says how to add one and exits 0', async () => {
+  it('with no account, instances says how to add one and exits 1, as under --json (issue 45: exit codes do not depend on the output format)', async () => {
     const r = await run(['instances'], base);
-    assert.strictEqual(r.code, 0, r.stderr);
-    assert.match(r.stdout, /gpu-rent accounts add/);
+    assert.strictEqual(r.code, 1, r.stderr);
+    assert.match(r.stderr, /gpu-rent accounts add/);
+    const j = await run(['instances', '--json'], base);
+    assert.strictEqual(j.code, r.code);
   });
 
   it('accounts add checks the token with one read-only call, keeps it 0600, lists it without the secret, removes it', async () => {

@@ -14,6 +14,7 @@ import { SshPool } from '../pool';
 import { reacquireBox, type LaunchAccount } from './boxes';
 import type { LaunchHost } from './context';
 import { errText, isFinished } from './rules';
+import { launchDriven, statePath } from './store';
 
 /** What the box's journal says, in the words every front end shows. */
 export interface BoxView {
@@ -64,7 +65,7 @@ export function boxViewOf(st: SupervisorStatus, source: BoxView['source']): BoxV
   };
 }
 
-export interface AwayReadHost extends Pick<LaunchHost, 'connectOptions' | 'accounts' | 'unattended' | 'signal'> {
+export interface AwayReadHost extends Pick<LaunchHost, 'connectOptions' | 'accounts' | 'unattended' | 'signal' | 'configHome'> {
   /** How long the box may take to answer (default 15 s). */
   timeoutMs?: number;
 }
@@ -75,6 +76,8 @@ export interface AwayReadHost extends Pick<LaunchHost, 'connectOptions' | 'accou
  */
 export async function readAway(s: LaunchState, task: Task, host: AwayReadHost): Promise<AwayRead> {
   if (isFinished(s) || !s.job || !s.unattended || !s.box) return { kind: 'none' };
+  // A launch a live gpu-rent drives now (a terminal, a window) has its state fresh from the box: nothing to ask it.
+  if (launchDriven(statePath(host.configHome, s.file, s.task))) return { kind: 'none' };
   const timeoutMs = host.timeoutMs ?? 15_000;
   const b = s.box;
   let why = '';

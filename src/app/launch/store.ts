@@ -7,7 +7,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LaunchStateSchema, type LaunchState } from '../../core/task/launch';
 import { writeFileAtomic } from '../atomicWrite';
-import { acquireFileLock, type Release } from '../platforms/powerLock';
+import { acquireFileLock, fileLockHolder, type Release } from '../platforms/powerLock';
 
 const MAX_STATE_BYTES = 1024 * 1024;
 
@@ -61,4 +61,9 @@ export async function writeState(path: string, s: LaunchState): Promise<void> {
 /** The launch's lock, or who holds it. */
 export function lockLaunch(path: string): { release: Release } | { busy: { pid: number; what: string } } {
   return acquireFileLock(join(path, '..'), `launch:${path}`, 'launch');
+}
+
+/** Whether a live gpu-rent (a terminal's launch, a window's Run Task) drives the launch of this state file now (its lock, read without taking it). */
+export function launchDriven(path: string): boolean {
+  return fileLockHolder(join(path, '..'), `launch:${path}`) !== undefined;
 }

@@ -103,13 +103,29 @@ const alive = (pid: number): boolean => {
   }
 };
 
+/** The lock file of `key` under `dir`. */
+function lockFileOf(dir: string, key: string): string {
+  return join(dir, `power-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+}
+
+/** Who holds the file lock of `key` now (a live process), read without taking it; undefined when nobody does. */
+export function fileLockHolder(dir: string, key: string): { pid: number } | undefined {
+  try {
+    const holder = JSON.parse(readFileSync(lockFileOf(dir, key), 'utf8').slice(0, 200)) as { pid?: unknown };
+    const pid = typeof holder.pid === 'number' && Number.isInteger(holder.pid) && holder.pid > 0 ? holder.pid : 0;
+    return pid && alive(pid) ? { pid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A lock file `<dir>/power-<sha256(key)>.lock` holding the pid: taken with O_EXCL, so two
  * processes cannot both hold it; one left by a process that is gone is taken over.
  */
 export function acquireFileLock(dir: string, key: string, what: string, pid = process.pid, now = Date.now()): { release: Release } | { busy: { pid: number; what: string; since?: number } } {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, `power-${createHash('sha256').update(key).digest('hex').slice(0, 32)}.lock`);
+  const file = lockFileOf(dir, key);
   for (let tries = 0; tries < 3; tries++) {
     try {
       const fd = openSync(file, 'wx', 0o600);

@@ -200,6 +200,7 @@ export const command: CliCommand = {
       const { readAway } = await import('../../app/launch/away');
       const { loadAccounts, connectorFor } = await import('./accounts');
       const away = await readAway(s, task, {
+        configHome: home,
         connectOptions: (box) => {
           const o = connectOptions(flags, io);
           if (!passwordMeantFor(box, flags['password-for'])) delete o.password;

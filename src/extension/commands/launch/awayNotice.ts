@@ -5,6 +5,7 @@
 // is new, or whose password is not saved for exactly this login, is simply not read.
 import * as vscode from 'vscode';
 import { readAway } from '../../../app/launch/away';
+import { configHome } from '../../../app/platforms/accountFile';
 import type { SavedStore } from '../../../app/storage/stores';
 import { awayWords } from '../../../app/launch/words';
 import { Commands } from '../../commandIds';
@@ -22,6 +23,7 @@ export function awayWatch(ctx: CommandContext, platforms: PlatformMonitor, store
   return {
     read: (st, task) =>
       readAway(st, task, {
+        configHome: configHome(process.env),
         connectOptions: () => {
           const s = ctx.settings();
           return {
