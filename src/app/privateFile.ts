@@ -13,11 +13,12 @@ export const MAX_PRIVATE_FILE_BYTES = 1024 * 1024;
  * read, one over 1 MiB, one that is not JSON or not of the schema is an error made by `fail`;
  * with `quietIssues` the schema's complaint names only the field (a value there may be a secret).
  */
-export async function readPrivateJson<T>(path: string, schema: z.ZodType<T>, fail: (message: string) => Error, o: { quietIssues?: boolean } = {}): Promise<T | undefined> {
+export async function readPrivateJson<T>(path: string, schema: z.ZodType<T>, fail: (message: string) => Error, o: { quietIssues?: boolean; onlyRefuseWritable?: boolean } = {}): Promise<T | undefined> {
   let text: string;
   try {
     const st = await stat(path);
-    if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw fail(`${path} can be read by others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it first`);
+    // A file of secrets is refused when others can read it; one that only decides actions (the schedules), when others can write it.
+    if (process.platform !== 'win32' && (st.mode & (o.onlyRefuseWritable ? 0o022 : 0o077)) !== 0) throw fail(`${path} can be ${o.onlyRefuseWritable ? 'written' : 'read'} by others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it first`);
     if (st.size > MAX_PRIVATE_FILE_BYTES) throw fail(`${path} is over 1 MiB`);
     text = await readFile(path, 'utf8');
   } catch (e) {

@@ -6,7 +6,8 @@
 // time (a lock file); a rule is marked handled once its occurrence is settled, so a run that
 // dies halfway does the rest next time, and a transient failure is tried again while the
 // rule is still inside its window.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { readPrivateJson } from './privateFile';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -19,7 +20,6 @@ import { actionCapability, dueRules, planAction, DEFAULT_GRACE_S, MAX_RULES, Sch
 
 export const SCHEDULE_FILE = 'schedules.json';
 const MAX_HISTORY = 200;
-const MAX_FILE_BYTES = 1024 * 1024;
 
 export const OUTCOMES = ['done', 'unsettled', 'skipped', 'refused', 'failed', 'missed', 'superseded', 'busy'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -49,27 +49,8 @@ export class ScheduleFileError extends Error {}
 const empty = (): ScheduleFile => ({ version: 1, rules: [], history: [] });
 
 export async function readSchedules(home: string): Promise<ScheduleFile> {
-  const path = join(home, SCHEDULE_FILE);
-  let text: string;
-  try {
-    const st = await stat(path);
-    // It decides power actions: one others may write is refused, as the account file is.
-    if (process.platform !== 'win32' && (st.mode & 0o022) !== 0) throw new ScheduleFileError(`${path} can be written by others (mode ${(st.mode & 0o777).toString(8)}): chmod 600 it first`);
-    if (st.size > MAX_FILE_BYTES) throw new ScheduleFileError(`${path} is over 1 MiB`);
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return empty();
-    throw e;
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new ScheduleFileError(`${path} is not JSON`);
-  }
-  const r = FileSchema.safeParse(raw);
-  if (!r.success) throw new ScheduleFileError(`${path}: ${r.error.issues[0]?.path.join('.')}: ${r.error.issues[0]?.message}`);
-  return r.data;
+  // It decides power actions: one others may write is refused, as the account file is (privateFile.ts, the one reader).
+  return (await readPrivateJson(join(home, SCHEDULE_FILE), FileSchema, (m) => new ScheduleFileError(m), { onlyRefuseWritable: true })) ?? empty();
 }
 
 export async function writeSchedules(home: string, f: ScheduleFile): Promise<void> {
