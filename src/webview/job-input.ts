@@ -6,9 +6,11 @@ import { hoursFromSteps } from '../core/perf';
 import type { CalculatorInputs } from './protocol';
 
 export function jobInputFor(inputs: CalculatorInputs): JobInput {
+  // From my runs: the job is the one measured on the run's card; another card picked is that job scaled by relative speed (estimated).
+  const m = inputs.measured;
   return {
-    gpuHours: inputs.workMode === 'hours' ? inputs.gpuHours : hoursFromSteps(inputs.steps, inputs.secondsPerStep),
-    refCard: inputs.card,
+    gpuHours: m ? m.gpuHours : inputs.workMode === 'hours' ? inputs.gpuHours : hoursFromSteps(inputs.steps, inputs.secondsPerStep),
+    refCard: m ? m.card : inputs.card,
     cards: [inputs.card],
     ...(inputs.platforms.length ? { platforms: inputs.platforms } : {}),
     gpus: inputs.gpus,

@@ -90,5 +90,9 @@ describe('ledger compare and quote --like', () => {
     assert.ok(Math.abs(on3090.wallHours - 2) < 1e-6, String(on3090.wallHours));
     assert.ok(!on3090.notes.includes('hoursEstimated'));
     assert.ok(on4090.notes.includes('hoursEstimated'));
+    // The 4090 picked in the form (its fields rescaled): still the run's job, measured on the 3090, so the 4090's hours are estimated.
+    const picked = quoteCatalog(builtinCatalog(), jobInputFor({ ...inputs, card: 'rtx4090', secondsPerStep: ra.secondsPerStep / 2 })).rows.find((r) => r.mode === 'hour')!;
+    assert.ok(picked.notes.includes('hoursEstimated'));
+    assert.ok(Math.abs(picked.wallHours - on4090.wallHours) < 1e-9);
   });
 });
