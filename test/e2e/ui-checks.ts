@@ -226,7 +226,43 @@ function chineseChecks(): UiCheck[] {
         process.stdout.write(`         ${costs.size} 按小时 rows: ${[...costs.keys()].join(', ')}\n`);
       },
     },
+    {
+      title: 'zh-cn: Compare Runs (比较运行) shows the runs side by side in Chinese',
+      async run(page, { outDir }) {
+        await compareRunsWalk(page, outDir, '比较运行', /最终|花费|损失|loss/i, 'compare-runs-zh.png');
+      },
+    },
   ];
+}
+
+/**
+ * Compare Runs from the command palette: every run of both ledgers ticked (the seeded CLI run and
+ * the runs the host suites ended), then the report (a Markdown preview) read and pictured.
+ */
+async function compareRunsWalk(page: Page, outDir: string, command: string, words: RegExp, picture: string): Promise<void> {
+  await page.mouse.move(700, 450);
+  await page.keyboard.press('F1');
+  const widget = page.locator('.quick-input-widget');
+  const input = widget.locator('.quick-input-box input');
+  await widget.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`>${command}`);
+  await poll(`the palette row "${command}"`, async () => ((await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: command }).count()) ? true : undefined), 10_000);
+  await input.press('Enter');
+  await poll('the runs to pick', async () => ((await widget.locator('.quick-input-list .monaco-list-row').filter({ hasText: MY_RUN.name }).count()) ? true : undefined), 15_000);
+  const rows = await widget.locator('.quick-input-list .monaco-list-row').count();
+  if (rows < 2) throw new Error(`only ${rows} run(s) to compare`);
+  await widget.locator('.quick-input-check-all').first().click();
+  await input.press('Enter');
+  const text = await poll('the comparison report', async () => {
+    for (const f of page.frames()) {
+      const t = await f.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+      if (t.includes(MY_RUN.name) && words.test(t)) return t;
+    }
+    return undefined;
+  }, 30_000);
+  await page.waitForTimeout(500);
+  await shot(page, outDir, picture);
+  process.stdout.write(`         ${rows} runs compared; the report begins "${text.slice(0, 120).replace(/\s+/g, ' ')}"\n`);
 }
 
 function englishChecks(): UiCheck[] {
@@ -356,6 +392,12 @@ function englishChecks(): UiCheck[] {
         await picker.selectOption('');
         await frame.locator('#f-mode-hours').check();
         process.stdout.write(`         note: "${note}"; 4090 rows ${measured.length} measured, 3090 rows ${estimated.length} estimated\n`);
+      },
+    },
+    {
+      title: 'Compare Runs: every run of both ledgers picked, the report shows them side by side (cost, speed, final loss, curves)',
+      async run(page, { outDir }) {
+        await compareRunsWalk(page, outDir, 'Compare Runs', /final loss|cost/i, 'compare-runs.png');
       },
     },
     {

@@ -1,9 +1,10 @@
 // Compare Runs (issue 42 item 3, the editor's side): pick two or more runs from the ledger of
-// runs (<globalStorageUri>/runs.jsonl, written at each run's end) and read them side by side in a
+// runs (<globalStorageUri>/runs.jsonl, written at each run's end, and the CLI's under GPU_RENT_HOME) and read them side by side in a
 // Markdown report: cost, speed, duration and final loss, which was best at each, and each run's
 // loss against step, hours and yuan (core/ledger/compare.ts, the same as `gpu-rent runs compare`).
 import * as vscode from 'vscode';
 import { readRuns } from '../../../app/ledger';
+import { configHome } from '../../../app/platforms/accountFile';
 import { compareRuns } from '../../../core/ledger/compare';
 import { comparisonMarkdown, day, num } from '../../view/compareRunsText';
 import { formatCny } from '../../../core/money';
@@ -17,7 +18,10 @@ let view: MarkdownReportView | undefined;
 
 export async function compareRunsCommand(ctx: CommandContext): Promise<void> {
   const home = ledgerHome();
-  const { runs } = home ? await readRuns(home) : { runs: [] };
+  // Both ledgers: the extension's and the CLI's (a launch from a terminal), one entry per run id.
+  const homes = [...new Set([home, configHome(process.env)].filter((h): h is string => !!h))];
+  const seen = new Set<string>();
+  const runs = (await Promise.all(homes.map((h) => readRuns(h).then((r) => r.runs, () => [])))).flat().filter((r) => !seen.has(r.id) && seen.add(r.id)).sort((a, b) => a.startedAt - b.startedAt);
   if (runs.length < 2) {
     void showInfo(vscode.l10n.t('Compare Runs needs two runs in the ledger; a run is recorded when it ends (Start Training, launch). Runs so far: {0}', runs.length), { log: ctx.log });
     return;
