@@ -27,7 +27,7 @@ export async function compareRunsCommand(ctx: CommandContext): Promise<void> {
     return;
   }
   const items = [...runs].reverse().map((r) => ({ label: forLabel(r.name), description: `${r.card ?? '?'} · ${day(r.startedAt)}`, detail: `${r.id} · ${r.costFen === null ? '?' : formatCny(r.costFen)} · loss ${num(r.finalLoss)}`, run: r }));
-  const picked = await vscode.window.showQuickPick(items, { canPickMany: true, title: vscode.l10n.t('Compare Runs'), placeHolder: vscode.l10n.t('Pick two or more runs') });
+  const picked = await vscode.window.showQuickPick(items, { canPickMany: true, ignoreFocusOut: true, title: vscode.l10n.t('Compare Runs'), placeHolder: vscode.l10n.t('Pick two or more runs') });
   if (!picked || picked.length < 2) return;
   view ??= new MarkdownReportView('gpu-rent-runs');
   await view.open(`/compare/${picked.map((p) => p.run.id.slice(-8)).join('-')}.md`, comparisonMarkdown(compareRuns(picked.map((p) => p.run)), vscode.l10n, home ?? '?'));
