@@ -10,11 +10,10 @@ import type { SavedStore } from '../../../app/storage/stores';
 import { awayWords } from '../../../app/launch/words';
 import { Commands } from '../../commandIds';
 import { showInfo, showWarning } from '../../notify';
-import { savedPasswordInstance } from '../../savedLogin';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { CommandContext } from '../context';
 import type { AwayWatch } from './watchRows';
-import { accountsFor } from './runTask';
+import { accountsFor, launchConnectOptions } from './runTask';
 import { readState, StateKeys, writeState } from '../../stateKeys';
 
 const MAX_ANNOUNCED = 200;
@@ -24,21 +23,7 @@ export function awayWatch(ctx: CommandContext, platforms: PlatformMonitor, store
     read: (st, task) =>
       readAway(st, task, {
         configHome: configHome(process.env),
-        connectOptions: () => {
-          const s = ctx.settings();
-          return {
-            useDefaultKeys: true,
-            keepaliveIntervalMs: s.keepaliveSeconds * 1000 || 0,
-            connectTimeoutMs: s.readyTimeoutSeconds * 1000,
-            acceptNew: false,
-            confirmNewKey: async () => false,
-            askPassword: async (q) => {
-              const id = savedPasswordInstance(ctx.store.list(), q);
-              return (id ? await ctx.store.getPassword(id) : undefined) ?? null;
-            },
-            log: (m) => ctx.log.debug(`[away ${st.task}] ${m}`),
-          };
-        },
+        connectOptions: (box) => launchConnectOptions(ctx, box.label, false),
         // Read-only: readAway never powers a box on, whatever the account allows.
         accounts: async () => (await accountsFor(platforms)).map((a) => ({ ...a, powerActions: false })),
         unattended: { stores, channels: async () => [], lang: vscode.env.language.toLowerCase().startsWith('zh') ? 'zh-cn' : 'en' },

@@ -67,24 +67,36 @@ async function pickMode(task: Task, inProgress: LaunchState | undefined, sweep?:
   return pick?.mode;
 }
 
-/** Connections exactly as the extension makes them for its instances. */
-function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox, firstLogin: string | undefined): ConnectOptions {
+/**
+ * A launch box's connection as the extension makes them for its instances (known hosts, keepalive
+ * and timeouts from the settings). The saved instance's password is used only when exactly one
+ * saved instance has this very login (two may hold different passwords, one stale). `ask`: the
+ * trust prompt and the password prompt when nothing is saved; without it (a background read)
+ * a new host key is not trusted and no password is asked.
+ */
+export function launchConnectOptions(ctx: CommandContext, label: string, ask: boolean): ConnectOptions {
   const s = ctx.settings();
   return {
-    // A script's password is for the SSH login it names (passwordFor), never for a platform box (which has its own) or another login.
-    ...(a.password && passwordMeantFor(box, a.passwordFor ?? firstLogin) ? { password: a.password } : {}),
     useDefaultKeys: true,
     keepaliveIntervalMs: s.keepaliveSeconds * 1000 || 0,
     connectTimeoutMs: s.readyTimeoutSeconds * 1000,
-    acceptNew: a.acceptNewHostKey === true,
-    confirmNewKey: (q) => confirmNewHostKey(box.label, q),
-    // The saved instance's password is used only when exactly one live saved instance has this very login:
-    // two saved entries of one login may hold different passwords (one stale), and a wrong one must not be tried.
+    acceptNew: false,
+    confirmNewKey: ask ? (q) => confirmNewHostKey(label, q) : async () => false,
     askPassword: async (q) => {
       const id = savedPasswordInstance(ctx.store.list(), q);
-      return (id ? await ctx.store.getPassword(id) : undefined) ?? askLoginPassword(box.label, q);
+      return (id ? await ctx.store.getPassword(id) : undefined) ?? (ask ? askLoginPassword(label, q) : null);
     },
-    log: (m) => ctx.log.debug(`[launch ${box.label}] ${m}`),
+    log: (m) => ctx.log.debug(`[launch ${label}] ${m}`),
+  };
+}
+
+/** Run Task's connections: the above, with a script's password and first-contact pin. */
+function connectOptionsFor(ctx: CommandContext, a: RunTaskArgs, box: AcquiredBox, firstLogin: string | undefined): ConnectOptions {
+  return {
+    ...launchConnectOptions(ctx, box.label, true),
+    // A script's password is for the SSH login it names (passwordFor), never for a platform box (which has its own) or another login.
+    ...(a.password && passwordMeantFor(box, a.passwordFor ?? firstLogin) ? { password: a.password } : {}),
+    acceptNew: a.acceptNewHostKey === true,
   };
 }
 

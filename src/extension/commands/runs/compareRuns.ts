@@ -3,8 +3,6 @@
 // Markdown report: cost, speed, duration and final loss, which was best at each, and each run's
 // loss against step, hours and yuan (core/ledger/compare.ts, the same as `gpu-rent runs compare`).
 import * as vscode from 'vscode';
-import { readRuns } from '../../../app/ledger';
-import { configHome } from '../../../app/platforms/accountFile';
 import { compareRuns } from '../../../core/ledger/compare';
 import { comparisonMarkdown, day, num } from '../../view/compareRunsText';
 import { formatCny } from '../../../core/money';
@@ -12,16 +10,13 @@ import { forLabel } from '../../../core/text';
 import { MarkdownReportView } from '../../markdownReport';
 import { showInfo } from '../../notify';
 import type { CommandContext } from '../context';
-import { ledgerHome } from './ledger';
+import { bothLedgersRuns, ledgerHome } from './ledger';
 
 let view: MarkdownReportView | undefined;
 
 export async function compareRunsCommand(ctx: CommandContext): Promise<void> {
   const home = ledgerHome();
-  // Both ledgers: the extension's and the CLI's (a launch from a terminal), one entry per run id.
-  const homes = [...new Set([home, configHome(process.env)].filter((h): h is string => !!h))];
-  const seen = new Set<string>();
-  const runs = (await Promise.all(homes.map((h) => readRuns(h).then((r) => r.runs, () => [])))).flat().filter((r) => !seen.has(r.id) && seen.add(r.id)).sort((a, b) => a.startedAt - b.startedAt);
+  const runs = await bothLedgersRuns();
   if (runs.length < 2) {
     void showInfo(vscode.l10n.t('Compare Runs needs two runs in the ledger; a run is recorded when it ends (Start Training, launch). Runs so far: {0}', runs.length), { log: ctx.log });
     return;

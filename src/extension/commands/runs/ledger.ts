@@ -6,7 +6,9 @@ import { findCard } from '../../../core/cards';
 import type { Progress } from '../../../core/progress';
 import type { Instance, JobRef } from '../../../core/instances';
 import type { EndReport } from '../../../app/runs/endReport';
-import { recordRun } from '../../../app/ledger';
+import { readRuns, recordRun } from '../../../app/ledger';
+import { configHome } from '../../../app/platforms/accountFile';
+import type { RunRecord } from '../../../core/ledger/record';
 
 let home: string | undefined;
 
@@ -17,6 +19,16 @@ export function setLedgerHome(dir: string): void {
 
 export function ledgerHome(): string | undefined {
   return home;
+}
+
+/** The runs of both ledgers, the extension's and the CLI's (a launch from a terminal): one entry per run id, oldest first; a ledger that cannot be read adds none. */
+export async function bothLedgersRuns(): Promise<RunRecord[]> {
+  const homes = [...new Set([home, configHome(process.env)].filter((h): h is string => !!h))];
+  const seen = new Set<string>();
+  return (await Promise.all(homes.map((h) => readRuns(h).then((r) => r.runs, () => []))))
+    .flat()
+    .filter((r) => !seen.has(r.id) && seen.add(r.id))
+    .sort((a, b) => a.startedAt - b.startedAt);
 }
 
 /** Records the ended run; resolves to its id, or undefined when no folder is set. Throws on a failed write. */

@@ -1,15 +1,11 @@
 // The calculator's From my runs (issue 42 item 4): the runs of both ledgers (the extension's, in
 // its globalStorageUri folder, and the CLI's, under GPU_RENT_HOME), as core/ledger/compare.ts's
 // calculatorRuns offers them: the job each one did, priced on its card at its measured speed.
-import { readRuns } from '../../../app/ledger';
-import { configHome } from '../../../app/platforms/accountFile';
 import { builtinCatalog } from '../../../core/catalog';
 import { calculatorRuns, type CalculatorRun } from '../../../core/ledger/compare';
 import { MAX_MY_RUNS } from '../../../webview/protocol';
-import { ledgerHome } from './ledger';
+import { bothLedgersRuns } from './ledger';
 
 export async function myRuns(): Promise<CalculatorRun[]> {
-  const homes = [...new Set([ledgerHome(), configHome(process.env)].filter((h): h is string => !!h))];
-  const read = await Promise.all(homes.map((h) => readRuns(h).then((r) => r.runs, () => [])));
-  return calculatorRuns(read.flat(), builtinCatalog().cards, MAX_MY_RUNS);
+  return calculatorRuns(await bothLedgersRuns(), builtinCatalog().cards, MAX_MY_RUNS);
 }
