@@ -1,4 +1,6 @@
-// What every CLI command module exports. main.ts dispatches on `name`.
+// What every CLI command module exports. main.ts dispatches on `name`. A new command is made with
+// defineCommand (define.ts): run returns a result or throws, one printer prints it.
+import type { FlagSpecs } from './args';
 
 export interface CliIO {
   stdout: (text: string) => void;
@@ -17,6 +19,8 @@ export interface CliCommand {
   summaryZh?: string;
   /** Full help text for `gpu-rent NAME --help`; `ctx` (the environment and the command's arguments) lets it pick a language. */
   help: (ctx?: { env: NodeJS.ProcessEnv; argv: readonly string[] }) => string;
-  /** Returns the exit code. Throw UsageError for bad input (exit 2). */
+  /** The declared flags (a command made by defineCommand, define.ts). */
+  flags?: FlagSpecs;
+  /** Returns the exit code. Throw UsageError for bad input (exit 2), CliFailure (failure.ts) for a failure with its code. */
   run: (argv: string[], io: CliIO) => Promise<number>;
 }

@@ -4,10 +4,11 @@ import { version } from '../../package.json';
 import { forTerminalLines } from '../core/text';
 import { UsageError } from './args';
 import type { CliCommand, CliIO } from './command';
-import { errorCode, jsonError, wantsJson } from './json-error';
+import { wantsJson } from './json-error';
+import { printFailure, printUnprinted } from './failure';
 import { allCommands, findCommand } from './commands';
 import { cliLang, langInArgv, type CliLang } from './lang';
-import { messageIn, t } from './words';
+import { t } from './words';
 
 async function topHelp(lang: CliLang): Promise<string> {
   const commands = await allCommands();
@@ -24,13 +25,6 @@ async function topHelp(lang: CliLang): Promise<string> {
     t(lang, "Run 'gpu-rent COMMAND --help' for a command's options.", "运行 'gpu-rent 命令 --help' 查看该命令的选项。"),
     '',
   ].join('\n');
-}
-
-/** The last thing a command said on stderr, without its `gpu-rent NAME: ` head. */
-function lastMessage(stderr: string, name: string): string | undefined {
-  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
-  const last = lines.at(-1);
-  return last === undefined ? undefined : last.replace(new RegExp(`^gpu-rent ${name.replace(/[^a-z-]/g, '')}: `), '');
 }
 
 export async function main(argv: string[], io: CliIO): Promise<number> {
@@ -85,21 +79,11 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     : io;
   try {
     const code = await command.run(rest, watched);
-    if (json && code !== 0 && !printed) io.stdout(jsonError(code === 130 ? 'interrupted' : 'failed', lastMessage(said, name) ?? `gpu-rent ${name} failed (exit ${code})`));
+    if (json && code !== 0 && !printed) printUnprinted(io, name, code, said);
     return code;
   } catch (err) {
-    if (err instanceof UsageError) {
-      // JSON is the same in every language: the English message.
-      if (json) io.stdout(jsonError('usage', err.message));
-      io.stderr(`gpu-rent ${name}: ${messageIn(lang, err)}\n`);
-      return 2;
-    }
-    // Messages may quote what a box printed: escapes made visible, never written raw.
-    const message = forTerminalLines(messageIn(lang, err));
-    if (json) io.stdout(jsonError(errorCode(err), err instanceof Error ? err.message : String(err)));
-    io.stderr(`gpu-rent ${name}: ${message}\n`);
-    if (io.env.GPU_RENT_DEBUG && err instanceof Error && err.stack) io.stderr(err.stack + '\n');
-    return 1;
+    // The one printer of a failure: stderr, the --json error document, the exit code.
+    return printFailure(io, name, lang, json, err);
   }
 }
 
