@@ -15,7 +15,7 @@ import { TARGET, waitForState } from '../platforms/settle';
 import { createInstance, previewCreate } from '../platforms/create';
 import { isRefusal, type CreateRefusal } from '../../core/platforms/create';
 import type { CreateInput } from '../platforms/create';
-import { waitForGpu } from '../platforms/waitForGpu';
+import { waitForGpu, type WaitOutcome } from '../platforms/waitForGpu';
 import { busyText, PowerOnLocks, powerLockKey, unlockedConnector } from '../platforms/powerLock';
 import { PlatformError } from '../platforms/errors';
 import { listSshHosts, readSshConfigSync } from '../sshConfig';
@@ -150,6 +150,22 @@ async function platformLogin(a: LaunchAccount, inst: PlatformInstance, o: Acquir
   throw new AcquireError('noLogin', `${a.id}/${inst.ref} gives no SSH login through its API: put its login ("ssh -p PORT root@HOST") in the task's instance instead`);
 }
 
+/** How a GPU power-on of a stopped instance went: running (as the platform now reports it), not accepted (the wait's outcome), or accepted but not running by the deadline. */
+export type GpuPowerOn = { kind: 'running'; inst: PlatformInstance } | { kind: 'notStarted'; wait: Exclude<WaitOutcome, { kind: 'started' }> } | { kind: 'notRunning' };
+
+/**
+ * The one GPU power-on of a launch (a stopped named instance, and a staged box once its setup is
+ * done): the power-on tried again while the host has no free card (waitForGpu, under the
+ * instance's power-on lock), then the state followed until it runs. The caller words the failure.
+ */
+export async function powerOnWithGpu(a: LaunchAccount, ref: string, o: { locks: PowerOnLocks; waitForGpuMs: number; settleMs: number; intervalMs: number; signal?: AbortSignal; onNoCard(attempt: number): void }): Promise<GpuPowerOn> {
+  const signal = o.signal ? { signal: o.signal } : {};
+  const w = await waitForGpu({ connector: unlockedConnector(a.connector), ref, lockKey: powerLockKey(a.id, ref), locks: o.locks, maxWaitMs: o.waitForGpuMs, ...signal, onTry: (t) => t.verdict === 'noCard' && o.onNoCard(t.attempt) });
+  if (w.kind !== 'started') return { kind: 'notStarted', wait: w };
+  const r = await waitForState(a.connector, ref, TARGET.powerOnGpu, { deadlineMs: o.settleMs, intervalMs: o.intervalMs, ...signal });
+  return r.settled && r.last ? { kind: 'running', inst: r.last } : { kind: 'notRunning' };
+}
+
 async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<AcquiredBox> {
   if (!o.accounts.length) throw new AcquireError('noAccount', `the instance "${ref.slice(0, 200)}" is a platform instance, and no platform account is set up (gpu-rent accounts add)`);
   const hits: { a: LaunchAccount; inst: PlatformInstance }[] = [];
@@ -175,11 +191,13 @@ async function namedBox(ref: string, task: Task, o: AcquireOptions): Promise<Acq
   if (inst.state !== 'running') {
     if (!a.powerActions) throw new AcquireError('readOnly', `${inst.name} is ${inst.state} and account ${a.id} is read-only: it cannot be powered on`);
     o.say(`${inst.name} is ${inst.rawState || inst.state}: powering it on`);
-    const w = await waitForGpu({ connector: unlockedConnector(a.connector), ref: inst.ref, lockKey: powerLockKey(a.id, inst.ref), locks: o.locks, maxWaitMs: o.waitForGpuMs, ...(o.signal ? { signal: o.signal } : {}), onTry: (t) => t.verdict === 'noCard' && o.say(`no card free yet (${t.attempt} tries)`) });
-    if (w.kind !== 'started') throw new AcquireError(w.kind === 'gaveUp' ? 'noCard' : 'notStarted', `${inst.name} did not start: ${w.kind === 'refused' ? w.failure.message : w.kind === 'gaveUp' ? `no free card within ${Math.round(w.waitedMs / 1000)} s` : w.kind}`);
-    const r = await waitForState(a.connector, inst.ref, TARGET.powerOnGpu, { deadlineMs: o.settleMs, intervalMs: o.intervalMs, ...(o.signal ? { signal: o.signal } : {}) });
-    if (!r.settled || !r.last) throw new AcquireError('notStarted', `${inst.name} was started but is not running after ${Math.round(o.settleMs / 1000)} s`);
-    inst = r.last;
+    const on = await powerOnWithGpu(a, inst.ref, { locks: o.locks, waitForGpuMs: o.waitForGpuMs, settleMs: o.settleMs, intervalMs: o.intervalMs, ...(o.signal ? { signal: o.signal } : {}), onNoCard: (attempt) => o.say(`no card free yet (${attempt} tries)`) });
+    if (on.kind === 'notStarted') {
+      const w = on.wait;
+      throw new AcquireError(w.kind === 'gaveUp' ? 'noCard' : 'notStarted', `${inst.name} did not start: ${w.kind === 'refused' ? w.failure.message : w.kind === 'gaveUp' ? `no free card within ${Math.round(w.waitedMs / 1000)} s` : w.kind}`);
+    }
+    if (on.kind === 'notRunning') throw new AcquireError('notStarted', `${inst.name} was started but is not running after ${Math.round(o.settleMs / 1000)} s`);
+    inst = on.inst;
   }
   const price = await priceOf(a.connector, inst, o.signal);
   if (task.resources.maxFenPerHour !== undefined && price !== null && price > task.resources.maxFenPerHour) throw new AcquireError('tooExpensive', `${inst.name} costs ${price / 100} ¥/h, over the task's max_yuan_per_hour`);

@@ -11,9 +11,7 @@ import { CATALOG_PLATFORM } from '../../core/platforms/types';
 import { builtinCatalog } from '../../core/catalog';
 import { stagingSavedFen } from '../../core/task/launch';
 import { TARGET, waitForState } from '../platforms/settle';
-import { waitForGpu } from '../platforms/waitForGpu';
-import { powerLockKey, unlockedConnector } from '../platforms/powerLock';
-import type { LaunchAccount } from './boxes';
+import { powerOnWithGpu, type LaunchAccount } from './boxes';
 import { poolKey, type LaunchRun, type Live } from './context';
 import { errText } from './rules';
 
@@ -47,18 +45,19 @@ export async function afterSetup(r: LaunchRun): Promise<void> {
   await a.connector.powerOff(b.ref, 'keep', signal);
   const off = await waitForState(a.connector, b.ref, TARGET.powerOff, settle);
   if (!off.settled) return r.finish('failed', r.l10n.t('{0} did not power off after the staging; it may still bill at the no-GPU rate', b.label));
-  const w = await waitForGpu({
-    connector: unlockedConnector(a.connector),
-    ref: b.ref,
-    lockKey: powerLockKey(a.id, b.ref),
+  const on = await powerOnWithGpu(a, b.ref, {
     locks: r.locks,
-    maxWaitMs: r.host.waitForGpuMs ?? 3600_000,
+    waitForGpuMs: r.host.waitForGpuMs ?? 3600_000,
+    settleMs: settle.deadlineMs,
+    intervalMs: settle.intervalMs,
     ...(signal ? { signal } : {}),
-    onTry: (t) => t.verdict === 'noCard' && void r.save(r.l10n.t('no card free on its host yet ({0} tries); the box is off meanwhile (only its disk bills). gpu-rent clone copies it to a host with free cards', t.attempt)),
+    onNoCard: (attempt) => void r.save(r.l10n.t('no card free on its host yet ({0} tries); the box is off meanwhile (only its disk bills). gpu-rent clone copies it to a host with free cards', attempt)),
   });
-  if (w.kind !== 'started') return r.finish('noBox', r.l10n.t('{0} could not be started with its GPU after the staging: {1}', b.label, w.kind === 'refused' ? w.failure.message : w.kind === 'gaveUp' ? r.l10n.t('no free card within {0} s', Math.round(w.waitedMs / 1000)) : w.kind));
-  const on = await waitForState(a.connector, b.ref, TARGET.powerOnGpu, settle);
-  if (!on.settled) return r.finish('failed', r.l10n.t('{0} was started with its GPU but is not running after {1} s', b.label, Math.round(settle.deadlineMs / 1000)));
+  if (on.kind === 'notStarted') {
+    const w = on.wait;
+    return r.finish('noBox', r.l10n.t('{0} could not be started with its GPU after the staging: {1}', b.label, w.kind === 'refused' ? w.failure.message : w.kind === 'gaveUp' ? r.l10n.t('no free card within {0} s', Math.round(w.waitedMs / 1000)) : w.kind));
+  }
+  if (on.kind === 'notRunning') return r.finish('failed', r.l10n.t('{0} was started with its GPU but is not running after {1} s', b.label, Math.round(settle.deadlineMs / 1000)));
   const stage = { seconds: stagedSeconds, fenPerHour: b.priceFenPerHour };
   // The GPU's price, and the login (a power cycle may give a new port and password), as a reconnect finds them.
   const { reconnect } = await import('./acquire');
