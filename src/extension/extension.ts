@@ -10,7 +10,7 @@ import { ReleaseEvents } from '../app/release';
 import { InstanceSessions } from '../app/session';
 import { CalculatorPanel } from './calculatorPanel';
 import { Commands, HAS_INSTANCES_KEY, INSTANCES_VIEW_ID } from './commandIds';
-import { platformLabel, type CommandContext } from './commands/context';
+import { platformLabel, type CommandContext } from './services/context';
 import { pickInstance } from './commands/pick';
 import { registerCommand } from './commands/registry';
 import { addInstance } from './commands/instances/add';
@@ -20,7 +20,7 @@ import { removeInstance } from './commands/instances/remove';
 import { switchState } from './commands/instances/switchState';
 import { updateLogin } from './commands/instances/updateLogin';
 import { checkGpu } from './commands/remote/checkGpu';
-import { DoctorView } from './commands/remote/doctorView';
+import { DoctorView } from './doctorView';
 import { releaseInstance } from './commands/remote/release';
 import { openInRemoteSsh } from './commands/remote/remoteSsh';
 import { forwardPort, openJupyter, openTensorBoard, PortForwards } from './commands/remote/ports';
@@ -49,7 +49,7 @@ import { addStorage, removeStorage } from './commands/storage/addStorage';
 import { StoreList } from './storeList';
 import { createInstanceCommand } from './commands/platforms/create';
 import { cloneInstanceCommand } from './commands/platforms/clone';
-import { PlatformAccounts } from './commands/platforms/accountStore';
+import { PlatformAccounts } from './services/accountStore';
 import { keepAlive, platformAction } from './commands/platforms/power';
 import { setTimedShutdown } from './commands/platforms/timedShutdown';
 import { powerOnWhenFree } from './commands/platforms/powerOnWhenFree';
@@ -59,7 +59,7 @@ import { LaunchReportView, showLaunchStatus } from './commands/launch/report';
 import { runTask } from './commands/launch/runTask';
 import { watchLaunchRows } from './commands/launch/watchRows';
 import { awayWatch } from './commands/launch/awayNotice';
-import { platformAccountFacts, platformPowerActions } from './commands/platforms/endOfRunPower';
+import { platformAccountFacts, platformPowerActions } from './services/endOfRunPower';
 import { PlatformFacts, PlatformMonitor } from './monitors/platforms';
 import { hostKeyPrompts } from './hostKeyPrompts';
 import { IdleMonitor } from './monitors/idle';
@@ -123,7 +123,7 @@ function openStores(context: vscode.ExtensionContext, log: Log, settings: () => 
   // Instances, accounts, history: files on the machine the extension runs on (moved once from globalState).
   const state = openState(context, log);
   // The ledger of finished runs (issue 42) beside the state: <globalStorageUri>/runs.jsonl.
-  void import('./commands/runs/ledger').then((l) => l.setLedgerHome(context.globalStorageUri.fsPath));
+  void import('./services/ledger').then((l) => l.setLedgerHome(context.globalStorageUri.fsPath));
   subs.push({ dispose: () => void state.flush() });
   const store = new InstanceStore(state, context.secrets, now);
   if (store.loadProblem) {
@@ -205,7 +205,7 @@ type Views = ReturnType<typeof openViews>;
 
 /** What every command gets. */
 function commandContext({ catalogs, state, store }: Stores, { pool, sessions, releases }: Connections, m: Models, v: Views, log: Log, settings: () => Settings): CommandContext {
-  return {
+  const ctx: CommandContext = {
     store,
     pool,
     sessions,
@@ -227,7 +227,9 @@ function commandContext({ catalogs, state, store }: Stores, { pool, sessions, re
     jobOutput: v.jobLog,
     platformPower: (inst) => platformPowerActions(m.platformMonitor, inst),
     platformAccount: (inst) => platformAccountFacts(m.platformMonitor, inst),
+    syncCheckpoints: (arg) => syncCheckpoints(ctx, arg),
   };
+  return ctx;
 }
 
 /** The status bar, the calculator and GPU monitor panels, and the monitors that poll and warn. */
@@ -235,7 +237,7 @@ function startMonitors(context: vscode.ExtensionContext, ctx: CommandContext, m:
   const subs = context.subscriptions;
   const { store, sessions, memento: state } = ctx;
   const statusBar = new SpendStatusBar(store, settings, now, state, (id) => platformLabel(ctx, id), { lines: () => runLines(m.runs, now(), vscode.l10n), diverged: () => divergedCount(m.runs), onDidChange: m.runs.onDidChange });
-  const calculator = new CalculatorPanel(context.extensionUri, settings, log, v.stockView, async () => (await import('./commands/runs/myRuns')).myRuns());
+  const calculator = new CalculatorPanel(context.extensionUri, settings, log, v.stockView, async () => (await import('./services/myRuns')).myRuns());
   const monitor = new MonitorPanel(context.extensionUri, { store, sessions, runs: m.runs, log, live: m.liveGpus });
   subs.push(monitor);
   const idle = new IdleMonitor(ctx);

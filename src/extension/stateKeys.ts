@@ -25,7 +25,7 @@ const BudgetMemoSchema = z.object({ month: z.string(), level: z.enum(['none', 'o
 export const StateKeys = {
   // Lists with their own readers, which keep an unreadable value aside under the `…unreadable` key
   // rather than dropping it: the instance store (store.ts), the platform accounts
-  // (commands/platforms/accountStore.ts), the storage list (storeList.ts), the notify channels
+  // (services/accountStore.ts), the storage list (storeList.ts), the notify channels
   // (notifyChannels.ts). Read there, not through readState.
   instances: key('gpuRent.instances', z.unknown()),
   instancesUnreadable: key('gpuRent.instances.unreadable', z.unknown()),
@@ -47,11 +47,11 @@ export const StateKeys = {
 
 /** Per-instance and per-run keys. */
 export const StateKeysFor = {
-  /** The card-check finding last warned about for an instance (commands/remote/probe.ts). */
+  /** The card-check finding last warned about for an instance (services/probe.ts). */
   cardWarning: (instId: string) => key(`gpuRent.cardWarning.${instId}`, z.string()),
-  /** The end action chosen when a job started (commands/runs/endOfRun.ts); checked there by isEndAction. */
+  /** The end action chosen when a job started (services/endOfRun.ts); checked there by isEndAction. */
   endAction: (instId: string, jobId: string) => key(`gpuRent.run.endAction.${instId}.${jobId}`, z.string()),
-  /** A run being stopped because its loss diverged (commands/runs/endOfRun.ts). */
+  /** A run being stopped because its loss diverged (services/endOfRun.ts). */
   divergedStop: (instId: string, jobId: string) => key(`gpuRent.run.divergedStop.${instId}.${jobId}`, z.object({ value: z.enum(['nan', 'inf', '-inf']), readings: z.number(), step: z.unknown().optional() })),
 } as const;
 

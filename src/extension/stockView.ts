@@ -13,8 +13,8 @@ import { descriptorOf } from '../core/platforms/descriptors';
 import { CATALOG_PLATFORM, type Connector } from '../core/platforms/types';
 import { beijingDateTime } from '../core/spend';
 import type { StockReading } from '../core/startNow';
-import type { PlatformAccounts } from './commands/platforms/accountStore';
-import { platformErrorText } from './commands/platforms/words';
+import type { PlatformAccounts } from './services/accountStore';
+import { platformErrorText } from './words/platforms';
 
 /** The most rows one account's node shows (free first). */
 const MAX_SHOWN = 60;

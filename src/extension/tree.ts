@@ -24,7 +24,7 @@ import { platformContext, platformGroupText, platformInstanceText } from './view
 import type { StockNodeInfo, StockView } from './stockView';
 import { launchRowText } from './view/launchRows';
 import { connectionText, detailRows } from './view/instanceRows';
-import { platformLabel } from './commands/context';
+import { platformLabel } from './services/context';
 import { launchKey, platformKey, RefreshScheduler, stockKey, type ElementKey, type RefreshReason } from './view/refresh';
 import type { ViewVisibility } from './view/visibility';
 
@@ -47,7 +47,7 @@ export interface TreeModels {
   catalog: () => Catalog;
   now: () => number;
   language: string;
-  /** Running jobs' progress read from their logs (updated by the poll in commands/remote/probe.ts). */
+  /** Running jobs' progress read from their logs (updated by the poll in services/probe.ts). */
   runs: RunWatch;
   /** Instances whose checkpoint folder is being watched (monitors/syncWatches.ts). */
   watching: SyncWatching;

@@ -1,4 +1,4 @@
-// Start Training's end into the ledger (extension/commands/runs/ledger.ts, no vscode needed): the
+// Start Training's end into the ledger (extension/services/ledger.ts, no vscode needed): the
 // progress read from a real captured LLaMA-Factory log by core/progress, the instance's card,
 // GPUs and price, the end report; written to a real folder and read back as `gpu-rent runs` does.
 import assert from 'node:assert/strict';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRuns } from '../../src/app/ledger';
 import { progressOf } from '../../src/core/progress';
-import { recordStartTraining, setLedgerHome } from '../../src/extension/commands/runs/ledger';
+import { recordStartTraining, setLedgerHome } from '../../src/extension/services/ledger';
 import type { Instance, JobRef } from '../../src/core/instances';
 
 const LOG = join(__dirname, '..', 'fixtures', 'training-logs', 'llamafactory.log');

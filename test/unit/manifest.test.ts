@@ -192,7 +192,7 @@ describe('manifest', () => {
   });
 
   // Hiding them in Restricted Mode left users with no word of why; the commands now explain
-  // and offer "Manage Workspace Trust" (commands/errors.ts requireTrust).
+  // and offer "Manage Workspace Trust" (words/errors.ts requireTrust).
   it('remote commands stay visible in Restricted Mode (their handlers explain it); so does the calculator', () => {
     const remote = new Set(['checkGpu', 'startTraining', 'showJobs', 'syncCheckpoints', 'watchCheckpoints', 'openTerminal', 'openInRemoteSsh', 'uploadToMemory', 'wipeMemoryUpload', 'captureEnvironment', 'rebuildEnvironment', 'installWatchdog', 'watchdogStatus', 'removeWatchdog'].map((n) => `gpuRent.${n}`));
     for (const items of Object.values(pkg.contributes.menus as Record<string, { command: string; when?: string }[]>)) {

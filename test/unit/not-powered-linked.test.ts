@@ -28,7 +28,7 @@ describe('a stopped instance: Power On (Platform) where it is linked (issue 41 b
     assert.equal((notPowered(mk(false)).info as { linked?: boolean }).linked, undefined);
   });
   it('the extension offers Power On (Platform) for a linked one, the console only for the others', () => {
-    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/errors.ts'), 'utf8');
+    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/words/errors.ts'), 'utf8');
     assert.match(src, /if \(info\.linked && info\.state !== 'released'\)[^]*?Commands\.powerOn, \{ kind: 'instance', id: info\.id \}/);
   });
 });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { envAccounts, parseSecret } from '../../src/app/platforms/accounts';
 import { readAccountFile, writeAccountFile } from '../../src/app/platforms/accountFile';
 import { InstanceSchema } from '../../src/core/instances';
-import { ACCOUNTS_KEY, PlatformAccounts, platformSecretKey } from '../../src/extension/commands/platforms/accountStore';
+import { ACCOUNTS_KEY, PlatformAccounts, platformSecretKey } from '../../src/extension/services/accountStore';
 import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 
 

@@ -5,8 +5,8 @@ import { strict as assert } from 'node:assert';
 import { createInstance, type Instance } from '../../src/core/instances';
 import { checkEndAction, consoleReason, idleActionRoute, isRefused, nextBestActions } from '../../src/core/guards/powerOffer';
 import type { Account } from '../../src/app/platforms/accounts';
-import { platformAccountFacts, platformPowerActions } from '../../src/extension/commands/platforms/endOfRunPower';
-import { powerFactsOf } from '../../src/extension/commands/runs/powerFacts';
+import { platformAccountFacts, platformPowerActions } from '../../src/extension/services/endOfRunPower';
+import { powerFactsOf } from '../../src/extension/services/powerFacts';
 import type { PlatformMonitor } from '../../src/extension/monitors/platforms';
 
 function setup(kind: Account['kind'], allowed: string[]) {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { ProgressTracker, estimateFinish, type Diverged } from '../../src/core/progress';
 import { DivergedRuns, divergedEndAction, divergedPolicyOf, divergedStep, burningFenPerHour, DEFAULT_DIVERGED_READINGS, type DivergedPolicy } from '../../src/app/runs/diverged';
 import { progressText } from '../../src/extension/view/runText';
-import { divergedActionButton, divergedEndLine, divergedMessage, divergedStopMessage } from '../../src/extension/commands/runs/divergedText';
+import { divergedActionButton, divergedEndLine, divergedMessage, divergedStopMessage } from '../../src/extension/words/diverged';
 import { lineChart } from '../../src/webview/monitor-chart';
 import { divergedSpansOf, parseMonitorHostMessage } from '../../src/webview/monitor-protocol';
 import type { L10n } from '../../src/extension/view/present';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileMemento, MOVED_MARKER } from '../../src/app/stateFiles';
 import { InstanceStore, STORE_KEY } from '../../src/extension/store';
-import { ACCOUNTS_KEY, PlatformAccounts } from '../../src/extension/commands/platforms/accountStore';
+import { ACCOUNTS_KEY, PlatformAccounts } from '../../src/extension/services/accountStore';
 import { openState } from '../../src/extension/stateHome';
 import type { Instance } from '../../src/core/instances';
 import { MemoryMemento, MemorySecrets } from '../support/memory-store';

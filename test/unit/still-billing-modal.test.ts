@@ -29,12 +29,12 @@ describe('refused power-off modal (issue 41 bug 8)', () => {
     assert.match(m.detail, /stays armed/);
   });
   it('the end of run builds its modal with it, and asks Power Off as a tree click (scripted arguments would need confirm: true)', () => {
-    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/runs/endOfRun.ts'), 'utf8');
+    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/services/endOfRun.ts'), 'utf8');
     assert.match(src, /stillBillingModal\(/);
     assert.doesNotMatch(src, /Commands\.powerOff, \{ id: inst\.id \}/);
   });
   it('a failed run’s end notice keeps its last line beside the cause (issue 41 friction)', () => {
-    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/commands/runs/endOfRun.ts'), 'utf8');
+    const src = readFileSync(join(__dirname, '..', '..', 'src/extension/services/endOfRun.ts'), 'utf8');
     assert.match(src, /r\.cause \? vscode\.l10n\.t\('Last line: \{0\}'/);
   });
 });

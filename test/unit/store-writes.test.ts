@@ -1,7 +1,7 @@
 // A failed globalState.update must not silently skip every later write (issue 18.7: the write
 // chain stayed rejected, so two instances lived only in memory and were gone after a reload).
 import { strict as assert } from 'node:assert';
-import { ACCOUNTS_KEY, ACCOUNTS_UNREADABLE_KEY, PlatformAccounts } from '../../src/extension/commands/platforms/accountStore';
+import { ACCOUNTS_KEY, ACCOUNTS_UNREADABLE_KEY, PlatformAccounts } from '../../src/extension/services/accountStore';
 import { InstanceStore } from '../../src/extension/store';
 import { MemoryMemento, MemorySecrets } from '../support/memory-store';
 import type { Instance } from '../../src/core/instances';

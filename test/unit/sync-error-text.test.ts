@@ -6,12 +6,12 @@ import { strict as assert } from 'node:assert';
 import { SyncError } from '../../src/remote/sync';
 import { diskFull, toSyncError } from '../../src/remote/sync/errors';
 import { RemoteFolderError } from '../../src/remote/sync/list';
-import { syncErrorText } from '../../src/extension/commands/sync/errorText';
+import { syncErrorText } from '../../src/extension/words/syncErrors';
 import { en, inZh } from '../support/l10n';
 
 const dirs = { remoteDir: '/root/autodl-tmp/checkpoints', localDir: '/home/me/ckpt' };
 
-describe('sync errors in the user’s words (commands/sync/errorText)', () => {
+describe('sync errors in the user’s words (words/syncErrors)', () => {
   const errors: SyncError[] = [
     toSyncError(new RemoteFolderError('remote-missing', dirs.remoteDir)) as SyncError,
     toSyncError(new RemoteFolderError('remote-not-directory', dirs.remoteDir)) as SyncError,

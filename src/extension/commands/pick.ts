@@ -9,8 +9,8 @@ import { currentState } from '../../core/spend';
 import { isPowered } from '../../app/session';
 import { describeArgsError, instanceIdOf } from '../args';
 import { stateLabel } from '../view/present';
-import { platformLabel, type CommandContext } from './context';
-import { UserError } from './errors';
+import { platformLabel, type CommandContext } from '../services/context';
+import { UserError } from '../words/errors';
 
 export const powered = isPowered;
 export const notReleased = (i: Instance): boolean => currentState(i.intervals) !== 'released';

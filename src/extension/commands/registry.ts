@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { showError } from '../notify';
 import type { CommandId } from '../commandIds';
-import { shownError } from './errors';
+import { shownError } from '../words/errors';
 
 export type Handler = (arg: unknown, ...rest: unknown[]) => unknown;
 

@@ -1,7 +1,7 @@
 // A run whose training loss turned NaN/±Inf: one warning per divergence (again only after it
 // recovered and diverged anew) with what the instance bills meanwhile and the buttons that help,
 // and with gpuRent.training.onDiverged on, after N such log lines in a row, the stop. The stop
-// only ends the job: the end of the run is then handled like any other (commands/runs/endOfRun:
+// only ends the job: the end of the run is then handled like any other (services/endOfRun:
 // the report, then the end action, verified sync first, power only after it). Decisions: app/runs/diverged.
 import * as vscode from 'vscode';
 import { showError, showWarning } from '../notify';
@@ -10,9 +10,9 @@ import type { EndAction } from '../../core/progress';
 import { DivergedRuns, divergedEndAction, divergedPolicyOf, stopDivergedRun, type DivergedPolicy } from '../../app/runs/diverged';
 import type { RunEntry } from '../../app/runs/watch';
 import { Commands } from '../commandIds';
-import type { CommandContext } from '../commands/context';
-import { endActionOf, rememberDivergedStop, rememberEndAction } from '../commands/runs/endOfRun';
-import { divergedActionButton, divergedMessage, divergedStopFailedMessage, divergedStopMessage, type DivergedWords } from '../commands/runs/divergedText';
+import type { CommandContext } from '../services/context';
+import { endActionOf, rememberDivergedStop, rememberEndAction } from '../services/endOfRun';
+import { divergedActionButton, divergedMessage, divergedStopFailedMessage, divergedStopMessage, type DivergedWords } from '../words/diverged';
 
 /** gpuRent.training.onDiverged and gpuRent.training.divergedReadings, checked by app code. */
 export function divergedPolicy(): DivergedPolicy {

@@ -11,10 +11,10 @@ import { Commands } from '../commandIds';
 import { guardFacts, IdleWatch, idleSettingsOf, type IdleNotice } from '../guardDecisions';
 import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../guardText';
 import { stateLabel } from '../view/present';
-import type { CommandContext } from '../commands/context';
-import { powerFactsOf } from '../commands/runs/powerFacts';
-import { platformErrorText } from '../commands/platforms/words';
-import { allowPowerActions } from '../commands/platforms/allowPower';
+import type { CommandContext } from '../services/context';
+import { powerFactsOf } from '../services/powerFacts';
+import { platformErrorText } from '../words/platforms';
+import { allowPowerActions } from '../services/allowPower';
 
 export class IdleMonitor {
   private readonly idle = new IdleWatch();

@@ -5,7 +5,7 @@ import { showInfo } from '../notify';
 import type { Instance } from '../../core/instances';
 import { guardFacts, peakNotice } from '../guardDecisions';
 import { peakMessage } from '../guardText';
-import { platformLabel, type CommandContext } from '../commands/context';
+import { platformLabel, type CommandContext } from '../services/context';
 
 export function peakNoticeAfterStart(ctx: Pick<CommandContext, 'settings' | 'catalog' | 'now' | 'notices' | 'language'>, inst: Instance): void {
   if (!ctx.settings().peakHoursNotice) return;

@@ -7,7 +7,7 @@ import type { Instance } from '../../core/instances';
 import { balanceLow } from '../../core/platforms/reconcile';
 import { CATALOG_PLATFORM, type SshLogin } from '../../core/platforms/types';
 import { summarizeSpend } from '../../core/spend';
-import type { PlatformAccounts } from '../commands/platforms/accountStore';
+import type { PlatformAccounts } from '../services/accountStore';
 import { observedReleaseWatch, type Observation } from './platformApply';
 
 export type AccountStatus = { balance?: { fen: number; readAt: number }; /** The balance read failed (shown as "balance: ?"). */ balanceError?: string; /** Which billing account (core accountIdentity): two entries of one account count once. */ identity?: string; error?: string; polledAt?: number; /** The account lists more instances than are read from one account. */ cut?: boolean };

@@ -6,8 +6,8 @@ import * as vscode from 'vscode';
 import { isAppError, isPowered } from '../../app/session';
 import { endsStillBilling } from '../view/present';
 import { RemoteError } from '../../remote/errors';
-import type { CommandContext } from '../commands/context';
-import { recordProbe, refreshJobs } from '../commands/remote/probe';
+import type { CommandContext } from '../services/context';
+import { recordProbe, refreshJobs } from '../services/probe';
 import type { IdleMonitor } from './idle';
 import type { VisibilitySource } from '../view/visibility';
 

@@ -6,7 +6,7 @@ import { isPowered } from '../../app/session';
 import type { Instance } from '../../core/instances';
 import { inferState, type InferenceMemory } from '../../core/platforms/reconcile';
 import { currentState, type InstanceState } from '../../core/spend';
-import type { CommandContext } from '../commands/context';
+import type { CommandContext } from '../services/context';
 
 export class StateProposals {
   private readonly inference = new Map<string, InferenceMemory>();

@@ -6,8 +6,8 @@ import { showError } from '../notify';
 import { syncRemote } from '../../app/sync';
 import type { InstanceSessions } from '../../app/session';
 import { isRemoteError } from '../../remote/errors';
-import { syncErrorText } from '../commands/sync/errorText';
-import { remoteErrorText, shownError } from '../commands/errors';
+import { syncErrorText } from '../words/syncErrors';
+import { remoteErrorText, shownError } from '../words/errors';
 import type { InstanceStore } from '../store';
 import type { SyncWatching } from '../../app/syncWatching';
 

@@ -10,7 +10,7 @@ import type { Observation, PlatformFacts } from '../monitors/platforms';
 import { beijingText } from '../guardText';
 import { releaseDay } from '../../core/platforms/clock';
 import { formatDuration, formatRate, platformStateLine } from './present';
-import { platformStateLabel } from '../commands/platforms/words';
+import { platformStateLabel } from '../words/platforms';
 
 export function platformGroupText(f: PlatformFacts, platform: string, now: number): { description: string; tooltip: string; warning: boolean } | undefined {
   const b = f.balanceOf(platform);

@@ -24,8 +24,8 @@ import { rebuildProblemText } from '../../../app/remoteWords';
 import { CaptureEnvironmentArgs, RebuildEnvironmentArgs } from '../../args';
 import { Commands } from '../../commandIds';
 import { envFolderName } from '../../guardDecisions';
-import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, UserError } from '../../words/errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 

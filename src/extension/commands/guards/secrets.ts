@@ -6,8 +6,8 @@ import { lstat } from 'node:fs/promises';
 import { scanSecrets as scan, type SecretFinding } from '../../../app/secretScan';
 import { ScanSecretsArgs } from '../../args';
 import { findingLine, secretsWarning } from '../../guardText';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
 

@@ -6,8 +6,8 @@ import { currentState } from '../../../core/spend';
 import { InstallWatchdogArgs, WatchdogArgs } from '../../args';
 import { guardFacts } from '../../guardDecisions';
 import { formatDuration } from '../../view/present';
-import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, UserError } from '../../words/errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 

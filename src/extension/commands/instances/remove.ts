@@ -7,7 +7,7 @@ import { releaseRisk } from '../../../app/release';
 import { RemoveArgs } from '../../args';
 import { riskDetail } from '../../guardText';
 import { stateLabel } from '../../view/present';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { syncFoldersOf } from '../sync/folders';

@@ -5,8 +5,8 @@ import { currentState, INSTANCE_STATES, type InstanceState } from '../../../core
 import { SwitchStateArgs } from '../../args';
 import { peakNoticeAfterStart } from '../../monitors/peak';
 import { formatRate, stateLabel } from '../../view/present';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 import { notReleased, parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
 

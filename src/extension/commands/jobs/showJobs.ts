@@ -4,11 +4,11 @@ import * as vscode from 'vscode';
 import { showInfo, withNotificationProgress } from '../../notify';
 import { forLabel } from '../../../core/text';
 import { JobsArgs } from '../../args';
-import type { CommandContext } from '../context';
-import { requireTrust } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust } from '../../words/errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
-import { refreshJobs } from '../remote/probe';
+import { refreshJobs } from '../../services/probe';
 
 export async function showJobs(ctx: CommandContext, arg: unknown): Promise<{ jobs: { name: string; state: string; exitCode: number | null }[]; text?: string } | undefined> {
   requireTrust();

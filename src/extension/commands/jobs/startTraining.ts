@@ -9,15 +9,15 @@ import { StartTrainingArgs } from '../../args';
 import { Commands } from '../../commandIds';
 import { guardFacts, spotDecision } from '../../guardDecisions';
 import { spotDetail, spotInputErrorText } from '../../guardText';
-import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, UserError } from '../../words/errors';
 import { billingGpu, parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
 import type { EndAction } from '../../../core/progress';
 import { checkEndAction, endActionChoices, isRefused, type OfferedEndAction, type RefusalCode } from '../../../core/guards/powerOffer';
 import { askSyncFolders, rememberSyncFolders } from '../sync/folders';
 import type { RemoteConnection } from '../../../remote/connection';
-import { defaultEndAction, rememberEndAction } from '../runs/endOfRun';
+import { defaultEndAction, rememberEndAction } from '../../services/endOfRun';
 
 const MAX_JOBS_KEPT = 50;
 
@@ -114,7 +114,7 @@ export function refusalText(reason: RefusalCode, inst: Instance): string {
  */
 async function endActionFor(ctx: CommandContext, inst: Instance, conn: RemoteConnection, preset: EndAction | undefined): Promise<EndAction | undefined> {
   if (preset === 'nothing') return preset;
-  const { boxPowerOf, powerFactsOf } = await import('../runs/powerFacts');
+  const { boxPowerOf, powerFactsOf } = await import('../../services/powerFacts');
   const facts = powerFactsOf(ctx, inst, await boxPowerOf(ctx, inst, conn));
   const choices = endActionChoices(facts);
   let pick: OfferedEndAction | undefined;

@@ -11,7 +11,7 @@ import { awayWords } from '../../../app/launch/words';
 import { Commands } from '../../commandIds';
 import { showInfo, showWarning } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 import type { AwayWatch } from './watchRows';
 import { accountsFor, launchConnectOptions } from './runTask';
 import { readState, StateKeys, writeState } from '../../stateKeys';

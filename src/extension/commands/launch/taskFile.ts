@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { readTaskFile, taskFileErrorLines, taskFileUnreadableText } from '../../../app/launch/taskFile';
 import type { Task } from '../../../core/task/types';
 import { forLabel } from '../../../core/text';
-import { UserError } from '../errors';
+import { UserError } from '../../words/errors';
 
 /** The file the argument names (a Uri from the explorer, or a script's path), else undefined: the workspace's. */
 function namedFile(arg: unknown, scriptedFile: string | undefined): string | undefined {

@@ -6,7 +6,7 @@ import { CHANNEL_KINDS, CHANNEL_NAME_RE, KEY_WORDS, parseChannelKey, SIGNED_KIND
 import { eventMessage } from '../../../core/notify/events';
 import { showInfo, showWarning } from '../../notify';
 import type { NotifyChannels } from '../../notifyChannels';
-import { UserError } from '../errors';
+import { UserError } from '../../words/errors';
 import { isScripted } from '../registry';
 
 const KIND_LABEL: Record<ChannelKind, string> = {

@@ -10,12 +10,12 @@ import { accountStepTitle, accountSteps } from './accountSteps';
 import type { PlatformKind } from '../../../core/platforms/types';
 import { AddPlatformAccountArgs, RemovePlatformAccountArgs } from '../../args';
 import type { PlatformMonitor } from '../../monitors/platforms';
-import type { CommandContext } from '../context';
-import { allowPowerActions } from './allowPower';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { allowPowerActions } from '../../services/allowPower';
+import { UserError } from '../../words/errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
-import { descriptorText, platformErrorText, platformName } from './words';
+import { descriptorText, platformErrorText, platformName } from '../../words/platforms';
 
 
 export async function addPlatformAccount(ctx: CommandContext, mon: PlatformMonitor, arg: unknown): Promise<string | undefined> {

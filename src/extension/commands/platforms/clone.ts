@@ -15,12 +15,12 @@ import { currentState } from '../../../core/spend';
 import { forLabel } from '../../../core/text';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
-import type { CommandContext } from '../context';
-import { powerActionsOff } from './allowPower';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { powerActionsOff } from '../../services/allowPower';
+import { UserError } from '../../words/errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
-import { platformErrorText, platformName } from './words';
+import { platformErrorText, platformName } from '../../words/platforms';
 
 /** A script's clone: the instance, optionally the host and name, the cost confirmed without a dialog. */
 export const CloneInstanceArgs = z.strictObject({

@@ -22,12 +22,12 @@ import { cardLabel, catalogPrice, createButtons, createPriceLine, imageChoices, 
 import type { StockReading } from '../../../core/startNow';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import type { PlatformMonitor } from '../../monitors/platforms';
-import type { CommandContext } from '../context';
-import { powerActionsOff } from './allowPower';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { powerActionsOff } from '../../services/allowPower';
+import { UserError } from '../../words/errors';
 import { parseArgs } from '../pick';
 import { isScripted } from '../registry';
-import { platformErrorText, platformName } from './words';
+import { platformErrorText, platformName } from '../../words/platforms';
 
 /** A script's create: every choice given, and the price confirmed without a dialog. */
 export const CreateInstanceArgs = z.strictObject({

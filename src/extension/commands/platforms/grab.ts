@@ -20,11 +20,11 @@ import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { formatDuration } from '../../view/present';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import type { NotifyChannels } from '../../notifyChannels';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
-import { platformErrorText } from './words';
+import { platformErrorText } from '../../words/platforms';
 
 const Args = z.strictObject({
   action: z.enum(['start', 'clone', 'create']),

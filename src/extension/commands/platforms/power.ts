@@ -27,13 +27,13 @@ import { KEEP_ALIVE_MINUTES, keepAliveCostFen, noGpuRateFen } from '../../../cor
 import { formatRate, formatRateOf } from '../../view/present';
 import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
 import { guardFacts } from '../../guardDecisions';
-import type { CommandContext } from '../context';
-import { powerActionsOff } from './allowPower';
-import { UserError, UserErrorWithActions } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { powerActionsOff } from '../../services/allowPower';
+import { UserError, UserErrorWithActions } from '../../words/errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
 import { confirmReleaseAnyway, dialogCheck, runReleaseCheck, scriptedRefusal, syncBeforeRelease } from '../remote/releaseCheck';
-import { platformErrorText, platformName, platformStateLabel } from './words';
+import { platformErrorText, platformName, platformStateLabel } from '../../words/platforms';
 
 type Action = 'powerOn' | 'powerOff' | 'release';
 const SETTLE_DEADLINE_MS = 5 * 60_000;

@@ -18,13 +18,13 @@ import { forNotification } from '../../../core/text';
 import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { formatDuration, formatRate } from '../../view/present';
 import type { PlatformMonitor } from '../../monitors/platforms';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 import { Countdown } from '../../countdown';
-import { powerActionsOff } from './allowPower';
-import { UserError } from '../errors';
+import { powerActionsOff } from '../../services/allowPower';
+import { UserError } from '../../words/errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
-import { platformErrorText, platformName, platformStateLabel } from './words';
+import { platformErrorText, platformName, platformStateLabel } from '../../words/platforms';
 
 const Args = z.strictObject({
   id: z.string().min(1).max(64),

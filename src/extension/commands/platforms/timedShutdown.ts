@@ -11,12 +11,12 @@ import { parseDuration } from '../../../core/task/fields';
 import type { Instance } from '../../../core/instances';
 import type { PlatformMonitor } from '../../monitors/platforms';
 import { showInfo, showWarning } from '../../notify';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 import { parseArgs, pickInstance } from '../pick';
 import { isScripted } from '../registry';
-import { powerActionsOff } from './allowPower';
-import { platformErrorText, platformName } from './words';
+import { powerActionsOff } from '../../services/allowPower';
+import { platformErrorText, platformName } from '../../words/platforms';
 
 const TimedShutdownArgs = z.strictObject({
   id: z.string().min(1).max(64),

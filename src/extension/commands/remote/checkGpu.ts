@@ -6,11 +6,11 @@ import type { Diagnosis } from '../../../core/doctor';
 import type { ProbeGpu } from '../../../core/instances';
 import type { RentedCardCheck } from '../../../core/rentedCard';
 import { CheckGpuArgs } from '../../args';
-import type { CommandContext } from '../context';
-import { requireTrust } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust } from '../../words/errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
-import { recordProbe } from './probe';
+import { recordProbe } from '../../services/probe';
 import { terminalFor } from './terminal';
 
 export async function checkGpu(ctx: CommandContext, arg: unknown): Promise<{ verdict: Diagnosis['verdict']; gpus: ProbeGpu[]; driverVersion: string | null; card: RentedCardCheck | null } | undefined> {

@@ -8,8 +8,8 @@ import { isPowered } from '../../../app/session';
 import { forLabel } from '../../../core/text';
 import { showInfo, withNotificationProgress } from '../../notify';
 import type { InstanceStore } from '../../store';
-import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, UserError } from '../../words/errors';
 import { openOptions, pickInstance, powered } from '../pick';
 
 export function forwardProblemText(p: ForwardProblem): string {

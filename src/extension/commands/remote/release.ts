@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { showInfo, showWarning } from '../../notify';
 import { ReleaseArgs } from '../../args';
 import { releaseDialog } from '../../releaseDialog';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 import { notReleased, parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { switchState } from '../instances/switchState';

@@ -10,8 +10,8 @@ import type { Instance } from '../../../core/instances';
 import { Commands } from '../../commandIds';
 import { showWarning, withNotificationProgress } from '../../notify';
 import { releaseAnywayQuestion, type ReleaseDialogInput } from '../../releaseDialog';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 import { syncFoldersOf } from '../sync/folders';
 
 export async function foldersToCheck(ctx: CommandContext, inst: Instance): Promise<CheckFolder[]> {

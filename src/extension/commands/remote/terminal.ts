@@ -4,8 +4,8 @@ import * as vscode from 'vscode';
 import type { ClientChannel } from 'ssh2';
 import type { Instance } from '../../../core/instances';
 import type { RemoteConnection } from '../../../remote/connection';
-import type { CommandContext } from '../context';
-import { requireTrust } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust } from '../../words/errors';
 import { openOptions, pickInstance, powered } from '../pick';
 
 export async function openTerminal(ctx: CommandContext, arg: unknown): Promise<vscode.Terminal | undefined> {

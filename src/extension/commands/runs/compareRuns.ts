@@ -9,8 +9,8 @@ import { formatCny } from '../../../core/money';
 import { forLabel } from '../../../core/text';
 import { MarkdownReportView } from '../../markdownReport';
 import { showInfo } from '../../notify';
-import type { CommandContext } from '../context';
-import { bothLedgersRuns, ledgerHome } from './ledger';
+import type { CommandContext } from '../../services/context';
+import { bothLedgersRuns, ledgerHome } from '../../services/ledger';
 
 let view: MarkdownReportView | undefined;
 

@@ -6,8 +6,8 @@ import { showInfo, withNotificationProgress } from '../../notify';
 import { z } from 'zod';
 import type { Instance } from '../../../core/instances';
 import { LAUNCHERS, type Launcher } from '../../../remote/jobs';
-import type { CommandContext } from '../context';
-import { requireTrust, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, UserError } from '../../words/errors';
 import { billingGpu, parseArgs } from '../pick';
 import { isScripted } from '../registry';
 

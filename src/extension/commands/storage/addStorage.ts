@@ -6,7 +6,7 @@ import { AUTODL_FS_ROOT, checkBucket, checkEndpoint, checkRegion, checkS3Store, 
 import { forTerminal } from '../../../core/text';
 import { showInfo, showWarning } from '../../notify';
 import type { StoreList } from '../../storeList';
-import { UserError } from '../errors';
+import { UserError } from '../../words/errors';
 import { isScripted } from '../registry';
 
 const zh = () => /^zh/i.test(vscode.env.language);

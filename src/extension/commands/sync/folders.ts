@@ -6,8 +6,8 @@ import * as vscode from 'vscode';
 import { isAbsolute, relative, sep } from 'node:path';
 import type { Instance } from '../../../core/instances';
 import { checkRemoteDir, expandRemoteHome, resolveLocalDir, suggestedRemoteDir, type FolderProblem } from '../../../app/sync';
-import type { CommandContext } from '../context';
-import { UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { UserError } from '../../words/errors';
 
 export function folderProblemText(p: FolderProblem): string {
   switch (p) {

@@ -6,12 +6,12 @@ import { showInfo, withNotificationProgress } from '../../notify';
 import { addToGitignore, gitignoreAdvice, summarize, syncRemote, TransferMeter, type SyncSummary } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
 import { SyncArgs } from '../../args';
-import type { CommandContext } from '../context';
-import { requireTrust, shownError, UserError } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust, shownError, UserError } from '../../words/errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { askSyncFolders, rememberSyncFolders, syncFoldersOf } from './folders';
-import { syncErrorText } from './errorText';
+import { syncErrorText } from '../../words/syncErrors';
 import { readState, StateKeys, writeState } from '../../stateKeys';
 
 

@@ -10,13 +10,13 @@ import { z } from 'zod';
 import { pushFolder, type PushProgress } from '../../../app/push';
 import { syncRemote, TransferMeter } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 import { secretsDialog, unscannedDialog } from '../../uploadText';
-import { requireTrust, UserError } from '../errors';
+import { requireTrust, UserError } from '../../words/errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';
 import { boxDir, remoteDirProblem } from './folders';
-import { syncErrorText } from './errorText';
+import { syncErrorText } from '../../words/syncErrors';
 
 /** Scripted form: the answers the prompts would ask for. */
 export const UploadArgs = z.strictObject({

@@ -2,8 +2,8 @@
 import * as vscode from 'vscode';
 import { showInfo } from '../../notify';
 import { WatchArgs } from '../../args';
-import type { CommandContext } from '../context';
-import { requireTrust } from '../errors';
+import type { CommandContext } from '../../services/context';
+import { requireTrust } from '../../words/errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';
 import { instanceIdOf } from '../../args';
 import { isScripted } from '../registry';

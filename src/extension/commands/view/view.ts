@@ -7,7 +7,7 @@ import type { CalculatorPanel } from '../../calculatorPanel';
 import type { SpendStatusBar } from '../../statusBar';
 import type { CalculatorInputs } from '../../../webview/protocol';
 import type { Poller } from '../../monitors/poller';
-import type { CommandContext } from '../context';
+import type { CommandContext } from '../../services/context';
 
 /** The calculator's form for an instance: its card and GPU count, its disk, its platform first. */
 export function inputsFor(inst: Instance): Partial<CalculatorInputs> {

@@ -2,9 +2,9 @@
 // (SecretStorage only, one entry per account). No vscode import: tests pass real in-memory
 // stores. Power actions are not stored here: the gpuRent.platforms.powerActions setting says.
 import { z } from 'zod';
-import { AccountSchema, parseSecret, type Account, type Secret } from '../../../app/platforms/accounts';
-import type { MementoLike, SecretsLike } from '../../store';
-import { StateKeys } from '../../stateKeys';
+import { AccountSchema, parseSecret, type Account, type Secret } from '../../app/platforms/accounts';
+import type { MementoLike, SecretsLike } from '../store';
+import { StateKeys } from '../stateKeys';
 
 export const ACCOUNTS_KEY = StateKeys.platformAccounts.key;
 export const ACCOUNTS_UNREADABLE_KEY = StateKeys.platformAccountsUnreadable.key;

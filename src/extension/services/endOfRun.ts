@@ -3,22 +3,22 @@
 // (verified final sync first, then the power action) with its result. A run whose end the box
 // handled while the laptop slept (the on-box "after job N ends" trigger) is reported as such.
 import * as vscode from 'vscode';
-import { showError, showInfo, showWarning } from '../../notify';
-import { formatCny } from '../../../core/money';
-import { beijingDateTime, storageRateFor } from '../../../core/spend';
-import { isEndAction, type Diverged, type EndAction } from '../../../core/progress';
-import type { Instance, JobRef } from '../../../core/instances';
-import type { RemoteConnection } from '../../../remote/connection';
-import { runEndAction, type EndActionResult, type PowerActions } from '../../../app/runs/endAction';
-import type { EndReport } from '../../../app/runs/endReport';
-import { Commands } from '../../commandIds';
-import type { CommandContext } from '../context';
-import { formatDuration, formatRate } from '../../view/present';
-import { causeText } from '../../view/runText';
-import { causeLang } from '../../../core/progress/causeText';
-import { divergedEndLine } from './divergedText';
-import { stillBillingModal, type StillBillingInput } from '../../stillBillingText';
-import { readState, StateKeysFor, writeState } from '../../stateKeys';
+import { showError, showInfo, showWarning } from '../notify';
+import { formatCny } from '../../core/money';
+import { beijingDateTime, storageRateFor } from '../../core/spend';
+import { isEndAction, type Diverged, type EndAction } from '../../core/progress';
+import type { Instance, JobRef } from '../../core/instances';
+import type { RemoteConnection } from '../../remote/connection';
+import { runEndAction, type EndActionResult, type PowerActions } from '../../app/runs/endAction';
+import type { EndReport } from '../../app/runs/endReport';
+import { Commands } from '../commandIds';
+import type { CommandContext } from './context';
+import { formatDuration, formatRate } from '../view/present';
+import { causeText } from '../view/runText';
+import { causeLang } from '../../core/progress/causeText';
+import { divergedEndLine } from '../words/diverged';
+import { stillBillingModal, type StillBillingInput } from '../stillBillingText';
+import { readState, StateKeysFor, writeState } from '../stateKeys';
 
 /** The end action chosen when the job started (Start Training's `then` or the setting). */
 export async function rememberEndAction(ctx: CommandContext, instId: string, jobId: string, action: EndAction): Promise<void> {
@@ -54,9 +54,9 @@ export function powerActionsFor(ctx: CommandContext, inst: Instance): PowerActio
 
 /** Reports a run that ended and runs its end action. Never throws: failures are shown and logged. */
 export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: RemoteConnection, job: JobRef, stopped: boolean): Promise<void> {
-  const { readEndReport } = await import('../../../app/runs/endReport');
-  const { afterJobOutcome, disarmAfterJob } = await import('../../../app/runs/onBox');
-  const { powerOffFromBox, boxPowerOffCommand } = await import('../../../app/runs/boxPower');
+  const { readEndReport } = await import('../../app/runs/endReport');
+  const { afterJobOutcome, disarmAfterJob } = await import('../../app/runs/onBox');
+  const { powerOffFromBox, boxPowerOffCommand } = await import('../../app/runs/boxPower');
   const { boxPowerOf } = await import('./powerFacts');
   const report = await readEndReport(conn, inst, job, { stopped }).catch((): EndReport => ({ jobId: job.id, exitCode: job.exitCode ?? null, stopped, durationSeconds: null, costFen: null, lastLines: [], cause: null }));
   const progress = ctx.runs.get(inst.id, job.id)?.progress;
@@ -77,11 +77,10 @@ export async function handleRunEnd(ctx: CommandContext, inst: Instance, conn: Re
       // armed until the stop is verified (it stands down only when the sync failed: no copy).
       const power = powerActionsFor(ctx, inst);
       const boxCommand = action === 'sync-then-power-off' && !power ? boxPowerOffCommand(await boxPowerOf(ctx, inst, conn)) : null;
-      const { syncCheckpoints } = await import('../sync/syncNow');
       result = await runEndAction(action, inst, {
         sync: async () => {
           if (!inst.sync) return { ok: false, files: 0, bytes: 0, detail: vscode.l10n.t('no checkpoint folders set for {0} (Sync Checkpoints Now sets them)', inst.name) };
-          const s = await syncCheckpoints(ctx, { id: inst.id });
+          const s = await ctx.syncCheckpoints({ id: inst.id });
           if (!s) return { ok: false, files: 0, bytes: 0, detail: 'cancelled' };
           const ok = !s.interrupted && s.skipped.length === 0;
           return { ok, files: s.files, bytes: s.bytes, detail: ok ? `${s.files} pulled, ${s.unchanged + s.verified} already here, verified` : s.interrupted ? 'interrupted' : `${s.skipped.length} skipped` };
@@ -140,7 +139,7 @@ function show(ctx: CommandContext, inst: Instance, job: JobRef, r: EndReport, ac
  * linked, the release guard (checkpoints checked first), or the platform's console.
  */
 async function stillBilling(ctx: CommandContext, inst: Instance, job: JobRef, r: EndActionResult, backupArmed: boolean): Promise<void> {
-  const { nextBestActions } = await import('../../../core/guards/powerOffer');
+  const { nextBestActions } = await import('../../core/guards/powerOffer');
   const power = r.steps.find((s) => s.step !== 'sync');
   const sync = r.steps.find((s) => s.step === 'sync');
   const cur = ctx.store.get(inst.id) ?? inst;

@@ -2,14 +2,14 @@
 // call through the platform, for an instance linked to an account whose power actions are
 // enabled: undefined otherwise (then the caller powers off from the box, or only advises).
 // No-GPU mode from a running box is a shut-down, then a no-GPU start (AutoDL console token).
-import type { PowerActions } from '../../../app/runs/endAction';
-import { PlatformError } from '../../../app/platforms/errors';
-import { TARGET, waitForState } from '../../../app/platforms/settle';
-import type { Instance } from '../../../core/instances';
-import { afterPowerOff, powerOffModeFor } from '../../../core/platforms/billing';
-import { can } from '../../../core/platforms/types';
-import type { PlatformMonitor } from '../../monitors/platforms';
-import type { PowerFacts } from '../../../core/guards/powerOffer';
+import type { PowerActions } from '../../app/runs/endAction';
+import { PlatformError } from '../../app/platforms/errors';
+import { TARGET, waitForState } from '../../app/platforms/settle';
+import type { Instance } from '../../core/instances';
+import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
+import { can } from '../../core/platforms/types';
+import type { PlatformMonitor } from '../monitors/platforms';
+import type { PowerFacts } from '../../core/guards/powerOffer';
 
 const DEADLINE_MS = 5 * 60_000;
 const EVERY_MS = 3000;

@@ -1,9 +1,9 @@
 // Platform failures and states in the display language. The platform's own code and message
 // are always kept beside our words.
 import * as vscode from 'vscode';
-import { PlatformError } from '../../../app/platforms/errors';
-import { descriptorOf, inLanguage, type Words } from '../../../core/platforms/descriptors';
-import type { PlatformKind, PlatformState } from '../../../core/platforms/types';
+import { PlatformError } from '../../app/platforms/errors';
+import { descriptorOf, inLanguage, type Words } from '../../core/platforms/descriptors';
+import type { PlatformKind, PlatformState } from '../../core/platforms/types';
 
 /** A descriptor's text (names, prompts, warnings) in the UI's language. */
 export function descriptorText(w: Words): string {

@@ -3,11 +3,11 @@
 // first where advised) to copy or run. Where the preview is unavailable (the built-in Markdown
 // extension disabled) the document opens as text.
 import * as vscode from 'vscode';
-import type { Diagnosis } from '../../../core/doctor';
-import { fixScript } from '../../../core/doctor-fix';
-import type { Instance } from '../../../core/instances';
-import { forMarkdown, forMarkdownCode, forTerminal } from '../../../core/text';
-import { MarkdownReportView } from '../../markdownReport';
+import type { Diagnosis } from '../core/doctor';
+import { fixScript } from '../core/doctor-fix';
+import type { Instance } from '../core/instances';
+import { forMarkdown, forMarkdownCode, forTerminal } from '../core/text';
+import { MarkdownReportView } from './markdownReport';
 
 export const DOCTOR_SCHEME = 'gpu-rent-doctor';
 
@@ -23,7 +23,7 @@ export class DoctorView implements vscode.Disposable {
 
   /** Shows the report; returns the fix script's lines (null when there is none). */
   async show(inst: Instance, d: Diagnosis): Promise<string[] | null> {
-    const { describeDiagnosis } = await import('../../../core/doctor-text');
+    const { describeDiagnosis } = await import('../core/doctor-text');
     const lang = vscode.env.language.startsWith('zh') ? 'zh-cn' : 'en';
     const script = fixScript(d);
     const fence = (s: string) => s.replace(/```/g, '` ` `');

@@ -1,16 +1,16 @@
 // Probing an instance and recording what it saw, for Check GPU and the background poll: the
 // GPUs in the tree, and a warning (once per change) when the box is not the card you rent.
 import * as vscode from 'vscode';
-import { showWarning } from '../../notify';
-import { probeInstance, type InstanceProbe } from '../../../app/probe';
-import type { Instance } from '../../../core/instances';
-import { mergeJobStates } from '../../../app/jobs';
-import type { RentedCardCheck } from '../../../core/rentedCard';
-import { currentState } from '../../../core/spend';
-import type { RemoteConnection } from '../../../remote/connection';
-import type { JobInfo } from '../../../remote/jobs';
-import type { CommandContext } from '../context';
-import { readState, StateKeysFor, writeState } from '../../stateKeys';
+import { showWarning } from '../notify';
+import { probeInstance, type InstanceProbe } from '../../app/probe';
+import type { Instance } from '../../core/instances';
+import { mergeJobStates } from '../../app/jobs';
+import type { RentedCardCheck } from '../../core/rentedCard';
+import { currentState } from '../../core/spend';
+import type { RemoteConnection } from '../../remote/connection';
+import type { JobInfo } from '../../remote/jobs';
+import type { CommandContext } from './context';
+import { readState, StateKeysFor, writeState } from '../stateKeys';
 
 export function rentedCardText(inst: Instance, c: RentedCardCheck): string | undefined {
   switch (c.kind) {
@@ -46,7 +46,7 @@ export async function recordProbe(ctx: CommandContext, inst: Instance, conn: Rem
 /** Reads the jobs on the box and records their states; tells the user once when one ended. */
 export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: RemoteConnection, jobs?: readonly JobInfo[]): Promise<void> {
   if (!inst.jobs?.length) return;
-  const { listJobs } = await import('../../../remote/jobs');
+  const { listJobs } = await import('../../remote/jobs');
   const list = jobs ?? (await listJobs(conn));
   const cur = ctx.store.get(inst.id);
   if (!cur?.jobs) return;
@@ -54,7 +54,7 @@ export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: Rem
   await updateProgress(ctx, cur, conn, list);
   if (JSON.stringify(r.refs) === JSON.stringify(cur.jobs)) return;
   await ctx.store.update(inst.id, { jobs: r.refs });
-  const { handleRunEnd } = await import('../runs/endOfRun');
+  const { handleRunEnd } = await import('./endOfRun');
   for (const j of r.ended) {
     const stopped = list.find((x) => x.name === j.id)?.stopped ?? false;
     await handleRunEnd(ctx, ctx.store.get(inst.id) ?? cur, conn, j, stopped).catch((e) => ctx.log.warn(`[${inst.id}] end of ${j.id}: ${e instanceof Error ? e.message : String(e)}`));
@@ -63,7 +63,7 @@ export async function refreshJobs(ctx: CommandContext, inst: Instance, conn: Rem
 
 /** Reads what each running job's log gained since the last poll (only the new bytes); the tree and status bar hear it from the runs model. */
 async function updateProgress(ctx: CommandContext, inst: Instance, conn: RemoteConnection, list: readonly JobInfo[]): Promise<void> {
-  const { runPriceOf } = await import('../../../app/runs/progress');
+  const { runPriceOf } = await import('../../app/runs/progress');
   const price = runPriceOf(inst, ctx.settings().syncWatchIntervalSeconds);
   for (const j of list) {
     if (j.state !== 'running' || !j.logPath || !inst.jobs?.some((r) => r.id === j.name)) continue;

@@ -2,9 +2,9 @@
 // folder it names, in the UI's language, instead of the remote layer's English message inside a
 // Chinese sentence. The English message (with the OS's or SSH's own words) goes to the log. Pure
 // (l10n passed in).
-import type { SyncError } from '../../../remote/sync';
-import { formatBytes } from '../../../core/format';
-import type { L10n } from '../../view/present';
+import type { SyncError } from '../../remote/sync';
+import { formatBytes } from '../../core/format';
+import type { L10n } from '../view/present';
 
 export function syncErrorText(e: Pick<SyncError, 'code' | 'detail'>, dirs: { remoteDir: string; localDir: string }, l10n: L10n): string {
   const name = e.detail.name;

@@ -3,8 +3,8 @@
 // account's id to gpuRent.platforms.powerActions in the user settings, after a modal that says
 // what it allows (power on/off, create, release: things that bill or delete).
 import * as vscode from 'vscode';
-import { showInfo, showWarning } from '../../notify';
-import { UserErrorWithActions } from '../errors';
+import { showInfo, showWarning } from '../notify';
+import { UserErrorWithActions } from '../words/errors';
 
 /** The setting's list with `id` in it (once, the others kept in their order). */
 export function withAccountAllowed(list: readonly unknown[] | undefined, id: string): string[] {

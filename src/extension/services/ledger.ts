@@ -2,13 +2,13 @@
 // run end, the run as the extension knows it (its instance's card, GPUs and price, the progress
 // read from its log, the end report) is appended to runs.jsonl in the extension's
 // globalStorageUri folder (set once by activate). `gpu-rent runs` reads the same format.
-import { findCard } from '../../../core/cards';
-import type { Progress } from '../../../core/progress';
-import type { Instance, JobRef } from '../../../core/instances';
-import type { EndReport } from '../../../app/runs/endReport';
-import { readRuns, recordRun } from '../../../app/ledger';
-import { configHome } from '../../../app/platforms/accountFile';
-import type { RunRecord } from '../../../core/ledger/record';
+import { findCard } from '../../core/cards';
+import type { Progress } from '../../core/progress';
+import type { Instance, JobRef } from '../../core/instances';
+import type { EndReport } from '../../app/runs/endReport';
+import { readRuns, recordRun } from '../../app/ledger';
+import { configHome } from '../../app/platforms/accountFile';
+import type { RunRecord } from '../../core/ledger/record';
 
 let home: string | undefined;
 

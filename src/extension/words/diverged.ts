@@ -1,10 +1,10 @@
 // Words for a diverged run (loss NaN/±Inf): the one notification per divergence, its buttons,
 // the stop gpuRent.training.onDiverged makes, and the line the end-of-run report leads with.
 // Pure: l10n is passed in.
-import type { Diverged, EndAction } from '../../../core/progress';
-import type { DivergedPolicy } from '../../../app/runs/diverged';
-import { formatRate, type L10n } from '../../view/present';
-import { divergedText, nonFiniteLabel } from '../../view/runText';
+import type { Diverged, EndAction } from '../../core/progress';
+import type { DivergedPolicy } from '../../app/runs/diverged';
+import { formatRate, type L10n } from '../view/present';
+import { divergedText, nonFiniteLabel } from '../view/runText';
 
 export interface DivergedWords {
   job: string;

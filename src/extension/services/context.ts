@@ -16,12 +16,13 @@ import type { Settings } from '../settings';
 import type { InstanceStore } from '../store';
 import type { RunWatch } from '../../app/runs/watch';
 import type { SyncWatching } from '../../app/syncWatching';
+import type { SyncSummary } from '../../app/sync';
 import type { LaunchRows } from '../../app/launch/rows';
 import type { PlatformFacts } from '../monitors/platforms';
 import type { RefreshReason } from '../view/refresh';
 import type { GuardNotices } from '../monitors/notices';
 import type { SyncWatches } from '../monitors/syncWatches';
-import type { DoctorView } from './remote/doctorView';
+import type { DoctorView } from '../doctorView';
 
 export interface CommandContext {
   store: InstanceStore;
@@ -53,6 +54,11 @@ export interface CommandContext {
   platformAccount(inst: Instance): PowerFacts['account'];
   /** The job-log output channel, made on first use. */
   jobOutput(): vscode.OutputChannel;
+  /**
+   * Sync Checkpoints Now (commands/sync/syncNow.ts) on this context, for a run's end action
+   * (services/endOfRun.ts): activate() wires it, so no module outside commands/ imports a command.
+   */
+  syncCheckpoints(arg: unknown): Promise<SyncSummary | undefined>;
 }
 
 /** Platform name in the display language, the platform's own beside the English (core/platforms/names). */
