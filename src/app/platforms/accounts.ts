@@ -57,10 +57,6 @@ export function mergeEndpoints(settings: Endpoints, env: Endpoints): Endpoints {
   return Object.fromEntries(DESCRIPTORS.map((d) => [d.endpoint.key, settings[d.endpoint.key] || env[d.endpoint.key]]));
 }
 
-/** AutoDL's own addresses: the developer API (Pro instances), and the web console's API (its paths start with /api/v1). */
-export const AUTODL_API = PLATFORM_DESCRIPTORS['autodl-pro'].endpoint.default!;
-export const AUTODL_WEB_API = PLATFORM_DESCRIPTORS['autodl-web'].endpoint.default!;
-
 export function makeConnector(account: Pick<Account, 'kind' | 'region'>, secret: Secret, endpoints: Endpoints, o: ConnectorOptions): Connector {
   const { descriptor, connect } = PLATFORM_REGISTRY[account.kind];
   return connect({ region: account.region, secret, endpoint: endpoints[descriptor.endpoint.key] || descriptor.endpoint.default, options: o });

@@ -13,6 +13,7 @@ import { allPages, RegionIndex, RegionList } from './regions';
 import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readAliyunStock, type StockQuery } from './stock';
+import { ALIYUN_CREATE } from './aliyunCreate';
 
 export interface AliyunOptions {
   accessKeyId: string;
@@ -34,6 +35,8 @@ type Sdk = Pick<PlatformSdks, 'ecs' | 'bss' | 'Config'>;
 export class AliyunConnector implements Connector {
   readonly kind = 'aliyun-ecs' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['aliyun-ecs'];
+  /** `gpu-rent create` / Create Platform Instance: its preview, request, send and reply (aliyunCreate.ts). */
+  readonly createHooks = ALIYUN_CREATE;
   private sdk: Promise<Sdk> | undefined;
   private readonly regionList: RegionList;
   /** The region each instance was listed in (power actions and prices go there). */

@@ -16,6 +16,7 @@ import { autodlConsoleStock, type StockRow } from '../../core/platforms/stock';
 import { readAutodlStock, type StockQuery } from './stock';
 import { ListedRows } from './listedRows';
 import { forEachLimited } from '../../remote/util/limit';
+import { AUTODL_PRO_CREATE } from './autodlCreate';
 
 /** Snapshots by instance, with the state word they were read in: a new state reads a new one (a restart moves port and password). */
 export type SnapshotCache = Map<string, { rawState: string; data: Record<string, unknown> }>;
@@ -193,6 +194,8 @@ abstract class AutodlBase implements Connector {
 
 export class AutodlProConnector extends AutodlBase {
   readonly kind = 'autodl-pro' as const;
+  /** `gpu-rent create` / Create Platform Instance: its request, send and reply (autodlCreate.ts). */
+  readonly createHooks = AUTODL_PRO_CREATE;
   protected kindForCtor(): PlatformKind {
     return 'autodl-pro';
   }
@@ -231,7 +234,7 @@ export class AutodlProConnector extends AutodlBase {
     const fen = autodlBalance(await this.call('POST', '/api/v1/dev/wallet/balance', {}, { signal }));
     return fen !== undefined ? { fen, readAt: this.o.now() } : this.badResponse('balance without assets');
   }
-  /** `pro/create` (create.ts builds the body): the reply's `data` is the new instance's id. Sent once, never retried here. */
+  /** `pro/create` (autodlCreate.ts builds the body): the reply's `data` is the new instance's id. Sent once, never retried here. */
   async proCreate(body: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> {
     return this.call('POST', '/api/v1/dev/instance/pro/create', body, { signal });
   }

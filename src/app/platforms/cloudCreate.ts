@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { keyPairName, keyTypeAccepted, parsePublicKey, SSH_ONLY_GROUP, zonesWithStock } from '../../core/platforms/cloudCreate';
+import { keyPairName, keyTypeAccepted, parsePublicKey, rsaKeysOnly, SSH_ONLY_GROUP, zonesWithStock } from '../../core/platforms/cloudCreate';
+import { descriptorOf } from '../../core/platforms/descriptors';
 import type { CreateRefusal } from '../../core/platforms/create';
 import type { StockRow } from '../../core/platforms/stock';
 import type { Connector, PlatformKind } from '../../core/platforms/types';
@@ -19,7 +20,7 @@ import type { AliyunConnector } from './aliyun';
 import type { TencentConnector } from './tencent';
 import { formatCny } from '../../core/money';
 
-type EcsConnector = Pick<AliyunConnector, 'ecsCall'>;
+type EcsConnector = Pick<AliyunConnector, 'kind' | 'ecsCall'>;
 type CvmConnector = Pick<TencentConnector, 'cvmCall' | 'vpcCall'>;
 
 const asObj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -33,9 +34,9 @@ export interface LoginKey {
   name: string;
 }
 
-/** Where a key is looked for when none is named: the usual OpenSSH files (腾讯云 imports RSA only). */
+/** Where a key is looked for when none is named: the usual OpenSSH files (RSA only where the cloud imports only that: 腾讯云). */
 export function defaultKeyFiles(kind: PlatformKind, home = homedir()): string[] {
-  const names = kind === 'tencent-cvm' ? ['id_rsa.pub'] : ['id_ed25519.pub', 'id_ecdsa.pub', 'id_rsa.pub'];
+  const names = rsaKeysOnly(kind) ? ['id_rsa.pub'] : ['id_ed25519.pub', 'id_ecdsa.pub', 'id_rsa.pub'];
   return names.map((n) => join(home, '.ssh', n));
 }
 
@@ -66,7 +67,7 @@ export async function loadLoginKey(kind: PlatformKind, path?: string): Promise<L
     const line = `${k.type} ${k.body}`;
     return { path: f, line, name: keyPairName(createHash('sha256').update(line).digest('hex')) };
   }
-  return refuse('badPublicKey', { path: files.join(', '), note: kind === 'tencent-cvm' ? 'no RSA public key found: give one with --ssh-key (腾讯云 imports RSA only)' : 'no public key found: give one with --ssh-key, or make one with ssh-keygen' });
+  return refuse('badPublicKey', { path: files.join(', '), note: rsaKeysOnly(kind) ? 'no RSA public key found: give one with --ssh-key (腾讯云 imports RSA only)' : 'no public key found: give one with --ssh-key, or make one with ssh-keygen' });
 }
 
 /** The security group a create uses: the user's, one made before (reused), or one to make. */
@@ -85,7 +86,7 @@ export interface CloudPlan {
 
 /** 阿里云: the vSwitch (its VPC and zone) and the security group, checked before anything bills. */
 export async function aliyunNetwork(c: EcsConnector, region: string, vSwitchId: string | undefined, securityGroupId: string | undefined): Promise<Pick<CloudPlan, 'group' | 'vSwitchId' | 'vpcId' | 'zone'> | CreateRefusal> {
-  if (!vSwitchId) return refuse('networkMissing', { missing: 'vSwitch', platform: 'aliyun-ecs' });
+  if (!vSwitchId) return refuse('networkMissing', { missing: 'vSwitch', platform: c.kind });
   const vs = await c.ecsCall((x, m) => x.describeVSwitches(new m.DescribeVSwitchesRequest({ regionId: region, vSwitchId })), region);
   const row = list(asObj(vs.VSwitches).VSwitch).find((r) => r.VSwitchId === vSwitchId);
   if (!row || typeof row.VpcId !== 'string') return refuse('networkMissing', { missing: 'vSwitch', given: vSwitchId, region, note: 'not found in the region' });
@@ -182,5 +183,5 @@ export async function zoneSoldOut(c: Connector & { stock?(q: { regions?: string[
   const here = rows.filter((r) => r.zone === zone && (r.instanceType ?? r.card) === instanceType);
   if (!here.length || here.some((r) => r.status !== 'soldOut')) return undefined;
   const others = zonesWithStock(rows, instanceType, zone);
-  return refuse('noStock', { card: instanceType, zone, zones: others.map((o) => `${o.zone} ${o.priceFenPerHour !== undefined ? `${formatCny(o.priceFenPerHour)}/h` : '?/h'}`).join(', '), note: c.kind === 'aliyun-ecs' ? 'the create never picks another zone itself: give --vswitch of one of these zones' : 'the create never picks another zone itself: give --region with one of these' });
+  return refuse('noStock', { card: instanceType, zone, zones: others.map((o) => `${o.zone} ${o.priceFenPerHour !== undefined ? `${formatCny(o.priceFenPerHour)}/h` : '?/h'}`).join(', '), note: descriptorOf(c.kind).create?.network ? 'the create never picks another zone itself: give --vswitch of one of these zones' : 'the create never picks another zone itself: give --region with one of these' });
 }

@@ -37,8 +37,8 @@ export type Release = () => void;
 
 /**
  * One instance's lock, by the platform's id of it alone: the extension's account entry and the
- * CLI's may name one real account differently (the panel's `autodl-pro`, an environment token's
- * `env-autodl-pro`, two entries for one key), and the platforms' instance ids do not repeat
+ * CLI's may name one real account differently (the panel's entry named after its kind, an
+ * environment token's `env-` and the kind, two entries for one key), and the platforms' instance ids do not repeat
  * (AutoDL `pro-…` / uuids, 阿里云 `i-…`, 腾讯云 `ins-…`). The account id is taken for the callers'
  * sake and left out on purpose.
  */

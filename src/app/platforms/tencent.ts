@@ -15,6 +15,7 @@ import { allPages, RegionIndex, RegionList } from './regions';
 import { ListedRows } from './listedRows';
 import type { StockRow } from '../../core/platforms/stock';
 import { readTencentStock, type StockQuery } from './stock';
+import { TENCENT_CREATE } from './tencentCreate';
 
 export interface TencentOptions {
   secretId: string;
@@ -44,6 +45,8 @@ interface CallGuard {
 export class TencentConnector implements Connector {
   readonly kind = 'tencent-cvm' as const;
   readonly capabilities = CONNECTOR_CAPABILITIES['tencent-cvm'];
+  /** `gpu-rent create` / Create Platform Instance: its preview, request, send and reply (tencentCreate.ts). */
+  readonly createHooks = TENCENT_CREATE;
   private readonly regionList: RegionList;
   /** The region each instance was listed in (power actions and prices go there). */
   private readonly where = new RegionIndex('tencent-cvm', () => this.regions(), false);

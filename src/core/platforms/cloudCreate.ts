@@ -8,6 +8,7 @@
 // cvm_models.d.ts (InternetAccessible "默认值：0Mbps", LoginSettings.KeyIds, ImportKeyPairRequest
 // "OpenSSH RSA 格式", KeyName "数字，字母和下划线组成，长度不超过25个字符", ItemPrice's steps).
 import type { Fen } from '../money';
+import { PLATFORM_DESCRIPTORS } from './descriptors';
 import type { StockRow } from './stock';
 import type { PlatformKind } from './types';
 import { yuanTextToFen } from './money';
@@ -45,7 +46,7 @@ export interface ReclaimFate {
  * false, so it stays and bills).
  */
 export function spotReclaimFate(kind: PlatformKind, behavior: SpotInterruption, hasDataDisk: boolean): ReclaimFate {
-  if (kind === 'aliyun-ecs' && behavior === 'stop') return { behavior, disks: [{ disk: 'system', fate: 'kept' }, ...(hasDataDisk ? [{ disk: 'data' as const, fate: 'kept' as const }] : [])], afterwards: 'stoppedStorage' };
+  if (behavior === 'stop' && PLATFORM_DESCRIPTORS[kind].create?.spotReclaims?.includes('stop')) return { behavior, disks: [{ disk: 'system', fate: 'kept' }, ...(hasDataDisk ? [{ disk: 'data' as const, fate: 'kept' as const }] : [])], afterwards: 'stoppedStorage' };
   return { behavior: 'terminate', disks: [{ disk: 'system', fate: 'released' }, ...(hasDataDisk ? [{ disk: 'data' as const, fate: 'kept' as const }] : [])], afterwards: hasDataDisk ? 'detachedDisk' : 'nothing' };
 }
 
@@ -66,9 +67,12 @@ export function parsePublicKey(text: string): PublicKey | undefined {
   return { type, body };
 }
 
-/** Key types each cloud imports: 腾讯云 ImportKeyPair takes "OpenSSH RSA" only. */
+/** Whether the cloud imports RSA keys only (the descriptor's `keyTypes`: 腾讯云 ImportKeyPair takes "OpenSSH RSA" only). */
+export const rsaKeysOnly = (kind: PlatformKind): boolean => PLATFORM_DESCRIPTORS[kind].create?.keyTypes === 'rsaOnly';
+
+/** Key types each cloud imports. */
 export function keyTypeAccepted(kind: PlatformKind, type: string): boolean {
-  return kind === 'tencent-cvm' ? type === 'ssh-rsa' : KEY_TYPES.test(type);
+  return rsaKeysOnly(kind) ? type === 'ssh-rsa' : KEY_TYPES.test(type);
 }
 
 /** The key pair name for a key: gpu_rent_ and 12 hex of its hash (腾讯云 KeyName: letters, digits, _ , at most 25). */

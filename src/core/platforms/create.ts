@@ -147,7 +147,8 @@ export function existingByName(list: readonly PlatformInstance[], name: string):
 export function checkSpec(kind: PlatformKind, s: CreateSpec): CreateRefusal | undefined {
   if (!canCreate(kind)) return refuse('notSupported', { kind });
   if (!CREATE_NAME.test(s.name)) return refuse('badName', { name: s.name.slice(0, 80) });
-  if (kind === 'autodl-pro') {
+  const t = PLATFORM_DESCRIPTORS[kind].create!;
+  if (t.spec === 'cardList') {
     if (!Number.isInteger(s.gpus) || s.gpus < 1 || s.gpus > AUTODL_MAX_GPUS) return refuse('tooManyGpus', { gpus: s.gpus, max: AUTODL_MAX_GPUS });
     if (s.diskGb !== undefined && s.diskGb > AUTODL_MAX_EXPAND_GB) return refuse('diskTooLarge', { diskGb: s.diskGb, max: AUTODL_MAX_EXPAND_GB });
     if (s.spot) return refuse('spotNotOffered', { kind });
@@ -163,8 +164,9 @@ export function checkSpec(kind: PlatformKind, s: CreateSpec): CreateRefusal | un
     if (s.diskGb !== undefined && s.diskGb > MAX_DISK_GB) return refuse('diskTooLarge', { diskGb: s.diskGb, max: MAX_DISK_GB });
     if (s.bandwidthMbps !== undefined && !(Number.isInteger(s.bandwidthMbps) && s.bandwidthMbps >= 1 && s.bandwidthMbps <= 100)) return refuse('badBandwidth', { mbps: s.bandwidthMbps, max: 100 });
     if (s.spotInterruption !== undefined && !s.spot) return refuse('spotStopNotOffered', { kind, note: 'a reclaim behaviour is for --spot' });
-    if (kind === 'tencent-cvm' && s.spotInterruption === 'stop') return refuse('spotStopNotOffered', { kind });
-    if (kind === 'tencent-cvm' && !(s.region && /^[a-z]{2}-[a-z]+-\d{1,2}$/.test(s.region))) return refuse('unknownRegion', { region: s.region ?? '', note: 'a zone such as ap-guangzhou-3' });
+    if (s.spotInterruption !== undefined && !(t.spotReclaims ?? []).includes(s.spotInterruption)) return refuse('spotStopNotOffered', { kind });
+    // A zone typed (required): calls go to its region.
+    if (t.where === 'zone' && !(s.region && (!t.zonePattern || t.zonePattern.test(s.region)))) return refuse('unknownRegion', { region: s.region ?? '', ...(t.whereExample ? { note: `a zone such as ${t.whereExample}` } : {}) });
     if (s.region !== undefined && !/^[a-z]{2}-[a-z0-9-]{1,40}$/.test(s.region)) return refuse('unknownRegion', { region: s.region.slice(0, 60) });
   }
   return undefined;

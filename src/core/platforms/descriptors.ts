@@ -44,6 +44,18 @@ export interface CreateTraits {
   network: boolean;
   /** The CLI's price line when the platform quotes none before a create; absent: "the platform gave no quote". */
   unquotedPrice?: string;
+  /** `where: 'zone'`: what a zone as typed looks like (checked before anything is sent). */
+  zonePattern?: RegExp;
+  /**
+   * The login key types the cloud imports: 'rsaOnly' (腾讯云 ImportKeyPair: "OpenSSH RSA 格式");
+   * absent: RSA, Ed25519 and ECDSA.
+   */
+  keyTypes?: 'rsaOnly';
+  /**
+   * What a spot reclaim may be asked to do (阿里云 SpotInterruptionBehavior "Terminate | Stop");
+   * a reclaim asked for anything else is refused. 腾讯云 reclaims release the instance.
+   */
+  spotReclaims?: readonly ('stop' | 'terminate')[];
 }
 
 export interface PlatformDescriptor {
@@ -199,7 +211,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'aliyun', setting: 'platforms.aliyunEndpoint', env: 'GPU_RENT_ALIYUN_ENDPOINT' },
     regions: { default: 'cn-hangzhou', env: 'ALIBABA_CLOUD_REGION_ID' },
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-    create: { spec: 'instanceType', instanceTypeExample: 'ecs.gn7i-c8g1.2xlarge', where: 'regionList', imageExample: 'ubuntu_22_04_x64_20G_alibase_….vhd', disk: 'dataDisk', cudaParameter: false, network: true },
+    create: { spec: 'instanceType', instanceTypeExample: 'ecs.gn7i-c8g1.2xlarge', where: 'regionList', imageExample: 'ubuntu_22_04_x64_20G_alibase_….vhd', disk: 'dataDisk', cudaParameter: false, network: true, spotReclaims: ['stop', 'terminate'] },
     keepChargingStopBills: true,
     spotNotice: 'aliyun',
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
@@ -223,7 +235,7 @@ export const PLATFORM_DESCRIPTORS: { readonly [K in PlatformKind]: PlatformDescr
     endpoint: { key: 'tencent', setting: 'platforms.tencentEndpoint', env: 'GPU_RENT_TENCENT_ENDPOINT' },
     regions: { default: 'ap-guangzhou', env: 'TENCENTCLOUD_REGION' },
     capabilities: ['list', 'get', 'powerOn:gpu', 'powerOff:keep', 'powerOff:stopCharging', 'release', 'price', 'balance'],
-    create: { spec: 'instanceType', instanceTypeExample: 'GN7.2XLARGE32', where: 'zone', whereExample: 'ap-guangzhou-3', imageExample: 'img-…', disk: 'dataDisk', cudaParameter: false, network: false },
+    create: { spec: 'instanceType', instanceTypeExample: 'GN7.2XLARGE32', where: 'zone', whereExample: 'ap-guangzhou-3', zonePattern: /^[a-z]{2}-[a-z]+-\d{1,2}$/, imageExample: 'img-…', disk: 'dataDisk', cudaParameter: false, network: false, keyTypes: 'rsaOnly', spotReclaims: ['terminate'] },
     keepChargingStopBills: true,
     spotNotice: 'tencent',
     stillBillsWhenStopped: 'its disks and any public IP / EIP',
