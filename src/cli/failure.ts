@@ -14,17 +14,18 @@ import { messageIn } from './words';
  * not-found, unreachable, …), the English `message` (the JSON's, the same in every language),
  * `zh` its Chinese for stderr, `exit` (1 unless given; never 0), `extra` fields beside code and
  * message in the JSON error object, and `say`: the stderr words when they are not the message's
- * (already in the output language and safe on a terminal).
+ * (already in the output language and safe on a terminal), null when the command already said
+ * why on stderr (each account's failure, one line each).
  */
 export class CliFailure extends Error {
   readonly exit: number;
   readonly zh?: string;
   readonly extra: Record<string, unknown>;
-  readonly say?: string;
+  readonly say?: string | null;
   constructor(
     readonly code: string,
     message: string,
-    opts: { zh?: string; exit?: number; extra?: Record<string, unknown>; say?: string; cause?: unknown } = {},
+    opts: { zh?: string; exit?: number; extra?: Record<string, unknown>; say?: string | null; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'CliFailure';
@@ -45,7 +46,7 @@ export function printFailure(io: CliIO, name: string, lang: CliLang, json: boole
   }
   if (err instanceof CliFailure) {
     if (json) io.stdout(jsonError(err.code, err.message, err.extra));
-    io.stderr(`gpu-rent ${name}: ${err.say ?? forTerminalLines(messageIn(lang, err))}\n`);
+    if (err.say !== null) io.stderr(`gpu-rent ${name}: ${err.say ?? forTerminalLines(messageIn(lang, err))}\n`);
     return err.exit;
   }
   // Messages may quote what a box printed: escapes made visible, never written raw.

@@ -3,14 +3,15 @@ import { formatCny } from '../../core/money';
 import { renderTable } from '../../core/format';
 import { accountIdentity } from '../../core/platforms/billing';
 import { can } from '../../core/platforms/types';
-import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import { type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
-import { heads, helpLang, t } from '../words';
+import { LANG_FLAG_SPEC } from '../lang';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { heads, t } from '../words';
 import { PlatformError } from '../../app/platforms/errors';
-import { jsonForTerminal } from '../../core/text';
-import { jsonError, errorCode } from '../json-error';
+import { errorCode } from '../json-error';
 import { allFailedCode } from './platform-fail';
 
 const specs = {
@@ -18,14 +19,18 @@ const specs = {
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
 
-export const command: CliCommand = {
+type Row = { account: string; platform: string; fen?: number; yuan?: number; readAt?: string; error?: string; errorText?: string; kind?: string; code?: string };
+
+export const command: CliCommand = defineCommand({
   name: 'balance',
   summary: 'the balance of each platform account',
   summaryZh: '每个平台账号的余额',
-  help: (ctx) => formatHelp('gpu-rent balance [--json]', 'Reads the balance of each configured platform account.', specs, helpLang(ctx), '读取每个已配置平台账号的余额。'),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    const lang = cliLang(flags.lang, io.env);
+  usage: 'gpu-rent balance [--json]',
+  about: 'Reads the balance of each configured platform account.',
+  aboutZh: '读取每个已配置平台账号的余额。',
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (_flags, { io, lang, json, warn }): Promise<Row[]> => {
     // Every billing account once: one key added for two regions (or one token twice) is read once.
     const seen = new Map<string, string>();
     const all = (await loadAccounts(io)).filter((a) => can(a.account.kind, 'balance'));
@@ -33,18 +38,14 @@ export const command: CliCommand = {
       const id = accountIdentity(a.account.kind, a.secret);
       const first = seen.get(id);
       if (first === undefined) seen.set(id, a.account.id);
-      else io.stderr(`gpu-rent balance: ${t(lang, '{0} is the same account as {1}: counted once', '{0} 与 {1} 是同一个账号：只算一次', a.account.id, first)}\n`);
+      else warn(t(lang, '{0} is the same account as {1}: counted once', '{0} 与 {1} 是同一个账号：只算一次', a.account.id, first));
       return first === undefined;
     });
-    if (!accounts.length) {
-      // No account is a failure in every output format (a script must not read the hint as balances):
-      // exit 1, the hint on stderr, and under --json the error document on stdout.
-      if (flags.json) io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
-      io.stderr(`gpu-rent balance: ${howToAdd(lang).trimEnd()}\n`);
-      return 1;
-    }
-    const rows = await Promise.all(
-      accounts.map(async (a) => {
+    // No account is a failure in every output format (a script must not read the hint as balances):
+    // exit 1, the hint on stderr, and under --json the error document on stdout.
+    if (!accounts.length) throw new CliFailure('no-account', howToAdd('en').trimEnd(), { say: howToAdd(lang).trimEnd() });
+    const rows: Row[] = await Promise.all(
+      accounts.map(async (a): Promise<Row> => {
         try {
           const b = await connectorFor(a, io).balance();
           return { account: a.account.id, platform: a.account.kind, fen: b.fen, yuan: b.fen / 100, readAt: new Date(b.readAt * 1000).toISOString() };
@@ -53,24 +54,17 @@ export const command: CliCommand = {
         }
       }),
     );
-    for (const r of rows) if ('error' in r) io.stderr(`gpu-rent balance: ${r.account}: ${r.errorText}\n`);
-    const ok = rows.filter((r): r is Extract<(typeof rows)[number], { fen: number }> => 'fen' in r);
-    // No balance read at all: the error object, each account's failure in `accounts`.
-    if (flags.json && !ok.length) {
+    for (const r of rows) if ('error' in r) warn(`${r.account}: ${r.errorText}`);
+    // No balance read at all: under --json the error object, each account's failure in `accounts` (their lines are on stderr above).
+    if (json && !rows.some((r) => 'fen' in r)) {
       const failures = rows.flatMap((r) => ('error' in r ? [{ account: r.account, platform: r.platform, code: r.code ?? 'failed', message: r.error ?? '', failure: r.kind ?? 'other' }] : []));
-      io.stdout(jsonError(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { accounts: failures }));
-      return 1;
+      throw new CliFailure(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { extra: { accounts: failures }, say: null });
     }
-    // Every account, an unreadable one too: balance null with the reason, never left out or taken as zero.
-    if (flags.json)
-      io.stdout(
-        jsonForTerminal(
-          rows.map((r) => ('fen' in r ? { ...r, balance: { fen: r.fen, yuan: r.yuan } } : { account: r.account, platform: r.platform, balance: null, fen: null, yuan: null, readAt: null, reason: r.error, failure: r.kind })),
-          2,
-        ) + '\n',
-      );
-    // A balance that could not be read is "?", never left out or taken as zero.
-    else io.stdout(renderTable([heads(lang, [['ACCOUNT', '账号'], ['PLATFORM', '平台'], ['BALANCE', '余额'], ['READ AT', '读取时间']]), ...rows.map((r) => (r.fen !== undefined && r.readAt !== undefined ? [r.account, r.platform, formatCny(r.fen), r.readAt] : [r.account, r.platform, '?', '-']))], ['l', 'l', 'r', 'l']));
-    return ok.length === rows.length ? 0 : 1;
+    return rows;
   },
-};
+  // Every account, an unreadable one too: balance null with the reason, never left out or taken as zero.
+  json: (rows) => rows.map((r) => ('fen' in r ? { ...r, balance: { fen: r.fen, yuan: r.yuan } } : { account: r.account, platform: r.platform, balance: null, fen: null, yuan: null, readAt: null, reason: r.error, failure: r.kind })),
+  // A balance that could not be read is "?", never left out or taken as zero.
+  text: (rows, lang) => renderTable([heads(lang, [['ACCOUNT', '账号'], ['PLATFORM', '平台'], ['BALANCE', '余额'], ['READ AT', '读取时间']]), ...rows.map((r) => (r.fen !== undefined && r.readAt !== undefined ? [r.account, r.platform, formatCny(r.fen), r.readAt] : [r.account, r.platform, '?', '-']))], ['l', 'l', 'r', 'l']),
+  exit: (rows) => (rows.every((r) => 'fen' in r) ? 0 : 1),
+});

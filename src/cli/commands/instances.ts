@@ -8,13 +8,15 @@ import { can, MAX_INSTANCES_PER_ACCOUNT, type Connector, type PlatformInstance }
 import { mapLimited } from '../../remote/util/limit';
 import { RELEASE_SOON_DAYS } from '../../core/platforms/clock';
 import { beijingDateTime } from '../../core/spend';
-import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import { forTerminal } from '../../core/text';
+import { type FlagSpecs } from '../args';
 import type { CliCommand } from '../command';
-import { connectorFor, failureLine, howToAdd, loadAccounts, platformMatches } from './accounts';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
-import { heads, helpLang, stateWord, t } from '../words';
-import { jsonError, errorCode } from '../json-error';
+import { connectorFor, failureLine, howToAdd, loadAccounts, platformMatches, type CliAccount } from './accounts';
+import { LANG_FLAG_SPEC } from '../lang';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { heads, stateWord, t } from '../words';
+import { errorCode } from '../json-error';
 import { allFailedCode } from './platform-fail';
 import { RegionsFailed } from '../../app/platforms/regions';
 
@@ -42,21 +44,31 @@ async function withPrices(c: Connector, list: PlatformInstance[]): Promise<Platf
   });
 }
 
-export const command: CliCommand = {
+type Listed = { a: CliAccount; list: PlatformInstance[] };
+
+interface InstancesResult {
+  ok: Listed[];
+  /** How many accounts failed, wholly or in some regions (their lines are on stderr). */
+  failed: number;
+}
+
+export const command: CliCommand = defineCommand({
   name: 'instances',
   summary: 'list the instances of your platform accounts with their real state and price',
   summaryZh: '列出平台账号下的实例及其真实状态和价格',
-  help: (ctx) => formatHelp('gpu-rent instances [--platform P] [--json]', 'Asks each configured platform account (gpu-rent accounts) for its instances.', specs, helpLang(ctx), '向每个已配置的平台账号（gpu-rent accounts）查询其实例。'),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    const lang = cliLang(flags.lang, io.env);
+  usage: 'gpu-rent instances [--platform P] [--json]',
+  about: 'Asks each configured platform account (gpu-rent accounts) for its instances.',
+  aboutZh: '向每个已配置的平台账号（gpu-rent accounts）查询其实例。',
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags, { io, lang, json, warn }): Promise<InstancesResult> => {
     const accounts = (await loadAccounts(io)).filter((a) => platformMatches(a.account.kind, flags.platform));
+    // No account is a failure in every output format (a script must not read the hint as instances):
+    // exit 1, the hint on stderr, and under --json the error document on stdout.
     if (!accounts.length) {
-      // No account is a failure in every output format (a script must not read the hint as instances):
-      // exit 1, the hint on stderr, and under --json the error document on stdout.
-      if (flags.json) io.stdout(jsonError('no-account', flags.platform ? `no platform account for ${flags.platform} (gpu-rent accounts list)` : howToAdd('en').trimEnd()));
-      io.stderr(`gpu-rent instances: ${flags.platform ? t(lang, 'no platform account for {0} (gpu-rent accounts list)', '没有 {0} 的平台账号（gpu-rent accounts list 可查看）', forTerminal(flags.platform)) : howToAdd(lang).trimEnd()}\n`);
-      return 1;
+      throw new CliFailure('no-account', flags.platform ? `no platform account for ${flags.platform} (gpu-rent accounts list)` : howToAdd('en').trimEnd(), {
+        say: flags.platform ? t(lang, 'no platform account for {0} (gpu-rent accounts list)', '没有 {0} 的平台账号（gpu-rent accounts list 可查看）', forTerminal(flags.platform)) : howToAdd(lang).trimEnd(),
+      });
     }
     const results = await Promise.all(
       accounts.map(async (a) => {
@@ -75,60 +87,59 @@ export const command: CliCommand = {
     for (const r of results) {
       if ('partial' in r && r.partial) {
         failed++;
-        io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.partial}\n`);
+        warn(`${r.a.account.id}: ${r.partial}`);
       }
       if (!('error' in r)) continue;
       failed++;
-      io.stderr(`gpu-rent instances: ${r.a.account.id}: ${r.error}\n`);
+      warn(`${r.a.account.id}: ${r.error}`);
     }
-    const ok = results.filter((r): r is { a: (typeof accounts)[number]; list: PlatformInstance[] } => 'list' in r);
-    // Every account failed: the error object (each account's code and message in `accounts`), not an empty list.
-    if (flags.json && !ok.length) {
+    const ok = results.filter((r): r is Listed => 'list' in r);
+    // Every account failed: under --json the error object (each account's code and message in `accounts`), not an empty list.
+    if (json && !ok.length) {
       const failures = results.flatMap((r) => ('en' in r ? [{ account: r.a.account.id, platform: r.a.account.kind, code: r.code ?? 'failed', message: r.en ?? '' }] : []));
-      io.stdout(jsonError(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { accounts: failures }));
-      return 1;
+      throw new CliFailure(allFailedCode(failures.map((f) => f.code)), failures.map((f) => `${f.account}: ${f.message}`).join('; '), { extra: { accounts: failures }, say: null });
     }
-    for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) io.stderr(`gpu-rent instances: ${r.a.account.id}: ${t(lang, 'showing the first {0} instances, the most read from one account', '只显示前 {0} 个实例（每个账号最多读这么多）', MAX_INSTANCES_PER_ACCOUNT)}\n`);
-    if (flags.json) {
-      const rows = ok.flatMap((r) =>
-        r.list.map((i) => ({
-          account: r.a.account.id,
-          platform: r.a.account.kind,
-          ...i,
-          // A figure the platform does not send is null, never a guess.
-          priceFenPerHour: i.priceFenPerHour ?? null,
-          ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}),
-          billing: i.billing ?? null,
-          region: i.region ?? null,
-          releaseAt: i.releaseAt ?? null,
-          releaseDay: i.releaseAt !== undefined ? beijingDateTime(i.releaseAt) : null,
-          platformTimer: i.platformTimer ? { ...i.platformTimer, atBeijing: beijingDateTime(i.platformTimer.at) } : null,
-        })),
-      );
-      io.stdout(jsonForTerminal(rows, 2) + '\n');
-    } else {
-      const now = Math.floor(Date.now() / 1000);
-      const rows = ok.flatMap((r) =>
-        r.list.map((i) =>
-          [
-            r.a.account.id,
-            i.ref,
-            i.name,
-            lang === 'zh-cn' ? `${stateWord(lang, i.state)}${i.rawState && i.rawState !== i.state ? `（${i.rawState}）` : ''}` : i.rawState || i.state,
-            i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
-            i.billing === 'prepaid' ? t(lang, 'prepaid', '包月/包年') : i.priceFenPerHour !== undefined ? `${t(lang, '{0}/h', '{0}/小时', formatCny(i.priceFenPerHour))}${i.billing === 'spot' ? t(lang, ' spot', ' 抢占式') : ''}` : '?',
-            i.region ?? '?',
-            i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? t(lang, ' (soon)', '（即将）') : ''}` : '',
-            // A timer the platform keeps itself (armed in its console), Beijing time.
-            i.platformTimer && i.platformTimer.at > now ? `${i.platformTimer.action === 'shutdown' ? t(lang, 'shutdown', '关机') : t(lang, 'RELEASE', '释放')} ${beijingDateTime(i.platformTimer.at)}` : '',
-            i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
-          ].map((cell) => forTerminal(cell)),
-        ),
-      );
-      const head = heads(lang, [['ACCOUNT', '账号'], ['INSTANCE', '实例'], ['NAME', '名称'], ['STATE', '状态'], ['GPU', 'GPU'], ['PRICE', '价格'], ['REGION', '地区'], ['RELEASED ON', '释放日期'], ['PLATFORM TIMER', '平台定时'], ['SSH', 'SSH']]);
-      if (rows.length) io.stdout(renderTable([head, ...rows]));
-      else if (!failed) io.stdout(t(lang, 'no instances\n', '没有实例\n'));
-    }
-    return failed ? 1 : 0;
+    for (const r of ok) if (r.list.length >= MAX_INSTANCES_PER_ACCOUNT) warn(`${r.a.account.id}: ${t(lang, 'showing the first {0} instances, the most read from one account', '只显示前 {0} 个实例（每个账号最多读这么多）', MAX_INSTANCES_PER_ACCOUNT)}`);
+    return { ok, failed };
   },
-};
+  json: ({ ok }) =>
+    ok.flatMap((r) =>
+      r.list.map((i) => ({
+        account: r.a.account.id,
+        platform: r.a.account.kind,
+        ...i,
+        // A figure the platform does not send is null, never a guess.
+        priceFenPerHour: i.priceFenPerHour ?? null,
+        ...(i.priceFenPerHour !== undefined ? { yuanPerHour: i.priceFenPerHour / 100 } : {}),
+        billing: i.billing ?? null,
+        region: i.region ?? null,
+        releaseAt: i.releaseAt ?? null,
+        releaseDay: i.releaseAt !== undefined ? beijingDateTime(i.releaseAt) : null,
+        platformTimer: i.platformTimer ? { ...i.platformTimer, atBeijing: beijingDateTime(i.platformTimer.at) } : null,
+      })),
+    ),
+  text: ({ ok, failed }, lang) => {
+    const now = Math.floor(Date.now() / 1000);
+    const rows = ok.flatMap((r) =>
+      r.list.map((i) =>
+        [
+          r.a.account.id,
+          i.ref,
+          i.name,
+          lang === 'zh-cn' ? `${stateWord(lang, i.state)}${i.rawState && i.rawState !== i.state ? `（${i.rawState}）` : ''}` : i.rawState || i.state,
+          i.card ? `${i.card}${i.gpuCount ? ` ×${i.gpuCount}` : ''}` : '?',
+          i.billing === 'prepaid' ? t(lang, 'prepaid', '包月/包年') : i.priceFenPerHour !== undefined ? `${t(lang, '{0}/h', '{0}/小时', formatCny(i.priceFenPerHour))}${i.billing === 'spot' ? t(lang, ' spot', ' 抢占式') : ''}` : '?',
+          i.region ?? '?',
+          i.releaseAt !== undefined ? `${beijingDateTime(i.releaseAt)}${i.releaseAt - now < RELEASE_SOON_DAYS * 86400 ? t(lang, ' (soon)', '（即将）') : ''}` : '',
+          // A timer the platform keeps itself (armed in its console), Beijing time.
+          i.platformTimer && i.platformTimer.at > now ? `${i.platformTimer.action === 'shutdown' ? t(lang, 'shutdown', '关机') : t(lang, 'RELEASE', '释放')} ${beijingDateTime(i.platformTimer.at)}` : '',
+          i.ssh ? `${i.ssh.user}@${i.ssh.host}:${i.ssh.port}` : '?',
+        ].map((cell) => forTerminal(cell)),
+      ),
+    );
+    const head = heads(lang, [['ACCOUNT', '账号'], ['INSTANCE', '实例'], ['NAME', '名称'], ['STATE', '状态'], ['GPU', 'GPU'], ['PRICE', '价格'], ['REGION', '地区'], ['RELEASED ON', '释放日期'], ['PLATFORM TIMER', '平台定时'], ['SSH', 'SSH']]);
+    if (rows.length) return renderTable([head, ...rows]);
+    return failed ? '' : t(lang, 'no instances\n', '没有实例\n');
+  },
+  exit: ({ failed }) => (failed ? 1 : 0),
+});

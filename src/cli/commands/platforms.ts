@@ -3,11 +3,12 @@ import { cardById } from '../../core/cards';
 import { dating, formatDating, WARNING_TEXT, type Catalog, type FenRange, type NumRange, type Platform } from '../../core/catalog';
 import { formatFenRange, formatNumRange, renderTable } from '../../core/format';
 import { fenToYuan } from '../../core/money';
-import { formatHelp, parseArgs, type FlagSpecs } from '../args';
+import { type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { heads, helpLang, t } from '../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { heads, t } from '../words';
 import { quoteWords } from './quote-words';
 
 const specs = {
@@ -96,26 +97,18 @@ function toJson(catalog: Catalog): unknown {
   };
 }
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'platforms',
   summary: 'list the platforms in the price catalog, with prices, disk, no-GPU mode, bandwidth, queues',
   summaryZh: '列出价格目录中的平台：价格、磁盘、无卡模式、带宽、排队',
-  help: (ctx) =>
-    formatHelp(
-      'gpu-rent platforms [--catalog FILE] [--json]',
-      'Lists every platform the field report names, with its figures and their dates. "?" means the\nreport names the thing but gives no figure.',
-      specs,
-      helpLang(ctx),
-      '列出实测报告提到的每个平台，附数据及其日期。"?" 表示报告提到了这一项但没有给出数字。',
-    ),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    const catalog = loadCatalog(flags.catalog);
-    if (flags.json) {
-      io.stdout(JSON.stringify(toJson(catalog), null, 2) + '\n');
-      return 0;
-    }
-    const lang = cliLang(flags.lang, io.env);
+  usage: 'gpu-rent platforms [--catalog FILE] [--json]',
+  about: 'Lists every platform the field report names, with its figures and their dates. "?" means the\nreport names the thing but gives no figure.',
+  aboutZh: '列出实测报告提到的每个平台，附数据及其日期。"?" 表示报告提到了这一项但没有给出数字。',
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags) => loadCatalog(flags.catalog),
+  json: toJson,
+  text: (catalog, lang) => {
     const zh = lang === 'zh-cn';
     const w = quoteWords(lang);
     // Heads as before in English (mixed case); in Chinese the extension's word where it has one.
@@ -146,7 +139,6 @@ export const command: CliCommand = {
     out += zh
       ? '\n? = 报告提到了但没有给出数字。实测报告的数字没有注明日期：它只说价格是在测试那一周采集的（价格采集时间是我实测那一周），所以没有一个显示得比那更新。--json 给出每个数字的来源和日期。\n'
       : `\n? = named in the report without a figure. The field report's figures are undated: it says only that prices were collected in the week of its tests (价格采集时间是我实测那一周), so none is shown as fresher than that. --json gives each figure's source and date.\n`;
-    io.stdout(out);
-    return 0;
+    return out;
   },
-};
+});

@@ -7,11 +7,12 @@ import { compareRuns, findRun, summary, type RunSummary } from '../../core/ledge
 import type { RunRecord } from '../../core/ledger/record';
 import { formatHours, renderTable } from '../../core/format';
 import { fenToYuan, formatCny } from '../../core/money';
-import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { forTerminal } from '../../core/text';
+import { UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { heads, helpLang, t } from '../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { heads, t } from '../words';
 
 /** A ledger failure with a stable code for --json (`run-not-found`, `run-ambiguous`, …) and its Chinese words. */
 export class LedgerError extends Error {
@@ -76,54 +77,56 @@ function table(rows: readonly RunSummary[], lang: CliLang): string {
   return renderTable([head, ...body], ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'l']);
 }
 
-async function list(io: CliIO, json: boolean, lang: CliLang): Promise<number> {
+type RunsResult = { kind: 'list'; rows: RunSummary[]; skipped: Awaited<ReturnType<typeof readRuns>>['skipped']; truncated: boolean } | { kind: 'compare'; c: ReturnType<typeof compareRuns> };
+
+async function list(io: CliIO, json: boolean, lang: CliLang): Promise<RunsResult> {
   const { runs, skipped, truncated } = await readRuns(configHome(io.env));
   // By start, then name: runs started in the same second (a sweep, two terminals) list the same way every time, whichever ended first.
   const rows = [...runs].sort((a, b) => a.startedAt - b.startedAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).map(summary);
-  if (json) {
-    io.stdout(jsonForTerminal({ runs: rows.map(summaryJson), skipped, truncated }, 2) + '\n');
-    return 0;
-  }
-  if (!rows.length) io.stdout(t(lang, 'no runs yet: a run is recorded when gpu-rent watches it end (gpu-rent run --then …, gpu-rent launch)\n', '还没有运行记录：gpu-rent 看着一次运行结束时才会记录（gpu-rent run --then …、gpu-rent launch）\n'));
-  else io.stdout(table(rows, lang));
-  if (skipped.length) io.stderr(t(lang, 'gpu-rent runs: {0} line(s) of the ledger are not valid records and were skipped (first: line {1}, {2})\n', 'gpu-rent runs：账本中有 {0} 行不是有效记录，已跳过（第一处：第 {1} 行，{2}）\n', skipped.length, skipped[0]!.line, skipped[0]!.problem));
-  return 0;
+  if (!json && skipped.length) io.stderr(t(lang, 'gpu-rent runs: {0} line(s) of the ledger are not valid records and were skipped (first: line {1}, {2})\n', 'gpu-rent runs：账本中有 {0} 行不是有效记录，已跳过（第一处：第 {1} 行，{2}）\n', skipped.length, skipped[0]!.line, skipped[0]!.problem));
+  return { kind: 'list', rows, skipped, truncated };
 }
 
-async function compare(io: CliIO, refs: readonly string[], json: boolean, lang: CliLang): Promise<number> {
+async function compare(io: CliIO, refs: readonly string[]): Promise<RunsResult> {
   if (refs.length < 2) throw new UsageError('runs compare needs two or more runs: gpu-rent runs compare RUN RUN [RUN …]', 'runs compare 需要两次或更多运行：gpu-rent runs compare RUN RUN [RUN …]');
   if (refs.length > 20) throw new UsageError('runs compare takes at most 20 runs', 'runs compare 最多比较 20 次运行');
   const home = configHome(io.env);
   const runs: RunRecord[] = [];
   for (const ref of refs) runs.push(await loadRun(home, ref));
-  const c = compareRuns(runs);
-  if (json) {
-    io.stdout(jsonForTerminal({ runs: c.runs.map((r) => ({ ...summaryJson(r), curve: r.curve })), best: c.best }, 2) + '\n');
-    return 0;
-  }
-  io.stdout(table(c.runs, lang));
-  const name = (id: string | null) => (id === null ? '?' : id);
-  io.stdout('\n' + t(lang, 'cheapest: {0}  fastest: {1}  shortest: {2}  lowest final loss: {3}\n', '最便宜：{0}  最快：{1}  最短：{2}  最终 loss 最低：{3}\n', name(c.best.cost), name(c.best.speed), name(c.best.duration), name(c.best.finalLoss)));
-  for (const r of c.runs) {
-    io.stdout('\n' + t(lang, '{0}: loss by step, hours and yuan\n', '{0}：loss 随步数、小时、元的变化\n', r.id));
-    const pts = r.curve.length > 12 ? r.curve.filter((_, i) => i % Math.ceil(r.curve.length / 12) === 0 || i === r.curve.length - 1) : r.curve;
-    const head = heads(lang, [['STEP', '步'], ['LOSS', 'LOSS'], ['HOURS', '小时'], ['YUAN', '元']]);
-    io.stdout(renderTable([head, ...pts.map((p) => [String(p.step), num(p.loss, 4), p.hours === null ? '?' : p.hours.toFixed(3), p.yuan === null ? '?' : p.yuan.toFixed(2)])], ['r', 'r', 'r', 'r']));
-  }
-  return 0;
+  return { kind: 'compare', c: compareRuns(runs) };
 }
 
-export const command: CliCommand = {
+function compareText(c: ReturnType<typeof compareRuns>, lang: CliLang): string {
+  let out = table(c.runs, lang);
+  const name = (id: string | null) => (id === null ? '?' : id);
+  out += '\n' + t(lang, 'cheapest: {0}  fastest: {1}  shortest: {2}  lowest final loss: {3}\n', '最便宜：{0}  最快：{1}  最短：{2}  最终 loss 最低：{3}\n', name(c.best.cost), name(c.best.speed), name(c.best.duration), name(c.best.finalLoss));
+  for (const r of c.runs) {
+    out += '\n' + t(lang, '{0}: loss by step, hours and yuan\n', '{0}：loss 随步数、小时、元的变化\n', r.id);
+    const pts = r.curve.length > 12 ? r.curve.filter((_, i) => i % Math.ceil(r.curve.length / 12) === 0 || i === r.curve.length - 1) : r.curve;
+    const head = heads(lang, [['STEP', '步'], ['LOSS', 'LOSS'], ['HOURS', '小时'], ['YUAN', '元']]);
+    out += renderTable([head, ...pts.map((p) => [String(p.step), num(p.loss, 4), p.hours === null ? '?' : p.hours.toFixed(3), p.yuan === null ? '?' : p.yuan.toFixed(2)])], ['r', 'r', 'r', 'r']);
+  }
+  return out;
+}
+
+export const command: CliCommand = defineCommand({
   name: 'runs',
   summary: 'the ledger of finished runs: list them, compare them (loss vs step, hours, yuan; cost, speed)',
   summaryZh: '已结束运行的账本：列出、比较（loss 随步数、小时、元；花费、速度）',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, {});
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  run: async (_flags, { io, lang, json, positionals }) => {
     const [sub, ...refs] = positionals;
-    if (sub === undefined) return list(io, Boolean(flags.json), lang);
-    if (sub === 'compare') return compare(io, refs, Boolean(flags.json), lang);
+    if (sub === undefined) return list(io, json, lang);
+    if (sub === 'compare') return compare(io, refs);
     throw new UsageError(`unknown runs subcommand "${sub}" (expects compare, or nothing to list the runs)`, `未知的 runs 子命令 "${sub}"（应为 compare，或不带子命令以列出运行）`);
   },
-};
+  json: (r) => (r.kind === 'list' ? { runs: r.rows.map(summaryJson), skipped: r.skipped, truncated: r.truncated } : { runs: r.c.runs.map((x) => ({ ...summaryJson(x), curve: x.curve })), best: r.c.best }),
+  text: (r, lang) => {
+    if (r.kind === 'compare') return compareText(r.c, lang);
+    if (!r.rows.length) return t(lang, 'no runs yet: a run is recorded when gpu-rent watches it end (gpu-rent run --then …, gpu-rent launch)\n', '还没有运行记录：gpu-rent 看着一次运行结束时才会记录（gpu-rent run --then …、gpu-rent launch）\n');
+    return table(r.rows, lang);
+  },
+});

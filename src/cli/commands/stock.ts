@@ -12,14 +12,16 @@ import { formatCny } from '../../core/money';
 import { filterStock, freeText, sortStock, STOCK_TTL_S, stockJson, type StockRow } from '../../core/platforms/stock';
 import { descriptorOf, type PlatformKind } from '../../core/platforms/descriptors';
 import { REGION_ID } from '../../core/platforms/regions';
-import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { forTerminal } from '../../core/text';
+import { UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
 import { connectorFor, failureLine, howToAdd, loadAccounts } from './accounts';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
-import { heads, helpLang, t } from '../words';
-import { jsonError, errorCode } from '../json-error';
-import { allFailedCode, printJsonFailure } from './platform-fail';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { heads, t } from '../words';
+import { errorCode } from '../json-error';
+import { allFailedCode } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'only this account', zh: '只看这个账号' },
@@ -74,30 +76,44 @@ export function cliStockCache(io: CliIO, now: number): StockCache {
   return new StockCache(new FileStockStore(join(configHome(io.env), 'cache')), () => now);
 }
 
-export const command: CliCommand = {
+interface StockResult {
+  now: number;
+  results: AccountStock[];
+  flags: { card?: string; region?: string; 'free-only'?: boolean };
+}
+
+function stockText({ results, flags }: StockResult, lang: CliLang): string {
+  const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.proSpec ? `${s.card} (Pro ${s.proSpec})` : s.card, s.status === 'free' ? t(lang, 'yes', '有') : s.status === 'soldOut' ? t(lang, 'sold out', '售罄') : '?', freeText(s), s.priceFenPerHour !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(s.priceFenPerHour)) : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
+  const head = heads(lang, [['ACCOUNT', '账号'], ['REGION', '地区'], ['ZONE/HOST', '可用区/主机'], ['CARD', '显卡'], ['FREE NOW', '现在有卡'], ['FREE', '空闲'], ['PRICE', '价格'], ['READ AT (UTC)', '读取时间 (UTC)']]);
+  if (rows.length) return renderTable([head, ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']);
+  if (!results.some((r) => r.ok)) return '';
+  const seen = [...new Set(results.flatMap((r) => r.seen ?? []))];
+  // An unknown card: say which cards there are, so the next try can name one.
+  const list = `${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}`;
+  const known = flags.card && seen.length ? t(lang, '; cards there: {0}', '；那里有的显卡：{0}', list) : '';
+  const pro = results.some((r) => descriptorOf(r.platform).stockRegionsFromInstances) && !flags.region ? t(lang, ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)', '（AutoDL Pro：只读你的实例所在地区；其他地区请加 --region REGION_SIGN）') : '';
+  if (lang === 'zh-cn') return `${flags.region ? `${forTerminal(flags.region)} ` : ''}没有${flags.card ? `匹配 ${forTerminal(flags.card)} 的` : ''}${flags['free-only'] ? '空闲' : ''}显卡${known}${pro}\n`;
+  return `no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${pro}\n`;
+}
+
+export const command: CliCommand = defineCommand({
   name: 'stock',
   summary: 'which cards are free now, per account and region, with the price per hour',
   summaryZh: '现在哪些显卡空闲：按账号和地区列出，附每小时价格',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags, { io, lang, json, warn }): Promise<StockResult> => {
     if (flags.region !== undefined && !REGION_ID.test(flags.region.toLowerCase())) throw new UsageError(`--region: "${forTerminal(flags.region.slice(0, 60))}" is not a region id`, `--region："${forTerminal(flags.region.slice(0, 60))}" 不是地区 ID`);
     if (flags.card !== undefined && (flags.card.trim() === '' || flags.card.length > 60)) throw new UsageError('--card: a card name such as 4090, A100 or gn7i', '--card：显卡名称，如 4090、A100 或 gn7i');
     const all = await loadAccounts(io);
     const accounts = all.filter((a) => !flags.account || a.account.id === flags.account);
-    if (!all.length) {
-      // No account is a failure in every output format (a script must not read the hint as stock):
-      // exit 1, the hint on stderr, and under --json the error document on stdout.
-      if (flags.json) io.stdout(jsonError('no-account', howToAdd('en').trimEnd()));
-      io.stderr(`gpu-rent stock: ${howToAdd(lang).trimEnd()}\n`);
-      return 1;
-    }
-    if (!accounts.length) {
-      printJsonFailure(io, flags.json, 'no-account', `no account ${flags.account ?? ''} (gpu-rent accounts list)`);
-      io.stderr(`gpu-rent stock: ${t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(flags.account ?? ''))}\n`);
-      return 1;
-    }
+    // No account is a failure in every output format (a script must not read the hint as stock):
+    // exit 1, the hint on stderr, and under --json the error document on stdout.
+    if (!all.length) throw new CliFailure('no-account', howToAdd('en').trimEnd(), { say: howToAdd(lang).trimEnd() });
+    if (!accounts.length) throw new CliFailure('no-account', `no account ${flags.account ?? ''} (gpu-rent accounts list)`, { say: t(lang, 'no account {0} (gpu-rent accounts list)', '没有账号 {0}（gpu-rent accounts list 可查看）', forTerminal(flags.account ?? '')) });
     const regions = flags.region ? [flags.region] : [];
     const now = Math.floor(Date.now() / 1000);
     const cache = cliStockCache(io, now);
@@ -113,28 +129,14 @@ export const command: CliCommand = {
         }
       }),
     );
-    for (const r of results) if (!r.ok) io.stderr(`gpu-rent stock: ${r.account}: ${r.errorText ?? (r.error === 'this platform has no stock read' ? t(lang, r.error, '这个平台不提供库存查询') : (r.error ?? t(lang, 'failed', '失败')))}\n`);
-    // No account read: the error object, each account's failure in `accounts`.
-    if (flags.json && !results.some((r) => r.ok)) {
-      io.stdout(jsonError(allFailedCode(results.map((r) => r.code ?? 'failed')), results.map((r) => `${r.account}: ${r.error ?? 'failed'}`).join('; '), { accounts: results.map((r) => ({ account: r.account, platform: r.platform, code: r.code ?? 'failed', message: r.error ?? 'failed', failure: r.failure ?? null })) }));
-      return 1;
+    for (const r of results) if (!r.ok) warn(`${r.account}: ${r.errorText ?? (r.error === 'this platform has no stock read' ? t(lang, r.error, '这个平台不提供库存查询') : (r.error ?? t(lang, 'failed', '失败')))}`);
+    // No account read: under --json the error object, each account's failure in `accounts` (their lines are on stderr above).
+    if (json && !results.some((r) => r.ok)) {
+      throw new CliFailure(allFailedCode(results.map((r) => r.code ?? 'failed')), results.map((r) => `${r.account}: ${r.error ?? 'failed'}`).join('; '), { extra: { accounts: results.map((r) => ({ account: r.account, platform: r.platform, code: r.code ?? 'failed', message: r.error ?? 'failed', failure: r.failure ?? null })) }, say: null });
     }
-    if (flags.json) {
-      io.stdout(jsonForTerminal({ readAt: now, accounts: results.map((r) => ({ account: r.account, platform: r.platform, ok: r.ok, error: r.error ?? null, failure: r.failure ?? null, rows: r.rows.map(stockJson) })) }, 2) + '\n');
-    } else {
-      const rows = results.flatMap((r) => r.rows.map((s) => [r.account, s.region, s.zone ?? '', s.proSpec ? `${s.card} (Pro ${s.proSpec})` : s.card, s.status === 'free' ? t(lang, 'yes', '有') : s.status === 'soldOut' ? t(lang, 'sold out', '售罄') : '?', freeText(s), s.priceFenPerHour !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(s.priceFenPerHour)) : '?', new Date(s.readAt * 1000).toISOString().slice(11, 19)].map((x) => forTerminal(x))));
-      const head = heads(lang, [['ACCOUNT', '账号'], ['REGION', '地区'], ['ZONE/HOST', '可用区/主机'], ['CARD', '显卡'], ['FREE NOW', '现在有卡'], ['FREE', '空闲'], ['PRICE', '价格'], ['READ AT (UTC)', '读取时间 (UTC)']]);
-      if (rows.length) io.stdout(renderTable([head, ...rows], ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'l']));
-      else if (results.some((r) => r.ok)) {
-        const seen = [...new Set(results.flatMap((r) => r.seen ?? []))];
-        // An unknown card: say which cards there are, so the next try can name one.
-        const list = `${seen.slice(0, 12).map((c) => forTerminal(c)).join(', ')}${seen.length > 12 ? ', …' : ''}`;
-        const known = flags.card && seen.length ? t(lang, '; cards there: {0}', '；那里有的显卡：{0}', list) : '';
-        const pro = results.some((r) => descriptorOf(r.platform).stockRegionsFromInstances) && !flags.region ? t(lang, ' (AutoDL Pro: the regions of your instances are read; add --region REGION_SIGN for another)', '（AutoDL Pro：只读你的实例所在地区；其他地区请加 --region REGION_SIGN）') : '';
-        if (lang === 'zh-cn') io.stdout(`${flags.region ? `${forTerminal(flags.region)} ` : ''}没有${flags.card ? `匹配 ${forTerminal(flags.card)} 的` : ''}${flags['free-only'] ? '空闲' : ''}显卡${known}${pro}\n`);
-        else io.stdout(`no ${flags['free-only'] ? 'free ' : ''}cards${flags.card ? ` matching ${forTerminal(flags.card)}` : ''}${flags.region ? ` in ${forTerminal(flags.region)}` : ''}${known}${pro}\n`);
-      }
-    }
-    return results.some((r) => r.ok) ? 0 : 1;
+    return { now, results, flags: { ...(flags.card !== undefined ? { card: flags.card } : {}), ...(flags.region !== undefined ? { region: flags.region } : {}), ...(flags['free-only'] ? { 'free-only': true } : {}) } };
   },
-};
+  json: ({ now, results }) => ({ readAt: now, accounts: results.map((r) => ({ account: r.account, platform: r.platform, ok: r.ok, error: r.error ?? null, failure: r.failure ?? null, rows: r.rows.map(stockJson) })) }),
+  text: stockText,
+  exit: ({ results }) => (results.some((r) => r.ok) ? 0 : 1),
+});
