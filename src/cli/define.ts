@@ -39,7 +39,10 @@ export interface CommandDef<S extends FlagSpecs, R> {
   run: (flags: ParsedFlags<S>, ctx: RunContext) => Promise<R>;
   /** The result as text for stdout (nothing is printed for ''). */
   text: (result: R, lang: CliLang) => string;
-  /** The result's JSON document (printed with jsonForTerminal, indent 2); required when `flags` has `json`. */
+  /**
+   * The result's JSON document (printed with jsonForTerminal, indent 2); required when `flags` has
+   * `json`. Undefined for a result without a JSON form (a subcommand that prints its text line under --json too).
+   */
   json?: (result: R) => unknown;
   /** The exit code for a result (default 0): e.g. 1 when some accounts could not be read. Independent of the format. */
   exit?: (result: R) => number;
@@ -59,7 +62,8 @@ export function defineCommand<S extends FlagSpecs, R>(def: CommandDef<S, R>): Cl
       const json = f.json === true;
       const ctx: RunContext = { io, lang, json, positionals, rest, warn: (text) => io.stderr(`gpu-rent ${def.name}: ${text}\n`) };
       const result = await def.run(flags, ctx);
-      if (json && def.json) io.stdout(jsonForTerminal(def.json(result), 2) + '\n');
+      const doc = json && def.json ? def.json(result) : undefined;
+      if (doc !== undefined) io.stdout(jsonForTerminal(doc, 2) + '\n');
       else {
         const out = def.text(result, lang);
         if (out) io.stdout(out);

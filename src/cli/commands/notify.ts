@@ -8,11 +8,12 @@ import { renderTable } from '../../core/format';
 import { forTerminal } from '../../core/text';
 import { configHome } from '../../app/platforms/accountFile';
 import { readChannelFile, SENT_JOURNAL_FILE, writeChannelFile } from '../../app/notify/channelFile';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { UsageError, type FlagSpecs, type ParsedFlags } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { jsonError } from '../json-error';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { heads, helpLang, t } from '../words';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { heads, t } from '../words';
 
 export const SECRET_ENV = 'GPU_RENT_NOTIFY_SECRET';
 export const SIGN_SECRET_ENV = 'GPU_RENT_NOTIFY_SIGN_SECRET';
@@ -58,10 +59,14 @@ async function ask(io: CliIO, question: string): Promise<string | null> {
   return promptLine(question, true);
 }
 
-function fail(io: CliIO, json: boolean | undefined, lang: CliLang, code: string, en: string, zh: string, ...values: (string | number)[]): number {
-  if (json) io.stdout(jsonError(code, t('en', en, zh, ...values)));
-  io.stderr(`gpu-rent notify: ${forTerminal(t(lang, en, zh, ...values))}\n`);
-  return 1;
+function fail(lang: CliLang, code: string, en: string, zh: string, ...values: (string | number)[]): CliFailure {
+  return new CliFailure(code, t('en', en, zh, ...values), { say: forTerminal(t(lang, en, zh, ...values)) });
+}
+
+/** What a subcommand printed: its text, and under --json its document (none: the text). */
+interface Said {
+  text: string;
+  doc?: unknown;
 }
 
 async function secretFor(io: CliIO, lang: CliLang, kind: ChannelKind, name: string): Promise<{ key?: string; base?: string; password?: string }> {
@@ -75,7 +80,7 @@ async function secretFor(io: CliIO, lang: CliLang, kind: ChannelKind, name: stri
   return kind === 'email' ? { password: r.key } : { key: r.key, ...(r.base ? { base: r.base } : {}) };
 }
 
-async function add(io: CliIO, lang: CliLang, name: string | undefined, flags: ReturnType<typeof parseArgs<typeof specs>>['flags']): Promise<number> {
+async function add(io: CliIO, lang: CliLang, name: string | undefined, flags: ParsedFlags<typeof specs>): Promise<Said> {
   if (!name) throw new UsageError('add needs a NAME (letters, digits, - and _)', 'add 需要一个名称（字母、数字、- 和 _）');
   const kind = flags.kind as ChannelKind | undefined;
   if (!kind) throw new UsageError(`add needs --kind: ${CHANNEL_KINDS.join(', ')}`, `add 需要 --kind：${CHANNEL_KINDS.join('、')}`);
@@ -115,8 +120,7 @@ async function add(io: CliIO, lang: CliLang, name: string | undefined, flags: Re
   const home = configHome(io.env);
   const file = await readChannelFile(home);
   await writeChannelFile(home, [...file.filter((c) => c.channel.name !== name), { channel: parsed.data, secret }]);
-  io.stdout(t(lang, 'added {0} ({1}); try it with: gpu-rent notify test {0}\n', '已添加 {0}（{1}）；可以这样试发：gpu-rent notify test {0}\n', name, kind));
-  return 0;
+  return { text: t(lang, 'added {0} ({1}); try it with: gpu-rent notify test {0}\n', '已添加 {0}（{1}）；可以这样试发：gpu-rent notify test {0}\n', name, kind) };
 }
 
 function describe(c: NotifyChannel): string {
@@ -124,50 +128,49 @@ function describe(c: NotifyChannel): string {
   return c.base ?? '';
 }
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'notify',
   summary: 'message channels (企业微信, 钉钉, 飞书, Server酱, PushPlus, email, webhook): add, list, remove, test',
   summaryZh: '消息渠道（企业微信、钉钉、飞书、Server酱、PushPlus、邮件、webhook）：添加、列出、删除、试发',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'add NAME | list | remove NAME | test NAME' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 2, names: 'add NAME | list | remove NAME | test NAME' },
+  run: async (flags, { io, lang, positionals }): Promise<Said> => {
     const [sub, name] = positionals;
     const home = configHome(io.env);
     if (sub === 'add') return add(io, lang, name, flags);
     if (sub === 'list' || sub === undefined) {
       const all = await readChannelFile(home);
-      if (flags.json) {
-        io.stdout(JSON.stringify(all.map((c) => ({ ...c.channel, secretStored: Object.keys(c.secret).sort() })), null, 2) + '\n');
-        return 0;
-      }
+      const doc = all.map((c) => ({ ...c.channel, secretStored: Object.keys(c.secret).sort() }));
       if (!all.length) {
-        io.stdout(t(lang, 'No message channel yet. Add one, for example:\n  {0}=\'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…\' gpu-rent notify add phone --kind wecom\n', '还没有消息渠道。可以这样添加，例如：\n  {0}=\'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…\' gpu-rent notify add phone --kind wecom\n', SECRET_ENV));
-        return 0;
+        return { doc, text: t(lang, 'No message channel yet. Add one, for example:\n  {0}=\'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…\' gpu-rent notify add phone --kind wecom\n', '还没有消息渠道。可以这样添加，例如：\n  {0}=\'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=…\' gpu-rent notify add phone --kind wecom\n', SECRET_ENV) };
       }
       const head = heads(lang, [['NAME', '名称'], ['KIND', '类型'], ['SIGNED', '签名'], ['ADDRESS', '地址']]);
-      io.stdout(renderTable([head, ...all.map((c) => [c.channel.name, c.channel.kind, c.channel.signed ? t(lang, 'yes', '是') : '', describe(c.channel)])]));
-      return 0;
+      return { doc, text: renderTable([head, ...all.map((c) => [c.channel.name, c.channel.kind, c.channel.signed ? t(lang, 'yes', '是') : '', describe(c.channel)])]) };
     }
     if (sub === 'remove') {
       if (!name) throw new UsageError('remove needs a NAME (gpu-rent notify list shows them)', 'remove 需要名称（gpu-rent notify list 会列出）');
       const file = await readChannelFile(home);
-      if (!file.some((c) => c.channel.name === name)) return fail(io, flags.json, lang, 'not-found', 'no channel {0} in {1}', '{1} 中没有渠道 {0}', name, join(home, 'notify.json'));
+      if (!file.some((c) => c.channel.name === name)) throw fail(lang, 'not-found', 'no channel {0} in {1}', '{1} 中没有渠道 {0}', name, join(home, 'notify.json'));
       await writeChannelFile(home, file.filter((c) => c.channel.name !== name));
-      io.stdout(t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', name));
-      return 0;
+      return { text: t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', name) };
     }
     if (sub === 'test') {
       if (!name) throw new UsageError('test needs a NAME (gpu-rent notify list shows them)', 'test 需要名称（gpu-rent notify list 会列出）');
       const found = (await readChannelFile(home)).find((c) => c.channel.name === name);
-      if (!found) return fail(io, flags.json, lang, 'not-found', 'no channel {0} in {1}', '{1} 中没有渠道 {0}', name, join(home, 'notify.json'));
+      if (!found) throw fail(lang, 'not-found', 'no channel {0} in {1}', '{1} 中没有渠道 {0}', name, join(home, 'notify.json'));
       const { notifyEvent } = await import('../../app/notify/send');
       const [r] = await notifyEvent(`test:${Date.now()}`, { kind: 'test', task: 'gpu-rent', channel: name }, [found], { journal: join(home, SENT_JOURNAL_FILE), lang });
-      if (r!.status === 'failed') return fail(io, flags.json, lang, r!.code, '{0} did not take the message: {1}', '{0} 未接收消息：{1}', name, r!.message);
-      if (flags.json) io.stdout(JSON.stringify({ channel: name, sent: true, ...(r!.status === 'sent' && r!.id ? { id: r!.id } : {}) }, null, 2) + '\n');
-      else io.stdout(t(lang, 'sent a test message to {0} ({1}): the channel took it\n', '已向 {0}（{1}）发送测试消息：渠道已接收\n', name, found.channel.kind));
-      return 0;
+      if (r!.status === 'failed') throw fail(lang, r!.code, '{0} did not take the message: {1}', '{0} 未接收消息：{1}', name, r!.message);
+      return {
+        doc: { channel: name, sent: true, ...(r!.status === 'sent' && r!.id ? { id: r!.id } : {}) },
+        text: t(lang, 'sent a test message to {0} ({1}): the channel took it\n', '已向 {0}（{1}）发送测试消息：渠道已接收\n', name, found.channel.kind),
+      };
     }
     throw new UsageError(`expects add, list, remove or test, got "${sub}"`, `需要 add、list、remove 或 test，收到 "${sub}"`);
   },
-};
+  json: (r) => r.doc,
+  text: (r) => r.text,
+});

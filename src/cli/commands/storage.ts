@@ -7,12 +7,13 @@ import { checkKey, publicStore, readStoreFile, writeStoreFile, type SavedStore }
 import type { StoreError, TransferEvent } from '../../app/storage/s3';
 import { renderTable } from '../../core/format';
 import { AUTODL_FS_ROOT, checkS3Store, checkStoreName, parseStoreRef, type S3Store } from '../../core/storage/names';
-import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { forTerminal } from '../../core/text';
+import { UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { jsonError } from '../json-error';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { heads, helpLang, t } from '../words';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { heads, t } from '../words';
 
 const specs = {
   endpoint: { type: 'string', valueName: 'URL', description: 'add: the S3 endpoint, https://… (OSS: https://s3.oss-REGION.aliyuncs.com; COS: https://cos.REGION.myqcloud.com)', zh: 'add：S3 接口地址 https://…（OSS：https://s3.oss-地区.aliyuncs.com；COS：https://cos.地区.myqcloud.com）' },
@@ -44,10 +45,14 @@ const SUMMARY_ZH = [
   'box 永远拿不到密钥：启动时只给它限定于本次运行前缀、大小和时间的授权。',
 ].join('\n');
 
-function fail(io: CliIO, json: boolean | undefined, lang: CliLang, code: string, en: string, zh: string): number {
-  if (json) io.stdout(jsonError(code, en));
-  io.stderr(`gpu-rent storage: ${forTerminal(lang === 'zh-cn' ? zh : en)}\n`);
-  return 1;
+function fail(lang: CliLang, code: string, en: string, zh: string): CliFailure {
+  return new CliFailure(code, en, { say: forTerminal(lang === 'zh-cn' ? zh : en) });
+}
+
+/** What a subcommand printed: its text, and under --json its document. */
+interface Said {
+  text: string;
+  doc: unknown;
 }
 
 async function findStore(io: CliIO, name: string): Promise<SavedStore | undefined> {
@@ -82,31 +87,27 @@ function progressPrinter(io: CliIO, lang: CliLang, verb: 'push' | 'pull'): (e: T
   };
 }
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'storage',
   summary: 'stores for checkpoints and data (OSS, COS, MinIO, S3, AutoDL 文件存储): add, list, test, ls, push, pull',
   summaryZh: '存放检查点和数据的存储（OSS、COS、MinIO、S3、AutoDL 文件存储）：添加、列出、测试、ls、push、pull',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 3, positionalNames: 'SUBCOMMAND NAME[/PREFIX] [PATH]' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 3, names: 'SUBCOMMAND NAME[/PREFIX] [PATH]' },
+  run: async (flags, { io, lang, positionals }): Promise<Said> => {
     const home = configHome(io.env);
     const [sub, ref, path] = positionals;
-    const json = flags.json;
 
     if (sub === 'list' || sub === undefined) {
       const all = await readStoreFile(home);
-      if (json) {
-        io.stdout(jsonForTerminal(all.map(publicStore), 2) + '\n');
-        return 0;
-      }
+      const doc = all.map(publicStore);
       if (!all.length) {
-        io.stdout(t(lang, 'No store yet. Add one, e.g.:\n  GPU_RENT_STORAGE_KEY_ID=… GPU_RENT_STORAGE_SECRET=… gpu-rent storage add ckpt --endpoint https://s3.oss-cn-hangzhou.aliyuncs.com --bucket my-bucket\n', '还没有存储。可以这样添加，例如：\n  GPU_RENT_STORAGE_KEY_ID=… GPU_RENT_STORAGE_SECRET=… gpu-rent storage add ckpt --endpoint https://s3.oss-cn-hangzhou.aliyuncs.com --bucket my-bucket\n'));
-        return 0;
+        return { doc, text: t(lang, 'No store yet. Add one, e.g.:\n  GPU_RENT_STORAGE_KEY_ID=… GPU_RENT_STORAGE_SECRET=… gpu-rent storage add ckpt --endpoint https://s3.oss-cn-hangzhou.aliyuncs.com --bucket my-bucket\n', '还没有存储。可以这样添加，例如：\n  GPU_RENT_STORAGE_KEY_ID=… GPU_RENT_STORAGE_SECRET=… gpu-rent storage add ckpt --endpoint https://s3.oss-cn-hangzhou.aliyuncs.com --bucket my-bucket\n') };
       }
       const head = heads(lang, [['NAME', '名称'], ['KIND', '类型'], ['WHERE', '位置'], ['REGION', '地区']]);
-      io.stdout(renderTable([head, ...all.map((s) => (s.store.kind === 's3' ? [s.store.name, 's3', `${s.store.endpoint} ${s.store.bucket}${s.store.pathStyle ? ' (path-style)' : ''}`, s.store.region] : [s.store.name, 'autodl-fs', AUTODL_FS_ROOT, '']))]));
-      return 0;
+      return { doc, text: renderTable([head, ...all.map((s) => (s.store.kind === 's3' ? [s.store.name, 's3', `${s.store.endpoint} ${s.store.bucket}${s.store.pathStyle ? ' (path-style)' : ''}`, s.store.region] : [s.store.name, 'autodl-fs', AUTODL_FS_ROOT, '']))]) };
     }
 
     if (sub === 'add') {
@@ -139,25 +140,21 @@ export const command: CliCommand = {
             await listObjects(await s3Client(c.value, k.key, { maxAttempts: 2 }), c.value, '', 1);
           } catch (e) {
             const err = e as StoreError;
-            return fail(io, json, lang, err.code ?? 'failed', `not saved: ${err.message}`, `未保存：${err.zh ?? err.message}`);
+            throw fail(lang, err.code ?? 'failed', `not saved: ${err.message}`, `未保存：${err.zh ?? err.message}`);
           }
         }
       }
       const file = await readStoreFile(home);
       await writeStoreFile(home, [...file.filter((s) => s.store.name !== saved.store.name), saved]);
-      if (json) io.stdout(jsonForTerminal(publicStore(saved), 2) + '\n');
-      else io.stdout(t(lang, 'added store {0} ({1})\n', '已添加存储 {0}（{1}）\n', saved.store.name, saved.store.kind === 's3' ? `${saved.store.endpoint} ${saved.store.bucket}` : AUTODL_FS_ROOT));
-      return 0;
+      return { doc: publicStore(saved), text: t(lang, 'added store {0} ({1})\n', '已添加存储 {0}（{1}）\n', saved.store.name, saved.store.kind === 's3' ? `${saved.store.endpoint} ${saved.store.bucket}` : AUTODL_FS_ROOT) };
     }
 
     if (sub === 'remove') {
       if (!ref) throw new UsageError('remove needs a NAME (gpu-rent storage list shows them)', 'remove 需要 NAME（gpu-rent storage list 会列出）');
       const file = await readStoreFile(home);
-      if (!file.some((s) => s.store.name === ref)) return fail(io, json, lang, 'not-found', `no store ${ref} in ${home}/stores.json`, `${home}/stores.json 中没有存储 ${ref}`);
+      if (!file.some((s) => s.store.name === ref)) throw fail(lang, 'not-found', `no store ${ref} in ${home}/stores.json`, `${home}/stores.json 中没有存储 ${ref}`);
       await writeStoreFile(home, file.filter((s) => s.store.name !== ref));
-      if (json) io.stdout(jsonForTerminal({ removed: ref }, 2) + '\n');
-      else io.stdout(t(lang, 'removed store {0} and its key\n', '已删除存储 {0} 及其密钥\n', ref));
-      return 0;
+      return { doc: { removed: ref }, text: t(lang, 'removed store {0} and its key\n', '已删除存储 {0} 及其密钥\n', ref) };
     }
 
     if (!['test', 'ls', 'push', 'pull'].includes(sub)) throw new UsageError(`expects add, list, remove, test, ls, push or pull, got "${sub}"`, `需要 add、list、remove、test、ls、push 或 pull，收到 "${sub}"`);
@@ -165,8 +162,8 @@ export const command: CliCommand = {
     const r = parseStoreRef(ref);
     if (!r.ok) throw new UsageError(r.message, r.messageZh);
     const saved = await findStore(io, r.value.name);
-    if (!saved) return fail(io, json, lang, 'not-found', `no store ${r.value.name} (gpu-rent storage list shows them)`, `没有存储 ${r.value.name}（gpu-rent storage list 会列出）`);
-    if (saved.store.kind !== 's3' || !saved.key) return fail(io, json, lang, 'box-only', `${r.value.name} is AutoDL's 文件存储: a folder on the box (${AUTODL_FS_ROOT}); reach it with gpu-rent push/sync to ${AUTODL_FS_ROOT}/… on an AutoDL box`, `${r.value.name} 是 AutoDL 文件存储：box 上的文件夹（${AUTODL_FS_ROOT}）；请在 AutoDL box 上用 gpu-rent push/sync 到 ${AUTODL_FS_ROOT}/…`);
+    if (!saved) throw fail(lang, 'not-found', `no store ${r.value.name} (gpu-rent storage list shows them)`, `没有存储 ${r.value.name}（gpu-rent storage list 会列出）`);
+    if (saved.store.kind !== 's3' || !saved.key) throw fail(lang, 'box-only', `${r.value.name} is AutoDL's 文件存储: a folder on the box (${AUTODL_FS_ROOT}); reach it with gpu-rent push/sync to ${AUTODL_FS_ROOT}/… on an AutoDL box`, `${r.value.name} 是 AutoDL 文件存储：box 上的文件夹（${AUTODL_FS_ROOT}）；请在 AutoDL box 上用 gpu-rent push/sync 到 ${AUTODL_FS_ROOT}/…`);
     const store: S3Store = saved.store;
     const s3 = await import('../../app/storage/s3');
     const client = await s3.s3Client(store, saved.key);
@@ -175,20 +172,19 @@ export const command: CliCommand = {
       if (sub === 'test') {
         if (path) throw new UsageError(`unexpected argument "${path}"`, `多余的参数 "${path}"`);
         const steps = await s3.probeStore(client, store, prefix);
-        if (json) io.stdout(jsonForTerminal({ store: store.name, ok: true, steps }, 2) + '\n');
-        else io.stdout(t(lang, '{0}: put, head, get and delete of a probe object under {1} all worked ({2})\n', '{0}：在 {1} 下写入、查看、读取和删除探测对象均成功（{2}）\n', store.name, prefix || '/', steps.map((s) => `${s.step} ${s.ms} ms`).join(', ')));
-        return 0;
+        return {
+          doc: { store: store.name, ok: true, steps },
+          text: t(lang, '{0}: put, head, get and delete of a probe object under {1} all worked ({2})\n', '{0}：在 {1} 下写入、查看、读取和删除探测对象均成功（{2}）\n', store.name, prefix || '/', steps.map((s) => `${s.step} ${s.ms} ms`).join(', ')),
+        };
       }
       if (sub === 'ls') {
         if (path) throw new UsageError(`unexpected argument "${path}"`, `多余的参数 "${path}"`);
         const { objects, truncated } = await s3.listObjects(client, store, prefix);
-        if (json) io.stdout(jsonForTerminal({ objects, truncated }, 2) + '\n');
-        else {
-          const head = heads(lang, [['SIZE', '大小'], ['MODIFIED', '修改时间'], ['KEY', '键']]);
-          io.stdout(renderTable([head, ...objects.map((o) => [size(o.size), o.modified ?? '?', forTerminal(o.key)])]));
-          if (truncated) io.stdout(t(lang, '(more objects not shown)\n', '（还有更多对象未显示）\n'));
-        }
-        return 0;
+        const head = heads(lang, [['SIZE', '大小'], ['MODIFIED', '修改时间'], ['KEY', '键']]);
+        return {
+          doc: { objects, truncated },
+          text: renderTable([head, ...objects.map((o) => [size(o.size), o.modified ?? '?', forTerminal(o.key)])]) + (truncated ? t(lang, '(more objects not shown)\n', '（还有更多对象未显示）\n') : ''),
+        };
       }
       if (!path) throw new UsageError(sub === 'push' ? 'push needs a PATH (a file or folder)' : 'pull needs a DIR', sub === 'push' ? 'push 需要 PATH（文件或文件夹）' : 'pull 需要 DIR');
       const onEvent = progressPrinter(io, lang, sub === 'push' ? 'push' : 'pull');
@@ -196,16 +192,19 @@ export const command: CliCommand = {
       const done = events.filter((e) => e.kind === 'done');
       const skipped = events.filter((e) => e.kind === 'skip');
       const bytes = done.reduce((a, e) => a + e.size, 0);
-      if (json) io.stdout(jsonForTerminal({ store: store.name, prefix, files: events, transferred: done.length, skipped: skipped.length, bytes }, 2) + '\n');
-      else io.stdout(t(lang, '{0}: {1} files sent or fetched ({2}), {3} already there\n', '{0}：传输 {1} 个文件（{2}），{3} 个已存在\n', sub, done.length, size(bytes), skipped.length));
-      return 0;
+      return {
+        doc: { store: store.name, prefix, files: events, transferred: done.length, skipped: skipped.length, bytes },
+        text: t(lang, '{0}: {1} files sent or fetched ({2}), {3} already there\n', '{0}：传输 {1} 个文件（{2}），{3} 个已存在\n', sub, done.length, size(bytes), skipped.length),
+      };
     } catch (e) {
       if (e instanceof UsageError) throw e;
       const err = e as StoreError;
-      if (typeof err.code === 'string' && typeof err.zh === 'string') return fail(io, json, lang, err.code, err.message, err.zh);
+      if (typeof err.code === 'string' && typeof err.zh === 'string') throw fail(lang, err.code, err.message, err.zh);
       throw e;
     } finally {
       client.destroy();
     }
   },
-};
+  json: (r) => r.doc,
+  text: (r) => r.text,
+});
