@@ -8,6 +8,7 @@
 // Against the real loopback sshd and the platform test server.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireFileLock, powerLockKey } from '../../src/app/platforms/powerLock';
@@ -108,6 +109,136 @@ describe('exit codes equal with and without --json; every --json failure has err
       assert.equal((JSON.parse(json.stdout) as { error: { code: string } }).error.code, 'busy', json.stdout);
     } finally {
       lock.release();
+    }
+  });
+});
+
+/**
+ * Every command in the table (issue 45 item 1): its failure paths that need no network (a bad
+ * flag; for a --json command, a failure such as no account configured, a missing file, a name
+ * that is not there, a closed loopback port), each run with and without --json: the same exit
+ * code in both formats, and under --json stdout is exactly one JSON document, an `error` object
+ * with code and message, nothing else.
+ */
+describe('every command: the same exit code with and without --json, one {"error": {code, message}} document under --json (built CLI, no network)', function () {
+  this.timeout(300000);
+  let work: string;
+  let port: number;
+  const env = () => ({ HOME: work, GPU_RENT_HOME: join(work, 'gpu-rent'), GPU_RENT_KNOWN_HOSTS: join(work, 'known_hosts'), GPU_RENT_PASSWORD: '', SSH_AUTH_SOCK: '', LANG: 'C.UTF-8' });
+  const T = () => `root@127.0.0.1:${port}`;
+
+  /** A failure each --json command meets here: no account, no file, no such name, a port nobody listens on. */
+  const FAILS: Record<string, () => string[][]> = {
+    platforms: () => [['--catalog', '/nonexistent/catalog.json']],
+    quote: () => [['--like', 'no-such-run'], ['--catalog', '/nonexistent/catalog.json']],
+    advise: () => [['--budget', 'x']],
+    smi: () => [['/nonexistent/smi.txt']],
+    diagnose: () => [['--driver', 'x', '--torch', '2.4.0']],
+    doctor: () => [[]],
+    probe: () => [[T(), '--accept-new']],
+    run: () => [[T(), '--name', 'a', '--accept-new', '--', 'true']],
+    jobs: () => [[T(), '--accept-new']],
+    logs: () => [[T(), 'a', '--accept-new']],
+    stop: () => [[T(), 'a', '--accept-new']],
+    forward: () => [[T(), '6006', '--accept-new'], [T(), '80:x']],
+    sync: () => [[T(), '--remote', '/r', '--local', work, '--accept-new']],
+    accounts: () => [['remove', 'nope']],
+    notify: () => [['remove', 'nope'], ['test', 'nope']],
+    storage: () => [['remove', 'nope'], ['ls', 'nope/runs']],
+    instances: () => [[], ['--platform', 'aliyun']],
+    'power-on': () => [['x']],
+    'power-off': () => [['x']],
+    release: () => [['nosuch']],
+    balance: () => [[]],
+    stock: () => [[], ['--account', 'nope']],
+    push: () => [[T(), '--local', work, '--remote', '/r', '--accept-new']],
+    create: () => [['--account', 'nope', '--card', '4090', '--yes']],
+    grab: () => [['--card', '4090', '--then', 'start', 'x', '--yes']],
+    clone: () => [['x']],
+    'shutdown-timer': () => [['x'], ['x', '--in', '1h']],
+    schedule: () => [['remove', 'nope'], ['add', 'x', '--at', 'daily 01:00', '--do', 'power-off']],
+    launch: () => [['--file', '/nonexistent/gpu-rent.yaml']],
+    runs: () => [['compare', 'nope', 'nada'], ['compare', 'one']],
+    'idle-check': () => [[T(), '--accept-new']],
+    watchdog: () => [['status', T(), '--accept-new']],
+    'secure-upload': () => [[T(), work, '--accept-new']],
+    'scan-secrets': () => [['/nonexistent/dir']],
+    env: () => [['capture', T(), '--accept-new']],
+    peak: () => [['--platform', 'nope']],
+    'spot-check': () => [['--hours', 'x', '--sync-minutes', '5', '--rate', '1']],
+    spend: () => [['/nonexistent/spend.json']],
+    'release-check': () => [[T(), '--remote', '/r', '--local', work, '--accept-new']],
+  };
+
+  let names: string[] = [];
+  const takesJson = new Set<string>();
+
+  before(async () => {
+    work = mkdtempSync(join(tmpdir(), 'gpr-exit-json-all-'));
+    port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    // The table as the built CLI lists it (gpu-rent --help), each command's own help asked whether it offers --json.
+    const top = await runCliAsync(['--help'], env());
+    names = [...top.stdout.slice(top.stdout.indexOf('Commands:')).matchAll(/^ {2}([a-z][a-z-]*) /gm)].map((m) => m[1]!);
+    const helps = await Promise.all(names.map((n) => runCliAsync([n, '--help'], env())));
+    names.forEach((n, i) => {
+      if (/--json\b/.test(helps[i]!.stdout)) takesJson.add(n);
+    });
+  });
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  /** Runs `args` as text and with --json; checks the contract; returns both results. */
+  async function both(args: string[], label: string) {
+    const [text, json] = await Promise.all([runCliAsync(args, env()), runCliAsync(withJson(args), env())]);
+    const seen = `${label}\ntext: ${text.code} [${text.stdout}] [${text.stderr}]\njson: ${json.code} [${json.stdout}] [${json.stderr}]`;
+    assert.notEqual(json.code, 0, seen);
+    assert.equal(text.code, json.code, `the exit code depends on --json: ${seen}`);
+    let doc: unknown;
+    try {
+      doc = JSON.parse(json.stdout);
+    } catch {
+      assert.fail(`stdout under --json is not exactly one JSON document: ${seen}`);
+    }
+    const error = (doc as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+    assert.equal(typeof error, 'object', seen);
+    assert.equal(typeof error?.code, 'string', seen);
+    assert.equal(typeof error?.message, 'string', seen);
+    assert.ok((error!.message as string).length > 0, seen);
+    assert.deepEqual(Object.keys(doc as object), ['error'], `nothing beside the error object: ${seen}`);
+    return { text, json, code: error!.code as string, seen };
+  }
+
+  it('the table: 30 commands or more, and a failure row here for each one that offers --json', () => {
+    assert.ok(names.length >= 30, names.join(' '));
+    assert.deepEqual([...takesJson].sort(), Object.keys(FAILS).sort());
+  });
+
+  it('a bad flag: exit 2 in both formats, {"error": {"code": "usage"}} under --json, nothing on stdout without it', async () => {
+    for (const name of names) {
+      const r = await both([name, '--no-such-flag'], name);
+      assert.equal(r.json.code, 2, r.seen);
+      assert.equal(r.code, 'usage', r.seen);
+      assert.equal(r.text.stdout, '', r.seen);
+      assert.match(r.text.stderr, new RegExp(`^gpu-rent ${name}: `), r.seen);
+    }
+  });
+
+  it('each --json command failing without the network: the same exit code in both formats, the error document alone on stdout', async () => {
+    for (const [name, cases] of Object.entries(FAILS)) {
+      for (const args of cases()) {
+        const r = await both([name, ...args], `${name} ${args.join(' ')}`);
+        // Usage is exit 2, anything else 1 (launch keeps 2 for a task file it cannot read: its exit table).
+        assert.equal(r.json.code, r.code === 'usage' || (name === 'launch' && r.code === 'bad-task-file') ? 2 : 1, r.seen);
+        // People read why on stderr (launch --json keeps stderr for its progress lines, and says it there too without --json).
+        assert.ok(r.text.stderr.trim().length > 0, r.seen);
+      }
     }
   });
 });
