@@ -2,7 +2,8 @@
 // Pro instance whose box is the loopback sshd (a real 2× RTX 2070 nvidia-smi capture), three runs
 // with gpus_per_run: 1 and `end: power-off`. Runs 1 and 2 go side by side (CUDA_VISIBLE_DEVICES 0
 // and 1) and end with `none`; run 3, the box's last, starts only once both have ended and carries
-// the power-off, sent once through the platform's API at the very end.
+// the power-off, sent once through the platform's API at the very end. With fail_fast, a stop
+// before that run starts: the sweep does the box's end itself, or says the box still bills.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,5 +61,64 @@ describe('a sweep on one platform instance: the last run ends the shared box (pl
     await new Promise((res) => setTimeout(res, s.transitionMs + 200));
     assert.ok(inst.state === 'shutdown' || inst.pending?.state === 'shutdown', `platform state ${inst.state}`);
     assert.match(r.stdout, /sweep shared: 3 runs \(3 done, 0 failed/);
+  });
+
+  // fail_fast stops the sweep before the box's last run (the carrier of end: power-off) starts: the
+  // runs before it ended with none, so the sweep powers the box off itself once they have ended;
+  // an account that may not power off leaves it billing, and the table says so (en, zh, JSON, exit 4).
+  const failFastSweep = (name: string, box: string) => [
+    `name: ${name}`,
+    `instance: ${box}`,
+    'resources: {cards: [], gpus: 1}',
+    'run: mkdir -p ckpt && test {seed} != 2 && python3 train.py --out ckpt',
+    'env: {STEPS: "2", EVERY: "2", DELAY: "0.1"}',
+    'checkpoints: {remote: ckpt, local: ./ckpt-home, every: 30s}',
+    'end: power-off',
+    'fail_fast: true',
+    'matrix: {seed: [1, 2, 3]}',
+  ].join('\n') + '\n';
+  const platformEnv = (power: boolean) => ({ GPU_RENT_KNOWN_HOSTS: join(home.path, 'kh'), HOME: home.path, GPU_RENT_HOME: join(home.path, 'cfg'), GPU_RENT_PASSWORD: '', GPU_RENT_LAUNCH_POLL_MS: '500', GPU_RENT_AUTODL_API: s.url, GPU_RENT_AUTODL_TOKEN: s.creds.autodlPro, ...(power ? { GPU_RENT_ALLOW_POWER: '1' } : {}), GPU_RENT_SETTLE_INTERVAL_MS: '100', LANG: 'C.UTF-8' });
+  const sweepFile = (name: string, yaml: string) => {
+    const dir = join(home.path, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'train.py'), TRAIN_PY);
+    writeFileSync(join(dir, 'gpu-rent.yaml'), yaml);
+    return join(dir, 'gpu-rent.yaml');
+  };
+
+  it("fail_fast stops the sweep before the shared box's last run: the sweep does that run's end (power-off) through the platform, once", async () => {
+    const inst = s.add({ platform: 'autodl-pro', id: 'pro-ff', name: 'ffbox', state: 'running', sshPort: c.port, password: c.password, sshUser: c.user });
+    const before = s.sent('autodl-pro', `${PRO}/power_off`).length;
+    const file = sweepFile('ff', failFastSweep('ffp', 'ffbox'));
+    const r = await runCliAsync(['launch', '--file', file, '--accept-new'], platformEnv(true));
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    assert.match(r.stdout, /sweep ffp: 3 runs \(1 done, 1 failed, 0 running, 0 queued, 1 skipped\)/);
+    assert.match(r.stdout, /no further run starts: fail_fast: ffp-2 failed/);
+    assert.match(r.stdout, /ffbox \(env-autodl-pro\/pro-ff\): its last run never started; the sweep did its end \(power-off\)/);
+    assert.doesNotMatch(r.stdout, /STILL BILLING/);
+    // Runs 1 and 2 ended with none; the sweep sent the one power-off, after both.
+    assert.equal(s.sent('autodl-pro', `${PRO}/power_off`).length, before + 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /\[ffp-[12] [^\]]*\] end: powerOff/);
+    await new Promise((res) => setTimeout(res, s.transitionMs + 200));
+    assert.ok(inst.state === 'shutdown' || inst.pending?.state === 'shutdown', `platform state ${inst.state}`);
+    const js = await runCliAsync(['launch', '--file', file, '--status', '--json'], platformEnv(true));
+    const doc = JSON.parse(js.stdout) as { boxEnds: { label: string; end: string; ok: boolean }[] };
+    assert.deepEqual(doc.boxEnds.map((b) => [b.label, b.end, b.ok]), [['ffbox (env-autodl-pro/pro-ff)', 'power-off', true]]);
+  });
+
+  it('fail_fast on a box the account may not power off: the sweep says it still bills, at its rate (en, zh, JSON), exit 4', async () => {
+    s.add({ platform: 'autodl-pro', id: 'pro-ro', name: 'robox', state: 'running', sshPort: c.port, password: c.password, sshUser: c.user });
+    const before = s.sent('autodl-pro', `${PRO}/power_off`).length;
+    const file = sweepFile('ro', failFastSweep('ffro', 'robox'));
+    const r = await runCliAsync(['launch', '--file', file, '--accept-new'], platformEnv(false));
+    assert.equal(r.code, 4, r.stderr + r.stdout);
+    assert.match(r.stdout, /1 skipped/);
+    assert.match(r.stdout, /STILL BILLING: robox \(env-autodl-pro\/pro-ro\) still bills: (¥\d+\.\d\d|\? ¥)\/h — power it off or release it .*its last run never started \(fail_fast: ffro-2 failed\); account \S+ is read-only/);
+    assert.equal(s.sent('autodl-pro', `${PRO}/power_off`).length, before, 'nothing powered off');
+    const zh = await runCliAsync(['launch', '--file', file, '--status'], { ...platformEnv(false), LANG: 'zh_CN.UTF-8' });
+    assert.match(zh.stdout, /仍在计费：robox \(env-autodl-pro\/pro-ro\) 仍按 (¥\d+\.\d\d|\? ¥)\/小时 计费——请关机或释放/);
+    const js = await runCliAsync(['launch', '--file', file, '--status', '--json'], platformEnv(false));
+    const doc = JSON.parse(js.stdout) as { boxEnds: { label: string; ok: boolean; detail: string }[] };
+    assert.deepEqual(doc.boxEnds.map((b) => [b.label, b.ok]), [['robox (env-autodl-pro/pro-ro)', false]]);
   });
 });

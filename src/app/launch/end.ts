@@ -12,6 +12,7 @@ import { boxPowerOffCommand, powerOffFromBox, probeBoxPower } from '../runs/boxP
 import { runEndAction, type EndActionResult, type PowerActions } from '../runs/endAction';
 import { stopMultiNode } from '../runs/multinode';
 import { syncCheckpoints } from './checkpoints';
+import type { LaunchAccount } from './boxes';
 import type { LaunchRun } from './context';
 import { endActionFor, endReason, endRefusal, endTally, errText, progressPatch, ranNothing, type StopReason } from './rules';
 import type { EndAction, Progress } from '../../core/progress';
@@ -51,8 +52,11 @@ function settleOptions(r: LaunchRun) {
 function platformPower(r: LaunchRun, b: LaunchBox | undefined): PowerActions | undefined {
   const a = b?.kind === 'platform' ? r.account(b.account) : undefined;
   if (!a || !b?.ref || !a.powerActions) return undefined;
-  const ref = b.ref;
-  const o = settleOptions(r);
+  return platformPowerActions(a, b.ref, settleOptions(r));
+}
+
+/** A power-off (or a no-GPU restart) through the account's platform, each waiting for the state it asked for: a launch's end, and a sweep's shared box whose last run never started. */
+export function platformPowerActions(a: LaunchAccount, ref: string, o: { deadlineMs: number; intervalMs: number }): Pick<PowerActions, 'kind'> & { powerOff(): Promise<void>; noGpu(): Promise<void> } {
   return {
     kind: a.connector.kind,
     powerOff: async () => {

@@ -5,19 +5,21 @@
 // (runs one after another, or one per GPU lane with CUDA_VISIBLE_DEVICES) or a new box of its own.
 // The scheduler here keeps max_parallel, one budget over the whole sweep (each run's cap is its
 // share of what is left), fail_fast, and the end action of a shared box: only the box's last run
-// carries it, and it starts once the box's other runs have ended. The sweep's own state (which run
+// carries it, and it starts once the box's other runs have ended (a stop before it starts: the
+// sweep does that end itself, or says the box still bills). The sweep's own state (which run
 // went where, with which cap, how it ended) is a file of its own, so `--resume` continues it.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { launchExitCode, spentFen, type LaunchState } from '../../core/task/launch';
+import { launchExitCode, spentFen, type LaunchBox, type LaunchState } from '../../core/task/launch';
 import { combinations, laneDevices, memberName, memberTask, planSweep, type SweepParams, type SweepPlan } from '../../core/task/sweep';
 import { TASK_ENDS, type Task } from '../../core/task/types';
 import { ENGLISH } from '../../core/l10n';
 import { writeFileAtomic } from '../atomicWrite';
 import { acquireFileLock } from '../platforms/powerLock';
 import type { LaunchHost, LaunchOptions } from './context';
+import { platformPowerActions } from './end';
 import { endRefusedUpFront } from './endCheck';
 import { isFinished, errText } from './rules';
 import { LaunchError, launchTask } from './run';
@@ -44,6 +46,17 @@ const MemberSchema = z.strictObject({
 });
 export type SweepMemberState = z.infer<typeof MemberSchema>;
 
+const BoxEndSchema = z.strictObject({
+  slot: z.int().min(0).max(64),
+  label: text(300),
+  end: z.enum(TASK_ENDS as [string, ...string[]]),
+  /** The end action happened (the platform reports the state it asked for); false: the box still bills. */
+  ok: z.boolean(),
+  fenPerHour: z.int().min(0).nullable(),
+  detail: text(1000),
+});
+export type SweepBoxEnd = z.infer<typeof BoxEndSchema>;
+
 export const SweepStateSchema = z.strictObject({
   version: z.literal(1),
   sweep: text(64),
@@ -57,6 +70,8 @@ export const SweepStateSchema = z.strictObject({
   /** Why no further run starts (fail_fast, the budget, Ctrl-C); null while runs may start. */
   stopped: text(1000).nullable(),
   members: z.array(MemberSchema).max(64),
+  /** Shared boxes whose last run (the end action's carrier) never started: the task's end done by the sweep, or why the box still bills. */
+  boxEnds: z.array(BoxEndSchema).max(64).optional(),
 });
 export type SweepState = z.infer<typeof SweepStateSchema>;
 
@@ -89,6 +104,7 @@ export const sweepFinished = (s: SweepState) => s.members.every((m) => m.status 
 
 /** The sweep's exit status: 4 when a box may still bill, else 1 for a failed run, 2 refused, 3 a budget or GPU-check stop, 130 interrupted, 0 all done. */
 export function sweepExitCode(s: SweepState): number {
+  if (s.boxEnds?.some((b) => !b.ok)) return 4;
   const codes = s.members.map((m) => m.exitCode ?? (m.status === 'skipped' ? (s.stopped?.startsWith('budget') ? 3 : 1) : m.status === 'done' ? 0 : 1));
   for (const c of [4, 1, 2, 3]) if (codes.includes(c)) return c;
   return codes.some((c) => c !== 0) ? 1 : 0;
@@ -274,8 +290,64 @@ class SweepDriver {
       await this.save();
       throw this.interrupted;
     }
+    // A shared box whose last run will not start now: the task's end action, before that run is marked skipped (a crash here: --resume comes back to it).
+    await this.endLeftBoxes();
     // What never started (fail_fast, the budget) is skipped, with the reason.
     for (const m of this.s.members) if (m.status === 'queued') await this.update(m.index, { status: 'skipped', detail: this.s.stopped });
+  }
+
+  /**
+   * The sweep stopped (fail_fast, the budget) before a shared box's last run started: that run
+   * carried the task's end action, and the runs before it ended with `none`, so the box would
+   * bill on. Its other runs have all ended: the task's end action is done to it now through its
+   * platform (a power-off, or the no-GPU restart); where that cannot happen (an SSH login, a
+   * read-only account, a refusal) the sweep's state says the box still bills, at what rate.
+   */
+  private async endLeftBoxes(): Promise<void> {
+    const end = this.o.task.end;
+    if (end === 'none') return;
+    const boxEnds = [...(this.s.boxEnds ?? [])];
+    for (const [slot, carrier] of this.plan.endCarrier.entries()) {
+      if (carrier === undefined || this.s.members[carrier]?.status !== 'queued' || boxEnds.some((b) => b.slot === slot)) continue;
+      const box = await this.boxOfSlot(slot);
+      // No run got the box: the sweep rented nothing there.
+      if (!box) continue;
+      boxEnds.push({ slot, label: box.label.slice(0, 300), end, fenPerHour: box.priceFenPerHour, ...(await this.endBox(box, end)) });
+    }
+    if (boxEnds.length !== (this.s.boxEnds?.length ?? 0)) {
+      this.s = { ...this.s, boxEnds };
+      await this.save();
+    }
+  }
+
+  /** The box the slot's runs used, as the latest of them that got one recorded it. */
+  private async boxOfSlot(slot: number): Promise<LaunchBox | undefined> {
+    const ran = this.s.members.filter((x) => x.slot === slot && (x.status === 'done' || x.status === 'failed')).reverse();
+    for (const m of ran) {
+      const st = await this.memberState(m);
+      const box = st?.box ?? st?.boxes.at(-1);
+      if (box) return box;
+    }
+    return undefined;
+  }
+
+  private async endBox(box: LaunchBox, end: string): Promise<{ ok: boolean; detail: string }> {
+    const why = `its last run never started (${this.s.stopped ?? 'the sweep stopped'})`;
+    const a = box.kind === 'platform' ? (await this.host.accounts().catch(() => [])).find((x) => x.id === box.account) : undefined;
+    if (box.kind !== 'platform' || !box.ref) return { ok: false, detail: `${why}; an SSH login is not powered off by the sweep` };
+    if (!a) return { ok: false, detail: `${why}; its platform account ${box.account ?? '?'} is not available` };
+    if (!a.powerActions) return { ok: false, detail: `${why}; account ${a.id} is read-only` };
+    if (end !== 'power-off' && end !== 'no-gpu') return { ok: false, detail: `${why}; end: ${end} is not done to a box the launch did not create` };
+    const target = end === 'power-off' ? 'stopped' : 'noGpu';
+    try {
+      const now = await a.connector.get(box.ref, this.host.signal);
+      if (now?.state === target) return { ok: true, detail: `${why}; already ${target}` };
+      const power = platformPowerActions(a, box.ref, { deadlineMs: this.host.settleMs ?? 300_000, intervalMs: this.host.settleIntervalMs ?? 3000 });
+      await (end === 'power-off' ? power.powerOff() : power.noGpu());
+      return { ok: true, detail: `${why}; ${end} done by the sweep (the platform reports ${target})` };
+    } catch (e) {
+      return { ok: false, detail: `${why}; ${end} FAILED: ${errText(e)}`.slice(0, 1000) };
+    }
   }
 
   /** The budget left covers another run (its cap is its share of what is left); else the sweep stops starting runs. */

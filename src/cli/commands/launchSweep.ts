@@ -40,6 +40,13 @@ export async function sweepTable(home: string, file: string, task: Task, lang: C
     t(lang, 'sweep {0}: {1} runs ({2} done, {3} failed, {4} running, {5} queued, {6} skipped), at most {7} at once{8}', '扫参 {0}：{1} 次运行（完成 {2}，失败 {3}，运行中 {4}，排队 {5}，跳过 {6}），最多同时 {7} 个{8}', sw.sweep, sw.members.length, counts('done'), counts('failed'), counts('running'), counts('queued'), counts('skipped'), sw.maxParallel, sw.failFast ? ' · fail_fast' : ''),
     t(lang, '  spent {0}{1}', '  已花费 {0}{1}', total, sw.budgetFen !== null ? t(lang, ' of the budget {0}', '，预算 {0}', formatCny(sw.budgetFen)) : ''),
     ...(sw.stopped ? [t(lang, '  no further run starts: {0}', '  不再启动新的运行：{0}', forTerminal(sw.stopped))] : []),
+    // A shared box whose last run (the end action's) never started: the sweep's own end of it, or that it still bills.
+    ...(sw.boxEnds ?? []).map((b) => {
+      const rate = b.fenPerHour === null ? '? ¥' : formatCny(b.fenPerHour);
+      return b.ok
+        ? t(lang, '  {0}: its last run never started; the sweep did its end ({1})', '  {0}：它的最后一次运行没有启动；扫参已执行结束动作（{1}）', forTerminal(b.label), b.end)
+        : t(lang, '  STILL BILLING: {0} still bills: {1}/h — power it off or release it (gpu-rent power-off or the console). {2}', '  仍在计费：{0} 仍按 {1}/小时 计费——请关机或释放（gpu-rent power-off 或控制台）。{2}', forTerminal(b.label), rate, forTerminal(b.detail).slice(0, 300));
+    }),
     '',
     renderTable([head, ...body], ['r', 'l', 'l', 'l', 'l', 'l', 'r', 'r', 'r']).trimEnd(),
     ...st.rows.filter((r) => r.member.status === 'failed' && r.member.detail).map((r) => `  ${r.member.name}: ${forTerminal(r.member.detail!).slice(0, 300)}`),
