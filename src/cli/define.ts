@@ -44,6 +44,8 @@ export interface CommandDef<S extends FlagSpecs, R> {
    * `json`. Undefined for a result without a JSON form (a subcommand that prints its text line under --json too).
    */
   json?: (result: R) => unknown;
+  /** Whether the result's document is printed on one line (no indent). */
+  jsonOneLine?: (result: R) => boolean;
   /** The exit code for a result (default 0): e.g. 1 when some accounts could not be read. Independent of the format. */
   exit?: (result: R) => number;
 }
@@ -63,7 +65,7 @@ export function defineCommand<S extends FlagSpecs, R>(def: CommandDef<S, R>): Cl
       const ctx: RunContext = { io, lang, json, positionals, rest, warn: (text) => io.stderr(`gpu-rent ${def.name}: ${text}\n`) };
       const result = await def.run(flags, ctx);
       const doc = json && def.json ? def.json(result) : undefined;
-      if (doc !== undefined) io.stdout(jsonForTerminal(doc, 2) + '\n');
+      if (doc !== undefined) io.stdout(jsonForTerminal(doc, def.jsonOneLine?.(result) ? undefined : 2) + '\n');
       else {
         const out = def.text(result, lang);
         if (out) io.stdout(out);

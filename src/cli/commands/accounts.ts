@@ -9,12 +9,13 @@ import { forTerminal } from '../../core/text';
 import { DESCRIPTORS, descriptorOf } from '../../core/platforms/descriptors';
 import { CATALOG_PLATFORM, PLATFORM_KINDS, type Connector, type PlatformKind } from '../../core/platforms/types';
 import { parseRegionText, regionText } from '../../core/platforms/regions';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { heads, helpLang, platformFailureZh, t } from '../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { heads, platformFailureZh, t } from '../words';
 import { errorCode } from '../json-error';
-import { printJsonFailure } from './platform-fail';
 import { KEEP_ALIVE_DAYS_BEFORE, KEEP_ALIVE_MINUTES, keepAliveCostFen, keepAliveSupport, noGpuRateFen } from '../../core/platforms/keepAlive';
 import { formatCny } from '../../core/money';
 
@@ -106,44 +107,46 @@ const SUMMARY_ZH = [
   `接口地址：${DESCRIPTORS.map((d) => d.endpoint.env).join(', ')}。`,
 ].join('\n');
 
-export const command: CliCommand = {
+/** What a subcommand printed: its text, and under --json its document (none: the text; `line`: on one line). */
+interface Said {
+  text: string;
+  doc?: unknown;
+  line?: true;
+}
+
+export const command: CliCommand = defineCommand({
   name: 'accounts',
   summary: 'platform accounts (AutoDL, 阿里云, 腾讯云): add, list, remove',
   summaryZh: '平台账号（AutoDL、阿里云、腾讯云）：添加、列出、删除',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 3, positionalNames: 'add PLATFORM | list | remove ID | keep-alive ID on|off' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 3, names: 'add PLATFORM | list | remove ID | keep-alive ID on|off' },
+  run: async (flags, { io, lang, positionals }): Promise<Said> => {
     const [sub, arg, third] = positionals;
     if (third !== undefined && sub !== 'keep-alive') throw new UsageError(`unexpected argument "${forTerminal(third)}"`, `多余的参数 "${forTerminal(third)}"`);
     const home = configHome(io.env);
-    if (sub === 'keep-alive') return setKeepAlive(io, home, arg, third, flags.json === true, lang);
+    if (sub === 'keep-alive') return setKeepAlive(io, home, arg, third, lang);
     if (sub === 'list' || sub === undefined) {
       const all = await loadAccounts(io);
-      if (flags.json) {
-        io.stdout(JSON.stringify(all.map((a) => ({ ...a.account, source: a.source })), null, 2) + '\n');
-        return 0;
-      }
-      if (!all.length) {
-        io.stdout(howToAdd(lang));
-        return 0;
-      }
+      const doc = all.map((a) => ({ ...a.account, source: a.source }));
+      if (!all.length) return { doc, text: howToAdd(lang) };
       const head = heads(lang, [['ID', 'ID'], ['PLATFORM', '平台'], ['LABEL', '名称'], ['REGION', '地区'], ['POWER', '电源操作'], ['FROM', '来源'], ['KEEP ALIVE', '防释放']]);
       const from = (s: string) => (lang === 'zh-cn' ? (s === 'env' ? '环境变量' : '文件') : s);
-      io.stdout(renderTable([head, ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? t(lang, 'allowed', '允许') : t(lang, 'read-only', '只读'), from(a.source), a.account.keepAlive ? t(lang, 'on', '开') : ''])]));
-      return 0;
+      return { doc, text: renderTable([head, ...all.map((a) => [a.account.id, a.account.kind, a.account.label, descriptorOf(a.account.kind).regions ? regionText(a.account.region) : '', a.account.powerActions ? t(lang, 'allowed', '允许') : t(lang, 'read-only', '只读'), from(a.source), a.account.keepAlive ? t(lang, 'on', '开') : ''])]) };
     }
     if (sub === 'remove') {
       if (!arg) throw new UsageError('remove needs an account ID (gpu-rent accounts list shows them)', 'remove 需要账号 ID（gpu-rent accounts list 会列出）');
       const file = await readAccountFile(home);
       if (!file.some((a) => a.account.id === arg)) {
-        printJsonFailure(io, flags.json, 'not-found', `no account ${arg} in ${home}/accounts.json${envAccounts(io.env).some((e) => e.account.id === arg) ? ' (it comes from environment variables: unset them)' : ''}`);
-        io.stderr(`gpu-rent accounts: ${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', arg, home)}${envAccounts(io.env).some((e) => e.account.id === arg) ? t(lang, ' (it comes from environment variables: unset them)', '（它来自环境变量：请取消设置）') : ''}\n`);
-        return 1;
+        const fromEnv = envAccounts(io.env).some((e) => e.account.id === arg);
+        throw new CliFailure('not-found', `no account ${arg} in ${home}/accounts.json${fromEnv ? ' (it comes from environment variables: unset them)' : ''}`, {
+          say: `${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', arg, home)}${fromEnv ? t(lang, ' (it comes from environment variables: unset them)', '（它来自环境变量：请取消设置）') : ''}`,
+        });
       }
       await writeAccountFile(home, file.filter((a) => a.account.id !== arg));
-      io.stdout(t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', arg));
-      return 0;
+      return { text: t(lang, 'removed {0} and its secret\n', '已删除 {0} 及其密钥\n', arg) };
     }
     if (sub !== 'add') throw new UsageError(`expects add, list, remove or keep-alive, got "${forTerminal(sub)}"`, `需要 add、list、remove 或 keep-alive，收到 "${forTerminal(sub)}"`);
     const kind = PLATFORM_KINDS.find((k) => k === arg);
@@ -167,17 +170,18 @@ export const command: CliCommand = {
     try {
       count = (await connectorFor({ account, secret: s.secret }, io).list()).length;
     } catch (e) {
-      printJsonFailure(io, flags.json, errorCode(e), `not saved: ${failureLine(e)}`);
-      io.stderr(`gpu-rent accounts: ${t(lang, 'not saved: {0}', '未保存：{0}', failureLine(e, lang))}\n`);
-      return 1;
+      throw new CliFailure(errorCode(e), `not saved: ${failureLine(e)}`, { say: t(lang, 'not saved: {0}', '未保存：{0}', failureLine(e, lang)) });
     }
     const file = await readAccountFile(home);
     await writeAccountFile(home, [...file.filter((a) => a.account.id !== account.id), { account, secret: s.secret }]);
-    io.stdout(t(lang, 'added {0} ({1}, {2} instances, {3})\n', '已添加 {0}（{1}，{2} 个实例，{3}）\n', account.id, PLATFORM_NAMES[kind], count, account.powerActions ? t(lang, 'power actions allowed', '允许电源操作') : t(lang, 'read-only', '只读')));
-    if (account.keepAlive) io.stdout(keepAliveOnText(account.id, kind, lang));
-    return 0;
+    return { text: t(lang, 'added {0} ({1}, {2} instances, {3})\n', '已添加 {0}（{1}，{2} 个实例，{3}）\n', account.id, PLATFORM_NAMES[kind], count, account.powerActions ? t(lang, 'power actions allowed', '允许电源操作') : t(lang, 'read-only', '只读')) + (account.keepAlive ? keepAliveOnText(account.id, kind, lang) : '') };
   },
-};
+  json: (r) => r.doc,
+  jsonOneLine: (r) => r.line === true,
+  text: (r) => r.text,
+});
+
+
 
 function keepAliveHelp(lang: CliLang): string {
   return lang === 'zh-cn'
@@ -208,31 +212,25 @@ function keepAliveOnText(id: string, kind: PlatformKind, lang: CliLang): string 
   );
 }
 
-async function setKeepAlive(io: CliIO, home: string, id: string | undefined, onOff: string | undefined, json: boolean, lang: CliLang): Promise<number> {
+async function setKeepAlive(io: CliIO, home: string, id: string | undefined, onOff: string | undefined, lang: CliLang): Promise<Said> {
   if (!id || (onOff !== 'on' && onOff !== 'off')) throw new UsageError('keep-alive needs an account ID and on or off (gpu-rent accounts keep-alive autodl-web on)', 'keep-alive 需要账号 ID 和 on 或 off（gpu-rent accounts keep-alive autodl-web on）');
   const file = await readAccountFile(home);
   const entry = file.find((a) => a.account.id === id);
   if (!entry) {
     const fromEnv = envAccounts(io.env).some((e) => e.account.id === id);
-    printJsonFailure(io, json, 'not-found', `no account ${id} in ${home}/accounts.json${fromEnv ? ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)' : ''}`);
-    io.stderr(`gpu-rent accounts: ${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', forTerminal(id), home)}${fromEnv ? t(lang, ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)', '（它来自环境变量：请在 GPU_RENT_ALLOW_POWER=1 之外再设置 GPU_RENT_KEEP_ALIVE=1）') : ''}\n`);
-    return 1;
+    throw new CliFailure('not-found', `no account ${id} in ${home}/accounts.json${fromEnv ? ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)' : ''}`, {
+      say: `${t(lang, 'no account {0} in {1}/accounts.json', '{1}/accounts.json 中没有账号 {0}', forTerminal(id), home)}${fromEnv ? t(lang, ' (an environment account: set GPU_RENT_KEEP_ALIVE=1 beside GPU_RENT_ALLOW_POWER=1)', '（它来自环境变量：请在 GPU_RENT_ALLOW_POWER=1 之外再设置 GPU_RENT_KEEP_ALIVE=1）') : ''}`,
+    });
   }
   const on = onOff === 'on';
   if (on && keepAliveSupport(entry.account.kind) !== 'ok') {
-    printJsonFailure(io, json, 'not-supported', keepAliveRefusal(entry.account.kind, 'en'));
-    io.stderr(`gpu-rent accounts: ${keepAliveRefusal(entry.account.kind, lang)}\n`);
-    return 1;
+    throw new CliFailure('not-supported', keepAliveRefusal(entry.account.kind, 'en'), { say: keepAliveRefusal(entry.account.kind, lang) });
   }
   if (on && !entry.account.powerActions) {
-    printJsonFailure(io, json, 'read-only', `account ${id} is read-only: add it again with --allow-power first`);
-    io.stderr(`gpu-rent accounts: ${t(lang, 'account {0} is read-only: add it again with --allow-power first', '账号 {0} 是只读的：请先加 --allow-power 重新添加', id)}\n`);
-    return 1;
+    throw new CliFailure('read-only', `account ${id} is read-only: add it again with --allow-power first`, { say: t(lang, 'account {0} is read-only: add it again with --allow-power first', '账号 {0} 是只读的：请先加 --allow-power 重新添加', id) });
   }
   const { keepAlive: _k, ...rest } = entry.account;
   const account = on ? { ...rest, keepAlive: true } : rest;
   await writeAccountFile(home, file.map((a) => (a.account.id === id ? { account, secret: a.secret } : a)));
-  if (json) io.stdout(JSON.stringify({ id, keepAlive: on }) + '\n');
-  else io.stdout(on ? keepAliveOnText(id, entry.account.kind, lang) : t(lang, 'keep-alive off for {0}\n', '已为 {0} 关闭防释放\n', id));
-  return 0;
+  return { doc: { id, keepAlive: on }, line: true, text: on ? keepAliveOnText(id, entry.account.kind, lang) : t(lang, 'keep-alive off for {0}\n', '已为 {0} 关闭防释放\n', id) };
 }
