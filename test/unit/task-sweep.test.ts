@@ -9,7 +9,7 @@ import { combinations, laneDevices, memberTask, planSweep, substitute, SWEEP_WOR
 import { launchTask } from '../../src/app/launch/run';
 import type { Task } from '../../src/core/task/types';
 import { taskFileErrorLines } from '../../src/app/launch/taskFile';
-import { _forTests, memberTaskOf, sweepExitCode, type SweepState } from '../../src/app/launch/sweep';
+import { _forTests, budgetShare, memberTaskOf, sweepExitCode, type SweepState } from '../../src/app/launch/sweep';
 
 function one(yaml: string): Task {
   const r = parseTaskFile(yaml);
@@ -160,5 +160,25 @@ describe('sweeps: matrix in the task file', () => {
     assert.equal(sweepExitCode(s([1, 4])), 4);
     assert.equal(sweepExitCode(s([0, null], 'budget: spent')), 3);
     assert.equal(sweepExitCode(s([1, null], 'fail_fast: s-1 failed')), 1);
+    // A shared box the sweep could not end (its last run never started): still billing, 4.
+    const left = { ...s([1, null], 'fail_fast: s-1 failed'), boxEnds: [{ slot: 0, label: 'box', end: 'power-off', ok: false, fenPerHour: 197, detail: 'read-only' }] };
+    assert.equal(sweepExitCode(left), 4);
+    assert.equal(sweepExitCode({ ...left, boxEnds: [{ ...left.boxEnds[0]!, ok: true }] }), 1);
+  });
+
+  it('one budget: a run that ends under its cap leaves the rest to the runs after it (each cap is what is left over the runs that may go at once)', () => {
+    // ¥10, 4 runs, 2 at once: runs 1 and 2 start with ¥5 each.
+    assert.equal(budgetShare(1000, 0, 2, 4), 500);
+    // Run 1 ended at ¥1 (under its ¥5), run 2 has spent ¥2 so far: run 3's cap is (¥10 − ¥3) / 2.
+    assert.equal(budgetShare(1000, 300, 2, 3), 350);
+    // Run 2 ended at ¥2, run 3 (still going) has spent ¥1: run 4's cap is (¥10 − ¥4) / 2.
+    assert.equal(budgetShare(1000, 400, 2, 2), 300);
+    // A run that starts with no other run left to go gets all that is left.
+    assert.equal(budgetShare(1000, 400, 2, 1), 600);
+    // Spent: no further run starts.
+    assert.equal(budgetShare(1000, 1000, 2, 2), null);
+    assert.equal(budgetShare(1000, 1200, 2, 2), null);
+    // Never a zero cap while something is left.
+    assert.equal(budgetShare(1000, 999, 4, 4), 1);
   });
 });

@@ -110,6 +110,17 @@ export function sweepExitCode(s: SweepState): number {
   return codes.some((c) => c !== 0) ? 1 : 0;
 }
 
+/**
+ * A starting run's cap: what is left of the sweep's budget (the budget less what every run has
+ * spent so far, the ended runs' actual spend, so a run that ended under its cap leaves the rest to
+ * the runs after it) over the runs that may go at once; null when nothing is left (no run starts).
+ */
+export function budgetShare(budgetFen: number, spentFen: number, maxParallel: number, notEnded: number): number | null {
+  const left = budgetFen - spentFen;
+  if (left <= 0) return null;
+  return Math.max(1, Math.floor(left / Math.max(1, Math.min(maxParallel, notEnded))));
+}
+
 /** The run on its box as a task: its values in, its box, its lane's cards, its end action and budget share. */
 export function memberTaskOf(task: Task, plan: SweepPlan, m: Pick<SweepMemberState, 'index' | 'params' | 'slot' | 'devices' | 'end' | 'budgetFen'>): Task {
   return memberTask(task, m.index, m.params, {
@@ -355,14 +366,13 @@ class SweepDriver {
     if (this.s.budgetFen === null) return true;
     if (m.budgetFen !== null) return true;
     const spent = await this.spent();
-    const left = this.s.budgetFen - spent.fen;
-    if (left <= 0) {
+    const notEnded = this.s.members.filter((x) => x.status === 'queued' || x.status === 'running').length;
+    const share = budgetShare(this.s.budgetFen, spent.fen, this.s.maxParallel, notEnded);
+    if (share === null) {
       this.s = { ...this.s, stopped: `budget: the sweep's cap ${this.s.budgetFen} fen is spent` };
       await this.save();
       return false;
     }
-    const notEnded = this.s.members.filter((x) => x.status === 'queued' || x.status === 'running').length;
-    const share = Math.max(1, Math.floor(left / Math.max(1, Math.min(this.s.maxParallel, notEnded))));
     await this.update(m.index, { budgetFen: share });
     return true;
   }
