@@ -3,15 +3,16 @@
 import { ADVICE_TASKS, ADVICE_TEXT, adviseByBudget, TASK_PROFILES, type AdvicePick, type AdviceTask, type BudgetTier, type Month } from '../../core/advice';
 import { BOUNDS } from '../../core/bounds';
 import { cardById } from '../../core/cards';
-import { findPlatform, type FenRange } from '../../core/catalog';
+import { findPlatform, type Catalog, type FenRange } from '../../core/catalog';
 import { midpoint } from '../../core/cost';
 import { formatCny, formatFenRange, formatHours } from '../../core/format';
 import { fenToYuan } from '../../core/money';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { UsageError, type FlagSpecs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { helpLang, t } from '../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { t } from '../words';
 import { quoteWords } from './quote-words';
 
 const specs = {
@@ -121,39 +122,36 @@ function pickJson(p: AdvicePick, catalog: ReturnType<typeof loadCatalog>): Recor
   };
 }
 
-export const command: CliCommand = {
+type Advice = { catalog: Catalog; task: AdviceTask; advice: ReturnType<typeof adviseByBudget> };
+
+export const command: CliCommand = defineCommand({
   name: 'advise',
   summary: "which platform and card for a monthly budget and task (the field report's advice)",
   summaryZh: '按每月预算和任务推荐平台和显卡（实测报告的建议）',
-  help: (ctx) =>
-    formatHelp(
-      'gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]',
-      [
-        'Recommends platforms, cards and billing modes for a monthly budget, following the field',
-        "report's §5 and citing its sentences. Each pick is priced as a month of the task's usage",
-        '(GPU hours, no-GPU hours, data disk for the days kept) by the same model as gpu-rent quote,',
-        'and is "within budget" only when that month\'s highest total fits.',
-      ].join('\n'),
-      specs,
-      helpLang(ctx),
-      [
-        '按每月预算推荐平台、显卡和计费方式，依据实测报告的 §5 并引用其原话。每个推荐按该任务一个月的用量',
-        '（GPU 小时数、无卡小时数、保留天数的数据盘）用与 gpu-rent quote 相同的模型计价，',
-        '只有当月最高总价也在预算内时才算“在预算内”。',
-      ].join('\n'),
-    ),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+  usage: 'gpu-rent advise --budget YUAN_PER_MONTH [--task lora|full-finetune|inference|aigc] [--catalog FILE] [--json]',
+  about:
+    [
+      'Recommends platforms, cards and billing modes for a monthly budget, following the field',
+      "report's §5 and citing its sentences. Each pick is priced as a month of the task's usage",
+      '(GPU hours, no-GPU hours, data disk for the days kept) by the same model as gpu-rent quote,',
+      'and is "within budget" only when that month\'s highest total fits.',
+    ].join('\n'),
+  aboutZh:
+    [
+      '按每月预算推荐平台、显卡和计费方式，依据实测报告的 §5 并引用其原话。每个推荐按该任务一个月的用量',
+      '（GPU 小时数、无卡小时数、保留天数的数据盘）用与 gpu-rent quote 相同的模型计价，',
+      '只有当月最高总价也在预算内时才算“在预算内”。',
+    ].join('\n'),
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags): Promise<Advice> => {
     if (flags.budget === undefined) throw new UsageError('--budget is required: a monthly budget in yuan, a number ≥ 0 (e.g. --budget 500)', '必须给出 --budget：每月预算，元，≥ 0 的数字（例如 --budget 500）');
     const task = (flags.task ?? 'lora') as AdviceTask;
     const catalog = loadCatalog(flags.catalog);
-    const advice = adviseByBudget(catalog, { budgetYuanPerMonth: flags.budget, task });
-    if (flags.json) {
-      const out = { currency: 'CNY', budget: fenToYuan(advice.budget), task: advice.task, tier: advice.tier, dataDiskGb: TASK_PROFILES[task].dataDiskGb, picks: advice.picks.map((p) => pickJson(p, catalog)) };
-      io.stdout(JSON.stringify(out, null, 2) + '\n');
-      return 0;
-    }
-    const lang = cliLang(flags.lang, io.env);
+    return { catalog, task, advice: adviseByBudget(catalog, { budgetYuanPerMonth: flags.budget, task }) };
+  },
+  json: ({ catalog, task, advice }) => ({ currency: 'CNY', budget: fenToYuan(advice.budget), task: advice.task, tier: advice.tier, dataDiskGb: TASK_PROFILES[task].dataDiskGb, picks: advice.picks.map((p) => pickJson(p, catalog)) }),
+  text: ({ catalog, task, advice }, lang) => {
     const zh = lang === 'zh-cn';
     const words = (code: keyof typeof ADVICE_TEXT) => (zh ? ADVICE_TEXT[code].zh : ADVICE_TEXT[code].en);
     let out = zh
@@ -171,7 +169,6 @@ export const command: CliCommand = {
       for (const c of p.cites) out += zh ? `   报告 ${c.section}：「${c.text}」\n` : `   report ${c.section}: 「${c.text}」\n`;
       for (const r of p.reasons) out += zh ? `   - ${words(r.code)}（${r.ref.startsWith('§') ? `报告 ${r.ref}` : r.ref === 'derived' ? '推算' : r.ref}）\n` : `   - ${ADVICE_TEXT[r.code].en} (${r.ref.startsWith('§') ? `report ${r.ref}` : r.ref})\n`;
     });
-    io.stdout(out);
-    return 0;
+    return out;
   },
-};
+});

@@ -1,9 +1,9 @@
 // `gpu-rent diagnose --driver VER [--cuda X.Y] --torch VER[+cuXYZ|+cpu] [--gpu NAME | --compute-cap X.Y]`:
 // the verdict from versions typed by hand (e.g. read off a screenshot).
 import { forTerminalLines } from '../../core/text';
-import { formatHelp, parseArgs, UsageError } from '../args';
-import { helpLang } from '../words';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { UsageError } from '../args';
+import { LANG_FLAG_SPEC } from '../lang';
+import { defineCommand } from '../define';
 import type { CliCommand } from '../command';
 import { diagnose, type Diagnosis } from '../../core/doctor';
 import { describeDiagnosis } from '../../core/doctor-text';
@@ -28,13 +28,16 @@ export function diagnosisJson(d: Diagnosis): unknown {
 
 const SUMMARY_ZH = '检查驱动 / PyTorch / GPU 组合并打印确切的修复办法。兼容时退出码为 0，不兼容为 1。';
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'diagnose',
   summary: 'Verdict for a driver + PyTorch (+ GPU) combination, with the pip fix',
   summaryZh: '判断驱动 + PyTorch（+ GPU）组合是否可用，并给出 pip 修复命令',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags): Promise<Diagnosis> => {
     if (flags.driver === undefined) throw new UsageError('needs --driver VER (the "Driver Version" nvidia-smi prints)', '需要 --driver VER（nvidia-smi 打印的 "Driver Version"）');
     if (!/^\d{2,4}\.\d{1,3}(\.\d{1,3})?$/.test(flags.driver)) throw new UsageError(`--driver expects a driver version like 535.104.05, got "${flags.driver}"`, `--driver 需要像 535.104.05 这样的驱动版本，却是 "${flags.driver}"`);
     if (flags.cuda !== undefined && !/^\d{1,2}\.\d$/.test(flags.cuda)) throw new UsageError(`--cuda expects X.Y like 12.2, got "${flags.cuda}"`, `--cuda 需要像 12.2 这样的 X.Y，却是 "${flags.cuda}"`);
@@ -48,15 +51,16 @@ export const command: CliCommand = {
     if (flags['compute-cap'] !== undefined && !/^\d{1,2}\.\d$/.test(flags['compute-cap'])) {
       throw new UsageError(`--compute-cap expects X.Y like 8.6, got "${flags['compute-cap']}"`, `--compute-cap 需要像 8.6 这样的 X.Y，却是 "${flags['compute-cap']}"`);
     }
-    const d = diagnose({
+    return diagnose({
       driverVersion: flags.driver,
       ...(flags.cuda ? { driverMaxCuda: flags.cuda } : {}),
       torchVersion: flags.torch,
       ...(flags.gpu ? { gpuName: flags.gpu } : {}),
       ...(flags['compute-cap'] ? { computeCapability: flags['compute-cap'] } : {}),
     });
-    if (flags.json) io.stdout(JSON.stringify(diagnosisJson(d), null, 2) + '\n');
-    else io.stdout(forTerminalLines(describeDiagnosis(d, cliLang(flags.lang, io.env))));
-    return d.verdict === 'ok' ? 0 : 1;
   },
-};
+  json: diagnosisJson,
+  text: (d, lang) => forTerminalLines(describeDiagnosis(d, lang)),
+  // An incompatible combination exits 1 in both formats; its verdict is the report (stdout), not an error.
+  exit: (d) => (d.verdict === 'ok' ? 0 : 1),
+});

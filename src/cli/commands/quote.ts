@@ -1,11 +1,10 @@
 // `gpu-rent quote`: the cost of a completed job on every platform × card × billing mode.
 // Flags and the job: quote-flags.ts; text: quote-text.ts (words in quote-words.ts); JSON: quote-json.ts.
 import { cheapestPricedRow, quoteCatalog } from '../../core/cost';
-import { jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs } from '../args';
 import { loadCatalog } from '../catalog-file';
 import type { CliCommand } from '../command';
-import { cliLang, langInArgv, type CliLang } from '../lang';
+import type { CliLang } from '../lang';
+import { defineCommand } from '../define';
 import { buildInput, quoteSpecs } from './quote-flags';
 import { quoteJson } from './quote-json';
 import { quoteText } from './quote-text';
@@ -44,18 +43,19 @@ const ABOUT: Record<CliLang, string> = {
   ].join('\n'),
 };
 
-function help(lang: CliLang): string {
-  return formatHelp(USAGE, ABOUT[lang], quoteSpecs(), lang);
-}
+/** The quote as its JSON document (under --json) or its text. */
+type Quoted = { doc: unknown; text?: undefined } | { doc?: undefined; text: string };
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'quote',
   summary: 'price a completed job across platforms, cards and billing modes (CNY)',
   summaryZh: '按平台、显卡和计费方式比较完成一个任务的总价（人民币）',
-  help: (ctx) => help(ctx ? cliLang(langInArgv(ctx.argv), ctx.env) : 'en'),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, quoteSpecs(), { maxPositionals: 0 });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: ABOUT.en,
+  aboutZh: ABOUT['zh-cn'],
+  flags: quoteSpecs(),
+  positionals: { max: 0 },
+  run: async (flags, { io, lang, json }): Promise<Quoted> => {
     const catalog = loadCatalog(flags.catalog);
     const built = buildInput(flags.like !== undefined ? { ...flags, card: undefined, 'gpu-hours': undefined, steps: undefined, 'sec-per-step': undefined, gpus: undefined } : flags, catalog);
     // --like RUN: the job a run in the ledger did, its card at the measured speed (quote-like.ts).
@@ -64,14 +64,13 @@ export const command: CliCommand = {
     const cheapest = cheapestPricedRow(result.rows);
     // --stock only: the one network read of quote, loaded only then.
     const stock = flags.stock ? await startNowMarks(io, built.input.platforms, result.rows, catalog) : undefined;
-    if (flags.json) {
-      let doc = quoteJson(catalog, built, result, cheapest, stock);
-      if (like) doc = (await import('./quote-like')).likeJson(like, result.rows, doc);
-      // The platforms' text (regions, errors) in the document: raw controls and bidi marks escaped.
-      io.stdout((stock ? jsonForTerminal(doc, 2) : JSON.stringify(doc, null, 2)) + '\n');
-      return 0;
+    if (json) {
+      // The platforms' text (regions, errors) in the document: raw controls and bidi marks escaped (the one printer's jsonForTerminal).
+      const doc = quoteJson(catalog, built, result, cheapest, stock);
+      return { doc: like ? (await import('./quote-like')).likeJson(like, result.rows, doc) : doc };
     }
-    io.stdout((like ? (await import('./quote-like')).likeText(like, result.rows, lang) : '') + quoteText(catalog, built, result, cheapest, lang, stock));
-    return 0;
+    return { text: (like ? (await import('./quote-like')).likeText(like, result.rows, lang) : '') + quoteText(catalog, built, result, cheapest, lang, stock) };
   },
-};
+  json: (q) => q.doc,
+  text: (q) => q.text ?? '',
+});

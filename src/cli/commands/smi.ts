@@ -1,14 +1,15 @@
 // `gpu-rent smi FILE|- [--json]`: parse any nvidia-smi output (table, CSV, -q -x XML, -q
 // text) into one model. A failure output (driver mismatch, no driver, …) exits 1.
 import { open } from 'node:fs/promises';
-import { jsonError } from '../json-error';
-import { formatHelp, parseArgs, UsageError } from '../args';
+import { UsageError } from '../args';
 import type { CliCommand } from '../command';
 import { parseNvidiaSmi, type SmiPartial, type SmiReport } from '../../core/smi';
-import { forTerminal, jsonForTerminal } from '../../core/text';
+import { forTerminal } from '../../core/text';
 import { displayWidth } from '../../core/format';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { CliError, heads, helpLang, t } from '../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { CliError, heads, t } from '../words';
 
 /** The most of a file `smi` reads: a real nvidia-smi output of 8 GPUs is under 10 KiB. */
 export const SMI_INPUT_MAX_BYTES = 16 * 1024 * 1024;
@@ -119,23 +120,23 @@ function table(head: string[], rows: string[][]): string[] {
   return [fmt(head), ...rows.map(fmt)];
 }
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'smi',
   summary: 'Parse nvidia-smi output (any format) into one model',
   summaryZh: '把任意格式的 nvidia-smi 输出解析成统一的模型',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE or -' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'FILE or -' },
+  run: async (_flags, { io, lang, json, positionals }): Promise<SmiReport> => {
     const path = positionals[0];
     if (path === undefined) throw new UsageError('needs FILE (or - for standard input)', '需要 FILE（或用 - 表示标准输入）');
     const result = parseNvidiaSmi(await readInput(path, io.readStdin));
-    if (!result.ok) {
-      if (flags.json) io.stdout(jsonError(result.error.kind, result.error.message));
-      else io.stderr(`gpu-rent smi: ${t(lang, 'not a usable nvidia-smi report ({0}): {1}', '不是可用的 nvidia-smi 报告（{0}）：{1}', result.error.kind, forTerminal(result.error.message))}\n`);
-      return 1;
-    }
-    io.stdout(flags.json ? jsonForTerminal(smiJson(result.report), 2) + '\n' : smiText(result.report, lang));
-    return 0;
+    // A failure output (driver mismatch, no driver, …): its kind is the code; under --json the document alone says it.
+    if (!result.ok) throw new CliFailure(result.error.kind, result.error.message, { say: json ? null : t(lang, 'not a usable nvidia-smi report ({0}): {1}', '不是可用的 nvidia-smi 报告（{0}）：{1}', result.error.kind, forTerminal(result.error.message)) });
+    return result.report;
   },
-};
+  json: smiJson,
+  text: smiText,
+});
