@@ -1,9 +1,9 @@
 // `gpu-rent doctor --local [--json]`: nvidia-smi + the torch probe on this machine, then the
 // verdict. Exit 0 only when the box is usable for its torch; a machine without a GPU exits 1.
-import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError } from '../args';
-import { helpLang } from '../words';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { forTerminal, forTerminalLines } from '../../core/text';
+import { UsageError } from '../args';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { defineCommand } from '../define';
 import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
 import { describeDiagnosis, describeSmiFailure } from '../../core/doctor-text';
@@ -23,39 +23,41 @@ const SUMMARY = 'Is this machine usable for its PyTorch? Runs nvidia-smi and a t
 
 const SUMMARY_ZH = '这台机器能跑它的 PyTorch 吗？运行 nvidia-smi 和 torch 探测，打印结论和修复办法。';
 
-export const command: CliCommand = {
+type Checked = ReturnType<typeof diagnoseOutputs>;
+
+function doctorText({ smi, probe: probeResult, diagnosis: d }: Checked, lang: CliLang): string {
+  const zh = lang === 'zh-cn';
+  const probe = probeResult!;
+  let out = smi.ok ? smiText(smi.report, lang) : `${forTerminalLines(describeSmiFailure(smi.error, lang))}${zh ? '。' : '.'}\n`;
+  if (probe.ok) {
+    const p = probe.probe;
+    const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : zh ? '系统 Python' : 'system Python';
+    out +=
+      forTerminalLines(
+        zh
+          ? `Python ${p.pythonVersion ?? '?'}（${p.python ?? '?'}，${env}）；torch ${p.torch ?? '未安装'}${p.torch ? `，CUDA 构建 ${p.torchCuda ?? '无'}，cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`
+          : `Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`,
+      ) + '\n';
+  } else out += zh ? `Torch 探测失败（${probe.error.kind}）：${forTerminal(probe.error.message)}\n` : `Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`;
+  return out + '\n' + forTerminalLines(describeDiagnosis(d, lang));
+}
+
+export const command: CliCommand = defineCommand({
   name: 'doctor',
   summary: 'Check this machine: nvidia-smi + torch probe → verdict and fix',
   summaryZh: '检查本机：nvidia-smi + torch 探测 → 结论和修复办法',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags, { io }): Promise<Checked> => {
     if (!flags.local) throw new UsageError('needs --local (checks this machine; for a rented box, run it there)', '需要 --local（检查本机；要检查租用的机器，请在那台机器上运行）');
-    const lang = cliLang(flags.lang, io.env);
-    const zh = lang === 'zh-cn';
     const { smiOutput, probeOutput } = runLocal({ python: flags.python ?? 'python3', env: io.env });
-    const { smi, probe: probeResult, diagnosis: d } = diagnoseOutputs(smiOutput, probeOutput);
-    const probe = probeResult!;
-    if (flags.json) {
-      io.stdout(
-        jsonForTerminal({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe.ok ? probe.probe : { error: probe.error }, diagnosis: diagnosisJson(d) }, 2) + '\n',
-      );
-    } else {
-      if (smi.ok) io.stdout(smiText(smi.report, lang));
-      else io.stdout(`${forTerminalLines(describeSmiFailure(smi.error, lang))}${zh ? '。' : '.'}\n`);
-      if (probe.ok) {
-        const p = probe.probe;
-        const env = p.conda ? `conda env ${p.conda}` : p.venv ? `venv ${p.venv}` : zh ? '系统 Python' : 'system Python';
-        io.stdout(
-          forTerminalLines(
-            zh
-              ? `Python ${p.pythonVersion ?? '?'}（${p.python ?? '?'}，${env}）；torch ${p.torch ?? '未安装'}${p.torch ? `，CUDA 构建 ${p.torchCuda ?? '无'}，cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`
-              : `Python ${p.pythonVersion ?? '?'} (${p.python ?? '?'}, ${env}); torch ${p.torch ?? 'not installed'}${p.torch ? `, CUDA build ${p.torchCuda ?? 'none'}, cuda.is_available() = ${String(p.cudaAvailable)}` : ''}`,
-          ) + '\n',
-        );
-      } else io.stdout(zh ? `Torch 探测失败（${probe.error.kind}）：${forTerminal(probe.error.message)}\n` : `Torch probe failed (${probe.error.kind}): ${forTerminal(probe.error.message)}\n`);
-      io.stdout('\n' + forTerminalLines(describeDiagnosis(d, lang)));
-    }
-    return d.verdict === 'ok' ? 0 : 1;
+    return diagnoseOutputs(smiOutput, probeOutput);
   },
-};
+  json: ({ smi, probe, diagnosis }) => ({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe!.ok ? probe!.probe : { error: probe!.error }, diagnosis: diagnosisJson(diagnosis) }),
+  text: doctorText,
+  // A box not usable for its torch (no GPU here) exits 1 in both formats; the verdict is the report on stdout.
+  exit: ({ diagnosis }) => (diagnosis.verdict === 'ok' ? 0 : 1),
+});
