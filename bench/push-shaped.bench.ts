@@ -27,6 +27,7 @@ const TEXT_MB = Number(process.env.PUSH_BENCH_TEXT_MB ?? 100);
 const PARTS = (process.env.PUSH_BENCH ?? 'text,small').split(',');
 const CLI_B = process.env.PUSH_BENCH_CLI_B;
 const SWAP = Number(process.env.PUSH_BENCH_SWAP ?? 0.2);
+const TRACE = process.env.PUSH_BENCH_TRACE === '1';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -131,14 +132,37 @@ export async function run(): Promise<void> {
           ] as Tools)
         : []),
     ];
-    const rounds = async (list: Tools, check: (name: string) => void) => {
+    // PUSH_BENCH_TRACE=1: for each run, when the upload passed 64 KiB, 1 MiB and half its bytes
+    // (the login and the setup before the bulk), and the bytes up in all, from the proxy's counter.
+    // PUSH_BENCH_TOOLS=gpu-rent,rsync keeps only the rows whose names start with one of these.
+    const only = process.env.PUSH_BENCH_TOOLS?.split(',');
+    const rounds = async (all: Tools, check: (name: string) => void, proxy?: { bytesUp: number }) => {
+      const list = only ? all.filter(([t]) => only.some((o) => t.startsWith(o))) : all;
       const times = new Map<string, number[]>(list.map(([t]) => [t, []]));
       for (let r = 0; r < ROUNDS; r++)
         for (const [name, fn] of list) {
           cleanBox();
           const t0 = performance.now();
+          const base = proxy?.bytesUp ?? 0;
+          const marks: Array<[number, number]> = [];
+          const sampler = TRACE && proxy ? setInterval(() => marks.push([performance.now() - t0, proxy.bytesUp - base]), 10) : undefined;
           await fn();
+          if (sampler) clearInterval(sampler);
           times.get(name)!.push(performance.now() - t0);
+          if (sampler && proxy) {
+            const total = proxy.bytesUp - base;
+            const at = (n: number) => ((marks.find(([, b]) => b >= n)?.[0] ?? NaN) / 1000).toFixed(2);
+            if (process.env.PUSH_BENCH_TRACE_RATE === '1') {
+              const rate: string[] = [];
+              for (let t = 250, prev = 0; t <= marks.at(-1)![0] + 250; t += 250) {
+                const b = [...marks].reverse().find(([m]) => m <= t)?.[1] ?? 0;
+                rate.push(((b - prev) / 1e6 / 0.25).toFixed(2));
+                prev = b;
+              }
+              console.log(`    MB/s per 250 ms ${name}: ${rate.join(' ')}`);
+            }
+            console.log(`    trace ${name}: 64 KiB up at ${at(65536)} s, 1 MiB at ${at(1 << 20)} s, half at ${at(total / 2)} s, end ${((performance.now() - t0) / 1000).toFixed(2)} s, ${(total / 1e6).toFixed(2)} MB up`);
+          }
           check(name);
         }
       cleanBox();
@@ -147,7 +171,7 @@ export async function run(): Promise<void> {
     const table = (title: string, t: Map<string, { med: number; all: number[] }>, bases: string[]) => {
       console.log(title);
       for (const [name, { med, all }] of t)
-        console.log(`  ${name.padEnd(22)} ${(med / 1000).toFixed(2).padStart(7)} s  ${bases.map((b) => `${(med / t.get(b)!.med).toFixed(2)}× ${b}`).join('  ')}   [${all.map((x) => (x / 1000).toFixed(2)).join(' ')}]`);
+        console.log(`  ${name.padEnd(22)} ${(med / 1000).toFixed(2).padStart(7)} s  ${bases.filter((b) => t.has(b)).map((b) => `${(med / t.get(b)!.med).toFixed(2)}× ${b}`).join('  ')}   [${all.map((x) => (x / 1000).toFixed(2)).join(' ')}]`);
     };
     console.log(`${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, ${ROUNDS} interleaved rounds`);
     // Which zstd this side compresses with (the box's is probed by the push itself).
@@ -166,7 +190,7 @@ export async function run(): Promise<void> {
         const t = await rounds(tools(proxy.port, src, true), (name) => {
           const got = sha256Dir(boxDest);
           if (got !== want) throw new Error(`${name}: the box's copy differs`);
-        });
+        }, proxy);
         table(`push of a ${(bytes / 1e6).toFixed(0)} MB JSONL text dataset (synthetic, gzip -6 ratio ${ratio.toFixed(2)}), 40 ms RTT, 10 Mbit/s, median of ${ROUNDS}:`, t, ['rsync -az -e ssh', 'scp -r']);
       } finally {
         await proxy.close();

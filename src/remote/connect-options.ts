@@ -1,5 +1,6 @@
 // What a connection is made with (ConnectOptions) and what its operations take and give.
 // connection.ts re-exports all of it.
+import type { StdinSource } from './exec-channel';
 import type { Endpoint } from './errors';
 import type { HostKeyEvent } from './handshake';
 import type { TrustQuestion } from './hostkeys';
@@ -60,9 +61,10 @@ export interface ExecOptions {
   /**
    * What the command reads on stdin, then its end. A promise is written when it settles, the
    * command waiting on its stdin meanwhile (sync's identity look made ready ahead of the last
-   * byte); one that settles to undefined, or fails, only ends stdin.
+   * byte); one that settles to undefined, or fails, only ends stdin. An async iterable is
+   * written chunk by chunk as it yields (push's compressed segments, one channel per file).
    */
-  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
+  stdin?: StdinSource;
   signal?: AbortSignal;
   /** Run under `bash -lc` so conda and the platform's PATH are set (default true). */
   login?: boolean;
@@ -85,8 +87,8 @@ export interface ExecResult {
 }
 
 export interface StreamOptions {
-  /** As ExecOptions.stdin: a promise is written when it settles (undefined: only the end). */
-  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
+  /** As ExecOptions.stdin: a promise is written when it settles (undefined: only the end); an async iterable as it yields. */
+  stdin?: StdinSource;
   /** A promise returned pauses the channel (the box is made to wait) until it settles: backpressure. */
   onStdout?: (chunk: Buffer) => unknown;
   onStderr?: (chunk: Buffer) => void;

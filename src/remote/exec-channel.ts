@@ -16,13 +16,20 @@ export function abortedDuring(stage: Stage, reason: unknown, timeoutMs?: number)
   return waitEnded({ code: 'stage-timeout', stage }, { detail: { stage, ...(timeoutMs === undefined ? {} : { timeoutMs }) } });
 }
 
+/**
+ * What a command reads on stdin: bytes; a promise of them (written when it settles; undefined
+ * or a failure only ends stdin); or an async iterable, written chunk by chunk as it yields,
+ * each once the channel took the one before (its end, or a failure, ends stdin).
+ */
+export type StdinSource = string | Buffer | Promise<string | Buffer | undefined> | AsyncIterable<Buffer>;
+
 export interface ChannelRun {
   /** The operation's signal: its deadline and its caller's cancel. */
   signal?: AbortSignal;
   /** The deadline's length, for the message. */
   timeoutMs?: number;
-  /** Written, then stdin's end (a promise: when it settles; see ExecOptions.stdin). */
-  stdin?: string | Buffer | Promise<string | Buffer | undefined>;
+  /** Written, then stdin's end (a promise: when it settles; an async iterable: chunk by chunk as it yields; see ExecOptions.stdin). */
+  stdin?: StdinSource;
   /** A promise returned pauses the channel until it settles (ssh2 then stops opening the window). */
   onStdout?: (c: Buffer) => unknown;
   onStderr?: (c: Buffer) => void;
@@ -198,6 +205,37 @@ export function driveChannel(channel: ClientChannel, o: ChannelRun, link: Channe
       }
     };
     if (stdin instanceof Promise) stdin.then(end, () => end(undefined));
+    else if (isIterable(stdin)) void pump(channel, stdin, () => finished || failure !== null);
     else end(stdin);
   });
+}
+
+function isIterable(s: StdinSource | undefined): s is AsyncIterable<Buffer> {
+  return typeof s === 'object' && s !== null && !Buffer.isBuffer(s) && !(s instanceof Promise) && Symbol.asyncIterator in s;
+}
+
+/** Writes what `source` yields, each chunk once the channel took the one before, then stdin's end; stops when `gone()` (the run ended). */
+async function pump(channel: ClientChannel, source: AsyncIterable<Buffer>, gone: () => boolean): Promise<void> {
+  try {
+    for await (const chunk of source) {
+      if (gone()) return;
+      if (!channel.write(chunk))
+        await new Promise<void>((resolve) => {
+          const on = () => {
+            channel.removeListener('drain', on);
+            channel.removeListener('close', on);
+            resolve();
+          };
+          channel.once('drain', on);
+          channel.once('close', on);
+        });
+    }
+  } catch {
+    /* the source failed: only stdin's end */
+  }
+  try {
+    if (!gone()) channel.end();
+  } catch {
+    /* the channel is gone already: its close settles the run */
+  }
 }

@@ -166,7 +166,21 @@ describe('push against a real sshd', function () {
     const watched = (c: Conn) => {
       const seen = { stdin: [] as number[], readdirs: 0 };
       const inner = c.remote.stream!;
-      c.remote.stream = (command, o) => inner(command, { ...o, stdin: Promise.resolve(o.stdin).then((b) => (seen.stdin.push(b?.length ?? 0), b)) });
+      c.remote.stream = (command, o) => {
+        const src = o.stdin;
+        if (typeof src === 'object' && src !== null && !Buffer.isBuffer(src) && Symbol.asyncIterator in src) {
+          // A compressed file's segments on one channel: its bytes counted as they go.
+          const k = seen.stdin.push(0) - 1;
+          const counted = (async function* () {
+            for await (const b of src) {
+              seen.stdin[k]! += b.length;
+              yield b;
+            }
+          })();
+          return inner(command, { ...o, stdin: counted });
+        }
+        return inner(command, { ...o, stdin: Promise.resolve(src as Buffer | Promise<Buffer | undefined>).then((b) => (seen.stdin.push(b?.length ?? 0), b)) });
+      };
       const sftp = c.remote.sftp.bind(c.remote);
       c.remote.sftp = async () => {
         const s = await sftp();

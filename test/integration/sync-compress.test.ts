@@ -248,10 +248,10 @@ describe('compression in flight (real sshd)', function () {
     }
   });
 
-  it('a segment the box fails while the next one waits its turn: the rest goes over SFTP, the copy is equal, no .seg is left on the box', async () => {
+  it('a segment the box fails while the next one is already on its way: the rest goes over SFTP, the copy is equal, no .seg is left on the box', async () => {
     // The box's zstd fails the second segment (the one at 512 KiB), after taking its bytes and a
-    // second's pause: by then the third is inflated on the box and waiting for its turn, and the
-    // push stops it. The script sees which segment it serves by where its stdout goes.
+    // second's pause: by then the third is written into the channel behind it, and the push
+    // stops the box's loop. The script sees which segment it serves by where its stdout goes.
     const evil = join(sshd.home, 'slow-fail');
     mkdirSync(evil, { recursive: true });
     writeFileSync(join(evil, 'zstd'), '#!/bin/sh\ncase "$(readlink /proc/$$/fd/1)" in *.seg524288) cat > /dev/null; sleep 1; exit 1;; esac\nexec /usr/bin/zstd "$@"\n', { mode: 0o755 });

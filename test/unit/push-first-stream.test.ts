@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { firstUnpackCommand, tarOf } from '../../src/remote/sync/push-stream';
+import { firstUnpackCommand, folderCommand, tarOf } from '../../src/remote/sync/push-stream';
 import { parseBatchHashOutput } from '../../src/remote/sync/remote-hash';
 import { parseExecListing } from '../../src/remote/sync/list-exec';
 
@@ -57,5 +57,35 @@ describe('push: the first stream says whether it made the folder', () => {
   it('a path that is a file, not a folder: exits 3 before reading the stream, says nothing', () => {
     writeFileSync(join(work, 'data'), 'not a folder');
     assert.throws(() => run('data'), (e: { status?: number; stdout?: string }) => e.status === 3 && e.stdout === '');
+  });
+
+  describe('with no stream to send (a push of a few big files): the folder command', () => {
+    const folder = (root: string) => execFileSync('/bin/sh', ['-c', folderCommand(root)], { cwd: work, input: '', encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+
+    it('a missing folder: made, "new", then an empty listing that names its real path', () => {
+      mkdirSync(join(work, 'real'));
+      execFileSync('ln', ['-s', 'real', join(work, 'via')]);
+      const out = folder('via/deep/run2');
+      assert.ok(out.startsWith('new\n'), out);
+      const listing = parseExecListing({ code: 0, stdout: out.slice(4) }, 100);
+      assert.ok(listing && listing !== 'too-many');
+      assert.equal(listing.root, realpathSync(join(work, 'real/deep/run2')));
+      assert.deepEqual(listing.dirs.get(''), []);
+    });
+
+    it('a folder that was there: "old", then its listing, nothing made', () => {
+      mkdirSync(join(work, 'data/a'), { recursive: true });
+      writeFileSync(join(work, 'data/a/train.jsonl.part'), 'half');
+      const out = folder('data');
+      assert.ok(out.startsWith('old\n'));
+      const listing = parseExecListing({ code: 0, stdout: out.slice(4) }, 100);
+      assert.ok(listing && listing !== 'too-many');
+      assert.deepEqual(listing.dirs.get('a')!.map((e) => [e.filename, e.attrs.size]), [['train.jsonl.part', 4]]);
+    });
+
+    it('a path that is a file: exits 3, says nothing (SFTP then says what is wrong)', () => {
+      writeFileSync(join(work, 'data'), 'not a folder');
+      assert.throws(() => folder('data'), (e: { status?: number; stdout?: string }) => e.status === 3 && e.stdout === '');
+    });
   });
 });

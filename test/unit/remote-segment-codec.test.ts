@@ -6,13 +6,13 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { readProbe } from '../../src/remote/sync/compress';
+import { PROBE, readProbe } from '../../src/remote/sync/compress';
 import { binaryZstd, chooseCodec, findOnPath, nodeZstd, zstdBound } from '../../src/remote/sync/segment-codec';
-import { readSegmentAnswer, segmentCommand } from '../../src/remote/sync/push-gzip';
+import { readSegmentAnswer, segmentHeader, segmentsCommand } from '../../src/remote/sync/push-gzip';
 
 const text = Buffer.from(Array.from({ length: 20000 }, (_, i) => JSON.stringify({ id: i, instruction: '把这段话翻译成英文', output: `第${i}步的损失是 ${(i % 97) / 10}` })).join('\n'));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -81,12 +81,15 @@ describe('segment codec: which compressor a push uses', () => {
   });
 
   it("the box's probe answer counts a tool only for its exact line", () => {
-    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe\nzstd gpu-rent probe\n'), { gzip: true, zstd: true });
-    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe\nzstd \n'), { gzip: true, zstd: false });
-    assert.deepEqual(readProbe(0, 'gzip \nzstd gpu-rent probe\n'), { gzip: false, zstd: true });
-    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe!\nzstd gpu-rent probe x\n'), { gzip: false, zstd: false });
-    assert.deepEqual(readProbe(1, 'gzip gpu-rent probe\nzstd gpu-rent probe\n'), { gzip: false, zstd: false });
-    assert.deepEqual(readProbe(null, ''), { gzip: false, zstd: false });
+    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe\nzstd gpu-rent probe\nhead rent probe\n'), { gzip: true, zstd: true, exactHead: true });
+    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe\nzstd \nhead rent probe\n'), { gzip: true, zstd: false, exactHead: true });
+    assert.deepEqual(readProbe(0, 'gzip \nzstd gpu-rent probe\nhead \n'), { gzip: false, zstd: true, exactHead: false });
+    assert.deepEqual(readProbe(0, 'gzip gpu-rent probe!\nzstd gpu-rent probe x\nhead gpu-rent probe\n'), { gzip: false, zstd: false, exactHead: false });
+    assert.deepEqual(readProbe(1, 'gzip gpu-rent probe\nzstd gpu-rent probe\n'), { gzip: false, zstd: false, exactHead: false });
+    assert.deepEqual(readProbe(null, ''), { gzip: false, zstd: false, exactHead: false });
+    // This machine's own tools, through the probe itself: GNU head reads no further than asked.
+    const here = spawnSync('/bin/sh', ['-c', PROBE], { encoding: 'utf8' });
+    assert.equal(readProbe(here.status, here.stdout).exactHead, true, here.stdout);
   });
 
   it("a segment's answer: exactly the .part's size; the last one's hash line read, a bad one left to a hash of its own", () => {
@@ -102,62 +105,68 @@ describe('segment codec: which compressor a push uses', () => {
     assert.deepEqual(readSegmentAnswer('9\n', 9, true, 'p'), {});
   });
 
-  /** Runs the box's command for one segment through a real sh, its compressed bytes on stdin. */
-  const runSegment = (part: string, off: number, z: Buffer, inflate: string, last = false, env: NodeJS.ProcessEnv = process.env) =>
+  /** Runs the box's loop for `part` through a real sh, the segments (header and bytes) on its stdin. */
+  const runSegments = (part: string, segs: ReadonlyArray<{ off: number; z: Buffer; last?: boolean; bytes?: number }>, inflate: string, env: NodeJS.ProcessEnv = process.env) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const c = spawn('sh', ['-c', segmentCommand(part, off, inflate, last)], { stdio: ['pipe', 'pipe', 'ignore'], env });
+      const c = spawn('sh', ['-c', segmentsCommand(part, inflate)], { stdio: ['pipe', 'pipe', 'ignore'], env });
       let out = '';
       c.stdout.on('data', (d: Buffer) => (out += d.toString()));
       c.on('close', (code) => resolve({ code, out }));
-      c.stdin.end(z);
+      c.stdin.on('error', () => undefined);
+      for (const g of segs) c.stdin.write(Buffer.concat([segmentHeader(g.off, g.bytes ?? g.z.length, g.last === true), g.z]));
+      c.stdin.end();
     });
-
-  it("a segment's answer is its own end, not the .part's size read after it: the next segment may already be appending", async () => {
-    // The next segment starts the moment this one's bytes are in. `cat` and `mv` earlier in PATH
-    // do their work, then at once add 4 bytes more to the .part, as that next segment would.
-    const tools = join(dir, 'racing-tools');
-    mkdirSync(tools);
-    writeFileSync(join(tools, 'cat'), '#!/bin/sh\n/bin/cat "$@" && printf NEXT\n', { mode: 0o755 });
-    writeFileSync(join(tools, 'mv'), '#!/bin/sh\n/bin/mv "$@" && for last; do :; done && printf NEXT >> "$last"\n', { mode: 0o755 });
-    const env = { ...process.env, PATH: `${tools}:${process.env.PATH ?? '/usr/bin:/bin'}` };
-    const part = join(dir, 'race.part');
-    const gz = (b: Buffer) => zlib.gzipSync(b);
-    const a = text.subarray(0, 100_000);
-    assert.deepEqual(await runSegment(part, 0, gz(a), 'gzip -dc', false, env), { code: 0, out: `${a.length}\n` });
-    assert.equal(readFileSync(part).length, a.length + 4, 'the racing mv did add its bytes');
-    const b = text.subarray(100_000, 250_000);
-    writeFileSync(part, a);
-    assert.deepEqual(await runSegment(part, a.length, gz(b), 'gzip -dc', false, env), { code: 0, out: `${a.length + b.length}\n` });
-    assert.equal(readFileSync(part).length, a.length + b.length + 4, 'the racing cat did add its bytes');
-  });
 
   for (const [tool, inflate, squeeze] of [
     ['zstd', 'zstd -q -dc', (b: Buffer) => spawnSync('zstd', ['-q', '-3', '-c'], { input: b }).stdout],
     ['gzip', 'gzip -dc', (b: Buffer) => spawnSync('gzip', ['-6', '-c'], { input: b }).stdout],
   ] as const) {
-    (tool === 'zstd' && !hasZstd ? it.skip : it)(`${tool}: two segments at once, the second first, land in order; the last says the .part's SHA-256`, async () => {
+    (tool === 'zstd' && !hasZstd ? it.skip : it)(`${tool}: three segments in one stream land in order, each answered with its own end; the last says the .part's SHA-256`, async () => {
       const part = join(dir, "it's a file.part");
+      // A stale .part from another push: the segment at 0 replaces it.
+      writeFileSync(part, 'stale bytes');
       const a = text.subarray(0, 300_000);
       const b = text.subarray(300_000, 700_000);
       const c = text.subarray(700_000);
-      const second = runSegment(part, a.length, squeeze(b), inflate);
-      await new Promise((r) => setTimeout(r, 150));
-      const first = await runSegment(part, 0, squeeze(a), inflate);
-      assert.deepEqual(first, { code: 0, out: `${a.length}\n` });
-      assert.deepEqual(await second, { code: 0, out: `${a.length + b.length}\n` });
-      const lastOut = await runSegment(part, a.length + b.length, squeeze(c), inflate, true);
-      assert.equal(lastOut.code, 0);
-      assert.deepEqual(readSegmentAnswer(lastOut.out, text.length, true, part), { box: { full: sha(text), prefix: undefined } });
-      assert.ok(readFileSync(part).equals(text));
-      // A segment for a place the .part has passed is refused and leaves nothing behind.
-      const late = await runSegment(part, 1000, squeeze(b), inflate);
-      assert.equal(late.code, 5);
-      assert.ok(readFileSync(part).equals(text));
-      // Garbage for the inflater: refused, nothing appended.
-      const junk = await runSegment(part, text.length, randomBytes(5000), inflate);
-      assert.equal(junk.code, 4);
+      const r = await runSegments(part, [{ off: 0, z: squeeze(a) }, { off: a.length, z: squeeze(b) }, { off: a.length + b.length, z: squeeze(c), last: true }], inflate);
+      assert.equal(r.code, 0);
+      const lines = r.out.split('\n');
+      assert.deepEqual(lines.slice(0, 2), [String(a.length), String(a.length + b.length)]);
+      assert.deepEqual(readSegmentAnswer(lines.slice(2).join('\n'), text.length, true, part), { box: { full: sha(text), prefix: undefined } });
       assert.ok(readFileSync(part).equals(text));
       assert.deepEqual(spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout.trim().split('\n'), ["it's a file.part"]);
     });
+
+    (tool === 'zstd' && !hasZstd ? it.skip : it)(`${tool}: a resumed .part grows only at its end; a place it has passed, garbage, or a lying header stops the loop with nothing appended`, async () => {
+      const part = join(dir, 'resume.part');
+      const a = text.subarray(0, 200_000);
+      const b = text.subarray(200_000, 500_000);
+      writeFileSync(part, a);
+      // stdin's end before a last segment: a quiet end, the .part a true prefix.
+      assert.deepEqual(await runSegments(part, [{ off: a.length, z: squeeze(b) }], inflate), { code: 0, out: `${a.length + b.length}\n` });
+      const ab = Buffer.concat([a, b]);
+      assert.ok(readFileSync(part).equals(ab));
+      const late = await runSegments(part, [{ off: 1000, z: squeeze(b) }], inflate);
+      assert.deepEqual(late, { code: 5, out: '' });
+      assert.ok(readFileSync(part).equals(ab));
+      const junk = await runSegments(part, [{ off: ab.length, z: randomBytes(5000) }], inflate);
+      assert.deepEqual(junk, { code: 4, out: '' });
+      // A header that says fewer bytes than follow: the rest is read as the next header and refused.
+      const z = squeeze(text.subarray(500_000, 600_000));
+      const short = await runSegments(part, [{ off: ab.length, z, bytes: z.length - 100 }], inflate);
+      assert.notEqual(short.code, 0);
+      assert.ok(readFileSync(part).equals(ab), 'nothing appended');
+      assert.deepEqual(spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout.trim().split('\n'), ['resume.part']);
+    });
   }
+
+  it('a header that is not three numbers stops the loop before it reads a byte', async () => {
+    const part = join(dir, 'h.part');
+    for (const header of ['0 10 2\n', 'x 10 0\n', '0 -1 0\n', '0 10\n', '; rm -rf / 0\n']) {
+      const c = spawnSync('sh', ['-c', segmentsCommand(part, 'gzip -dc')], { input: Buffer.concat([Buffer.from(header), zlib.gzipSync(Buffer.from('abcdefghij'))]) });
+      assert.equal(c.status, 8, header);
+      assert.equal(c.stdout.length, 0);
+    }
+    assert.deepEqual(spawnSync('ls', ['-A', dir], { encoding: 'utf8' }).stdout.trim(), '');
+  });
 });

@@ -46,6 +46,8 @@ export function worthCompressing(name: string, sample: Buffer): boolean {
 export interface BoxCompression {
   gzip: boolean;
   zstd: boolean;
+  /** `head -c N` on a pipe reads exactly N bytes (a compressed push's segments share one channel). */
+  exactHead?: boolean;
 }
 
 // A round trip through the box's own gzip and zstd, not just `command -v`: a tool that is there
@@ -54,13 +56,14 @@ const PROBE_TEXT = 'gpu-rent probe';
 export const PROBE = `/bin/sh -c ${shQuote(
   `g=$(printf '${PROBE_TEXT}\\n' | gzip -1 -c 2>/dev/null | gzip -dc 2>/dev/null); ` +
     `z=$(printf '${PROBE_TEXT}\\n' | zstd -q -1 -c 2>/dev/null | zstd -q -dc 2>/dev/null); ` +
-    `printf 'gzip %s\\nzstd %s\\n' "$g" "$z"`,
+    `h=$(printf '${PROBE_TEXT}\\n' | { head -c 4 >/dev/null 2>&1; cat; }); ` +
+    `printf 'gzip %s\\nzstd %s\\nhead %s\\n' "$g" "$z" "$h"`,
 )}`;
 
 /** The probe's answer read: a tool counts only if its line is exactly the probe text back. */
 export function readProbe(code: number | null, stdout: string): BoxCompression {
   const lines = code === 0 ? stdout.split('\n') : [];
-  return { gzip: lines.includes(`gzip ${PROBE_TEXT}`), zstd: lines.includes(`zstd ${PROBE_TEXT}`) };
+  return { gzip: lines.includes(`gzip ${PROBE_TEXT}`), zstd: lines.includes(`zstd ${PROBE_TEXT}`), exactHead: lines.includes(`head ${PROBE_TEXT.slice(4)}`) };
 }
 
 const probed = new WeakMap<SyncRemote, Promise<BoxCompression>>();
@@ -71,7 +74,7 @@ export function boxCompression(remote: SyncRemote): Promise<BoxCompression> {
   if (!p) {
     p = remote.exec(PROBE, { timeoutMs: 30_000 }).then(
       (r) => readProbe(r.code, r.stdout),
-      () => ({ gzip: false, zstd: false }),
+      () => ({ gzip: false, zstd: false, exactHead: false }),
     );
     probed.set(remote, p);
   }

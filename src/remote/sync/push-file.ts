@@ -12,7 +12,7 @@ import { hashLocalRange, sha256, type Sha256 } from './local-hash';
 import { PART_SUFFIX } from './names';
 import type { LocalFile } from './local-tree';
 import { closeRemote, mkdirRemote, openWrite, removeRemote, renameOver, setMtime, UploadError, uploadRange } from './push-sftp';
-import { lstatRemote, sftpCode, sftpRequest } from './sftp-util';
+import { lstatRemote, sftpCode } from './sftp-util';
 import type { SyncProgress, SyncRemote } from './types';
 import { SAMPLE_BYTES, worthCompressing } from './compress';
 import { pushGzipped, type GzipPushResult } from './push-gzip';
@@ -64,18 +64,16 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
   // A .part from an earlier cut: trusted only if the box's hash of it equals our prefix's.
   let from = 0;
   let hash: Sha256 = sha256();
-  // Known to have no .part on the box (none there, or a stale one removed): a compressed
-  // upload's first two segments may go at once.
-  let fresh = c.newRoot === true && attempt === 1;
-  if (f.size > BIG_FILE && attempt === 1 && !fresh) {
+  // A .part on the box where this pass did not make the folder: resumed where the box's hash of
+  // it equals ours of that prefix (else rewritten from the start: the compressed upload's first
+  // segment replaces it, SFTP truncates it).
+  if (f.size > BIG_FILE && attempt === 1 && c.newRoot !== true) {
     const ps = await lstatRemote(sftp, part);
-    fresh = !ps;
     if (ps?.isFile() && ps.size > 0 && ps.size <= f.size) {
       const [box] = await Promise.all([remoteHash(c.remote, part, ps.size), hashLocalRange(f.path, hash, ps.size)]);
       if (typeof box.full === 'string' && box.full === (await hash.peek())) from = ps.size;
       else hash = sha256();
     }
-    if (ps?.isFile() && from === 0 && s.gzip) fresh = await sftpRequest<void>(sftp, 'remove', (cb) => sftp.unlink(part, (e) => cb(e, undefined))).then(() => true, () => false);
   }
   c.onProgress({ kind: 'file-start', name: f.rel, size: f.size, from });
   let bytes = 0;
@@ -86,7 +84,7 @@ export async function sendPart(c: FileCtx, s: PushSend<LocalFile>, attempt: numb
   };
   // Compressible: as much as pays goes through the box's zstd or gzip; the rest over SFTP below.
   if (s.gzip && from < f.size && (await sampleWorthIt(f))) {
-    const g = await pushGzipped(c.remote, f.path, part, { from, size: f.size, hash, signal: opts.signal, onBytes, fresh }).catch((): GzipPushResult => ({ raw: 0, wire: 0, stopped: 'failed' }));
+    const g = await pushGzipped(c.remote, f.path, part, { from, size: f.size, hash, signal: opts.signal, onBytes }).catch((): GzipPushResult => ({ raw: 0, wire: 0, stopped: 'failed' }));
     if (g.stopped === 'aborted') return { kind: 'interrupted' };
     if (g.raw > 0) c.compressed(g.raw, g.wire);
     bytes += g.raw;

@@ -1,14 +1,20 @@
 // A big compressible file pushed through the box's own zstd or gzip (segment-codec.ts picks:
-// zstd -3 where both ends have it, else gzip -6): the file is cut into segments (512 KiB, 1 MiB,
-// 2, 4, then 8 MiB of the original), each compressed here and sent on a channel of its own while the
-// one before it still crosses, two at once, the next one already compressed while they cross;
-// the box inflates each beside NAME.part and appends it in order (APPEND), then prints the
-// .part's size. A segment counts (and its bytes go into the SHA-256 that push verifies against
-// the box's) only when the .part has grown by exactly the segment, so what is on the box after
-// a cut is a true prefix, which the next push resumes as it resumes an SFTP upload. Where
-// compressing is the bottleneck (a free slot waits for the next segment) the level steps down
-// (zstd 6, 3, 1; gzip 6, 1); where even the lowest is slower than the link carries plain bytes
-// (a fast link), or a segment fails, the rest goes over SFTP from the last confirmed byte.
+// zstd where both ends have it, else gzip -6): the file is cut into segments (512 KiB, 1 MiB,
+// 2, 4, then 8 MiB of the original), each compressed here (the next one already while the one
+// before crosses) and written, a header line before it, into ONE channel per file whose command
+// on the box reads them in turn: it takes exactly the segment's bytes (`head -c`), inflates them
+// beside NAME.part, appends them once the .part holds exactly the bytes before them, and prints
+// the .part's size; after the last, the .part's SHA-256. A segment counts (and its bytes go into
+// the SHA-256 that push verifies against the box's) only when its answer says the .part grew by
+// exactly the segment, so what is on the box after a cut is a true prefix, which the next push
+// resumes as it resumes an SFTP upload. Up to IN_FLIGHT segments are written and not yet
+// answered, so the link never waits for an answer. (A channel per segment, as before, put a
+// channel open and its request behind every byte already queued on the connection: through a
+// 10 Mbit/s link the next segment's channel was ready only after the one before had crossed,
+// and the link idled ~100 ms at each segment's end.) Where compressing is the bottleneck (a free
+// slot waits for the next segment) the level steps down (zstd 6, 3, 1; gzip 6, 1); where even
+// the lowest is slower than the link carries plain bytes (a fast link), or a segment fails, the
+// rest goes over SFTP from the last confirmed byte.
 import { promises as fsp } from 'node:fs';
 import { shQuote } from '../shell';
 import { boxCompression } from './compress';
@@ -35,32 +41,34 @@ export interface GzipPushResult {
 /** A segment's answer is its .part's size (and, the last, a hash line): anything longer is refused. */
 const ANSWER_BYTES = 256;
 
-/** Segments on their way at once (each its own channel): the link stays busy between them. */
+/** Segments written and not yet answered: the next one is on the wire while the box answers one. */
 export const IN_FLIGHT = 2;
 
 /**
- * The segment at offset "$2" of "$1": inflated (by "$3") into "$1.seg$2" as it arrives, then,
- * once the .part holds exactly the bytes before it (the segment before landed), appended, and
- * the .part's size after its own bytes printed: the offset and what it inflated to, measured
- * before the append (the .part's own size, read after it, may already hold the next segment,
- * which starts the moment this one's bytes are in). A segment whose turn does not come within a minute gives up, and
- * so does one whose connection is gone (its parent, the login's sshd, has exited).
+ * The box's side of one file's segments, "$1" the .part, "$2" the inflating command (a fixed
+ * word list: split by the box's shell on purpose). Each segment is a header line "OFFSET BYTES
+ * LAST" (digits; LAST 1 for the file's last) and exactly BYTES compressed bytes, taken with
+ * `head -c` (which reads no further; the probe checks the box's does not) and inflated into
+ * "$1.seg<OFFSET>". The one at offset 0 replaces whatever .part was there; any other is
+ * appended only where the .part holds exactly OFFSET bytes. Each prints OFFSET plus what it
+ * inflated to; after the last, the .part's SHA-256 (an `h` line, or `none`), then it exits.
+ * stdin's end before a last segment (push went on over SFTP) ends it quietly; anything else
+ * unexpected stops it with its .seg removed, and push goes on over SFTP from the last answer.
  */
-const APPEND =
-  's="$1.seg$2"; $3 > "$s" || { rm -f -- "$s"; exit 4; }; i=0; ' +
-  'while c=$(wc -c < "$1" 2>/dev/null) || c=0; [ "$c" -lt "$2" ]; do i=$((i+1)); { [ $i -gt 1200 ] || ! kill -0 "$PPID" 2>/dev/null; } && { rm -f -- "$s"; exit 6; }; sleep 0.05 2>/dev/null || sleep 1; done; ' +
-  '[ "$c" -eq "$2" ] || { rm -f -- "$s"; exit 5; }; n=$(wc -c < "$s") && cat -- "$s" >> "$1" && rm -f -- "$s" && echo $(($2 + n))';
-/** The first segment of a fresh .part replaces whatever was there. */
-const CREATE = 's="$1.seg0"; $3 > "$s" && n=$(wc -c < "$s") && mv -f -- "$s" "$1" && echo $((n)) || { rm -f -- "$s"; exit 4; }';
-/** After the last segment the .part's SHA-256 too (an `h` line, or `none`): push needs no hash command of its own. */
-const THEN_HASH = ` || exit 7; set -- "$1"; ${HASH_ARGS}`;
+const SEGMENTS =
+  'p=$1; z=$2; l=0; while read -r o n l; do ' +
+  'case "$o$n" in ""|*[!0-9]*) exit 8;; esac; case "$l" in 0|1) ;; *) exit 8;; esac; ' +
+  's="$p.seg$o"; head -c "$n" | $z > "$s" || { rm -f -- "$s"; exit 4; }; m=$(wc -c < "$s") || { rm -f -- "$s"; exit 4; }; ' +
+  'if [ "$o" -eq 0 ]; then mv -f -- "$s" "$p" || { rm -f -- "$s"; exit 4; }; ' +
+  'else c=$(wc -c < "$p" 2>/dev/null) || c=0; [ "$c" -eq "$o" ] || { rm -f -- "$s"; exit 5; }; cat -- "$s" >> "$p" || { rm -f -- "$s"; exit 4; }; rm -f -- "$s"; fi; ' +
+  'echo $((o + m)); [ "$l" = 1 ] && break; done; [ "$l" = 1 ] || exit 0; ' +
+  `set -- "$p"; ${HASH_ARGS}`;
 
-/**
- * The box's command for the segment at `off` of `part`, inflated by `inflate` (a fixed word
- * list: split by the box's shell on purpose); `last`: the .part's hash follows its size.
- */
-export const segmentCommand = (part: string, off: number, inflate: string, last = false) =>
-  `/bin/sh -c ${shQuote((off === 0 ? CREATE : APPEND) + (last ? THEN_HASH : ''))} sh ${shQuote(part)} ${off} ${shQuote(inflate)}`;
+/** The box's command for `part`'s segments, inflated by `inflate`. */
+export const segmentsCommand = (part: string, inflate: string) => `/bin/sh -c ${shQuote(SEGMENTS)} sh ${shQuote(part)} ${shQuote(inflate)}`;
+
+/** One segment as it goes into the channel: its header line, then its compressed bytes. */
+export const segmentHeader = (off: number, bytes: number, last: boolean) => Buffer.from(`${off} ${bytes} ${last ? 1 : 0}\n`, 'latin1');
 
 /** A segment's answer: the .part's size, then (the last one) its hash; undefined where it is not that. */
 export function readSegmentAnswer(out: string, want: number, last: boolean, part: string): { box?: HashAnswer } | undefined {
@@ -79,7 +87,6 @@ export interface GzipPushOptions {
   signal?: AbortSignal;
   onBytes?: (n: number) => void;
   level?: number;
-  fresh?: boolean;
   codec?: SegmentCodec;
   inFlight?: number;
 }
@@ -93,9 +100,45 @@ interface Seg {
   compressMs: number;
 }
 
-type Sent = Promise<{ ok: boolean; box: HashAnswer | undefined; sendMs: number }>;
+type Answer = { ok: boolean; box: HashAnswer | undefined; sendMs: number };
 
-/** One compressed push under way: the segments read ahead, those on their way, and what the box confirmed. */
+/** A segment written into the channel and not yet answered. */
+interface Waiting {
+  seg: Seg;
+  last: boolean;
+  writtenAt: number;
+  answer: Promise<Answer>;
+  settle: (a: Answer) => void;
+}
+
+/** The channel's stdin: what push writes, handed over as the channel takes it. */
+class Feed implements AsyncIterable<Buffer> {
+  private readonly items: Buffer[] = [];
+  private ended = false;
+  private wake: (() => void) | undefined;
+  push(...b: Buffer[]): void {
+    if (this.ended) return;
+    this.items.push(...b);
+    this.wake?.();
+  }
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+  async *[Symbol.asyncIterator](): AsyncIterator<Buffer> {
+    for (;;) {
+      while (this.items.length) yield this.items.shift()!;
+      if (this.ended) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
+    }
+  }
+}
+
+/** How long a segment may go unanswered once it is the oldest written: a minute and a half, and 1 ms per 10 kB of it. */
+const answerDeadlineMs = (z: number) => 90_000 + Math.ceil(z / 10_000);
+
+/** One compressed push under way: the segments read ahead, those written and not yet answered, and what the box confirmed. */
 class SegmentPush {
   private at: number;
   private wire = 0;
@@ -106,17 +149,24 @@ class SegmentPush {
   private readonly stop = new AbortController();
   private readonly onAbort = () => this.stop.abort();
   private readonly width: number;
-  private readonly inFlight: Array<{ seg: Seg; sent: Sent }> = [];
+  /** Written, oldest first; `unheard` the same ones whose answer line has not come. */
+  private readonly waiting: Waiting[] = [];
+  private readonly unheard: Waiting[] = [];
+  private readonly feed = new Feed();
+  private out = '';
+  private channel: Promise<number | null> | undefined;
   private queued: number;
-  /** Where the next segment sent must start (a short read, the file shrinking, breaks it). */
+  /** Where the next segment written must start (a short read, the file shrinking, breaks it). */
   private sentEnd: number;
   private fastLink = false;
   private box: HashAnswer | undefined;
   // One segment read and compressed ahead: a freed slot sends at once.
   private ahead: Promise<Seg> | undefined;
   private aheadReady = false;
-  /** The last confirmed segment and how long it took to cross. */
+  /** The last confirmed segment and how long it took to cross; when the one before was answered. */
   private last: { seg: Seg; sendMs: number } | undefined;
+  private lastAnswerAt = 0;
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly remote: SyncRemote,
@@ -138,24 +188,30 @@ class SegmentPush {
   async run(): Promise<GzipPushResult> {
     const o = this.o;
     try {
-      if (!(await this.launch())) return await this.giveUp('failed');
-      while (this.inFlight.length) {
-        const { seg, sent } = this.inFlight[0]!;
-        const r = await sent;
+      if (!(await this.fill())) return await this.giveUp('failed');
+      while (this.waiting.length) {
+        const { seg } = this.waiting[0]!;
+        const r = await this.waiting[0]!.answer;
         if (o.signal?.aborted) return await this.giveUp('aborted');
-        if (!r.ok || seg.off !== this.at) return await this.giveUp('failed');
-        this.inFlight.shift();
+        if (!r.ok) return await this.giveUp('failed');
+        this.waiting.shift();
+        this.watch();
         this.box = r.box;
         o.hash.update(seg.raw);
         o.onBytes?.(seg.raw.length);
         this.at += seg.raw.length;
         this.wire += seg.z.length;
         this.last = { seg, sendMs: r.sendMs };
-        if (!(await this.launch())) return await this.giveUp('failed');
+        if (!(await this.fill())) return await this.giveUp('failed');
       }
+      // All answered: the box's loop ends with stdin (after a last segment it has ended already).
+      this.feed.end();
+      await this.channel;
       const { at, wire, box } = this;
       return at < o.size ? { raw: at - o.from, wire, stopped: 'fast-link' } : { raw: at - o.from, wire, ...(box ? { box } : {}) };
     } finally {
+      clearTimeout(this.deadline);
+      this.feed.end();
       o.signal?.removeEventListener('abort', this.onAbort);
       await this.ahead?.catch(() => undefined);
       await this.fh.close();
@@ -181,28 +237,65 @@ class SegmentPush {
     return { raw, z, off, level: at, compressMs: performance.now() - t0 };
   }
 
-  /** One segment on its way: sent as soon as a slot is free, while the one before it is still crossing. */
-  private send(seg: Seg, stop: AbortSignal): Sent {
-    const { o, part } = this;
-    const t0 = performance.now();
-    const out: Buffer[] = [];
-    let outBytes = 0;
-    const last = seg.off + seg.raw.length === o.size;
-    return this.stream(segmentCommand(part, seg.off, this.codec.inflate, last), {
-      stdin: seg.z,
-      signal: stop,
-      timeoutMs: 120_000 + Math.ceil(seg.z.length / 10_000),
-      onStdout: (c) => {
-        outBytes += c.length;
-        if (outBytes <= ANSWER_BYTES) out.push(c);
-      },
+  /** The box's loop, started with the first segment: its answers read as they come, in order. */
+  private open(): void {
+    this.channel = this.stream(segmentsCommand(this.part, this.codec.inflate), {
+      stdin: this.feed,
+      signal: this.stop.signal,
+      onStdout: (c) => this.heard(c),
     }).then(
-      (r) => {
-        const answer = r.code === 0 && outBytes <= ANSWER_BYTES ? readSegmentAnswer(Buffer.concat(out).toString('latin1'), seg.off + seg.raw.length, last, part) : undefined;
-        return { ok: answer !== undefined, box: answer?.box, sendMs: performance.now() - t0 };
-      },
-      () => ({ ok: false, box: undefined, sendMs: performance.now() - t0 }),
+      (r) => r.code,
+      () => null,
     );
+    // The box's loop ended: the last segment's answer is all it printed after its size line;
+    // any other segment still unheard failed.
+    void this.channel.then((code) => {
+      for (const w of this.unheard.splice(0)) {
+        const answer = code === 0 && w.last ? readSegmentAnswer(this.out, w.seg.off + w.seg.raw.length, true, this.part) : undefined;
+        this.settle(w, answer);
+        this.out = '';
+      }
+    });
+  }
+
+  /** Answer lines, each the oldest unheard segment's; the last segment's is read when the loop ends. */
+  private heard(c: Buffer): void {
+    this.out += c.toString('latin1');
+    for (let nl = this.out.indexOf('\n'); nl >= 0 && this.unheard.length && !this.unheard[0]!.last; nl = this.out.indexOf('\n')) {
+      const line = this.out.slice(0, nl);
+      this.out = this.out.slice(nl + 1);
+      const w = this.unheard.shift()!;
+      this.settle(w, readSegmentAnswer(line, w.seg.off + w.seg.raw.length, false, this.part));
+    }
+    // More than answers: the box is not running the loop it was given.
+    if (this.out.length > ANSWER_BYTES * Math.max(1, this.unheard.length)) this.stop.abort();
+  }
+
+  private settle(w: Waiting, answer: { box?: HashAnswer } | undefined): void {
+    const now = performance.now();
+    // What this segment's crossing took: from when it was written or when the one before was answered, whichever came later.
+    w.settle({ ok: answer !== undefined, box: answer?.box, sendMs: now - Math.max(w.writtenAt, this.lastAnswerAt) });
+    this.lastAnswerAt = now;
+  }
+
+  /** The oldest unanswered segment's deadline: a box that takes its bytes and never answers is stopped. */
+  private watch(): void {
+    clearTimeout(this.deadline);
+    const w = this.waiting[0];
+    if (w) this.deadline = setTimeout(() => this.stop.abort(), answerDeadlineMs(w.seg.z.length)).unref();
+  }
+
+  /** One segment into the channel: its header, then its bytes. */
+  private write(seg: Seg): void {
+    const last = seg.off + seg.raw.length === this.o.size;
+    let settle!: (a: Answer) => void;
+    const answer = new Promise<Answer>((resolve) => (settle = resolve));
+    const w: Waiting = { seg, last, writtenAt: performance.now(), answer, settle };
+    this.waiting.push(w);
+    this.unheard.push(w);
+    if (!this.channel) this.open();
+    if (this.waiting.length === 1) this.watch();
+    this.feed.push(segmentHeader(seg.off, seg.z.length, last), seg.z);
   }
 
   // Nothing on its way and the next segment still being compressed: the link waits for
@@ -232,18 +325,16 @@ class SegmentPush {
   }
 
   /** Fills the free slots; false where a segment could not be read or compressed. */
-  private async launch(): Promise<boolean> {
+  private async fill(): Promise<boolean> {
     try {
-      // A .part that may be stale: its first segment goes alone (CREATE replaces what was there).
-      const slots = this.at === 0 && !this.o.fresh ? 1 : this.width;
-      while (!this.fastLink && this.inFlight.length < slots) {
+      while (!this.fastLink && this.waiting.length < this.width && !this.stop.signal.aborted) {
         this.next();
         if (!this.ahead) return true;
-        if (!this.aheadReady && this.inFlight.length === 0) this.stalled();
+        if (!this.aheadReady && this.waiting.length === 0) this.stalled();
         const seg = await this.ahead;
         this.ahead = undefined;
         if (seg.raw.length === 0 || seg.off !== this.sentEnd) return false;
-        this.inFlight.push({ seg, sent: this.send(seg, this.stop.signal) });
+        this.write(seg);
         this.sentEnd += seg.raw.length;
         this.next();
       }
@@ -254,16 +345,16 @@ class SegmentPush {
   }
 
   /**
-   * Stops the segments still on their way and removes what they leave on the box: a segment
-   * stopped while it inflates or waits for its turn is killed with its NAME.part.seg<off> still
-   * there (a straggler that outlives the kill then finds no .seg to append). After a failure the
-   * SFTP upload of the rest waits for that; after an interrupt it is left to run on its own.
+   * Stops the box's loop and removes what it leaves: a segment stopped while it inflates is
+   * killed with its NAME.part.seg<off> still there. After a failure the SFTP upload of the rest
+   * waits for that; after an interrupt it is left to run on its own.
    */
   private async giveUp(stopped: 'failed' | 'aborted'): Promise<GzipPushResult> {
     const part = this.part;
     this.stop.abort();
-    const left = this.inFlight.splice(0);
-    const cleaned = Promise.all(left.map((x) => x.sent))
+    this.feed.end();
+    const left = this.waiting.splice(0);
+    const cleaned = (this.channel ?? Promise.resolve(null))
       .then(() => (left.length ? this.remote.exec(`rm -f -- ${left.map((x) => shQuote(`${part}.seg${x.seg.off}`)).join(' ')}`, { timeoutMs: 15_000, login: false }) : undefined))
       .catch(() => undefined);
     if (stopped === 'failed') await cleaned;
@@ -273,13 +364,13 @@ class SegmentPush {
 
 /**
  * Sends local bytes [from, size) of `path` into `part` on the box, compressed. `hash` is fed
- * each segment once the box confirmed it. `fresh`: the caller made sure no .part is on the box
- * (none was there, or it removed a stale one), so the first segment need not go alone (its
- * CREATE would replace a stale .part that a second segment had already grown).
+ * each segment once the box confirmed it. Where the box's `head -c` may read past its count
+ * (the probe says so), nothing goes this way: all of it is SFTP's.
  */
 export async function pushGzipped(remote: SyncRemote, path: string, part: string, o: GzipPushOptions): Promise<GzipPushResult> {
-  const codec = o.codec ?? segmentCodec(await boxCompression(remote));
-  if (!codec) return { raw: 0, wire: 0, stopped: 'failed' };
+  const box = await boxCompression(remote);
+  const codec = o.codec ?? segmentCodec(box);
+  if (!codec || !box.exactHead) return { raw: 0, wire: 0, stopped: 'failed' };
   const stream = remote.stream!.bind(remote);
   const fh = await fsp.open(path, 'r');
   return new SegmentPush(remote, stream, fh, part, codec, o).run();

@@ -107,6 +107,37 @@ export function firstUnpackCommand(root: string, parts: readonly string[]): stri
   return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
+/**
+ * The folder's command where no first stream goes (too few small files: a push of a few big
+ * ones): it makes the folder or lists the one there, in one round trip beside the SFTP
+ * session's start, so that neither an SFTP listing nor a mkdir and a realpath wait for SFTP
+ * before the first byte. Says `old` and lists the folder, or `new` and the listing's header
+ * alone (its real path, nothing in it).
+ */
+export function folderCommand(root: string): string {
+  const script = `if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || exit 3; echo old; ${EXEC_LIST_HERE}; exit 5; fi; mkdir -p -- "$1" && cd -P -- "$1" || exit 3; echo new; ${EXEC_LIST_HERE}`;
+  return `/bin/sh -c ${shQuote(script)} sh ${shQuote(root)}`;
+}
+
+/**
+ * Runs folderCommand: `ran` where the box answered whole (the folder is there now), `listing`
+ * its names (an empty one with the real path where it made the folder: `onFolder` hears `new`
+ * with that path). Any other answer leaves the folder to SFTP, as when no command ran; it is
+ * never taken as a failed stream (streams still go).
+ */
+async function folderFirst<F extends StreamFile>(stream: NonNullable<SyncRemote['stream']>, root: string, signal: AbortSignal | undefined, onFolder: ((state: 'new' | 'old', realRoot?: string) => void) | undefined): Promise<FirstStream<F>> {
+  const out: FirstStream<F> = { sent: new Map(), existed: [], left: [], ran: false, failed: false };
+  const r = await run(stream, folderCommand(root), Buffer.alloc(0), DEFAULT_EXEC_OUTPUT_BYTES, signal);
+  const said = r?.out.startsWith('old\n') ? 'old' : r?.out.startsWith('new\n') ? 'new' : undefined;
+  if (!r || !said) return out;
+  const listing = parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES);
+  if (said === 'new' && (typeof listing !== 'object' || listing.dirs.get('')!.length)) return out;
+  out.ran = true;
+  out.listing = listing;
+  onFolder?.(said, said === 'new' && typeof listing === 'object' ? listing.root : undefined);
+  return out;
+}
+
 /** What the first line of a command's stdout decides: heard at once; `sendStdin`: stdin is held back until it is in, and sent only if this says so (else only its end). */
 interface FirstLine {
   heard(line: string): void;
@@ -203,7 +234,7 @@ export interface FirstStream<F> {
   existed: F[];
   /** Not in the stream, or the stream failed: push's usual path. */
   left: F[];
-  /** Did the stream run (and so make the folder)? */
+  /** Did the stream (or, with no stream, the folder's command) run, so the folder is there? */
   ran: boolean;
   /** A stream was tried and failed (the box cannot unpack it): the pass sends no more. */
   failed: boolean;
@@ -219,12 +250,15 @@ export interface FirstStream<F> {
  * into the command: it makes the folder, unpacks, and says which names existed). `root` is
  * the folder as given (relative to the login's home, or absolute). `onFolder` hears, as soon
  * as the box says it and before the upload ends, whether the folder was there (`old`) or was
- * made by this stream (`new`); it is not called when no stream runs or the box says neither.
+ * made by this stream (`new`); it is not called when the box says neither. Where too few small
+ * files make a stream, the folder's command (folderCommand) runs instead and `onFolder` hears
+ * its answer, with the folder's real path where it made it.
  */
-export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal, onFolder?: (state: 'new' | 'old') => void): Promise<FirstStream<F>> {
+export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root: string, files: readonly F[], signal?: AbortSignal, onFolder?: (state: 'new' | 'old', realRoot?: string) => void): Promise<FirstStream<F>> {
   const out: FirstStream<F> = { sent: new Map(), existed: [], left: [], ran: false, failed: false };
   const stream = remote.stream?.bind(remote);
-  if (!stream || files.length < PUSH_STREAM_MIN_FILES) return { ...out, left: [...files] };
+  if (!stream) return { ...out, left: [...files] };
+  if (files.length < PUSH_STREAM_MIN_FILES) return { ...(await folderFirst<F>(stream, root, signal, onFolder)), left: [...files] };
   const batch: F[] = [];
   const acc = { files: 0, bytes: 0, names: 0 };
   for (const f of files) {
@@ -237,8 +271,8 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
   }
   const { members, ok } = readBatch(root, batch, out.left);
   if (ok.length < PUSH_STREAM_MIN_FILES) {
-    out.left.push(...ok.map(([f]) => f));
-    return out;
+    const folder = await folderFirst<F>(stream, root, signal, onFolder);
+    return { ...folder, left: [...out.left, ...ok.map(([f]) => f)] };
   }
   const gz = gzipSync(tarOf(members), { level: 1 });
   let said: string | undefined;

@@ -210,13 +210,14 @@ export async function pushOnce(remote: SyncRemote, options: PushOptions, onProgr
     // A folder the first stream made holds only what it put there: not listed, only its real
     // path asked (on a 40 ms link a listing of a tree is several round trips).
     const compP = boxCompression(remote);
-    let folder: (state: 'new' | 'old' | undefined) => void = () => undefined;
-    const folderP = new Promise<'new' | 'old' | undefined>((resolve) => (folder = resolve));
+    let folder: (state: 'new' | 'old' | undefined, realRoot?: string) => void = () => undefined;
+    const folderP = new Promise<{ state: 'new' | 'old' | undefined; realRoot?: string | undefined }>((resolve) => (folder = (state, realRoot) => resolve({ state, realRoot })));
     const firstP = streamFirst(remote, trimEndOf(remoteDir, '/') || '/', firstStreamCandidates(tree), opts.signal, folder);
     void firstP.finally(() => folder(undefined)).catch(() => undefined);
     const sftp = await remote.sftp();
     const madeDirs = new Set<string>();
-    const made = (await folderP) === 'new' ? await realpath(sftp, remoteDir).catch(() => undefined) : undefined;
+    const said = await folderP;
+    const made = said.state === 'new' ? (said.realRoot ?? (await realpath(sftp, remoteDir).catch(() => undefined))) : undefined;
     const listing: Listed = made !== undefined ? { root: made, files: [] } : await listOrMake(sftp, remoteDir, firstP, madeDirs, opts.signal);
     const first = await firstP;
     const comp = await compP;

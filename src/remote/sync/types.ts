@@ -17,7 +17,7 @@ export interface SyncRemote {
    * A promise from `onStdout` asks for backpressure: no more stdout until it settles. Where
    * `onStderr` is taken, the stream's own command hashes the files it sent (on stderr).
    */
-  stream?(command: string, opts: { stdin: Buffer | Promise<Buffer | undefined>; onStdout: (chunk: Buffer) => unknown; onStderr?: (chunk: Buffer) => void; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
+  stream?(command: string, opts: { stdin: Buffer | Promise<Buffer | undefined> | AsyncIterable<Buffer>; onStdout: (chunk: Buffer) => unknown; onStderr?: (chunk: Buffer) => void; signal?: AbortSignal; timeoutMs?: number }): Promise<{ code: number | null }>;
 }
 
 export interface SyncOptions {
