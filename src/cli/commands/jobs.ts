@@ -1,19 +1,20 @@
 // `gpu-rent jobs TARGET [--json]`: the jobs started on the box with `gpu-rent run`.
 import { renderTable } from '../../core/format';
-import { forTerminal, jsonForTerminal } from '../../core/text';
+import { forTerminal } from '../../core/text';
 import { formatCny, yuanToFen } from '../../core/money';
 import { causeSummary, type CauseLang, type Diverged, type RemedyFacts, type RunPrice } from '../../core/progress';
 import type { RemoteConnection } from '../../remote/connection';
 import { listJobs, type JobInfo } from '../../remote/jobs';
 import { clockText, durationWords, jobProgress, progressJson, progressLine, type ProgressJson } from '../../app/runs/progress';
 import { endReportJson, readJobEndReport, type EndReport, type EndReportJson } from '../../app/runs/endReport';
-import { bounded, formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { bounded, UsageError, type FlagSpecs } from '../args';
+import { defineCommand } from '../define';
 import { BOUNDS } from '../../core/bounds';
 import { NODES_FLAG, withNodes } from './run-nodes';
-import { cliLang, LANG_FLAG_SPEC } from '../lang';
+import { LANG_FLAG_SPEC } from '../lang';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
-import { heads, helpLang, l10nIn, t } from '../words';
+import { heads, l10nIn, t } from '../words';
 
 /** What the box costs, so progress can say what finishing costs (the CLI keeps no instance list). */
 export const RUN_PRICE_FLAGS = {
@@ -122,43 +123,40 @@ export function stateText(j: JobInfo, lang: CauseLang = 'en'): string {
 
 const when = (s: number | null) => (s === null ? '-' : new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' '));
 
-export const command: CliCommand = {
+type Listed =
+  | { per: { node: string; rank: number; jobs: JobInfo[] }[] }
+  | { rows: Awaited<ReturnType<typeof jobsWithProgress>>; price: ReturnType<typeof runPriceFromFlags>; facts: ReturnType<typeof remedyFactsFromFlags>; lang: CauseLang };
+
+export const command: CliCommand = defineCommand({
   name: 'jobs',
   summary: 'List the training jobs on the box: running, exited (code) or lost.',
   summaryZh: '列出机器上的训练任务：运行中、已退出（退出码）或已丢失。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    const lang: CauseLang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'TARGET' },
+  run: async (flags, { io, lang, positionals }): Promise<Listed> => {
     if (flags.nodes !== undefined) {
       if (positionals.length) throw new UsageError('--nodes replaces TARGET', '--nodes 代替 TARGET，不能同时给出');
       // Each node's jobs: a multi-node run has the same name on every node, one row per rank.
-      return withNodes(flags.nodes, flags, io, async (nodes) => {
-        const per = await Promise.all(nodes.map(async (n, rank) => ({ node: n.label, rank, jobs: await listJobs(n.conn) })));
-        if (flags.json) io.stdout(jsonForTerminal(per, 2) + '\n');
-        else io.stdout(renderTable([heads(lang, [['NAME', '名称'], ['RANK', 'RANK'], ['NODE', '节点'], ['STATE', '状态'], ['STARTED (UTC)', '开始时间 (UTC)']]), ...per.flatMap((p) => p.jobs.map((j) => [forTerminal(j.name), String(p.rank), forTerminal(p.node), stateText(j, lang), when(j.startedAt)])).sort((a, b) => a[0]!.localeCompare(b[0]!) || Number(a[1]) - Number(b[1]))]));
-        return 0;
-      });
+      return withNodes(flags.nodes, flags, io, async (nodes) => ({ per: await Promise.all(nodes.map(async (n, rank) => ({ node: n.label, rank, jobs: await listJobs(n.conn) }))) }));
     }
     return withRemote(positionals[0], flags, io, async (conn) => {
       const jobs = await listJobs(conn);
       const price = runPriceFromFlags(flags);
       const facts = remedyFactsFromFlags(flags);
-      const rows = await jobsWithProgress(conn, jobs, price, Math.floor(Date.now() / 1000));
-      if (flags.json) {
-        io.stdout(jsonForTerminal(rows.map((r) => ({ ...r.job, progress: r.progress, diverged: r.diverged ? divergedJson(r.diverged) : null, end: r.end ? endReportJson(r.end, lang, facts) : null })), 2) + '\n');
-        return 0;
-      }
-      if (jobs.length === 0) {
-        io.stdout(t(lang, 'no jobs on this box (start one with gpu-rent run TARGET --name NAME -- COMMAND)\n', '这台机器上没有任务（用 gpu-rent run TARGET --name NAME -- COMMAND 启动一个）\n'));
-        return 0;
-      }
-      const head = heads(lang, [['NAME', '名称'], ['STATE', '状态'], ['STARTED (UTC)', '开始时间 (UTC)'], ['LOG', '日志'], ['PROGRESS / END', '进度 / 结束']]);
-      const table = [head, ...rows.map(({ job: j, line, diverged, end }) => [forTerminal(j.name), stateText(j, lang), when(j.startedAt), forTerminal(j.logPath), forTerminal((end ? endLine(end, lang) : diverged ? divergedLine(diverged, price, undefined, lang) : line) || '-')])];
-      io.stdout(renderTable(table));
-      const details = rows.map((r) => (r.end ? endDetails(r.job.name, endReportJson(r.end, lang, facts)) : '')).filter(Boolean);
-      if (details.length) io.stdout('\n' + details.join(''));
-      return 0;
+      return { rows: await jobsWithProgress(conn, jobs, price, Math.floor(Date.now() / 1000)), price, facts, lang };
     });
   },
-};
+  json: (r) => ('per' in r ? r.per : r.rows.map((x) => ({ ...x.job, progress: x.progress, diverged: x.diverged ? divergedJson(x.diverged) : null, end: x.end ? endReportJson(x.end, r.lang, r.facts) : null }))),
+  text: (r, lang: CauseLang) => {
+    if ('per' in r) return renderTable([heads(lang, [['NAME', '名称'], ['RANK', 'RANK'], ['NODE', '节点'], ['STATE', '状态'], ['STARTED (UTC)', '开始时间 (UTC)']]), ...r.per.flatMap((p) => p.jobs.map((j) => [forTerminal(j.name), String(p.rank), forTerminal(p.node), stateText(j, lang), when(j.startedAt)])).sort((a, b) => a[0]!.localeCompare(b[0]!) || Number(a[1]) - Number(b[1]))]);
+    const { rows, price, facts } = r;
+    if (rows.length === 0) return t(lang, 'no jobs on this box (start one with gpu-rent run TARGET --name NAME -- COMMAND)\n', '这台机器上没有任务（用 gpu-rent run TARGET --name NAME -- COMMAND 启动一个）\n');
+    const head = heads(lang, [['NAME', '名称'], ['STATE', '状态'], ['STARTED (UTC)', '开始时间 (UTC)'], ['LOG', '日志'], ['PROGRESS / END', '进度 / 结束']]);
+    const table = [head, ...rows.map(({ job: j, line, diverged, end }) => [forTerminal(j.name), stateText(j, lang), when(j.startedAt), forTerminal(j.logPath), forTerminal((end ? endLine(end, lang) : diverged ? divergedLine(diverged, price, undefined, lang) : line) || '-')])];
+    const details = rows.map((x) => (x.end ? endDetails(x.job.name, endReportJson(x.end, lang, facts)) : '')).filter(Boolean);
+    return renderTable(table) + (details.length ? '\n' + details.join('') : '');
+  },
+});

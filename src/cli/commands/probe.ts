@@ -4,13 +4,13 @@ import { describeDiagnosis } from '../../core/doctor-text';
 import { formatBytes, renderTable } from '../../core/format';
 import { probeBox, type BoxProbe } from '../../remote/probe';
 import { describeTarget } from '../../remote/target';
-import { forTerminal, forTerminalLines, jsonForTerminal } from '../../core/text';
+import { forTerminal, forTerminalLines } from '../../core/text';
 import { partialText } from './smi';
-import { formatHelp, parseArgs } from '../args';
+import { defineCommand } from '../define';
 import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
-import { cliLang, type CliLang } from '../lang';
-import { helpLang, t } from '../words';
+import type { CliLang } from '../lang';
+import { t } from '../words';
 
 const specs = {
   json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出检查结果' },
@@ -62,21 +62,26 @@ export function probeText(p: BoxProbe, target: string, lang: CliLang = 'en'): st
   return lines.join('\n') + '\n';
 }
 
-export const command: CliCommand = {
+type Probed = { p: BoxProbe; label: string; ws?: Awaited<ReturnType<typeof import('../../remote/workspaceProbe').probeWorkspace>>; wsText: string };
+
+export const command: CliCommand = defineCommand({
   name: 'probe',
   summary: 'Check a rented box over SSH: GPU, driver, PyTorch/CUDA verdict, disks, conda env.',
   summaryZh: '通过 SSH 检查租到的机器：GPU、驱动、PyTorch/CUDA 结论、磁盘、conda 环境。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    const lang = cliLang(flags.lang, io.env);
-    return withRemote(positionals[0], flags, io, async (conn, target) => {
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'TARGET' },
+  run: async (flags, { io, lang, json, positionals }): Promise<Probed> =>
+    withRemote(positionals[0], flags, io, async (conn, target) => {
       const p = await probeBox(conn, { timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000 });
       const label = describeTarget({ ...target, user: conn.user });
       const ws = flags.workspace ? await (await import('../../remote/workspaceProbe')).probeWorkspace(conn, { endpoints: testEndpoints(io.env) }) : undefined;
-      if (flags.json) io.stdout(jsonForTerminal(ws ? { ...(probeJson(p, label) as object), workspace: ws } : probeJson(p, label), 2) + '\n');
-      else io.stdout(probeText(p, label, lang) + (ws ? (await import('./probe-workspace')).workspaceText(ws, lang) : ''));
-      return p.diagnosis.verdict === 'ok' ? 0 : 1;
-    });
-  },
-};
+      return { p, label, ...(ws ? { ws } : {}), wsText: ws && !json ? (await import('./probe-workspace')).workspaceText(ws, lang) : '' };
+    }),
+  json: ({ p, label, ws }) => (ws ? { ...(probeJson(p, label) as object), workspace: ws } : probeJson(p, label)),
+  text: ({ p, label, wsText }, lang) => probeText(p, label, lang) + wsText,
+  // The box's verdict: 1 when it is not usable for its torch, in both formats (the findings are the report).
+  exit: ({ p }) => (p.diagnosis.verdict === 'ok' ? 0 : 1),
+});
