@@ -2,9 +2,9 @@
 // the report's advice, and keeping the box overnight in no-GPU mode versus releasing it.
 import { formatCny } from '../../../core/money';
 import { peakCheck, type PeakAdviceCode, type PeakCheck } from '../../../core/guards/peak';
-import { formatHelp, parseArgs } from '../../args';
-import { helpLang } from '../../words';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../../lang';
+import { defineCommand } from '../../define';
+import { LANG_FLAG_SPEC, type CliLang } from '../../lang';
+import type { Catalog } from '../../../core/catalog';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
@@ -66,27 +66,29 @@ function describe(c: PeakCheck, name: string, lang: CliLang = 'en'): string[] {
 
 const SUMMARY_ZH = '有晚间排队的平台的晚高峰时段（北京时间 19:00–23:00，与你电脑的时区无关）、实测报告的建议（白天开卡，夜里不带卡保留机器），以及过夜保留与释放的花费比较。';
 
-export const command: CliCommand = {
+type Peak = { now: number; one: boolean; checks: { platform: Catalog['platforms'][number]; check: PeakCheck }[] };
+
+export const command: CliCommand = defineCommand({
   name: 'peak',
   summary: 'Evening peak hours (Beijing time) and the overnight no-GPU-mode vs release comparison.',
   summaryZh: '晚高峰时段（北京时间），以及过夜用无卡模式还是释放的比较。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags } = parseArgs(argv, specs, { maxPositionals: 0 });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 0 },
+  run: async (flags): Promise<Peak> => {
     const now = nowFromFlag(flags.at);
     const catalog = loadCatalog(flags.catalog);
     const platform = platformFromFlag(catalog, flags.platform);
     const list = platform ? [platform] : catalog.platforms;
-    const checks = list.map((p) => ({ platform: p, check: peakCheck(factsOf(p), now, platform ? (pricingFromFlags(flags, platform, catalog) ?? undefined) : undefined) }));
-    if (flags.json) {
-      io.stdout(JSON.stringify({ now, checks: checks.map((c) => ({ ...c.check, platform: c.platform.id })) }, null, 2) + '\n');
-      return 0;
-    }
-    const shown = platform ? checks : checks.filter((c) => c.check.kind !== 'noEveningQueue');
-    const lang = cliLang(flags.lang, io.env);
+    return { now, one: platform !== null, checks: list.map((p) => ({ platform: p, check: peakCheck(factsOf(p), now, platform ? (pricingFromFlags(flags, platform, catalog) ?? undefined) : undefined) })) };
+  },
+  json: ({ now, checks }) => ({ now, checks: checks.map((c) => ({ ...c.check, platform: c.platform.id })) }),
+  text: ({ now, one, checks }, lang) => {
+    const shown = one ? checks : checks.filter((c) => c.check.kind !== 'noEveningQueue');
     const lines = [lang === 'zh-cn' ? `现在是${beijingText(now, lang)}` : `Beijing time now: ${beijingText(now)}`];
     for (const c of shown) lines.push(...describe(c.check, lang === 'zh-cn' ? `${c.platform.name.zh}（${c.platform.id}）` : `${c.platform.name.zh} (${c.platform.id})`, lang));
-    io.stdout(lines.join('\n') + '\n');
-    return 0;
+    return lines.join('\n') + '\n';
   },
-};
+});
