@@ -3,10 +3,11 @@
 // and the rules are src/app/secretScan.ts, the same the extension uses.
 import { lstatSync } from 'node:fs';
 import { scanSecrets, type SecretFinding } from '../../../app/secretScan';
-import { formatHelp, parseArgs, UsageError } from '../../args';
+import { UsageError } from '../../args';
+import { defineCommand } from '../../define';
 import type { CliCommand } from '../../command';
-import { cliLang, LANG_FLAG_SPEC } from '../../lang';
-import { helpLang, t } from '../../words';
+import { LANG_FLAG_SPEC } from '../../lang';
+import { t } from '../../words';
 
 const specs = {
   json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出发现' },
@@ -52,14 +53,15 @@ const KIND_TEXT: Record<SecretFinding['kind'], string> = {
   genericSecretAssignment: 'secret-looking assignment',
 };
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'scan-secrets',
   summary: 'Warn about keys, .env files and tokens in a folder before it goes onto a box.',
   summaryZh: '目录上传到机器之前，提醒其中的密钥、.env 文件和令牌。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs);
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  run: async (flags, { lang, json, positionals, io }) => {
     if (!positionals.length) throw new UsageError('expects at least one DIR or FILE to scan', '需要至少一个要扫描的 DIR 或 FILE');
     for (const p of positionals) {
       try {
@@ -73,25 +75,28 @@ export const command: CliCommand = {
       ...(flags['max-files'] !== undefined ? { maxFiles: flags['max-files'] } : {}),
       ...(flags['max-mb'] !== undefined ? { maxBytes: flags['max-mb'] * 1024 * 1024 } : {}),
     });
-    const { findings } = r;
-    if (flags.json) {
-      io.stdout(JSON.stringify({ files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings }, null, 2) + '\n');
-    } else {
-      const zh = lang === 'zh-cn';
-      for (const f of findings) io.stdout(`${f.path}${f.line ? `:${f.line}` : ''}: ${(zh ? KIND_ZH[f.kind] : undefined) ?? KIND_TEXT[f.kind]} (${f.hint})\n`);
-      const fileCount = new Set(findings.map((f) => f.path)).size;
-      if (zh) io.stdout(findings.length ? `在扫描的 ${r.files} 个文件中，有 ${fileCount} 个文件含 ${findings.length} 处疑似密钥。机器的磁盘没有加密：请把它们排除，或用 secure-upload（只放内存）。\n` : `${r.files} 个文件中没有疑似密钥\n`);
-      else
-        io.stdout(
-          findings.length
-            ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${fileCount} file(s) of ${r.files} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
-            : `no likely secrets in ${r.files} file${r.files === 1 ? '' : 's'}\n`,
-        );
+    // What was not checked, on stderr (text only: the JSON names it).
+    if (!json) {
       if (r.truncated?.reason === 'maxFiles') io.stderr(t(lang, 'note: stopped after {0} files (--max-files {1}): the rest was not checked\n', '注意：扫描 {0} 个文件后停止（--max-files {1}）：其余的没有检查\n', r.truncated.filesSeen, r.truncated.limit));
       if (r.truncated?.reason === 'maxBytes') io.stderr(t(lang, 'note: stopped after {0} files, at {1} MiB of content read (--max-mb): the rest was not checked\n', '注意：扫描 {0} 个文件、读了 {1} MiB 内容后停止（--max-mb）：其余的没有检查\n', r.truncated.filesSeen, Math.round(r.truncated.limit / 1024 / 1024)));
       for (const u of r.unreadable) io.stderr(t(lang, 'note: could not read {0}\n', '注意：无法读取 {0}\n', u));
       if (r.unreadableCount > r.unreadable.length) io.stderr(t(lang, 'note: and {0} more unreadable\n', '注意：另有 {0} 个无法读取\n', r.unreadableCount - r.unreadable.length));
     }
-    return findings.length ? 1 : 0;
+    return r;
   },
-};
+  json: (r) => ({ files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings: r.findings }),
+  text: (r, lang) => {
+    const { findings } = r;
+    const zh = lang === 'zh-cn';
+    let out = findings.map((f) => `${f.path}${f.line ? `:${f.line}` : ''}: ${(zh ? KIND_ZH[f.kind] : undefined) ?? KIND_TEXT[f.kind]} (${f.hint})\n`).join('');
+    const fileCount = new Set(findings.map((f) => f.path)).size;
+    if (zh) out += findings.length ? `在扫描的 ${r.files} 个文件中，有 ${fileCount} 个文件含 ${findings.length} 处疑似密钥。机器的磁盘没有加密：请把它们排除，或用 secure-upload（只放内存）。\n` : `${r.files} 个文件中没有疑似密钥\n`;
+    else
+      out += findings.length
+        ? `${findings.length} likely secret${findings.length === 1 ? '' : 's'} in ${fileCount} file(s) of ${r.files} scanned. The box's disk is not encrypted: leave them out, or use secure-upload (RAM only).\n`
+        : `no likely secrets in ${r.files} file${r.files === 1 ? '' : 's'}\n`;
+    return out;
+  },
+  // Something found: exit 1 in both formats (the findings are the report).
+  exit: (r) => (r.findings.length ? 1 : 0),
+});
