@@ -7,10 +7,11 @@ import { needsWarning, watchRelease, type ReleaseWatch } from '../../../core/gua
 import { parseImport } from '../../../core/instances';
 import { formatCny, yuanToFen } from '../../../core/money';
 import { summarizeSpend } from '../../../core/spend';
-import { bounded, formatHelp, parseArgs, UsageError } from '../../args';
+import { bounded, UsageError } from '../../args';
+import { defineCommand } from '../../define';
 import { BOUNDS } from '../../../core/bounds';
-import { helpLang, stateWord, t } from '../../words';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../../lang';
+import { stateWord, t } from '../../words';
+import { LANG_FLAG_SPEC, type CliLang } from '../../lang';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { AT_FLAG, nowFromFlag } from './clock';
@@ -62,16 +63,17 @@ export function releaseText(name: string, w: ReleaseWatch, lang: CliLang = 'en')
 
 const SUMMARY_ZH = '根据 VS Code 扩展导出的实例列表（GPU Rentals: Export Instances；不含密码）计算各实例的花费：今天、本月（北京时间）、每小时消耗、月底预测、按平台汇总、预算提醒，以及已关机实例的释放期限。';
 
-export const command: CliCommand = {
+export const command: CliCommand = defineCommand({
   name: 'spend',
   summary: 'Spend, burn rate, month-end projection and budget from the extension’s exported instances.',
   summaryZh: '根据扩展导出的实例计算花费、每小时消耗、月底预测和预算。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'FILE' });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'FILE' },
+  run: async (flags, { io, positionals }) => {
     const file = positionals[0];
-    const lang = cliLang(flags.lang, io.env);
-    const zh = lang === 'zh-cn';
     if (!file) throw new UsageError('expects FILE: the instance list exported by the extension', '需要 FILE：扩展导出的实例列表');
     let text: string;
     try {
@@ -101,10 +103,11 @@ export const command: CliCommand = {
         return { id: i.id, name: i.name, watch: watchRelease(i.intervals, p ? factsOf(p) : factsFor(i.platform), now) };
       })
       .filter((r) => r.watch.kind !== 'ok');
-    if (flags.json) {
-      io.stdout(JSON.stringify({ ...s, releases }, null, 2) + '\n');
-      return s.budget.level === 'exceeded' ? 1 : 0;
-    }
+    return { s, releases, parsed };
+  },
+  json: ({ s, releases }) => ({ ...s, releases }),
+  text: ({ s, releases, parsed }, lang) => {
+    const zh = lang === 'zh-cn';
     const lines = zh
       ? [`今天 ${formatCny(s.todayFen)}，本月 ${formatCny(s.monthFen)}（北京时间），现在每小时消耗 ${perHour(s.burnRate, lang)}`, `月底预计：${formatCny(s.projectedMonthEndFen)}`]
       : [`today ${formatCny(s.todayFen)}, this month ${formatCny(s.monthFen)} (Beijing time), burning ${perHour(s.burnRate)} now`, `projected month end: ${formatCny(s.projectedMonthEndFen)}`];
@@ -127,7 +130,8 @@ export const command: CliCommand = {
       const text = releaseText(r.name, r.watch, lang);
       if (text && needsWarning(r.watch)) lines.push(`${t(lang, 'WARNING', '警告')} ${text}`);
     }
-    io.stdout(lines.join('\n') + '\n');
-    return s.budget.level === 'exceeded' ? 1 : 0;
+    return lines.join('\n') + '\n';
   },
-};
+  // Over the budget: exit 1 in both formats (the spend is the report).
+  exit: ({ s }) => (s.budget.level === 'exceeded' ? 1 : 0),
+});
