@@ -14,7 +14,7 @@ import { compareVersions } from '../core/compat/version';
 import type { StockReading } from '../core/startNow';
 import { datingText } from './view/present';
 import { prefillPricing } from './prefill';
-import { catalogSourceText } from './sourceWords';
+import { catalogSourceText } from './words/sourceWords';
 
 /** A create that picks from the platform's spec list (AutoDL Pro's `gpu_spec_uuid`s, as its descriptor says), whose page also lists the public images. */
 const specCards = (kind: PlatformKind): boolean => PLATFORM_DESCRIPTORS[kind].create?.spec === 'cardList';

@@ -7,7 +7,7 @@
 // cannot read is named apart from a box that cannot be reached (issue 41 bug 4).
 import type { ReleaseRisk } from '../app/release';
 import type { UnreadableFolder } from '../app/releaseCheck';
-import { riskDetail } from './guardText';
+import { riskDetail } from './words/guardText';
 import type { L10n } from './view/present';
 
 export type ReleaseChoice = 'syncFirst' | 'powerOn' | 'release' | 'cancel';

@@ -24,7 +24,7 @@ import {
   type IdlePreference,
   type ReleaseMemo,
 } from '../../src/extension/guardDecisions';
-import { beijingText, idleMessage, peakMessage, releaseWatchMessage, riskDetail, spotDetail } from '../../src/extension/guardText';
+import { beijingText, idleMessage, peakMessage, releaseWatchMessage, riskDetail, spotDetail } from '../../src/extension/words/guardText';
 import type { L10n } from '../../src/extension/view/present';
 import { readSettings } from '../../src/extension/settings';
 import { fixturesDir } from '../support/sshd';

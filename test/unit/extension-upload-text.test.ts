@@ -1,11 +1,11 @@
-// Upload Folder to Instance's dialogs (src/extension/uploadText.ts): the secret-scan modal names
+// Upload Folder to Instance's dialogs (src/extension/words/uploadText.ts): the secret-scan modal names
 // each finding by file and kind, offers Upload Without These Files first (the button VS Code's
 // dialog focuses) with Cancel as the close affordance, and a scan cut off at its cap offers
 // Scan Everything first. A plain formatter stands in for vscode.l10n.
 import { strict as assert } from 'node:assert';
 import type { SecretKind } from '../../src/core/guards/secrets';
 import type { L10n } from '../../src/extension/view/present';
-import { DIALOG_FINDINGS, secretKindLabel, secretsDialog, unscannedDialog } from '../../src/extension/uploadText';
+import { DIALOG_FINDINGS, secretKindLabel, secretsDialog, unscannedDialog } from '../../src/extension/words/uploadText';
 
 const l10n: L10n = { t: (m, ...a) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nextBestActions } from '../../src/core/guards/powerOffer';
-import { stillBillingModal, type StillBillingInput } from '../../src/extension/stillBillingText';
+import { stillBillingModal, type StillBillingInput } from '../../src/extension/words/stillBillingText';
 
 const l10n = { t: (m: string, ...a: (string | number | boolean)[]) => m.replace(/\{(\d+)\}/g, (_, i: string) => String(a[Number(i)])) };
 const refused: StillBillingInput['cause'] = { kind: 'boxRefused', user: 'ubuntu', exitCode: 1, output: 'Failed to set wall message, ignoring: Interactive authentication required.' };

@@ -3,8 +3,8 @@
 import { strict as assert } from 'node:assert';
 import { builtinCatalog } from '../../src/core/catalog';
 import { createPriceLine, catalogPrice } from '../../src/extension/createConfirm';
-import { catalogSourceText } from '../../src/extension/sourceWords';
-import { stillBillingModal } from '../../src/extension/stillBillingText';
+import { catalogSourceText } from '../../src/extension/words/sourceWords';
+import { stillBillingModal } from '../../src/extension/words/stillBillingText';
 import { inZh } from '../support/l10n';
 
 describe('catalog sources and new dialogs in Chinese (issue 41 bug 10)', () => {

@@ -9,7 +9,7 @@ import type { BoxPowerOffResult } from './boxPower';
 /**
  * Power actions of the instance's platform account, filled by the front end from the platform
  * connector when one is connected (the hook: `powerActionsFor` in the extension's
- * commands/runs/endOfRun.ts). undefined = no connector: a power-off falls back to the box.
+ * services/endOfRun.ts). undefined = no connector: a power-off falls back to the box.
  */
 export interface PowerActions {
   /** The account's platform: what its connector declares decides what is offered (core/guards/powerOffer). */

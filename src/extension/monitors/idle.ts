@@ -9,7 +9,7 @@ import { currentState } from '../../core/spend';
 import type { RemoteConnection } from '../../remote/connection';
 import { Commands } from '../commandIds';
 import { guardFacts, IdleWatch, idleSettingsOf, type IdleNotice } from '../guardDecisions';
-import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../guardText';
+import { idleActionLabel, idleMessage, idleSettingsErrorText } from '../words/guardText';
 import { stateLabel } from '../view/present';
 import type { CommandContext } from '../services/context';
 import { powerFactsOf } from '../services/powerFacts';

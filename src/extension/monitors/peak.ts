@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { showInfo } from '../notify';
 import type { Instance } from '../../core/instances';
 import { guardFacts, peakNotice } from '../guardDecisions';
-import { peakMessage } from '../guardText';
+import { peakMessage } from '../words/guardText';
 import { platformLabel, type CommandContext } from '../services/context';
 
 export function peakNoticeAfterStart(ctx: Pick<CommandContext, 'settings' | 'catalog' | 'now' | 'notices' | 'language'>, inst: Instance): void {

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { showError, showInfo, showWarning, withNotificationProgress } from '../notify';
 import { guardFacts, releaseNotices, type ReleaseMemo } from '../guardDecisions';
-import { releaseWatchMessage } from '../guardText';
+import { releaseWatchMessage } from '../words/guardText';
 import { platformErrorText } from '../words/platforms';
 import type { CommandContext } from '../services/context';
 import type { Instance } from '../../core/instances';

@@ -17,7 +17,7 @@ import { formatDuration, formatRate } from '../view/present';
 import { causeText } from '../view/runText';
 import { causeLang } from '../../core/progress/causeText';
 import { divergedEndLine } from '../words/diverged';
-import { stillBillingModal, type StillBillingInput } from '../stillBillingText';
+import { stillBillingModal, type StillBillingInput } from '../words/stillBillingText';
 import { readState, StateKeysFor, writeState } from '../stateKeys';
 
 /** The end action chosen when the job started (Start Training's `then` or the setting). */

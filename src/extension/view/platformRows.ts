@@ -7,7 +7,7 @@ import type { Instance } from '../../core/instances';
 import { formatCny } from '../../core/money';
 import { can, MAX_INSTANCES_PER_ACCOUNT } from '../../core/platforms/types';
 import type { Observation, PlatformFacts } from '../monitors/platforms';
-import { beijingText } from '../guardText';
+import { beijingText } from '../words/guardText';
 import { releaseDay } from '../../core/platforms/clock';
 import { formatDuration, formatRate, platformStateLine } from './present';
 import { platformStateLabel } from '../words/platforms';

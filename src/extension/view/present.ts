@@ -7,7 +7,7 @@ import type { Instance } from '../../core/instances';
 import type { Catalog } from '../../core/catalog';
 import type { Dating } from '../../core/format';
 import { prefillPricing } from '../prefill';
-import { catalogSourceText } from '../sourceWords';
+import { catalogSourceText } from '../words/sourceWords';
 import type { L10n } from '../../core/l10n';
 import { Commands } from '../commandIds';
 

@@ -10,7 +10,7 @@ import type { Instance } from '../../../core/instances';
 import type { WillRelease } from '../../../app/release';
 import { UploadToMemoryArgs, WipeMemoryArgs } from '../../args';
 import { ramMemoOf, withoutRamDir, withRamDir } from '../../guardDecisions';
-import { ramRefusalText } from '../../guardText';
+import { ramRefusalText } from '../../words/guardText';
 import type { CommandContext } from '../../services/context';
 import { requireTrust, UserError } from '../../words/errors';
 import { openOptions, parseArgs, pickInstance, powered } from '../pick';

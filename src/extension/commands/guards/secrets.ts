@@ -5,7 +5,7 @@ import { showInfo, showWarning, withNotificationProgress } from '../../notify';
 import { lstat } from 'node:fs/promises';
 import { scanSecrets as scan, type SecretFinding } from '../../../app/secretScan';
 import { ScanSecretsArgs } from '../../args';
-import { findingLine, secretsWarning } from '../../guardText';
+import { findingLine, secretsWarning } from '../../words/guardText';
 import type { CommandContext } from '../../services/context';
 import { UserError } from '../../words/errors';
 import { parseArgs } from '../pick';

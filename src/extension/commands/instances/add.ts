@@ -16,7 +16,7 @@ import { fenToInput, parseCount, parseGb, parseYuan } from '../../input';
 import { peakNoticeAfterStart } from '../../monitors/peak';
 import { showWarning } from '../../notify';
 import { prefillPricing, spotAfterHourlyEdit } from '../../prefill';
-import { catalogSourceText } from '../../sourceWords';
+import { catalogSourceText } from '../../words/sourceWords';
 import { datingText, stateLabel } from '../../view/present';
 import { platformLabel, platformShortName, type CommandContext } from '../../services/context';
 import { UserError } from '../../words/errors';

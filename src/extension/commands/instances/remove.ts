@@ -5,7 +5,7 @@ import { showWarning, withNotificationProgress } from '../../notify';
 import { currentState } from '../../../core/spend';
 import { releaseRisk } from '../../../app/release';
 import { RemoveArgs } from '../../args';
-import { riskDetail } from '../../guardText';
+import { riskDetail } from '../../words/guardText';
 import { stateLabel } from '../../view/present';
 import type { CommandContext } from '../../services/context';
 import { parseArgs, pickInstance, powered } from '../pick';

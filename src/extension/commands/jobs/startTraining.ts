@@ -8,7 +8,7 @@ import { currentState } from '../../../core/spend';
 import { StartTrainingArgs } from '../../args';
 import { Commands } from '../../commandIds';
 import { guardFacts, spotDecision } from '../../guardDecisions';
-import { spotDetail, spotInputErrorText } from '../../guardText';
+import { spotDetail, spotInputErrorText } from '../../words/guardText';
 import type { CommandContext } from '../../services/context';
 import { requireTrust, UserError } from '../../words/errors';
 import { billingGpu, parseArgs, pickInstance } from '../pick';

@@ -25,7 +25,7 @@ import { keepAliveLocked } from '../../../app/platforms/keepAlive';
 import { busyText } from '../../../app/platforms/powerLock';
 import { KEEP_ALIVE_MINUTES, keepAliveCostFen, noGpuRateFen } from '../../../core/platforms/keepAlive';
 import { formatRate, formatRateOf } from '../../view/present';
-import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../powerWords';
+import { afterPowerLines, type AfterPowerInput, type PowerChoice } from '../../words/powerWords';
 import { guardFacts } from '../../guardDecisions';
 import type { CommandContext } from '../../services/context';
 import { powerActionsOff } from '../../services/allowPower';

@@ -11,7 +11,7 @@ import { pushFolder, type PushProgress } from '../../../app/push';
 import { syncRemote, TransferMeter } from '../../../app/sync';
 import { formatBytes } from '../../../core/format';
 import type { CommandContext } from '../../services/context';
-import { secretsDialog, unscannedDialog } from '../../uploadText';
+import { secretsDialog, unscannedDialog } from '../../words/uploadText';
 import { requireTrust, UserError } from '../../words/errors';
 import { parseArgs, pickInstance, powered } from '../pick';
 import { isScripted } from '../registry';

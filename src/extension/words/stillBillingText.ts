@@ -3,7 +3,7 @@
 // detail says why, in words, and what can still be done), the cause named (a non-root login's
 // `shutdown` needs root or password-less `sudo -n`), and only the actions this box has: a box
 // with no platform account is never sent to "power it off through the account".
-import type { L10n } from '../core/l10n';
+import type { L10n } from '../../core/l10n';
 
 export type StillBillingAction = 'powerOffThroughAccount' | 'releaseGuard' | 'console';
 

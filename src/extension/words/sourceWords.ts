@@ -1,7 +1,7 @@
 // A catalog price's source in the UI's language (issue 41 bug 10: the add-price step showed
 // "field report §1 price table (3090 per hour)" inside the Chinese UI). Each source the built-in
 // catalog names has its words here; a source from a user's own catalog file is shown as written.
-import type { L10n } from '../core/l10n';
+import type { L10n } from '../../core/l10n';
 
 export function catalogSourceText(source: string, l10n: L10n): string {
   switch (source) {

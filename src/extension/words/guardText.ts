@@ -1,17 +1,17 @@
 // Words for the guards' notices. Pure: `l10n` is passed in (vscode.l10n in the extension, a
 // plain formatter in unit tests). Every message is a literal so the zh-CN bundle covers it.
-import type { IdleActionKind } from '../core/guards/actions';
-import type { RamUploadRefusal } from '../core/guards/ramdisk';
-import { beijingDate, type PeakCheck } from '../core/guards/peak';
-import type { ReleaseWatch } from '../core/guards/release';
-import type { SecretFinding } from '../core/guards/secrets';
-import type { SpotCheck, SpotInputError } from '../core/guards/spot';
-import type { IdleSettingsError } from '../core/guards/idle';
-import { formatBytes } from '../core/format';
-import { formatCny } from '../core/money';
-import type { ReleaseRisk } from '../app/release';
-import type { IdleNotice } from './guardDecisions';
-import { formatDuration, formatRate, type L10n } from './view/present';
+import type { IdleActionKind } from '../../core/guards/actions';
+import type { RamUploadRefusal } from '../../core/guards/ramdisk';
+import { beijingDate, type PeakCheck } from '../../core/guards/peak';
+import type { ReleaseWatch } from '../../core/guards/release';
+import type { SecretFinding } from '../../core/guards/secrets';
+import type { SpotCheck, SpotInputError } from '../../core/guards/spot';
+import type { IdleSettingsError } from '../../core/guards/idle';
+import { formatBytes } from '../../core/format';
+import { formatCny } from '../../core/money';
+import type { ReleaseRisk } from '../../app/release';
+import type { IdleNotice } from '../guardDecisions';
+import { formatDuration, formatRate, type L10n } from '../view/present';
 
 /** "2026-12-11 20:30" on the Beijing clock. */
 export function beijingText(t: number): string {

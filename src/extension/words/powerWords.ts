@@ -2,10 +2,10 @@
 // data disk per day after a power-off, compute as if it ran where the platform keeps charging,
 // the day a platform releases a stopped instance (AutoDL: 15 days after shutdown), and that
 // nothing bills after a release. Pure: `l10n` is passed in.
-import { beijingDate, storageRateFor, type Pricing } from '../core/spend';
-import type { ReleaseRule } from '../core/guards/facts';
-import { formatCny } from '../core/money';
-import { formatRate, type L10n } from './view/present';
+import { beijingDate, storageRateFor, type Pricing } from '../../core/spend';
+import type { ReleaseRule } from '../../core/guards/facts';
+import { formatCny } from '../../core/money';
+import { formatRate, type L10n } from '../view/present';
 
 export type PowerChoice = 'powerOn:gpu' | 'powerOn:noGpu' | 'powerOff:keep' | 'powerOff:stopCharging' | 'release';
 

@@ -2,8 +2,8 @@
 // stopped at its cap before reading every file. Pure: `l10n` is passed in (vscode.l10n in the
 // extension, a plain formatter in unit tests). Every message is a literal so the zh-CN bundle
 // covers it. Paths are the user's own file names, shown as data (notify.ts renders them inert).
-import type { SecretFinding, SecretKind } from '../core/guards/secrets';
-import type { L10n } from './view/present';
+import type { SecretFinding, SecretKind } from '../../core/guards/secrets';
+import type { L10n } from '../view/present';
 
 /** At most this many findings are named in the dialog; the rest are counted (all go to the log). */
 export const DIALOG_FINDINGS = 15;
