@@ -129,7 +129,11 @@ function tellOutcome(ctx: CommandContext, s: LaunchState): void {
 /** A sweep's end: how many runs ended how; a warning when one did not finish. */
 function tellSweep(ctx: CommandContext, s: SweepState, file: string): void {
   const count = (st: SweepMemberState['status']) => s.members.filter((m) => m.status === st).length;
-  const text = vscode.l10n.t('Sweep {0}: {1} run(s) done, {2} failed, {3} skipped of {4}.', s.sweep, count('done'), count('failed'), count('skipped'), s.members.length);
+  // A shared box the sweep could not end (its last run never started, the end action refused): named, with what it bills.
+  const billing = (s.boxEnds ?? [])
+    .filter((b) => !b.ok)
+    .map((b) => vscode.l10n.t('{0} is STILL BILLING ({1}): the sweep stopped before its last run and could not power it off. Power it off yourself now (Power Off in the Instances view, or the platform console).', b.label, b.fenPerHour !== null ? `${formatCny(b.fenPerHour)}/h` : '? ¥/h'));
+  const text = [vscode.l10n.t('Sweep {0}: {1} run(s) done, {2} failed, {3} skipped of {4}.', s.sweep, count('done'), count('failed'), count('skipped'), s.members.length), ...billing].join(' ');
   const status = vscode.l10n.t('Launch Status');
   const shown = sweepExitCode(s) === 0 ? showInfo(text, { log: ctx.log }, status) : showWarning(text, { log: ctx.log }, status);
   void shown.then((b) => b === status && vscode.commands.executeCommand(Commands.launchStatus, vscode.Uri.file(file)));
