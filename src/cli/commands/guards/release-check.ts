@@ -1,13 +1,14 @@
 // `gpu-rent release-check TARGET --remote DIR --local DIR`: before releasing an instance, lists
 // the checkpoint files on the box that have no identical local copy. Exit 1 when any would be lost.
 import { forTerminalLines } from '../../../core/text';
-import { jsonError } from '../../json-error';
+import { defineCommand } from '../../define';
+import { CliFailure } from '../../failure';
 import { formatBytes } from '../../../core/format';
 import { RemoteFolderError } from '../../../remote/sync/list';
 import { releaseGuard } from '../../../remote/guards/release-guard';
-import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang, t } from '../../words';
-import { cliLang, type CliLang } from '../../lang';
+import { UsageError } from '../../args';
+import { t } from '../../words';
+import type { CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -45,52 +46,51 @@ function reportZh(r: Awaited<ReturnType<typeof releaseGuard>>, remote: string, l
   return lines;
 }
 
-export const command: CliCommand = {
+type Checked = { r: Awaited<ReturnType<typeof releaseGuard>>; remote: string; local: string };
+
+export const command: CliCommand = defineCommand({
   name: 'release-check',
   summary: 'Before a release: which checkpoints on the box are not safely copied home.',
   summaryZh: '释放前：机器上哪些检查点还没有安全地拷回本地。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'TARGET' },
+  run: async (flags, { io, lang, positionals }): Promise<Checked> => {
     if (!flags.remote) throw new UsageError('--remote DIR is required (the checkpoint folder on the box)', '必须给出 --remote DIR（机器上的检查点文件夹）');
     if (!flags.local) throw new UsageError('--local DIR is required (your local copy)', '必须给出 --local DIR（你的本地副本）');
     return withRemote(positionals[0], flags, io, async (conn) => {
-      let r;
       try {
-        r = await releaseGuard(conn, flags.remote!, flags.local!);
+        return { r: await releaseGuard(conn, flags.remote!, flags.local!), remote: flags.remote!, local: flags.local! };
       } catch (e) {
-        if (e instanceof RemoteFolderError) {
-          if (flags.json) io.stdout(jsonError(e.code, folderErrorText(e, 'en')));
-          io.stderr(forTerminalLines(`gpu-rent release-check: ${folderErrorText(e, lang)}\n`));
-          return 1;
-        }
+        if (e instanceof RemoteFolderError) throw new CliFailure(e.code, folderErrorText(e, 'en'), { say: forTerminalLines(folderErrorText(e, lang)) });
         throw e;
       }
-      if (flags.json) {
-        // Exit 1 (files at risk, folders unlisted) carries `error` beside the report, as every failed --json run does.
-        const error = r.atRisk.length
-          ? { code: 'at-risk', message: `releasing would lose ${r.atRisk.length} file(s) from ${r.remoteRoot}: pull them first` }
-          : r.unlisted.length
-            ? { code: 'unlisted', message: `could not list ${r.unlisted.length} folder(s) on the box: what they hold is unknown` }
-            : undefined;
-        io.stdout(JSON.stringify(error ? { ...r, error } : r, null, 2) + '\n');
-      } else if (lang === 'zh-cn') {
-        io.stdout(forTerminalLines(reportZh(r, flags.remote!, flags.local!).join('\n') + '\n'));
-      } else {
-        const lines: string[] = [];
-        if (!r.atRisk.length) lines.push(`safe to release: all ${r.remoteFiles} file${r.remoteFiles === 1 ? '' : 's'} in ${r.remoteRoot} have identical local copies in ${flags.local}`);
-        else {
-          lines.push(`RELEASING WOULD LOSE ${r.atRisk.length} file${r.atRisk.length === 1 ? '' : 's'} (${formatBytes(r.bytesAtRisk)}) from ${r.remoteRoot}:`);
-          for (const f of r.atRisk.slice(0, 50)) lines.push(`  ${f.rel} (${formatBytes(f.size)}, ${f.reason === 'missing' ? 'no local copy' : 'local copy differs'})`);
-          if (r.atRisk.length > 50) lines.push(`  … and ${r.atRisk.length - 50} more`);
-          lines.push(`pull them first: gpu-rent sync TARGET --remote ${flags.remote} --local ${flags.local}`);
-        }
-        if (r.unlisted.length) lines.push(`could not list ${r.unlisted.length} folder(s) on the box (${r.unlisted.slice(0, 3).join(', ')}): what they hold is unknown`);
-        if (r.skipped.length) lines.push(`${r.skipped.length} name(s) skipped (unsafe names or links out of the folder)`);
-        io.stdout(forTerminalLines(lines.join('\n') + '\n'));
-      }
-      return r.atRisk.length || r.unlisted.length ? 1 : 0;
     });
   },
-};
+  json: ({ r }) => {
+    // Exit 1 (files at risk, folders unlisted) carries `error` beside the report, as every failed --json run does.
+    const error = r.atRisk.length
+      ? { code: 'at-risk', message: `releasing would lose ${r.atRisk.length} file(s) from ${r.remoteRoot}: pull them first` }
+      : r.unlisted.length
+        ? { code: 'unlisted', message: `could not list ${r.unlisted.length} folder(s) on the box: what they hold is unknown` }
+        : undefined;
+    return error ? { ...r, error } : r;
+  },
+  text: ({ r, remote, local }, lang) => {
+    if (lang === 'zh-cn') return forTerminalLines(reportZh(r, remote, local).join('\n') + '\n');
+    const lines: string[] = [];
+    if (!r.atRisk.length) lines.push(`safe to release: all ${r.remoteFiles} file${r.remoteFiles === 1 ? '' : 's'} in ${r.remoteRoot} have identical local copies in ${local}`);
+    else {
+      lines.push(`RELEASING WOULD LOSE ${r.atRisk.length} file${r.atRisk.length === 1 ? '' : 's'} (${formatBytes(r.bytesAtRisk)}) from ${r.remoteRoot}:`);
+      for (const f of r.atRisk.slice(0, 50)) lines.push(`  ${f.rel} (${formatBytes(f.size)}, ${f.reason === 'missing' ? 'no local copy' : 'local copy differs'})`);
+      if (r.atRisk.length > 50) lines.push(`  … and ${r.atRisk.length - 50} more`);
+      lines.push(`pull them first: gpu-rent sync TARGET --remote ${remote} --local ${local}`);
+    }
+    if (r.unlisted.length) lines.push(`could not list ${r.unlisted.length} folder(s) on the box (${r.unlisted.slice(0, 3).join(', ')}): what they hold is unknown`);
+    if (r.skipped.length) lines.push(`${r.skipped.length} name(s) skipped (unsafe names or links out of the folder)`);
+    return forTerminalLines(lines.join('\n') + '\n');
+  },
+  exit: ({ r }) => (r.atRisk.length || r.unlisted.length ? 1 : 0),
+});
