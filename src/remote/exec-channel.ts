@@ -5,6 +5,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { RemoteError, waitEnded } from './errors';
 import { killRemote } from './ssh2-internals';
 import { isDeadlineReason, underSignal } from './util/deadline';
+import { firstOf } from './util/events';
 
 export type Stage = 'connect' | 'channel-open' | 'sftp-open' | 'command';
 
@@ -219,16 +220,7 @@ async function pump(channel: ClientChannel, source: AsyncIterable<Buffer>, gone:
   try {
     for await (const chunk of source) {
       if (gone()) return;
-      if (!channel.write(chunk))
-        await new Promise<void>((resolve) => {
-          const on = () => {
-            channel.removeListener('drain', on);
-            channel.removeListener('close', on);
-            resolve();
-          };
-          channel.once('drain', on);
-          channel.once('close', on);
-        });
+      if (!channel.write(chunk)) await firstOf(channel, ['drain', 'close']);
     }
   } catch {
     /* the source failed: only stdin's end */

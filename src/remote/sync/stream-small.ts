@@ -9,6 +9,7 @@
 // says why; the stream is never trusted further than that. The box's SHA-256 of each file
 // comes in the same command, ahead of the stream (on stderr), so a stream of new files costs
 // the box one exec, not one more per hash batch.
+import { firstOf } from '../util/events';
 import type { SFTPWrapper } from 'ssh2';
 import type { RemoteFile } from './list';
 import { realpath } from './sftp-util';
@@ -297,16 +298,7 @@ class StreamUnpack {
   // Backpressure: while gunzip is behind, the channel is paused (ssh2 stops opening its
   // window, so the box waits) instead of queueing what it sends in memory.
   private caughtUp(): Promise<void> {
-    const gunzip = this.gunzip!;
-    return new Promise<void>((res) => {
-      const done = () => {
-        gunzip.off('drain', done);
-        gunzip.off('close', done);
-        res();
-      };
-      gunzip.on('drain', done);
-      gunzip.on('close', done);
-    });
+    return firstOf(this.gunzip!, ['drain', 'close']);
   }
 
   /** The stream's stdout: a promise while gunzip is behind. */
