@@ -1,13 +1,14 @@
 // `gpu-rent secure-upload TARGET FILE... [--to DIR]`: streams files into a RAM-backed folder on
 // the box (tmpfs, checked first), so sensitive data never touches the platform's disk.
 import { forTerminalLines } from '../../../core/text';
-import { jsonError } from '../../json-error';
+import { defineCommand } from '../../define';
+import { CliFailure } from '../../failure';
 import { formatBytes } from '../../../core/format';
 import { DEFAULT_RAM_RESERVE_BYTES } from '../../../core/guards/ramdisk';
 import { DEFAULT_RAM_DIR, RamUploadRefused, secureUpload } from '../../../remote/guards/ramdisk';
-import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang, t } from '../../words';
-import { cliLang, type CliLang } from '../../lang';
+import { UsageError } from '../../args';
+import { t } from '../../words';
+import type { CliLang } from '../../lang';
 import type { RamUploadRefusal } from '../../../core/guards/ramdisk';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
@@ -50,15 +51,18 @@ const SKIP_ZH: Record<string, string> = {
   'not a regular file': '不是普通文件',
 };
 
-export const command: CliCommand = {
+type Uploaded = Awaited<ReturnType<typeof secureUpload>>;
+
+export const command: CliCommand = defineCommand({
   name: 'secure-upload',
   summary: 'Upload sensitive files into RAM (tmpfs) on the box, never onto its disk.',
   summaryZh: '把敏感文件上传到机器的内存（tmpfs），绝不写到磁盘。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  run: async (flags, { io, lang, json, positionals }): Promise<Uploaded> => {
     const [target, ...files] = positionals;
-    const lang = cliLang(flags.lang, io.env);
     const zh = lang === 'zh-cn';
     if (!files.length) throw new UsageError('expects TARGET and at least one FILE or DIR to upload', '需要 TARGET 和至少一个要上传的 FILE 或 DIR');
     const dir = flags.to ?? DEFAULT_RAM_DIR;
@@ -67,22 +71,20 @@ export const command: CliCommand = {
       try {
         const r = await secureUpload(conn, files, dir, {
           reserveBytes: flags['reserve-mb'] === undefined ? undefined : flags['reserve-mb'] * 1024 ** 2,
-          onFile: flags.json ? undefined : (rel, bytes) => io.stderr(`  ${rel} (${formatBytes(bytes)})\n`),
+          onFile: json ? undefined : (rel, bytes) => io.stderr(`  ${rel} (${formatBytes(bytes)})\n`),
         });
         for (const s of r.skipped) io.stderr(forTerminalLines(zh ? `跳过了 ${s.path}：${SKIP_ZH[s.reason] ?? s.reason}\n` : `skipped ${s.path}: ${s.reason}\n`));
-        if (flags.json) io.stdout(JSON.stringify({ dir: r.dir, fsType: r.target.fsType, files: r.files, bytes: r.bytes, skipped: r.skipped }, null, 2) + '\n');
-        else if (zh) io.stdout(forTerminalLines(`已上传 ${r.files.length} 个文件（${formatBytes(r.bytes)}）到 ${r.dir}（${r.target.fsType}，只在内存中）\n`));
-        else io.stdout(forTerminalLines(`uploaded ${r.files.length} file${r.files.length === 1 ? '' : 's'} (${formatBytes(r.bytes)}) into ${r.dir} (${r.target.fsType}, RAM only)\n`));
-        return 0;
+        return r;
       } catch (e) {
-        if (e instanceof RamUploadRefused) {
-          // The refusal's kind is the code (not-ram-backed, mount-too-small, ram-short); the message is the English one.
-          if (flags.json) io.stdout(jsonError(e.refusal.kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), e.message, { refusal: e.refusal }));
-          io.stderr(forTerminalLines(`gpu-rent secure-upload: ${zh ? refusalZh(e.refusal, dir) : e.message}\n`));
-          return 1;
-        }
+        // The refusal's kind is the code (not-ram-backed, mount-too-small, ram-short); the message is the English one.
+        if (e instanceof RamUploadRefused) throw new CliFailure(e.refusal.kind.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), e.message, { extra: { refusal: e.refusal }, say: forTerminalLines(zh ? refusalZh(e.refusal, dir) : e.message) });
         throw e;
       }
     });
   },
-};
+  json: (r) => ({ dir: r.dir, fsType: r.target.fsType, files: r.files, bytes: r.bytes, skipped: r.skipped }),
+  text: (r, lang) =>
+    lang === 'zh-cn'
+      ? forTerminalLines(`已上传 ${r.files.length} 个文件（${formatBytes(r.bytes)}）到 ${r.dir}（${r.target.fsType}，只在内存中）\n`)
+      : forTerminalLines(`uploaded ${r.files.length} file${r.files.length === 1 ? '' : 's'} (${formatBytes(r.bytes)}) into ${r.dir} (${r.target.fsType}, RAM only)\n`),
+});
