@@ -6,21 +6,23 @@ import { afterPowerOff, powerOffModeFor } from '../../core/platforms/billing';
 import { descriptorOf } from '../../core/platforms/descriptors';
 import { TARGET, waitForState } from '../../app/platforms/settle';
 import { formatCny } from '../../core/money';
-import { forTerminal, jsonForTerminal, listSome } from '../../core/text';
+import { forTerminal, listSome } from '../../core/text';
 import { can, type Capability, type Connector, type PlatformInstance } from '../../core/platforms/types';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { formatHelp, UsageError, type FlagSpecs } from '../args';
 import { helpLang } from '../words';
 import type { CliCommand, CliIO } from '../command';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
 import { connectorFor, failureLine, howToAdd, loadAccounts, type CliAccount } from './accounts';
 import { join } from 'node:path';
 import { configHome } from '../../app/platforms/accountFile';
 import { acquireFileLock, busyText, powerLockKey } from '../../app/platforms/powerLock';
 import { DEFAULT_WAIT_S, MAX_WAIT_S } from '../../core/platforms/gpuWait';
 import { powerOnWhenFree } from './power-wait';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
 import { stateWord, t } from '../words';
 import { errorCode } from '../json-error';
-import { allFailedCode, miss, printJsonFailure, type Miss } from './platform-fail';
+import { allFailedCode, miss, type Miss } from './platform-fail';
 
 const specs = {
   account: { type: 'string', valueName: 'ID', description: 'the account the instance belongs to (when several could)', zh: '实例所属的账号（可能属于多个账号时）' },
@@ -81,6 +83,12 @@ export async function findPlatformInstance(
   return miss(lang, 'not-found', 'no instance {0} on {1}', '{1} 上没有实例 {0}', forTerminal(target), accounts.map((a) => a.account.id).join(', '));
 }
 
+/**
+ * What a power action came to: a preview (nothing sent, exit 2), a wait for a free card that
+ * printed its own report (its exit code), or the action sent and its state read back.
+ */
+type PowerResult = { kind: 'preview'; doc: Record<string, unknown> } | { kind: 'waited'; exit: number } | { kind: 'done'; doc: Record<string, unknown>; line: string; exit: number };
+
 function makeCommand(action: Action): CliCommand {
   const usage = `gpu-rent ${action} INSTANCE [--account ID]${action === 'power-on' ? ' [--no-gpu | --wait-for-gpu [--wait SECONDS]]' : action === 'power-off' ? ' [--keep-charging]' : ''} [--yes]`;
   const summary = {
@@ -93,21 +101,20 @@ function makeCommand(action: Action): CliCommand {
     'power-off': '通过平台关机；阿里云/腾讯云 用节省停机模式（StopCharging），并回读状态，说明还有什么在计费',
     release: '通过平台释放（删除）实例：其云盘会被删除',
   }[action];
-  return {
+  const about = `${summary.charAt(0).toUpperCase()}${summary.slice(1)}. INSTANCE is the platform's id or the instance's name. Shows the price per hour first; acts only with --yes, on accounts with power actions allowed.`;
+  const aboutZh = `${summaryZh}。INSTANCE 是平台的实例 ID 或实例名称。先显示每小时价格；只有加 --yes 且账号允许电源操作时才执行。`;
+  return defineCommand({
     name: action,
     summary,
     summaryZh,
+    usage,
+    about,
+    aboutZh,
+    flags: specs,
+    positionals: { max: 1, names: 'INSTANCE' },
     help: (ctx) =>
-      formatHelp(
-        usage,
-        `${summary.charAt(0).toUpperCase()}${summary.slice(1)}. INSTANCE is the platform's id or the instance's name. Shows the price per hour first; acts only with --yes, on accounts with power actions allowed.`,
-        specs,
-        helpLang(ctx),
-        `${summaryZh}。INSTANCE 是平台的实例 ID 或实例名称。先显示每小时价格；只有加 --yes 且账号允许电源操作时才执行。`,
-      ),
-    run: async (argv, io) => {
-      const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'INSTANCE' });
-      const lang = cliLang(flags.lang, io.env);
+      formatHelp(usage, about, specs, helpLang(ctx), aboutZh),
+    run: async (flags, { io, lang, positionals }): Promise<PowerResult> => {
       const target = positionals[0];
       const only = (flag: string, cmd: string) => new UsageError(`${flag} is for ${cmd}`, `${flag} 只用于 ${cmd}`);
       if (!target) throw new UsageError('expects INSTANCE (gpu-rent instances lists them)', '需要 INSTANCE（gpu-rent instances 会列出）');
@@ -119,25 +126,13 @@ function makeCommand(action: Action): CliCommand {
       if (flags['wait-for-gpu'] && flags['no-gpu']) throw new UsageError('--wait-for-gpu waits for a card; a no-GPU start needs none', '--wait-for-gpu 是等显卡的；无卡模式开机不需要显卡');
       if (!flags['wait-for-gpu'] && (flags.wait ?? 0) > 1800) throw new UsageError('--wait: at most 1800 seconds to settle (longer waits are for --wait-for-gpu)', '--wait：等待状态稳定最多 1800 秒（更长的等待用 --wait-for-gpu）');
       const found = await findPlatformInstance(io, target, flags.account, lang);
-      if ('miss' in found) {
-        printJsonFailure(io, flags.json, found.code, found.en);
-        io.stderr(`gpu-rent ${action}: ${found.text}\n`);
-        return 1;
-      }
+      if ('miss' in found) throw new CliFailure(found.code, found.en, { say: found.text });
       const { a, c, inst } = found;
       const offMode = powerOffModeFor(a.account.kind, flags['keep-charging'] === true);
       const cap: Capability = action === 'power-on' ? (flags['no-gpu'] ? 'powerOn:noGpu' : 'powerOn:gpu') : action === 'power-off' ? (flags['stop-charging'] || offMode === 'stopCharging' ? 'powerOff:stopCharging' : 'powerOff:keep') : 'release';
       const name = PLATFORM_NAMES[a.account.kind];
-      if (!can(a.account.kind, cap)) {
-        printJsonFailure(io, flags.json, 'not-supported', `${name} offers no ${cap} through its API; do it in the platform's console`);
-        io.stderr(`gpu-rent ${action}: ${t(lang, "{0} offers no {1} through its API; do it in the platform's console", '{0} 的 API 不提供 {1}；请在平台控制台操作', name, cap)}\n`);
-        return 1;
-      }
-      if (!a.account.powerActions) {
-        printJsonFailure(io, flags.json, 'read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`);
-        io.stderr(`gpu-rent ${action}: ${t(lang, 'account {0} is read-only ({1})', '账号 {0} 是只读的（{1}）', a.account.id, a.source === 'env' ? t(lang, 'set GPU_RENT_ALLOW_POWER=1', '请设置 GPU_RENT_ALLOW_POWER=1') : t(lang, 'add it again with --allow-power', '请加 --allow-power 重新添加'))}\n`);
-        return 1;
-      }
+      if (!can(a.account.kind, cap)) throw new CliFailure('not-supported', `${name} offers no ${cap} through its API; do it in the platform's console`, { say: t(lang, "{0} offers no {1} through its API; do it in the platform's console", '{0} 的 API 不提供 {1}；请在平台控制台操作', name, cap) });
+      if (!a.account.powerActions) throw new CliFailure('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`, { say: t(lang, 'account {0} is read-only ({1})', '账号 {0} 是只读的（{1}）', a.account.id, a.source === 'env' ? t(lang, 'set GPU_RENT_ALLOW_POWER=1', '请设置 GPU_RENT_ALLOW_POWER=1') : t(lang, 'add it again with --allow-power', '请加 --allow-power 重新添加')) });
       let price = inst.priceFenPerHour;
       if (price === undefined && can(a.account.kind, 'price')) price = await c.price(inst.ref).then((p) => p?.fenPerHour, () => undefined);
       const priceText = price !== undefined ? t(lang, '{0}/h', '{0}/小时', formatCny(price)) : t(lang, 'price per hour not shown by the platform now', '平台现在未显示每小时价格');
@@ -157,28 +152,22 @@ function makeCommand(action: Action): CliCommand {
       io.stderr(t(lang, '{0} ({1}/{2}, {3}) on {4}: {5}; {6}\n', '{0}（{1}/{2}，{3}）在 {4}：{5}；{6}\n', forTerminal(inst.name), a.account.id, forTerminal(inst.ref), forTerminal(inst.rawState || inst.state), name, what, priceText));
       if (!flags.yes) {
         // As create and clone preview: what would be done, and nothing sent (exit 2).
-        if (flags.json) io.stdout(jsonForTerminal({ preview: true, account: a.account.id, ref: inst.ref, name: inst.name, action, mode: cap, state: inst.state, priceFenPerHour: price ?? null }, 2) + '\n');
         io.stderr(`gpu-rent ${action}: ${t(lang, 'nothing done; add --yes to proceed', '未执行任何操作；加 --yes 才会执行')}\n`);
-        return 2;
+        return { kind: 'preview', doc: { preview: true, account: a.account.id, ref: inst.ref, name: inst.name, action, mode: cap, state: inst.state, priceFenPerHour: price ?? null } };
       }
-      if (flags['wait-for-gpu']) return powerOnWhenFree(io, a, c, inst, { waitS: flags.wait ?? DEFAULT_WAIT_S, json: flags.json === true, lang });
+      // It prints its own report, in both formats.
+      if (flags['wait-for-gpu']) return { kind: 'waited', exit: await powerOnWhenFree(io, a, c, inst, { waitS: flags.wait ?? DEFAULT_WAIT_S, json: flags.json === true, lang }) };
       // Never two power-ons in flight for one instance (a --wait-for-gpu in another shell holds this lock).
       const lock = action === 'power-on' ? acquireFileLock(join(configHome(io.env), 'locks'), powerLockKey(a.account.id, inst.ref), 'power-on') : undefined;
-      if (lock && 'busy' in lock) {
-        printJsonFailure(io, flags.json, 'busy', `${inst.name} is ${busyText(lock.busy)}: nothing sent`);
-        io.stderr(`gpu-rent ${action}: ${forTerminal(inst.name)} is ${forTerminal(busyText(lock.busy))}: nothing sent\n`);
-        return 1;
-      }
+      if (lock && 'busy' in lock) throw new CliFailure('busy', `${inst.name} is ${busyText(lock.busy)}: nothing sent`, { say: `${forTerminal(inst.name)} is ${forTerminal(busyText(lock.busy))}: nothing sent` });
       try {
         if (action === 'power-on') await c.powerOn(inst.ref, flags['no-gpu'] ? 'noGpu' : 'gpu');
         else if (action === 'power-off') await c.powerOff(inst.ref, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep');
         else await c.release(inst.ref);
       } catch (e) {
-        printJsonFailure(io, flags.json, errorCode(e), failureLine(e), { account: a.account.id, ref: inst.ref, action });
-        io.stderr(`gpu-rent ${action}: ${failureLine(e, lang)}\n`);
-        // AutoDL's way out for a host without a free card: a clone onto one that has them.
-        if (e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(a.account.kind).clone) io.stderr(`  ${t(lang, '`gpu-rent clone {0}` can move it to a host with a free card (it lists the hosts and their cost first)', '`gpu-rent clone {0}` 可以把它移到有空闲卡的主机（会先列出主机和费用）', forTerminal(inst.ref))}\n`);
-        return 1;
+        // AutoDL's way out for a host without a free card: a clone onto one that has them (a second stderr line).
+        const cloneHint = e instanceof PlatformError && e.failure.kind === 'noGpuOnHost' && descriptorOf(a.account.kind).clone ? `\n  ${t(lang, '`gpu-rent clone {0}` can move it to a host with a free card (it lists the hosts and their cost first)', '`gpu-rent clone {0}` 可以把它移到有空闲卡的主机（会先列出主机和费用）', forTerminal(inst.ref))}` : '';
+        throw new CliFailure(errorCode(e), failureLine(e), { extra: { account: a.account.id, ref: inst.ref, action }, say: failureLine(e, lang) + cloneHint, cause: e });
       } finally {
         if (lock && 'release' in lock) lock.release();
       }
@@ -210,11 +199,19 @@ function makeCommand(action: Action): CliCommand {
       // Read back what the platform applied, and say what still bills.
       const billing = action === 'power-off' && r.settled && final ? afterPowerOff(a.account.kind, cap === 'powerOff:stopCharging' ? 'stopCharging' : 'keep', { ...final, billing: final.billing ?? inst.billing }) : undefined;
       if (billing) io.stderr(`  ${lang === 'zh-cn' ? stillBillsZh(a.account.kind, billing, priceText) : stillBillsLine(a.account.kind, billing, priceText)}\n`);
-      if (flags.json) io.stdout(jsonForTerminal({ account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(billing ? { stillBills: { compute: billing.compute, disks: billing.disks, publicIp: billing.publicIp, economicalModeRefused: billing.refused } } : {}), ...(login ? { login } : {}) }, 2) + '\n');
-      else io.stdout(`${forTerminal(inst.ref)}: ${r.settled ? (final?.state ? stateWord(lang, final.state) : t(lang, 'done', '完成')) : waitS === 0 ? t(lang, 'sent', '已发送') : t(lang, 'not settled after {0}s (last: {1})', '{0} 秒后仍未稳定（最后：{1}）', waitS, stateWord(lang, final?.state ?? 'unknown'))}\n`);
-      return r.settled || waitS === 0 ? 0 : 1;
+      return {
+        kind: 'done',
+        doc: { account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(billing ? { stillBills: { compute: billing.compute, disks: billing.disks, publicIp: billing.publicIp, economicalModeRefused: billing.refused } } : {}), ...(login ? { login } : {}) },
+        line: `${forTerminal(inst.ref)}: ${r.settled ? (final?.state ? stateWord(lang, final.state) : t(lang, 'done', '完成')) : waitS === 0 ? t(lang, 'sent', '已发送') : t(lang, 'not settled after {0}s (last: {1})', '{0} 秒后仍未稳定（最后：{1}）', waitS, stateWord(lang, final?.state ?? 'unknown'))}\n`,
+        // Not settled in the wait: 1 in both formats (the document says settled: false).
+        exit: r.settled || waitS === 0 ? 0 : 1,
+      };
     },
-  };
+    json: (r) => (r.kind === 'waited' ? undefined : r.doc),
+    text: (r) => (r.kind === 'done' ? r.line : ''),
+    // A preview sends nothing (exit 2, as create and clone preview).
+    exit: (r) => (r.kind === 'preview' ? 2 : r.exit),
+  });
 }
 
 export const powerOn = makeCommand('power-on');

@@ -7,12 +7,13 @@ import { PLATFORM_NAMES } from '../../app/platforms/errors';
 import { parseDuration } from '../../core/task/fields';
 import { MAX_TIMER_DAYS, parseBeijingMinute } from '../../core/platforms/timedShutdown';
 import { beijingDateTime } from '../../core/spend';
-import { forTerminal, jsonForTerminal } from '../../core/text';
-import { formatHelp, parseArgs, UsageError, type FlagSpecs } from '../args';
+import { forTerminal } from '../../core/text';
+import { UsageError, type FlagSpecs } from '../args';
 import type { CliCommand, CliIO } from '../command';
-import { jsonError } from '../json-error';
-import { cliLang, LANG_FLAG_SPEC, type CliLang } from '../lang';
-import { helpLang, t } from '../words';
+import { defineCommand } from '../define';
+import { CliFailure } from '../failure';
+import { LANG_FLAG_SPEC, type CliLang } from '../lang';
+import { t } from '../words';
 import { failureLine } from './accounts';
 import { findPlatformInstance } from './power';
 import type { Connector } from '../../core/platforms/types';
@@ -88,45 +89,52 @@ function nowS(io: CliIO): number {
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : Math.floor(Date.now() / 1000);
 }
 
-export const command: CliCommand = {
+type TimerResult = { preview: true; doc: Record<string, unknown> } | { preview: false; doc: Record<string, unknown>; line: string };
+
+export const command: CliCommand = defineCommand({
   name: 'shutdown-timer',
   summary: "the platform's own timed shutdown (AutoDL console token): arm, move or cancel it",
   summaryZh: '平台自己的定时关机（AutoDL 控制台令牌）：设定、修改或取消',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'INSTANCE' });
-    const lang = cliLang(flags.lang, io.env);
-    const json = flags.json === true;
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'INSTANCE' },
+  run: async (flags, { io, lang, json, positionals }): Promise<TimerResult> => {
     const target = positionals[0];
     if (!target) throw new UsageError('expects INSTANCE (gpu-rent instances lists them)', '需要 INSTANCE（gpu-rent instances 会列出）');
     if ([flags.in !== undefined, flags.at !== undefined, flags.cancel === true].filter(Boolean).length !== 1) throw new UsageError('give one of --in, --at or --cancel', '请给出 --in、--at 或 --cancel 之一');
     const now = nowS(io);
     const at = flags.cancel ? null : timerWhen(flags, now);
-    const fail = (code: string, en: string, text: string) => {
-      if (json) io.stdout(jsonError(code, en));
-      io.stderr(`gpu-rent shutdown-timer: ${forTerminal(text)}\n`);
-      return 1;
-    };
+    const fail = (code: string, en: string, text: string) => new CliFailure(code, en, { say: forTerminal(text) });
     const found = await findPlatformInstance(io, target, flags.account, json ? 'en' : lang);
-    if ('miss' in found) return fail(found.code, found.en, found.text);
+    if ('miss' in found) throw fail(found.code, found.en, found.text);
     const { a, c, inst } = found;
     const kindName = PLATFORM_NAMES[a.account.kind];
     if (!canArmTimer(c)) {
       const l = armLine({ kind: 'refused', problem: 'notSupported' }, inst.name, at, lang, kindName);
-      return fail('not-supported', l.en, l.text);
+      throw fail('not-supported', l.en, l.text);
     }
-    if (!a.account.powerActions) return fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`, t(lang, 'account {0} is read-only ({1})', '账号 {0} 是只读的（{1}）', a.account.id, a.source === 'env' ? 'GPU_RENT_ALLOW_POWER=1' : '--allow-power'));
+    if (!a.account.powerActions) throw fail('read-only', `account ${a.account.id} is read-only (${a.source === 'env' ? 'set GPU_RENT_ALLOW_POWER=1' : 'add it again with --allow-power'})`, t(lang, 'account {0} is read-only ({1})', '账号 {0} 是只读的（{1}）', a.account.id, a.source === 'env' ? 'GPU_RENT_ALLOW_POWER=1' : '--allow-power'));
     if (!flags.yes) {
       const what = at === null ? t(lang, 'cancel the timed shutdown of {0} ({1}/{2})', '取消 {0}（{1}/{2}）的定时关机', inst.name, a.account.id, inst.ref) : t(lang, 'arm a timed shutdown of {0} ({1}/{2}) at {3} Beijing', '为 {0}（{1}/{2}）设定北京时间 {3} 的定时关机', inst.name, a.account.id, inst.ref, beijingDateTime(at));
       const armed = inst.platformTimer?.action === 'shutdown' ? t(lang, '; armed now: {0} Beijing', '；当前定时：北京时间 {0}', beijingDateTime(inst.platformTimer.at)) : '';
-      if (json) io.stdout(jsonForTerminal({ preview: true, account: a.account.id, ref: inst.ref, atBeijing: at === null ? null : beijingDateTime(at), armedBeijing: inst.platformTimer?.action === 'shutdown' ? beijingDateTime(inst.platformTimer.at) : null }, 2) + '\n');
       io.stderr(forTerminal(`gpu-rent shutdown-timer: ${what}${armed}. ${t(lang, 'Nothing sent; add --yes to send it', '没有发送任何请求；加 --yes 才会发送')}`) + '\n');
-      return 2;
+      return { preview: true, doc: { preview: true, account: a.account.id, ref: inst.ref, atBeijing: at === null ? null : beijingDateTime(at), armedBeijing: inst.platformTimer?.action === 'shutdown' ? beijingDateTime(inst.platformTimer.at) : null } };
     }
     const r = await armAndSay(io, c, inst.ref, inst.name, at, now, lang, kindName);
     const seen = r.result?.kind === 'sent' && r.result.seenAt !== undefined ? beijingDateTime(r.result.seenAt) : null;
-    if (json) io.stdout(r.ok ? jsonForTerminal({ account: a.account.id, ref: inst.ref, atBeijing: at === null ? null : beijingDateTime(at), readBack: seen, outcome: at === null ? 'cancelled' : 'armed' }, 2) + '\n' : jsonError(r.result?.kind === 'sent' ? 'read-back-differs' : 'refused', r.en, { readBack: seen }));
-    else if (r.ok) io.stdout(`${forTerminal(inst.ref)}: ${at === null ? t(lang, 'timed shutdown cancelled', '定时关机已取消') : t(lang, 'timed shutdown {0} Beijing', '定时关机 北京时间 {0}', beijingDateTime(at))}\n`);
-    return r.ok ? 0 : 1;
+    // armAndSay said why on stderr.
+    if (!r.ok) throw new CliFailure(r.result?.kind === 'sent' ? 'read-back-differs' : 'refused', r.en, { extra: { readBack: seen }, say: null });
+    return {
+      preview: false,
+      doc: { account: a.account.id, ref: inst.ref, atBeijing: at === null ? null : beijingDateTime(at), readBack: seen, outcome: at === null ? 'cancelled' : 'armed' },
+      line: `${forTerminal(inst.ref)}: ${at === null ? t(lang, 'timed shutdown cancelled', '定时关机已取消') : t(lang, 'timed shutdown {0} Beijing', '定时关机 北京时间 {0}', beijingDateTime(at))}\n`,
+    };
   },
-};
+  json: (r) => r.doc,
+  // The preview says it on stderr; stdout has its JSON only.
+  text: (r) => (r.preview ? '' : r.line),
+  // A preview sends nothing: exit 2, as create and clone preview.
+  exit: (r) => (r.preview ? 2 : 0),
+});
