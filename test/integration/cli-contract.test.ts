@@ -152,10 +152,10 @@ describe('the CLI contract (built CLI, real sshd)', function () {
   it('-i FILE and -iFILE pick the key like ssh -i (and --identity FILE still does)', () => {
     const target = `${sshd.user}@127.0.0.1:${sshd.port}`;
     for (const keyArgs of [['-i', sshd.privateKeyPath], [`-i${sshd.privateKeyPath}`], ['--identity', sshd.privateKeyPath]]) {
-      // probe exits 1 for this box's verdict (no torch on it); what matters is that it got in.
+      // probe exits 1 for this box's verdict (no torch on it: error not-usable beside the report); what matters is that it got in.
       const r = runCli(['probe', target, '--accept-new', ...keyArgs, '--json'], { env });
-      const j = JSON.parse(r.stdout) as { error?: unknown; smi?: unknown };
-      assert.equal(j.error, undefined, `${keyArgs.join(' ')}: ${r.stdout} ${r.stderr}`);
+      const j = JSON.parse(r.stdout) as { error?: { code?: string }; smi?: unknown };
+      assert.equal(j.error?.code, 'not-usable', `${keyArgs.join(' ')}: ${r.stdout} ${r.stderr}`);
       assert.equal((j as { diagnosis?: { driverVersion?: string } }).diagnosis?.driverVersion, '590.48.01', r.stdout);
     }
     // Without a key nothing is offered: the sshd refuses, so the key above is what got in.

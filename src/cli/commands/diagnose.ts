@@ -15,7 +15,7 @@ const specs = {
   torch: { type: 'string', valueName: 'VER', description: 'torch version, e.g. 2.1.0+cu121, 1.13.1+cpu, or 2.1.0 (PyPI default build)', zh: 'torch 版本，例如 2.1.0+cu121、1.13.1+cpu 或 2.1.0（PyPI 默认构建）' },
   gpu: { type: 'string', valueName: 'NAME', description: 'GPU name, e.g. "RTX 3090" (to check the architecture)', zh: 'GPU 名称，例如 "RTX 3090"（用于检查架构）' },
   'compute-cap': { type: 'string', valueName: 'X.Y', description: 'GPU compute capability, e.g. 8.6', zh: 'GPU 计算能力，例如 8.6' },
-  json: { type: 'boolean', description: 'print the verdict as JSON', zh: '以 JSON 输出结论' },
+  json: { type: 'boolean', description: 'print the verdict as JSON (exit 1 adds error {code: "incompatible", message} beside it)', zh: '以 JSON 输出结论（退出码为 1 时旁边多一个 error {code: "incompatible", message}）' },
   lang: LANG_FLAG_SPEC,
 } as const;
 
@@ -24,6 +24,15 @@ const SUMMARY = 'Check a driver / PyTorch / GPU combination and print the exact 
 
 export function diagnosisJson(d: Diagnosis): unknown {
   return { verdict: d.verdict, driverMaxCuda: d.driverMaxCuda, torchCuda: d.torchCuda, fix: d.fix, reasons: d.reasons };
+}
+
+/**
+ * The `error` object beside a verdict that is not ok (exit 1 under --json, issue 45): `code` names
+ * the command's verdict, the message is the verdict's headline in English and its code.
+ */
+export function verdictError(d: Diagnosis, code: string): { code: string; message: string } | undefined {
+  if (d.verdict === 'ok') return undefined;
+  return { code, message: `${d.verdict}: ${describeDiagnosis(d, 'en').split('\n')[0]}` };
 }
 
 const SUMMARY_ZH = '检查驱动 / PyTorch / GPU 组合并打印确切的修复办法。兼容时退出码为 0，不兼容为 1。';
@@ -59,8 +68,11 @@ export const command: CliCommand = defineCommand({
       ...(flags['compute-cap'] ? { computeCapability: flags['compute-cap'] } : {}),
     });
   },
-  json: diagnosisJson,
+  // An incompatible combination exits 1 in both formats; its verdict is the report (stdout), with `error` beside it under --json.
+  json: (d) => {
+    const error = verdictError(d, 'incompatible');
+    return error ? { ...(diagnosisJson(d) as object), error } : diagnosisJson(d);
+  },
   text: (d, lang) => forTerminalLines(describeDiagnosis(d, lang)),
-  // An incompatible combination exits 1 in both formats; its verdict is the report (stdout), not an error.
   exit: (d) => (d.verdict === 'ok' ? 0 : 1),
 });

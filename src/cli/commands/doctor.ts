@@ -8,13 +8,13 @@ import type { CliCommand } from '../command';
 import { diagnoseOutputs } from '../../core/doctor';
 import { describeDiagnosis, describeSmiFailure } from '../../core/doctor-text';
 import { runLocal } from '../local-doctor';
-import { diagnosisJson } from './diagnose';
+import { diagnosisJson, verdictError } from './diagnose';
 import { smiJson, smiText } from './smi';
 
 const specs = {
   local: { type: 'boolean', description: 'check this machine (run nvidia-smi and python here)', zh: '检查本机（在这里运行 nvidia-smi 和 python）' },
   python: { type: 'string', valueName: 'PATH', description: 'the Python to probe (default: python3)', zh: '要检测的 Python（默认：python3）' },
-  json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON', zh: '以 JSON 输出 nvidia-smi、检测结果和结论' },
+  json: { type: 'boolean', description: 'print nvidia-smi, probe and verdict as JSON (exit 1 adds error {code: "not-usable", message} beside them)', zh: '以 JSON 输出 nvidia-smi、检测结果和结论（退出码为 1 时旁边多一个 error {code: "not-usable", message}）' },
   lang: LANG_FLAG_SPEC,
 } as const;
 
@@ -56,8 +56,11 @@ export const command: CliCommand = defineCommand({
     const { smiOutput, probeOutput } = runLocal({ python: flags.python ?? 'python3', env: io.env });
     return diagnoseOutputs(smiOutput, probeOutput);
   },
-  json: ({ smi, probe, diagnosis }) => ({ smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe!.ok ? probe!.probe : { error: probe!.error }, diagnosis: diagnosisJson(diagnosis) }),
+  // A box not usable for its torch (no GPU here) exits 1 in both formats; the verdict is the report on stdout, with `error` beside it under --json.
+  json: ({ smi, probe, diagnosis }) => {
+    const error = verdictError(diagnosis, 'not-usable');
+    return { smi: smi.ok ? smiJson(smi.report) : { error: smi.error }, probe: probe!.ok ? probe!.probe : { error: probe!.error }, diagnosis: diagnosisJson(diagnosis), ...(error ? { error } : {}) };
+  },
   text: doctorText,
-  // A box not usable for its torch (no GPU here) exits 1 in both formats; the verdict is the report on stdout.
   exit: ({ diagnosis }) => (diagnosis.verdict === 'ok' ? 0 : 1),
 });

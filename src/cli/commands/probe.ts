@@ -11,9 +11,10 @@ import type { CliCommand } from '../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../remote-common';
 import type { CliLang } from '../lang';
 import { t } from '../words';
+import { verdictError } from './diagnose';
 
 const specs = {
-  json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出检查结果' },
+  json: { type: 'boolean', description: 'print the findings as JSON (exit 1 adds error {code: "not-usable", message} beside them)', zh: '以 JSON 输出检查结果（退出码为 1 时旁边多一个 error {code: "not-usable", message}）' },
   workspace: { type: 'boolean', description: "also check the box as a workspace: glibc for VS Code's Remote-SSH (>= 2.28), conda on PATH without a login shell, and which of Hugging Face, hf-mirror, ModelScope, the pip index and a Chinese pip mirror answer from the box (4 s each, all at once), AutoDL's /etc/network_turbo; says what to use", zh: '同时把机器当作工作区检查：Remote-SSH 需要的 glibc（>= 2.28）、非登录 shell 的 PATH 上有没有 conda，以及从机器上能否访问 Hugging Face、hf-mirror、ModelScope、pip 官方源和国内 pip 镜像（各 4 秒，同时进行）、AutoDL 的 /etc/network_turbo；并说明该用哪个' },
   timeout: { type: 'number', valueName: 'SECONDS', min: 1, max: 3600, description: 'deadline for the checks on the box (default 90)', zh: '在机器上检查的时限（默认 90 秒）' },
   ...REMOTE_FLAGS,
@@ -80,8 +81,11 @@ export const command: CliCommand = defineCommand({
       const ws = flags.workspace ? await (await import('../../remote/workspaceProbe')).probeWorkspace(conn, { endpoints: testEndpoints(io.env) }) : undefined;
       return { p, label, ...(ws ? { ws } : {}), wsText: ws && !json ? (await import('./probe-workspace')).workspaceText(ws, lang) : '' };
     }),
-  json: ({ p, label, ws }) => (ws ? { ...(probeJson(p, label) as object), workspace: ws } : probeJson(p, label)),
+  // The box's verdict: 1 when it is not usable for its torch, in both formats (the findings are the report, with `error` beside them under --json).
+  json: ({ p, label, ws }) => {
+    const error = verdictError(p.diagnosis, 'not-usable');
+    return { ...(probeJson(p, label) as object), ...(ws ? { workspace: ws } : {}), ...(error ? { error } : {}) };
+  },
   text: ({ p, label, wsText }, lang) => probeText(p, label, lang) + wsText,
-  // The box's verdict: 1 when it is not usable for its torch, in both formats (the findings are the report).
   exit: ({ p }) => (p.diagnosis.verdict === 'ok' ? 0 : 1),
 });
