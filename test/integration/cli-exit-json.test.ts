@@ -4,7 +4,10 @@
 // exiting 1 with nothing on stdout (release-check's missing folder, secure-upload's refusal, run's
 // power-off refusal, power-on --wait-for-gpu on an instance that is not shut down or whose lock is
 // held), the one printing a document without `error` (release-check with files at risk), and
-// `instances`/`balance`/`stock` with no account (exit 0 in text, 1 under --json before).
+// `instances`/`balance`/`stock` with no account (exit 0 in text, 1 under --json before), and the
+// verdicts that exit 1 with their report on stdout, which carry `error` beside every key of the
+// report: diagnose (incompatible), doctor and probe (not usable), scan-secrets (secrets found),
+// spend (over budget), spot-check (not confirmed).
 // Against the real loopback sshd and the platform test server.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireFileLock, powerLockKey } from '../../src/app/platforms/powerLock';
+import { exportInstances } from '../../src/core/instances';
 import { runCliAsync } from '../support/cli';
 import { PlatformServer } from '../support/platform-server';
 import { startSshd, type TestSshd } from '../support/sshd';
@@ -23,8 +27,12 @@ interface Sample {
   /** error.code under --json. */
   code: string;
   exit: number;
-  /** The text run's answer is a report on stdout (release-check's files at risk), not a line on stderr. */
-  report?: true;
+  /** The text run's answer is a report on stdout (release-check's files at risk), not only a line on stderr: its start. */
+  report?: RegExp;
+  /** Keys of the report that stay beside `error` under --json (scripts read them). */
+  keys?: string[];
+  /** The value of a report key under --json (the verdict). */
+  verdict?: [string, unknown];
 }
 
 /** `--json` among the flags: before a bare `--` (after it, it would be the job's argument). */
@@ -51,6 +59,29 @@ describe('exit codes equal with and without --json; every --json failure has err
     sshd.runAsUser('mkdir -p "$HOME/ckpt" && echo w > "$HOME/ckpt/step-1.pt"');
     mkdirSync(join(work, 'local-ckpt'));
     writeFileSync(join(work, 'secret.env'), 'TOKEN=x\n');
+    // A project folder with a token in its code: scan-secrets finds it.
+    mkdirSync(join(work, 'proj'));
+    writeFileSync(join(work, 'proj', 'train.py'), 'token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"\n');
+    // An exported instance list: one AutoDL 3090 at ¥1.98/h running since 5 h before --at, against a ¥1 budget.
+    const at = Date.parse('2026-11-20T12:00:00+08:00') / 1000;
+    writeFileSync(
+      join(work, 'instances.json'),
+      exportInstances([
+        {
+          id: 'training',
+          name: 'training',
+          platform: 'autodl',
+          card: 'rtx3090',
+          gpuCount: 1,
+          login: { host: '127.0.0.1', port: 22, user: 'root', auth: 'password' },
+          pricing: { billingMode: 'hour', hourlyRate: 198, noGpuModeRate: 10, storageGbDay: 50, dataDiskGb: 20 },
+          intervals: [{ state: 'running', from: at - 5 * 3600, computeRate: 198, storageRate: 1000 }],
+          createdAt: at - 86400,
+        },
+      ]),
+    );
+    // A machine with no nvidia-smi and no python on PATH: doctor --local says it is not usable.
+    mkdirSync(join(work, 'empty-bin'));
   });
   after(async () => {
     await sshd?.stop();
@@ -65,7 +96,38 @@ describe('exit codes equal with and without --json; every --json failure has err
     { label: 'balance with no account', args: () => ['balance'], env: none, code: 'no-account', exit: 1 },
     { label: 'stock with no account', args: () => ['stock'], env: none, code: 'no-account', exit: 1 },
     { label: 'release-check of a folder the box lacks', args: () => ['release-check', ...remote(), '--remote', '~/no-such-ckpt', '--local', join(work, 'local-ckpt')], env: () => sshEnv, code: 'remote-missing', exit: 1 },
-    { label: 'release-check with a checkpoint at risk', args: () => ['release-check', ...remote(), '--remote', '~/ckpt', '--local', join(work, 'local-ckpt')], env: () => sshEnv, code: 'at-risk', exit: 1, report: true },
+    { label: 'release-check with a checkpoint at risk', args: () => ['release-check', ...remote(), '--remote', '~/ckpt', '--local', join(work, 'local-ckpt')], env: () => sshEnv, code: 'at-risk', exit: 1, report: /^RELEASING WOULD LOSE 1 file/, keys: ['atRisk', 'remoteRoot'] },
+    {
+      label: 'diagnose of a driver too old for the torch build (incompatible)',
+      args: () => ['diagnose', '--driver', '470.57.02', '--torch', '2.1.0+cu121'],
+      env: none,
+      code: 'incompatible',
+      exit: 1,
+      report: /^Driver too old for this PyTorch build/,
+      keys: ['verdict', 'driverMaxCuda', 'torchCuda', 'fix', 'reasons'],
+      verdict: ['verdict', 'driver-too-old'],
+    },
+    {
+      label: 'doctor --local on a machine with no nvidia-smi (not usable)',
+      args: () => ['doctor', '--local'],
+      env: () => ({ ...none(), PATH: join(work, 'empty-bin') }),
+      code: 'not-usable',
+      exit: 1,
+      report: /^No NVIDIA GPU found on this machine/,
+      keys: ['smi', 'probe', 'diagnosis'],
+    },
+    { label: 'probe of a box whose python has no torch (not usable)', args: () => ['probe', ...remote()], env: () => sshEnv, code: 'not-usable', exit: 1, report: /: checked in /, keys: ['target', 'verdict', 'diagnosis', 'gpus', 'disks'], verdict: ['verdict', 'no-torch'] },
+    { label: 'scan-secrets of a folder with a token (secrets found)', args: () => ['scan-secrets', join(work, 'proj')], env: none, code: 'secrets-found', exit: 1, report: /train\.py:1: Hugging Face token/, keys: ['files', 'truncated', 'unreadable', 'unreadableCount', 'skippedLinks', 'findings'], verdict: ['files', 1] },
+    {
+      label: 'spend past its budget (over budget)',
+      args: () => ['spend', join(work, 'instances.json'), '--budget', '1', '--at', '2026-11-20T12:00:00+08:00'],
+      env: none,
+      code: 'over-budget',
+      exit: 1,
+      report: /^today ¥/,
+      keys: ['todayFen', 'monthFen', 'budget', 'perPlatform', 'perInstance', 'releases'],
+    },
+    { label: 'spot-check of an 8 h job without --yes (not confirmed)', args: () => ['spot-check', '--rate', '1.58', '--hours', '8', '--sync-minutes', '60'], env: none, code: 'not-confirmed', exit: 1, report: /^Spot job of 8\.0 h/, keys: ['spotRate', 'needsConfirmation', 'confirmed'], verdict: ['confirmed', false] },
     { label: 'secure-upload onto a disk folder', args: () => ['secure-upload', ...remote(), join(work, 'secret.env'), '--to', join(sshd.home, 'on-disk')], env: () => sshEnv, code: 'not-ram-backed', exit: 1 },
     {
       label: 'run --then sync-then-power-off on a login that may not power off',
@@ -92,7 +154,9 @@ describe('exit codes equal with and without --json; every --json failure has err
       }
       assert.equal(doc.error?.code, s.code, seen);
       assert.equal(typeof doc.error?.message, 'string', seen);
-      if (s.report) assert.match(text.stdout, /^RELEASING WOULD LOSE 1 file/, seen);
+      for (const k of s.keys ?? []) assert.ok(k in doc, `the report's ${k} stays beside error: ${seen}`);
+      if (s.verdict) assert.deepEqual((doc as Record<string, unknown>)[s.verdict[0]], s.verdict[1], seen);
+      if (s.report) assert.match(text.stdout, s.report, seen);
       else assert.ok(text.stderr.trim().length > 0, `the text run says why on stderr: ${seen}`);
     });
   }

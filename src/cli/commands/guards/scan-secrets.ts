@@ -10,7 +10,7 @@ import { LANG_FLAG_SPEC } from '../../lang';
 import { t } from '../../words';
 
 const specs = {
-  json: { type: 'boolean', description: 'print the findings as JSON', zh: '以 JSON 输出发现' },
+  json: { type: 'boolean', description: 'print the findings as JSON (exit 1 adds error {code: "secrets-found", message} beside them)', zh: '以 JSON 输出发现（退出码为 1 时旁边多一个 error {code: "secrets-found", message}）' },
   'max-files': { type: 'number', valueName: 'N', min: 1, max: 10_000_000, integer: true, description: 'stop after this many files (default 200000)', zh: '扫描这么多文件后停止（默认 200000）' },
   'max-mb': { type: 'number', valueName: 'MB', min: 1, max: 1_000_000, integer: true, description: 'stop before reading more than this many MiB of file content (default 512)', zh: '读取的文件内容超过这么多 MiB 之前停止（默认 512）' },
   lang: LANG_FLAG_SPEC,
@@ -84,7 +84,12 @@ export const command: CliCommand = defineCommand({
     }
     return r;
   },
-  json: (r) => ({ files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings: r.findings }),
+  // Something found (exit 1): `error` beside the report, as every failed --json run has.
+  json: (r) => {
+    const fileCount = new Set(r.findings.map((f) => f.path)).size;
+    const error = r.findings.length ? { code: 'secrets-found', message: `${r.findings.length} likely secret${r.findings.length === 1 ? '' : 's'} in ${fileCount} file(s) of ${r.files} scanned: leave them out of the upload, or use secure-upload (RAM only)` } : undefined;
+    return { files: r.files, truncated: r.truncated, unreadable: r.unreadable, unreadableCount: r.unreadableCount, skippedLinks: r.skippedLinks, findings: r.findings, ...(error ? { error } : {}) };
+  },
   text: (r, lang) => {
     const { findings } = r;
     const zh = lang === 'zh-cn';

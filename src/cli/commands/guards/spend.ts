@@ -21,7 +21,7 @@ import { findPlatform } from '../../../core/catalog';
 const specs = {
   budget: { type: 'number', valueName: 'YUAN', ...bounded(BOUNDS.budgetYuanPerMonth), exclusiveMin: true, description: 'monthly budget: warns at 80% and 100%, and when the month-end projection passes it', zh: '每月预算：达到 80% 和 100% 时以及月底预计超出时提醒' },
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides (release rules)', zh: '价格覆盖的 JSON 文件（释放规则）' },
-  json: { type: 'boolean', description: 'print the summary as JSON (fen)', zh: '以 JSON 输出汇总（单位：分）' },
+  json: { type: 'boolean', description: 'print the summary as JSON (fen; over the budget, exit 1 adds error {code: "over-budget", message} beside it)', zh: '以 JSON 输出汇总（单位：分；超出预算时退出码为 1，旁边多一个 error {code: "over-budget", message}）' },
   lang: LANG_FLAG_SPEC,
   ...AT_FLAG,
 } as const;
@@ -105,7 +105,11 @@ export const command: CliCommand = defineCommand({
       .filter((r) => r.watch.kind !== 'ok');
     return { s, releases, parsed };
   },
-  json: ({ s, releases }) => ({ ...s, releases }),
+  // Over the budget (exit 1): `error` beside the report, as every failed --json run has.
+  json: ({ s, releases }) =>
+    s.budget.level === 'exceeded'
+      ? { ...s, releases, error: { code: 'over-budget', message: `over budget: ${formatCny(s.monthFen)} spent this month (Beijing time) of a ${formatCny(s.budget.budgetFen)} monthly budget (${Math.round(s.budget.ratio * 100)}%)` } }
+      : { ...s, releases },
   text: ({ s, releases, parsed }, lang) => {
     const zh = lang === 'zh-cn';
     const lines = zh

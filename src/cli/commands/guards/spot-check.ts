@@ -25,7 +25,7 @@ const specs = {
   yes: { type: 'boolean', description: 'confirm a spot job over an hour without asking', zh: '超过一小时的竞价任务不再询问，直接确认' },
   lang: LANG_FLAG_SPEC,
   catalog: { type: 'string', valueName: 'FILE', description: 'JSON file of price overrides', zh: '价格覆盖的 JSON 文件' },
-  json: { type: 'boolean', description: 'print the check as JSON', zh: '以 JSON 输出检查结果' },
+  json: { type: 'boolean', description: 'print the check as JSON (a long job not confirmed: exit 1, and error {code: "not-confirmed", message} beside it)', zh: '以 JSON 输出检查结果（长任务未确认时退出码为 1，旁边多一个 error {code: "not-confirmed", message}）' },
 } as const;
 
 const USAGE = 'gpu-rent spot-check --hours H --sync-minutes MIN (--rate YUAN | --platform ID --card CARD) [--yes]';
@@ -62,8 +62,8 @@ export const command: CliCommand = {
     );
     if (!r.ok) throw new UsageError(`bad ${r.error.field}: ${r.error.problem}`, `${r.error.field} 不对：${r.error.problem === 'notANumber' ? '不是数字' : '必须是正数'}`);
     const c = r.check;
-    if (flags.json) io.stdout(JSON.stringify({ spotRate, ...c, confirmed: !c.needsConfirmation || flags.yes === true }, null, 2) + '\n');
-    else {
+    // Under --json the check is printed once the outcome is known: a long job left unconfirmed (exit 1) carries `error` beside it, as every failed --json run does.
+    if (!flags.json) {
       const lines = zh
         ? [
             `抢占式任务 ${durationText(flags.hours * 3600, lang)}，每小时 ${formatCny(spotRate)}，每 ${durationText(flags['sync-minutes'] * 60, lang)} 同步一次：`,
@@ -80,9 +80,17 @@ export const command: CliCommand = {
       if (c.needsConfirmation) lines.push(t(lang, '  The field report: a spot run was reclaimed at hour 2 of 8; run only short jobs (≤ 1 h) on spot.', '  实测报告：一次 8 小时的抢占式运行在第 2 小时被回收；抢占式实例上只跑短任务（≤ 1 小时）。'));
       io.stdout(lines.join('\n') + '\n');
     }
-    if (!c.needsConfirmation || flags.yes) return 0;
+    const printJson = (refused: boolean) => {
+      if (flags.json) io.stdout(JSON.stringify({ spotRate, ...c, confirmed: !c.needsConfirmation || flags.yes === true, ...(refused ? { error: { code: 'not-confirmed', message: 'a spot job over an hour needs confirmation (--yes)' } } : {}) }, null, 2) + '\n');
+    };
+    if (!c.needsConfirmation || flags.yes) {
+      printJson(false);
+      return 0;
+    }
     const answer = io.isTTY ? await promptLine(t(lang, 'Run a job over an hour on spot anyway? (yes/no) ', '仍要在抢占式实例上跑超过一小时的任务吗？(yes/no) '), false) : null;
-    if (answer !== null && /^y(es)?$/i.test(answer.trim())) return 0;
+    const confirmed = answer !== null && /^y(es)?$/i.test(answer.trim());
+    printJson(!confirmed);
+    if (confirmed) return 0;
     io.stderr(`gpu-rent spot-check: ${t(lang, 'a spot job over an hour needs confirmation (--yes)', '超过一小时的抢占式任务需要确认（--yes）')}\n`);
     return 1;
   },
