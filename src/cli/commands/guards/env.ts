@@ -7,9 +7,10 @@ import { rebuildProblemText } from '../../../app/remoteWords';
 import { ASKABLE_PROBLEMS, checkRequirements, safeEnvName, type RequirementProblemKind } from '../../../core/guards/environment';
 import { followLog } from '../../../remote/jobs';
 import { describeTarget } from '../../../remote/target';
-import { formatHelp, parseArgs, UsageError } from '../../args';
-import { CliError, helpLang, l10nIn, t } from '../../words';
-import { cliLang, type CliLang } from '../../lang';
+import { UsageError } from '../../args';
+import { CliError, l10nIn, t } from '../../words';
+import { defineCommand } from '../../define';
+import type { CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 
@@ -61,15 +62,19 @@ function captureLines(out: string, files: string[], snap: EnvCapture, pkgs: numb
 
 const SUMMARY_ZH = `把一台机器的环境（conda env export、pip 包、Python、驱动、CUDA、torch）记录到本地目录，并用一条命令在另一台机器的新环境中重建。修改目录中的 requirements.txt（或 environment.yml）可以改变安装的内容。torch 会按新机器驱动能跑的 CUDA 版本重新安装。${TARGET_HELP_ZH}`;
 
-export const command: CliCommand = {
+type EnvResult = { verb: 'capture'; out: string; files: string[]; snap: EnvCapture; pkgs: number } | { verb: 'rebuild'; line: string; exit: number };
+
+export const command: CliCommand = defineCommand({
   name: 'env',
   summary: 'Capture a box’s environment, or rebuild it in a fresh env on another box.',
   summaryZh: '记录一台机器的环境，或在另一台机器的新环境中重建它。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'capture|rebuild TARGET' });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 2, names: 'capture|rebuild TARGET' },
+  run: async (flags, { io, lang, positionals }): Promise<EnvResult> => {
     const verb = positionals[0];
-    const lang = cliLang(flags.lang, io.env);
     const zh = lang === 'zh-cn';
     const words = l10nIn(lang);
     if (verb === 'capture') {
@@ -80,10 +85,8 @@ export const command: CliCommand = {
         const { files } = await writeCapture(out, snap);
         // Counted the way a rebuild reads it (torch and local paths left out).
         const pkgs = checkRequirements(snap.requirements, { allowPipOptions: true }).kept;
-        if (flags.json) io.stdout(JSON.stringify({ dir: out, files, snapshot: snap }, null, 2) + '\n');
-        else io.stdout(forTerminalLines(captureLines(out, files, snap, pkgs, lang)));
         for (const p of checkRequirements(snap.requirements).problems) io.stderr(forTerminalLines(zh ? `注意：${rebuildProblemText(p, words)}：在你修改它或加 --allow-pip-options 之前，重建会拒绝它\n` : `note: ${rebuildProblemText(p, words)}: a rebuild refuses it until you edit it or pass --allow-pip-options\n`));
-        return 0;
+        return { verb, out, files, snap, pkgs };
       });
     }
     if (verb === 'rebuild') {
@@ -133,17 +136,19 @@ export const command: CliCommand = {
         if (zh) io.stderr(forTerminalLines(`正在机器上以任务 ${r.job.name} 重建（${r.dir}）；${r.requirements.kept} 个 pip 包来自${read.from.requirements === 'file' ? ' requirements.txt' : '记录'}；${torchNote}\n`));
         else io.stderr(forTerminalLines(`rebuilding as job ${r.job.name} on the box (${r.dir}); ${r.requirements.kept} pip packages from ${read.from.requirements === 'file' ? 'requirements.txt' : 'the capture'}; ${torchNote}\n`));
         for (const d of left) io.stderr(forTerminalLines(zh ? `注意：略去了 ${d.file} 第 ${d.line} 行（${d.text}）：旧机器上的路径\n` : `note: left out ${d.file} line ${d.line} (${d.text}): a path on the old box\n`));
-        if (flags['no-follow']) {
-          io.stdout(forTerminalLines(t(lang, 'started; follow with: gpu-rent logs TARGET {0} --follow\n', '已开始；跟踪输出：gpu-rent logs TARGET {0} --follow\n', r.job.name)));
-          return 0;
-        }
+        if (flags['no-follow']) return { verb, line: forTerminalLines(t(lang, 'started; follow with: gpu-rent logs TARGET {0} --follow\n', '已开始；跟踪输出：gpu-rent logs TARGET {0} --follow\n', r.job.name)), exit: 0 };
+        // The job's output is streamed as it comes; the rebuild's exit status is the command's.
         const done = await followLog(conn, r.job.name, { lines: 0, onData: (c) => io.stdout(forTerminal(c.toString('utf8'), { keep: '\n\t\r' })) });
-        if (done.exitCode === 0) return 0;
+        if (done.exitCode === 0) return { verb, line: '', exit: 0 };
         if (zh) io.stderr(forTerminalLines(`gpu-rent env: 重建${done.state === 'exited' ? `以 ${done.exitCode} 退出` : `的状态是 ${done.state}`}\n`));
         else io.stderr(forTerminalLines(`gpu-rent env: the rebuild ${done.state === 'exited' ? `exited with ${done.exitCode}` : `is ${done.state}`}\n`));
-        return 1;
+        return { verb, line: '', exit: 1 };
       });
     }
     throw new UsageError(`expects capture or rebuild first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`, `第一个参数应为 capture 或 rebuild，却是${verb === undefined ? '空的' : ` "${verb}"`}`);
   },
-};
+  // rebuild has no JSON form: it prints its text under --json too.
+  json: (r) => (r.verb === 'capture' ? { dir: r.out, files: r.files, snapshot: r.snap } : undefined),
+  text: (r, lang) => (r.verb === 'capture' ? forTerminalLines(captureLines(r.out, r.files, r.snap, r.pkgs, lang)) : r.line),
+  exit: (r) => (r.verb === 'capture' ? 0 : r.exit),
+});

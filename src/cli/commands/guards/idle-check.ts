@@ -5,12 +5,13 @@ import { forTerminalLines } from '../../../core/text';
 import { idleAdvice, type IdleActionOption } from '../../../core/guards/actions';
 import { judgeIdle, type IdleSample, type IdleVerdict } from '../../../core/guards/idle';
 import { DEFAULT_JOB_DIRS, probeIdle } from '../../../remote/guards/probe';
-import { formatHelp, parseArgs, UsageError } from '../../args';
+import { UsageError } from '../../args';
 import { loadCatalog } from '../../catalog-file';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
-import { cliLang, type CliLang } from '../../lang';
-import { helpLang, t } from '../../words';
+import { defineCommand } from '../../define';
+import type { CliLang } from '../../lang';
+import { t } from '../../words';
 import { durationText, factsOf, perHour, platformFromFlag, pricingFromFlags, PRICING_FLAGS } from './pricing';
 
 const specs = {
@@ -88,14 +89,18 @@ export function verdictText(v: IdleVerdict, threshold: number, lang: CliLang = '
   }
 }
 
-export const command: CliCommand = {
+type IdleChecked = { verdict: IdleVerdict; probes: number; seconds: number; threshold: number; facts: ReturnType<typeof factsOf>; advice: ReturnType<typeof idleAdvice> | null; platform: ReturnType<typeof platformFromFlag> };
+
+export const command: CliCommand = defineCommand({
   name: 'idle-check',
   summary: 'Is the rented GPU idle? Verdict plus the cheapest safe action and its saving per hour.',
   summaryZh: '租的 GPU 是否闲置？给出结论、最省钱的安全操作及每小时能省多少。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 1, positionalNames: 'TARGET' });
-    const lang = cliLang(flags.lang, io.env);
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 1, names: 'TARGET' },
+  run: async (flags, { io, positionals }): Promise<IdleChecked> => {
     const span = flags.for ?? 60;
     const every = flags.every ?? 15;
     if (every > span && span > 0) throw new UsageError(`--every (${every}) must not exceed --for (${span})`, `--every（${every}）不能超过 --for（${span}）`);
@@ -119,28 +124,27 @@ export const command: CliCommand = {
       const covered = samples.length >= 2 ? samples[samples.length - 1]!.at - samples[0]!.at : 0;
       const verdict = judgeIdle(samples, { utilizationThresholdPct: threshold, windowSeconds: Math.min(span, covered) });
       const advice = pricing ? idleAdvice(pricing, facts) : null;
-      if (flags.json) {
-        io.stdout(JSON.stringify({ verdict, probes: samples.length, seconds: covered, thresholdPct: threshold, platform: facts.platform, advice }, null, 2) + '\n');
-        return 0;
-      }
-      const zh = lang === 'zh-cn';
-      const lines = [zh ? `${verdictText(verdict, threshold, lang)}（${durationText(covered)} 内探测 ${samples.length} 次）` : `${verdictText(verdict, threshold)} (${samples.length} probe${samples.length === 1 ? '' : 's'} over ${durationText(covered)})`];
-      if (verdict.kind === 'idle' || verdict.kind === 'quiet') {
-        if (!advice) lines.push(t(lang, 'Give --platform and --card (or --rate) to see what acting would save.', '给出 --platform 和 --card（或 --rate）即可看到处理后能省多少。'));
-        else if (!advice.recommended) lines.push(advice.reason === 'prepaidPackage' ? t(lang, 'Prepaid package: stopping saves nothing; use the card or let the package run out.', '包月/包年套餐：关机省不了钱；用起这张卡，或让套餐到期。') : t(lang, 'Nothing is billing.', '没有在计费的项目。'));
-        else {
-          const r = advice.recommended;
-          if (zh) {
-            lines.push(`${platform ? `${platform.name.zh} 上` : ''}最省钱的安全操作：${ACTION_ZH[r.action]}；每小时 ${perHour(r.burnRateAfter)}，而不是 ${perHour(advice.burnRateNow)}，省 ${perHour(r.savingPerHour)}（12 小时的一夜省 ${perHour(r.savingPerHour * 12).replace('/h', '')}）。`);
-            for (const o of advice.options.filter((x) => x !== r && x.savingPerHour > 0)) lines.push(`  或${ACTION_ZH[o.action]}：省 ${perHour(o.savingPerHour)}`);
-          } else {
-            lines.push(`Cheapest safe action${platform ? ` on ${platform.name.zh}` : ''}: ${ACTION_TEXT[r.action]}; costs ${perHour(r.burnRateAfter)} instead of ${perHour(advice.burnRateNow)}, saving ${perHour(r.savingPerHour)} (${perHour(r.savingPerHour * 12).replace('/h', '')} over a 12-hour night).`);
-            for (const o of advice.options.filter((x) => x !== r && x.savingPerHour > 0)) lines.push(`  or ${ACTION_TEXT[o.action]}: saves ${perHour(o.savingPerHour)}`);
-          }
-        }
-      }
-      io.stdout(forTerminalLines(lines.join('\n') + '\n'));
-      return 0;
+      return { verdict, probes: samples.length, seconds: covered, threshold, facts, advice, platform };
     });
   },
-};
+  json: ({ verdict, probes, seconds, threshold, facts, advice }) => ({ verdict, probes, seconds, thresholdPct: threshold, platform: facts.platform, advice }),
+  text: ({ verdict, probes, seconds: covered, threshold, advice, platform }, lang) => {
+    const zh = lang === 'zh-cn';
+    const lines = [zh ? `${verdictText(verdict, threshold, lang)}（${durationText(covered)} 内探测 ${probes} 次）` : `${verdictText(verdict, threshold)} (${probes} probe${probes === 1 ? '' : 's'} over ${durationText(covered)})`];
+    if (verdict.kind === 'idle' || verdict.kind === 'quiet') {
+      if (!advice) lines.push(t(lang, 'Give --platform and --card (or --rate) to see what acting would save.', '给出 --platform 和 --card（或 --rate）即可看到处理后能省多少。'));
+      else if (!advice.recommended) lines.push(advice.reason === 'prepaidPackage' ? t(lang, 'Prepaid package: stopping saves nothing; use the card or let the package run out.', '包月/包年套餐：关机省不了钱；用起这张卡，或让套餐到期。') : t(lang, 'Nothing is billing.', '没有在计费的项目。'));
+      else {
+        const r = advice.recommended;
+        if (zh) {
+          lines.push(`${platform ? `${platform.name.zh} 上` : ''}最省钱的安全操作：${ACTION_ZH[r.action]}；每小时 ${perHour(r.burnRateAfter)}，而不是 ${perHour(advice.burnRateNow)}，省 ${perHour(r.savingPerHour)}（12 小时的一夜省 ${perHour(r.savingPerHour * 12).replace('/h', '')}）。`);
+          for (const o of advice.options.filter((x) => x !== r && x.savingPerHour > 0)) lines.push(`  或${ACTION_ZH[o.action]}：省 ${perHour(o.savingPerHour)}`);
+        } else {
+          lines.push(`Cheapest safe action${platform ? ` on ${platform.name.zh}` : ''}: ${ACTION_TEXT[r.action]}; costs ${perHour(r.burnRateAfter)} instead of ${perHour(advice.burnRateNow)}, saving ${perHour(r.savingPerHour)} (${perHour(r.savingPerHour * 12).replace('/h', '')} over a 12-hour night).`);
+          for (const o of advice.options.filter((x) => x !== r && x.savingPerHour > 0)) lines.push(`  or ${ACTION_TEXT[o.action]}: saves ${perHour(o.savingPerHour)}`);
+        }
+      }
+    }
+    return forTerminalLines(lines.join('\n') + '\n');
+  },
+});

@@ -4,9 +4,10 @@ import { forTerminalLines } from '../../../core/text';
 import { DEFAULT_JOB_DIRS } from '../../../remote/guards/probe';
 import { installWatchdog, removeWatchdog, watchdogStatus, type WatchdogStatus } from '../../../remote/guards/watchdog';
 import { ALIYUN_METADATA_HOST, spotTerminationUrl, TENCENT_METADATA_HOST, tencentSpotTerminationUrl, type WatchdogConfig } from '../../../remote/guards/watchdog-script';
-import { formatHelp, parseArgs, UsageError } from '../../args';
-import { helpLang, t } from '../../words';
-import { cliLang, type CliLang } from '../../lang';
+import { UsageError } from '../../args';
+import { t } from '../../words';
+import { defineCommand } from '../../define';
+import type { CliLang } from '../../lang';
 import type { CliCommand } from '../../command';
 import { REMOTE_FLAGS, TARGET_HELP, TARGET_HELP_ZH, withRemote } from '../../remote-common';
 import { durationText } from './pricing';
@@ -91,15 +92,19 @@ const SUMMARY_ZH = [
   TARGET_HELP_ZH,
 ].join('\n\n');
 
-export const command: CliCommand = {
+type WatchdogResult = { verb: 'remove'; wasInstalled: boolean; wasRunning: boolean } | { verb: 'install' | 'status'; s: WatchdogStatus };
+
+export const command: CliCommand = defineCommand({
   name: 'watchdog',
   summary: 'Install, check or remove the on-box idle/spot watchdog (acts while the laptop sleeps).',
   summaryZh: '安装、检查或删除机器上的闲置/抢占看门狗（笔记本休眠时也会执行）。',
-  help: (ctx) => formatHelp(USAGE, SUMMARY, specs, helpLang(ctx), SUMMARY_ZH),
-  run: async (argv, io) => {
-    const { flags, positionals } = parseArgs(argv, specs, { maxPositionals: 2, positionalNames: 'install|status|remove TARGET' });
+  usage: USAGE,
+  about: SUMMARY,
+  aboutZh: SUMMARY_ZH,
+  flags: specs,
+  positionals: { max: 2, names: 'install|status|remove TARGET' },
+  run: async (flags, { io, lang, json, positionals }): Promise<WatchdogResult> => {
     const verb = positionals[0];
-    const lang = cliLang(flags.lang, io.env);
     if (verb !== 'install' && verb !== 'status' && verb !== 'remove') throw new UsageError(`expects install, status or remove first, got ${verb === undefined ? 'nothing' : `"${verb}"`}`, `第一个参数应为 install、status 或 remove，却是${verb === undefined ? '空的' : ` "${verb}"`}`);
     let config: WatchdogConfig | null = null;
     if (verb === 'install') {
@@ -130,17 +135,21 @@ export const command: CliCommand = {
     return withRemote(positionals[1], flags, io, async (conn) => {
       if (verb === 'remove') {
         const r = await removeWatchdog(conn);
-        if (lang === 'zh-cn') io.stdout(forTerminalLines(!r.wasInstalled ? '看门狗：本来就没有安装\n' : `看门狗：已删除${r.wasRunning ? '（它原本在运行）' : ''}\n`));
-        else io.stdout(forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`));
-        return 0;
+        return { verb, wasInstalled: r.wasInstalled, wasRunning: r.wasRunning };
       }
       const s = verb === 'install' ? await installWatchdog(conn, config!) : await watchdogStatus(conn);
-      if (flags.json) io.stdout(JSON.stringify(s, null, 2) + '\n');
-      else {
-        io.stdout(forTerminalLines(statusText(s, lang)));
-        if (verb === 'install' && config && !config.hookCommand) io.stderr(forTerminalLines(t(lang, 'note: no --hook: nothing syncs your checkpoints before the action\n', '注意：没有 --hook：执行动作前没有任何东西同步你的检查点\n')));
-      }
-      return verb === 'status' && s.installed && !s.armed && s.state?.kind !== 'fired' ? 1 : 0;
+      // The note follows the status in text only.
+      if (!json && verb === 'install' && config && !config.hookCommand) io.stderr(forTerminalLines(t(lang, 'note: no --hook: nothing syncs your checkpoints before the action\n', '注意：没有 --hook：执行动作前没有任何东西同步你的检查点\n')));
+      return { verb, s };
     });
   },
-};
+  // remove has no JSON form: its line is printed under --json too.
+  json: (r) => (r.verb === 'remove' ? undefined : r.s),
+  text: (r, lang) => {
+    if (r.verb !== 'remove') return forTerminalLines(statusText(r.s, lang));
+    if (lang === 'zh-cn') return forTerminalLines(!r.wasInstalled ? '看门狗：本来就没有安装\n' : `看门狗：已删除${r.wasRunning ? '（它原本在运行）' : ''}\n`);
+    return forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`);
+  },
+  // A status that is installed but not armed (and has not fired) is 1, in both formats.
+  exit: (r) => (r.verb === 'status' && r.s.installed && !r.s.armed && r.s.state?.kind !== 'fired' ? 1 : 0),
+});
