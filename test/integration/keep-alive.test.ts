@@ -16,6 +16,8 @@ const DAY = 86400;
 
 interface RunJson {
   keepAlive: { account: string; ref: string; outcome: string; detail: string; day: number | null; days: number | null; newReleaseBeijing: string | null; ranSeconds: number | null; costFen: number | null; stillBilling: boolean }[];
+  /** Beside the report when the run exits 1 (issue 45). */
+  error?: { code: string; message: string };
 }
 
 describe('keep-alive: shut-down instances kept from release by gpu-rent schedule run (built CLI, local platform server)', function () {
@@ -55,6 +57,7 @@ describe('keep-alive: shut-down instances kept from release by gpu-rent schedule
     s.add({ platform: 'autodl-web', id: 'live', name: 'training', state: 'running' });
     const r = await runJson();
     assert.strictEqual(r.code, 0, r.stderr);
+    assert.strictEqual(r.json.error, undefined);
     const by = (ref: string) => r.json.keepAlive.find((x) => x.ref === ref)!;
     assert.strictEqual(by('day13').outcome, 'done', by('day13').detail);
     assert.deepStrictEqual([by('day13').day, by('day13').days], [13, 15]);
@@ -109,6 +112,8 @@ describe('keep-alive: shut-down instances kept from release by gpu-rent schedule
     s.fault({ platform: 'autodl-web', on: '/api/v1/instance/power_off', error: 'noAccess' });
     const r = await runJson();
     assert.strictEqual(r.code, 1);
+    assert.strictEqual(r.json.error?.code, 'not-done', 'exit 1 under --json: error beside the report');
+    assert.strictEqual(typeof r.json.error?.message, 'string');
     const x = r.json.keepAlive.find((k) => k.ref === 'day13')!;
     assert.strictEqual(x.outcome, 'failed');
     assert.strictEqual(x.stillBilling, true);

@@ -34,7 +34,7 @@ const specs = {
   account: { type: 'string', valueName: 'ID', description: 'add: the account the instance belongs to (when several could)', zh: 'add：实例所属的账号（可能属于多个账号时）' },
   'on-platform': { type: 'boolean', description: 'add: have the platform keep the time itself where it can (it runs while this machine sleeps); says what the platform offers, reads back a timer armed in its console, and otherwise keeps the rule for gpu-rent\'s runner', zh: 'add：平台能自己计时就交给平台（本机睡眠时也会执行）；说明平台提供什么，读回在控制台设好的定时器，否则规则仍由 gpu-rent 的运行器执行' },
   grace: { type: 'number', valueName: 'MINUTES', integer: true, min: 1, max: MAX_GRACE_S / 60, description: `run: a rule whose time passed while nothing ran still runs within this many minutes of it (default ${DEFAULT_GRACE_S / 60}); later it is reported as missed`, zh: `run：错过时间时没有运行的规则，在这么多分钟内仍会执行（默认 ${DEFAULT_GRACE_S / 60}）；超过则报告为错过` },
-  json: { type: 'boolean', description: 'list, run: print JSON; add, remove: print {"error": {code, message}} when they fail', zh: 'list、run：以 JSON 输出；add、remove：失败时输出 {"error": {code, message}}' },
+  json: { type: 'boolean', description: 'list, run: print JSON (run exiting 1: error {code: "not-done", message} beside its results); add, remove: print {"error": {code, message}} when they fail', zh: 'list、run：以 JSON 输出（run 退出码为 1 时，结果旁边多一个 error {code: "not-done", message}）；add、remove：失败时输出 {"error": {code, message}}' },
   notify: { type: 'string', valueName: 'NAME,…', description: 'run: message channels (gpu-rent notify list) told of each keep-alive done or failed', zh: 'run：每次防释放完成或失败时通知的消息渠道（gpu-rent notify list 可查看）' },
   lang: LANG_FLAG_SPEC,
 } satisfies FlagSpecs;
@@ -276,12 +276,13 @@ async function run(io: CliIO, flags: { grace?: number; json?: boolean; notify?: 
     },
   });
   if (sends.length) await tellKeepAlive(io, kept, sends, lang);
+  // Exit 1 when something due did not happen as asked, so cron mails it; under --json `error` beside the report.
+  const keptBad = kept.filter((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled').length;
+  const bad = keptBad + r.results.filter((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed').length;
   if (flags.json) {
-    io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), keepAlive: kept.map((x) => ({ account: x.account, ref: x.ref, name: x.name, outcome: x.outcome, detail: x.detail, day: x.day ?? null, days: x.days ?? null, releaseBeijing: x.releaseAt !== undefined ? beijingDateTime(x.releaseAt) : null, dueBeijing: x.dueAt !== undefined ? beijingDateTime(x.dueAt) : null, newReleaseBeijing: x.newReleaseAt !== undefined ? beijingDateTime(x.newReleaseAt) : null, ranSeconds: x.ranS ?? null, costFen: x.costFen ?? null, stillBilling: x.stillBilling === true })), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) }, 2) + '\n');
+    io.stdout(jsonForTerminal({ now, nowBeijing: beijingDateTime(now), keepAlive: kept.map((x) => ({ account: x.account, ref: x.ref, name: x.name, outcome: x.outcome, detail: x.detail, day: x.day ?? null, days: x.days ?? null, releaseBeijing: x.releaseAt !== undefined ? beijingDateTime(x.releaseAt) : null, dueBeijing: x.dueAt !== undefined ? beijingDateTime(x.dueAt) : null, newReleaseBeijing: x.newReleaseAt !== undefined ? beijingDateTime(x.newReleaseAt) : null, ranSeconds: x.ranS ?? null, costFen: x.costFen ?? null, stillBilling: x.stillBilling === true })), results: r.results.map((x) => ({ id: x.rule.id, account: x.rule.account, ref: x.rule.ref, action: x.rule.action, at: x.at, atBeijing: beijingDateTime(x.at), outcome: x.outcome, detail: x.detail, state: x.state ?? null, failure: x.failure ?? null, retry: x.retry === true, missedBefore: x.missedBefore ?? 0 })) , ...(bad ? { error: { code: 'not-done', message: `${bad} scheduled action(s) due did not happen as asked (refused, failed, unsettled or missed): see results and keepAlive` } } : {}) }, 2) + '\n');
   } else if (!r.results.length && !kept.some(keepAliveTold)) io.stderr(t(lang, 'nothing due ({0} Beijing)\n', '没有到期的计划（北京时间 {0}）\n', beijingDateTime(now)));
-  // Exit 1 when something due did not happen as asked, so cron mails it.
-  const keptBad = kept.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled');
-  return keptBad || r.results.some((x) => x.outcome === 'refused' || x.outcome === 'failed' || x.outcome === 'unsettled' || x.outcome === 'missed') ? 1 : 0;
+  return bad ? 1 : 0;
 }
 
 /** Keep-alive results said in the text output: what was done or could not be (not the instances with nothing to do). */
