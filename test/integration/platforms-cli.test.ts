@@ -194,6 +194,13 @@ describe('gpu-rent platform commands (built CLI, local platform server)', functi
       assert.strictEqual(s.sent('aliyun', 'StopInstance').length, 1, 'sent once, never retried');
       assert.match(off.stderr, /stuck-box did NOT power off and keeps billing ¥12\.50\/h: the platform accepted it but reports "Running" after 2 s/);
       assert.match(off.stdout, /not settled after 2s \(last: running\)/);
+      // The same under --json: exit 1, the document with settled false and the error beside it.
+      const js = await run(['power-off', 'stuck-box', '--yes', '--wait', '2', '--json'], env);
+      assert.strictEqual(js.code, 1, js.stderr);
+      const doc = JSON.parse(js.stdout) as { settled: boolean; error: { code: string; message: string } };
+      assert.strictEqual(doc.settled, false);
+      assert.strictEqual(doc.error.code, 'not-settled');
+      assert.match(doc.error.message, /power-off sent, but the instance reports "Running" after 2 s: it may still bill/);
     } finally {
       s.powerOffIgnored = false;
       s.instances.delete('i-stuck');

@@ -201,7 +201,17 @@ function makeCommand(action: Action): CliCommand {
       if (billing) io.stderr(`  ${lang === 'zh-cn' ? stillBillsZh(a.account.kind, billing, priceText) : stillBillsLine(a.account.kind, billing, priceText)}\n`);
       return {
         kind: 'done',
-        doc: { account: a.account.id, ref: inst.ref, action, settled: r.settled, state: final?.state ?? null, ...(billing ? { stillBills: { compute: billing.compute, disks: billing.disks, publicIp: billing.publicIp, economicalModeRefused: billing.refused } } : {}), ...(login ? { login } : {}) },
+        doc: {
+          account: a.account.id,
+          ref: inst.ref,
+          action,
+          settled: r.settled,
+          state: final?.state ?? null,
+          ...(billing ? { stillBills: { compute: billing.compute, disks: billing.disks, publicIp: billing.publicIp, economicalModeRefused: billing.refused } } : {}),
+          ...(login ? { login } : {}),
+          // Exit 1 (not settled in the wait): the error beside the document, as every failing --json run has.
+          ...(!r.settled && waitS > 0 ? { error: { code: 'not-settled', message: `${action} sent, but the instance reports "${final?.rawState || final?.state || 'unknown'}" after ${waitS} s${action === 'power-on' ? '' : ': it may still bill'}` } } : {}),
+        },
         line: `${forTerminal(inst.ref)}: ${r.settled ? (final?.state ? stateWord(lang, final.state) : t(lang, 'done', '完成')) : waitS === 0 ? t(lang, 'sent', '已发送') : t(lang, 'not settled after {0}s (last: {1})', '{0} 秒后仍未稳定（最后：{1}）', waitS, stateWord(lang, final?.state ?? 'unknown'))}\n`,
         // Not settled in the wait: 1 in both formats (the document says settled: false).
         exit: r.settled || waitS === 0 ? 0 : 1,
