@@ -52,8 +52,17 @@ describe('guard commands (built CLI, real sshd)', function () {
     const s = JSON.parse(status.stdout);
     assert.equal(s.armed, true);
     assert.equal(s.idleWindowSeconds, 600);
+    // Killed on the box: installed, not armed: exit 1 in both formats, the error beside the status under --json.
+    process.kill(s.pid as number, 'SIGKILL');
+    const dead = runCli(['watchdog', 'status', ...remote(), '--json'], { env });
+    assert.equal(dead.code, 1, dead.stderr);
+    const d = JSON.parse(dead.stdout);
+    assert.equal(d.armed, false);
+    assert.equal(d.error.code, 'not-armed');
+    assert.match(d.error.message, /installed but not armed: it is not running/);
+    assert.equal(runCli(['watchdog', 'status', ...remote()], { env }).code, 1);
     const removed = runCli(['watchdog', 'remove', ...remote()], { env });
-    assert.match(removed.stdout, /watchdog: removed \(it was running\)/);
+    assert.match(removed.stdout, /watchdog: removed/);
     const after = runCli(['watchdog', 'status', ...remote()], { env });
     assert.equal(after.stdout, 'watchdog: not installed\n');
     assert.equal(existsSync(join(sshd.home, 'acted')), false);

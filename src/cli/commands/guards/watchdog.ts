@@ -144,12 +144,18 @@ export const command: CliCommand = defineCommand({
     });
   },
   // remove has no JSON form: its line is printed under --json too.
-  json: (r) => (r.verb === 'remove' ? undefined : r.s),
+  // A status that exits 1 (installed, not armed) carries the error beside it.
+  json: (r) => (r.verb === 'remove' ? undefined : notArmed(r) ? { ...r.s, error: { code: 'not-armed', message: `the watchdog is installed but not armed: ${r.s.running ? 'its heartbeat is late' : 'it is not running'}` } } : r.s),
   text: (r, lang) => {
     if (r.verb !== 'remove') return forTerminalLines(statusText(r.s, lang));
     if (lang === 'zh-cn') return forTerminalLines(!r.wasInstalled ? '看门狗：本来就没有安装\n' : `看门狗：已删除${r.wasRunning ? '（它原本在运行）' : ''}\n`);
     return forTerminalLines(!r.wasInstalled ? 'watchdog: was not installed\n' : `watchdog: removed${r.wasRunning ? ' (it was running)' : ''}\n`);
   },
   // A status that is installed but not armed (and has not fired) is 1, in both formats.
-  exit: (r) => (r.verb === 'status' && r.s.installed && !r.s.armed && r.s.state?.kind !== 'fired' ? 1 : 0),
+  exit: (r) => (notArmed(r) ? 1 : 0),
 });
+
+/** A status whose watchdog is installed but not armed (and has not fired). */
+function notArmed(r: { verb: string; s?: { installed: boolean; armed: boolean; state?: { kind: string } | null | undefined } }): boolean {
+  return r.verb === 'status' && r.s !== undefined && r.s.installed && !r.s.armed && r.s.state?.kind !== 'fired';
+}
