@@ -62,11 +62,12 @@ describe('gpu-rent smi', () => {
 });
 
 describe('gpu-rent diagnose', () => {
-  it('mismatch case 6 as JSON: verdict, driverMaxCuda, torchCuda, fix, reasons; exit 1', () => {
+  it('mismatch case 6 as JSON: verdict, driverMaxCuda, torchCuda, fix, reasons, and the error beside them; exit 1', () => {
     const r = runCli(['diagnose', '--driver', '470.182.03', '--torch', '2.1.0+cu121', '--json']);
     assert.equal(r.code, 1);
     const j = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(j), ['verdict', 'driverMaxCuda', 'torchCuda', 'fix', 'reasons']);
+    assert.deepEqual(Object.keys(j), ['verdict', 'driverMaxCuda', 'torchCuda', 'fix', 'reasons', 'error']);
+    assert.equal(j.error.code, 'incompatible');
     assert.equal(j.verdict, 'driver-too-old');
     assert.equal(j.driverMaxCuda, '11.4');
     assert.equal(j.torchCuda, '12.1');
