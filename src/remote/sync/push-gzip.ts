@@ -204,6 +204,10 @@ class SegmentPush {
         this.last = { seg, sendMs: r.sendMs };
         if (!(await this.fill())) return await this.giveUp('failed');
       }
+      // Nothing left unanswered, but stopped meanwhile: a Ctrl-C is an interrupt, a box that
+      // printed more than answers a failure (the rest is SFTP's), not a fast link.
+      if (o.signal?.aborted) return await this.giveUp('aborted');
+      if (this.stop.signal.aborted) return await this.giveUp('failed');
       // All answered: the box's loop ends with stdin (after a last segment it has ended already).
       this.feed.end();
       await this.channel;
