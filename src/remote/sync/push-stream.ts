@@ -88,6 +88,12 @@ export function unpackCommand(root: string, parts: readonly string[]): string {
   return `/bin/sh -c ${shQuote(script)} sh ${[root, ...parts].map(shQuote).join(' ')}`;
 }
 
+/** A folder "$1" already there: `old`, then its listing (list-exec.ts's answer), and the command ends. */
+const OLD_FOLDER_LISTED = `if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || exit 3; echo old; ${EXEC_LIST_HERE}; exit 5; fi; `;
+
+/** The listing after a command's `old` or `new` line (undefined where it is not whole: SFTP lists). */
+const listingAfterState = (r: { code: number | null; out: string }) => parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES);
+
 /**
  * The first stream of a push, sent before the box's folder was listed. Where `root` is there
  * (a push again): says `old` and lists it (list-exec.ts's answer), reading nothing; the files
@@ -100,7 +106,7 @@ export function unpackCommand(root: string, parts: readonly string[]): string {
 export function firstUnpackCommand(root: string, parts: readonly string[]): string {
   // Every .part is hashed (one process for all); those whose name existed are removed after.
   const script =
-    `if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || exit 3; echo old; ${EXEC_LIST_HERE}; exit 5; fi; ` +
+    OLD_FOLDER_LISTED +
     'mkdir -p -- "$1" && cd -- "$1" || exit 3; echo new; shift; gzip -dc | tar -x -f - --no-same-owner --no-same-permissions 2>/dev/null || exit 4; ' +
     'e=; for p do t=${p%.part}; if [ -e "$t" ] || [ -L "$t" ]; then echo e; e="${e}e"; else echo n; e="${e}n"; fi; done; ' +
     `(${HASH_ARGS}); for p do case $e in e*) rm -f -- "$p";; esac; e=\${e#?}; done`;
@@ -115,7 +121,7 @@ export function firstUnpackCommand(root: string, parts: readonly string[]): stri
  * alone (its real path, nothing in it).
  */
 export function folderCommand(root: string): string {
-  const script = `if [ -d "$1" ]; then cd -P -- "$1" 2>/dev/null || exit 3; echo old; ${EXEC_LIST_HERE}; exit 5; fi; mkdir -p -- "$1" && cd -P -- "$1" || exit 3; echo new; ${EXEC_LIST_HERE}`;
+  const script = `${OLD_FOLDER_LISTED}mkdir -p -- "$1" && cd -P -- "$1" || exit 3; echo new; ${EXEC_LIST_HERE}`;
   return `/bin/sh -c ${shQuote(script)} sh ${shQuote(root)}`;
 }
 
@@ -130,7 +136,7 @@ async function folderFirst<F extends StreamFile>(stream: NonNullable<SyncRemote[
   const r = await run(stream, folderCommand(root), Buffer.alloc(0), DEFAULT_EXEC_OUTPUT_BYTES, signal);
   const said = r?.out.startsWith('old\n') ? 'old' : r?.out.startsWith('new\n') ? 'new' : undefined;
   if (!r || !said) return out;
-  const listing = parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES);
+  const listing = listingAfterState(r);
   if (said === 'new' && (typeof listing !== 'object' || listing.dirs.get('')!.length)) return out;
   out.ran = true;
   out.listing = listing;
@@ -288,7 +294,7 @@ export async function streamFirst<F extends StreamFile>(remote: SyncRemote, root
     // Nothing was sent; a listing past the output cap or cut short is SFTP's to make.
     out.ran = true;
     out.left.push(...ok.map(([f]) => f));
-    out.listing = r?.out.startsWith('old\n') ? parseExecListing({ code: r.code, stdout: r.out.slice(4) }, MAX_LIST_ENTRIES) : undefined;
+    out.listing = r?.out.startsWith('old\n') ? listingAfterState(r) : undefined;
     return out;
   }
   out.ran = r?.code === 0;
